@@ -1,0 +1,93 @@
+import { decodeJwt } from 'jose';
+import type { TokenResponse } from '../schemas.js';
+import type { StoredToken, TokenStore } from './token-store.js';
+
+export interface TokenCacheOptions {
+  /** Runs POST /auth/token. */
+  exchange: () => Promise<TokenResponse>;
+  /** Seconds taken off the token's lifetime, never more than half of it. */
+  skewSeconds: number;
+  store: TokenStore | undefined;
+  key: string;
+}
+
+/**
+ * The client's access token: reused until its lifetime minus the skew has passed (never past the
+ * JWT's `exp`), minted by one exchange at a time however many callers wait, never cached on failure.
+ */
+export class TokenCache {
+  readonly #options: TokenCacheOptions;
+  #current: StoredToken | undefined;
+  #inflight: Promise<string> | undefined;
+  /** A token the service rejected (401): ignored if a shared store still hands it out. */
+  #rejected: string | undefined;
+
+  constructor(options: TokenCacheOptions) {
+    this.#options = options;
+  }
+
+  /** The current token, or a new one. */
+  get(): Promise<string> {
+    const local = this.#usable(this.#current);
+    if (local !== undefined) return Promise.resolve(local);
+    return (this.#inflight ??= this.#refresh().finally(() => {
+      this.#inflight = undefined;
+    }));
+  }
+
+  /** Forget `token` after the service rejected it, so the next `get()` mints a new one. */
+  invalidate(token: string): void {
+    this.#rejected = token;
+    if (this.#current?.accessToken === token) this.#current = undefined;
+  }
+
+  /** Epoch ms at which the current token stops being reused, or `undefined` when none is held. */
+  get expiresAt(): number | undefined {
+    return this.#usable(this.#current) === undefined ? undefined : this.#current?.expiresAt;
+  }
+
+  async #refresh(): Promise<string> {
+    const { store, key } = this.#options;
+    if (store !== undefined) {
+      const stored = await store.get(key);
+      const shared = this.#usable(stored);
+      if (shared !== undefined) {
+        this.#current = stored;
+        return shared;
+      }
+    }
+    const obtainedAt = Date.now();
+    const response = await this.#options.exchange();
+    const token: StoredToken = {
+      accessToken: response.accessToken,
+      expiresAt: reuseDeadline(response, obtainedAt, this.#options.skewSeconds),
+    };
+    this.#current = token;
+    if (store !== undefined) await store.set(key, token);
+    return token.accessToken;
+  }
+
+  #usable(token: StoredToken | undefined): string | undefined {
+    if (token === undefined || token.accessToken === this.#rejected) return undefined;
+    return Date.now() < token.expiresAt ? token.accessToken : undefined;
+  }
+}
+
+/** When to stop reusing a token: its lifetime (capped by a JWT `exp`) minus the skew, the skew at most half the lifetime. */
+function reuseDeadline(response: TokenResponse, obtainedAt: number, skewSeconds: number): number {
+  let expiresAt = obtainedAt + response.expiresIn * 1000;
+  const exp = jwtExpiry(response.accessToken);
+  if (exp !== undefined && exp < expiresAt) expiresAt = exp;
+  const lifetimeMs = Math.max(0, expiresAt - obtainedAt);
+  return expiresAt - Math.min(skewSeconds * 1000, lifetimeMs / 2);
+}
+
+/** The JWT's `exp` in epoch ms, or `undefined` for an opaque token or one without `exp`. */
+function jwtExpiry(token: string): number | undefined {
+  try {
+    const { exp } = decodeJwt(token);
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  } catch {
+    return undefined; // an opaque token is fine
+  }
+}

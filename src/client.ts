@@ -1,0 +1,385 @@
+import { TokenCache } from './auth/token-cache.js';
+import type { TokenStore } from './auth/token-store.js';
+import { AuthenticationError, CheckoutError, WaitTimeoutError } from './errors.js';
+import { sleep, untilAborted } from './internal/abort.js';
+import { env } from './internal/env.js';
+import { describe, pathSegment } from './internal/path.js';
+import { Transport } from './internal/transport.js';
+import {
+  MeSchema,
+  OrderSchema,
+  TokenResponseSchema,
+  WithdrawalSchema,
+  type Me,
+  type Order,
+  type ParseSchema,
+  type TokenResponse,
+  type Withdrawal,
+} from './schemas.js';
+
+/** The partner secret, or a function that returns it (sync or async), called at each token exchange. */
+export type PartnerSecret = string | (() => string | Promise<string>);
+
+/** Options of {@link CheckoutClient}. Every field may also come from the environment where noted. */
+export interface CheckoutClientOptions {
+  /**
+   * The checkout service's origin, e.g. `https://checkout.example.com`. `/api/v1/partner-api` is
+   * appended unless already there; a trailing slash is fine.
+   * @default process.env.CHECKOUT_BASE_URL
+   */
+  baseUrl?: string | undefined;
+  /**
+   * The partner's client id, sent as `x-partner-id` to POST /auth/token only.
+   * @default process.env.CHECKOUT_PARTNER_ID
+   */
+  partnerId?: string | undefined;
+  /**
+   * The partner's client secret, sent as `x-partner-secret` to POST /auth/token only. A function is
+   * called at each exchange, so a secret rotated by the service operator is picked up without a restart.
+   * @default process.env.CHECKOUT_PARTNER_SECRET
+   */
+  partnerSecret?: PartnerSecret | undefined;
+  /**
+   * How long one attempt may take, in milliseconds, before it is abandoned (and retried when safe).
+   * @default 30_000
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * How many times a GET or the token exchange is retried after a network error, 408, 429 or 5xx,
+   * with exponential backoff and jitter, honouring `Retry-After`. Other requests are never retried.
+   * @default 2
+   */
+  maxRetries?: number | undefined;
+  /**
+   * Seconds before the token's expiry at which a new one is minted; never more than half the
+   * token's lifetime.
+   * @default 30
+   */
+  tokenSkewSeconds?: number | undefined;
+  /**
+   * Where the access token is kept. Pass a shared store (e.g. `RedisTokenStore`) so many processes
+   * share one token.
+   * @default an in-memory store private to this client
+   */
+  tokenStore?: TokenStore | undefined;
+  /**
+   * The `fetch` to use, e.g. one with a proxy agent or instrumentation.
+   * @default globalThis.fetch
+   */
+  fetch?: typeof globalThis.fetch | undefined;
+}
+
+/** Per-call options of the read methods. */
+export interface RequestOptions {
+  /** Aborts the call; it then rejects with the signal's reason and is not retried. */
+  signal?: AbortSignal | undefined;
+  /** Overrides the client's per-attempt `timeoutMs` for this call. */
+  timeoutMs?: number | undefined;
+}
+
+/** Options of {@link CheckoutClient.request}. */
+export interface RawRequestOptions<T> extends RequestOptions {
+  /** Query string parameters. */
+  searchParams?: Record<string, string | number | boolean> | URLSearchParams | undefined;
+  /** A JSON body. */
+  json?: unknown;
+  /** A zod schema (anything with `safeParse`) the 2xx body must match; without one the parsed JSON is returned as `unknown`. */
+  schema?: ParseSchema<T> | undefined;
+}
+
+/** Options of {@link CheckoutClient.waitForOrder} and {@link CheckoutClient.waitForWithdrawal}. */
+export interface WaitOptions {
+  /**
+   * How long to keep polling, in milliseconds, before rejecting with `WaitTimeoutError`.
+   * @default 60_000
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * Milliseconds between two reads.
+   * @default 2_000
+   */
+  intervalMs?: number | undefined;
+  /** Stops waiting; the call rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+}
+
+const API_PATH = '/api/v1/partner-api';
+const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * A typed client of the checkout service's partner API. It exchanges the partner's credentials for
+ * a Bearer token, caches it, mints a new one before it expires (one exchange for any number of
+ * concurrent callers), retries what is safe, and never exposes the secret.
+ *
+ * @example
+ * const client = new CheckoutClient({ baseUrl: 'https://checkout.example.com', partnerId, partnerSecret });
+ * const order = await client.getOrderByExternalId('order-42');
+ * if (order.settlement?.status === 'Settled') ship(order);
+ */
+export class CheckoutClient {
+  /** The partner API base every path is resolved against, e.g. `https://checkout.example.com/api/v1/partner-api`. */
+  readonly baseUrl: string;
+  /** The partner's client id (not a secret). */
+  readonly partnerId: string;
+  readonly #secret: PartnerSecret;
+  readonly #transport: Transport;
+  readonly #tokens: TokenCache;
+  readonly #timeoutMs: number;
+
+  constructor(options: CheckoutClientOptions = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`CheckoutClient options must be an object, got ${describe(options)}`);
+    }
+    this.baseUrl = apiBase(options.baseUrl ?? env('CHECKOUT_BASE_URL'));
+    this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
+    this.#secret = secretOption(options.partnerSecret);
+    this.#timeoutMs = positive('timeoutMs', options.timeoutMs, 30_000);
+    const maxRetries = options.maxRetries ?? 2;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+      throw new TypeError(`maxRetries must be a whole number of at least 0, got ${String(maxRetries)}`);
+    }
+    const skewSeconds = options.tokenSkewSeconds ?? 30;
+    if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !Number.isFinite(skewSeconds)) {
+      throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${String(skewSeconds)}`);
+    }
+    if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+      throw new TypeError(`fetch must be a function, got ${describe(options.fetch)}`);
+    }
+    const store = options.tokenStore;
+    if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
+      throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
+    }
+    this.#transport = new Transport({
+      apiBase: this.baseUrl,
+      timeoutMs: this.#timeoutMs,
+      maxRetries,
+      fetch: options.fetch,
+    });
+    this.#tokens = new TokenCache({
+      exchange: () => this.#exchange(),
+      skewSeconds,
+      store,
+      key: `checkout-partner-sdk:token:${this.baseUrl}:${this.partnerId}`,
+    });
+  }
+
+  /**
+   * The cached access token, or a new one from POST /auth/token. Concurrent callers share one
+   * exchange; a failed exchange is not cached.
+   */
+  async getAccessToken(options: Pick<RequestOptions, 'signal'> = {}): Promise<string> {
+    return untilAborted(this.#tokens.get(), checkRequestOptions(options).signal);
+  }
+
+  /** Epoch milliseconds at which the cached token stops being reused (skew taken off), or `undefined` when none is cached. */
+  get tokenExpiresAt(): number | undefined {
+    return this.#tokens.expiresAt;
+  }
+
+  /** GET /auth/me: confirms that the credentials work and the partner API is enabled. */
+  async getMe(options: RequestOptions = {}): Promise<Me> {
+    return this.#authed('get', '/auth/me', MeSchema, checkRequestOptions(options));
+  }
+
+  /**
+   * GET /orders/by-external-id/{externalId}: the order's status, including `settlement.status`.
+   *
+   * @example
+   * const order = await client.getOrderByExternalId('order-42');
+   * order.settlement?.status; // 'Settled' once its crypto swap settled
+   */
+  async getOrderByExternalId(externalId: string, options: RequestOptions = {}): Promise<Order> {
+    const path = `/orders/by-external-id/${pathSegment(externalId, 'externalId')}`;
+    return this.#authed('get', path, OrderSchema, checkRequestOptions(options));
+  }
+
+  /** GET /withdrawals/by-external-id/{externalId}: the PIX withdrawal's status (`Completed` once settled). */
+  async getWithdrawalByExternalId(externalId: string, options: RequestOptions = {}): Promise<Withdrawal> {
+    const path = `/withdrawals/by-external-id/${pathSegment(externalId, 'externalId')}`;
+    return this.#authed('get', path, WithdrawalSchema, checkRequestOptions(options));
+  }
+
+  /**
+   * Any partner API endpoint this SDK does not type yet, with the same auth, timeouts and errors.
+   * `path` is relative to the API base; encode its dynamic segments. Only GETs are retried.
+   *
+   * @example
+   * const result = await client.request('POST', `/orders/${encodeURIComponent(id)}/payment`, { json: { amount } });
+   */
+  async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
+    if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) {
+      throw new TypeError(`method must be an HTTP method such as "GET", got ${describe(method)}`);
+    }
+    if (typeof path !== 'string' || path === '' || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(path)) {
+      throw new TypeError('path must be a path below the API base, such as "/orders/abc/payment"');
+    }
+    const normalized = path.startsWith('/') ? path : `/${path}`;
+    const { schema, json, searchParams } = checkRequestOptions(options);
+    if (schema !== undefined && typeof schema?.safeParse !== 'function') {
+      throw new TypeError('schema must be a zod schema (anything with safeParse)');
+    }
+    return this.#authed(method.toLowerCase(), normalized, schema, options, { json, searchParams });
+  }
+
+  /**
+   * Polls GET /orders/by-external-id/{externalId} until `until(order)` is true, and resolves with that
+   * order. Rejects with `WaitTimeoutError` (holding the last order read) when time runs out.
+   *
+   * @example
+   * const order = await client.waitForOrder('order-42', (o) => o.settlement?.status === 'Settled', { timeoutMs: 120_000 });
+   */
+  async waitForOrder(externalId: string, until: (order: Order) => boolean, options: WaitOptions = {}): Promise<Order> {
+    pathSegment(externalId, 'externalId');
+    return this.#waitFor('order', (o) => this.getOrderByExternalId(externalId, o), until, options);
+  }
+
+  /** Polls GET /withdrawals/by-external-id/{externalId} until `until(withdrawal)` is true; see {@link waitForOrder}. */
+  async waitForWithdrawal(
+    externalId: string,
+    until: (withdrawal: Withdrawal) => boolean,
+    options: WaitOptions = {},
+  ): Promise<Withdrawal> {
+    pathSegment(externalId, 'externalId');
+    return this.#waitFor('withdrawal', (o) => this.getWithdrawalByExternalId(externalId, o), until, options);
+  }
+
+  /** What `JSON.stringify(client)` shows: never the secret or the token. */
+  toJSON(): { baseUrl: string; partnerId: string } {
+    return { baseUrl: this.baseUrl, partnerId: this.partnerId };
+  }
+
+  [inspectSymbol](): string {
+    return `CheckoutClient { baseUrl: '${this.baseUrl}', partnerId: '${this.partnerId}' }`;
+  }
+
+  async #exchange(): Promise<TokenResponse> {
+    let secret: unknown;
+    try {
+      secret = typeof this.#secret === 'function' ? await this.#secret() : this.#secret;
+    } catch (error) {
+      throw new CheckoutError('The partnerSecret function threw; no token exchange was attempted', { cause: error });
+    }
+    if (typeof secret !== 'string' || secret === '') {
+      throw new TypeError(`The partnerSecret function must return a non-empty string, got ${describe(secret)}`);
+    }
+    return this.#transport.send({
+      method: 'post',
+      path: '/auth/token',
+      headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret },
+      retry: true,
+      schema: TokenResponseSchema,
+    });
+  }
+
+  /** A business call with the Bearer token; a 401 drops that token, mints one new token and retries once. */
+  async #authed<T>(
+    method: string,
+    path: string,
+    schema: ParseSchema<T> | undefined,
+    options: RequestOptions,
+    body: Pick<RawRequestOptions<T>, 'json' | 'searchParams'> = {},
+  ): Promise<T> {
+    const send = async () => {
+      const token = await untilAborted(this.#tokens.get(), options.signal);
+      const call = this.#transport.send({
+        method,
+        path,
+        headers: { authorization: `Bearer ${token}` },
+        retry: method === 'get',
+        schema,
+        json: body.json,
+        searchParams: body.searchParams,
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+      });
+      return { token, call };
+    };
+    const first = await send();
+    try {
+      return await first.call;
+    } catch (error) {
+      if (!(error instanceof AuthenticationError)) throw error;
+      this.#tokens.invalidate(first.token);
+    }
+    return (await send()).call; // a second 401 rejects with AuthenticationError
+  }
+
+  async #waitFor<T>(
+    what: string,
+    read: (options: RequestOptions) => Promise<T>,
+    until: (record: T) => boolean,
+    options: WaitOptions,
+  ): Promise<T> {
+    if (typeof until !== 'function') throw new TypeError(`until must be a function of the ${what}`);
+    if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
+    const timeoutMs = positive('timeoutMs', options.timeoutMs, 60_000);
+    const intervalMs = positive('intervalMs', options.intervalMs, 2_000);
+    const { signal } = checkRequestOptions({ signal: options.signal });
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const combined = signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
+    let last: T | undefined;
+    try {
+      for (;;) {
+        last = await read({ signal: combined });
+        if (until(last)) return last;
+        await sleep(intervalMs, combined);
+      }
+    } catch (error) {
+      if (signal?.aborted || !deadline.signal.aborted) throw error;
+      throw new WaitTimeoutError(`The ${what} did not reach the awaited state within ${timeoutMs} ms`, last);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function apiBase(value: unknown): string {
+  const raw = required('baseUrl', 'CHECKOUT_BASE_URL', value);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TypeError(`baseUrl must be an absolute http(s) URL such as "https://checkout.example.com"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new TypeError(`baseUrl must use http or https, got "${url.protocol}"`);
+  }
+  if (url.username !== '' || url.password !== '') throw new TypeError('baseUrl must not contain credentials');
+  url.search = '';
+  url.hash = '';
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = path.endsWith(API_PATH) ? path : `${path}${API_PATH}`;
+  return url.href;
+}
+
+function required(name: string, envName: string, value: unknown): string {
+  const resolved = value ?? env(envName);
+  if (resolved === undefined || resolved === '') {
+    throw new TypeError(`CheckoutClient: missing ${name}: pass the ${name} option or set ${envName}`);
+  }
+  if (typeof resolved !== 'string') throw new TypeError(`${name} must be a string, got ${describe(resolved)}`);
+  return resolved;
+}
+
+function secretOption(value: unknown): PartnerSecret {
+  if (typeof value === 'function') return value as () => string | Promise<string>;
+  return required('partnerSecret', 'CHECKOUT_PARTNER_SECRET', value);
+}
+
+function positive(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
+    throw new TypeError(`${name} must be a positive number of milliseconds, got ${String(value)}`);
+  }
+  return value;
+}
+
+function checkRequestOptions<O extends RequestOptions>(options: O): O {
+  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${describe(options)}`);
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new TypeError('signal must be an AbortSignal');
+  }
+  if (options.timeoutMs !== undefined) positive('timeoutMs', options.timeoutMs, 0);
+  return options;
+}

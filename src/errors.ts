@@ -1,0 +1,156 @@
+/**
+ * The error tree. Everything the SDK rejects with (argument errors aside, which are `TypeError`)
+ * is a `CheckoutError`. Each class sets a literal `name`, so logs and cross-realm checks work
+ * without `instanceof`.
+ *
+ * No error here ever holds a request: ky's errors carry the request with its Authorization
+ * header, so they are never attached as `cause`.
+ */
+
+/** A zod-style validation issue, as carried by {@link ResponseValidationError}. */
+export interface ValidationIssue {
+  readonly code?: string | undefined;
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/** The root of every error the SDK rejects with. */
+export class CheckoutError extends Error {
+  override readonly name: string = 'CheckoutError';
+}
+
+/** What the SDK knows of the response (or its absence) behind an {@link ApiError}. */
+export interface ApiErrorInit {
+  /** HTTP status, or `undefined` when no response arrived. */
+  status?: number | undefined;
+  headers?: Headers | undefined;
+  body?: unknown;
+  /** `METHOD path` of the request, for the message (never a URL with credentials). */
+  request?: string | undefined;
+  cause?: unknown;
+}
+
+/**
+ * An HTTP call failed. Subclasses say how; `ApiError` itself is used for statuses without one
+ * (400, 409, 422, ...).
+ */
+export class ApiError extends CheckoutError {
+  override readonly name: string = 'ApiError';
+  /** HTTP status, or `undefined` when no response arrived ({@link ConnectionError}, {@link TimeoutError}). */
+  readonly status: number | undefined;
+  /** The response headers (empty when no response arrived). */
+  readonly headers: Headers;
+  /** The response body: parsed JSON when it was JSON, else its text; `undefined` when empty or absent. */
+  readonly body: unknown;
+  /** The service's request id (`x-request-id`), when the response carries one. */
+  readonly requestId: string | undefined;
+
+  constructor(message: string, init: ApiErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.status = init.status;
+    this.headers = init.headers ?? new Headers();
+    this.body = init.body;
+    this.requestId = this.headers.get('x-request-id') ?? undefined;
+  }
+}
+
+/** 401 from POST /auth/token, or a second 401 from a business endpoint. */
+export class AuthenticationError extends ApiError {
+  override readonly name = 'AuthenticationError' as const;
+  declare readonly status: number;
+}
+
+/** 403: the token is valid but not allowed to do this. */
+export class PermissionDeniedError extends ApiError {
+  override readonly name = 'PermissionDeniedError' as const;
+  declare readonly status: number;
+}
+
+/** 404: no such order or withdrawal (or endpoint). */
+export class NotFoundError extends ApiError {
+  override readonly name = 'NotFoundError' as const;
+  declare readonly status: number;
+}
+
+/** 429 after the retries. `retryAfterMs` is the service's last `Retry-After`, when it sent one. */
+export class RateLimitError extends ApiError {
+  override readonly name = 'RateLimitError' as const;
+  declare readonly status: number;
+  /** The last `Retry-After` the service sent, in milliseconds, when it sent one. */
+  get retryAfterMs(): number | undefined {
+    const value = this.headers.get('retry-after');
+    if (value === null) return undefined;
+    const seconds = Number(value);
+    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  }
+}
+
+/** 5xx after the retries. */
+export class ServerError extends ApiError {
+  override readonly name = 'ServerError' as const;
+  declare readonly status: number;
+}
+
+/** The request never got a response (after the retries): refused, reset, DNS, TLS. */
+export class ConnectionError extends ApiError {
+  override readonly name = 'ConnectionError' as const;
+  declare readonly status: undefined;
+}
+
+/** An attempt ran past `timeoutMs` (after the retries). */
+export class TimeoutError extends ApiError {
+  override readonly name = 'TimeoutError' as const;
+  declare readonly status: undefined;
+}
+
+/** A 2xx whose body is not JSON or does not match the schema. `issues` says what did not match. */
+export class ResponseValidationError extends ApiError {
+  override readonly name = 'ResponseValidationError' as const;
+  declare readonly status: number;
+  /** The schema's issues; a body that is not JSON gives one issue with code `invalid_json`. */
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(message: string, init: ApiErrorInit & { issues: readonly ValidationIssue[] }) {
+    super(message, init);
+    this.issues = init.issues;
+  }
+}
+
+/** `waitForOrder` / `waitForWithdrawal` ran out of time. `lastRecord` is the last record read. */
+export class WaitTimeoutError<T = unknown> extends CheckoutError {
+  override readonly name = 'WaitTimeoutError' as const;
+  /** The last record read before time ran out, or `undefined` when none was read. */
+  readonly lastRecord: T | undefined;
+
+  constructor(message: string, lastRecord: T | undefined, options?: { cause?: unknown }) {
+    super(message, options);
+    this.lastRecord = lastRecord;
+  }
+}
+
+/** The class for a response status, so every call site maps statuses the same way. */
+export function apiErrorForStatus(status: number, init: ApiErrorInit): ApiError {
+  const reason = describeBody(init.body);
+  const message = `${status}${init.request ? ` from ${init.request}` : ''}${reason ? `: ${reason}` : ''}`;
+  const full = { ...init, status };
+  if (status === 401) return new AuthenticationError(message, full);
+  if (status === 403) return new PermissionDeniedError(message, full);
+  if (status === 404) return new NotFoundError(message, full);
+  if (status === 429) return new RateLimitError(message, full);
+  if (status >= 500) return new ServerError(message, full);
+  return new ApiError(message, full);
+}
+
+/** A short reason from an error body (`message`, `title`, `error` or `detail`), at most 200 chars. */
+function describeBody(body: unknown): string | undefined {
+  let text: unknown = body;
+  if (body !== null && typeof body === 'object') {
+    const record = body as Record<string, unknown>;
+    text = [record.message, record.title, record.error, record.detail].find((v) => typeof v === 'string');
+  }
+  if (typeof text !== 'string' || text.trim() === '') return undefined;
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine;
+}

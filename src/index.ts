@@ -1,0 +1,36 @@
+export { CheckoutClient } from './client.js';
+export type {
+  CheckoutClientOptions,
+  PartnerSecret,
+  RawRequestOptions,
+  RequestOptions,
+  WaitOptions,
+} from './client.js';
+export type { StoredToken, TokenStore } from './auth/token-store.js';
+export {
+  ApiError,
+  AuthenticationError,
+  CheckoutError,
+  ConnectionError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseValidationError,
+  ServerError,
+  TimeoutError,
+  WaitTimeoutError,
+} from './errors.js';
+export type { ApiErrorInit, ValidationIssue } from './errors.js';
+export { MeSchema, OrderSchema, SettlementSchema, TokenResponseSchema, WithdrawalSchema } from './schemas.js';
+export type {
+  Currency,
+  KnownString,
+  Me,
+  Order,
+  ParseSchema,
+  Settlement,
+  SettlementStatus,
+  TokenResponse,
+  Withdrawal,
+  WithdrawalStatus,
+} from './schemas.js';

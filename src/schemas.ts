@@ -1,0 +1,67 @@
+import * as z from 'zod/mini';
+
+/**
+ * A string type whose known values autocomplete while any other string is accepted
+ * (`'Settled' | (string & {})`): the service may add states this SDK does not know yet.
+ */
+export type KnownString<Known extends string> = Known | (string & {});
+
+/** A string schema typed as {@link KnownString}, so known values autocomplete. */
+const knownString = <Known extends string>() =>
+  z.custom<KnownString<Known>>((value) => typeof value === 'string', { error: 'Expected a string' });
+
+/** Settlement states the spec names. Any other string is accepted too. */
+export type SettlementStatus = KnownString<'Settled'>;
+/** Withdrawal states the spec names. Any other string is accepted too. */
+export type WithdrawalStatus = KnownString<'Completed'>;
+/** Currencies the spec names (`BRZ` means no crypto swap). Any other string is accepted too. */
+export type Currency = KnownString<'BRZ'>;
+
+/**
+ * The response of POST /auth/token. `expiresIn` is the token's lifetime in seconds.
+ *
+ * @example
+ * const token = TokenResponseSchema.parse(await response.json());
+ */
+export const TokenResponseSchema = z.looseObject({
+  accessToken: z.string().check(z.minLength(1)),
+  tokenType: z.string(),
+  expiresIn: z.number().check(z.positive()),
+});
+/** The response of POST /auth/token. */
+export type TokenResponse = z.infer<typeof TokenResponseSchema>;
+
+/** An order's settlement: `status` is `Settled` once its crypto swap settled; `tradeId` is null for BRZ. */
+export const SettlementSchema = z.looseObject({
+  status: z.optional(knownString<'Settled'>()),
+  tradeId: z.optional(z.nullable(z.string())),
+});
+/** An order's settlement. */
+export type Settlement = z.infer<typeof SettlementSchema>;
+
+/** An order as GET /orders/by-external-id/{externalId} returns it; unknown fields are kept. */
+export const OrderSchema = z.looseObject({
+  externalId: z.string(),
+  currency: z.optional(knownString<'BRZ'>()),
+  settlement: z.optional(z.nullable(SettlementSchema)),
+});
+/** An order as the service returns it; every field it sends is kept, known or not. */
+export type Order = z.infer<typeof OrderSchema>;
+
+/** A withdrawal as GET /withdrawals/by-external-id/{externalId} returns it; unknown fields are kept. */
+export const WithdrawalSchema = z.looseObject({
+  externalId: z.string(),
+  status: knownString<'Completed'>(),
+});
+/** A PIX withdrawal as the service returns it; every field it sends is kept, known or not. */
+export type Withdrawal = z.infer<typeof WithdrawalSchema>;
+
+/** GET /auth/me: the spec does not show its body, so any JSON object is accepted and kept. */
+export const MeSchema = z.record(z.string(), z.unknown());
+/** What GET /auth/me returns: an object whose shape the spec does not fix. */
+export type Me = z.infer<typeof MeSchema>;
+
+/** Anything with zod's `safeParse`: the schemas above, or a partner's own for `request()`. */
+export interface ParseSchema<T> {
+  safeParse(data: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { code?: string; path: readonly PropertyKey[]; message: string }[] } };
+}

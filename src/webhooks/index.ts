@@ -1,0 +1,1 @@
+export type { ClaimResult, EventStore } from './store.js';

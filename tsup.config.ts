@@ -1,0 +1,40 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig([
+  {
+    // One build for every library entry, so they share chunks: the node flavour of ./webhooks and
+    // the main entry then share one error tree, and `instanceof CheckoutError` holds across them.
+    entry: {
+      index: 'src/index.ts',
+      webhooks: 'src/webhooks/index.ts',
+      // the `node` export condition of ./webhooks: HMAC through node:crypto with pre-made KeyObjects
+      'webhooks.node': 'src/webhooks/index.node.ts',
+      redis: 'src/redis/index.ts',
+      testing: 'src/testing/index.ts',
+    },
+    dts: {
+      entry: {
+        index: 'src/index.ts',
+        webhooks: 'src/webhooks/index.ts',
+        redis: 'src/redis/index.ts',
+        testing: 'src/testing/index.ts',
+      },
+    },
+    format: ['esm', 'cjs'],
+    platform: 'neutral',
+    external: [/^node:/],
+    target: 'es2023',
+    splitting: true,
+    treeshake: true,
+    sourcemap: true,
+    clean: true,
+  },
+  {
+    entry: { cli: 'src/cli/index.ts' },
+    format: ['esm'],
+    platform: 'node',
+    target: 'node22',
+    sourcemap: true,
+    banner: { js: '#!/usr/bin/env node' },
+  },
+]);
