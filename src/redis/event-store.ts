@@ -1,0 +1,210 @@
+import type { ClaimResult, EventStore } from '../webhooks/store.js';
+import { describe } from '../internal/path.js';
+import { RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
+import { RedisStoreError } from './errors.js';
+import { eventKeySuffix } from './event-key.js';
+import { prefixOption } from './options.js';
+
+/** Options of {@link RedisEventStore}. */
+export interface RedisEventStoreOptions {
+  /**
+   * An `ioredis` client, or a connected node-redis client (`redis` package, from `createClient`).
+   * The store never connects, quits or configures it. Give it a fail-fast setting for outages
+   * (ioredis `maxRetriesPerRequest: 1`, node-redis `disableOfflineQueue: true`) so a delivery
+   * during an outage gets its 503 quickly; `commandTimeoutMs` bounds every command either way.
+   */
+  client: RedisClientLike;
+  /**
+   * Put before every event id to form its key. Stores that share a prefix share their events, so
+   * give every webhook endpoint whose events must be told apart its own prefix.
+   * @default 'checkout-partner-sdk:event:'
+   */
+  prefix?: string | undefined;
+  /**
+   * How long, in seconds, a completed event is remembered as done. A redelivery after that is
+   * handled again, so keep it longer than the payment provider retries a delivery.
+   * @default 604_800 (7 days)
+   */
+  ttlSeconds?: number | undefined;
+  /**
+   * How long one store operation may take, in milliseconds, before it rejects with
+   * `RedisStoreError` (a client that queues commands while reconnecting would otherwise hold the
+   * delivery until Redis is back).
+   * @default 5_000
+   */
+  commandTimeoutMs?: number | undefined;
+}
+
+const DEFAULT_PREFIX = 'checkout-partner-sdk:event:';
+const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
+/** The value of a completed event's key. Leases hold `lease:<uuid>`, which never equals it. */
+const DONE = 'done';
+/** Never a real lease token: `complete()` for an event this store holds no lease on. */
+const NO_LEASE = 'lease:-';
+/** At most this many leases are remembered; see `#remember`. */
+const MAX_OWNED_LEASES = 10_000;
+/** A lease is forgotten early only this long after it expired, so Redis has surely expired it too. */
+const FORGET_GRACE_MS = 5_000;
+
+/** ARGV: lease token, lease ms, done marker. Take the lease, or report who holds the key. */
+const CLAIM: LuaScript = {
+  source: `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'claimed' end
+if redis.call('GET', KEYS[1]) == ARGV[3] then return 'done' end
+return 'in-flight'`,
+};
+
+/**
+ * ARGV: lease token, done marker, ttl seconds. Mark done when the caller still holds the lease, or
+ * when the key is gone (the lease expired and nobody took it: the work was done all the same).
+ */
+const COMPLETE: LuaScript = {
+  source: `local current = redis.call('GET', KEYS[1])
+if current == ARGV[1] or current == false then
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+  return 1
+end
+return 0`,
+};
+
+/** ARGV: lease token. Delete the key only while the caller holds the lease. */
+const RELEASE: LuaScript = {
+  source: `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`,
+};
+
+/**
+ * An {@link EventStore} in Redis, so a fleet of webhook receivers handles each provider event once.
+ * A claim is a key `prefix + eventId` holding a random lease token with a `leaseMs` expiry, set
+ * with `SET NX PX` inside a Lua script that also tells `"done"` from `"in-flight"` in the same step.
+ * `complete` and `release` act only while this store instance still holds the lease (compared in
+ * Lua), so a worker whose lease expired cannot clobber the next worker's claim.
+ *
+ * Semantics worth knowing:
+ * - `complete` after this store's lease expired marks the event done when nobody claimed it since
+ *   (the work was done), and does nothing when another worker holds it (that worker finishes it).
+ * - `complete` marks the key done for `ttlSeconds`; a later `claim` answers `"done"` until then.
+ * - Event ids of any characters are accepted; ids over 200 UTF-8 bytes are keyed by their SHA-256
+ *   (`prefix + "sha256:" + hex`), so keys stay short.
+ * - Leases taken are remembered in this instance (at most 10,000 at a time, expired ones dropped
+ *   first), so complete and release go through the instance that claimed.
+ * - Every Redis failure rejects with {@link RedisStoreError}; the webhook handler answers 503.
+ *
+ * Requires Redis 2.6.12 or later (any Redis or Valkey in use today) with scripting enabled.
+ *
+ * @example
+ * // ioredis
+ * import Redis from 'ioredis';
+ * import { RedisEventStore } from 'checkout-partner-sdk/redis';
+ * const store = new RedisEventStore({ client: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 }) });
+ *
+ * @example
+ * // node-redis (the `redis` package)
+ * import { createClient } from 'redis';
+ * import { RedisEventStore } from 'checkout-partner-sdk/redis';
+ * const redis = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
+ * const store = new RedisEventStore({ client: redis, prefix: 'shop-a:event:' });
+ * const handler = createWebhookHandler({ secret, client, store, onEvent });
+ */
+export class RedisEventStore implements EventStore {
+  /** The key prefix in use. */
+  readonly prefix: string;
+  /** Seconds a completed event is remembered. */
+  readonly ttlSeconds: number;
+  readonly #redis: RedisConnection;
+  /** eventId → the lease this instance holds on it, and when that lease ends (local clock). */
+  readonly #leases = new Map<string, { token: string; until: number }>();
+
+  constructor(options: RedisEventStoreOptions) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`RedisEventStore options must be an object, got ${describe(options)}`);
+    }
+    this.#redis = new RedisConnection(options.client, {
+      owner: 'RedisEventStore',
+      commandTimeoutMs: options.commandTimeoutMs,
+      redactCauses: false,
+    });
+    this.prefix = prefixOption(options.prefix, DEFAULT_PREFIX);
+    this.ttlSeconds = ttlOption(options.ttlSeconds);
+  }
+
+  /**
+   * Claims `eventId` for `leaseMs` milliseconds: `"claimed"` when this store now holds it,
+   * `"in-flight"` when a live lease (of any store instance, this one included) holds it, `"done"`
+   * when it was completed within `ttlSeconds`.
+   */
+  async claim(eventId: string, leaseMs: number): Promise<ClaimResult> {
+    checkEventId(eventId);
+    if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
+      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);
+    }
+    const key = await this.#key(eventId);
+    const token = `lease:${globalThis.crypto.randomUUID()}`;
+    const startedAt = Date.now();
+    const reply = await this.#redis.script('claim', CLAIM, [key], [token, String(Math.ceil(leaseMs)), DONE]);
+    const result = replyString(reply);
+    if (result !== 'claimed' && result !== 'in-flight' && result !== 'done') {
+      throw new RedisStoreError('Redis claim failed: unexpected reply to the claim script', { operation: 'claim' });
+    }
+    if (result === 'claimed') this.#remember(eventId, token, startedAt + leaseMs);
+    return result;
+  }
+
+  /**
+   * Marks `eventId` done for `ttlSeconds` when this store still holds its lease, or when the key is
+   * gone (the lease expired unclaimed). Does nothing while another store holds a lease on it.
+   */
+  async complete(eventId: string): Promise<void> {
+    checkEventId(eventId);
+    const key = await this.#key(eventId);
+    const token = this.#leases.get(eventId)?.token ?? NO_LEASE;
+    await this.#redis.script('complete', COMPLETE, [key], [token, DONE, String(this.ttlSeconds)]);
+    this.#forget(eventId, token);
+  }
+
+  /** Deletes this store's lease on `eventId`, so a redelivery can claim it at once. Another store's lease is left alone. */
+  async release(eventId: string): Promise<void> {
+    checkEventId(eventId);
+    const token = this.#leases.get(eventId)?.token;
+    if (token === undefined) return; // no lease of ours to give up
+    const key = await this.#key(eventId);
+    await this.#redis.script('release', RELEASE, [key], [token]);
+    this.#forget(eventId, token);
+  }
+
+  async #key(eventId: string): Promise<string> {
+    return `${this.prefix}${await eventKeySuffix(eventId)}`;
+  }
+
+  /** Keeps the lease token. When full, drops leases long expired, then the oldest. */
+  #remember(eventId: string, token: string, until: number): void {
+    this.#leases.delete(eventId);
+    if (this.#leases.size >= MAX_OWNED_LEASES) {
+      const now = Date.now();
+      for (const [id, lease] of this.#leases) {
+        if (lease.until + FORGET_GRACE_MS < now) this.#leases.delete(id);
+      }
+      const oldest = this.#leases.keys().next();
+      if (this.#leases.size >= MAX_OWNED_LEASES && oldest.done !== true) this.#leases.delete(oldest.value);
+    }
+    this.#leases.set(eventId, { token, until });
+  }
+
+  /** Drops the lease, unless a newer claim by this store replaced it meanwhile. */
+  #forget(eventId: string, token: string): void {
+    if (this.#leases.get(eventId)?.token === token) this.#leases.delete(eventId);
+  }
+}
+
+function checkEventId(eventId: unknown): asserts eventId is string {
+  if (typeof eventId !== 'string' || eventId === '') {
+    throw new TypeError(`eventId must be a non-empty string, got ${eventId === '' ? 'an empty string' : describe(eventId)}`);
+  }
+}
+
+function ttlOption(value: unknown): number {
+  if (value === undefined) return DEFAULT_TTL_SECONDS;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new TypeError(`ttlSeconds must be a whole number of seconds of at least 1, got ${String(value)}`);
+  }
+  return value;
+}

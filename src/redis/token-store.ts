@@ -1,0 +1,110 @@
+import * as z from 'zod/mini';
+import type { StoredToken, TokenStore } from '../auth/token-store.js';
+import { describe } from '../internal/path.js';
+import { RedisConnection, replyString, type RedisClientLike } from './client.js';
+import { RedisStoreError } from './errors.js';
+import { prefixOption } from './options.js';
+
+/** Options of {@link RedisTokenStore}. */
+export interface RedisTokenStoreOptions {
+  /**
+   * An `ioredis` client, or a connected node-redis client (`redis` package, from `createClient`).
+   * The store never connects, quits or configures it.
+   */
+  client: RedisClientLike;
+  /**
+   * Put before every key the client asks for. The client's keys already name the SDK, the service
+   * and the partner (`checkout-partner-sdk:token:<baseUrl>:<partnerId>`), so a prefix is only needed
+   * to keep apart environments that share one Redis and one partner id.
+   * @default ''
+   */
+  prefix?: string | undefined;
+  /**
+   * How long one store operation may take, in milliseconds, before it rejects with `RedisStoreError`.
+   * @default 5_000
+   */
+  commandTimeoutMs?: number | undefined;
+}
+
+/** What is stored: JSON of the token and its reuse deadline. Anything else reads as no token. */
+const StoredTokenSchema = z.object({
+  accessToken: z.string().check(z.minLength(1)),
+  expiresAt: z.number().check(z.refine(Number.isFinite)),
+});
+
+/**
+ * A {@link TokenStore} in Redis, for `CheckoutClient`'s `tokenStore` option: every process that
+ * shares it reuses one access token per lifetime instead of minting its own. Each token is stored
+ * as JSON under `prefix + key` and expires (PX) when the client would stop reusing it.
+ *
+ * The token is a credential: the Redis holding it should be as private as the partner secret.
+ * A stored value that is not a token (edited by hand, or written by another program) reads as no
+ * token, and the client mints a new one that replaces it. A Redis failure rejects with
+ * {@link RedisStoreError}, so the client's call rejects too.
+ *
+ * @example
+ * // ioredis
+ * import Redis from 'ioredis';
+ * import { CheckoutClient } from 'checkout-partner-sdk';
+ * import { RedisTokenStore } from 'checkout-partner-sdk/redis';
+ * const client = new CheckoutClient({ tokenStore: new RedisTokenStore({ client: new Redis(process.env.REDIS_URL!) }) });
+ *
+ * @example
+ * // node-redis (the `redis` package)
+ * import { createClient } from 'redis';
+ * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const client = new CheckoutClient({ tokenStore: new RedisTokenStore({ client: redis }) });
+ */
+export class RedisTokenStore implements TokenStore {
+  /** The key prefix in use. */
+  readonly prefix: string;
+  readonly #redis: RedisConnection;
+
+  constructor(options: RedisTokenStoreOptions) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`RedisTokenStore options must be an object, got ${describe(options)}`);
+    }
+    this.#redis = new RedisConnection(options.client, {
+      owner: 'RedisTokenStore',
+      commandTimeoutMs: options.commandTimeoutMs,
+      redactCauses: true,
+    });
+    this.prefix = prefixOption(options.prefix, '');
+  }
+
+  /** The token stored under `key`, or `undefined` when there is none or the value is not a token. */
+  async get(key: string): Promise<StoredToken | undefined> {
+    checkKey(key);
+    const reply = replyString(await this.#redis.command('get', ['GET', `${this.prefix}${key}`]));
+    if (reply === undefined) {
+      throw new RedisStoreError('Redis get failed: unexpected reply to GET', { operation: 'get' });
+    }
+    if (reply === null) return undefined;
+    let data: unknown;
+    try {
+      data = JSON.parse(reply);
+    } catch {
+      return undefined;
+    }
+    const parsed = StoredTokenSchema.safeParse(data);
+    return parsed.success ? { accessToken: parsed.data.accessToken, expiresAt: parsed.data.expiresAt } : undefined;
+  }
+
+  /** Stores `token` under `key` until `token.expiresAt`; a token already past it is not stored. */
+  async set(key: string, token: StoredToken): Promise<void> {
+    checkKey(key);
+    if (!StoredTokenSchema.safeParse(token).success) {
+      throw new TypeError('token must be { accessToken: non-empty string, expiresAt: epoch milliseconds }');
+    }
+    const ttlMs = Math.ceil(token.expiresAt - Date.now());
+    if (ttlMs <= 0) return;
+    const value = JSON.stringify({ accessToken: token.accessToken, expiresAt: token.expiresAt });
+    await this.#redis.command('set', ['SET', `${this.prefix}${key}`, value, 'PX', String(ttlMs)]);
+  }
+}
+
+function checkKey(key: unknown): asserts key is string {
+  if (typeof key !== 'string' || key === '') {
+    throw new TypeError(`key must be a non-empty string, got ${key === '' ? 'an empty string' : describe(key)}`);
+  }
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CheckoutClient } from 'checkout-partner-sdk';
+import { RedisEventStore } from 'checkout-partner-sdk/redis';
+import { createWebhookHandler, signPayload, type OnEvent, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
+import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { eventually, flavours, type Connection } from './clients.js';
+
+const SECRET = 'whsec-test';
+// Nothing is read through it: without resolvers the handler confirms nothing.
+const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's-1' });
+
+async function delivery(event: object): Promise<Request> {
+  const body = JSON.stringify(event);
+  return new Request('http://127.0.0.1/webhooks', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-provider-signature': await signPayload(body, SECRET) },
+    body,
+  });
+}
+
+async function deliver(handler: WebhookHandler, event: object): Promise<number> {
+  return (await handler.handle(await delivery(event))).status;
+}
+
+/** A promise with its resolve function, to hold `onEvent` until the test lets it go. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+let prefixes = 0;
+const uniquePrefix = () => `hook-test-${++prefixes}:`;
+
+describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (flavour) => {
+  let server: RedisServer;
+  let one: Connection;
+  let two: Connection;
+  beforeAll(async () => {
+    server = await startRedis();
+    one = await flavour.connect(server.url, { failFast: true });
+    two = await flavour.connect(server.url, { failFast: true });
+  });
+  afterAll(async () => {
+    await one?.close();
+    await two?.close();
+    await server?.stop();
+  });
+
+  /** A handler on `connection` whose store uses `prefix`: one of a fleet's processes. */
+  const handlerOn = (connection: Connection, prefix: string, onEvent: OnEvent, options: { leaseMs?: number; responseTimeoutMs?: number } = {}) =>
+    createWebhookHandler({ secret: SECRET, client, onEvent, store: new RedisEventStore({ client: connection.client, prefix }), ...options });
+
+  it('runs onEvent exactly once for concurrent deliveries of one event to two processes', async () => {
+    const prefix = uniquePrefix();
+    const seen: string[] = [];
+    const onEvent: OnEvent = async ({ event }) => {
+      seen.push(event.eventId);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // hold the claim a little while others arrive
+    };
+    const a = handlerOn(one, prefix, onEvent);
+    const b = handlerOn(two, prefix, onEvent);
+    const event = { eventId: 'evt-1', type: 'otc.trade.settled', tradeId: 't-1' };
+    const statuses = await Promise.all(Array.from({ length: 30 }, (_, i) => deliver(i % 2 === 0 ? a : b, event)));
+    expect(seen).toEqual(['evt-1']);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    // the provider's retries of the 409s now get 200 without running it again
+    expect(await deliver(a, event)).toBe(200);
+    expect(await deliver(b, event)).toBe(200);
+    expect(seen).toEqual(['evt-1']);
+  });
+
+  it('lets another process take over an expired lease, and the first one finishing late does not clobber it', async () => {
+    const prefix = uniquePrefix();
+    const event = { eventId: 'evt-slow', type: 'otc.trade.settled', tradeId: 't-2' };
+    const calls: string[] = [];
+    const slowGate = gate();
+    const takeoverGate = gate();
+    // process A: a short lease and a slow onEvent, so its lease expires mid-handling
+    const a = handlerOn(one, prefix, async () => {
+      calls.push('a');
+      await slowGate.promise;
+    }, { leaseMs: 200, responseTimeoutMs: 200 });
+    // process B: a normal lease
+    const b = handlerOn(two, prefix, async () => {
+      calls.push('b');
+      await takeoverGate.promise;
+    }, { leaseMs: 60_000, responseTimeoutMs: 200 });
+
+    expect(await deliver(a, event)).toBe(503); // A is still working when its response is due
+    expect(calls).toEqual(['a']);
+    // the provider redelivers to B: 409 while A's lease lasts, then B claims it
+    let status = 409;
+    expect(await eventually(async () => (status = await deliver(b, event)) !== 409)).toBe(true);
+    expect(status).toBe(503); // B claimed it and is working (its onEvent waits for the gate)
+    expect(calls).toEqual(['a', 'b']);
+
+    slowGate.open();
+    await a.drain(); // A has finished onEvent and tried to complete its (expired) claim
+    const later = handlerOn(one, prefix, async () => {
+      calls.push('later');
+    });
+    expect(await deliver(later, event)).toBe(409); // still B's: A's completion did not mark it done
+    expect(await one.raw('GET', `${prefix}evt-slow`)).not.toBe('done');
+
+    takeoverGate.open();
+    await b.drain();
+    expect(await deliver(later, event)).toBe(200);
+    expect(await one.raw('GET', `${prefix}evt-slow`)).toBe('done');
+    expect(calls).toEqual(['a', 'b']);
+  });
+
+  it('answers 503 without running onEvent while Redis is down, and handles the redelivery once it is back', async () => {
+    const prefix = uniquePrefix();
+    let calls = 0;
+    const handler = handlerOn(one, prefix, () => {
+      calls += 1;
+    });
+    const event = { eventId: 'evt-down', type: 'pix.withdrawal.settled' };
+    await server.stop();
+    expect(await deliver(handler, event)).toBe(503);
+    expect(calls).toBe(0);
+    await server.restart();
+    expect(await eventually(async () => (await deliver(handler, event)) === 200)).toBe(true);
+    expect(calls).toBe(1);
+    expect(await deliver(handler, event)).toBe(200);
+    expect(calls).toBe(1);
+  });
+});

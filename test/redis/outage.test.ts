@@ -1,0 +1,91 @@
+import { inspect } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CheckoutError } from 'checkout-partner-sdk';
+import { RedisEventStore, RedisStoreError, RedisTokenStore } from 'checkout-partner-sdk/redis';
+import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { eventually, flavours, type Connection } from './clients.js';
+
+/** What a store call rejected with (fails the test when it resolved). */
+async function rejection(call: Promise<unknown>): Promise<RedisStoreError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RedisStoreError);
+  expect(error).toBeInstanceOf(CheckoutError);
+  expect((error as Error).name).toBe('RedisStoreError');
+  return error as RedisStoreError;
+}
+
+const TOKEN = 'tok-very-secret-0123456789';
+
+// Each client library gets a Redis of its own, because these tests stop it.
+describe.each(flavours)('Redis stores with $name when Redis fails', (flavour) => {
+  let server: RedisServer;
+  let failFast: Connection;
+  let queueing: Connection;
+  beforeAll(async () => {
+    server = await startRedis();
+    failFast = await flavour.connect(server.url, { failFast: true });
+    queueing = await flavour.connect(server.url);
+  });
+  afterAll(async () => {
+    await failFast?.close();
+    await queueing?.close();
+    await server?.stop();
+  });
+
+  it('rejects with RedisStoreError, never showing the token, when Redis refuses a write (OOM)', async () => {
+    const tokens = new RedisTokenStore({ client: failFast.client });
+    const events = new RedisEventStore({ client: failFast.client, prefix: 'oom:' });
+    await failFast.raw('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+    await failFast.raw('CONFIG', 'SET', 'maxmemory', '1');
+    try {
+      const error = await rejection(tokens.set('k', { accessToken: TOKEN, expiresAt: Date.now() + 60_000 }));
+      expect(error.operation).toBe('set');
+      expect(error.message).toMatch(/OOM/);
+      expect(error.cause).toBeInstanceOf(Error);
+      for (const shown of [
+        error.message,
+        String(error.stack),
+        JSON.stringify(error),
+        inspect(error, { showHidden: true, depth: Infinity }),
+      ]) {
+        expect(shown).not.toContain(TOKEN);
+      }
+      const claim = await rejection(events.claim('e-1', 60_000));
+      expect(claim.operation).toBe('claim');
+      expect(claim.message).toMatch(/OOM/);
+    } finally {
+      await failFast.raw('CONFIG', 'SET', 'maxmemory', '0');
+    }
+    await expect(events.claim('e-1', 60_000)).resolves.toBe('claimed');
+  });
+
+  it('rejects every operation with RedisStoreError while Redis is down, and works again once it is back', async () => {
+    const fast = new RedisEventStore({ client: failFast.client, prefix: 'down:' });
+    const slow = new RedisEventStore({ client: queueing.client, prefix: 'down:', commandTimeoutMs: 300 });
+    const tokens = new RedisTokenStore({ client: failFast.client });
+    await expect(fast.claim('held', 60_000)).resolves.toBe('claimed');
+    await expect(slow.claim('held-too', 60_000)).resolves.toBe('claimed');
+
+    await server.stop();
+    // a fail-fast client: the client's own error is the cause
+    expect((await rejection(fast.claim('e-2', 60_000))).operation).toBe('claim');
+    const complete = await rejection(fast.complete('held'));
+    expect(complete.operation).toBe('complete');
+    expect(complete.cause).toBeInstanceOf(Error);
+    expect((await rejection(fast.release('held'))).operation).toBe('release');
+    expect((await rejection(tokens.get('k'))).operation).toBe('get');
+    expect((await rejection(tokens.set('k', { accessToken: TOKEN, expiresAt: Date.now() + 60_000 }))).operation).toBe('set');
+    // a client that queues commands while reconnecting: commandTimeoutMs bounds the wait
+    const timedOut = await rejection(slow.claim('e-3', 60_000));
+    expect(timedOut.message).toMatch(/timed out after 300 ms/);
+    expect((await rejection(slow.release('held-too'))).operation).toBe('release');
+
+    await server.restart();
+    const back = await eventually(() => fast.claim('e-4', 60_000).then((r) => r === 'claimed', () => false));
+    expect(back).toBe(true);
+    await expect(slow.claim('e-4', 60_000)).resolves.toBe('in-flight');
+  });
+});
