@@ -23,6 +23,7 @@ export default defineConfig([
     format: ['esm', 'cjs'],
     platform: 'neutral',
     external: [/^node:/],
+    removeNodeProtocol: false, // Deno and Workers resolve only the `node:` form
     target: 'es2023',
     splitting: true,
     treeshake: true,
@@ -34,6 +35,7 @@ export default defineConfig([
     format: ['esm'],
     platform: 'node',
     target: 'node22',
+    removeNodeProtocol: false,
     sourcemap: true,
     banner: { js: '#!/usr/bin/env node' },
   },

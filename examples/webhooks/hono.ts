@@ -1,0 +1,36 @@
+// A webhook route in Hono (Node, Bun, Deno, Cloudflare Workers). handler.handle() takes the Fetch API
+// Request, whose raw body Hono leaves untouched. Run on Node: npx tsx examples/webhooks/hono.ts
+import { pathToFileURL } from 'node:url';
+import { Hono } from 'hono';
+import { CheckoutClient } from 'checkout-partner-sdk';
+import { createWebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+
+/** A Hono app with POST /webhooks. */
+export function createApp(options: WebhookHandlerOptions): Hono {
+  const handler = createWebhookHandler(options);
+  const app = new Hono();
+  app.post('/webhooks', (c) => handler.handle(c.req.raw));
+  return app;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const app = createApp({
+    secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
+    client: new CheckoutClient(),
+    resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
+    onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
+  });
+  // Node has no built-in Fetch server; Bun and Deno serve `app.fetch` directly (export default app).
+  const { createServer } = await import('node:http');
+  createServer(async (req, res) => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of req) chunks.push(chunk as Uint8Array);
+    const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, {
+      method: req.method ?? 'GET',
+      headers: Object.entries(req.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])),
+      ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
+    });
+    const response = await app.fetch(request);
+    res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()));
+  }).listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
+}

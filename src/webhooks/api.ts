@@ -1,0 +1,15 @@
+import { handlerFactory, type CreateWebhookHandler } from './handler.js';
+import type { Hmac } from './hmac.js';
+import { createSignatures, type SignPayload, type VerifySignature } from './signature.js';
+
+/** The public functions that compute HMACs, built once per entry point over its HMAC implementation. */
+export interface HmacBoundApi {
+  verifySignature: VerifySignature;
+  signPayload: SignPayload;
+  createWebhookHandler: CreateWebhookHandler;
+}
+
+export function hmacBoundApi(hmac: Hmac): HmacBoundApi {
+  const { verifySignature, signPayload } = createSignatures(hmac);
+  return { verifySignature, signPayload, createWebhookHandler: handlerFactory(hmac) };
+}

@@ -1,0 +1,116 @@
+import { TOO_LARGE, type BodyResult } from './body.js';
+import { confirmEvent } from './confirm.js';
+import { WebhookPayloadError } from './errors.js';
+import { RawBodyUnavailableError } from './raw-body-error.js';
+import { parseEvent } from './event.js';
+import type { ResolvedOptions } from './options.js';
+import type { WebhookOutcome } from './outcome.js';
+import { timingSafeEqual, type Signatures } from './signature.js';
+
+/** One delivery as an adapter hands it over: its headers and a way to read its body within a limit. */
+export interface DeliveryInput {
+  headers: Headers;
+  readBody(limit: number): Promise<BodyResult>;
+}
+
+/** How a delivery ended, and what is known of it. */
+export interface DeliveryResult {
+  outcome: WebhookOutcome;
+  eventId?: string;
+  type?: string;
+  confirmed?: boolean;
+  error?: unknown;
+  /** A plain-text body other than the outcome's usual one. */
+  message?: string;
+}
+
+/** Filled in as the delivery goes, so a timed-out delivery can still be logged with its event. */
+export interface DeliveryProgress {
+  eventId?: string;
+  type?: string;
+}
+
+/**
+ * The steps of one delivery, in the order the contract fixes: size, signature, event, claim,
+ * confirm, `onEvent`, then complete or release.
+ */
+export async function runDelivery(
+  config: ResolvedOptions,
+  signatures: Signatures,
+  input: DeliveryInput,
+  progress: DeliveryProgress,
+): Promise<DeliveryResult> {
+  let body: BodyResult;
+  try {
+    body = await input.readBody(config.maxBodyBytes);
+  } catch (error) {
+    if (error instanceof RawBodyUnavailableError) return { outcome: 'misconfigured', error, message: error.message };
+    throw error;
+  }
+  if (body === TOO_LARGE) return { outcome: 'too-large' };
+
+  const signature = input.headers.get(config.signatureHeader);
+  let verified: boolean;
+  try {
+    verified =
+      config.scheme === undefined
+        ? await signatures.verifyBytes(body, signature, config.secrets)
+        : await config.scheme({
+            payload: body,
+            signature,
+            headers: input.headers,
+            secrets: config.secrets,
+            hmacSha256Hex: signatures.hmacSha256Hex,
+            timingSafeEqual,
+          });
+  } catch (error) {
+    return { outcome: 'bad-signature', error };
+  }
+  if (verified !== true) return { outcome: 'bad-signature' };
+
+  let event;
+  try {
+    event = parseEvent(body);
+  } catch (error) {
+    if (error instanceof WebhookPayloadError) return { outcome: 'invalid', error };
+    throw error;
+  }
+  const known = { eventId: event.eventId, type: event.type };
+  progress.eventId = known.eventId;
+  progress.type = known.type;
+
+  let claim: unknown;
+  try {
+    claim = await config.store.claim(event.eventId, config.leaseMs);
+  } catch (error) {
+    return { ...known, outcome: 'store-unavailable', error };
+  }
+  if (claim === 'done') return { ...known, outcome: 'duplicate' };
+  if (claim === 'in-flight') return { ...known, outcome: 'in-flight' };
+  if (claim !== 'claimed') {
+    const error = new TypeError(`store.claim must resolve to "claimed", "in-flight" or "done", got ${JSON.stringify(claim)}`);
+    return { ...known, outcome: 'store-unavailable', error };
+  }
+
+  let confirmed: boolean;
+  try {
+    const context = await confirmEvent(event, config);
+    confirmed = context.confirmed;
+    await config.onEvent(context);
+  } catch (error) {
+    try {
+      await config.store.release(event.eventId);
+    } catch (releaseError) {
+      // the claim now holds until its lease passes: redeliveries get 409 until then
+      return { ...known, outcome: 'failed', error: new AggregateError([error, releaseError], 'The event failed and its claim could not be released') };
+    }
+    return { ...known, outcome: 'failed', error };
+  }
+  try {
+    await config.store.complete(event.eventId);
+  } catch (error) {
+    // onEvent did its work, so 200 (a non-2xx would have it run again once the lease passes)
+    return { ...known, outcome: 'handled', confirmed, error };
+  }
+  return { ...known, outcome: 'handled', confirmed };
+}

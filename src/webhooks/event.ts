@@ -1,0 +1,142 @@
+import * as z from 'zod/mini';
+import type { ValidationIssue } from '../errors.js';
+import { describe } from '../internal/path.js';
+import { WebhookPayloadError } from './errors.js';
+
+/** What every event carries: its `eventId`, its `type`, and every other field as the provider sent it. */
+export interface WebhookEventBase {
+  /** The provider's id of this event; redeliveries carry the same one, so it is the deduplication key. */
+  readonly eventId: string;
+  /** The event's type, e.g. `otc.trade.settled` (taken from `event` when the payload names it so). */
+  readonly type: string;
+  /** Any other field, as sent. */
+  readonly [field: string]: unknown;
+}
+
+/** A crypto swap settled: confirmed once the order's `settlement.status` is `Settled` with this `tradeId`. */
+export interface OtcTradeSettledEvent extends WebhookEventBase {
+  readonly type: 'otc.trade.settled';
+  /** The trade, as returned by the payment operation (also the order's `settlement.tradeId`). */
+  readonly tradeId: string;
+}
+
+/** A crypto swap was cancelled. */
+export interface OtcTradeCancelledEvent extends WebhookEventBase {
+  readonly type: 'otc.trade.cancelled';
+  /** The trade, as returned by the payment operation (also the order's `settlement.tradeId`). */
+  readonly tradeId: string;
+}
+
+/** A PIX deposit event (`pix.deposit.*`); its order is read to confirm it. */
+export interface PixDepositEvent extends WebhookEventBase {
+  readonly type: `pix.deposit.${string}`;
+}
+
+/** A PIX withdrawal event (`pix.withdrawal.*`); `pix.withdrawal.settled` is confirmed once the withdrawal is `Completed`. */
+export interface PixWithdrawalEvent extends WebhookEventBase {
+  readonly type: `pix.withdrawal.${string}`;
+}
+
+/** The events the spec names. */
+export type KnownWebhookEvent = OtcTradeSettledEvent | OtcTradeCancelledEvent | PixDepositEvent | PixWithdrawalEvent;
+
+/**
+ * A verified provider event. Known types are typed; any other type is accepted as a
+ * {@link WebhookEventBase}. Narrow with {@link isEventType} (a plain `event.type === '…'` cannot
+ * narrow away the open-ended member).
+ */
+export type WebhookEvent = KnownWebhookEvent | WebhookEventBase;
+
+/** The event type {@link isEventType} narrows to for `type`. */
+export type EventOfType<T extends string> = T extends 'otc.trade.settled'
+  ? OtcTradeSettledEvent
+  : T extends 'otc.trade.cancelled'
+    ? OtcTradeCancelledEvent
+    : T extends `pix.deposit.${string}`
+      ? PixDepositEvent & { readonly type: T }
+      : T extends `pix.withdrawal.${string}`
+        ? PixWithdrawalEvent & { readonly type: T }
+        : WebhookEventBase & { readonly type: T };
+
+/**
+ * Whether `event` has type `type`, narrowing it to that event's fields.
+ *
+ * @example
+ * if (isEventType(event, 'otc.trade.settled')) markPaid(event.tradeId); // tradeId: string
+ */
+export function isEventType<T extends string>(event: WebhookEvent, type: T): event is EventOfType<T> {
+  return event.type === type;
+}
+
+const OTC_WITH_TRADE = new Set(['otc.trade.settled', 'otc.trade.cancelled']);
+
+const EventSchema = z
+  .looseObject({
+    eventId: z.string().check(z.minLength(1, 'eventId must be a non-empty string')),
+    type: z.optional(z.string()),
+    event: z.optional(z.string()),
+  })
+  .check(
+    z.superRefine((value, ctx) => {
+      const type = value.type ?? value.event;
+      if (type === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['type'], message: 'type (or its alias event) must be a string', input: undefined });
+      } else if (OTC_WITH_TRADE.has(type) && (typeof value['tradeId'] !== 'string' || value['tradeId'] === '')) {
+        ctx.addIssue({ code: 'custom', path: ['tradeId'], message: `${type} must carry a non-empty string tradeId`, input: undefined });
+      }
+    }),
+  );
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * Parses a webhook body into a {@link WebhookEvent}: a JSON object with a non-empty string
+ * `eventId` and a string `type` (`event` is accepted as its alias and copied to `type`); every
+ * other field is kept as sent. `otc.trade.settled` and `otc.trade.cancelled` must carry a
+ * string `tradeId`. Anything else throws {@link WebhookPayloadError}. It does not check the
+ * signature: verify first (or use `createWebhookHandler`, which does both).
+ *
+ * @example
+ * const event = parseEvent(rawBody); // { eventId: 'e-1', type: 'otc.trade.settled', tradeId: 't-1', ... }
+ */
+export function parseEvent(payload: string | Uint8Array): WebhookEvent {
+  let text: string;
+  if (typeof payload === 'string') {
+    text = payload;
+  } else if (payload instanceof Uint8Array) {
+    try {
+      text = decoder.decode(payload);
+    } catch {
+      throw invalid('The webhook body is not valid UTF-8', [{ code: 'invalid_utf8', path: [], message: 'Not valid UTF-8' }]);
+    }
+  } else {
+    throw new TypeError(`payload must be a string or a Uint8Array, got ${describe(payload)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // JSON.parse's own message quotes the body, so it is not passed on
+    throw invalid('The webhook body is not valid JSON', [{ code: 'invalid_json', path: [], message: 'Not valid JSON' }]);
+  }
+  const result = EventSchema.safeParse(json);
+  if (!result.success) {
+    const issues: ValidationIssue[] = result.error.issues.map((issue) => ({
+      code: issue.code,
+      path: issue.path,
+      message: issue.message,
+    }));
+    const summary = issues
+      .slice(0, 3)
+      .map((issue) => (issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message))
+      .join('; ');
+    throw invalid(`The webhook body is not a valid event: ${summary}`, issues);
+  }
+  const { data } = result;
+  const type = data.type ?? data.event;
+  return (data.type === type ? data : { ...data, type }) as WebhookEvent; // validated above
+}
+
+function invalid(message: string, issues: ValidationIssue[]): WebhookPayloadError {
+  return new WebhookPayloadError(message, issues);
+}

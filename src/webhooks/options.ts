@@ -1,0 +1,239 @@
+import type { CheckoutClient } from '../client.js';
+import { describe } from '../internal/path.js';
+import type { Order, Withdrawal } from '../schemas.js';
+import type { WebhookEvent } from './event.js';
+import type { WebhookLogger } from './logger.js';
+import { MemoryEventStore } from './memory-store.js';
+import { secretList, type SignatureScheme, type WebhookSecret } from './signature.js';
+import type { EventStore } from './store.js';
+
+/** The part of `CheckoutClient` the handler uses to confirm events; a `CheckoutClient` fits. */
+export type WebhookClient = Pick<CheckoutClient, 'getOrderByExternalId' | 'getWithdrawalByExternalId'>;
+
+/** What `onEvent` gets for each new event. */
+export interface WebhookContext {
+  /** The verified event, with every field as the provider sent it. */
+  event: WebhookEvent;
+  /** The order as last read to confirm an `otc.trade.*` or `pix.deposit.*` event. */
+  order?: Order;
+  /** The withdrawal as last read to confirm a `pix.withdrawal.*` event. */
+  withdrawal?: Withdrawal;
+  /**
+   * Whether the status read confirms the event (see `createWebhookHandler`). `false` when nothing
+   * was read (no resolver, no id, unknown type), on a 404, or when the reads never confirmed it.
+   */
+  confirmed: boolean;
+}
+
+/** Handles one new event. Resolve once it is handled; throw to have it redelivered and run again. */
+export type OnEvent = (context: WebhookContext) => void | Promise<void>;
+
+/** Finds the externalId of the order or withdrawal an event is about, e.g. from `event.tradeId`; nothing means "do not read". */
+export type ExternalIdResolver = (event: WebhookEvent) => string | null | undefined | Promise<string | null | undefined>;
+
+/** How status reads confirm an event. */
+export interface ConfirmOptions {
+  /**
+   * How many reads in all before `onEvent` gets `confirmed: false`.
+   * @default 3
+   */
+  attempts?: number | undefined;
+  /**
+   * Milliseconds between two reads.
+   * @default 500
+   */
+  delayMs?: number | undefined;
+}
+
+/** Options of `createWebhookHandler`. */
+export interface WebhookHandlerOptions {
+  /** The endpoint's signing secret, or a list of them while rotating (any match is valid). */
+  secret: WebhookSecret;
+  /** Reads the order or withdrawal to confirm each event: a `CheckoutClient`. */
+  client: WebhookClient;
+  /** Handles each new, verified event once. */
+  onEvent: OnEvent;
+  /**
+   * Where handled events are recorded, so redeliveries are not handled twice. Use a shared store
+   * (`RedisEventStore`) when more than one process receives webhooks.
+   * @default new MemoryEventStore()
+   */
+  store?: EventStore | undefined;
+  /**
+   * The order's externalId for an `otc.trade.*` or `pix.deposit.*` event (may be async). Without
+   * it, or when it returns nothing, the order is not read and `confirmed` is `false`.
+   */
+  resolveOrderExternalId?: ExternalIdResolver | undefined;
+  /**
+   * The withdrawal's externalId for a `pix.withdrawal.*` event (may be async). Without it, or when
+   * it returns nothing, the withdrawal is not read and `confirmed` is `false`.
+   */
+  resolveWithdrawalExternalId?: ExternalIdResolver | undefined;
+  /**
+   * The header that holds the signature (case-insensitive).
+   * @default 'x-provider-signature'
+   */
+  signatureHeader?: string | undefined;
+  /** Replaces the default signature check (hex HMAC-SHA256 of the raw body in `signatureHeader`). */
+  scheme?: SignatureScheme | undefined;
+  /**
+   * The largest body accepted, in bytes; a larger one is answered 413 without being read further.
+   * @default 1_048_576 (1 MiB)
+   */
+  maxBodyBytes?: number | undefined;
+  /**
+   * Milliseconds after which a delivery still being handled is answered 503; the work goes on and
+   * completes or releases its claim. Keep it under the provider's ~10 s limit.
+   * @default 8_000
+   */
+  responseTimeoutMs?: number | undefined;
+  /**
+   * How long a claim holds, in milliseconds: if this process dies while handling an event, a
+   * redelivery can claim it after this. At least `responseTimeoutMs`; make it longer than
+   * `onEvent` ever takes.
+   * @default 60_000
+   */
+  leaseMs?: number | undefined;
+  /**
+   * How status reads confirm an event.
+   * @default { attempts: 3, delayMs: 500 }
+   */
+  confirm?: ConfirmOptions | undefined;
+  /** Receives one structured entry per delivery. */
+  logger?: WebhookLogger | undefined;
+}
+
+/** The options with every default applied, checked once. */
+export interface ResolvedOptions {
+  secrets: readonly string[];
+  client: WebhookClient;
+  onEvent: OnEvent;
+  store: EventStore;
+  resolveOrderExternalId: ExternalIdResolver | undefined;
+  resolveWithdrawalExternalId: ExternalIdResolver | undefined;
+  signatureHeader: string;
+  scheme: SignatureScheme | undefined;
+  maxBodyBytes: number;
+  responseTimeoutMs: number;
+  leaseMs: number;
+  attempts: number;
+  delayMs: number;
+  logger: WebhookLogger | undefined;
+}
+
+const KNOWN = new Set<string>([
+  'secret',
+  'client',
+  'onEvent',
+  'store',
+  'resolveOrderExternalId',
+  'resolveWithdrawalExternalId',
+  'signatureHeader',
+  'scheme',
+  'maxBodyBytes',
+  'responseTimeoutMs',
+  'leaseMs',
+  'confirm',
+  'logger',
+]);
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
+export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`createWebhookHandler options must be an object, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new TypeError(`createWebhookHandler: unknown option "${key}"`);
+  }
+  const client = options.client as unknown;
+  if (
+    client === null ||
+    typeof client !== 'object' ||
+    typeof (client as WebhookClient).getOrderByExternalId !== 'function' ||
+    typeof (client as WebhookClient).getWithdrawalByExternalId !== 'function'
+  ) {
+    throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
+  }
+  fn('onEvent', options.onEvent, true);
+  fn('resolveOrderExternalId', options.resolveOrderExternalId);
+  fn('resolveWithdrawalExternalId', options.resolveWithdrawalExternalId);
+  fn('scheme', options.scheme);
+  const store = options.store ?? new MemoryEventStore();
+  if (
+    store === null ||
+    typeof store !== 'object' ||
+    typeof store.claim !== 'function' ||
+    typeof store.complete !== 'function' ||
+    typeof store.release !== 'function'
+  ) {
+    throw new TypeError('store must be an EventStore (an object with claim, complete and release methods)');
+  }
+  const signatureHeader = options.signatureHeader ?? 'x-provider-signature';
+  if (typeof signatureHeader !== 'string' || !HEADER_NAME.test(signatureHeader)) {
+    throw new TypeError(`signatureHeader must be an HTTP header name such as "x-provider-signature", got ${describe(signatureHeader)}`);
+  }
+  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  if (typeof maxBodyBytes !== 'number' || !Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new TypeError(`maxBodyBytes must be a whole number of bytes of at least 1, got ${String(maxBodyBytes)}`);
+  }
+  const responseTimeoutMs = positiveMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
+  const leaseMs = positiveMs('leaseMs', options.leaseMs, 60_000);
+  if (leaseMs < responseTimeoutMs) {
+    throw new TypeError(
+      `leaseMs (${leaseMs}) must be at least responseTimeoutMs (${responseTimeoutMs}): a claim must outlive the delivery that made it`,
+    );
+  }
+  const confirm = options.confirm ?? {};
+  if (confirm === null || typeof confirm !== 'object') {
+    throw new TypeError(`confirm must be an object { attempts?, delayMs? }, got ${describe(confirm)}`);
+  }
+  const attempts = confirm.attempts ?? 3;
+  if (typeof attempts !== 'number' || !Number.isSafeInteger(attempts) || attempts < 1 || attempts > 100) {
+    throw new TypeError(`confirm.attempts must be a whole number from 1 to 100, got ${String(attempts)}`);
+  }
+  const delayMs = confirm.delayMs ?? 500;
+  if (typeof delayMs !== 'number' || !(delayMs >= 0) || !Number.isFinite(delayMs)) {
+    throw new TypeError(`confirm.delayMs must be a number of milliseconds of at least 0, got ${String(delayMs)}`);
+  }
+  const logger = options.logger as unknown;
+  if (
+    logger !== undefined &&
+    typeof logger !== 'function' &&
+    (logger === null ||
+      typeof logger !== 'object' ||
+      !['info', 'warn', 'error'].every((level) => typeof (logger as Record<string, unknown>)[level] === 'function'))
+  ) {
+    throw new TypeError('logger must be a function or an object with info, warn and error methods');
+  }
+  return {
+    secrets: secretList(options.secret),
+    client: client as WebhookClient,
+    onEvent: options.onEvent,
+    store,
+    resolveOrderExternalId: options.resolveOrderExternalId,
+    resolveWithdrawalExternalId: options.resolveWithdrawalExternalId,
+    signatureHeader: signatureHeader.toLowerCase(),
+    scheme: options.scheme,
+    maxBodyBytes,
+    responseTimeoutMs,
+    leaseMs,
+    attempts,
+    delayMs,
+    logger: logger as WebhookLogger | undefined,
+  };
+}
+
+function fn(name: string, value: unknown, required = false): void {
+  if (value === undefined && !required) return;
+  if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${describe(value)}`);
+}
+
+function positiveMs(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
+    throw new TypeError(`${name} must be a positive number of milliseconds, got ${String(value)}`);
+  }
+  return value;
+}

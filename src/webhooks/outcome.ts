@@ -1,0 +1,56 @@
+/**
+ * How a delivery ended:
+ * - `handled`: `onEvent` resolved and the event was marked done (200)
+ * - `duplicate`: the event was already done (200)
+ * - `in-flight`: another delivery of it holds the claim (409)
+ * - `bad-signature`: signature missing or wrong (401)
+ * - `invalid`: not a valid event (400)
+ * - `too-large`: the body is over `maxBodyBytes` (413)
+ * - `failed`: `onEvent`, a resolver or a status read failed; the claim was released (500)
+ * - `misconfigured`: a body parser consumed the raw body before the `node` adapter (500)
+ * - `timeout`: not finished within `responseTimeoutMs`; the work goes on (503)
+ * - `store-unavailable`: the event store failed to claim (503)
+ * - `draining`: `drain()` was called; no new deliveries are taken (503)
+ */
+export type WebhookOutcome =
+  | 'handled'
+  | 'duplicate'
+  | 'in-flight'
+  | 'bad-signature'
+  | 'invalid'
+  | 'too-large'
+  | 'failed'
+  | 'misconfigured'
+  | 'timeout'
+  | 'store-unavailable'
+  | 'draining';
+
+/** The HTTP status answered for each outcome. */
+export const OUTCOME_STATUS: Readonly<Record<WebhookOutcome, number>> = {
+  handled: 200,
+  duplicate: 200,
+  'in-flight': 409,
+  'bad-signature': 401,
+  invalid: 400,
+  'too-large': 413,
+  failed: 500,
+  misconfigured: 500,
+  timeout: 503,
+  'store-unavailable': 503,
+  draining: 503,
+};
+
+/** The short plain-text body answered for each outcome; it never carries a secret, a signature or the body. */
+export const OUTCOME_MESSAGE: Readonly<Record<WebhookOutcome, string>> = {
+  handled: 'OK: event handled',
+  duplicate: 'OK: event already handled',
+  'in-flight': 'Conflict: this event is being handled by another delivery; retry later',
+  'bad-signature': 'Unauthorized: missing or invalid signature',
+  invalid: 'Bad Request: the body is not a valid event',
+  'too-large': 'Payload Too Large',
+  failed: 'Internal Server Error: the event was not handled; redeliver it',
+  misconfigured: 'Internal Server Error: the raw request body is not available',
+  timeout: 'Service Unavailable: still handling the event; redeliver it later',
+  'store-unavailable': 'Service Unavailable: the event store is unavailable; redeliver it later',
+  draining: 'Service Unavailable: shutting down; redeliver it later',
+};

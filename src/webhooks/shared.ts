@@ -1,0 +1,37 @@
+// What both entry points (Web Crypto and node:crypto) export unchanged: nothing here computes an HMAC.
+export { WebhookPayloadError } from './errors.js';
+export { isEventType, parseEvent } from './event.js';
+export type {
+  EventOfType,
+  KnownWebhookEvent,
+  OtcTradeCancelledEvent,
+  OtcTradeSettledEvent,
+  PixDepositEvent,
+  PixWithdrawalEvent,
+  WebhookEvent,
+  WebhookEventBase,
+} from './event.js';
+export type { CreateWebhookHandler, WebhookHandler } from './handler.js';
+export type { WebhookLogEntry, WebhookLogger } from './logger.js';
+export { MemoryEventStore } from './memory-store.js';
+export type { MemoryEventStoreOptions } from './memory-store.js';
+export type { NodeRequestLike, NodeResponseLike } from './node-adapter.js';
+export type {
+  ConfirmOptions,
+  ExternalIdResolver,
+  OnEvent,
+  WebhookClient,
+  WebhookContext,
+  WebhookHandlerOptions,
+} from './options.js';
+export type { WebhookOutcome } from './outcome.js';
+export type {
+  SignatureScheme,
+  SignatureSchemeInput,
+  SignPayload,
+  VerifySignature,
+  VerifySignatureInput,
+  WebhookSecret,
+} from './signature.js';
+export type { PayloadInput } from './bytes.js';
+export type { ClaimResult, EventStore } from './store.js';

@@ -1,0 +1,84 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { signPayload } from 'checkout-partner-sdk/webhooks';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createApp as createExpressApp } from '../../examples/webhooks/express.js';
+import { createApp as createHonoApp } from '../../examples/webhooks/hono.js';
+import { createServer } from '../../examples/webhooks/node-http.js';
+import { makeClient, mockCheckout, SECRET } from './helpers.js';
+
+const { state } = mockCheckout({ bypassLoopback: true });
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+const settled = JSON.stringify({ eventId: 'evt-example', type: 'otc.trade.settled', tradeId: 't-9' });
+
+function options() {
+  state.orders.set('order-of-t-9', { externalId: 'order-of-t-9', settlement: { status: 'Settled', tradeId: 't-9' } });
+  const onEvent = vi.fn();
+  return {
+    onEvent,
+    options: {
+      secret: ['old-secret', SECRET],
+      client: makeClient(),
+      resolveOrderExternalId: (event: { [key: string]: unknown }) => `order-of-${String(event['tradeId'])}`,
+      onEvent,
+    },
+  };
+}
+
+const signed = async (signature?: string) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-provider-signature': signature ?? (await signPayload(settled, SECRET)) },
+  body: settled,
+});
+
+describe('examples/webhooks/node-http.ts', () => {
+  it('handles a signed delivery (200, onEvent confirmed) and refuses a bad signature (401)', async () => {
+    const { onEvent, options: opts } = options();
+    const { server, handler } = createServer(opts);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    closers.push(async () => {
+      await handler.drain();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+
+    expect((await fetch(url, await signed('sha256=' + '1'.repeat(64)))).status).toBe(401);
+    expect(onEvent).not.toHaveBeenCalled();
+    expect((await fetch(url, await signed())).status).toBe(200);
+    expect(onEvent).toHaveBeenCalledWith(expect.objectContaining({ confirmed: true, order: expect.objectContaining({ externalId: 'order-of-t-9' }) }));
+    expect((await fetch(url.replace('/webhooks', '/other'), await signed())).status).toBe(404);
+  });
+});
+
+describe('examples/webhooks/hono.ts', () => {
+  it('handles a signed delivery (200, onEvent confirmed) and refuses a bad signature (401)', async () => {
+    const { onEvent, options: opts } = options();
+    const app = createHonoApp(opts);
+    expect((await app.request('/webhooks', await signed('sha256=' + '1'.repeat(64)))).status).toBe(401);
+    expect((await app.request('/webhooks', { ...(await signed()), headers: { 'content-type': 'application/json' } })).status).toBe(401);
+    expect(onEvent).not.toHaveBeenCalled();
+    expect((await app.request('/webhooks', await signed())).status).toBe(200);
+    expect(onEvent).toHaveBeenCalledOnce();
+    expect(onEvent.mock.calls[0]?.[0]).toMatchObject({ confirmed: true, event: { eventId: 'evt-example' } });
+  });
+});
+
+describe('examples/webhooks/express.ts', () => {
+  it('handles a signed delivery though the app parses JSON elsewhere', async () => {
+    const { onEvent, options: opts } = options();
+    const { app } = createExpressApp(opts);
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    closers.push(() => new Promise((resolve) => server.close(resolve)));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+    expect((await fetch(url, await signed('sha256=' + '1'.repeat(64)))).status).toBe(401);
+    expect((await fetch(url, await signed())).status).toBe(200);
+    expect(onEvent).toHaveBeenCalledOnce();
+  });
+});

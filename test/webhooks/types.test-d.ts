@@ -1,0 +1,49 @@
+import type { CheckoutClient, Order, Withdrawal } from 'checkout-partner-sdk';
+import {
+  createWebhookHandler,
+  isEventType,
+  MemoryEventStore,
+  parseEvent,
+  signPayload,
+  verifySignature,
+  type ClaimResult,
+  type EventStore,
+  type OtcTradeSettledEvent,
+  type PixWithdrawalEvent,
+  type WebhookContext,
+  type WebhookEvent,
+  type WebhookHandler,
+  type WebhookLogEntry,
+} from 'checkout-partner-sdk/webhooks';
+import { describe, expectTypeOf, it } from 'vitest';
+import * as node from '../../src/webhooks/index.node.js';
+
+describe('webhook types', () => {
+  it('types the public functions', () => {
+    expectTypeOf(verifySignature).returns.toEqualTypeOf<Promise<boolean>>();
+    expectTypeOf(signPayload).returns.toEqualTypeOf<Promise<string>>();
+    expectTypeOf(parseEvent).returns.toEqualTypeOf<WebhookEvent>();
+    expectTypeOf(createWebhookHandler).returns.toEqualTypeOf<WebhookHandler>();
+    expectTypeOf(node.createWebhookHandler).toEqualTypeOf(createWebhookHandler);
+    expectTypeOf(node.verifySignature).toEqualTypeOf(verifySignature);
+    expectTypeOf<WebhookHandler['handle']>().toEqualTypeOf<(request: Request) => Promise<Response>>();
+    expectTypeOf<MemoryEventStore>().toMatchTypeOf<EventStore>();
+    expectTypeOf<ReturnType<EventStore['claim']>>().toEqualTypeOf<Promise<ClaimResult>>();
+  });
+
+  it('narrows known events with isEventType and keeps unknown ones', () => {
+    const event = parseEvent('{}');
+    if (isEventType(event, 'otc.trade.settled')) expectTypeOf(event.tradeId).toEqualTypeOf<string>();
+    if (isEventType(event, 'pix.withdrawal.settled')) expectTypeOf(event).toMatchTypeOf<PixWithdrawalEvent>();
+    expectTypeOf<{ eventId: 'e'; type: 'brand.new' }>().toMatchTypeOf<WebhookEvent>();
+    expectTypeOf<OtcTradeSettledEvent['type']>().toEqualTypeOf<'otc.trade.settled'>();
+    expectTypeOf(event.type).toEqualTypeOf<string>();
+  });
+
+  it('takes a CheckoutClient and gives onEvent the records', () => {
+    expectTypeOf<WebhookContext['order']>().toEqualTypeOf<Order | undefined>();
+    expectTypeOf<WebhookContext['withdrawal']>().toEqualTypeOf<Withdrawal | undefined>();
+    expectTypeOf<CheckoutClient>().toMatchTypeOf<Parameters<typeof createWebhookHandler>[0]['client']>();
+    expectTypeOf<WebhookLogEntry['outcome']>().toExtend<string>();
+  });
+});
