@@ -20,7 +20,8 @@ try {
   console.log(`packed ${packed[0].filename}: ${files.length} files, ${packed[0].size} bytes`);
 
   writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'smoke-app', private: true, type: 'module' }));
-  run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball]);
+  // msw: the testing entry's handlers need it, as they would in a partner's test setup
+  run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball, 'msw@3']);
 
   // A stand-in checkout service: token exchange and the order GET, nothing of the SDK's.
   const server = `
@@ -43,7 +44,7 @@ try {
       return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ srv, url: 'http://127.0.0.1:' + srv.address().port, exchanges: () => exchanges })));
     }
   `;
-  const body = (sdk, webhooks, testing) => `
+  const body = (sdk, webhooks, testing, redis) => `
     const { srv, url, exchanges } = await start();
     try {
       const client = new ${sdk}.CheckoutClient({ baseUrl: url, partnerId: 'smoke', partnerSecret: 'smoke-secret' });
@@ -57,6 +58,8 @@ try {
       const bad = (() => { try { ${webhooks}.parseEvent('nope'); } catch (e) { return e; } })();
       if (!(bad instanceof ${webhooks}.WebhookPayloadError) || !(bad instanceof ${sdk}.CheckoutError)) throw new Error('WebhookPayloadError is not a CheckoutError of the main entry');
       if (typeof ${testing}.createFakeCheckout !== 'function') throw new Error('testing entry lacks createFakeCheckout');
+      if (typeof ${redis}.RedisEventStore !== 'function' || typeof ${redis}.RedisTokenStore !== 'function') throw new Error('redis entry lacks its stores');
+      if (!(new ${redis}.RedisStoreError('x', { operation: 'get' }) instanceof ${sdk}.CheckoutError)) throw new Error('RedisStoreError is not a CheckoutError of the main entry');
     } finally { srv.close(); }
   `;
   writeFileSync(
@@ -67,8 +70,8 @@ try {
      const sdk = await import('checkout-partner-sdk');
      const webhooks = await import('checkout-partner-sdk/webhooks');
      const testing = await import('checkout-partner-sdk/testing');
-     await import('checkout-partner-sdk/redis');
-     ${body('sdk', 'webhooks', 'testing')}
+     const redis = await import('checkout-partner-sdk/redis');
+     ${body('sdk', 'webhooks', 'testing', 'redis')}
      console.log('esm ok');`,
   );
   writeFileSync(
@@ -77,9 +80,9 @@ try {
      const sdk = require('checkout-partner-sdk');
      const webhooks = require('checkout-partner-sdk/webhooks');
      const testing = require('checkout-partner-sdk/testing');
-     require('checkout-partner-sdk/redis');
+     const redis = require('checkout-partner-sdk/redis');
      require('checkout-partner-sdk/package.json');
-     (async () => { ${body('sdk', 'webhooks', 'testing')} console.log('cjs ok'); })().catch((e) => { console.error(e); process.exit(1); });`,
+     (async () => { ${body('sdk', 'webhooks', 'testing', 'redis')} console.log('cjs ok'); })().catch((e) => { console.error(e); process.exit(1); });`,
   );
   process.stdout.write(run('node', ['smoke.mjs']));
   process.stdout.write(run('node', ['smoke.cjs']));

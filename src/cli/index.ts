@@ -1,1 +1,24 @@
-console.log('checkout-partner: coming soon');
+/**
+ * The `checkout-partner` command line (bundled to dist/cli.js; Node only). See `checkout-partner --help`
+ * and the exit codes in ./exit-codes.ts.
+ */
+import { main } from './main.js';
+
+const controller = new AbortController();
+const stop = () => controller.abort(new DOMException('Interrupted', 'AbortError'));
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
+
+const exitCode = await main(process.argv.slice(2), {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  env: process.env,
+  stdinIsTTY: process.stdin.isTTY === true,
+  readStdin: async () => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of process.stdin as AsyncIterable<Uint8Array>) chunks.push(chunk);
+    return new Uint8Array(Buffer.concat(chunks));
+  },
+  signal: controller.signal,
+});
+process.exitCode = exitCode;

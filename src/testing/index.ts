@@ -1,1 +1,18 @@
-export {};
+/**
+ * `checkout-partner-sdk/testing`: a fake checkout service for tests, examples and local sandboxes,
+ * and a fake payment provider that signs and delivers events. `handlers()` needs the optional peer
+ * dependency msw; everything else runs without it.
+ */
+export { createFakeCheckout, FakeCheckout } from './fake-checkout.js';
+export { FakeCheckoutCore } from './service.js';
+export type { FakeCheckoutOptions } from './service.js';
+export type { FakeCheckoutStats, FakeRequestRecord } from './request-log.js';
+export type { FakePartner } from './partners.js';
+export type { ChangeOptions } from './records.js';
+export type { FailNextOptions, FaultStatus, FaultTarget } from './faults.js';
+export type { FakeServer, ListenOptions } from './node-server.js';
+export { REDACTED } from './responses.js';
+export { deliverEvent, EventDeliveryError } from './deliver-event.js';
+export type { DeliverEventOptions, Delivery, DeliveryAttempt, DeliveryReport } from './deliver-event.js';
+export { createEvent, signEvent } from './sign-event.js';
+export type { ProviderEvent, SignedEvent } from './sign-event.js';

@@ -1,0 +1,61 @@
+import { parseArgs } from 'node:util';
+import { usage } from './exit-codes.js';
+
+/** Every option of every command; each command says which of them it takes. */
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  json: { type: 'boolean' },
+  'base-url': { type: 'string' },
+  'partner-id': { type: 'string' },
+  'partner-secret': { type: 'string' },
+  'wait-until': { type: 'string' },
+  timeout: { type: 'string' },
+  interval: { type: 'string' },
+  show: { type: 'boolean' },
+  file: { type: 'string' },
+  secret: { type: 'string' },
+  signature: { type: 'string' },
+  port: { type: 'string' },
+} as const;
+
+export type OptionName = keyof typeof OPTIONS;
+export type ParsedOptions = { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+
+/** The command line split into positionals and options; unknown options are a usage error. */
+export interface ParsedArgs {
+  readonly positionals: readonly string[];
+  readonly options: ParsedOptions;
+}
+
+export function parseCommandLine(argv: readonly string[]): ParsedArgs {
+  try {
+    const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    return { positionals, options: values as ParsedOptions };
+  } catch (error) {
+    // parseArgs' messages name the option, never its value (which may be a secret)
+    const message = error instanceof Error ? error.message.split(/\n|\. /)[0]! : String(error);
+    throw usage(message.replace(/^Unknown option/, 'unknown option').replace(/^Option/, 'option'));
+  }
+}
+
+/** The credential options every API command takes. */
+export const CREDENTIAL_OPTIONS: readonly OptionName[] = ['base-url', 'partner-id', 'partner-secret'];
+
+/** A usage error for any option given that `command` does not take. */
+export function allowOnly(command: string, options: ParsedOptions, allowed: readonly OptionName[]): void {
+  for (const name of Object.keys(options) as OptionName[]) {
+    if (options[name] === undefined || name === 'help' || allowed.includes(name)) continue;
+    throw usage(`--${name} is not an option of "${command}"`, command);
+  }
+}
+
+/** A positive number of seconds from `--name`, in milliseconds. */
+export function secondsOption(command: string, name: OptionName, value: string | undefined, fallbackSeconds: number): number {
+  if (value === undefined) return fallbackSeconds * 1000;
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds <= 0) {
+    throw usage(`--${name} must be a positive number of seconds, got "${value}"`, command);
+  }
+  return seconds * 1000;
+}

@@ -1,0 +1,44 @@
+import { decodeJwt } from 'jose';
+import { allowOnly, CREDENTIAL_OPTIONS, type ParsedArgs } from '../args.js';
+import { clientFrom } from '../credentials.js';
+import { ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
+import { formatJson } from '../format.js';
+import type { CliIo } from '../io.js';
+
+/** `token`: mint a token and show its expiry; the token itself only with --show. */
+export async function tokenCommand({ positionals, options }: ParsedArgs, io: CliIo): Promise<ExitCodeValue> {
+  allowOnly('token', options, [...CREDENTIAL_OPTIONS, 'json', 'show']);
+  if (positionals.length > 1) throw usage(`"token" takes no arguments, got "${positionals[1]}"`, 'token');
+  const client = clientFrom(options, io);
+  const token = await client.getAccessToken({ signal: io.signal });
+  const expiresAt = jwtExpiry(token) ?? client.tokenExpiresAt;
+  const expiresIn = expiresAt === undefined ? undefined : Math.max(0, Math.round((expiresAt - Date.now()) / 1000));
+  const when = expiresAt === undefined ? 'an unknown time' : `${new Date(expiresAt).toISOString()} (in ${expiresIn} s)`;
+  if (options.json) {
+    io.out(
+      formatJson({
+        tokenType: 'Bearer',
+        expiresAt: expiresAt === undefined ? null : new Date(expiresAt).toISOString(),
+        expiresInSeconds: expiresIn ?? null,
+        ...(options.show ? { accessToken: token } : {}),
+      }),
+    );
+  } else if (options.show) {
+    io.err(`Access token for partner ${client.partnerId}, expires at ${when}\n`);
+    io.out(`${token}\n`);
+  } else {
+    io.out(`Access token obtained for partner ${client.partnerId}; it expires at ${when}.\n`);
+    io.out('The token is not printed; pass --show to print it.\n');
+  }
+  return ExitCode.Ok;
+}
+
+/** The JWT's `exp` in epoch ms, or `undefined` for an opaque token. */
+function jwtExpiry(token: string): number | undefined {
+  try {
+    const { exp } = decodeJwt(token);
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}

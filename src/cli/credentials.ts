@@ -1,0 +1,26 @@
+import { CheckoutClient } from '../index.js';
+import type { ParsedOptions } from './args.js';
+import { CliError, ExitCode } from './exit-codes.js';
+import type { CliIo } from './io.js';
+
+/** A client from the flags, else the environment; missing credentials are exit code 3 with what to set. */
+export function clientFrom(options: ParsedOptions, io: CliIo): CheckoutClient {
+  const pick = (flag: string | undefined, envName: string) => (flag !== undefined && flag !== '' ? flag : io.env[envName] || undefined);
+  const baseUrl = pick(options['base-url'], 'CHECKOUT_BASE_URL');
+  const partnerId = pick(options['partner-id'], 'CHECKOUT_PARTNER_ID');
+  const partnerSecret = pick(options['partner-secret'], 'CHECKOUT_PARTNER_SECRET');
+  const missing = [
+    baseUrl === undefined ? 'CHECKOUT_BASE_URL (or --base-url)' : undefined,
+    partnerId === undefined ? 'CHECKOUT_PARTNER_ID (or --partner-id)' : undefined,
+    partnerSecret === undefined ? 'CHECKOUT_PARTNER_SECRET (or --partner-secret)' : undefined,
+  ].filter((m) => m !== undefined);
+  if (missing.length > 0) {
+    throw new CliError(ExitCode.Auth, `missing credentials: set ${missing.join(', ')}`, 'Try "checkout-partner sandbox" for a local fake service and credentials.');
+  }
+  try {
+    return new CheckoutClient({ baseUrl, partnerId, partnerSecret, maxRetries: 2, timeoutMs: 30_000 });
+  } catch (error) {
+    // The client's argument errors name the option, never its value.
+    throw new CliError(ExitCode.Usage, error instanceof Error ? error.message : String(error));
+  }
+}

@@ -1,0 +1,14 @@
+/** What a command may touch: output streams, the environment, stdin, and a signal for Ctrl-C. */
+export interface CliIo {
+  /** Writes to stdout (the command's result). */
+  out(text: string): void;
+  /** Writes to stderr (progress, hints, errors). */
+  err(text: string): void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether stdin is a terminal (then there is no piped body to read). */
+  readonly stdinIsTTY: boolean;
+  /** All of stdin. */
+  readStdin(): Promise<Uint8Array>;
+  /** Aborts on SIGINT or SIGTERM. */
+  readonly signal: AbortSignal;
+}

@@ -1,0 +1,221 @@
+import { CheckoutError } from '../errors.js';
+import { describe } from '../internal/path.js';
+import { pause } from './faults.js';
+import { eventBody, signatureHeaderName, signEvent, type ProviderEvent } from './sign-event.js';
+
+/** Options of {@link deliverEvent}. */
+export interface DeliverEventOptions {
+  /** The signing secret of the partner's webhook endpoint. */
+  secret: string;
+  /**
+   * How many times the event is delivered again after the first delivery, as a provider does
+   * when it retries or duplicates (`1` sends it twice). Each delivery repeats the same body and `eventId`.
+   * @default 0
+   */
+  duplicates?: number | undefined;
+  /**
+   * Milliseconds between the end of one delivery and the start of the next (with `duplicates`).
+   * @default 0
+   */
+  delayMs?: number | undefined;
+  /**
+   * Send all the deliveries at once instead of one after another, to test a receiver's in-flight
+   * deduplication (`409`).
+   * @default false
+   */
+  parallel?: boolean | undefined;
+  /**
+   * The signature header's name.
+   * @default 'x-provider-signature'
+   */
+  signatureHeader?: string | undefined;
+  /**
+   * Attempts per delivery: a non-2xx answer, a network error or a timeout is retried until this
+   * many attempts were made, then the call rejects with {@link EventDeliveryError}.
+   * @default 5
+   */
+  maxAttempts?: number | undefined;
+  /**
+   * Milliseconds before the first retry; each further retry waits twice as long, up to `maxRetryDelayMs`.
+   * @default 100
+   */
+  retryDelayMs?: number | undefined;
+  /**
+   * The longest wait between two attempts, in milliseconds.
+   * @default 2_000
+   */
+  maxRetryDelayMs?: number | undefined;
+  /**
+   * How long one attempt may take, in milliseconds (the provider wants a 2xx within about 10 s).
+   * @default 10_000
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * The `fetch` to send with, e.g. a Hono app's `app.request` or a handler's `handle`.
+   * @default globalThis.fetch
+   */
+  fetch?: ((input: Request) => Promise<Response>) | undefined;
+  /** Stops delivering; the call rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+}
+
+/** One POST of the event. */
+export interface DeliveryAttempt {
+  /** The receiver's status, or `undefined` when no response came (network error, timeout). */
+  readonly status: number | undefined;
+  /** Why the attempt failed without a status. */
+  readonly error?: string | undefined;
+  /** The first 500 characters of the response body. */
+  readonly body?: string | undefined;
+}
+
+/** One delivery of the event: its attempts, the last one answered 2xx. */
+export interface Delivery {
+  readonly attempts: readonly DeliveryAttempt[];
+  /** The 2xx status that ended it. */
+  readonly status: number;
+}
+
+/** What {@link deliverEvent} did. */
+export interface DeliveryReport {
+  /** The exact body that was signed and sent. */
+  readonly body: string;
+  /** The signature header's value. */
+  readonly signature: string;
+  /** One entry per delivery (`1 + duplicates`), in the order they started. */
+  readonly deliveries: readonly Delivery[];
+}
+
+/** A delivery got no 2xx within `maxAttempts` attempts. */
+export class EventDeliveryError extends CheckoutError {
+  override readonly name = 'EventDeliveryError' as const;
+  /** Every attempt of the failed delivery. */
+  readonly attempts: readonly DeliveryAttempt[];
+
+  constructor(message: string, attempts: readonly DeliveryAttempt[]) {
+    super(message);
+    this.attempts = attempts;
+  }
+}
+
+/**
+ * Delivers an event to a webhook endpoint as the payment provider would: signs the raw body,
+ * POSTs it (no redirects followed), and retries with exponential backoff until a 2xx, at most
+ * `maxAttempts` times. With `duplicates` the same event is delivered again, to exercise the
+ * receiver's deduplication.
+ *
+ * @example
+ * const report = await deliverEvent('http://127.0.0.1:8787/webhooks',
+ *   { eventId: 'e-1', type: 'otc.trade.settled', tradeId: 't-1' }, { secret: 'whsec', duplicates: 1 });
+ * report.deliveries.length; // 2
+ */
+export async function deliverEvent(
+  url: string | URL,
+  event: ProviderEvent | string,
+  options: DeliverEventOptions,
+): Promise<DeliveryReport> {
+  const target = checkUrl(url);
+  const body = eventBody(event);
+  const o = checkOptions(options);
+  const signed = await signEvent(body, o.secret, { signatureHeader: o.signatureHeader });
+  const send = (): Promise<Delivery> => deliverOnce(target, signed.body, signed.headers, o);
+
+  const deliveries: Delivery[] = [];
+  const count = 1 + o.duplicates;
+  if (o.parallel) {
+    deliveries.push(...(await Promise.all(Array.from({ length: count }, send))));
+  } else {
+    for (let i = 0; i < count; i += 1) {
+      if (i > 0) await wait(o.delayMs, o.signal);
+      deliveries.push(await send());
+    }
+  }
+  return { body: signed.body, signature: signed.signature, deliveries };
+}
+
+interface Resolved {
+  secret: string;
+  duplicates: number;
+  delayMs: number;
+  parallel: boolean;
+  signatureHeader: string;
+  maxAttempts: number;
+  retryDelayMs: number;
+  maxRetryDelayMs: number;
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+  fetch: (input: Request) => Promise<Response>;
+}
+
+async function deliverOnce(url: string, body: string, headers: Readonly<Record<string, string>>, o: Resolved): Promise<Delivery> {
+  const attempts: DeliveryAttempt[] = [];
+  for (let attempt = 1; attempt <= o.maxAttempts; attempt += 1) {
+    if (attempt > 1) await wait(Math.min(o.retryDelayMs * 2 ** (attempt - 2), o.maxRetryDelayMs), o.signal);
+    o.signal?.throwIfAborted();
+    const timeout = AbortSignal.timeout(o.timeoutMs);
+    const signal = o.signal === undefined ? timeout : AbortSignal.any([o.signal, timeout]);
+    try {
+      const response = await o.fetch(new Request(url, { method: 'POST', body, headers, redirect: 'manual', signal }));
+      const text = (await response.text()).slice(0, 500);
+      attempts.push({ status: response.status, body: text });
+      if (response.status >= 200 && response.status < 300) return { attempts, status: response.status };
+    } catch (error) {
+      o.signal?.throwIfAborted();
+      const reason = timeout.aborted ? `no response within ${o.timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+      attempts.push({ status: undefined, error: reason });
+    }
+  }
+  const last = attempts.at(-1);
+  const outcome = last?.status === undefined ? (last?.error ?? 'no response') : `status ${last.status}`;
+  throw new EventDeliveryError(`The event was not accepted after ${attempts.length} attempts (last: ${outcome})`, attempts);
+}
+
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  signal?.throwIfAborted();
+  return pause(ms, signal).then(() => signal?.throwIfAborted());
+}
+
+function checkUrl(url: unknown): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url instanceof URL ? url.href : (url as string));
+  } catch {
+    throw new TypeError(`deliverEvent: url must be an absolute http(s) URL, got ${describe(url)}`);
+  }
+  if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError('deliverEvent: url must be a string or a URL');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new TypeError(`deliverEvent: url must use http or https, got "${parsed.protocol}"`);
+  }
+  return parsed.href;
+}
+
+function checkOptions(options: DeliverEventOptions): Resolved {
+  if (options === null || typeof options !== 'object') throw new TypeError('deliverEvent: options must be an object with a secret');
+  if (typeof options.secret !== 'string' || options.secret === '') throw new TypeError('deliverEvent: secret must be a non-empty string');
+  const whole = (name: string, value: unknown, fallback: number, min: number): number => {
+    const v = value ?? fallback;
+    if (!Number.isInteger(v) || (v as number) < min) throw new TypeError(`deliverEvent: ${name} must be a whole number of at least ${min}, got ${String(v)}`);
+    return v as number;
+  };
+  const ms = (name: string, value: unknown, fallback: number, min: number): number => {
+    const v = value ?? fallback;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new TypeError(`deliverEvent: ${name} must be a number of at least ${min}, got ${String(v)}`);
+    return v;
+  };
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new TypeError('deliverEvent: fetch must be a function');
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('deliverEvent: signal must be an AbortSignal');
+  if (options.parallel !== undefined && typeof options.parallel !== 'boolean') throw new TypeError('deliverEvent: parallel must be a boolean');
+  return {
+    secret: options.secret,
+    duplicates: whole('duplicates', options.duplicates, 0, 0),
+    delayMs: ms('delayMs', options.delayMs, 0, 0),
+    parallel: options.parallel ?? false,
+    signatureHeader: signatureHeaderName(options.signatureHeader),
+    maxAttempts: whole('maxAttempts', options.maxAttempts, 5, 1),
+    retryDelayMs: ms('retryDelayMs', options.retryDelayMs, 100, 0),
+    maxRetryDelayMs: ms('maxRetryDelayMs', options.maxRetryDelayMs, 2_000, 0),
+    timeoutMs: ms('timeoutMs', options.timeoutMs, 10_000, 1),
+    fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
+    signal: options.signal,
+  };
+}

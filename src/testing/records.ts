@@ -1,0 +1,141 @@
+import { describe } from '../internal/path.js';
+import type { ParseSchema } from '../schemas.js';
+
+/** When a change made by the test becomes visible to the status GET. */
+export interface ChangeOptions {
+  /**
+   * How many more reads (status GETs) of the record still see its current state; the change shows
+   * from the read after them on. `0` applies the change at once. Use it to make a record advance
+   * while a client polls (`waitForOrder`), without timers.
+   * @default 0
+   */
+  afterReads?: number | undefined;
+}
+
+interface PendingChange<T> {
+  remaining: number;
+  apply: (record: T) => T;
+}
+
+/**
+ * Records (orders or withdrawals) keyed by `externalId`, each validated by the SDK's own schema, so
+ * the fake can only serve what the client accepts. Reads hand out copies; changes may be deferred
+ * by a number of reads.
+ */
+export class RecordTable<T extends { externalId: string }> {
+  readonly #kind: string;
+  readonly #schema: ParseSchema<T>;
+  readonly #records = new Map<string, T>();
+  readonly #pending = new Map<string, PendingChange<T>[]>();
+
+  constructor(kind: string, schema: ParseSchema<T>) {
+    this.#kind = kind;
+    this.#schema = schema;
+  }
+
+  /** Validates and stores (or replaces) a record, dropping its deferred changes. */
+  set(value: unknown): T {
+    const record = this.#check(value, `set${this.#title()}()`);
+    this.#records.set(record.externalId, record);
+    this.#pending.delete(record.externalId);
+    return structuredClone(record);
+  }
+
+  /** Merges `patch` into the record, now or after `afterReads` reads. */
+  change(externalId: unknown, patch: (record: T) => Record<string, unknown>, options: ChangeOptions | undefined, caller: string): void {
+    const id = this.#existing(externalId, caller);
+    const afterReads = checkAfterReads(options, caller);
+    const apply = (record: T): T => {
+      const next = { ...record, ...patch(record), externalId: record.externalId };
+      for (const [key, v] of Object.entries(next)) if (v === undefined) delete (next as Record<string, unknown>)[key];
+      return this.#check(next, caller);
+    };
+    if (afterReads === 0) {
+      this.#records.set(id, apply(this.#records.get(id) as T));
+      return;
+    }
+    // Validate now, so a bad patch fails in the test that wrote it, not in a later read.
+    apply(this.#records.get(id) as T);
+    const queue = this.#pending.get(id) ?? [];
+    queue.push({ remaining: afterReads, apply });
+    this.#pending.set(id, queue);
+  }
+
+  /** A copy of the record as the test last left it (deferred changes not applied), or `undefined`. */
+  peek(externalId: string): T | undefined {
+    const record = this.#records.get(externalId);
+    return record === undefined ? undefined : structuredClone(record);
+  }
+
+  /** What a status GET sees: applies due changes, counts the read, returns a copy. */
+  read(externalId: string): T | undefined {
+    let record = this.#records.get(externalId);
+    if (record === undefined) return undefined;
+    const queue = this.#pending.get(externalId) ?? [];
+    while (queue[0] !== undefined && queue[0].remaining <= 0) {
+      record = queue.shift()!.apply(record);
+      this.#records.set(externalId, record);
+    }
+    for (const change of queue) change.remaining -= 1;
+    if (queue.length === 0) this.#pending.delete(externalId);
+    return structuredClone(record);
+  }
+
+  delete(externalId: string): boolean {
+    this.#pending.delete(externalId);
+    return this.#records.delete(externalId);
+  }
+
+  clear(): void {
+    this.#records.clear();
+    this.#pending.clear();
+  }
+
+  get size(): number {
+    return this.#records.size;
+  }
+
+  #existing(externalId: unknown, caller: string): string {
+    if (typeof externalId !== 'string' || externalId === '') {
+      throw new TypeError(`${caller}: externalId must be a non-empty string, got ${describe(externalId)}`);
+    }
+    if (!this.#records.has(externalId)) {
+      throw new TypeError(`${caller}: no ${this.#kind} with externalId "${externalId}"; add it with set${this.#title()}() first`);
+    }
+    return externalId;
+  }
+
+  #check(value: unknown, caller: string): T {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new TypeError(`${caller}: the ${this.#kind} must be an object, got ${describe(value)}`);
+    }
+    let copy: unknown;
+    try {
+      copy = structuredClone(value);
+    } catch {
+      throw new TypeError(`${caller}: the ${this.#kind} must be plain data (JSON-like), without functions`);
+    }
+    const result = this.#schema.safeParse(copy);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const where = issue && issue.path.length > 0 ? ` at ${issue.path.map(String).join('.')}` : '';
+      throw new TypeError(`${caller}: not a valid ${this.#kind}${where}: ${issue?.message ?? 'invalid'}`);
+    }
+    if (result.data.externalId === '') throw new TypeError(`${caller}: externalId must not be empty`);
+    return result.data;
+  }
+
+  #title(): string {
+    return this.#kind[0]!.toUpperCase() + this.#kind.slice(1);
+  }
+}
+
+function checkAfterReads(options: ChangeOptions | undefined, caller: string): number {
+  if (options === undefined) return 0;
+  if (options === null || typeof options !== 'object') throw new TypeError(`${caller}: options must be an object`);
+  const value = options.afterReads ?? 0;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new TypeError(`${caller}: afterReads must be a whole number of at least 0, got ${String(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,340 @@
+import { describe } from '../internal/path.js';
+import { OrderSchema, WithdrawalSchema, type Order, type Withdrawal } from '../schemas.js';
+import { FaultQueue, pause, type FailNextOptions, type FaultStatus } from './faults.js';
+import { serveOnNodeHttp, type FakeServer, type ListenOptions } from './node-server.js';
+import { checkPartner, type FakePartner, type ResolvedPartner } from './partners.js';
+import { RecordTable, type ChangeOptions } from './records.js';
+import { RequestLog, type FakeCheckoutStats, type FakeRequestRecord } from './request-log.js';
+import { maskHeaders, problem } from './responses.js';
+import { handleRoute, type RouteContext } from './routes.js';
+import { TokenAuthority } from './tokens.js';
+
+/** Options of {@link createFakeCheckout}. */
+export interface FakeCheckoutOptions {
+  /**
+   * The partner accounts the fake knows. More can be added with `setPartner`.
+   * @default []
+   */
+  partners?: readonly FakePartner[] | undefined;
+  /**
+   * The lifetime of the access tokens it issues (`expiresIn`), in seconds.
+   * @default 3600
+   */
+  tokenTtlSeconds?: number | undefined;
+  /**
+   * How many requests `requests` keeps (the oldest are dropped), so a long-running sandbox stays bounded.
+   * @default 1000
+   */
+  maxLoggedRequests?: number | undefined;
+  /**
+   * Called with each request once it has been answered (secrets masked), e.g. to print a live log.
+   * What it throws is ignored.
+   */
+  onRequest?: ((record: FakeRequestRecord) => void) | undefined;
+}
+
+/** Returned by the internal handler when the connection must be dropped without a response. */
+export const DROP_CONNECTION: unique symbol = Symbol('drop connection');
+
+/**
+ * The fake checkout service without the msw adapter (so code that never builds msw handlers, such
+ * as the CLI's sandbox, does not load msw). Partners use {@link FakeCheckout} through
+ * `createFakeCheckout`.
+ */
+export class FakeCheckoutCore {
+  /**
+   * The service as a Web fetch function: give it a `Request` (or fetch's arguments), get its
+   * `Response`. Bound, so it can be passed around, e.g. as the client's `fetch`. An injected
+   * `'network'` fault rejects with a `TypeError`, as fetch does when a connection drops.
+   *
+   * @example
+   * const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId, partnerSecret, fetch: fake.fetch });
+   */
+  readonly fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
+  readonly #initialPartners: readonly ResolvedPartner[];
+  readonly #partners = new Map<string, ResolvedPartner>();
+  readonly #orders = new RecordTable<Order>('order', OrderSchema);
+  readonly #withdrawals = new RecordTable<Withdrawal>('withdrawal', WithdrawalSchema);
+  readonly #tokenTtlSeconds: number;
+  readonly #log: RequestLog;
+  readonly #faults = new FaultQueue();
+  #tokens = new TokenAuthority();
+  #delayMs = 0;
+  #nextRequestId = 1;
+
+  constructor(options: FakeCheckoutOptions = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`createFakeCheckout options must be an object, got ${describe(options)}`);
+    }
+    const partners = options.partners ?? [];
+    if (!Array.isArray(partners)) throw new TypeError(`partners must be an array, got ${describe(partners)}`);
+    this.#initialPartners = partners.map((partner, i) => checkPartner(partner, `partners[${i}]`));
+    const ids = new Set<string>();
+    for (const partner of this.#initialPartners) {
+      if (ids.has(partner.partnerId)) throw new TypeError(`partners: partnerId "${partner.partnerId}" appears twice`);
+      ids.add(partner.partnerId);
+    }
+    this.#tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
+    if (!Number.isInteger(this.#tokenTtlSeconds) || this.#tokenTtlSeconds < 1) {
+      throw new TypeError(`tokenTtlSeconds must be a whole number of at least 1, got ${String(options.tokenTtlSeconds)}`);
+    }
+    const maxLogged = options.maxLoggedRequests ?? 1000;
+    if (!Number.isInteger(maxLogged) || maxLogged < 0) {
+      throw new TypeError(`maxLoggedRequests must be a whole number of at least 0, got ${String(options.maxLoggedRequests)}`);
+    }
+    if (options.onRequest !== undefined && typeof options.onRequest !== 'function') {
+      throw new TypeError(`onRequest must be a function, got ${describe(options.onRequest)}`);
+    }
+    this.#log = new RequestLog(maxLogged, options.onRequest);
+    this.#restorePartners();
+    this.fetch = async (input, init) => {
+      const outcome = await this.respond(new Request(input, init));
+      if (outcome === DROP_CONNECTION) {
+        // Worded as undici words it, so clients recognise a network error (and retry it).
+        throw new TypeError('fetch failed', {
+          cause: new Error('the fake checkout service dropped the connection (injected fault)'),
+        });
+      }
+      return outcome;
+    };
+  }
+
+  /** Adds a partner account, or replaces the one with the same `partnerId`. */
+  setPartner(partner: FakePartner): void {
+    const resolved = checkPartner(partner);
+    this.#partners.set(resolved.partnerId, resolved);
+  }
+
+  /**
+   * Changes a partner account: disable it, take its API access away, rotate its secret. Tokens it
+   * already holds stop working at once when it is disabled or loses API access.
+   *
+   * @example
+   * fake.updatePartner('p-1', { apiEnabled: false }); // the next exchange answers 401
+   */
+  updatePartner(partnerId: string, changes: Partial<Omit<FakePartner, 'partnerId'>>): void {
+    const current = typeof partnerId === 'string' ? this.#partners.get(partnerId) : undefined;
+    if (current === undefined) throw new TypeError(`updatePartner: no partner with partnerId ${JSON.stringify(partnerId)}`);
+    if (changes === null || typeof changes !== 'object') throw new TypeError('updatePartner: changes must be an object');
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+    this.#partners.set(partnerId, checkPartner({ ...current, ...defined, partnerId }));
+  }
+
+  /**
+   * Adds an order, or replaces the one with the same `externalId` (dropping its pending changes).
+   * It is validated with the SDK's `OrderSchema`; every other field is served as given.
+   *
+   * @example
+   * fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' } });
+   * fake.setOrder({ externalId: 'o-2', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+   */
+  setOrder(order: Order): Order {
+    return this.#orders.set(order);
+  }
+
+  /**
+   * Merges `patch` into an order: its fields replace the order's, `settlement` is merged field by
+   * field, and a field set to `undefined` is removed.
+   */
+  updateOrder(externalId: string, patch: Partial<Order>, options?: ChangeOptions): void {
+    if (patch === null || typeof patch !== 'object') throw new TypeError('updateOrder: patch must be an object');
+    this.#orders.change(
+      externalId,
+      (order) => {
+        const merged: Record<string, unknown> = { ...patch };
+        if (patch.settlement != null && typeof patch.settlement === 'object') {
+          merged.settlement = { ...(order.settlement ?? {}), ...patch.settlement };
+        }
+        return merged;
+      },
+      options,
+      'updateOrder()',
+    );
+  }
+
+  /**
+   * The order's crypto swap (or BRZ payment) settles: `settlement.status` becomes `Settled`.
+   * `tradeId` also sets `settlement.tradeId`; otherwise it is kept (null for BRZ).
+   *
+   * @example
+   * fake.settleOrder('o-1');                     // visible at the next read
+   * fake.settleOrder('o-2', { afterReads: 2 });  // two more reads see it pending, the third Settled
+   */
+  settleOrder(externalId: string, options: ChangeOptions & { tradeId?: string | undefined } = {}): void {
+    const tradeId = options?.tradeId;
+    if (tradeId !== undefined && (typeof tradeId !== 'string' || tradeId === '')) {
+      throw new TypeError('settleOrder: tradeId must be a non-empty string');
+    }
+    this.updateOrder(externalId, { settlement: { status: 'Settled', ...(tradeId === undefined ? {} : { tradeId }) } }, options);
+  }
+
+  /** The order's trade is cancelled (`otc.trade.cancelled`): `settlement.status` becomes `Cancelled`. */
+  cancelOrder(externalId: string, options?: ChangeOptions): void {
+    this.updateOrder(externalId, { settlement: { status: 'Cancelled' } }, options);
+  }
+
+  /** A copy of the order as last set (pending changes not applied, no read counted), or `undefined`. */
+  getOrder(externalId: string): Order | undefined {
+    return this.#orders.peek(externalId);
+  }
+
+  /** Removes an order; its GET then answers 404. */
+  deleteOrder(externalId: string): boolean {
+    return this.#orders.delete(externalId);
+  }
+
+  /**
+   * Adds a withdrawal, or replaces the one with the same `externalId`.
+   *
+   * @example
+   * fake.setWithdrawal({ externalId: 'w-1', status: 'Processing' });
+   */
+  setWithdrawal(withdrawal: Withdrawal): Withdrawal {
+    return this.#withdrawals.set(withdrawal);
+  }
+
+  /** Merges `patch` into a withdrawal (a field set to `undefined` is removed). */
+  updateWithdrawal(externalId: string, patch: Partial<Withdrawal>, options?: ChangeOptions): void {
+    if (patch === null || typeof patch !== 'object') throw new TypeError('updateWithdrawal: patch must be an object');
+    this.#withdrawals.change(externalId, () => ({ ...patch }), options, 'updateWithdrawal()');
+  }
+
+  /** The PIX withdrawal settles (`pix.withdrawal.settled`): `status` becomes `Completed`. */
+  completeWithdrawal(externalId: string, options?: ChangeOptions): void {
+    this.updateWithdrawal(externalId, { status: 'Completed' }, options);
+  }
+
+  /** A copy of the withdrawal as last set, or `undefined`. */
+  getWithdrawal(externalId: string): Withdrawal | undefined {
+    return this.#withdrawals.peek(externalId);
+  }
+
+  /** Removes a withdrawal; its GET then answers 404. */
+  deleteWithdrawal(externalId: string): boolean {
+    return this.#withdrawals.delete(externalId);
+  }
+
+  /**
+   * The next `count` requests (of the kind `options.only` picks) fail with `status`, or, with
+   * `'network'`, lose their connection without a response. Later calls queue behind earlier ones.
+   *
+   * @example
+   * fake.failNext(1, 503);                          // the client retries and succeeds
+   * fake.failNext(3, 429, { retryAfter: 1 });       // with Retry-After: 1
+   * fake.failNext(1, 'network', { only: 'token' }); // the next token exchange gets no response
+   */
+  failNext(count: number, status: FaultStatus, options?: FailNextOptions): void {
+    this.#faults.add(count, status, options);
+  }
+
+  /** Injected failures not yet used. */
+  get pendingFaults(): number {
+    return this.#faults.pending;
+  }
+
+  /**
+   * Every response is held back `ms` milliseconds (0 turns it off), e.g. to test a client timeout.
+   * A request aborted meanwhile is answered at once.
+   */
+  setDelay(ms: number): void {
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+      throw new TypeError(`setDelay: ms must be a number of at least 0, got ${String(ms)}`);
+    }
+    this.#delayMs = ms;
+  }
+
+  /** Every access token issued so far stops working (401), as after a key rotation on the service. */
+  revokeTokens(): void {
+    this.#tokens.revokeAll();
+  }
+
+  /** What the fake received, oldest first (at most `maxLoggedRequests`). Secrets are masked. */
+  get requests(): readonly FakeRequestRecord[] {
+    return this.#log.entries;
+  }
+
+  /** Counters since creation or `reset()`. */
+  get stats(): FakeCheckoutStats {
+    return this.#log.stats;
+  }
+
+  /**
+   * Back to the state right after creation: the partners as first given, no orders or
+   * withdrawals, an empty log, zeroed stats, no faults or delay, and every token revoked.
+   */
+  reset(): void {
+    this.#restorePartners();
+    this.#orders.clear();
+    this.#withdrawals.clear();
+    this.#faults.clear();
+    this.#log.clear();
+    this.#delayMs = 0;
+    this.#tokens = new TokenAuthority();
+  }
+
+  /**
+   * Serves the fake over real HTTP with node:http (Node, Bun, Deno), on 127.0.0.1 and a free port
+   * by default. `url` is the origin to pass as the client's `baseUrl`; `close()` stops the server
+   * and ends its keep-alive connections.
+   *
+   * @example
+   * const server = await fake.listen();
+   * const client = new CheckoutClient({ baseUrl: server.url, partnerId: 'p-1', partnerSecret: 's-1' });
+   * await server.close();
+   */
+  listen(options: ListenOptions = {}): Promise<FakeServer> {
+    return serveOnNodeHttp((request) => this.respond(request), options);
+  }
+
+  /**
+   * The whole service, as every adapter (fetch, msw, node:http) calls it: logs the request, applies
+   * injected faults and the delay, routes it. Resolves with the `Response`, or with
+   * {@link DROP_CONNECTION} for an injected `'network'` fault. Prefer {@link fetch} in your own code.
+   */
+  async respond(request: Request): Promise<Response | typeof DROP_CONNECTION> {
+    const url = new URL(request.url);
+    const requestId = `fake-${this.#nextRequestId++}`;
+    const kind = /\/auth\/token\/?$/.test(url.pathname) ? 'token' : 'business';
+    const arrived = { method: request.method.toUpperCase(), path: url.pathname + url.search, headers: maskHeaders(request.headers), at: Date.now() };
+
+    let outcome: Response | typeof DROP_CONNECTION;
+    const fault = this.#faults.take(kind);
+    if (fault !== undefined) {
+      await pause(fault.delayMs + this.#delayMs, request.signal);
+      outcome =
+        fault.status === 'network'
+          ? DROP_CONNECTION
+          : new Response(JSON.stringify(fault.body), {
+              status: fault.status,
+              headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...fault.headers },
+            });
+    } else {
+      await pause(this.#delayMs, request.signal);
+      try {
+        outcome = await handleRoute(request, url, this.#routeContext(requestId));
+      } catch {
+        outcome = problem(500, 'internal', 'The fake checkout service failed to handle the request', requestId);
+      }
+    }
+    const status = outcome === DROP_CONNECTION ? 0 : outcome.status;
+    this.#log.add({ record: { ...arrived, status }, kind, injected: fault !== undefined });
+    return outcome;
+  }
+
+  #routeContext(requestId: string): RouteContext {
+    return {
+      requestId,
+      tokenTtlSeconds: this.#tokenTtlSeconds,
+      tokens: this.#tokens,
+      partner: (id) => this.#partners.get(id),
+      order: (id) => this.#orders.read(id),
+      withdrawal: (id) => this.#withdrawals.read(id),
+    };
+  }
+
+  #restorePartners(): void {
+    this.#partners.clear();
+    for (const partner of this.#initialPartners) this.#partners.set(partner.partnerId, partner);
+  }
+}

@@ -1,0 +1,74 @@
+import { describe } from '../internal/path.js';
+import { signPayload } from '../webhooks/index.js';
+
+/** A payment-provider event as the fake provider sends it: `eventId`, `type`, and any other fields. */
+export interface ProviderEvent {
+  /** Unique per event; redeliveries repeat it. */
+  eventId: string;
+  /** e.g. `otc.trade.settled`, `otc.trade.cancelled`, `pix.withdrawal.settled`. */
+  type: string;
+  [field: string]: unknown;
+}
+
+/** A signed delivery: the exact body bytes and the signature header over them. */
+export interface SignedEvent {
+  /** The raw body (JSON text) that was signed; send exactly this. */
+  readonly body: string;
+  /** The signature header's value: `sha256=` and the lowercase hex HMAC-SHA256 of `body`. */
+  readonly signature: string;
+  /** `content-type` and the signature header, ready for fetch. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * An event with a fresh random `eventId` (`evt_…`) and the given `type` and fields.
+ *
+ * @example
+ * const event = createEvent('otc.trade.settled', { tradeId: 't-1' });
+ */
+export function createEvent(type: string, fields: Record<string, unknown> = {}): ProviderEvent {
+  if (typeof type !== 'string' || type === '') throw new TypeError(`createEvent: type must be a non-empty string, got ${describe(type)}`);
+  if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
+    throw new TypeError(`createEvent: fields must be an object, got ${describe(fields)}`);
+  }
+  return { eventId: `evt_${crypto.randomUUID().replaceAll('-', '')}`, ...fields, type };
+}
+
+/**
+ * Signs an event as the payment provider does: the header holds `sha256=` and the lowercase hex
+ * HMAC-SHA256 of the raw body under the endpoint's signing secret. A string event is signed as is;
+ * an object is serialised with `JSON.stringify` first.
+ *
+ * @example
+ * const { body, headers } = await signEvent(createEvent('pix.withdrawal.settled', { withdrawalId: 'w-1' }), 'whsec');
+ * await fetch(webhookUrl, { method: 'POST', body, headers });
+ */
+export async function signEvent(
+  event: ProviderEvent | string,
+  secret: string,
+  options: { signatureHeader?: string | undefined } = {},
+): Promise<SignedEvent> {
+  const body = eventBody(event);
+  if (typeof secret !== 'string' || secret === '') throw new TypeError('signEvent: secret must be a non-empty string');
+  const header = signatureHeaderName(options.signatureHeader);
+  const signature = await signPayload(body, secret);
+  return { body, signature, headers: { 'content-type': 'application/json', [header]: signature } };
+}
+
+/** The raw body of an event: a string as is, an object as JSON. */
+export function eventBody(event: ProviderEvent | string): string {
+  if (typeof event === 'string') return event;
+  if (event === null || typeof event !== 'object' || Array.isArray(event)) {
+    throw new TypeError(`the event must be an object or a raw JSON string, got ${describe(event)}`);
+  }
+  return JSON.stringify(event);
+}
+
+/** A checked, lower-cased header name. */
+export function signatureHeaderName(value: unknown): string {
+  if (value === undefined) return 'x-provider-signature';
+  if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) {
+    throw new TypeError(`signatureHeader must be an HTTP header name, got ${describe(value)}`);
+  }
+  return value.toLowerCase();
+}

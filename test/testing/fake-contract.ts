@@ -1,0 +1,281 @@
+/**
+ * The fake checkout service's behaviour, as one suite run against each way it is served
+ * (msw handlers, a real server on 127.0.0.1, its fetch function): it must behave the same.
+ */
+import {
+  AuthenticationError,
+  CheckoutClient,
+  ConnectionError,
+  NotFoundError,
+  ServerError,
+  TimeoutError,
+  type CheckoutClientOptions,
+} from 'checkout-partner-sdk';
+import { createFakeCheckout, type FakeCheckout } from 'checkout-partner-sdk/testing';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+
+export interface Served {
+  /** The origin to pass as the client's baseUrl. */
+  baseUrl: string;
+  /** How raw requests reach the fake in this mode. */
+  fetch: typeof globalThis.fetch;
+  /** A `fetch` option for the client, when the mode needs one. */
+  clientFetch?: typeof globalThis.fetch;
+  stop(): Promise<void> | void;
+}
+
+const PARTNER = { partnerId: 'partner-1', partnerSecret: 'very-secret-1' };
+const API = '/api/v1/partner-api';
+
+export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) => Promise<Served>): void {
+  describe(`fake checkout service (${mode})`, () => {
+    const fake = createFakeCheckout({
+      partners: [
+        PARTNER,
+        { partnerId: 'disabled', partnerSecret: 's-d', enabled: false },
+        { partnerId: 'no-api', partnerSecret: 's-n', apiEnabled: false },
+      ],
+      tokenTtlSeconds: 600,
+    });
+    let served: Served;
+    const url = (path: string) => `${served.baseUrl}${API}${path}`;
+    const raw = (path: string, init?: RequestInit) => served.fetch(url(path), init);
+    const client = (options: CheckoutClientOptions = {}) =>
+      new CheckoutClient({
+        baseUrl: served.baseUrl,
+        ...PARTNER,
+        ...(served.clientFetch ? { fetch: served.clientFetch } : {}),
+        ...options,
+      });
+    const mint = async (partnerId = PARTNER.partnerId, partnerSecret = PARTNER.partnerSecret) => {
+      const response = await raw('/auth/token', { method: 'POST', headers: { 'x-partner-id': partnerId, 'x-partner-secret': partnerSecret } });
+      return { response, body: (await response.json()) as { accessToken: string; tokenType: string; expiresIn: number; message?: string } };
+    };
+
+    beforeAll(async () => {
+      served = await serve(fake);
+    });
+    afterAll(async () => {
+      await served.stop();
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+      fake.reset();
+    });
+
+    describe('POST /auth/token', () => {
+      it('issues an HS256 JWT Bearer token with expiresIn', async () => {
+        const { response, body } = await mint();
+        expect(response.status).toBe(200);
+        expect(body.tokenType).toBe('Bearer');
+        expect(body.expiresIn).toBe(600);
+        expect(decodeProtectedHeader(body.accessToken).alg).toBe('HS256');
+        const claims = decodeJwt(body.accessToken);
+        expect(claims.sub).toBe('partner-1');
+        expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(600);
+        expect(fake.stats).toMatchObject({ tokenExchanges: 1, tokensIssued: 1 });
+      });
+
+      it.each([
+        ['the x-partner-id header is missing', { 'x-partner-secret': 'very-secret-1' }, /required/],
+        ['the x-partner-secret header is missing', { 'x-partner-id': 'partner-1' }, /required/],
+        ['the secret is wrong', { 'x-partner-id': 'partner-1', 'x-partner-secret': 'nope' }, /invalid partner credentials/i],
+        ['the partner is unknown', { 'x-partner-id': 'who', 'x-partner-secret': 'very-secret-1' }, /invalid partner credentials/i],
+        ['the partner is disabled', { 'x-partner-id': 'disabled', 'x-partner-secret': 's-d' }, /disabled/],
+        ['PartnerApiEnabled is false', { 'x-partner-id': 'no-api', 'x-partner-secret': 's-n' }, /PartnerApiEnabled/],
+      ])('answers 401 when %s', async (_cause, headers, message) => {
+        const response = await raw('/auth/token', { method: 'POST', headers });
+        expect(response.status).toBe(401);
+        expect(((await response.json()) as { message: string }).message).toMatch(message);
+        expect(fake.stats.tokensIssued).toBe(0);
+      });
+
+      it('makes the client reject with AuthenticationError for each 401 cause', async () => {
+        for (const credentials of [
+          { partnerSecret: 'nope' },
+          { partnerId: 'disabled', partnerSecret: 's-d' },
+          { partnerId: 'no-api', partnerSecret: 's-n' },
+        ]) {
+          await expect(client(credentials).getMe()).rejects.toBeInstanceOf(AuthenticationError);
+        }
+      });
+
+      it('refuses a Bearer token on the exchange and other methods', async () => {
+        const withBearer = await raw('/auth/token', {
+          method: 'POST',
+          headers: { ...headersOf(PARTNER), authorization: 'Bearer x' },
+        });
+        expect(withBearer.status).toBe(400);
+        expect((await raw('/auth/token')).status).toBe(405);
+      });
+    });
+
+    describe('business endpoints', () => {
+      it('serves /auth/me, orders and withdrawals through a real CheckoutClient with one token exchange', async () => {
+        fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' }, amount: '10.00' });
+        fake.setWithdrawal({ externalId: 'w-1', status: 'Processing' });
+        const c = client();
+        expect(await c.getMe()).toMatchObject({ partnerId: 'partner-1' });
+        const order = await c.getOrderByExternalId('o-1');
+        expect(order).toEqual({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' }, amount: '10.00' });
+        expect(await c.getWithdrawalByExternalId('w-1')).toEqual({ externalId: 'w-1', status: 'Processing' });
+        expect(fake.stats).toMatchObject({ tokenExchanges: 1, businessCalls: 3 });
+      });
+
+      it('answers 404 for an unknown order or withdrawal', async () => {
+        const c = client();
+        await expect(c.getOrderByExternalId('missing')).rejects.toBeInstanceOf(NotFoundError);
+        await expect(c.getWithdrawalByExternalId('missing')).rejects.toMatchObject({ name: 'NotFoundError', status: 404 });
+        expect(fake.stats.notFound).toBe(2);
+      });
+
+      it('finds an id holding a slash, sent as one encoded segment', async () => {
+        fake.setOrder({ externalId: 'a/b c', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+        expect((await client().getOrderByExternalId('a/b c')).externalId).toBe('a/b c');
+        expect(fake.requests.at(-1)?.path).toBe(`${API}/orders/by-external-id/a%2Fb%20c`);
+      });
+
+      it('answers 401 without a token, with a malformed one, or with one this fake did not sign', async () => {
+        const other = createFakeCheckout({ partners: [PARTNER] });
+        const foreign = (await (await other.fetch(`https://x.test${API}/auth/token`, { method: 'POST', headers: headersOf(PARTNER) })).json()) as {
+          accessToken: string;
+        };
+        for (const authorization of [undefined, 'Basic abc', `Bearer ${foreign.accessToken}`, 'Bearer not.a.jwt']) {
+          const response = await raw('/auth/me', authorization === undefined ? {} : { headers: { authorization } });
+          expect(response.status).toBe(401);
+        }
+      });
+
+      it('rejects x-partner-id or x-partner-secret on a business endpoint with 400', async () => {
+        const { body } = await mint();
+        for (const extra of [{ 'x-partner-id': 'partner-1' }, { 'x-partner-secret': 'very-secret-1' }]) {
+          const response = await raw('/auth/me', { headers: { authorization: `Bearer ${body.accessToken}`, ...extra } });
+          expect(response.status).toBe(400);
+        }
+      });
+
+      it('answers 404 for an unknown path and 405 for a method other than GET', async () => {
+        const { body } = await mint();
+        const auth = { authorization: `Bearer ${body.accessToken}` };
+        expect((await raw('/nothing/here', { headers: auth })).status).toBe(404);
+        expect((await raw('/auth/me', { method: 'DELETE', headers: auth })).status).toBe(405);
+      });
+    });
+
+    describe('token lifetime', () => {
+      it('rejects an expired token with 401, and the client mints a new one', async () => {
+        vi.useFakeTimers({ toFake: ['Date'] });
+        const { body } = await mint();
+        const c = client();
+        await c.getMe();
+        vi.setSystemTime(Date.now() + 601_000);
+        const response = await raw('/auth/me', { headers: { authorization: `Bearer ${body.accessToken}` } });
+        expect(response.status).toBe(401);
+        expect(((await response.json()) as { message: string }).message).toMatch(/expired/);
+        await c.getMe();
+        expect(fake.stats.tokensIssued).toBe(3);
+      });
+
+      it('rejects revoked tokens; the client retries once with a new token', async () => {
+        const c = client();
+        await c.getMe();
+        const { body } = await mint();
+        fake.revokeTokens();
+        const response = await raw('/auth/me', { headers: { authorization: `Bearer ${body.accessToken}` } });
+        expect(response.status).toBe(401);
+        expect(((await response.json()) as { message: string }).message).toMatch(/revoked/);
+        await expect(c.getMe()).resolves.toMatchObject({ partnerId: 'partner-1' });
+        expect(fake.stats.tokensIssued).toBe(3);
+      });
+
+      it("stops honouring a partner's tokens once it is disabled", async () => {
+        const c = client();
+        await c.getMe();
+        fake.updatePartner('partner-1', { enabled: false });
+        await expect(c.getMe()).rejects.toBeInstanceOf(AuthenticationError);
+      });
+    });
+
+    describe('orders advanced by the test', () => {
+      it('settles an order after a number of reads, so waitForOrder sees it change', async () => {
+        fake.setOrder({ externalId: 'o-2', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-2' } });
+        fake.settleOrder('o-2', { afterReads: 2 });
+        const c = client();
+        const order = await c.waitForOrder('o-2', (o) => o.settlement?.status === 'Settled', { intervalMs: 1, timeoutMs: 10_000 });
+        expect(order.settlement).toEqual({ status: 'Settled', tradeId: 't-2' });
+        expect(fake.requests.filter((r) => r.path.endsWith('/o-2'))).toHaveLength(3);
+      });
+
+      it('completes a withdrawal and cancels a trade', async () => {
+        fake.setWithdrawal({ externalId: 'w-2', status: 'Processing' });
+        fake.setOrder({ externalId: 'o-3', currency: 'BTC', settlement: { status: 'Pending', tradeId: 't-3' } });
+        fake.completeWithdrawal('w-2');
+        fake.cancelOrder('o-3');
+        const c = client();
+        expect((await c.getWithdrawalByExternalId('w-2')).status).toBe('Completed');
+        expect((await c.getOrderByExternalId('o-3')).settlement).toEqual({ status: 'Cancelled', tradeId: 't-3' });
+      });
+    });
+
+    describe('request log', () => {
+      it('masks the secret and the token, keeps the rest', async () => {
+        const c = client();
+        await c.getMe();
+        const token = await c.getAccessToken();
+        const [exchange, me] = fake.requests;
+        expect(exchange).toMatchObject({ method: 'POST', path: `${API}/auth/token`, status: 200 });
+        expect(exchange?.headers['x-partner-id']).toBe('partner-1');
+        expect(exchange?.headers['x-partner-secret']).toBe('[REDACTED]');
+        expect(me).toMatchObject({ method: 'GET', path: `${API}/auth/me`, status: 200 });
+        expect(me?.headers.authorization).toBe('Bearer [REDACTED]');
+        const dump = JSON.stringify(fake.requests);
+        expect(dump).not.toContain(PARTNER.partnerSecret);
+        expect(dump).not.toContain(token);
+      });
+    });
+
+    describe('fault injection', () => {
+      it('failNext(1, 503): the client retries and succeeds', async () => {
+        fake.failNext(1, 503, { only: 'business' });
+        await expect(client().getMe()).resolves.toMatchObject({ partnerId: 'partner-1' });
+        expect(fake.requests.map((r) => r.status)).toEqual([200, 503, 200]);
+        expect(fake.stats.faultsInjected).toBe(1);
+      });
+
+      it('failNext(n, 503) beyond the retries: ServerError', async () => {
+        fake.failNext(3, 503, { only: 'business' });
+        await expect(client({ maxRetries: 2 }).getMe()).rejects.toBeInstanceOf(ServerError);
+        expect(fake.pendingFaults).toBe(0);
+      });
+
+      it('failNext(1, 429, { retryAfter }) sends Retry-After, and the client waits and succeeds', async () => {
+        fake.failNext(1, 429, { retryAfter: 0 });
+        const response = await raw('/auth/me');
+        expect(response.status).toBe(429);
+        expect(response.headers.get('retry-after')).toBe('0');
+        fake.failNext(1, 429, { retryAfter: 1, only: 'token' });
+        await expect(client().getMe()).resolves.toBeDefined();
+        expect(fake.requests.slice(1).map((r) => r.status)).toEqual([429, 200, 200]);
+      });
+
+      it("failNext(n, 'network') drops the connection: ConnectionError, or success after a retry", async () => {
+        fake.failNext(1, 'network', { only: 'token' });
+        await expect(client().getMe()).resolves.toBeDefined();
+        fake.failNext(3, 'network');
+        await expect(client({ maxRetries: 2 }).getOrderByExternalId('x')).rejects.toBeInstanceOf(ConnectionError);
+      });
+
+      it('setDelay holds responses back past the client timeout', async () => {
+        fake.setDelay(2_000);
+        await expect(client({ timeoutMs: 50, maxRetries: 0 }).getMe()).rejects.toBeInstanceOf(TimeoutError);
+        fake.setDelay(0);
+        await expect(client().getMe()).resolves.toBeDefined();
+      });
+    });
+  });
+}
+
+function headersOf(partner: { partnerId: string; partnerSecret: string }): Record<string, string> {
+  return { 'x-partner-id': partner.partnerId, 'x-partner-secret': partner.partnerSecret };
+}
