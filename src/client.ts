@@ -1,6 +1,6 @@
 import { TokenCache } from './auth/token-cache.js';
 import type { TokenStore } from './auth/token-store.js';
-import { AuthenticationError, CheckoutError, WaitTimeoutError } from './errors.js';
+import { AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from './errors.js';
 import { sleep, untilAborted } from './internal/abort.js';
 import { env } from './internal/env.js';
 import { describe, pathSegment } from './internal/path.js';
@@ -262,13 +262,19 @@ export class CheckoutClient {
     if (typeof secret !== 'string' || secret === '') {
       throw new TypeError(`The partnerSecret function must return a non-empty string, got ${describe(secret)}`);
     }
-    return this.#transport.send({
-      method: 'post',
-      path: '/auth/token',
-      headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret },
-      retry: true,
-      schema: TokenResponseSchema,
-    });
+    try {
+      return await this.#transport.send({
+        method: 'post',
+        path: '/auth/token',
+        headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret },
+        retry: true,
+        schema: TokenResponseSchema,
+      });
+    } catch (error) {
+      // a token response that failed validation may still hold a working token: keep it out of the error
+      if (error instanceof ResponseValidationError) throw withoutToken(error);
+      throw error;
+    }
   }
 
   /** A business call with the Bearer token; a 401 drops that token, mints one new token and retries once. */
@@ -332,6 +338,23 @@ export class CheckoutClient {
       clearTimeout(timer);
     }
   }
+}
+
+/** The same validation error, its body's `accessToken` masked. */
+function withoutToken(error: ResponseValidationError): ResponseValidationError {
+  const { body } = error;
+  const masked =
+    body !== null && typeof body === 'object' && !Array.isArray(body) && 'accessToken' in body
+      ? { ...body, accessToken: '[redacted]' }
+      : typeof body === 'string'
+        ? '[redacted: the token response was not JSON]'
+        : body;
+  return new ResponseValidationError(error.message, {
+    status: error.status,
+    headers: error.headers,
+    body: masked,
+    issues: error.issues,
+  });
 }
 
 function apiBase(value: unknown): string {

@@ -1,3 +1,4 @@
+import { CheckoutError } from '../errors.js';
 import { TOO_LARGE, type BodyResult } from './body.js';
 import { confirmEvent } from './confirm.js';
 import { WebhookPayloadError } from './errors.js';
@@ -39,6 +40,7 @@ export async function runDelivery(
   signatures: Signatures,
   input: DeliveryInput,
   progress: DeliveryProgress,
+  background: (work: Promise<void>) => void,
 ): Promise<DeliveryResult> {
   let body: BodyResult;
   try {
@@ -80,6 +82,7 @@ export async function runDelivery(
   progress.type = known.type;
 
   let claim: unknown;
+  const claimedAt = Date.now();
   try {
     claim = await config.store.claim(event.eventId, config.leaseMs);
   } catch (error) {
@@ -109,8 +112,39 @@ export async function runDelivery(
   try {
     await config.store.complete(event.eventId);
   } catch (error) {
-    // onEvent did its work, so 200 (a non-2xx would have it run again once the lease passes)
+    // onEvent did its work, so 200 (a non-2xx would have it run again). The claim still holds, so
+    // redeliveries get 409 while completing is retried; only if that fails until the lease passes
+    // can a later redelivery run the event again.
+    background(completeWhileLeased(config, event.eventId, claimedAt));
     return { ...known, outcome: 'handled', confirmed, error };
   }
   return { ...known, outcome: 'handled', confirmed };
+}
+
+/** First retry delay of a failed `complete()`; each next one doubles, up to {@link COMPLETE_RETRY_MAX_MS}. */
+const COMPLETE_RETRY_FIRST_MS = 25;
+const COMPLETE_RETRY_MAX_MS = 2_000;
+
+/** Retries `store.complete(eventId)` with backoff until it succeeds or the claim's lease would have passed. */
+async function completeWhileLeased(config: ResolvedOptions, eventId: string, claimedAt: number): Promise<void> {
+  let delay = COMPLETE_RETRY_FIRST_MS;
+  // bounded: the delays double up to a cap and stop at the lease's end
+  while (Date.now() + delay < claimedAt + config.leaseMs) {
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    try {
+      await config.store.complete(eventId);
+      return;
+    } catch {
+      delay = Math.min(delay * 2, COMPLETE_RETRY_MAX_MS);
+    }
+  }
+  throw new CompleteFailedError(eventId);
+}
+
+/** `complete()` kept failing until the claim's lease passed: a redelivery may run the event again. */
+class CompleteFailedError extends CheckoutError {
+  override readonly name = 'CompleteFailedError' as const;
+  constructor(eventId: string) {
+    super(`The event ${JSON.stringify(eventId)} was handled but could not be marked done before its lease passed; a redelivery may run it again`);
+  }
 }

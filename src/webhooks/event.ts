@@ -74,11 +74,12 @@ const EventSchema = z
   .looseObject({
     eventId: z.string().check(z.minLength(1, 'eventId must be a non-empty string')),
     type: z.optional(z.string()),
-    event: z.optional(z.string()),
+    // the alias counts only when it is a string and `type` is absent; otherwise it is kept as sent
+    event: z.optional(z.unknown()),
   })
   .check(
     z.superRefine((value, ctx) => {
-      const type = value.type ?? value.event;
+      const type = typeOf(value);
       if (type === undefined) {
         ctx.addIssue({ code: 'custom', path: ['type'], message: 'type (or its alias event) must be a string', input: undefined });
       } else if (OTC_WITH_TRADE.has(type) && (typeof value['tradeId'] !== 'string' || value['tradeId'] === '')) {
@@ -133,8 +134,13 @@ export function parseEvent(payload: string | Uint8Array): WebhookEvent {
     throw invalid(`The webhook body is not a valid event: ${summary}`, issues);
   }
   const { data } = result;
-  const type = data.type ?? data.event;
+  const type = typeOf(data);
   return (data.type === type ? data : { ...data, type }) as WebhookEvent; // validated above
+}
+
+/** `type`, or the `event` alias when `type` is absent and `event` is a string. */
+function typeOf(value: { type?: string | undefined; event?: unknown }): string | undefined {
+  return value.type ?? (typeof value.event === 'string' ? value.event : undefined);
 }
 
 function invalid(message: string, issues: ValidationIssue[]): WebhookPayloadError {

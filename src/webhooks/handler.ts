@@ -72,7 +72,12 @@ export function handlerFactory(hmac: Hmac): CreateWebhookHandler {
         return answer(result);
       }
       const progress: DeliveryProgress = {};
-      const work = runDelivery(config, signatures, input, progress).catch(
+      const background = (task: Promise<void>): void => {
+        const tracked = task.catch((error: unknown) => log({ ...progress, outcome: 'handled', error }, started, true));
+        inHand.add(tracked);
+        void tracked.finally(() => inHand.delete(tracked));
+      };
+      const work = runDelivery(config, signatures, input, progress, background).catch(
         (error: unknown): DeliveryResult => ({ ...progress, outcome: 'failed', error }),
       );
       inHand.add(work);
@@ -121,7 +126,8 @@ export function handlerFactory(hmac: Hmac): CreateWebhookHandler {
 
       async drain(): Promise<void> {
         draining = true;
-        await Promise.allSettled([...inHand]);
+        // work in hand may hand on background work (retries of a failed complete): wait for that too
+        while (inHand.size > 0) await Promise.allSettled([...inHand]);
       },
     };
   };

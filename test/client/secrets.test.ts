@@ -48,3 +48,15 @@ describe('secrets', () => {
     expect(printed).not.toContain(TOKEN);
   });
 });
+
+describe('a token response that fails validation', () => {
+  it('masks the token in the error body but keeps the rest', async () => {
+    server.use(http.post(`${API}/auth/token`, () => HttpResponse.json({ accessToken: TOKEN, tokenType: 'Bearer', expiresIn: 'soon' })));
+    const error = await new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET })
+      .getAccessToken()
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ResponseValidationError', status: 200, body: { accessToken: '[redacted]', expiresIn: 'soon' } });
+    expect((error as { issues: unknown[] }).issues[0]).toMatchObject({ path: ['expiresIn'] });
+    expect(everythingPrintable(error)).not.toContain(TOKEN);
+  });
+});

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryEventStore } from 'checkout-partner-sdk/webhooks';
 import { delivery, mockCheckout, SECRET, setupHandler as setup } from './helpers.js';
 
 const { state } = mockCheckout();
@@ -94,6 +95,8 @@ describe('step 4: onEvent', () => {
 
   it('answers 200 when onEvent resolved but the store failed to complete (the work is done)', async () => {
     const { handler, entries } = setup({
+      leaseMs: 150,
+      responseTimeoutMs: 100,
       store: {
         claim: async () => 'claimed',
         complete: async () => {
@@ -104,6 +107,51 @@ describe('step 4: onEvent', () => {
     });
     expect((await handler.handle(await delivery({ eventId: 'e-c', type: 'custom' }))).status).toBe(200);
     expect(entries[0]).toMatchObject({ outcome: 'handled', error: { message: 'store down' } });
+    await handler.drain();
+  });
+
+  it('keeps retrying a failed complete while the lease holds, so a redelivery does not run the event again', async () => {
+    const inner = new MemoryEventStore();
+    let completeFailures = 1;
+    let runs = 0;
+    const { handler } = setup({
+      leaseMs: 200,
+      responseTimeoutMs: 100,
+      onEvent: () => void (runs += 1),
+      store: {
+        claim: (id, lease) => inner.claim(id, lease),
+        complete: async (id) => {
+          if (completeFailures-- > 0) throw new Error('store blip');
+          return inner.complete(id);
+        },
+        release: (id) => inner.release(id),
+      },
+    });
+    const event = { eventId: 'e-blip', type: 'custom' };
+    expect((await handler.handle(await delivery(event))).status).toBe(200);
+    // while the retry is pending the claim still holds: a redelivery is told to come back later
+    expect((await handler.handle(await delivery(event))).status).toBe(409);
+    await handler.drain(); // waits for the background retry
+    await new Promise((resolve) => setTimeout(resolve, 250)); // past the lease
+    expect(await inner.claim('e-blip', 1_000)).toBe('done');
+    expect(runs).toBe(1);
+  });
+
+  it('gives up completing when the lease passes, logs it late, and drain() waits for that', async () => {
+    const { handler, entries } = setup({
+      leaseMs: 150,
+      responseTimeoutMs: 100,
+      store: {
+        claim: async () => 'claimed',
+        complete: async () => {
+          throw new Error('store down');
+        },
+        release: async () => undefined,
+      },
+    });
+    expect((await handler.handle(await delivery({ eventId: 'e-gone', type: 'custom' }))).status).toBe(200);
+    await handler.drain();
+    expect(entries.at(-1)).toMatchObject({ outcome: 'handled', late: true, eventId: 'e-gone', error: { name: 'CompleteFailedError' } });
   });
 });
 

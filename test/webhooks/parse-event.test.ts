@@ -30,6 +30,15 @@ describe('parseEvent', () => {
     expect(parseEvent('{"eventId":"e-1","event":"a","type":"b"}').type).toBe('b');
   });
 
+  it('keeps an `event` field that is not a string as sent when `type` is given', () => {
+    expect(parseEvent('{"eventId":"e-1","type":"custom","event":{"kind":"x"}}')).toEqual({
+      eventId: 'e-1',
+      type: 'custom',
+      event: { kind: 'x' },
+    });
+    expect(() => parseEvent('{"eventId":"e-1","event":{"kind":"x"}}')).toThrow(/type/);
+  });
+
   it('accepts unknown types', () => {
     expect(parseEvent('{"eventId":"e","type":"something.new"}').type).toBe('something.new');
     expect(parseEvent('{"eventId":"e","type":""}').type).toBe('');
