@@ -1,4 +1,4 @@
-import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type RetryOptions } from 'ky';
+import ky, { isHTTPError, isNetworkError, isTimeoutError, type Options, type RetryOptions } from 'ky';
 import { ApiError, apiErrorForStatus, ConnectionError, ResponseValidationError, TimeoutError } from '../errors.js';
 import type { ParseSchema } from '../schemas.js';
 
@@ -28,52 +28,76 @@ const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
 /** A `Retry-After` longer than this is cut to it, so a misconfigured service cannot park a call for hours. */
 const MAX_RETRY_AFTER_MS = 60_000;
 
-/** ky configured once for the client, plus the mapping of every failure onto the error tree. */
+/**
+ * ky configured once for the client, plus the mapping of every failure onto the error tree.
+ *
+ * This is the hot path of every status read (see bench/README.md), so each request hands ky one
+ * small options object built without spreads and holding only what differs from ky's defaults
+ * (ky deep-merges and normalises every key it is given, for every request): no instance defaults,
+ * no `prefix`, no hooks, no `method` for a GET, no `fetch` unless a custom one was given, retry
+ * options built once. The body is read once, as text, then parsed.
+ */
 export class Transport {
-  readonly #ky: KyInstance;
-  readonly #retry: RetryOptions;
+  /** The API base without a trailing slash; paths are appended to it. */
+  readonly #base: string;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof globalThis.fetch | undefined;
+  /** For GETs: ky's default `methods` already hold `get`. */
+  readonly #retryGet: RetryOptions;
+  /** For the token exchange, the only POST sent with `retry` on. */
+  readonly #retryAny: RetryOptions;
 
   constructor(options: TransportOptions) {
-    this.#retry = {
+    this.#base = options.apiBase.replace(/\/+$/, '');
+    this.#timeoutMs = options.timeoutMs;
+    this.#fetch = options.fetch;
+    this.#retryGet = {
       limit: options.maxRetries,
-      methods: ['get', 'post'], // POST only reaches ky with retry on for the token exchange
       statusCodes: RETRY_STATUSES,
       afterStatusCodes: RETRY_STATUSES,
       maxRetryAfter: MAX_RETRY_AFTER_MS,
       retryOnTimeout: true,
       jitter: true,
     };
-    this.#ky = ky.create({
-      prefix: options.apiBase,
-      timeout: options.timeoutMs,
-      throwHttpErrors: true,
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-    });
+    this.#retryAny = { ...this.#retryGet, methods: ['get', 'post'] };
   }
 
   async send<T>(options: SendOptions<T>): Promise<T> {
-    const label = `${options.method.toUpperCase()} ${options.path}`;
+    const { method } = options;
+    const init: Options = {
+      headers: options.headers,
+      retry: options.retry ? (method === 'get' ? this.#retryGet : this.#retryAny) : 0,
+      timeout: options.timeoutMs ?? this.#timeoutMs,
+    };
+    if (method !== 'get') init.method = method;
+    if (this.#fetch !== undefined) init.fetch = this.#fetch;
+    if (options.json !== undefined) init.json = options.json;
+    if (options.searchParams !== undefined) init.searchParams = options.searchParams;
+    if (options.signal !== undefined) init.signal = options.signal;
     let response: Response;
+    let text: string;
     try {
-      response = await this.#ky(options.path.slice(1), {
-        method: options.method,
-        headers: options.headers,
-        retry: options.retry ? this.#retry : 0,
-        ...(options.json === undefined ? {} : { json: options.json }),
-        ...(options.searchParams === undefined ? {} : { searchParams: options.searchParams }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-      });
+      // what ky's `prefix` did: one slash between the base and the path
+      response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
+      text = await response.text();
     } catch (error) {
-      throw toCheckoutError(error, label, options.signal);
+      throw toCheckoutError(error, options);
     }
-    return readBody(response, label, options.schema, options.signal);
+    return parseBody(response, text, options);
   }
 }
 
+const LEADING_SLASHES = /^\/*/;
+
+/** `METHOD /path`, for messages; built only when something failed. */
+function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string {
+  return `${options.method.toUpperCase()} ${options.path}`;
+}
+
 /** Maps what ky or fetch threw onto the error tree; an abort rejects with the signal's reason. */
-function toCheckoutError(error: unknown, label: string, signal: AbortSignal | undefined): unknown {
-  if (signal?.aborted) return signal.reason;
+function toCheckoutError(error: unknown, options: SendOptions<unknown>): unknown {
+  if (options.signal?.aborted) return options.signal.reason;
+  const label = labelOf(options);
   if (isHTTPError(error)) {
     return apiErrorForStatus(error.response.status, {
       headers: error.response.headers,
@@ -99,39 +123,32 @@ function describeCause(cause: unknown): string {
 }
 
 /** A 2xx body, parsed as JSON and by `schema`; anything else is a {@link ResponseValidationError}. */
-async function readBody<T>(
-  response: Response,
-  label: string,
-  schema: ParseSchema<T> | undefined,
-  signal: AbortSignal | undefined,
-): Promise<T> {
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (error) {
-    throw toCheckoutError(error, label, signal);
-  }
-  const init = { status: response.status, headers: response.headers, request: label };
+function parseBody<T>(response: Response, text: string, options: SendOptions<T>): T {
   let data: unknown;
   if (text !== '') {
     try {
       data = JSON.parse(text);
     } catch {
+      const label = labelOf(options);
       throw new ResponseValidationError(`${response.status} from ${label}: the body is not JSON`, {
-        ...init,
+        status: response.status,
+        headers: response.headers,
+        request: label,
         body: text,
         issues: [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }],
       });
     }
   }
+  const { schema } = options;
   if (schema === undefined) return data as T;
   const result = schema.safeParse(data);
   if (result.success) return result.data;
+  const label = labelOf(options);
   const issues = result.error.issues.map(({ code, path, message }) => ({ code, path, message }));
   const first = issues[0];
   const where = first && first.path.length > 0 ? ` at ${first.path.map(String).join('.')}` : '';
   throw new ResponseValidationError(
     `${response.status} from ${label}: the body does not match the expected shape${where}: ${first?.message ?? 'invalid'}`,
-    { ...init, body: data, issues },
+    { status: response.status, headers: response.headers, request: label, body: data, issues },
   );
 }

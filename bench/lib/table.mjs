@@ -1,0 +1,123 @@
+// The bench's goals, checked against the results, and the tables `npm run bench` prints.
+
+const KB = 1024;
+const fmt = (value, digits = 1) => (value === undefined || value === null || Number.isNaN(value) ? '—' : Number(value).toFixed(digits));
+
+/** Each goal: what was measured, the target, met or not, and by how much. */
+export function goals(results) {
+  const out = [];
+  const add = (goal, measured, target, met, margin) => out.push({ goal, measured, target, met, margin });
+  const reads = results.reads;
+  if (reads && !reads.error) {
+    for (const [mode, label] of [['sequential', 'sequential'], ['concurrent64', '64 concurrent']]) {
+      const r = reads[mode];
+      const sdk = r.sdk;
+      if (!sdk) continue;
+      add(`status read CPU/request vs raw fetch, ${label}`, `${fmt(sdk.cpuVsRawFetch, 2)}x (${fmt(sdk.cpuUsPerRequest)} vs ${fmt(r['raw fetch'].cpuUsPerRequest)} µs)`, '≤ 1.25x', sdk.cpuVsRawFetch <= 1.25, `${fmt((1.25 - sdk.cpuVsRawFetch) * 100, 0)} pts`);
+      for (const peer of ['openai', 'stripe']) {
+        if (!r[peer]) continue;
+        const ratio = sdk.cpuUsPerRequest / r[peer].cpuUsPerRequest;
+        add(`status read CPU/request below ${peer}, ${label}`, `${fmt(sdk.cpuUsPerRequest)} vs ${fmt(r[peer].cpuUsPerRequest)} µs`, '< 1x', ratio < 1, `${fmt((1 - ratio) * 100, 0)}%`);
+      }
+    }
+    const c = reads.concurrent64.sdk;
+    if (c) add('status read throughput vs raw fetch, 64 concurrent', `${fmt(c.throughputVsRawFetch, 2)}x (${fmt(c.requestsPerSecond, 0)} req/s)`, '≥ 0.85x', c.throughputVsRawFetch >= 0.85, `${fmt((c.throughputVsRawFetch - 0.85) * 100, 0)} pts`);
+  }
+  const tokens = results.tokens;
+  if (tokens && !tokens.error) {
+    add(`cold getAccessToken() x ${tokens.cold.callers}: exchanges`, String(tokens.cold.exchanges), '1', tokens.cold.exchanges === 1, '');
+    for (const c of tokens.lifetimes.clients) {
+      add(`exchanges in ${fmt(tokens.lifetimes.seconds, 0)} s, ${c.client}`, `${c.exchanges} (expected ${c.expected}, ${c.rejected401} 401s)`, 'expected ± 1', c.withinOne, `${c.exchanges - c.expected}`);
+    }
+  }
+  const wh = results.webhooks;
+  if (wh && !wh.error) {
+    const v = wh.verification.verifySignature;
+    add('verifySignature (1 KiB) vs createHmac + KeyObject + timingSafeEqual', `${fmt(v.vsLimit, 2)}x (${fmt(v.opsPerSecond / 1000)}k ops/s)`, '≥ 0.8x', v.vsLimit >= 0.8, `${fmt((v.vsLimit - 0.8) * 100, 0)} pts`);
+    const sw = wh.verification.standardwebhooks;
+    if (sw) add('verifySignature faster than standardwebhooks', `${fmt(v.opsPerSecond / sw.opsPerSecond, 2)}x`, '> 1x', v.opsPerSecond > sw.opsPerSecond, '');
+  }
+  const mem = results.memory;
+  if (mem && !mem.error) {
+    add(`MemoryEventStore bytes/entry at ${mem.entries.toLocaleString('en')}`, `${fmt(mem.bytesPerEntry, 0)} B (${fmt(mem.bytesPerEntryWithoutIds, 0)} B without the id strings)`, '≤ 256 B', mem.bytesPerEntry <= 256, `${fmt(256 - mem.bytesPerEntry, 0)} B`);
+    const f = mem.flat;
+    add(`flat heap, 1,000,000 events, maxEntries ${f.maxEntries.toLocaleString('en')}`, f.completed ? `${fmt(f.growthPercent, 2)}% growth (${fmt(f.heapAtFullMB)} → ${fmt(f.heapAtEndMB)} MB)` : `only ${f.events.toLocaleString('en')} events in the time limit (${fmt(mem.usPerEventFull, 0)} µs/event once full); ${fmt(f.growthPercent, 2)}% growth`, 'completes, ≤ 5% growth', f.completed && f.flat, '');
+  }
+  const size = results.size;
+  if (size && !size.error) {
+    const s = size.sizes;
+    add('bundle, app importing CheckoutClient (min+gzip)', `${fmt(s.CheckoutClient.gzipBytes / KB)} KB`, '≤ 16 KB', s.CheckoutClient.gzipBytes <= 16 * KB, `${fmt((16 * KB - s.CheckoutClient.gzipBytes) / KB)} KB`);
+    for (const peer of ['openai', 'stripe']) {
+      if (s[peer]) add(`bundle smaller than ${peer}`, `${fmt(s.CheckoutClient.gzipBytes / KB)} vs ${fmt(s[peer].gzipBytes / KB)} KB`, '< 1x', s.CheckoutClient.gzipBytes < s[peer].gzipBytes, '');
+    }
+    const st = size.startup['checkout-partner-sdk'];
+    add('cold import() over an empty script', `+${fmt(st.overEmptyMs)} ms`, '≤ +40 ms', st.overEmptyMs <= 40, `${fmt(40 - st.overEmptyMs)} ms`);
+    for (const peer of ['openai', 'stripe']) {
+      const p = size.startup[peer];
+      if (p) add(`cold import() faster than ${peer}`, `+${fmt(st.overEmptyMs)} vs +${fmt(p.overEmptyMs)} ms`, '< 1x', st.overEmptyMs < p.overEmptyMs, '');
+    }
+  }
+  return out;
+}
+
+function table(title, header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+  console.log(`\n${title}`);
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) console.log(line(row));
+}
+
+export function printResults({ machine, results, goals: checked }) {
+  console.log(`\n${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}`);
+  const r = results;
+  if (r.reads && !r.reads.error) {
+    const s = r.reads.sequential;
+    const c = r.reads.concurrent64;
+    table(
+      'Status read (local server in another process; client CPU per request; medians of interleaved rounds)',
+      ['variant', 'CPU µs/req seq', 'x raw', 'req/s seq', 'x raw', 'CPU µs/req 64', 'x raw', 'req/s 64', 'x raw'],
+      Object.keys(s).map((name) => [
+        name,
+        fmt(s[name].cpuUsPerRequest), fmt(s[name].cpuVsRawFetch, 2), fmt(s[name].requestsPerSecond, 0), fmt(s[name].throughputVsRawFetch, 2),
+        fmt(c[name]?.cpuUsPerRequest), fmt(c[name]?.cpuVsRawFetch, 2), fmt(c[name]?.requestsPerSecond, 0), fmt(c[name]?.throughputVsRawFetch, 2),
+      ]),
+    );
+  }
+  if (r.overhead && !r.overhead.error) {
+    table(
+      'CPU per status read without I/O (fetch is an in-process function returning a fixed Response)',
+      ['variant', 'CPU µs/call', 'x fetch + JSON.parse'],
+      Object.entries(r.overhead).map(([name, v]) => [name, fmt(v.cpuUsPerCall), fmt(v.vsFetch, 2)]),
+    );
+  }
+  if (r.tokens && !r.tokens.error) {
+    const t = r.tokens;
+    table(
+      `Token exchanges (cold: ${t.cold.callers} concurrent getAccessToken() → ${t.cold.exchanges} exchange, ${t.cold.distinctTokens} token, ${fmt(t.cold.ms, 0)} ms; then ${fmt(t.lifetimes.seconds, 1)} s of reads with 3-second tokens, ${t.lifetimes.reads} reads, ${t.lifetimes.failures} failed)`,
+      ['client', 'exchanges', 'expected', '401s', 'mean lifetime ms', 'refresh lag ms (median, min, max)'],
+      t.lifetimes.clients.map((c) => [c.client, c.exchanges, c.expected, c.rejected401, c.meanLifetimeMs, c.refreshLagMs ? `${fmt(c.refreshLagMs.median, 0)}, ${fmt(c.refreshLagMs.min, 0)}, ${fmt(c.refreshLagMs.max, 0)}` : '—']),
+    );
+  }
+  if (r.webhooks && !r.webhooks.error) {
+    const w = r.webhooks;
+    table('Webhook signature, 1 KiB payload', ['verifier', 'ops/s', 'µs/op', 'x limit'], Object.entries(w.verification).map(([name, v]) => [name, fmt(v.opsPerSecond, 0), fmt(v.usPerOp, 2), fmt(v.vsLimit, 2)]));
+    table(`Deliveries through handle(Request), confirmed by a status read (Redis: ${w.redis})`, ['handler', 'deliveries/s seq', 'deliveries/s 16 at once', 'CPU µs/delivery seq', 'confirmed'], Object.entries(w.deliveries).map(([name, d]) => [name, fmt(d.sequentialPerSecond, 0), fmt(d.concurrent16PerSecond, 0), fmt(d.cpuUsPerDelivery, 0), `${d.confirmed}/${d.handled}`]));
+  }
+  if (r.memory && !r.memory.error) {
+    const m = r.memory;
+    table('MemoryEventStore', ['measure', 'value'], [
+      [`bytes per entry at ${m.entries} (with / without the id strings)`, `${fmt(m.bytesPerEntry, 0)} / ${fmt(m.bytesPerEntryWithoutIds, 0)}`],
+      ['µs per event (claim + complete) while filling / once full', `${fmt(m.usPerEventFilling, 2)} / ${fmt(m.usPerEventFull, 2)}`],
+      [`heap MB after ${m.flat.events.toLocaleString('en')} events (full at ${m.flat.maxEntries})`, `${fmt(m.flat.heapAtFullMB, 2)} → ${fmt(m.flat.heapAtEndMB, 2)} (peak ${fmt(m.flat.peakMB, 2)})`],
+    ]);
+  }
+  if (r.size && !r.size.error) {
+    const z = r.size;
+    table('Bundle (esbuild, minified, ESM, browser, gzip -9)', ['app imports', 'min KB', 'gzip KB'], Object.entries(z.sizes).map(([name, s]) => [name, fmt(s.minifiedBytes / KB), fmt(s.gzipBytes / KB)]));
+    table(`Cold start (node app.mjs, ${z.startupRuns} interleaved runs each, medians)`, ['script', 'wall ms', 'over empty ms', 'import() ms in-process'], Object.entries(z.startup).map(([name, s]) => [name, fmt(s.medianMs), fmt(s.overEmptyMs), fmt(s.importMs)]));
+  }
+  for (const [name, value] of Object.entries(r)) if (value?.error) console.log(`\n${name}: FAILED: ${value.error}`);
+  table('Goals', ['goal', 'measured', 'target', 'met', 'margin'], checked.map((g) => [g.goal, g.measured, g.target, g.met ? 'yes' : 'NO', g.margin]));
+}

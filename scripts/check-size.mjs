@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// Size budget of the main entry, run by CI after `npm run build`: bundles dist/index.js (with ky,
+// zod and jose, as a partner's bundler would) with esbuild, minified, for the browser, gzips it
+// (level 9) and fails above the budget.
+//   node scripts/check-size.mjs [--budget-kb=16]
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+const entry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const budgetArg = process.argv.find((arg) => arg.startsWith('--budget-kb='));
+const budgetKb = budgetArg === undefined ? 16 : Number(budgetArg.slice('--budget-kb='.length));
+if (!(budgetKb > 0)) {
+  console.error(`check-size: --budget-kb must be a positive number, got "${budgetArg}"`);
+  process.exit(2);
+}
+const budgetBytes = Math.round(budgetKb * 1024);
+
+if (!existsSync(entry)) {
+  console.error('check-size: dist/index.js not found; run `npm run build` first');
+  process.exit(2);
+}
+
+const result = await build({
+  entryPoints: [entry],
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  external: ['node:*'],
+  write: false,
+  metafile: true,
+  logLevel: 'silent',
+  // the repository's tsconfig maps the package name to src/ for tests: bundle what npm ships
+  tsconfigRaw: '{}',
+});
+const code = result.outputFiles[0].contents;
+const gzipBytes = gzipSync(code, { level: 9 }).byteLength;
+
+// where the bytes come from, by package (minified, before gzip)
+const byPackage = new Map();
+for (const [file, { bytesInOutput }] of Object.entries(Object.values(result.metafile.outputs)[0].inputs)) {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? 'checkout-partner-sdk';
+  byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + bytesInOutput);
+}
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+const parts = [...byPackage].sort((a, b) => b[1] - a[1]).map(([pkg, bytes]) => `${pkg} ${kb(bytes)}`).join(', ');
+console.log(`dist/index.js bundled: ${kb(code.byteLength)} minified (${parts}), ${kb(gzipBytes)} gzip (${gzipBytes} bytes); budget ${kb(budgetBytes)} gzip`);
+if (gzipBytes > budgetBytes) {
+  console.error(
+    `check-size: FAIL: the main entry is ${kb(gzipBytes)} gzip (${gzipBytes} bytes), ` +
+      `${kb(gzipBytes - budgetBytes)} over the ${kb(budgetBytes)} budget. ` +
+      'Look for a new dependency or a large addition in the bytes by package above.',
+  );
+  process.exit(1);
+}
+console.log('check-size: ok');
