@@ -57,9 +57,12 @@ export class TokenCache {
   async #refresh(): Promise<string> {
     const { store, key } = this.#options;
     if (store !== undefined) {
-      const stored = await store.get(key);
-      const shared = this.#usable(stored);
-      if (shared !== undefined) {
+      // the store is a cache: one that fails (or holds garbage) is read as empty, and the exchange runs
+      const stored = await Promise.resolve()
+        .then(() => store.get(key))
+        .catch(() => undefined);
+      const shared = isStoredToken(stored) ? this.#usable(stored) : undefined;
+      if (shared !== undefined && isStoredToken(stored)) {
         this.#hold(stored);
         return shared;
       }
@@ -71,7 +74,12 @@ export class TokenCache {
       expiresAt: reuseDeadline(response, obtainedAt, this.#options.skewSeconds),
     };
     this.#hold(token);
-    if (store !== undefined) await store.set(key, token);
+    if (store !== undefined) {
+      // a store that fails to keep the token costs other processes an exchange, not this caller its token
+      await Promise.resolve()
+        .then(() => store.set(key, token))
+        .catch(() => undefined);
+    }
     return token.accessToken;
   }
 
@@ -103,4 +111,10 @@ function jwtExpiry(token: string): number | undefined {
   } catch {
     return undefined; // an opaque token is fine
   }
+}
+
+function isStoredToken(value: unknown): value is StoredToken {
+  if (value === null || typeof value !== 'object') return false;
+  const { accessToken, expiresAt } = value as Partial<StoredToken>;
+  return typeof accessToken === 'string' && accessToken !== '' && typeof expiresAt === 'number';
 }

@@ -216,4 +216,25 @@ describe('tokenStore', () => {
     expect(calls).toBe(2);
     expect([...store.map.values()][0]?.accessToken).toBe('tok-2');
   });
+
+  it('falls back to an exchange when the store fails, and keeps the token itself', async () => {
+    const failing: TokenStore = {
+      get: async () => {
+        throw new Error('store down');
+      },
+      set: () => {
+        throw new Error('store down');
+      },
+    };
+    const client = newClient({ tokenStore: failing });
+    expect(await client.getAccessToken()).toBe('tok-1');
+    expect(await client.getAccessToken()).toBe('tok-1');
+    expect(state.exchanges).toBe(1);
+  });
+
+  it('reads a store value that is not a token as empty', async () => {
+    const store: TokenStore = { get: () => ({ accessToken: 42 }) as never, set: () => undefined };
+    expect(await newClient({ tokenStore: store }).getAccessToken()).toBe('tok-1');
+    expect(state.exchanges).toBe(1);
+  });
 });
