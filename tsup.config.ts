@@ -36,7 +36,7 @@ export default defineConfig([
     platform: 'node',
     target: 'node22',
     removeNodeProtocol: false,
-    sourcemap: true,
+    sourcemap: false, // a command, not a library: its map would be most of the tarball
     banner: { js: '#!/usr/bin/env node' },
   },
 ]);
