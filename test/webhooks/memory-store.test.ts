@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { MemoryEventStore } from 'checkout-partner-sdk/webhooks';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 beforeEach(() => {
@@ -88,6 +89,73 @@ describe('MemoryEventStore', () => {
     expect(store.size).toBe(5);
   });
 
+  it('keeps evicting the least recently used once full, over 300,000 events', async () => {
+    const store = new MemoryEventStore({ maxEntries: 1_000 });
+    await store.claim('hot', 60_000);
+    await store.complete('hot');
+    const total = 300_000;
+    for (let i = 0; i < total; i += 1) {
+      // plain checks in this loop: 300,000 expect() calls would take most of the test's time
+      if ((await store.claim(`e-${i}`, 60_000)) !== 'claimed') throw new Error(`e-${i} was not new`);
+      await store.complete(`e-${i}`);
+      // a redelivery of 'hot' every 500 events makes it recently used again, so it is never evicted
+      if (i % 500 === 0 && (await store.claim('hot', 60_000)) !== 'done') throw new Error(`'hot' was evicted at ${i}`);
+      if (store.size > 1_000) throw new Error(`size ${store.size} after ${i + 1} events`);
+    }
+    expect(store.size).toBe(1_000);
+    // 'hot' holds one slot, the 999 most recent events the others
+    for (let i = total - 999; i < total; i += 1) expect(await store.claim(`e-${i}`, 60_000)).toBe('done');
+    expect(await store.claim('hot', 60_000)).toBe('done');
+    // the ones before were evicted, so they can be claimed again (each claim evicts the oldest)
+    expect(await store.claim(`e-${total - 1_000}`, 60_000)).toBe('claimed');
+    expect(await store.claim('e-0', 60_000)).toBe('claimed');
+    expect(await store.claim(`e-${total / 2}`, 60_000)).toBe('claimed');
+    expect(store.size).toBe(1_000);
+    // those 3 claims evicted the 3 least recently used: the oldest 3 of the confirmed recent ones
+    for (let i = total - 999; i < total - 996; i += 1) expect(await store.claim(`e-${i}`, 60_000)).toBe('claimed');
+    expect(await store.claim(`e-${total - 1}`, 60_000)).toBe('done');
+  }, 60_000);
+
+  it('evicts past an oldest entry that was redelivered or released', async () => {
+    const store = new MemoryEventStore({ maxEntries: 2 });
+    await store.claim('x', 60_000); // in flight, the oldest
+    await store.claim('y', 60_000);
+    await store.complete('y');
+    await store.release('x'); // the oldest leaves
+    await store.claim('z', 60_000); // fits: y, z
+    expect(store.size).toBe(2);
+    expect(await store.claim('y', 60_000)).toBe('done'); // y is now the most recently used: z, y
+    await store.claim('w', 60_000); // evicts z
+    expect(await store.claim('y', 60_000)).toBe('done');
+    expect(await store.claim('w', 60_000)).toBe('in-flight');
+    expect(await store.claim('z', 60_000)).toBe('claimed'); // evicts w
+    expect(await store.claim('w', 60_000)).toBe('claimed');
+  });
+
+  it('behaves as a plain LRU + TTL model under any sequence of calls', async () => {
+    const id = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
+    const step = fc.oneof(
+      fc.record({ op: fc.constant('claim' as const), id, leaseMs: fc.integer({ min: 1, max: 6 }) }),
+      fc.record({ op: fc.constant('complete' as const), id }),
+      fc.record({ op: fc.constant('release' as const), id }),
+      fc.record({ op: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 8 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 12 }), fc.array(step, { maxLength: 300 }), async (maxEntries, ttlMs, steps) => {
+        const store = new MemoryEventStore({ maxEntries, ttlMs });
+        const model = new LruModel(maxEntries, ttlMs);
+        for (const s of steps) {
+          if (s.op === 'claim') expect(await store.claim(s.id, s.leaseMs)).toBe(model.claim(s.id, s.leaseMs));
+          else if (s.op === 'complete') await Promise.all([store.complete(s.id), model.complete(s.id)]);
+          else if (s.op === 'release') await Promise.all([store.release(s.id), model.release(s.id)]);
+          else vi.advanceTimersByTime(s.ms);
+          expect(store.size).toBe(model.size);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('rejects bad options and arguments with TypeError', async () => {
     expect(() => new MemoryEventStore({ maxEntries: 0 })).toThrow(TypeError);
     expect(() => new MemoryEventStore({ maxEntries: 1.5 })).toThrow(/maxEntries/);
@@ -104,7 +172,7 @@ describe('MemoryEventStore', () => {
 });
 
 describe('MemoryEventStore memory', () => {
-  it('holds 100k events in under 256 bytes each', () => {
+  it('holds 100k events in under 256 bytes each, and does not grow while its oldest entry stays', () => {
     vi.useRealTimers();
     const script = fileURLToPath(new URL('./fixtures/memory-per-entry.ts', import.meta.url));
     const output = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', script], {
@@ -112,9 +180,60 @@ describe('MemoryEventStore memory', () => {
       timeout: 60_000,
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
     });
-    const { bytesPerEntry, size } = JSON.parse(output) as { bytesPerEntry: number; size: number };
+    const { bytesPerEntry, size, churnSize, churnGrowthMB } = JSON.parse(output) as {
+      bytesPerEntry: number;
+      size: number;
+      churnSize: number;
+      churnGrowthMB: number;
+    };
     expect(size).toBe(100_000);
     expect(bytesPerEntry).toBeGreaterThan(0);
     expect(bytesPerEntry).toBeLessThan(256);
+    // 500,000 claims released behind an idle oldest entry leave no growth but the table's own (~1 MB)
+    expect(churnSize).toBe(20_001);
+    expect(churnGrowthMB).toBeLessThan(8);
   }, 60_000);
 });
+
+/**
+ * The documented behaviour, written as plainly as possible: entries in an array from least to most
+ * recently used; each write moves its entry to the end, then drops up to 2 expired entries from the
+ * front (the store's sweep per write) and the front entries past maxEntries.
+ */
+class LruModel {
+  readonly #entries: { id: string; expiry: number }[] = [];
+  constructor(
+    readonly maxEntries: number,
+    readonly ttlMs: number,
+  ) {}
+  get size(): number {
+    return this.#entries.length;
+  }
+  claim(id: string, leaseMs: number): 'claimed' | 'in-flight' | 'done' {
+    const now = Date.now();
+    const entry = this.#entries.find((e) => e.id === id);
+    if (entry !== undefined && Math.abs(entry.expiry) > now) {
+      if (entry.expiry > 0) return 'in-flight';
+      this.#write(id, entry.expiry, now);
+      return 'done';
+    }
+    this.#write(id, now + leaseMs, now);
+    return 'claimed';
+  }
+  async complete(id: string): Promise<void> {
+    this.#write(id, -(Date.now() + this.ttlMs), Date.now());
+  }
+  async release(id: string): Promise<void> {
+    const at = this.#entries.findIndex((e) => e.id === id);
+    if (at >= 0 && (this.#entries[at] as { expiry: number }).expiry > 0) this.#entries.splice(at, 1);
+  }
+  #write(id: string, expiry: number, now: number): void {
+    const at = this.#entries.findIndex((e) => e.id === id);
+    if (at >= 0) this.#entries.splice(at, 1);
+    this.#entries.push({ id, expiry });
+    for (let swept = 0; swept < 2 && this.#entries.length > 0 && Math.abs((this.#entries[0] as { expiry: number }).expiry) <= now; swept += 1) {
+      this.#entries.shift();
+    }
+    while (this.#entries.length > this.maxEntries) this.#entries.shift();
+  }
+}
