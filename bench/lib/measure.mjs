@@ -72,8 +72,12 @@ export function report(result) {
 }
 
 export function flag(name, fallback) {
-  const hit = process.argv.find((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
-  if (hit === undefined) return fallback;
+  const index = process.argv.findIndex((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
+  if (index === -1) return fallback;
+  const hit = process.argv[index];
   const eq = hit.indexOf('=');
-  return eq === -1 ? true : hit.slice(eq + 1);
+  if (eq !== -1) return hit.slice(eq + 1);
+  // `--only memory` as well as `--only=memory`, for flags that take a value
+  const next = process.argv[index + 1];
+  return typeof fallback !== 'boolean' && next !== undefined && !next.startsWith('--') ? next : true;
 }
