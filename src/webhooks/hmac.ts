@@ -2,23 +2,37 @@
  * How the webhook code computes HMAC-SHA256. The neutral entry wires Web Crypto
  * (`hmac.web.ts`), the `node` export condition wires node:crypto (`hmac.node.ts`); everything
  * else (parsing, the handler, the stores) is written once against this interface.
+ *
+ * `data` is the payload as received: a string stands for its UTF-8 bytes. The methods may answer
+ * synchronously (node:crypto) or with a promise (Web Crypto); callers handle both, so the node
+ * path costs no extra promise per secret.
  */
 export interface Hmac {
-  /** The HMAC-SHA256 of `data` under `secret` (the secret's UTF-8 bytes are the key). */
-  sign(secret: string, data: Uint8Array): Uint8Array | Promise<Uint8Array>;
+  /** The lowercase hex HMAC-SHA256 of `data` under `secret` (the secret's UTF-8 bytes are the key). */
+  signHex(secret: string, data: string | Uint8Array): string | Promise<string>;
+  /** The 32 bytes of a MAC given as 64 lowercase hex characters (already checked by the caller). */
+  macFromHex(hex: string): Uint8Array;
   /** Whether `mac` is the HMAC-SHA256 of `data` under `secret`, compared in constant time. */
-  verify(secret: string, data: Uint8Array, mac: Uint8Array): boolean | Promise<boolean>;
+  verify(secret: string, data: string | Uint8Array, mac: Uint8Array): boolean | Promise<boolean>;
 }
 
 /** How many imported keys each implementation keeps: enough for any rotation, bounded all the same. */
 export const MAX_CACHED_KEYS = 64;
 
+interface Entry<K> {
+  readonly key: K;
+  /** Set on every hit, cleared when the entry gets its second chance at eviction. */
+  used: boolean;
+}
+
 /**
- * A small LRU map from a secret to its imported key, so a key is made once per secret and not
- * once per delivery. Bounded, so code that signs with ever-new secrets cannot grow it.
+ * A small map from a secret to its imported key, so a key is made once per secret and not once
+ * per delivery. Bounded, so code that signs with ever-new secrets cannot grow it. Eviction is
+ * "second chance" (CLOCK), an approximation of LRU: a hit only sets a flag instead of reordering
+ * the map, which keeps the per-call cost at one lookup.
  */
 export class KeyCache<K> {
-  readonly #keys = new Map<string, K>();
+  readonly #entries = new Map<string, Entry<K>>();
   readonly #max: number;
 
   constructor(max: number) {
@@ -26,25 +40,35 @@ export class KeyCache<K> {
   }
 
   get(secret: string, make: (secret: string) => K): K {
-    let key = this.#keys.get(secret);
-    if (key === undefined) {
-      key = make(secret);
-      if (this.#keys.size >= this.#max) {
-        const oldest = this.#keys.keys().next();
-        if (oldest.done !== true) this.#keys.delete(oldest.value);
-      }
-    } else {
-      this.#keys.delete(secret); // re-inserted below as the most recently used
+    const hit = this.#entries.get(secret);
+    if (hit !== undefined) {
+      hit.used = true;
+      return hit.key;
     }
-    this.#keys.set(secret, key);
+    const key = make(secret);
+    if (this.#entries.size >= this.#max) this.#evictOne();
+    this.#entries.set(secret, { key, used: false });
     return key;
   }
 
   delete(secret: string): void {
-    this.#keys.delete(secret);
+    this.#entries.delete(secret);
   }
 
   get size(): number {
-    return this.#keys.size;
+    return this.#entries.size;
+  }
+
+  /** Drops the oldest entry not used since its last chance; at most one pass over the map. */
+  #evictOne(): void {
+    for (let turns = this.#entries.size; turns >= 0; turns -= 1) {
+      const oldest = this.#entries.entries().next();
+      if (oldest.done === true) return;
+      const [secret, entry] = oldest.value;
+      this.#entries.delete(secret);
+      if (!entry.used || turns === 0) return;
+      entry.used = false;
+      this.#entries.set(secret, entry); // a second chance, at the young end
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { describe } from '../internal/path.js';
-import { parseSignature, payloadBytes, toHex, type PayloadInput } from './bytes.js';
+import { payloadData, signatureHex, type PayloadInput } from './bytes.js';
 import type { Hmac } from './hmac.js';
 
 /** The signing secret of the webhook endpoint, or a list of them while rotating: any match is valid. */
@@ -62,27 +62,39 @@ export type VerifySignature = (input: VerifySignatureInput) => Promise<boolean>;
  */
 export type SignPayload = (payload: PayloadInput, secret: string) => Promise<string>;
 
-/** `secret` as a non-empty list of non-empty strings, or a `TypeError` that never shows it. */
-export function secretList(secret: unknown, name = 'secret'): readonly string[] {
-  const list = typeof secret === 'string' ? [secret] : secret;
-  if (!Array.isArray(list) || list.length === 0) {
+/**
+ * Checks that `secret` is a non-empty string or a non-empty array of them, without copying it;
+ * otherwise a `TypeError` that never shows a secret.
+ */
+export function checkSecret(secret: unknown, name = 'secret'): asserts secret is WebhookSecret {
+  if (typeof secret === 'string' && secret !== '') return;
+  if (typeof secret === 'string') throw new TypeError(`${name} must be a non-empty string, got an empty string`);
+  if (!Array.isArray(secret) || secret.length === 0) {
     throw new TypeError(`${name} must be a non-empty string or a non-empty array of them, got ${describe(secret)}`);
   }
-  list.forEach((item: unknown, index) => {
+  for (let index = 0; index < secret.length; index += 1) {
+    const item: unknown = secret[index];
     if (typeof item !== 'string' || item === '') {
-      const where = typeof secret === 'string' ? name : `${name}[${index}]`;
-      throw new TypeError(`${where} must be a non-empty string, got ${item === '' ? 'an empty string' : describe(item)}`);
+      throw new TypeError(`${name}[${index}] must be a non-empty string, got ${item === '' ? 'an empty string' : describe(item)}`);
     }
-  });
-  return Object.freeze([...(list as string[])]);
+  }
+}
+
+/** `secret` as a frozen, non-empty list of non-empty strings (a snapshot), or a `TypeError` that never shows it. */
+export function secretList(secret: unknown, name = 'secret'): readonly string[] {
+  checkSecret(secret, name);
+  return Object.freeze(typeof secret === 'string' ? [secret] : [...secret]);
 }
 
 /** Signing and verification written once over an {@link Hmac} implementation. */
 export interface Signatures {
   verifySignature: VerifySignature;
   signPayload: SignPayload;
-  /** The default scheme on already-checked inputs (what the handler calls per delivery). */
-  verifyBytes(payload: Uint8Array, signature: string | null, secrets: readonly string[]): Promise<boolean>;
+  /**
+   * The default scheme on already-checked inputs (what the handler calls per delivery). Answers
+   * synchronously where the HMAC implementation does (node:crypto).
+   */
+  verifyBytes(payload: Uint8Array, signature: string | null, secrets: readonly string[]): boolean | Promise<boolean>;
   /** For {@link SignatureSchemeInput.hmacSha256Hex}. */
   hmacSha256Hex(secret: string, data: string | Uint8Array): Promise<string>;
 }
@@ -96,40 +108,72 @@ export function timingSafeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
+/** A non-empty string secret (signing takes exactly one), or a `TypeError` that never shows it. */
+function checkSigningSecret(secret: unknown): asserts secret is string {
+  if (typeof secret !== 'string' || secret === '') {
+    throw new TypeError(`secret must be a non-empty string, got ${secret === '' ? 'an empty string' : describe(secret)}`);
+  }
+}
+
 export function createSignatures(hmac: Hmac): Signatures {
-  async function verifyBytes(payload: Uint8Array, signature: string | null, secrets: readonly string[]): Promise<boolean> {
-    if (signature === null) return false;
-    const mac = parseSignature(signature);
-    if (mac === undefined) return false;
-    for (const secret of secrets) {
-      if (await hmac.verify(secret, payload, mac)) return true;
+  /** After an asynchronous implementation answered for one secret: the others, one at a time. */
+  async function verifyRest(
+    first: Promise<boolean>,
+    rest: readonly string[],
+    data: string | Uint8Array,
+    mac: Uint8Array,
+  ): Promise<boolean> {
+    if (await first) return true;
+    for (const secret of rest) if (await hmac.verify(secret, data, mac)) return true;
+    return false;
+  }
+
+  /**
+   * The default scheme on checked arguments: any secret of the list matches. Synchronous as long
+   * as the implementation is (node:crypto), so the node path allocates no promise of its own.
+   */
+  function verifyChecked(
+    data: string | Uint8Array,
+    signature: string | null | undefined,
+    secret: WebhookSecret,
+  ): boolean | Promise<boolean> {
+    if (typeof signature !== 'string') return false;
+    const hex = signatureHex(signature);
+    if (hex === undefined) return false;
+    const mac = hmac.macFromHex(hex);
+    if (typeof secret === 'string') return hmac.verify(secret, data, mac);
+    for (let i = 0; i < secret.length; i += 1) {
+      const match = hmac.verify(secret[i]!, data, mac);
+      // a snapshot of the rest before awaiting: the caller's array may change meanwhile
+      if (typeof match !== 'boolean') return verifyRest(match, secret.slice(i + 1), data, mac);
+      if (match) return true;
     }
     return false;
   }
 
   return {
-    verifyBytes,
+    verifyBytes: verifyChecked,
     async hmacSha256Hex(secret, data) {
-      secretList(secret);
-      return toHex(await hmac.sign(secret, payloadBytes(data, 'data')));
+      checkSigningSecret(secret);
+      return hmac.signHex(secret, payloadData(data, 'data'));
     },
     async verifySignature(input) {
       if (input === null || typeof input !== 'object') {
         throw new TypeError(`verifySignature takes { payload, signature, secret }, got ${describe(input)}`);
       }
       const { payload, signature, secret } = input;
-      const bytes = payloadBytes(payload);
+      const data = payloadData(payload);
       if (signature !== undefined && signature !== null && typeof signature !== 'string') {
         throw new TypeError(`signature must be a string, null or undefined, got ${describe(signature)}`);
       }
-      return verifyBytes(bytes, signature ?? null, secretList(secret));
+      checkSecret(secret);
+      const verified = verifyChecked(data, signature, secret);
+      return typeof verified === 'boolean' ? verified : await verified;
     },
     async signPayload(payload, secret) {
-      const bytes = payloadBytes(payload);
-      if (typeof secret !== 'string' || secret === '') {
-        throw new TypeError(`secret must be a non-empty string, got ${secret === '' ? 'an empty string' : describe(secret)}`);
-      }
-      return `sha256=${toHex(await hmac.sign(secret, bytes))}`;
+      const data = payloadData(payload);
+      checkSigningSecret(secret);
+      return `sha256=${await hmac.signHex(secret, data)}`;
     },
   };
 }

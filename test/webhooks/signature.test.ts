@@ -112,10 +112,62 @@ describe.each([
       `sha256=${hex.slice(0, 62)}zz`,
       `sha256= ${hex}`,
       `sha256=sha256=${hex}`,
+      `sha256:${hex}`,
+      `Sha256=${hex}`,
+      ` ${hex}`,
+      `${hex}\n`,
+      `${hex.slice(0, 63)}g`,
+      `${hex.slice(0, 62)}0x`,
+      `${hex.slice(0, 63)}A`,
+      `sha256=${hex.slice(0, 63)}`,
+      `sha256=${hex}0`,
+      `${hex.slice(0, 32)}`,
+      hex + hex,
     ]) {
       expect(await verifySignature({ payload: body, signature, secret: 's' })).toBe(false);
     }
     expect(await verifySignature({ payload: body, signature: hex, secret: 's' })).toBe(true);
+  });
+
+  it('never throws for any signature string, and accepts only the exact lowercase hex MAC', async () => {
+    const body = '{"eventId":"e"}';
+    const hex = expectedHex(body, 's');
+    const hexish = fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEFgx= sha256'), minLength: 60, maxLength: 75 });
+    const nearMiss = fc.tuple(fc.nat(63), fc.constantFrom(...'0123456789abcdefABCDEFg ')).map(([at, c]) => hex.slice(0, at) + c + hex.slice(at + 1));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(hexish, nearMiss, fc.string({ unit: 'binary', maxLength: 80 })), fc.boolean(), async (value, prefixed) => {
+        const signature = prefixed ? `sha256=${value}` : value;
+        const exact = value === hex;
+        expect(await verifySignature({ payload: body, signature, secret: 's' })).toBe(exact);
+        expect(await verifySignature({ payload: body, signature, secret: ['other', 's'] })).toBe(exact);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('hashes a string payload as UTF-8, lone surrogates as U+FFFD like TextEncoder', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 100 }), secretArb, async (body, secret) => {
+        const bytes = new TextEncoder().encode(body);
+        const signature = await signPayload(body, secret);
+        expect(signature).toBe(`sha256=${expectedHex(bytes, secret)}`);
+        expect(await verifySignature({ payload: body, signature, secret })).toBe(true);
+        expect(await verifySignature({ payload: bytes, signature, secret })).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('reads a rotation list as it was at the call, whatever the caller does to it afterwards', async () => {
+    const body = '{"eventId":"e"}';
+    const signature = await signPayload(body, 'second');
+    const list: unknown[] = ['first', 'second'];
+    const pending = verifySignature({ payload: body, signature, secret: list as string[] });
+    list.length = 0;
+    list.push(7, 'other');
+    await expect(pending).resolves.toBe(true);
+    expect(list).toEqual([7, 'other']);
+    expect(Object.isFrozen(list)).toBe(false);
   });
 
   it('throws TypeError for arguments of the wrong type, without showing the secret', async () => {
@@ -126,6 +178,15 @@ describe.each([
     await expect(verifySignature({ payload: 'x', signature: 'x', secret: [] })).rejects.toThrow(TypeError);
     await expect(verifySignature({ payload: 'x', signature: 'x', secret: ['ok-secret', 7] as never })).rejects.toThrow(
       /secret\[1\]/,
+    );
+    // every secret is checked, even when an earlier one matches
+    const good = await signPayload('x', 'ok-secret');
+    await expect(verifySignature({ payload: 'x', signature: good, secret: ['ok-secret', ''] })).rejects.toThrow(/secret\[1\]/);
+    await expect(verifySignature({ payload: 'x', signature: good, secret: 'ok-secret' })).resolves.toBe(true);
+    await expect(verifySignature({ payload: 'x', signature: null, secret: 42 as never })).rejects.toThrow(/secret must be/);
+    await expect(verifySignature({ payload: new DataView(new ArrayBuffer(1)) as never, signature: good, secret: 'ok-secret' })).resolves.toBe(false);
+    await expect(verifySignature({ payload: new SharedArrayBuffer(1) as never, signature: good, secret: 'ok-secret' })).rejects.toThrow(
+      /payload must be/,
     );
     await expect(signPayload({} as never, 's')).rejects.toThrow(TypeError);
     await expect(signPayload('x', '')).rejects.toThrow(TypeError);
@@ -163,6 +224,31 @@ it('keeps working past the key cache bound (many distinct secrets)', async () =>
 
 it('the node entry exports the same names as the neutral one', () => {
   expect(Object.keys(node).sort()).toEqual(Object.keys(web).sort());
+});
+
+it('keeps a key in use while many other secrets pass through the bounded cache', async () => {
+  const { vi } = await import('vitest');
+  const spy = vi.spyOn(crypto.subtle, 'importKey');
+  const importsOf = (secret: string) =>
+    spy.mock.calls.filter(([, raw]) => new TextDecoder().decode(raw as Uint8Array) === secret).length;
+  try {
+    const run = Math.random();
+    const hot = `hot-${run}`;
+    const hotSignature = await web.signPayload('body', hot);
+    for (let i = 0; i < 200; i += 1) {
+      const passing = `passing-${run}-${i}`;
+      expect(await web.verifySignature({ payload: 'body', signature: await web.signPayload('body', passing), secret: passing })).toBe(true);
+      expect(await web.verifySignature({ payload: 'body', signature: hotSignature, secret: hot })).toBe(true);
+    }
+    expect(importsOf(hot)).toBe(1);
+    // the cache is bounded: a secret unused since 199 others came and went is imported again
+    const first = `passing-${run}-0`;
+    expect(importsOf(first)).toBe(1);
+    await web.signPayload('body', first);
+    expect(importsOf(first)).toBe(2);
+  } finally {
+    spy.mockRestore();
+  }
 });
 
 it('imports a Web Crypto key once per secret, not once per call', async () => {
