@@ -57,6 +57,24 @@ try {
       if (!(await ${webhooks}.verifySignature({ payload: '{"eventId":"e"}', signature: sig, secret: 'whsec' }))) throw new Error('signature did not verify');
       const bad = (() => { try { ${webhooks}.parseEvent('nope'); } catch (e) { return e; } })();
       if (!(bad instanceof ${webhooks}.WebhookPayloadError) || !(bad instanceof ${sdk}.CheckoutError)) throw new Error('WebhookPayloadError is not a CheckoutError of the main entry');
+      const handled = [];
+      const handler = ${webhooks}.createWebhookHandler({
+        secret: 'whsec',
+        client,
+        resolveOrderExternalId: () => 'a/b',
+        onEvent: (context) => { handled.push(context); },
+      });
+      const body = JSON.stringify({ eventId: 'evt-1', type: 'otc.trade.settled', tradeId: 't-1' });
+      const delivery = async (signature) => (await handler.handle(new Request('http://127.0.0.1/webhooks', {
+        method: 'POST', body, headers: { 'content-type': 'application/json', 'x-provider-signature': signature },
+      }))).status;
+      const signature = await ${webhooks}.signPayload(body, 'whsec');
+      const statuses = [await delivery(signature), await delivery(signature), await delivery('sha256=' + '0'.repeat(64))];
+      if (statuses.join() !== '200,200,401') throw new Error('unexpected webhook statuses ' + statuses.join());
+      if (handled.length !== 1 || handled[0].confirmed !== true || handled[0].order.settlement.status !== 'Settled') {
+        throw new Error('the settled event was not handled once, confirmed: ' + JSON.stringify(handled));
+      }
+      await handler.drain();
       if (typeof ${testing}.createFakeCheckout !== 'function') throw new Error('testing entry lacks createFakeCheckout');
       if (typeof ${redis}.RedisEventStore !== 'function' || typeof ${redis}.RedisTokenStore !== 'function') throw new Error('redis entry lacks its stores');
       if (!(new ${redis}.RedisStoreError('x', { operation: 'get' }) instanceof ${sdk}.CheckoutError)) throw new Error('RedisStoreError is not a CheckoutError of the main entry');
