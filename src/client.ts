@@ -131,7 +131,7 @@ export class CheckoutClient {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`CheckoutClient options must be an object, got ${describe(options)}`);
     }
-    this.baseUrl = apiBase(options.baseUrl ?? env('CHECKOUT_BASE_URL'));
+    this.baseUrl = apiBase(options.baseUrl);
     this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
     this.#secret = secretOption(options.partnerSecret);
     this.#timeoutMs = positive('timeoutMs', options.timeoutMs, 30_000);
@@ -341,21 +341,26 @@ export class CheckoutClient {
   }
 }
 
-/** The same validation error, its body's `accessToken` masked. */
+/**
+ * The same validation error with every string in its body masked: a token response that failed
+ * validation may hold a working token under any name (`accessToken`, `access_token`, `token`, ...).
+ * Numbers, booleans and the shape stay, so the issues still make sense.
+ */
 function withoutToken(error: ResponseValidationError): ResponseValidationError {
-  const { body } = error;
-  const masked =
-    body !== null && typeof body === 'object' && !Array.isArray(body) && 'accessToken' in body
-      ? { ...body, accessToken: '[redacted]' }
-      : typeof body === 'string'
-        ? '[redacted: the token response was not JSON]'
-        : body;
   return new ResponseValidationError(error.message, {
     status: error.status,
     headers: error.headers,
-    body: masked,
+    body: maskStrings(error.body, 0),
     issues: error.issues,
   });
+}
+
+function maskStrings(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return '[redacted]';
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 8) return '[redacted]';
+  if (Array.isArray(value)) return value.map((item) => maskStrings(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskStrings(item, depth + 1)]));
 }
 
 function apiBase(value: unknown): string {

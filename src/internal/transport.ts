@@ -79,11 +79,33 @@ export class Transport {
     try {
       // what ky's `prefix` did: one slash between the base and the path
       response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
-      text = await response.text();
+      text = await readText(response, init.timeout as number);
     } catch (error) {
       throw toCheckoutError(error, options);
     }
     return parseBody(response, text, options);
+  }
+}
+
+/** Thrown by {@link readText} when the body does not arrive in time; mapped to `TimeoutError`. */
+const BODY_TIMEOUT = Symbol('body timeout');
+
+/**
+ * The body as text within `timeoutMs`: ky's timer stops once the headers arrive, so a service that
+ * sends headers and then stalls the body would otherwise hold the call (and a webhook's claim) forever.
+ */
+async function readText(response: Response, timeoutMs: number): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      response.body?.cancel().catch(() => undefined);
+      reject(BODY_TIMEOUT);
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([response.text(), stalled]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -106,6 +128,7 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>): unknown
     });
   }
   if (isTimeoutError(error)) return new TimeoutError(`${label} timed out`, { request: label });
+  if (error === BODY_TIMEOUT) return new TimeoutError(`${label} timed out while reading the response body`, { request: label });
   if (isNetworkError(error)) {
     const cause = error.cause;
     return new ConnectionError(`${label} failed: ${describeCause(cause)}`, { request: label, cause });

@@ -55,8 +55,24 @@ describe('a token response that fails validation', () => {
     const error = await new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET })
       .getAccessToken()
       .catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'ResponseValidationError', status: 200, body: { accessToken: '[redacted]', expiresIn: 'soon' } });
+    expect(error).toMatchObject({ name: 'ResponseValidationError', status: 200, body: { accessToken: '[redacted]', expiresIn: '[redacted]' } });
     expect((error as { issues: unknown[] }).issues[0]).toMatchObject({ path: ['expiresIn'] });
+    expect(everythingPrintable(error)).not.toContain(TOKEN);
+  });
+});
+
+describe('a token response in another shape', () => {
+  it.each([
+    [{ access_token: TOKEN, token_type: 'Bearer', expires_in: 3600 }],
+    [{ token: TOKEN, expiresIn: 3600 }],
+    [{ data: { accessToken: TOKEN }, expiresIn: 3600 }],
+    [[TOKEN]],
+  ])('keeps the token out of the error (%j)', async (body) => {
+    server.use(http.post(`${API}/auth/token`, () => HttpResponse.json(body)));
+    const error = await new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET })
+      .getAccessToken()
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ResponseValidationError' });
     expect(everythingPrintable(error)).not.toContain(TOKEN);
   });
 });

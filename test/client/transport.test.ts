@@ -62,6 +62,16 @@ describe('over a real socket', () => {
     expect((error as Error).message).toMatch(/ECONNREFUSED|fetch failed/);
   });
 
+  it('times out a response whose body stalls after the headers', async () => {
+    const url = await serve((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"externalId":'); // and never the rest
+    });
+    const error = await client(url, { timeoutMs: 150, maxRetries: 0 }).getOrderByExternalId('o-1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toMatch(/reading the response body/);
+  });
+
   it('times out an attempt whose response never comes', async () => {
     const url = await serve(() => undefined);
     await expect(client(url, { timeoutMs: 100, maxRetries: 0 }).getOrderByExternalId('o-1')).rejects.toBeInstanceOf(TimeoutError);
