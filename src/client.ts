@@ -2,6 +2,7 @@ import { TokenCache } from './auth/token-cache.js';
 import type { TokenStore } from './auth/token-store.js';
 import { AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from './errors.js';
 import { sleep, untilAborted } from './internal/abort.js';
+import { partnerApiBase } from './internal/api-base.js';
 import { env } from './internal/env.js';
 import { describe, pathSegment } from './internal/path.js';
 import { Transport } from './internal/transport.js';
@@ -104,7 +105,6 @@ export interface WaitOptions {
   signal?: AbortSignal | undefined;
 }
 
-const API_PATH = '/api/v1/partner-api';
 const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
 
 /**
@@ -131,7 +131,7 @@ export class CheckoutClient {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`CheckoutClient options must be an object, got ${describe(options)}`);
     }
-    this.baseUrl = apiBase(options.baseUrl);
+    this.baseUrl = partnerApiBase(required('baseUrl', 'CHECKOUT_BASE_URL', options.baseUrl));
     this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
     this.#secret = secretOption(options.partnerSecret);
     this.#timeoutMs = positive('timeoutMs', options.timeoutMs, 30_000);
@@ -361,25 +361,6 @@ function maskStrings(value: unknown, depth: number): unknown {
   if (depth > 8) return '[redacted]';
   if (Array.isArray(value)) return value.map((item) => maskStrings(item, depth + 1));
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskStrings(item, depth + 1)]));
-}
-
-function apiBase(value: unknown): string {
-  const raw = required('baseUrl', 'CHECKOUT_BASE_URL', value);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new TypeError(`baseUrl must be an absolute http(s) URL such as "https://checkout.example.com"`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new TypeError(`baseUrl must use http or https, got "${url.protocol}"`);
-  }
-  if (url.username !== '' || url.password !== '') throw new TypeError('baseUrl must not contain credentials');
-  url.search = '';
-  url.hash = '';
-  const path = url.pathname.replace(/\/+$/, '');
-  url.pathname = path.endsWith(API_PATH) ? path : `${path}${API_PATH}`;
-  return url.href;
 }
 
 function required(name: string, envName: string, value: unknown): string {

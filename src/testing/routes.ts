@@ -1,3 +1,4 @@
+import { API_PATH } from '../internal/api-base.js';
 import type { Order, Withdrawal } from '../schemas.js';
 import type { ResolvedPartner } from './partners.js';
 import { json, problem } from './responses.js';
@@ -12,9 +13,6 @@ export interface RouteContext {
   order(externalId: string): Order | undefined;
   withdrawal(externalId: string): Withdrawal | undefined;
 }
-
-/** The spec's base path; the fake answers below it whatever comes before it in the URL. */
-export const API_PATH = '/api/v1/partner-api';
 
 const REJECTIONS: Record<TokenRejection, string> = {
   missing: 'The Authorization header is missing: send "Authorization: Bearer <access token>"',
