@@ -104,7 +104,7 @@ function reuseDeadline(response: TokenResponse, obtainedAt: number, skewSeconds:
 }
 
 /** The JWT's `exp` in epoch ms, or `undefined` for an opaque token or one without `exp`. */
-function jwtExpiry(token: string): number | undefined {
+export function jwtExpiry(token: string): number | undefined {
   try {
     const { exp } = decodeJwt(token);
     return typeof exp === 'number' ? exp * 1000 : undefined;

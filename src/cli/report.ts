@@ -1,13 +1,10 @@
-import { ApiError, CheckoutError, WaitTimeoutError } from '../index.js';
+import { ApiError, CheckoutError } from '../index.js';
 import { CliError, ExitCode, type ExitCodeValue } from './exit-codes.js';
 
 /** A human message and exit code for anything a command threw. Never a stack, a header or a secret. */
 export function report(error: unknown): { message: string; exitCode: ExitCodeValue } {
   if (error instanceof CliError) {
     return { message: error.hint ? `${error.message}\n${error.hint}` : error.message, exitCode: error.exitCode };
-  }
-  if (error instanceof WaitTimeoutError) {
-    return { message: error.message, exitCode: ExitCode.WaitTimeout };
   }
   if (error instanceof ApiError) {
     const id = error.requestId ? ` (request id ${error.requestId})` : '';

@@ -1,4 +1,4 @@
-import { decodeJwt } from 'jose';
+import { jwtExpiry } from '../../auth/token-cache.js';
 import { allowOnly, CREDENTIAL_OPTIONS, type ParsedArgs } from '../args.js';
 import { clientFrom } from '../credentials.js';
 import { ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
@@ -11,6 +11,7 @@ export async function tokenCommand({ positionals, options }: ParsedArgs, io: Cli
   if (positionals.length > 1) throw usage(`"token" takes no arguments, got "${positionals[1]}"`, 'token');
   const client = clientFrom(options, io);
   const token = await client.getAccessToken({ signal: io.signal });
+  // the token's own expiry where it says (a JWT's exp); else the client's reuse deadline
   const expiresAt = jwtExpiry(token) ?? client.tokenExpiresAt;
   const expiresIn = expiresAt === undefined ? undefined : Math.max(0, Math.round((expiresAt - Date.now()) / 1000));
   const when = expiresAt === undefined ? 'an unknown time' : `${new Date(expiresAt).toISOString()} (in ${expiresIn} s)`;
@@ -31,14 +32,4 @@ export async function tokenCommand({ positionals, options }: ParsedArgs, io: Cli
     io.out('The token is not printed; pass --show to print it.\n');
   }
   return ExitCode.Ok;
-}
-
-/** The JWT's `exp` in epoch ms, or `undefined` for an opaque token. */
-function jwtExpiry(token: string): number | undefined {
-  try {
-    const { exp } = decodeJwt(token);
-    return typeof exp === 'number' ? exp * 1000 : undefined;
-  } catch {
-    return undefined;
-  }
 }
