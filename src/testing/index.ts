@@ -1,10 +1,10 @@
 /**
  * `checkout-partner-sdk/testing`: a fake checkout service for tests, examples and local sandboxes,
- * and a fake payment provider that signs and delivers events. `handlers()` needs the optional peer
- * dependency msw; everything else runs without it.
+ * and a fake payment provider that signs and delivers events. This entry loads msw (a peer
+ * dependency, optional for the rest of the package): install it as a dev dependency. The CLI's
+ * `checkout-partner sandbox` serves the same fake without msw.
  */
 export { createFakeCheckout, FakeCheckout } from './fake-checkout.js';
-export { FakeCheckoutCore } from './service.js';
 export type { FakeCheckoutOptions } from './service.js';
 export type { FakeCheckoutStats, FakeRequestRecord } from './request-log.js';
 export type { FakePartner } from './partners.js';

@@ -1,6 +1,6 @@
 /**
- * The only module of the testing kit that imports msw (an optional peer dependency), so the rest of
- * the kit (the real server, the CLI's sandbox) works without it.
+ * The only module of the testing kit that imports msw, so the CLI's sandbox (which imports the fake's
+ * core directly) never loads it. The `testing` entry does load it: `handlers()` is synchronous.
  */
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { partnerApiBase } from '../internal/api-base.js';
