@@ -41,9 +41,12 @@ const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
 const DONE = 'done';
 /** Never a real lease token: `complete()` for an event this store holds no lease on. */
 const NO_LEASE = 'lease:-';
-/** At most this many leases are remembered; see `#remember`. */
-const MAX_OWNED_LEASES = 10_000;
-/** A lease is forgotten early only this long after it expired, so Redis has surely expired it too. */
+/**
+ * Past this many remembered leases, `#remember` sweeps out the expired ones. It is a soft bound: a
+ * live lease is never dropped (see `#remember`).
+ */
+const SWEEP_AT_LEASES = 10_000;
+/** An expired lease is forgotten only this long after it ended locally, so Redis has surely expired it too. */
 const FORGET_GRACE_MS = 5_000;
 
 /** ARGV: lease token, lease ms, done marker. Take the lease, or report who holds the key. */
@@ -56,14 +59,18 @@ return 'in-flight'`,
 /**
  * ARGV: lease token, done marker, ttl seconds. Mark done when the caller still holds the lease, or
  * when the key is gone (the lease expired and nobody took it: the work was done all the same).
+ * Replies `"completed"`, `"done"` (it was done already), `"leased"` (another lease holds it) or
+ * `"foreign"` (a value no store wrote).
  */
 const COMPLETE: LuaScript = {
   source: `local current = redis.call('GET', KEYS[1])
 if current == ARGV[1] or current == false then
   redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-  return 1
+  return 'completed'
 end
-return 0`,
+if current == ARGV[2] then return 'done' end
+if string.sub(current, 1, 6) == 'lease:' then return 'leased' end
+return 'foreign'`,
 };
 
 /** ARGV: lease token. Delete the key only while the caller holds the lease. */
@@ -80,13 +87,20 @@ return 0`,
  * Lua), so a worker whose lease expired cannot clobber the next worker's claim.
  *
  * Semantics worth knowing:
- * - `complete` after this store's lease expired marks the event done when nobody claimed it since
- *   (the work was done), and does nothing when another worker holds it (that worker finishes it).
  * - `complete` marks the key done for `ttlSeconds`; a later `claim` answers `"done"` until then.
+ * - `complete` after this store's lease expired still marks the event done when nobody claimed it
+ *   since (the key is gone: the work was done all the same), and resolves when it is done already.
+ * - `complete` rejects with {@link RedisStoreError} (operation `'complete'`) when it cannot mark the
+ *   event done: the lease passed and another worker claimed the event (or the key holds a value no
+ *   store wrote). The other worker's claim is left alone; the webhook handler retries and logs it,
+ *   since a redelivery may run the event again if that worker's claim ends without completing.
+ * - `release` acts only on this store's own live lease; otherwise it does nothing (never throws).
  * - Event ids of any characters are accepted; ids over 200 UTF-8 bytes are keyed by their SHA-256
  *   (`prefix + "sha256:" + hex`), so keys stay short.
- * - Leases taken are remembered in this instance (at most 10,000 at a time, expired ones dropped
- *   first), so complete and release go through the instance that claimed.
+ * - Leases taken are remembered in this instance until completed or released, so complete and
+ *   release go through the instance that claimed. A live lease is never forgotten; leases expired
+ *   in Redis are swept out once 10,000 are held, so memory follows the claims in progress (those
+ *   made within one `leaseMs`, about 200 bytes plus the event id each).
  * - Every Redis failure rejects with {@link RedisStoreError}; the webhook handler answers 503.
  *
  * Requires Redis 2.6.12 or later (any Redis or Valkey in use today) with scripting enabled.
@@ -113,6 +127,8 @@ export class RedisEventStore implements EventStore {
   readonly #redis: RedisConnection;
   /** eventId → the lease this instance holds on it, and when that lease ends (local clock). */
   readonly #leases = new Map<string, { token: string; until: number }>();
+  /** `#leases` is swept of expired leases when it reaches this size; see `#remember`. */
+  #sweepAt = SWEEP_AT_LEASES;
 
   constructor(options: RedisEventStoreOptions) {
     if (options === null || typeof options !== 'object') {
@@ -139,26 +155,46 @@ export class RedisEventStore implements EventStore {
     }
     const key = await this.#key(eventId);
     const token = `lease:${globalThis.crypto.randomUUID()}`;
-    const startedAt = Date.now();
     const reply = await this.#redis.script('claim', CLAIM, [key], [token, String(Math.ceil(leaseMs)), DONE]);
     const result = replyString(reply);
     if (result !== 'claimed' && result !== 'in-flight' && result !== 'done') {
       throw new RedisStoreError('Redis claim failed: unexpected reply to the claim script', { operation: 'claim' });
     }
-    if (result === 'claimed') this.#remember(eventId, token, startedAt + leaseMs);
+    // timed from the reply, which came after Redis set the key: the lease ends in Redis no later
+    if (result === 'claimed') this.#remember(eventId, token, Date.now() + leaseMs);
     return result;
   }
 
   /**
    * Marks `eventId` done for `ttlSeconds` when this store still holds its lease, or when the key is
-   * gone (the lease expired unclaimed). Does nothing while another store holds a lease on it.
+   * gone (the lease expired unclaimed); resolves when it is done already.
+   *
+   * @throws {RedisStoreError} (operation `'complete'`) when the event was not marked done because
+   *   this store's lease passed and another worker claimed it (that claim is left alone), or the key
+   *   holds a value no store wrote; and on any Redis failure.
    */
   async complete(eventId: string): Promise<void> {
     checkEventId(eventId);
     const key = await this.#key(eventId);
     const token = this.#leases.get(eventId)?.token ?? NO_LEASE;
-    await this.#redis.script('complete', COMPLETE, [key], [token, DONE, String(this.ttlSeconds)]);
-    this.#forget(eventId, token);
+    const reply = await this.#redis.script('complete', COMPLETE, [key], [token, DONE, String(this.ttlSeconds)]);
+    const result = replyString(reply);
+    if (result !== 'completed' && result !== 'done' && result !== 'leased' && result !== 'foreign') {
+      throw new RedisStoreError('Redis complete failed: unexpected reply to the complete script', { operation: 'complete' });
+    }
+    this.#forget(eventId, token); // whatever the reply, this lease is over
+    if (result === 'leased') {
+      throw new RedisStoreError(
+        "Redis complete failed: the event was not marked done because this store's lease on it passed and another worker claimed it",
+        { operation: 'complete' },
+      );
+    }
+    if (result === 'foreign') {
+      throw new RedisStoreError(
+        "Redis complete failed: the event's key holds a value that no RedisEventStore wrote, so it was left alone",
+        { operation: 'complete' },
+      );
+    }
   }
 
   /** Deletes this store's lease on `eventId`, so a redelivery can claim it at once. Another store's lease is left alone. */
@@ -175,16 +211,23 @@ export class RedisEventStore implements EventStore {
     return `${this.prefix}${await eventKeySuffix(eventId)}`;
   }
 
-  /** Keeps the lease token. When full, drops leases long expired, then the oldest. */
+  /**
+   * Keeps the lease token until complete or release. Forgetting a live lease would make its
+   * `complete` find the lease held by "someone else" and lose the completion, so the bound is soft:
+   * on reaching `#sweepAt` leases, only those expired (plus a grace) are dropped, and when live ones
+   * still fill it the map grows, the next sweep waiting until it has doubled (so sweeping costs O(1)
+   * per claim). Live leases are the claims this process made within one `leaseMs` and has not yet
+   * completed or released, i.e. its work in progress, so memory follows that load and shrinks back
+   * as leases end. A hard cap would only move the point where completions start to be lost.
+   */
   #remember(eventId: string, token: string, until: number): void {
     this.#leases.delete(eventId);
-    if (this.#leases.size >= MAX_OWNED_LEASES) {
+    if (this.#leases.size >= this.#sweepAt) {
       const now = Date.now();
       for (const [id, lease] of this.#leases) {
         if (lease.until + FORGET_GRACE_MS < now) this.#leases.delete(id);
       }
-      const oldest = this.#leases.keys().next();
-      if (this.#leases.size >= MAX_OWNED_LEASES && oldest.done !== true) this.#leases.delete(oldest.value);
+      this.#sweepAt = Math.max(SWEEP_AT_LEASES, this.#leases.size * 2);
     }
     this.#leases.set(eventId, { token, until });
   }

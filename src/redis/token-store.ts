@@ -39,8 +39,12 @@ const StoredTokenSchema = z.object({
  *
  * The token is a credential: the Redis holding it should be as private as the partner secret.
  * A stored value that is not a token (edited by hand, or written by another program) reads as no
- * token, and the client mints a new one that replaces it. A Redis failure rejects with
- * {@link RedisStoreError}, so the client's call rejects too.
+ * token, and the client mints a new one that replaces it.
+ *
+ * The store's own `get` and `set` reject with {@link RedisStoreError} when Redis fails. The client
+ * does not pass that on: it treats a failing store as empty, exchanges for a token itself and keeps
+ * it in memory, so its calls go on working while Redis is down (processes just stop sharing one
+ * token until Redis is back).
  *
  * @example
  * // ioredis

@@ -10,6 +10,17 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
+/** What a store call rejected with (fails the test when it resolved or threw something else). */
+async function rejectionOf(call: Promise<unknown>): Promise<RedisStoreError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RedisStoreError);
+  expect((error as Error).name).toBe('RedisStoreError');
+  return error as RedisStoreError;
+}
+
 let prefixes = 0;
 /** A prefix of the test's own, so tests never see each other's keys. */
 const uniquePrefix = () => `evt-test-${++prefixes}:`;
@@ -89,20 +100,25 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     expect(result).toBe('claimed');
   });
 
-  it('never lets an owner whose lease expired release or complete over the next claim', async () => {
+  it("rejects an old owner's complete over the next claim with RedisStoreError, and ignores its release", async () => {
     const { a, b, prefix } = pair();
     await expect(a.claim('e-4', 60_000)).resolves.toBe('claimed');
     await one.raw('DEL', `${prefix}e-4`); // what the lease's expiry does, without waiting for it
     await expect(b.claim('e-4', 60_000)).resolves.toBe('claimed');
     const bLease = await one.raw('GET', `${prefix}e-4`);
 
-    await a.release('e-4');
-    await a.complete('e-4');
+    await a.release('e-4'); // never throws: the handler releases on its failure paths
+    const error = await rejectionOf(a.complete('e-4'));
+    expect(error.operation).toBe('complete');
+    expect(error.message).toMatch(/lease .*passed.*another worker claimed/);
     expect(await one.raw('GET', `${prefix}e-4`)).toBe(bLease);
     await expect(a.claim('e-4', 60_000)).resolves.toBe('in-flight');
+    // a retry (the handler retries a failed complete) still rejects while B holds it
+    await expect(a.complete('e-4')).rejects.toBeInstanceOf(RedisStoreError);
 
     await b.complete('e-4');
     await expect(a.claim('e-4', 60_000)).resolves.toBe('done');
+    await expect(a.complete('e-4')).resolves.toBeUndefined(); // done already: nothing lost
   });
 
   it('marks done when the owner completes after its lease expired unclaimed (the work was done)', async () => {
@@ -113,24 +129,62 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     await expect(b.claim('e-5', 60_000)).resolves.toBe('done');
   });
 
-  it('ignores release by a store that holds no lease, and complete while another store holds one', async () => {
-    const { a, b } = pair();
+  it('ignores release by a store that holds no lease, and rejects its complete (RedisStoreError) while another store holds one', async () => {
+    const { a, b, prefix } = pair();
     await expect(a.claim('e-6', 60_000)).resolves.toBe('claimed');
-    await b.release('e-6');
-    await b.complete('e-6');
+    const aLease = await one.raw('GET', `${prefix}e-6`);
+    await expect(b.release('e-6')).resolves.toBeUndefined();
+    expect((await rejectionOf(b.complete('e-6'))).operation).toBe('complete');
+    expect(await one.raw('GET', `${prefix}e-6`)).toBe(aLease);
     await expect(b.claim('e-6', 60_000)).resolves.toBe('in-flight');
     await a.release('e-6');
     await expect(b.claim('e-6', 60_000)).resolves.toBe('claimed');
   });
 
-  it('keeps a done event done when its late owner releases', async () => {
+  it('rejects complete (RedisStoreError) over a value it did not write, and leaves the value alone', async () => {
+    const { a, prefix } = pair();
+    await one.raw('SET', `${prefix}e-foreign`, 'something');
+    const error = await rejectionOf(a.complete('e-foreign'));
+    expect(error.operation).toBe('complete');
+    expect(error.message).not.toContain('something');
+    expect(await one.raw('GET', `${prefix}e-foreign`)).toBe('something');
+  });
+
+  it('never forgets a live lease: completes its first claim after 10,000 more claims are still leased', async () => {
+    const { a, b, prefix } = pair();
+    await expect(a.claim('first', 60_000)).resolves.toBe('claimed');
+    // more live leases than the old bound (10,000), which dropped the oldest one: "first"
+    const ids = Array.from({ length: 10_000 }, (_, i) => `more-${i}`);
+    for (let i = 0; i < ids.length; i += 500) {
+      const results = await Promise.all(ids.slice(i, i + 500).map((id) => a.claim(id, 60_000)));
+      expect(results.every((r) => r === 'claimed')).toBe(true);
+    }
+    await a.complete('first');
+    expect(await one.raw('GET', `${prefix}first`)).toBe('done');
+    await expect(b.claim('first', 60_000)).resolves.toBe('done');
+    // and the newest, and one in between, too
+    await a.complete('more-9999');
+    await a.release('more-5000');
+    await expect(b.claim('more-9999', 60_000)).resolves.toBe('done');
+    await expect(b.claim('more-5000', 60_000)).resolves.toBe('claimed');
+    let cursor = '0';
+    for (let i = 0; i < 1_000; i++) {
+      // clean up, bounded
+      const [next, keys] = (await one.raw('SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '1000')) as [string, string[]];
+      if (keys.length > 0) await one.raw('DEL', ...keys);
+      cursor = next;
+      if (cursor === '0') break;
+    }
+  });
+
+  it('keeps a done event done when its late owner releases, and resolves its complete (done already)', async () => {
     const { a, b, prefix } = pair();
     await a.claim('e-7', 60_000);
     await one.raw('DEL', `${prefix}e-7`);
     await b.claim('e-7', 60_000);
     await b.complete('e-7');
     await a.release('e-7');
-    await a.complete('e-7');
+    await expect(a.complete('e-7')).resolves.toBeUndefined();
     expect(await one.raw('GET', `${prefix}e-7`)).toBe('done');
   });
 
@@ -243,6 +297,7 @@ describe('RedisEventStore arguments', () => {
   it('rejects a reply it does not understand with RedisStoreError', async () => {
     const store = new RedisEventStore({ client: { call: async () => 'OK' } });
     await expect(store.claim('e', 1000)).rejects.toBeInstanceOf(RedisStoreError);
+    await expect(store.complete('e')).rejects.toThrow(/unexpected reply/);
     const legacy = new RedisEventStore({ client: { sendCommand: () => undefined } as never });
     await expect(legacy.claim('e', 1000)).rejects.toThrow(/legacyMode/);
   });

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { RedisEventStore } from 'checkout-partner-sdk/redis';
-import { createWebhookHandler, signPayload, type OnEvent, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
+import { RedisEventStore, RedisStoreError } from 'checkout-partner-sdk/redis';
+import {
+  createWebhookHandler,
+  signPayload,
+  type OnEvent,
+  type WebhookHandler,
+  type WebhookLogEntry,
+} from 'checkout-partner-sdk/webhooks';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { eventually, flavours, type Connection } from './clients.js';
 
@@ -111,6 +117,44 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
     expect(await deliver(later, event)).toBe(200);
     expect(await one.raw('GET', `${prefix}evt-slow`)).toBe('done');
     expect(calls).toEqual(['a', 'b']);
+  });
+
+  it("reports the late owner's failed completion (RedisStoreError from complete) instead of a silent success", async () => {
+    const prefix = uniquePrefix();
+    const event = { eventId: 'evt-taken', type: 'otc.trade.settled', tradeId: 't-3' };
+    const entries: WebhookLogEntry[] = [];
+    const working = gate();
+    const finish = gate();
+    const a = createWebhookHandler({
+      secret: SECRET,
+      client,
+      store: new RedisEventStore({ client: one.client, prefix }),
+      leaseMs: 2_000, // the handler retries a failed complete until the lease would have passed
+      responseTimeoutMs: 2_000,
+      logger: (entry) => entries.push(entry),
+      onEvent: async () => {
+        working.open();
+        await finish.promise;
+      },
+    });
+    const answered = deliver(a, event);
+    await working.promise;
+    // A's lease passes while it works (DEL does what the expiry does) and process B claims the event
+    await one.raw('DEL', `${prefix}evt-taken`);
+    const b = new RedisEventStore({ client: two.client, prefix });
+    await expect(b.claim('evt-taken', 60_000)).resolves.toBe('claimed');
+    const bLease = await one.raw('GET', `${prefix}evt-taken`);
+    finish.open();
+
+    expect(await answered).toBe(200); // onEvent did its work: a non-2xx would run it again
+    const handled = entries.find((entry) => entry.outcome === 'handled' && entry.late !== true);
+    expect(handled?.error).toBeInstanceOf(RedisStoreError);
+    expect((handled?.error as RedisStoreError).operation).toBe('complete');
+    await a.drain(); // the retries of complete give up once A's lease would have passed
+    expect(entries.some((entry) => entry.late === true && entry.error instanceof Error)).toBe(true);
+    expect(await one.raw('GET', `${prefix}evt-taken`)).toBe(bLease); // B's claim is untouched
+    await b.complete('evt-taken');
+    expect(await one.raw('GET', `${prefix}evt-taken`)).toBe('done');
   });
 
   it('answers 503 without running onEvent while Redis is down, and handles the redelivery once it is back', async () => {

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckoutError } from 'checkout-partner-sdk';
+import { CheckoutClient, CheckoutError } from 'checkout-partner-sdk';
 import { RedisEventStore, RedisStoreError, RedisTokenStore } from 'checkout-partner-sdk/redis';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { eventually, flavours, type Connection } from './clients.js';
@@ -18,6 +18,16 @@ async function rejection(call: Promise<unknown>): Promise<RedisStoreError> {
 }
 
 const TOKEN = 'tok-very-secret-0123456789';
+
+const ORIGIN = 'https://checkout.test';
+let exchanges = 0;
+/** The service's token endpoint, as CheckoutClient's `fetch` (msw would also intercept the Redis sockets). */
+const tokenService: typeof fetch = async (input) => {
+  const url = input instanceof Request ? input.url : String(input);
+  if (url !== `${ORIGIN}/api/v1/partner-api/auth/token`) return new Response('not found', { status: 404 });
+  exchanges += 1;
+  return Response.json({ accessToken: `tok-${exchanges}`, tokenType: 'Bearer', expiresIn: 3600 });
+};
 
 // Each client library gets a Redis of its own, because these tests stop it.
 describe.each(flavours)('Redis stores with $name when Redis fails', (flavour) => {
@@ -62,7 +72,7 @@ describe.each(flavours)('Redis stores with $name when Redis fails', (flavour) =>
     await expect(events.claim('e-1', 60_000)).resolves.toBe('claimed');
   });
 
-  it('rejects every operation with RedisStoreError while Redis is down, and works again once it is back', async () => {
+  it('rejects every operation with RedisStoreError while Redis is down (CheckoutClient exchanges and keeps its token itself), and works again once it is back', async () => {
     const fast = new RedisEventStore({ client: failFast.client, prefix: 'down:' });
     const slow = new RedisEventStore({ client: queueing.client, prefix: 'down:', commandTimeoutMs: 300 });
     const tokens = new RedisTokenStore({ client: failFast.client });
@@ -82,6 +92,13 @@ describe.each(flavours)('Redis stores with $name when Redis fails', (flavour) =>
     const timedOut = await rejection(slow.claim('e-3', 60_000));
     expect(timedOut.message).toMatch(/timed out after 300 ms/);
     expect((await rejection(slow.release('held-too'))).operation).toBe('release');
+
+    // the client does not pass the store's failure on: it exchanges and keeps the token itself
+    exchanges = 0;
+    const checkout = new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'partner-1', partnerSecret: 's-1', tokenStore: tokens, fetch: tokenService });
+    await expect(checkout.getAccessToken()).resolves.toBe('tok-1');
+    await expect(checkout.getAccessToken()).resolves.toBe('tok-1');
+    expect(exchanges).toBe(1);
 
     await server.restart();
     const back = await eventually(() => fast.claim('e-4', 60_000).then((r) => r === 'claimed', () => false));
