@@ -10,6 +10,7 @@ export interface HmacBoundApi {
 }
 
 export function hmacBoundApi(hmac: Hmac): HmacBoundApi {
-  const { verifySignature, signPayload } = createSignatures(hmac);
-  return { verifySignature, signPayload, createWebhookHandler: handlerFactory(hmac) };
+  const signatures = createSignatures(hmac);
+  const { verifySignature, signPayload } = signatures;
+  return { verifySignature, signPayload, createWebhookHandler: handlerFactory(signatures) };
 }

@@ -3,8 +3,8 @@ import { TOO_LARGE, type BodyResult } from './body.js';
 import { confirmEvent } from './confirm.js';
 import { WebhookPayloadError } from './errors.js';
 import { RawBodyUnavailableError } from './raw-body-error.js';
-import { parseEvent } from './event.js';
-import type { ResolvedOptions } from './options.js';
+import { parseEvent, type WebhookEvent } from './event.js';
+import type { ResolvedOptions, WebhookContext } from './options.js';
 import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from './signature.js';
 
@@ -97,8 +97,9 @@ export async function runDelivery(
 
   let confirmed: boolean;
   try {
-    const context = await confirmEvent(event, config);
+    const context = await confirmWithinLease(event, config, claimedAt);
     confirmed = context.confirmed;
+    // onEvent is never cut off: the deadline holds for the status reads only
     await config.onEvent(context);
   } catch (error) {
     try {
@@ -119,6 +120,42 @@ export async function runDelivery(
     return { ...known, outcome: 'handled', confirmed, error };
   }
   return { ...known, outcome: 'handled', confirmed };
+}
+
+/** The confirm reads end this long before the claim's lease passes: 10% of `leaseMs`, at most 5 s. */
+function leaseMarginMs(leaseMs: number): number {
+  return Math.min(leaseMs * 0.1, 5_000);
+}
+
+/**
+ * {@link confirmEvent} under a deadline shortly before the claim's lease passes: past the lease a
+ * redelivery can claim the event, so a read still running then would let `onEvent` run twice.
+ * A read cut off by the deadline fails the delivery, so the claim is released and a redelivery runs it.
+ */
+async function confirmWithinLease(event: WebhookEvent, config: ResolvedOptions, claimedAt: number): Promise<WebhookContext> {
+  const at = claimedAt + config.leaseMs - leaseMarginMs(config.leaseMs);
+  const controller = new AbortController();
+  const abort = () => controller.abort(new LeaseDeadlineError(event.eventId));
+  const remainingMs = at - Date.now();
+  // already past it (a slow claim): abort now, not on a timer a fast read could beat
+  if (remainingMs <= 0) abort();
+  const timer = remainingMs > 0 ? setTimeout(abort, remainingMs) : undefined;
+  try {
+    return await confirmEvent(event, config, { signal: controller.signal, at });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The status reads did not end before the claim's lease (less a margin) would pass. */
+class LeaseDeadlineError extends CheckoutError {
+  override readonly name = 'LeaseDeadlineError' as const;
+  constructor(eventId: string) {
+    super(
+      `The status read for event ${JSON.stringify(eventId)} did not finish before the claim's lease ran out; ` +
+        'the claim is released so a redelivery runs the event',
+    );
+  }
 }
 
 /** First retry delay of a failed `complete()`; each next one doubles, up to {@link COMPLETE_RETRY_MAX_MS}. */

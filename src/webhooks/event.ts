@@ -13,18 +13,27 @@ export interface WebhookEventBase {
   readonly [field: string]: unknown;
 }
 
-/** A crypto swap settled: confirmed once the order's `settlement.status` is `Settled` with this `tradeId`. */
+/**
+ * A crypto swap settled: confirmed once the order's `settlement.status` is `Settled` with this
+ * event's `tradeId`. An event without a string `tradeId` is accepted but never confirmed.
+ */
 export interface OtcTradeSettledEvent extends WebhookEventBase {
   readonly type: 'otc.trade.settled';
-  /** The trade, as returned by the payment operation (also the order's `settlement.tradeId`). */
-  readonly tradeId: string;
+  /**
+   * The trade, as returned by the payment operation (also the order's `settlement.tradeId`).
+   * Absent or `null` when the provider sent none; `parseEvent` rejects any other non-string.
+   */
+  readonly tradeId?: string | null;
 }
 
 /** A crypto swap was cancelled. */
 export interface OtcTradeCancelledEvent extends WebhookEventBase {
   readonly type: 'otc.trade.cancelled';
-  /** The trade, as returned by the payment operation (also the order's `settlement.tradeId`). */
-  readonly tradeId: string;
+  /**
+   * The trade, as returned by the payment operation (also the order's `settlement.tradeId`).
+   * Absent or `null` when the provider sent none; `parseEvent` rejects any other non-string.
+   */
+  readonly tradeId?: string | null;
 }
 
 /** A PIX deposit event (`pix.deposit.*`); its order is read to confirm it. */
@@ -62,13 +71,18 @@ export type EventOfType<T extends string> = T extends 'otc.trade.settled'
  * Whether `event` has type `type`, narrowing it to that event's fields.
  *
  * @example
- * if (isEventType(event, 'otc.trade.settled')) markPaid(event.tradeId); // tradeId: string
+ * if (isEventType(event, 'otc.trade.settled') && typeof event.tradeId === 'string') markPaid(event.tradeId); // tradeId: string | null | undefined
  */
 export function isEventType<T extends string>(event: WebhookEvent, type: T): event is EventOfType<T> {
   return event.type === type;
 }
 
 const OTC_WITH_TRADE = new Set(['otc.trade.settled', 'otc.trade.cancelled']);
+
+/** What the known `otc.trade.*` events may carry as `tradeId`: nothing, `null` or a string. */
+function isTradeId(value: unknown): boolean {
+  return value === undefined || value === null || typeof value === 'string';
+}
 
 const EventSchema = z
   .looseObject({
@@ -82,8 +96,10 @@ const EventSchema = z
       const type = typeOf(value);
       if (type === undefined) {
         ctx.addIssue({ code: 'custom', path: ['type'], message: 'type (or its alias event) must be a string', input: undefined });
-      } else if (OTC_WITH_TRADE.has(type) && (typeof value['tradeId'] !== 'string' || value['tradeId'] === '')) {
-        ctx.addIssue({ code: 'custom', path: ['tradeId'], message: `${type} must carry a non-empty string tradeId`, input: undefined });
+      } else if (OTC_WITH_TRADE.has(type) && !isTradeId(value['tradeId'])) {
+        // API.md asks only for eventId and type, so a missing tradeId is accepted (a 400 would be
+        // redelivered forever); one that is there must have the type the known event declares
+        ctx.addIssue({ code: 'custom', path: ['tradeId'], message: `${type} tradeId must be a string or null when present`, input: undefined });
       }
     }),
   );
@@ -93,8 +109,9 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 /**
  * Parses a webhook body into a {@link WebhookEvent}: a JSON object with a non-empty string
  * `eventId` and a string `type` (`event` is accepted as its alias and copied to `type`); every
- * other field is kept as sent. `otc.trade.settled` and `otc.trade.cancelled` must carry a
- * string `tradeId`. Anything else throws {@link WebhookPayloadError}. It does not check the
+ * other field is kept as sent. On `otc.trade.settled` and `otc.trade.cancelled`, a `tradeId`
+ * may be absent or `null`, but one of another type than string is refused (the typed field would
+ * lie). Anything else throws {@link WebhookPayloadError}. It does not check the
  * signature: verify first (or use `createWebhookHandler`, which does both).
  *
  * @example

@@ -1,21 +1,43 @@
 import { describe } from '../internal/path.js';
 import { readRequestBody } from './body.js';
 import { runDelivery, type DeliveryInput, type DeliveryProgress, type DeliveryResult } from './delivery.js';
-import type { Hmac } from './hmac.js';
 import { writeLog, type WebhookLogEntry } from './logger.js';
 import { nodeDeliveryInput, writeNodeResponse, type NodeRequestLike, type NodeResponseLike, type PlainResponse } from './node-adapter.js';
 import { resolveOptions, type WebhookHandlerOptions } from './options.js';
 import { OUTCOME_MESSAGE, OUTCOME_STATUS } from './outcome.js';
-import { createSignatures } from './signature.js';
+import type { Signatures } from './signature.js';
+
+/** The second argument of {@link WebhookHandler.handle}. */
+export interface HandleOptions {
+  /**
+   * Keeps the runtime alive for work that goes on after the response: a delivery answered 503 at
+   * `responseTimeoutMs` whose work is still running, or the retries of a claim that could not be
+   * marked done. On Cloudflare Workers (or another runtime that offers `waitUntil`) pass the request
+   * context's `waitUntil`: without it the runtime may stop that work once the response is sent,
+   * and the claim then holds until its lease passes. On Node, Bun and Deno servers it is not needed.
+   * The promises it gets never reject.
+   *
+   * @example
+   * // Cloudflare Workers with Hono
+   * app.post('/webhooks', (c) => handler.handle(c.req.raw, { waitUntil: c.executionCtx.waitUntil.bind(c.executionCtx) }));
+   * // plain Workers: export default { fetch: (request, env, ctx) => handler.handle(request, { waitUntil: ctx.waitUntil.bind(ctx) }) }
+   */
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
+}
 
 /** What `createWebhookHandler` returns: the same handling behind a Fetch API adapter and a Node one. */
 export interface WebhookHandler {
   /**
    * Handles one delivery as a Fetch API `Request` (Hono, Next.js route handlers, Bun, Deno,
    * Cloudflare Workers) and resolves with the `Response` to send. Never rejects for a delivery's
-   * own failure; it answers it.
+   * own failure; it answers it. On Workers, pass `{ waitUntil }` (see {@link HandleOptions}) so
+   * work that goes on after a 503 is not stopped with the request.
+   *
+   * @example
+   * app.post('/webhooks', (c) => handler.handle(c.req.raw)); // Hono on Node, Bun or Deno
+   * app.post('/webhooks', (c) => handler.handle(c.req.raw, { waitUntil: c.executionCtx.waitUntil.bind(c.executionCtx) })); // Workers
    */
-  handle(request: Request): Promise<Response>;
+  handle(request: Request, options?: HandleOptions): Promise<Response>;
   /**
    * Handles one delivery on node:http, Express or Fastify's raw request/response. It reads the
    * raw body from the request stream itself (bounded by `maxBodyBytes`), so the route needs no
@@ -35,10 +57,8 @@ export type CreateWebhookHandler = (options: WebhookHandlerOptions) => WebhookHa
 
 const TEXT = 'text/plain; charset=utf-8';
 
-/** Builds `createWebhookHandler` over one HMAC implementation. */
-export function handlerFactory(hmac: Hmac): CreateWebhookHandler {
-  const signatures = createSignatures(hmac);
-
+/** Builds `createWebhookHandler` over one entry point's signing functions. */
+export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
   return function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
     const config = resolveOptions(options);
     const inHand = new Set<Promise<unknown>>();
@@ -64,7 +84,17 @@ export function handlerFactory(hmac: Hmac): CreateWebhookHandler {
       return { status, headers, body: result.message ?? OUTCOME_MESSAGE[result.outcome] };
     };
 
-    async function deliver(input: DeliveryInput): Promise<PlainResponse> {
+    /** Hands `work` (which never rejects) to the runtime's `waitUntil`, if the adapter has one. */
+    const keepAlive = (waitUntil: HandleOptions['waitUntil'], work: Promise<unknown>): void => {
+      if (waitUntil === undefined) return;
+      try {
+        waitUntil(work);
+      } catch {
+        // a waitUntil that throws (e.g. called outside its request) cannot keep it alive; the work goes on
+      }
+    };
+
+    async function deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {
       const started = Date.now();
       if (draining) {
         const result: DeliveryResult = { outcome: 'draining' };
@@ -76,6 +106,7 @@ export function handlerFactory(hmac: Hmac): CreateWebhookHandler {
         const tracked = task.catch((error: unknown) => log({ ...progress, outcome: 'handled', error }, started, true));
         inHand.add(tracked);
         void tracked.finally(() => inHand.delete(tracked));
+        keepAlive(waitUntil, tracked);
       };
       const work = runDelivery(config, signatures, input, progress, background).catch(
         (error: unknown): DeliveryResult => ({ ...progress, outcome: 'failed', error }),
@@ -95,19 +126,27 @@ export function handlerFactory(hmac: Hmac): CreateWebhookHandler {
       }
       const timeout: DeliveryResult = { ...progress, outcome: 'timeout' };
       log(timeout, started);
-      void work.then((late) => log(late, started, true));
+      // log never throws, and work never rejects
+      keepAlive(waitUntil, work.then((late) => log(late, started, true)));
       return answer(timeout);
     }
 
     return {
-      async handle(request: Request): Promise<Response> {
+      async handle(request: Request, options?: HandleOptions): Promise<Response> {
         if (request === null || typeof request !== 'object' || typeof request.headers?.get !== 'function') {
           throw new TypeError(`handle takes a Fetch API Request, got ${describe(request)}`);
         }
-        const response = await deliver({
-          headers: request.headers,
-          readBody: (limit) => readRequestBody(request, limit),
-        });
+        if (options !== undefined && (options === null || typeof options !== 'object')) {
+          throw new TypeError(`handle options must be an object { waitUntil? }, got ${describe(options)}`);
+        }
+        const waitUntil = options?.waitUntil;
+        if (waitUntil !== undefined && typeof waitUntil !== 'function') {
+          throw new TypeError(`handle options.waitUntil must be a function (e.g. ctx.waitUntil.bind(ctx)), got ${describe(waitUntil)}`);
+        }
+        const response = await deliver(
+          { headers: request.headers, readBody: (limit) => readRequestBody(request, limit) },
+          waitUntil,
+        );
         return new Response(response.body, { status: response.status, headers: response.headers });
       },
 

@@ -43,11 +43,13 @@ export const signPayload: SignPayload = api.signPayload;
  * const handler = createWebhookHandler({
  *   secret: process.env.WEBHOOK_SIGNING_SECRET!,
  *   client: new CheckoutClient(),
- *   resolveOrderExternalId: (event) => orders.externalIdForTrade(event.tradeId),
+ *   resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? orders.externalIdForTrade(event['tradeId']) : undefined),
  *   onEvent: async ({ event, order, confirmed }) => {
  *     if (confirmed && event.type === 'otc.trade.settled') await fulfil(order);
  *   },
  * });
  * app.post('/webhooks', (c) => handler.handle(c.req.raw)); // Hono; handler.node(req, res) on Node
+ * // Cloudflare Workers: let the work after a 503 finish
+ * app.post('/webhooks', (c) => handler.handle(c.req.raw, { waitUntil: c.executionCtx.waitUntil.bind(c.executionCtx) }));
  */
 export const createWebhookHandler: CreateWebhookHandler = api.createWebhookHandler;

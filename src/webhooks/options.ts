@@ -34,7 +34,8 @@ export type ExternalIdResolver = (event: WebhookEvent) => string | null | undefi
 /** How status reads confirm an event. */
 export interface ConfirmOptions {
   /**
-   * How many reads in all before `onEvent` gets `confirmed: false`.
+   * How many reads in all before `onEvent` gets `confirmed: false` (fewer when the claim's lease
+   * would run out first, see `leaseMs`).
    * @default 3
    */
   attempts?: number | undefined;
@@ -90,7 +91,10 @@ export interface WebhookHandlerOptions {
   /**
    * How long a claim holds, in milliseconds: if this process dies while handling an event, a
    * redelivery can claim it after this. At least `responseTimeoutMs`; make it longer than
-   * `onEvent` ever takes.
+   * `onEvent` ever takes. The status reads that confirm the event end before it passes, with a
+   * margin of 10% of `leaseMs` (at most 5 s): a read still running then is aborted and the
+   * delivery fails (claim released, 500), and no re-read is started that could not end in time.
+   * `onEvent` itself is never cut off.
    * @default 60_000
    */
   leaseMs?: number | undefined;

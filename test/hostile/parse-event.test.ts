@@ -48,10 +48,13 @@ describe('parseEvent with hostile input', () => {
         const sent = JSON.parse(text) as Record<string, unknown>; // what the provider sent, own keys as JSON has them
         const isObject = sent !== null && typeof sent === 'object' && !Array.isArray(sent);
         const type = isObject ? (typeof sent.type === 'string' ? sent.type : sent.type === undefined ? sent.event : undefined) : undefined;
-        const needsTrade = type === 'otc.trade.settled' || type === 'otc.trade.cancelled';
-        const mustParse =
-          isObject && nonEmptyString(sent.eventId) && typeof sent.type === 'string' && !('event' in sent) && (!needsTrade || nonEmptyString(sent.tradeId));
-        const mustThrow = !isObject || !nonEmptyString(sent.eventId) || (typeof sent.type !== 'string' && typeof sent.event !== 'string');
+        // API.md: a non-empty string eventId and a string type; on otc.trade.*, a tradeId that is
+        // there must be a string or null (absent is fine: the provider would redeliver a 400 forever)
+        const tradeTyped = type === 'otc.trade.settled' || type === 'otc.trade.cancelled';
+        const badTrade = tradeTyped && 'tradeId' in sent && sent.tradeId !== null && typeof sent.tradeId !== 'string';
+        const mustParse = isObject && nonEmptyString(sent.eventId) && typeof sent.type === 'string' && !('event' in sent) && !badTrade;
+        const mustThrow =
+          !isObject || !nonEmptyString(sent.eventId) || (typeof sent.type !== 'string' && typeof sent.event !== 'string') || badTrade;
         if ('error' in outcome) {
           expectPayloadError(outcome.error);
           expect(mustParse).toBe(false);
@@ -80,6 +83,26 @@ describe('parseEvent with hostile input', () => {
         if ('error' in outcome) expectPayloadError(outcome.error);
         else expect(nonEmptyString(outcome.event.eventId) && typeof outcome.event.type === 'string').toBe(true);
       }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('otc.trade.* without tradeId, or with any string or null, parses; with any other JSON it is a payload error', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('otc.trade.settled', 'otc.trade.cancelled'),
+        fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }),
+        (type, tradeId) => {
+          const sent = tradeId === undefined ? { eventId: 'e-1', type } : { eventId: 'e-1', type, tradeId };
+          const outcome = attempt(JSON.stringify(sent));
+          if (tradeId === undefined || tradeId === null || typeof tradeId === 'string') {
+            expect('event' in outcome && outcome.event).toEqual(sent);
+          } else {
+            expect('error' in outcome).toBe(true);
+            expectPayloadError((outcome as { error: unknown }).error);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });

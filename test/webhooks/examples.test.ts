@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { signPayload } from 'checkout-partner-sdk/webhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createWorkerApp } from '../../examples/webhooks/cloudflare-worker.js';
 import { createApp as createExpressApp } from '../../examples/webhooks/express.js';
 import { createApp as createHonoApp } from '../../examples/webhooks/hono.js';
 import { createServer } from '../../examples/webhooks/node-http.js';
@@ -79,6 +80,27 @@ describe('examples/webhooks/express.ts', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
     expect((await fetch(url, await signed('sha256=' + '1'.repeat(64)))).status).toBe(401);
     expect((await fetch(url, await signed())).status).toBe(200);
+    expect(onEvent).toHaveBeenCalledOnce();
+  });
+});
+
+describe('examples/webhooks/cloudflare-worker.ts', () => {
+  it('hands a delivery answered 503 to the execution context, which sees it through to onEvent', async () => {
+    const { onEvent, options: opts } = options();
+    let release!: () => void;
+    const slow = vi.fn(() => new Promise<void>((resolve) => (release = resolve)));
+    onEvent.mockImplementation(slow);
+    const app = createWorkerApp({ ...opts, responseTimeoutMs: 50 });
+    const handed: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (promise: Promise<unknown>) => void handed.push(promise), passThroughOnException: () => undefined, props: {} };
+    const response = await app.request('/webhooks', await signed(), {}, ctx);
+    expect(response.status).toBe(503);
+    expect(handed).toHaveLength(1);
+    await vi.waitFor(() => expect(slow).toHaveBeenCalledOnce());
+    release();
+    await handed[0];
+    expect(onEvent).toHaveBeenCalledOnce();
+    expect((await app.request('/webhooks', await signed(), {}, ctx)).status).toBe(200); // done: not run again
     expect(onEvent).toHaveBeenCalledOnce();
   });
 });

@@ -60,6 +60,25 @@ describe('step 3: confirm through the client', () => {
     expect([...state.reads.values()]).toEqual([3]);
   });
 
+  it.each([
+    ['without tradeId', {}, undefined],
+    ['with a null tradeId', { tradeId: null }, null],
+  ])(
+    'handles otc.trade.settled %s (200, once) but never confirms it, even against an order whose tradeId matches',
+    async (_label, extra, orderTradeId) => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const settlement = orderTradeId === undefined ? { status: 'Settled' } : { status: 'Settled', tradeId: orderTradeId };
+      state.orders.set('o-9', { externalId: 'o-9', settlement });
+      const { handler, seen, calls } = setup({ resolveOrderExternalId: () => 'o-9' });
+      const event = { eventId: 'evt-no-trade', type: 'otc.trade.settled', ...extra };
+      expect((await deliverWithTimers(handler, await delivery(event))).status).toBe(200);
+      expect(seen).toEqual([{ event, order: { externalId: 'o-9', settlement }, confirmed: false }]);
+      expect(calls).toEqual(['claim:evt-no-trade', 'complete:evt-no-trade']);
+      expect((await handler.handle(await delivery(event))).status).toBe(200);
+      expect(seen).toHaveLength(1);
+    },
+  );
+
   it('confirms otc.trade.cancelled and pix.deposit.* by a successful order read', async () => {
     state.orders.set('order-for-t-2', { externalId: 'order-for-t-2', settlement: { status: 'Cancelled', tradeId: 't-2' } });
     state.orders.set('order-for-o-7', { externalId: 'order-for-o-7' });

@@ -140,7 +140,7 @@ describe('step 1: size, signature, event (nothing claimed or handled)', () => {
     ['no eventId', JSON.stringify({ type: 'otc.trade.settled', tradeId: 't-1' })],
     ['an empty eventId', JSON.stringify({ eventId: '', type: 'x' })],
     ['no type', JSON.stringify({ eventId: 'evt-1' })],
-    ['otc.trade.settled without tradeId', JSON.stringify({ eventId: 'evt-1', type: 'otc.trade.settled' })],
+    ['otc.trade.settled with a numeric tradeId', JSON.stringify({ eventId: 'evt-1', type: 'otc.trade.settled', tradeId: 7 })],
   ])('answers 400 to a signed body that is %s', async (_label, body) => {
     const { handler, seen, calls, entries } = setup();
     const response = await handler.handle(await delivery(body));

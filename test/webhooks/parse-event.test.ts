@@ -39,6 +39,22 @@ describe('parseEvent', () => {
     expect(() => parseEvent('{"eventId":"e-1","event":{"kind":"x"}}')).toThrow(/type/);
   });
 
+  it.each([
+    ['without tradeId', { eventId: 'e', type: 'otc.trade.settled' }],
+    ['with a null tradeId', { eventId: 'e', type: 'otc.trade.settled', tradeId: null }],
+    ['with an empty tradeId', { eventId: 'e', type: 'otc.trade.cancelled', tradeId: '' }],
+    ['cancelled, without tradeId', { eventId: 'e', type: 'otc.trade.cancelled', other: 1 }],
+  ])('accepts otc.trade.* %s (API.md asks only for eventId and type), every field as sent', (_label, body) => {
+    expect(parseEvent(JSON.stringify(body))).toEqual(body);
+  });
+
+  it('names tradeId in the issue of a malformed one, without quoting it', () => {
+    const error = fail('{"eventId":"e","type":"otc.trade.settled","tradeId":12345678}');
+    expect(error.issues).toMatchObject([{ code: 'custom', path: ['tradeId'] }]);
+    expect(error.message).toMatch(/tradeId must be a string or null/);
+    expect(error.message).not.toContain('12345678');
+  });
+
   it('accepts unknown types', () => {
     expect(parseEvent('{"eventId":"e","type":"something.new"}').type).toBe('something.new');
     expect(parseEvent('{"eventId":"e","type":""}').type).toBe('');
@@ -55,8 +71,9 @@ describe('parseEvent', () => {
     ['an empty eventId', '{"eventId":"","type":"x"}', undefined],
     ['no type', '{"eventId":"e"}', 'custom'],
     ['a number type', '{"eventId":"e","type":3}', undefined],
-    ['otc.trade.settled without tradeId', '{"eventId":"e","type":"otc.trade.settled"}', 'custom'],
-    ['otc.trade.cancelled with a numeric tradeId', '{"eventId":"e","type":"otc.trade.cancelled","tradeId":5}', 'custom'],
+    ['otc.trade.settled with a numeric tradeId', '{"eventId":"e","type":"otc.trade.settled","tradeId":5}', 'custom'],
+    ['otc.trade.cancelled with an object tradeId', '{"eventId":"e","type":"otc.trade.cancelled","tradeId":{"id":"t"}}', 'custom'],
+    ['otc.trade.settled (by alias) with a boolean tradeId', '{"eventId":"e","event":"otc.trade.settled","tradeId":true}', 'custom'],
   ])('throws WebhookPayloadError for %s', (_label, body, code) => {
     const error = fail(body);
     expect(error).toBeInstanceOf(CheckoutError);

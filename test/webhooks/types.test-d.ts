@@ -8,6 +8,7 @@ import {
   verifySignature,
   type ClaimResult,
   type EventStore,
+  type HandleOptions,
   type OtcTradeSettledEvent,
   type PixWithdrawalEvent,
   type WebhookContext,
@@ -26,14 +27,20 @@ describe('webhook types', () => {
     expectTypeOf(createWebhookHandler).returns.toEqualTypeOf<WebhookHandler>();
     expectTypeOf(node.createWebhookHandler).toEqualTypeOf(createWebhookHandler);
     expectTypeOf(node.verifySignature).toEqualTypeOf(verifySignature);
-    expectTypeOf<WebhookHandler['handle']>().toEqualTypeOf<(request: Request) => Promise<Response>>();
+    expectTypeOf<WebhookHandler['handle']>().toEqualTypeOf<(request: Request, options?: HandleOptions) => Promise<Response>>();
+    expectTypeOf<HandleOptions['waitUntil']>().toEqualTypeOf<((promise: Promise<unknown>) => void) | undefined>();
     expectTypeOf<MemoryEventStore>().toMatchTypeOf<EventStore>();
     expectTypeOf<ReturnType<EventStore['claim']>>().toEqualTypeOf<Promise<ClaimResult>>();
   });
 
   it('narrows known events with isEventType and keeps unknown ones', () => {
     const event = parseEvent('{}');
-    if (isEventType(event, 'otc.trade.settled')) expectTypeOf(event.tradeId).toEqualTypeOf<string>();
+    // the provider may leave tradeId out (or send null): parseEvent accepts that, so the type says so
+    if (isEventType(event, 'otc.trade.settled')) expectTypeOf(event.tradeId).toEqualTypeOf<string | null | undefined>();
+    if (isEventType(event, 'otc.trade.cancelled')) expectTypeOf(event.tradeId).toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled' }>().toMatchTypeOf<OtcTradeSettledEvent>();
+    expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled'; tradeId: null }>().toMatchTypeOf<OtcTradeSettledEvent>();
+    expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled'; tradeId: 5 }>().not.toMatchTypeOf<OtcTradeSettledEvent>();
     if (isEventType(event, 'pix.withdrawal.settled')) expectTypeOf(event).toMatchTypeOf<PixWithdrawalEvent>();
     expectTypeOf<{ eventId: 'e'; type: 'brand.new' }>().toMatchTypeOf<WebhookEvent>();
     expectTypeOf<OtcTradeSettledEvent['type']>().toEqualTypeOf<'otc.trade.settled'>();
