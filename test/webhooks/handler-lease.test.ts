@@ -113,6 +113,8 @@ describe('confirm reads end before the claim lease', () => {
     });
     const { handler, onEvent, entries } = setup({ store });
     expect((await deliverWithTimers(handler, await delivery(settled))).status).toBe(503);
+    // under load the 503 can come before verification reached the claim: its timer must exist first
+    await until(() => calls.includes('claim:evt-lease'));
     await vi.advanceTimersByTimeAsync(10_000);
     await until(() => calls.includes('release:evt-lease'));
     expect(calls).toEqual(['claim:evt-lease', 'release:evt-lease']);
