@@ -3,6 +3,7 @@ import type { TokenStore } from './auth/token-store.js';
 import { AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from './errors.js';
 import { sleep, untilAborted } from './internal/abort.js';
 import { partnerApiBase } from './internal/api-base.js';
+import { positiveMs } from './internal/arguments.js';
 import { env } from './internal/env.js';
 import { describe, pathSegment } from './internal/path.js';
 import { Transport } from './internal/transport.js';
@@ -134,7 +135,7 @@ export class CheckoutClient {
     this.baseUrl = partnerApiBase(required('baseUrl', 'CHECKOUT_BASE_URL', options.baseUrl));
     this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
     this.#secret = secretOption(options.partnerSecret);
-    this.#timeoutMs = positive('timeoutMs', options.timeoutMs, 30_000);
+    this.#timeoutMs = positiveMs('timeoutMs', options.timeoutMs, 30_000);
     const maxRetries = options.maxRetries ?? 2;
     if (!Number.isInteger(maxRetries) || maxRetries < 0) {
       throw new TypeError(`maxRetries must be a whole number of at least 0, got ${String(maxRetries)}`);
@@ -319,8 +320,8 @@ export class CheckoutClient {
   ): Promise<T> {
     if (typeof until !== 'function') throw new TypeError(`until must be a function of the ${what}`);
     if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
-    const timeoutMs = positive('timeoutMs', options.timeoutMs, 60_000);
-    const intervalMs = positive('intervalMs', options.intervalMs, 2_000);
+    const timeoutMs = positiveMs('timeoutMs', options.timeoutMs, 60_000);
+    const intervalMs = positiveMs('intervalMs', options.intervalMs, 2_000);
     const { signal } = checkRequestOptions({ signal: options.signal });
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
@@ -377,19 +378,11 @@ function secretOption(value: unknown): PartnerSecret {
   return required('partnerSecret', 'CHECKOUT_PARTNER_SECRET', value);
 }
 
-function positive(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-    throw new TypeError(`${name} must be a positive number of milliseconds, got ${String(value)}`);
-  }
-  return value;
-}
-
 function checkRequestOptions<O extends RequestOptions>(options: O): O {
   if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${describe(options)}`);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError('signal must be an AbortSignal');
   }
-  if (options.timeoutMs !== undefined) positive('timeoutMs', options.timeoutMs, 0);
+  if (options.timeoutMs !== undefined) positiveMs('timeoutMs', options.timeoutMs, 0);
   return options;
 }

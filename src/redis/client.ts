@@ -1,4 +1,6 @@
 import { describe } from '../internal/path.js';
+import { positiveMs } from '../internal/arguments.js';
+import { toHex } from '../internal/hex.js';
 import { RedisStoreError, type RedisStoreOperation } from './errors.js';
 
 /**
@@ -40,7 +42,7 @@ export class RedisConnection {
 
   constructor(client: unknown, options: { owner: string; commandTimeoutMs: unknown; redactCauses: boolean }) {
     this.#send = sender(client, options.owner);
-    this.#timeoutMs = commandTimeoutMs(options.commandTimeoutMs);
+    this.#timeoutMs = positiveMs('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS);
     this.#redactCauses = options.redactCauses;
   }
 
@@ -120,14 +122,6 @@ function sender(client: unknown, owner: string): (args: string[]) => unknown {
   throw new TypeError(`${expected} an object with neither`);
 }
 
-function commandTimeoutMs(value: unknown): number {
-  if (value === undefined) return DEFAULT_COMMAND_TIMEOUT_MS;
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-    throw new TypeError(`commandTimeoutMs must be a positive number of milliseconds, got ${String(value)}`);
-  }
-  return value;
-}
-
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 }
@@ -155,6 +149,5 @@ function redacted(error: unknown): Error {
 }
 
 async function sha1Hex(text: string): Promise<string> {
-  const digest = await globalThis.crypto.subtle.digest('SHA-1', new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return toHex(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-1', new TextEncoder().encode(text))));
 }

@@ -1,3 +1,4 @@
+import { toHex } from '../internal/hex.js';
 /** Event ids up to this many UTF-8 bytes are used in the key as they are; longer ones are hashed. */
 export const MAX_PLAIN_ID_BYTES = 200;
 
@@ -18,5 +19,5 @@ export async function eventKeySuffix(eventId: string): Promise<string> {
 
 async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = await globalThis.crypto.subtle.digest('SHA-256', bytes);
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return toHex(new Uint8Array(digest));
 }

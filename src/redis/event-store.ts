@@ -1,4 +1,5 @@
 import type { ClaimResult, EventStore } from '../webhooks/store.js';
+import { checkEventId } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
 import { RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
@@ -235,12 +236,6 @@ export class RedisEventStore implements EventStore {
   /** Drops the lease, unless a newer claim by this store replaced it meanwhile. */
   #forget(eventId: string, token: string): void {
     if (this.#leases.get(eventId)?.token === token) this.#leases.delete(eventId);
-  }
-}
-
-function checkEventId(eventId: unknown): asserts eventId is string {
-  if (typeof eventId !== 'string' || eventId === '') {
-    throw new TypeError(`eventId must be a non-empty string, got ${eventId === '' ? 'an empty string' : describe(eventId)}`);
   }
 }
 

@@ -22,14 +22,7 @@ export function utf8(data: string | Uint8Array): Uint8Array {
   return typeof data === 'string' ? encoder.encode(data) : data;
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-/** Lowercase hex of `bytes`. */
-export function toHex(bytes: Uint8Array): string {
-  let out = '';
-  for (const byte of bytes) out += HEX[byte];
-  return out;
-}
+export { toHex } from '../internal/hex.js';
 
 const SIGNATURE = /^(?:sha256=)?[0-9a-f]{64}$/;
 

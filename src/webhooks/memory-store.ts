@@ -1,4 +1,5 @@
 import { describe } from '../internal/path.js';
+import { checkEventId, positiveMs } from '../internal/arguments.js';
 import type { ClaimResult, EventStore } from './store.js';
 
 /** Options of {@link MemoryEventStore}. */
@@ -67,11 +68,8 @@ export class MemoryEventStore implements EventStore {
     if (typeof maxEntries !== 'number' || !Number.isSafeInteger(maxEntries) || maxEntries < 1) {
       throw new TypeError(`maxEntries must be a whole number of at least 1, got ${String(maxEntries)}`);
     }
-    if (typeof ttlMs !== 'number' || !(ttlMs > 0) || !Number.isFinite(ttlMs)) {
-      throw new TypeError(`ttlMs must be a positive number of milliseconds, got ${String(ttlMs)}`);
-    }
     this.#maxEntries = maxEntries;
-    this.#ttlMs = ttlMs;
+    this.#ttlMs = positiveMs('ttlMs', ttlMs, 86_400_000);
   }
 
   /** How many events it holds now (expired ones included until they are swept or evicted). */
@@ -141,11 +139,5 @@ export class MemoryEventStore implements EventStore {
   #delete(eventId: string): boolean {
     if (eventId === this.#head) this.#head = undefined;
     return this.#entries.delete(eventId);
-  }
-}
-
-function checkEventId(eventId: unknown): asserts eventId is string {
-  if (typeof eventId !== 'string' || eventId === '') {
-    throw new TypeError(`eventId must be a non-empty string, got ${eventId === '' ? 'an empty string' : describe(eventId)}`);
   }
 }

@@ -1,4 +1,5 @@
 import type { CheckoutClient } from '../client.js';
+import { positiveMs } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
 import type { Order, Withdrawal } from '../schemas.js';
 import type { WebhookEvent } from './event.js';
@@ -232,12 +233,4 @@ export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions 
 function fn(name: string, value: unknown, required = false): void {
   if (value === undefined && !required) return;
   if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${describe(value)}`);
-}
-
-function positiveMs(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-    throw new TypeError(`${name} must be a positive number of milliseconds, got ${String(value)}`);
-  }
-  return value;
 }

@@ -1,4 +1,5 @@
 import { FakeCheckoutCore } from '../../testing/service.js';
+import { toHex } from '../../internal/hex.js';
 import { allowOnly, type ParsedArgs } from '../args.js';
 import { ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
@@ -35,7 +36,7 @@ export async function sandboxCommand({ positionals, options }: ParsedArgs, io: C
     throw usage(`--port must be a whole number from 0 to 65535, got "${options.port}"`, 'sandbox');
   }
   // A fresh secret per run: the sandbox is local, but nothing should learn to rely on a fixed one.
-  const partnerSecret = `sandbox-${Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  const partnerSecret = `sandbox-${toHex(crypto.getRandomValues(new Uint8Array(12)))}`;
   const fake = new FakeCheckoutCore({
     partners: [{ partnerId: SANDBOX_PARTNER_ID, partnerSecret }],
     maxLoggedRequests: 0,
