@@ -15,3 +15,15 @@ export function checkEventId(eventId: unknown): asserts eventId is string {
     throw new TypeError(`eventId must be a non-empty string, got ${eventId === '' ? 'an empty string' : describe(eventId)}`);
   }
 }
+
+/** RFC 9110 token characters: what an HTTP header name may hold. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** The signature header option, lower-cased (`x-provider-signature` when undefined), else a `TypeError`. */
+export function signatureHeaderName(value: unknown): string {
+  if (value === undefined) return 'x-provider-signature';
+  if (typeof value !== 'string' || !HEADER_NAME.test(value)) {
+    throw new TypeError(`signatureHeader must be an HTTP header name such as "x-provider-signature", got ${describe(value)}`);
+  }
+  return value.toLowerCase();
+}

@@ -1,7 +1,8 @@
 import { CheckoutError } from '../errors.js';
 import { describe } from '../internal/path.js';
 import { pause } from './faults.js';
-import { eventBody, signatureHeaderName, signEvent, type ProviderEvent } from './sign-event.js';
+import { signatureHeaderName } from '../internal/arguments.js';
+import { eventBody, signEvent, type ProviderEvent } from './sign-event.js';
 
 /** Options of {@link deliverEvent}. */
 export interface DeliverEventOptions {

@@ -1,4 +1,5 @@
 import { describe } from '../internal/path.js';
+import { signatureHeaderName } from '../internal/arguments.js';
 import { signPayload } from '../webhooks/index.js';
 
 /** A payment-provider event as the fake provider sends it: `eventId`, `type`, and any other fields. */
@@ -64,11 +65,3 @@ export function eventBody(event: ProviderEvent | string): string {
   return JSON.stringify(event);
 }
 
-/** A checked, lower-cased header name. */
-export function signatureHeaderName(value: unknown): string {
-  if (value === undefined) return 'x-provider-signature';
-  if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) {
-    throw new TypeError(`signatureHeader must be an HTTP header name, got ${describe(value)}`);
-  }
-  return value.toLowerCase();
-}

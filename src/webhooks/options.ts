@@ -1,5 +1,5 @@
 import type { CheckoutClient } from '../client.js';
-import { positiveMs } from '../internal/arguments.js';
+import { positiveMs, signatureHeaderName } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
 import type { Order, Withdrawal } from '../schemas.js';
 import type { WebhookEvent } from './event.js';
@@ -142,8 +142,6 @@ const KNOWN = new Set<string>([
   'logger',
 ]);
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
 export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object') {
@@ -175,10 +173,7 @@ export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions 
   ) {
     throw new TypeError('store must be an EventStore (an object with claim, complete and release methods)');
   }
-  const signatureHeader = options.signatureHeader ?? 'x-provider-signature';
-  if (typeof signatureHeader !== 'string' || !HEADER_NAME.test(signatureHeader)) {
-    throw new TypeError(`signatureHeader must be an HTTP header name such as "x-provider-signature", got ${describe(signatureHeader)}`);
-  }
+  const signatureHeader = signatureHeaderName(options.signatureHeader);
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   if (typeof maxBodyBytes !== 'number' || !Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new TypeError(`maxBodyBytes must be a whole number of bytes of at least 1, got ${String(maxBodyBytes)}`);
@@ -219,7 +214,7 @@ export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions 
     store,
     resolveOrderExternalId: options.resolveOrderExternalId,
     resolveWithdrawalExternalId: options.resolveWithdrawalExternalId,
-    signatureHeader: signatureHeader.toLowerCase(),
+    signatureHeader,
     scheme: options.scheme,
     maxBodyBytes,
     responseTimeoutMs,
