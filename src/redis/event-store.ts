@@ -1,4 +1,4 @@
-import type { ClaimResult, EventStore } from '../webhooks/store.js';
+import type { EventStore } from '../webhooks/store.js';
 import { checkEventId } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
 import { RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
@@ -149,7 +149,7 @@ export class RedisEventStore implements EventStore {
    * `"in-flight"` when a live lease (of any store instance, this one included) holds it, `"done"`
    * when it was completed within `ttlSeconds`.
    */
-  async claim(eventId: string, leaseMs: number): Promise<ClaimResult> {
+  async claim(eventId: string, leaseMs: number): Promise<'claimed' | 'in-flight' | 'done'> {
     checkEventId(eventId);
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
       throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);

@@ -5,6 +5,8 @@ import { WebhookPayloadError } from './errors.js';
 import { RawBodyUnavailableError } from './raw-body-error.js';
 import { parseEvent, type WebhookEvent } from './event.js';
 import type { ResolvedOptions, WebhookContext } from './options.js';
+import type { ClaimedLease } from './store.js';
+import { describe } from '../internal/path.js';
 import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from './signature.js';
 
@@ -90,8 +92,11 @@ export async function runDelivery(
   }
   if (claim === 'done') return { ...known, outcome: 'duplicate' };
   if (claim === 'in-flight') return { ...known, outcome: 'in-flight' };
-  if (claim !== 'claimed') {
-    const error = new TypeError(`store.claim must resolve to "claimed", "in-flight" or "done", got ${JSON.stringify(claim)}`);
+  const lease = leaseOf(claim);
+  if (lease === NOT_CLAIMED) {
+    const error = new TypeError(
+      `store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${describe(claim)}`,
+    );
     return { ...known, outcome: 'store-unavailable', error };
   }
 
@@ -103,7 +108,7 @@ export async function runDelivery(
     await config.onEvent(context);
   } catch (error) {
     try {
-      await config.store.release(event.eventId);
+      await config.store.release(event.eventId, lease);
     } catch (releaseError) {
       // the claim now holds until its lease passes: redeliveries get 409 until then
       return { ...known, outcome: 'failed', error: new AggregateError([error, releaseError], 'The event failed and its claim could not be released') };
@@ -111,15 +116,26 @@ export async function runDelivery(
     return { ...known, outcome: 'failed', error };
   }
   try {
-    await config.store.complete(event.eventId);
+    await config.store.complete(event.eventId, lease);
   } catch (error) {
     // onEvent did its work, so 200 (a non-2xx would have it run again). The claim still holds, so
     // redeliveries get 409 while completing is retried; only if that fails until the lease passes
     // can a later redelivery run the event again.
-    background(completeWhileLeased(config, event.eventId, claimedAt));
+    background(completeWhileLeased(config, event.eventId, lease, claimedAt));
     return { ...known, outcome: 'handled', confirmed, error };
   }
   return { ...known, outcome: 'handled', confirmed };
+}
+
+const NOT_CLAIMED = Symbol('not claimed');
+
+/** The lease of a successful claim (undefined after a plain `"claimed"`), or {@link NOT_CLAIMED} for anything else. */
+function leaseOf(claim: unknown): unknown {
+  if (claim === 'claimed') return undefined;
+  if (claim !== null && typeof claim === 'object' && (claim as { status?: unknown }).status === 'claimed') {
+    return (claim as ClaimedLease).lease;
+  }
+  return NOT_CLAIMED;
 }
 
 /** The confirm reads end this long before the claim's lease passes: 10% of `leaseMs`, at most 5 s. */
@@ -163,13 +179,13 @@ const COMPLETE_RETRY_FIRST_MS = 25;
 const COMPLETE_RETRY_MAX_MS = 2_000;
 
 /** Retries `store.complete(eventId)` with backoff until it succeeds or the claim's lease would have passed. */
-async function completeWhileLeased(config: ResolvedOptions, eventId: string, claimedAt: number): Promise<void> {
+async function completeWhileLeased(config: ResolvedOptions, eventId: string, lease: unknown, claimedAt: number): Promise<void> {
   let delay = COMPLETE_RETRY_FIRST_MS;
   // bounded: the delays double up to a cap and stop at the lease's end
   while (Date.now() + delay < claimedAt + config.leaseMs) {
     await new Promise((resolve) => setTimeout(resolve, delay));
     try {
-      await config.store.complete(eventId);
+      await config.store.complete(eventId, lease);
       return;
     } catch {
       delay = Math.min(delay * 2, COMPLETE_RETRY_MAX_MS);

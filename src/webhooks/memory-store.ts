@@ -1,6 +1,6 @@
 import { describe } from '../internal/path.js';
 import { checkEventId, positiveMs } from '../internal/arguments.js';
-import type { ClaimResult, EventStore } from './store.js';
+import type { EventStore } from './store.js';
 
 /** Options of {@link MemoryEventStore}. */
 export interface MemoryEventStoreOptions {
@@ -77,7 +77,7 @@ export class MemoryEventStore implements EventStore {
     return this.#entries.size;
   }
 
-  async claim(eventId: string, leaseMs: number): Promise<ClaimResult> {
+  async claim(eventId: string, leaseMs: number): Promise<'claimed' | 'in-flight' | 'done'> {
     checkEventId(eventId);
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || !Number.isFinite(leaseMs)) {
       throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);

@@ -34,4 +34,4 @@ export type {
   WebhookSecret,
 } from './signature.js';
 export type { PayloadInput } from './bytes.js';
-export type { ClaimResult, EventStore } from './store.js';
+export type { ClaimedLease, ClaimResult, EventStore } from './store.js';

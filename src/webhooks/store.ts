@@ -1,5 +1,19 @@
-/** What {@link EventStore.claim} found: the caller now owns the event, another worker does, or it is done. */
-export type ClaimResult = 'claimed' | 'in-flight' | 'done';
+/**
+ * A claim a store hands out: opaque to the handler, which passes it back to
+ * {@link EventStore.complete} and {@link EventStore.release} so that only the worker holding the
+ * claim can settle it (a worker whose lease ran out cannot settle a later worker's claim).
+ */
+export interface ClaimedLease {
+  status: 'claimed';
+  /** What the store needs to recognise its own claim (a token, a row version): never inspected by the handler. */
+  lease: unknown;
+}
+
+/**
+ * What {@link EventStore.claim} found: the caller now owns the event (`"claimed"`, or a
+ * {@link ClaimedLease} from stores that check the owner), another worker does, or it is done.
+ */
+export type ClaimResult = 'claimed' | ClaimedLease | 'in-flight' | 'done';
 
 /**
  * Where the webhook handler records which events it has handled, so a redelivered event is not
@@ -8,15 +22,25 @@ export type ClaimResult = 'claimed' | 'in-flight' | 'done';
  *
  * Implementations: `MemoryEventStore` (one process), `RedisEventStore` from
  * `checkout-partner-sdk/redis` (many processes and machines).
+ *
+ * A store of your own may answer a claim with plain `"claimed"`; one that returns
+ * `{ status: "claimed", lease }` gets that `lease` back in `complete` and `release`, so it can refuse
+ * a worker whose lease has already run out.
  */
 export interface EventStore {
   /**
-   * Claim `eventId` for `leaseMs` milliseconds: `"claimed"` when the caller now owns it,
-   * `"in-flight"` when another live claim holds it, `"done"` when it was completed.
+   * Claim `eventId` for `leaseMs` milliseconds: `"claimed"` (or `{ status: "claimed", lease }`) when
+   * the caller now owns it, `"in-flight"` when another live claim holds it, `"done"` when it was completed.
    */
   claim(eventId: string, leaseMs: number): Promise<ClaimResult>;
-  /** Mark the caller's claim on `eventId` as done, so later claims answer `"done"`. */
-  complete(eventId: string): Promise<void>;
-  /** Give up the caller's claim on `eventId`, so a redelivery can claim it at once. */
-  release(eventId: string): Promise<void>;
+  /**
+   * Mark the caller's claim on `eventId` as done, so later claims answer `"done"`. `lease` is what
+   * `claim` returned in `{ status: "claimed", lease }` (undefined after a plain `"claimed"`).
+   */
+  complete(eventId: string, lease?: unknown): Promise<void>;
+  /**
+   * Give up the caller's claim on `eventId`, so a redelivery can claim it at once. `lease` as for
+   * {@link EventStore.complete}.
+   */
+  release(eventId: string, lease?: unknown): Promise<void>;
 }
