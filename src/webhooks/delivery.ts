@@ -12,6 +12,8 @@ import { timingSafeEqual, type Signatures } from './signature.js';
 
 /** One delivery as an adapter hands it over: its headers and a way to read its body within a limit. */
 export interface DeliveryInput {
+  /** The request method as the adapter saw it (`undefined` when the framework does not say). */
+  method: string | undefined;
   headers: Headers;
   readBody(limit: number): Promise<BodyResult>;
 }

@@ -144,7 +144,7 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
           throw new TypeError(`handle options.waitUntil must be a function (e.g. ctx.waitUntil.bind(ctx)), got ${describe(waitUntil)}`);
         }
         const response = await deliver(
-          { headers: request.headers, readBody: (limit) => readRequestBody(request, limit) },
+          { method: request.method, headers: request.headers, readBody: (limit) => readRequestBody(request, limit) },
           waitUntil,
         );
         return new Response(response.body, { status: response.status, headers: response.headers });

@@ -7,6 +7,8 @@ import { RawBodyUnavailableError } from './raw-body-error.js';
  * `Request` and Fastify's `request.raw` all fit. Typed structurally so this entry needs no Node types.
  */
 export interface NodeRequestLike extends AsyncIterable<unknown> {
+  /** The request method (`IncomingMessage.method`). */
+  readonly method?: string | undefined;
   /** Lowercased header names, as node:http gives them. */
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** What a body parser left: bytes (`express.raw`) or text (`express.text`) are used as the raw body. */
@@ -63,6 +65,7 @@ function toHeaders(raw: NodeRequestLike['headers']): Headers {
 export function nodeDeliveryInput(req: NodeRequestLike): DeliveryInput {
   const headers = toHeaders(req.headers);
   return {
+    method: req.method,
     headers,
     async readBody(limit: number): Promise<BodyResult> {
       const body = req.body;
