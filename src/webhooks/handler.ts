@@ -2,7 +2,17 @@ import { describe } from '../internal/path.js';
 import { readRequestBody } from './body.js';
 import { runDelivery, type DeliveryInput, type DeliveryProgress, type DeliveryResult } from './delivery.js';
 import { writeLog, type WebhookLogEntry } from './logger.js';
-import { nodeDeliveryInput, writeNodeResponse, type NodeRequestLike, type NodeResponseLike, type PlainResponse } from './node-adapter.js';
+import { fastifyDeliveryInput, type FastifyReplyLike, type FastifyRequestLike } from './fastify-adapter.js';
+import { koaDeliveryInput, type KoaContextLike } from './koa-adapter.js';
+import {
+  isNodeRequest,
+  isNodeResponse,
+  nodeDeliveryInput,
+  writeNodeResponse,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  type PlainResponse,
+} from './node-adapter.js';
 import { resolveOptions, type WebhookHandlerOptions } from './options.js';
 import { OUTCOME_MESSAGE, OUTCOME_STATUS } from './outcome.js';
 import type { Signatures } from './signature.js';
@@ -39,11 +49,46 @@ export interface WebhookHandler {
    */
   handle(request: Request, options?: HandleOptions): Promise<Response>;
   /**
-   * Handles one delivery on node:http, Express or Fastify's raw request/response. It reads the
-   * raw body from the request stream itself (bounded by `maxBodyBytes`), so the route needs no
-   * body parser; bytes or text left by `express.raw()` / `express.text()` are used as they are.
+   * Handles one delivery on node:http, Express or NestJS (on Express). It reads the raw body from
+   * the request stream itself (bounded by `maxBodyBytes`), so the route needs no body parser; raw
+   * bytes a framework kept are used as they are: `req.rawBody` (NestJS with
+   * `NestFactory.create(AppModule, { rawBody: true })`), or bytes or text left in `req.body` by
+   * `express.raw()` / `express.text()`. A route whose raw body is gone is answered 500 with the fix.
+   *
+   * @example
+   * http.createServer((req, res) => handler.node(req, res)); // node:http
+   * app.post('/webhooks', (req, res) => handler.node(req, res)); // Express, before express.json()
+   * \@Post('webhooks') receive(\@Req() req: RawBodyRequest<Request>, \@Res() res: Response) { this.handler.node(req, res); } // NestJS
    */
   node(req: NodeRequestLike, res: NodeResponseLike): void;
+  /**
+   * Handles one delivery in Fastify. Fastify's default JSON parser keeps no raw bytes, so register
+   * the webhook route in its own plugin with a `parseAs: 'buffer'` (or `'string'`) content-type
+   * parser, whose `request.body` the adapter takes as the raw body; `request.rawBody` from
+   * fastify-raw-body works too. It hijacks the reply (`reply.hijack()`) and answers on `reply.raw`,
+   * and resolves once the answer is written. A parsed `request.body` is answered 500 with the fix.
+   * Arguments that are not a Fastify request and reply reject with a `TypeError`.
+   *
+   * @example
+   * app.register(async (webhooks) => {
+   *   // scoped to this plugin: the rest of the app keeps Fastify's JSON parser
+   *   webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+   *   webhooks.post('/webhooks', (request, reply) => handler.fastify(request, reply));
+   * });
+   */
+  fastify(request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void>;
+  /**
+   * Handles one delivery in Koa. It takes the raw body a body parser kept in `ctx.request.rawBody`
+   * (@koa/bodyparser, koa-bodyparser), or reads `ctx.req` itself when nothing read it; it sets
+   * `ctx.respond = false`, writes the answer to `ctx.res`, and resolves once it is written. A body
+   * parsed by a parser that keeps no raw body is answered 500 with the fix. An argument that is not
+   * a Koa context rejects with a `TypeError`.
+   *
+   * @example
+   * router.post('/webhooks', (ctx) => handler.koa(ctx)); // @koa/router, with or without @koa/bodyparser
+   * app.use((ctx, next) => (ctx.method === 'POST' && ctx.path === '/webhooks' ? handler.koa(ctx) : next()));
+   */
+  koa(ctx: KoaContextLike): Promise<void>;
   /**
    * Stops taking new deliveries (they are answered 503, so the provider redelivers them) and
    * resolves once every delivery in hand has completed or released its claim: call it on SIGTERM
@@ -83,6 +128,13 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
       const headers = { 'content-type': TEXT, 'cache-control': 'no-store' };
       return { status, headers, body: result.message ?? OUTCOME_MESSAGE[result.outcome] };
     };
+
+    /** Delivers `input` and writes the answer to the Node response `res`; never rejects. */
+    const deliverTo = (res: NodeResponseLike, input: DeliveryInput): Promise<void> =>
+      deliver(input).then(
+        (response) => writeNodeResponse(res, response),
+        () => writeNodeResponse(res, answer({ outcome: 'failed' })),
+      );
 
     /** Hands `work` (which never rejects) to the runtime's `waitUntil`, if the adapter has one. */
     const keepAlive = (waitUntil: HandleOptions['waitUntil'], work: Promise<unknown>): void => {
@@ -151,16 +203,28 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
       },
 
       node(req: NodeRequestLike, res: NodeResponseLike): void {
-        if (req === null || typeof req !== 'object' || typeof req[Symbol.asyncIterator] !== 'function') {
-          throw new TypeError(`node takes a Node request (IncomingMessage), got ${describe(req)}`);
+        if (!isNodeRequest(req)) {
+          throw new TypeError(
+            `node takes a Node request (IncomingMessage), got ${describe(req)}; ` +
+              'in Fastify use handler.fastify(request, reply), in Koa handler.koa(ctx)',
+          );
         }
-        if (res === null || typeof res !== 'object' || typeof res.end !== 'function' || typeof res.setHeader !== 'function') {
-          throw new TypeError(`node takes a Node response (ServerResponse), got ${describe(res)}`);
-        }
-        deliver(nodeDeliveryInput(req)).then(
-          (response) => writeNodeResponse(res, response),
-          () => writeNodeResponse(res, answer({ outcome: 'failed' })),
-        );
+        if (!isNodeResponse(res)) throw new TypeError(`node takes a Node response (ServerResponse), got ${describe(res)}`);
+        void deliverTo(res, nodeDeliveryInput(req));
+      },
+
+      async fastify(request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> {
+        const input = fastifyDeliveryInput(request, reply);
+        // the answer is written on reply.raw, after Fastify's own reply is set aside
+        reply.hijack();
+        await deliverTo(reply.raw, input);
+      },
+
+      async koa(ctx: KoaContextLike): Promise<void> {
+        const input = koaDeliveryInput(ctx);
+        // Koa then leaves ctx.res to the adapter (and ctx.status reads the status written)
+        ctx.respond = false;
+        await deliverTo(ctx.res, input);
       },
 
       async drain(): Promise<void> {

@@ -1,10 +1,11 @@
 import { declaredLength, readStreamBody, TOO_LARGE, type BodyResult } from './body.js';
 import type { DeliveryInput } from './delivery.js';
 import { RawBodyUnavailableError } from './raw-body-error.js';
+import { nodeFramework, rawBodyFix, type Framework } from './raw-body-fix.js';
 
 /**
  * The part of a Node request the `node` adapter uses: node:http's `IncomingMessage`, Express's
- * `Request` and Fastify's `request.raw` all fit. Typed structurally so this entry needs no Node types.
+ * `Request` and NestJS's `RawBodyRequest` all fit. Typed structurally so this entry needs no Node types.
  */
 export interface NodeRequestLike extends AsyncIterable<unknown> {
   /** The request method (`IncomingMessage.method`). */
@@ -13,6 +14,8 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** What a body parser left: bytes (`express.raw`) or text (`express.text`) are used as the raw body. */
   readonly body?: unknown;
+  /** Raw bytes a framework kept beside a parsed body (NestJS with `rawBody: true`); used before `body`. */
+  readonly rawBody?: unknown;
   /** `true` once the stream was read to its end (by a body parser, when the adapter did not read it). */
   readonly readableEnded?: boolean | undefined;
 }
@@ -32,18 +35,18 @@ export interface PlainResponse {
   body: string;
 }
 
-const PARSED_BODY =
-  'The webhook route received a parsed request body: a body parser (such as express.json()) consumed the raw body ' +
-  'that the signature is computed over. Mount the webhook handler without a JSON parser in front of it, or with ' +
-  "express.raw({ type: 'application/json' }) on this route, e.g. " +
-  "app.post('/webhooks', express.raw({ type: 'application/json' }), (req, res) => handler.node(req, res)).";
-
-const CONSUMED_STREAM =
-  'The webhook route received a request whose body stream was already read by something else and left no raw body. ' +
-  'Give the handler the raw body: no body parser on this route, or one that keeps the bytes ' +
-  "(express.raw({ type: 'application/json' }), or a Fastify content-type parser with parseAs: 'buffer').";
-
 const encoder = new TextEncoder();
+
+/** Whether `value` can be read as a Node request: an object that is an async iterable of chunks. */
+export function isNodeRequest(value: unknown): value is NodeRequestLike {
+  return value !== null && typeof value === 'object' && typeof (value as NodeRequestLike)[Symbol.asyncIterator] === 'function';
+}
+
+/** Whether `value` can be written as a Node response: an object with `setHeader` and `end`. */
+export function isNodeResponse(value: unknown): value is NodeResponseLike {
+  const res = value as NodeResponseLike;
+  return value !== null && typeof value === 'object' && typeof res.end === 'function' && typeof res.setHeader === 'function';
+}
 
 /** The Node request's headers as Web `Headers` (a header that `Headers` rejects is left out). */
 function toHeaders(raw: NodeRequestLike['headers']): Headers {
@@ -61,20 +64,38 @@ function toHeaders(raw: NodeRequestLike['headers']): Headers {
   return headers;
 }
 
-/** A Node request as a delivery: the body from `req.body` when a raw/text parser left it, else read from the stream. */
-export function nodeDeliveryInput(req: NodeRequestLike): DeliveryInput {
+/** Where a framework keeps what its body parser left: raw bytes (`rawBody`) and the parsed or raw `body`. */
+export interface KeptBody {
+  readonly rawBody?: unknown;
+  readonly body?: unknown;
+}
+
+/** `value` as bytes when it is raw bytes or text a body parser kept, else `undefined`. */
+function keptBytes(value: unknown): Uint8Array | undefined {
+  if (value instanceof Uint8Array) return value;
+  return typeof value === 'string' ? encoder.encode(value) : undefined;
+}
+
+/**
+ * A Node request as a delivery: the body from what a body parser kept (`rawBody`, else a raw or
+ * text `body`), else read from the stream. `from` names the framework (for the fix a 500 names)
+ * and where it keeps the body; by default the request itself, Express or plain node:http by shape.
+ */
+export function nodeDeliveryInput(
+  req: NodeRequestLike,
+  from: { framework: Framework; kept: KeptBody } = { framework: nodeFramework(req), kept: req },
+): DeliveryInput {
   const headers = toHeaders(req.headers);
   return {
     method: req.method,
     headers,
     async readBody(limit: number): Promise<BodyResult> {
-      const body = req.body;
-      if (body instanceof Uint8Array || typeof body === 'string') {
-        const bytes = typeof body === 'string' ? encoder.encode(body) : body;
-        return bytes.byteLength > limit ? TOO_LARGE : bytes;
-      }
-      if (body !== undefined && body !== null && req.readableEnded !== false) throw new RawBodyUnavailableError(PARSED_BODY);
-      if (req.readableEnded === true) throw new RawBodyUnavailableError(CONSUMED_STREAM);
+      const { framework, kept } = from;
+      const bytes = keptBytes(kept.rawBody) ?? keptBytes(kept.body);
+      if (bytes !== undefined) return bytes.byteLength > limit ? TOO_LARGE : bytes;
+      const parsed = kept.body !== undefined && kept.body !== null;
+      if (parsed && req.readableEnded !== false) throw new RawBodyUnavailableError(rawBodyFix(framework, 'parsed'));
+      if (req.readableEnded === true) throw new RawBodyUnavailableError(rawBodyFix(framework, 'consumed'));
       const declared = declaredLength(headers);
       if (declared !== undefined && declared > limit) return TOO_LARGE;
       return readStreamBody(req, limit);

@@ -7,7 +7,7 @@
  * - `invalid`: not a valid event (400)
  * - `too-large`: the body is over `maxBodyBytes` (413)
  * - `failed`: `onEvent`, a resolver or a status read failed; the claim was released (500)
- * - `misconfigured`: a body parser consumed the raw body before the `node` adapter (500)
+ * - `misconfigured`: a body parser consumed the raw body before the adapter (500, with the fix for the framework)
  * - `timeout`: not finished within `responseTimeoutMs`; the work goes on (503)
  * - `store-unavailable`: the event store failed to claim (503)
  * - `draining`: `drain()` was called; no new deliveries are taken (503)

@@ -15,7 +15,9 @@ export type { CreateWebhookHandler, HandleOptions, WebhookHandler } from './hand
 export type { WebhookLogEntry, WebhookLogger } from './logger.js';
 export { MemoryEventStore } from './memory-store.js';
 export type { MemoryEventStoreOptions } from './memory-store.js';
-export type { NodeRequestLike, NodeResponseLike } from './node-adapter.js';
+export type { FastifyReplyLike, FastifyRequestLike } from './fastify-adapter.js';
+export type { KoaContextLike } from './koa-adapter.js';
+export type { KeptBody, NodeRequestLike, NodeResponseLike } from './node-adapter.js';
 export type {
   ConfirmOptions,
   ExternalIdResolver,

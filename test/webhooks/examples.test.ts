@@ -4,7 +4,10 @@ import { signPayload } from 'checkout-partner-sdk/webhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWorkerApp } from '../../examples/webhooks/cloudflare-worker.js';
 import { createApp as createExpressApp } from '../../examples/webhooks/express.js';
+import { createApp as createFastifyApp } from '../../examples/webhooks/fastify.js';
 import { createApp as createHonoApp } from '../../examples/webhooks/hono.js';
+import { createApp as createKoaApp } from '../../examples/webhooks/koa.js';
+import { createApp as createNestApp } from '../../examples/webhooks/nestjs.js';
 import { createServer } from '../../examples/webhooks/node-http.js';
 import { makeClient, mockCheckout, SECRET } from './helpers.js';
 
@@ -102,5 +105,52 @@ describe('examples/webhooks/cloudflare-worker.ts', () => {
     expect(onEvent).toHaveBeenCalledOnce();
     expect((await app.request('/webhooks', await signed(), {}, ctx)).status).toBe(200); // done: not run again
     expect(onEvent).toHaveBeenCalledOnce();
+  });
+});
+
+/** Checks a running example at `origin`: 401 for a bad signature, 200 and a confirmed onEvent once, and parsed JSON on /orders if `orders`. */
+async function exerciseServer(origin: string, onEvent: ReturnType<typeof vi.fn>, orders: boolean) {
+  expect((await fetch(`${origin}/webhooks`, await signed('sha256=' + '1'.repeat(64)))).status).toBe(401);
+  expect(onEvent).not.toHaveBeenCalled();
+  expect((await fetch(`${origin}/webhooks`, await signed())).status).toBe(200);
+  expect((await fetch(`${origin}/webhooks`, await signed())).status).toBe(200); // a redelivery
+  expect(onEvent).toHaveBeenCalledOnce();
+  expect(onEvent).toHaveBeenCalledWith(expect.objectContaining({ confirmed: true, order: expect.objectContaining({ externalId: 'order-of-t-9' }) }));
+  if (!orders) return;
+  const parsed = await fetch(`${origin}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+  expect(await parsed.json()).toEqual({ received: { a: 1 } });
+}
+
+describe('examples/webhooks/fastify.ts', () => {
+  it('handles a signed delivery behind the scoped raw-bytes parser while /orders gets parsed JSON', async () => {
+    const { onEvent, options: opts } = options();
+    const { app } = createFastifyApp(opts);
+    const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+    closers.push(() => app.close());
+    await exerciseServer(origin, onEvent, true);
+  });
+});
+
+describe('examples/webhooks/koa.ts', () => {
+  it('handles a signed delivery behind @koa/bodyparser while /orders gets parsed JSON', async () => {
+    const { onEvent, options: opts } = options();
+    const { app, handler } = createKoaApp(opts);
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    closers.push(async () => {
+      await handler.drain();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    await exerciseServer(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, onEvent, true);
+  });
+});
+
+describe('examples/webhooks/nestjs.ts', () => {
+  it('handles a signed delivery with rawBody: true', async () => {
+    const { onEvent, options: opts } = options();
+    const app = await createNestApp(opts);
+    await app.listen(0, '127.0.0.1');
+    closers.push(() => app.close());
+    await exerciseServer(await app.getUrl(), onEvent, false);
   });
 });

@@ -1,4 +1,9 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CheckoutClient, Order, Withdrawal } from 'checkout-partner-sdk';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type Koa from 'koa';
+import type { RawBodyRequest } from '@nestjs/common';
+import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import {
   createWebhookHandler,
   isEventType,
@@ -8,6 +13,10 @@ import {
   verifySignature,
   type ClaimResult,
   type EventStore,
+  type FastifyReplyLike,
+  type FastifyRequestLike,
+  type KoaContextLike,
+  type NodeRequestLike,
   type HandleOptions,
   type OtcTradeSettledEvent,
   type PixWithdrawalEvent,
@@ -52,5 +61,21 @@ describe('webhook types', () => {
     expectTypeOf<WebhookContext['withdrawal']>().toEqualTypeOf<Withdrawal | undefined>();
     expectTypeOf<CheckoutClient>().toMatchTypeOf<Parameters<typeof createWebhookHandler>[0]['client']>();
     expectTypeOf<WebhookLogEntry['outcome']>().toExtend<string>();
+  });
+
+  it('accepts the real request objects of each framework its adapters serve', () => {
+    const handler = createWebhookHandler({ secret: 's', client: {} as CheckoutClient, onEvent: () => undefined });
+    expectTypeOf(handler.fastify).toEqualTypeOf<(request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<void>>();
+    expectTypeOf(handler.koa).toEqualTypeOf<(ctx: KoaContextLike) => Promise<void>>();
+    expectTypeOf(handler.fastify).toBeCallableWith({} as FastifyRequest, {} as FastifyReply);
+    expectTypeOf(handler.koa).toBeCallableWith({} as Koa.Context);
+    expectTypeOf(handler.koa).toBeCallableWith({} as Koa.ParameterizedContext<{ user: string }, { custom: true }>);
+    expectTypeOf(handler.node).toBeCallableWith({} as IncomingMessage, {} as ServerResponse);
+    expectTypeOf(handler.node).toBeCallableWith({} as ExpressRequest, {} as ExpressResponse);
+    expectTypeOf(handler.node).toBeCallableWith({} as RawBodyRequest<ExpressRequest>, {} as ExpressResponse);
+    // a Fastify request is not a Node request: node() would throw, and the types say so first
+    expectTypeOf<FastifyRequest>().not.toMatchTypeOf<NodeRequestLike>();
+    expectTypeOf<IncomingMessage>().not.toMatchTypeOf<FastifyRequestLike>();
+    expectTypeOf<FastifyRequest<{ Body: Buffer }>>().toMatchTypeOf<FastifyRequestLike>();
   });
 });
