@@ -20,17 +20,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
     onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
   });
-  // Node has no built-in Fetch server; Bun and Deno serve `app.fetch` directly (export default app).
-  const { createServer } = await import('node:http');
-  createServer(async (req, res) => {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of req) chunks.push(chunk as Uint8Array);
-    const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, {
-      method: req.method ?? 'GET',
-      headers: Object.entries(req.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])),
-      ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
-    });
-    const response = await app.fetch(request);
-    res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()));
-  }).listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
+  // on Node, @hono/node-server; Bun and Deno serve `app.fetch` directly (export default app)
+  const { serve } = await import('@hono/node-server');
+  serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 3000), hostname: '127.0.0.1' });
 }
