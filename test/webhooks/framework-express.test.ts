@@ -1,28 +1,16 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { createWebhookHandler, signPayload, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { makeClient, memoryLogger, mockCheckout, SECRET } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach, postSigned, watchedHandler as makeHandler } from './framework-helpers.js';
+import { mockCheckout } from './helpers.js';
 
 mockCheckout({ bypassLoopback: true });
-
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
-
-function makeHandler(overrides: Partial<WebhookHandlerOptions> = {}) {
-  const onEvent = vi.fn();
-  const { entries, logger } = memoryLogger();
-  const handler = createWebhookHandler({ secret: SECRET, client: makeClient(), onEvent, logger, ...overrides });
-  return { handler, onEvent, entries };
-}
+const closeLater = closeAfterEach();
 
 async function listen(app: express.Express): Promise<string> {
   const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
+  closeLater(() => new Promise((resolve) => server.close(resolve)));
   await once(server, 'listening');
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
 }
@@ -30,14 +18,7 @@ async function listen(app: express.Express): Promise<string> {
 // spaces a parsed body would not keep: only the raw bytes verify
 const body = `{ "eventId": "evt-express",  "type": "custom.express" }`;
 
-async function post(url: string) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-provider-signature': await signPayload(body, SECRET) },
-    body,
-  });
-  return { status: response.status, text: await response.text() };
-}
+const post = (url: string) => postSigned(url, body);
 
 describe('node(req, res) in Express 5', () => {
   it('takes req.rawBody kept by express.json({ verify }) beside the parsed body', async () => {

@@ -1,39 +1,23 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import rawBody from 'fastify-raw-body';
-import { createWebhookHandler, signPayload, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { makeClient, memoryLogger, mockCheckout, SECRET } from './helpers.js';
+import { signPayload } from 'checkout-partner-sdk/webhooks';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach, postSigned, watchedHandler as makeHandler } from './framework-helpers.js';
+import { mockCheckout, SECRET } from './helpers.js';
 
 mockCheckout({ bypassLoopback: true });
-
-const apps: FastifyInstance[] = [];
-afterEach(async () => {
-  await Promise.all(apps.splice(0).map((app) => app.close()));
-});
-
-function makeHandler(overrides: Partial<WebhookHandlerOptions> = {}) {
-  const onEvent = vi.fn();
-  const { entries, logger } = memoryLogger();
-  const handler = createWebhookHandler({ secret: SECRET, client: makeClient(), onEvent, logger, ...overrides });
-  return { handler, onEvent, entries };
-}
+const closeLater = closeAfterEach();
 
 /** Starts `app` on a free loopback port; it is closed after the test. */
 async function listen(app: FastifyInstance): Promise<string> {
-  apps.push(app);
+  closeLater(() => app.close());
   return app.listen({ port: 0, host: '127.0.0.1' });
 }
 
 const event = (eventId = 'evt-fastify') => JSON.stringify({ eventId, type: 'custom.fastify', payload: { n: 1 } });
 
-async function post(url: string, body: string, signature?: string, contentType = 'application/json') {
-  const response = await fetch(`${url}/webhooks`, {
-    method: 'POST',
-    headers: { 'content-type': contentType, 'x-provider-signature': signature ?? (await signPayload(body, SECRET)) },
-    body,
-  });
-  return { status: response.status, text: await response.text(), headers: response.headers };
-}
+const post = (url: string, body: string, signature?: string) =>
+  postSigned(`${url}/webhooks`, body, signature === undefined ? {} : { signature });
 
 describe('handler.fastify(request, reply) in Fastify 5', () => {
   it("handles signed deliveries behind a scoped parseAs: 'buffer' parser, and the rest of the app keeps parsing JSON", async () => {
@@ -130,7 +114,7 @@ describe('handler.fastify(request, reply) in Fastify 5', () => {
       return 'done';
     });
     await app.ready();
-    apps.push(app);
+    closeLater(() => app.close());
     const answer = await app.inject({ method: 'POST', url: '/webhooks', payload: event(), headers: { 'content-type': 'application/json' } });
     expect(answer.body).toBe('done');
     expect(thrown).toBeInstanceOf(TypeError);

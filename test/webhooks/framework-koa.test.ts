@@ -1,31 +1,20 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
-import { createWebhookHandler, signPayload, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { makeClient, memoryLogger, mockCheckout, SECRET } from './helpers.js';
+import { signPayload } from 'checkout-partner-sdk/webhooks';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach, postSigned, watchedHandler as makeHandler } from './framework-helpers.js';
+import { mockCheckout, SECRET } from './helpers.js';
 
 mockCheckout({ bypassLoopback: true });
-
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
-
-function makeHandler(overrides: Partial<WebhookHandlerOptions> = {}) {
-  const onEvent = vi.fn();
-  const { entries, logger } = memoryLogger();
-  const handler = createWebhookHandler({ secret: SECRET, client: makeClient(), onEvent, logger, ...overrides });
-  return { handler, onEvent, entries };
-}
+const closeLater = closeAfterEach();
 
 /** Serves `app` on a free loopback port; it is closed after the test. */
 async function listen(app: Koa): Promise<string> {
   const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
+  closeLater(() => new Promise((resolve) => server.close(resolve)));
   await once(server, 'listening');
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
@@ -43,17 +32,8 @@ function koaApp(route: (ctx: Koa.Context) => unknown, before?: Koa.Middleware) {
 
 const event = (eventId = 'evt-koa') => JSON.stringify({ eventId, type: 'custom.koa', payload: { n: 1 } });
 
-async function post(url: string, body: string, options: { signature?: string; contentType?: string } = {}) {
-  const response = await fetch(`${url}/webhooks`, {
-    method: 'POST',
-    headers: {
-      'content-type': options.contentType ?? 'application/json',
-      'x-provider-signature': options.signature ?? (await signPayload(body, SECRET)),
-    },
-    body,
-  });
-  return { status: response.status, text: await response.text(), headers: response.headers };
-}
+const post = (url: string, body: string, options?: { signature?: string; contentType?: string }) =>
+  postSigned(`${url}/webhooks`, body, options);
 
 /** POSTs `body` in chunks without a Content-Length, as a streaming sender does. */
 async function postChunked(url: string, body: string): Promise<number> {

@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import { signPayload, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import type { WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../examples/webhooks/nestjs.js';
+import { postSigned } from './framework-helpers.js';
 import { deferred, makeClient, memoryLogger, mockCheckout, SECRET } from './helpers.js';
 
 mockCheckout({ bypassLoopback: true });
@@ -24,14 +25,7 @@ async function start(overrides: Partial<WebhookHandlerOptions> = {}, rawBody = t
 // spaces Nest's parsed body would not keep: only the raw bytes verify
 const body = `{ "eventId": "evt-nest",  "type": "custom.nest", "city": "São Paulo" }`;
 
-async function post(url: string, payload = body) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-provider-signature': await signPayload(payload, SECRET) },
-    body: payload,
-  });
-  return { status: response.status, text: await response.text() };
-}
+const post = (url: string) => postSigned(url, body);
 
 describe('node(req, res) in a NestJS 11 controller', () => {
   it('verifies req.rawBody kept by NestFactory.create(AppModule, { rawBody: true })', async () => {
