@@ -11,8 +11,11 @@ export interface KoaContextLike {
   readonly req: NodeRequestLike;
   /** The Node response (`ServerResponse`) the answer is written to. */
   readonly res: NodeResponseLike;
-  /** Koa's request: `rawBody` (kept by @koa/bodyparser and koa-bodyparser) is used as the raw body. */
-  readonly request: KeptBody;
+  /**
+   * Koa's request: `rawBody` (kept by @koa/bodyparser and koa-bodyparser) is used as the raw body.
+   * `& object`: a Koa request without a body parser's fields has none of these, and still fits.
+   */
+  readonly request: KeptBody & object;
   /** Set to `false` by the adapter, so Koa leaves the response to it. */
   respond?: boolean | undefined;
 }
