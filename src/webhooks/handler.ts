@@ -58,7 +58,7 @@ export interface WebhookHandler {
    * @example
    * http.createServer((req, res) => handler.node(req, res)); // node:http
    * app.post('/webhooks', (req, res) => handler.node(req, res)); // Express, before express.json()
-   * \@Post('webhooks') receive(\@Req() req: RawBodyRequest<Request>, \@Res() res: Response) { this.handler.node(req, res); } // NestJS
+   * // NestJS controller: @Post() receive(@Req() req: RawBodyRequest<Request>, @Res() res: Response) { this.handler.node(req, res); }
    */
   node(req: NodeRequestLike, res: NodeResponseLike): void;
   /**
