@@ -20,6 +20,7 @@ export type {
   ConfirmOptions,
   ExternalIdResolver,
   OnEvent,
+  TransactionalWebhookContext,
   WebhookClient,
   WebhookContext,
   WebhookHandlerOptions,
@@ -35,3 +36,4 @@ export type {
 } from './signature.js';
 export type { PayloadInput } from './bytes.js';
 export type { ClaimedLease, ClaimResult, EventStore } from './store.js';
+export type { TransactionalEventStore, TransactResult } from './transactional.js';
