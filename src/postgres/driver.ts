@@ -20,9 +20,13 @@ export interface PgPoolClientLike {
  * the store uses: `unsafe` for parameterised statements and `begin` for transactions. The
  * `sql` that `postgres(url)` returns fits.
  */
-export interface PostgresJsSqlLike {
+export interface PostgresJsSqlLike extends PostgresJsTransactionLike {
+  begin(run: (sql: PostgresJsTransactionLike) => unknown): PromiseLike<unknown>;
+}
+
+/** The part of a postgres.js transaction `sql` (what `sql.begin` hands its callback) the store uses. */
+export interface PostgresJsTransactionLike {
   unsafe(query: string, parameters?: never[]): PromiseLike<unknown>;
-  begin(run: (sql: never) => unknown): PromiseLike<unknown>;
 }
 
 /** A `pg` Pool or a postgres.js `sql`. */
@@ -49,6 +53,13 @@ export interface Statements {
 /** The one place that knows both drivers: statements on the pool, and transactions. */
 export interface Driver extends Statements {
   /**
+   * Whether the store may have PostgreSQL end a transaction's session when it sits idle past its
+   * lease. Not with postgres.js 3.4: a session ended inside `sql.begin` can crash the process from
+   * a write scheduled on the closed socket (porsager/postgres#1154, #1208), and a dead
+   * transaction's later statements can run outside it on a new connection (#1155).
+   */
+  readonly endsIdleSessions: boolean;
+  /**
    * Runs `run` inside `BEGIN` … `COMMIT` on one connection; rolls back and rethrows when it
    * rejects. `transaction` is the driver's own handle (the `PoolClient`, or the transaction `sql`).
    */
@@ -69,6 +80,7 @@ export function driverOf(pool: unknown, owner: string): Driver {
 
 function pgDriver(pool: PgPoolLike): Driver {
   return {
+    endsIdleSessions: true,
     async query(text, values) {
       return (await pool.query(text, values)).rows as Record<string, unknown>[];
     },
@@ -109,17 +121,18 @@ function pgDriver(pool: PgPoolLike): Driver {
 }
 
 function postgresJsDriver(sql: PostgresJsSqlLike): Driver {
-  const statementsOf = (target: PostgresJsSqlLike): Statements => ({
+  const statementsOf = (target: PostgresJsTransactionLike): Statements => ({
     async query(text, values) {
       return [...((await target.unsafe(text, values as never[])) as Iterable<Record<string, unknown>>)];
     },
   });
   const statements = statementsOf(sql);
   return {
+    endsIdleSessions: false,
     query: statements.query,
     async transaction(run) {
       // postgres.js commits when the callback resolves and rolls back when it rejects
-      return (await sql.begin((transaction: PostgresJsSqlLike) => run(statementsOf(transaction), transaction))) as never;
+      return (await sql.begin((transaction) => run(statementsOf(transaction), transaction))) as never;
     },
   };
 }

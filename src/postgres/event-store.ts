@@ -69,9 +69,12 @@ class Settled {
  * rollback (500). The process dies anywhere → PostgreSQL rolls back the partner's writes and the
  * claim together. Writes through `transaction` therefore happen exactly once; anything else
  * `onEvent` does (emails, calls to other services) stays at-least-once. A transaction is bounded
- * by the handler's `leaseMs`: `idle_in_transaction_session_timeout` and `statement_timeout` are set
- * to it (`SET LOCAL`), so a hung `onEvent` loses its session (and its writes) instead of holding a
- * connection and the row forever. A long transaction locks one row, never the table.
+ * by the handler's `leaseMs`: `statement_timeout` is set to it for the transaction (`SET LOCAL`),
+ * and with `pg` `idle_in_transaction_session_timeout` too, so a hung `onEvent` loses its session
+ * (and its writes) instead of holding a connection and the row forever. With postgres.js only the
+ * statement timeout is set (postgres.js 3.4 can crash the process when PostgreSQL ends a session
+ * inside `sql.begin`): keep `onEvent`'s other awaits bounded yourself. A long transaction locks one
+ * row, never the table.
  *
  * Every database failure rejects with {@link PostgresStoreError}; the webhook handler answers 503.
  * Requires PostgreSQL 11 or later.
@@ -232,7 +235,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
       return await this.#driver.transaction(async (statements, transaction): Promise<TransactResult> => {
         let rows;
         try {
-          rows = await statements.query(this.#sql.lock, [event.eventId, timeoutMs]);
+          rows = await statements.query(this.#sql.lock, [event.eventId, timeoutMs, this.#driver.endsIdleSessions ? timeoutMs : null]);
         } catch (error) {
           if ((error as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE) throw new Settled('in-flight');
           throw error;

@@ -74,12 +74,14 @@ SELECT EXISTS (SELECT 1 FROM done) AS completed, (SELECT state FROM ${t} WHERE e
 )
 SELECT state FROM ${t} WHERE event_id = $1::text`,
     /**
-     * $1 event id, $2 timeout ms. Locks the row without waiting, and bounds the transaction:
-     * idle (in onEvent's other awaits) or in one statement for longer than the lease, it is ended.
+     * $1 event id, $2 statement timeout ms, $3 idle timeout ms (null: leave as configured). Locks
+     * the row without waiting, and bounds the transaction: a statement longer than $2 is cancelled
+     * (the transaction fails); idle longer than $3 (in onEvent's other awaits), the session is ended.
      */
     lock: `SELECT e.state, coalesce(e.lease_until > now(), false) AS leased
-FROM ${t} e, (SELECT set_config('idle_in_transaction_session_timeout', $2::text, true),
-                     set_config('statement_timeout', $2::text, true)) AS limits
+FROM ${t} e, (SELECT set_config('statement_timeout', $2::text, true),
+                     set_config('idle_in_transaction_session_timeout',
+                                coalesce($3::text, current_setting('idle_in_transaction_session_timeout')), true)) AS limits
 WHERE e.event_id = $1::text
 FOR UPDATE OF e NOWAIT`,
     /** $1 event id, $2 type. */

@@ -64,7 +64,7 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     const old = (await first.claim('evt-lapse', 200)) as { lease: string };
     expect(await second.claim('evt-lapse', 200)).toBe('in-flight');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const fresh = (await second.claim('evt-lapse', 60_000)) as { lease: string };
+    const fresh = (await second.claim('evt-lapse', 60_000)) as { status: string; lease: string };
     expect(fresh.status).toBe('claimed');
     await first.release('evt-lapse', old.lease); // does not free the new claim
     const late = await first.complete('evt-lapse', old.lease).catch((error: unknown) => error);
