@@ -21,6 +21,12 @@ import { Provider, type ProviderStats } from './provider.js';
 import { freePort, startSoakRedis, type SoakRedis } from './redis.js';
 import { checkLog, type KillWindow } from './verify.js';
 
+// `npm run test:soak -- --postgres` (or SOAK_STORE=postgres): the PostgreSQL mode, in postgres-run.ts
+if (process.argv.includes('--postgres') || process.env.SOAK_STORE === 'postgres') {
+  const { runPostgresSoak } = await import('./postgres-run.js');
+  process.exit(await runPostgresSoak());
+}
+
 const EVENTS = Number(process.env.SOAK_EVENTS ?? 10_000);
 const RECEIVERS = 4;
 const HARD_LIMIT_MS = 235_000;
