@@ -13,13 +13,9 @@ import pg from 'pg';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
-import { PARTNER_ID, PARTNER_SECRET } from './events.js';
+import { PARTNER_ID, PARTNER_SECRET, requiredEnv } from './events.js';
 
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new TypeError(`${name} is required`);
-  return value;
-};
+const env = requiredEnv;
 
 const receiver = env('SOAK_RECEIVER');
 const port = Number(env('SOAK_PORT'));

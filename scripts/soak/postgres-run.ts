@@ -105,16 +105,9 @@ export async function runPostgresSoak(): Promise<number> {
       deadline: started + HARD_LIMIT_MS - 15_000,
       seed: Number(process.env.SOAK_SEED ?? 0xc0ffee),
     });
-    let providerDone = false;
-    const delivering = provider.run().finally(() => {
-      providerDone = true;
-    });
-    const until = async (fraction: number, what: string) => {
-      while (!providerDone && provider.stats.ackedOriginals / EVENTS < fraction) await sleep(50);
-      if (providerDone) throw new Error(`the provider finished before ${what}`);
-    };
+    const delivering = provider.run();
 
-    await until(0.3, 'the SIGKILL');
+    await provider.reached(0.3, 'the SIGKILL');
     const victim = receivers[1] as BoundedChild;
     note(`SIGKILL r1 (pid ${victim.child.pid}) with transactions open`);
     victim.child.kill('SIGKILL');
@@ -123,7 +116,7 @@ export async function runPostgresSoak(): Promise<number> {
     await startReceiver(1);
     note('r1 restarted');
 
-    await until(0.6, 'the PostgreSQL restart');
+    await provider.reached(0.6, 'the PostgreSQL restart');
     const restartAt = Date.now();
     await server.restart('fast');
     note(`PostgreSQL restarted in ${Date.now() - restartAt} ms (open transactions rolled back)`);

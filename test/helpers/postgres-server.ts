@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -49,7 +48,7 @@ function run(binary: string, args: string[], timeoutMs = 60_000): { status: numb
 }
 
 /**
- * `initdb`s a temp dir and starts `postgres` through `pg_ctl` on a free 127.0.0.1 port (its unix
+ * `initdb`s a temp dir and starts `postgres` through `pg_ctl` on a free 127.0.0.1 port (a random one, retried when taken) (its unix
  * socket in the temp dir too), waiting until it accepts connections. Call `stop()` in `afterAll`
  * (or a `finally`): it cleans up even after a failed test.
  *
@@ -94,8 +93,9 @@ export async function startPostgres(): Promise<PostgresServer> {
     running = false;
   };
   let lastError: unknown;
-  for (let attempt = 0; attempt < 5 && !running; attempt++) {
-    port = await freePort();
+  for (let attempt = 0; attempt < 8 && !running; attempt++) {
+    // PostgreSQL cannot listen on port 0: try a random high port, and another if it is taken
+    port = 20_000 + Math.floor(Math.random() * 40_000);
     try {
       launch();
     } catch (error) {
@@ -130,16 +130,4 @@ export async function startPostgres(): Promise<PostgresServer> {
       launch();
     },
   };
-}
-
-/** A port that was free on 127.0.0.1 a moment ago. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }

@@ -55,6 +55,32 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
   const effectCount = async (effects: string, eventId: string) =>
     Number((await one.exec(`SELECT count(*)::int AS n FROM "${effects}" WHERE event_id = $1`, [eventId]))[0]!['n']);
 
+  /**
+   * A handler on `one` whose transactional store uses `table` and whose onEvent writes the event's
+   * effect row through `transaction`, then runs `afterWrite` (with the call's number); it counts calls.
+   */
+  function effectHandler(
+    { table, effects }: { table: string; effects: string },
+    afterWrite: (call: number, transaction: unknown, eventId: string) => Promise<void>,
+    options: { responseTimeoutMs?: number; leaseMs?: number } = {},
+  ) {
+    const entries: WebhookLogEntry[] = [];
+    let calls = 0;
+    const handler = createWebhookHandler({
+      secret: SECRET,
+      client,
+      ...options,
+      logger: (entry) => entries.push(entry),
+      store: new PostgresEventStore({ pool: one.pool, table, transactional: true }),
+      onEvent: async ({ event, transaction }) => {
+        calls++;
+        await one.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
+        await afterWrite(calls, transaction, event.eventId);
+      },
+    });
+    return { handler, entries, calls: () => calls };
+  }
+
   describe.each([false, true])('transactional: %s', (transactional) => {
     it('runs onEvent once for 100 concurrent copies of an event across two handler instances', async () => {
       const { table, effects } = await tables();
@@ -109,51 +135,34 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
   });
 
   it('transactional: rolls back the partner writes with the claim when onEvent throws (500), and the redelivery runs it again', async () => {
-    const { table, effects } = await tables();
-    let calls = 0;
-    const handler = createWebhookHandler({
-      secret: SECRET,
-      client,
-      store: new PostgresEventStore({ pool: one.pool, table, transactional: true }),
-      onEvent: async ({ event, transaction }) => {
-        calls++;
-        await one.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
-        if (calls === 1) throw new Error('partner bug');
-      },
+    const { effects, ...rest } = await tables();
+    const { handler, calls } = effectHandler({ effects, ...rest }, async (call) => {
+      if (call === 1) throw new Error('partner bug');
     });
     const event = { eventId: 'evt-rollback', type: 'otc.trade.settled' };
     expect(await deliver(handler, event)).toBe(500);
     expect(await effectCount(effects, 'evt-rollback')).toBe(0);
     expect(await deliver(handler, event)).toBe(200);
     expect(await deliver(handler, event)).toBe(200);
-    expect(calls).toBe(2);
+    expect(calls()).toBe(2);
     expect(await effectCount(effects, 'evt-rollback')).toBe(1);
   });
 
   // postgres.js 3.4 may crash the process when PostgreSQL ends a session inside sql.begin
   // (porsager/postgres#1208), so session loss is tested with pg; the soak kills real processes
   it.runIf(driver.name === 'pg')('transactional: a connection lost mid-onEvent (as when the process dies) rolls back both, and the redelivery runs it once', async () => {
-    const { table, effects } = await tables();
-    let calls = 0;
-    const handler = createWebhookHandler({
-      secret: SECRET,
-      client,
-      store: new PostgresEventStore({ pool: one.pool, table, transactional: true }),
-      onEvent: async ({ event, transaction }) => {
-        calls++;
-        await one.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
-        if (calls === 1) {
-          // another session ends this one, as PostgreSQL does for a process that died
-          await two.exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE 'INSERT INTO "${effects}"%'`);
-          await sleep(100);
-        }
-      },
+    const { effects, ...rest } = await tables();
+    const { handler, calls } = effectHandler({ effects, ...rest }, async (call) => {
+      if (call !== 1) return;
+      // another session ends this one, as PostgreSQL does for a process that died
+      await two.exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE 'INSERT INTO "${effects}"%'`);
+      await sleep(100);
     });
     const event = { eventId: 'evt-killed', type: 'otc.trade.settled' };
     expect([500, 503]).toContain(await deliver(handler, event));
     expect(await effectCount(effects, 'evt-killed')).toBe(0);
     expect(await deliver(handler, event)).toBe(200);
-    expect(calls).toBe(2);
+    expect(calls()).toBe(2);
     expect(await effectCount(effects, 'evt-killed')).toBe(1);
   });
 
@@ -189,49 +198,27 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
   });
 
   it.runIf(driver.name === 'pg')('transactional: a transaction idle past leaseMs loses its session and writes, and a redelivery then takes the event', async () => {
-    const { table, effects } = await tables();
-    let calls = 0;
-    const entries: WebhookLogEntry[] = [];
-    const handler = createWebhookHandler({
-      secret: SECRET,
-      client,
-      responseTimeoutMs: 300,
-      leaseMs: 500,
-      logger: (entry) => entries.push(entry),
-      store: new PostgresEventStore({ pool: one.pool, table, transactional: true }),
-      onEvent: async ({ event, transaction }) => {
-        calls++;
-        await one.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
-        if (calls === 1) await sleep(1_200); // hung: PostgreSQL ends the session at 500 ms idle
-      },
-    });
+    const { effects, ...rest } = await tables();
+    const hung = async (call: number) => {
+      if (call === 1) await sleep(1_200); // hung: PostgreSQL ends the session at 500 ms idle
+    };
+    const { handler, entries, calls } = effectHandler({ effects, ...rest }, hung, { responseTimeoutMs: 300, leaseMs: 500 });
     const event = { eventId: 'evt-hung', type: 'otc.trade.settled' };
     expect(await deliver(handler, event)).toBe(503);
     await sleep(700);
     expect(await deliver(handler, event)).toBe(200); // the hung one no longer holds the row
     await handler.drain();
-    expect(calls).toBe(2);
+    expect(calls()).toBe(2);
     expect(await effectCount(effects, 'evt-hung')).toBe(1);
     expect(entries.find((entry) => entry.late)).toMatchObject({ eventId: 'evt-hung', outcome: 'store-unavailable' });
   });
 
   it('transactional: a statement running past leaseMs is cancelled and its writes rolled back (failed), and the redelivery runs it', async () => {
     const { table, effects } = await tables();
-    let calls = 0;
-    const entries: WebhookLogEntry[] = [];
-    const handler = createWebhookHandler({
-      secret: SECRET,
-      client,
-      responseTimeoutMs: 2_000,
-      leaseMs: 2_000,
-      logger: (entry) => entries.push(entry),
-      store: new PostgresEventStore({ pool: one.pool, table, transactional: true }),
-      onEvent: async ({ event, transaction }) => {
-        calls++;
-        await one.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
-        if (calls === 1) await one.write(transaction, 'SELECT pg_sleep(5)'); // hung statement: cancelled at 2 s
-      },
-    });
+    const stuck = async (call: number, transaction: unknown) => {
+      if (call === 1) await one.write(transaction, 'SELECT pg_sleep(5)'); // hung statement: cancelled at 2 s
+    };
+    const { handler, entries } = effectHandler({ table, effects }, stuck, { responseTimeoutMs: 2_000, leaseMs: 2_000 });
     const event = { eventId: 'evt-stuck', type: 'otc.trade.settled' };
     const started = Date.now();
     expect(await deliver(handler, event)).toBe(503); // responseTimeoutMs, as long as the lease here
