@@ -91,6 +91,23 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     expect(await store.claim('p-live', 60_000)).toBe('in-flight');
   });
 
+  it('transact: in-flight while another transaction holds the event, the work own error on failure, done once committed', async () => {
+    const table = uniqueTable();
+    await storeOn({ table });
+    const store = new PostgresEventStore({ pool: db.pool, table, transactional: true });
+    const event = { eventId: 'evt-tx', type: 'pix.deposit.received' };
+    const failure = new Error('work failed');
+    await expect(store.transact(event, 5_000, () => Promise.reject(failure))).rejects.toBe(failure);
+    let inner: unknown;
+    const outer = await store.transact(event, 5_000, async () => {
+      inner = await store.transact(event, 5_000, async () => undefined);
+    });
+    expect([outer, inner]).toEqual(['handled', 'in-flight']);
+    expect(await store.transact(event, 5_000, async () => undefined)).toBe('done');
+    const rows = await db.exec(`SELECT state, type, done_at IS NOT NULL AS done FROM "${table}" WHERE event_id = $1`, ['evt-tx']);
+    expect(rows).toEqual([{ state: 'done', type: 'pix.deposit.received', done: true }]);
+  });
+
   it('rejects with PostgresStoreError when the table is missing, naming the operation', async () => {
     const store = new PostgresEventStore({ pool: db.pool, table: uniqueTable() });
     const error = await store.claim('evt-x', 1_000).catch((e: unknown) => e);
