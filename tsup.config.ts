@@ -10,6 +10,7 @@ export default defineConfig([
       // the `node` export condition of ./webhooks: HMAC through node:crypto with pre-made KeyObjects
       'webhooks.node': 'src/webhooks/index.node.ts',
       redis: 'src/redis/index.ts',
+      postgres: 'src/postgres/index.ts',
       testing: 'src/testing/index.ts',
     },
     dts: {
@@ -17,6 +18,7 @@ export default defineConfig([
         index: 'src/index.ts',
         webhooks: 'src/webhooks/index.ts',
         redis: 'src/redis/index.ts',
+        postgres: 'src/postgres/index.ts',
         testing: 'src/testing/index.ts',
       },
     },

@@ -44,7 +44,7 @@ try {
       return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ srv, url: 'http://127.0.0.1:' + srv.address().port, exchanges: () => exchanges })));
     }
   `;
-  const body = (sdk, webhooks, testing, redis) => `
+  const body = (sdk, webhooks, testing, redis, postgres) => `
     const { srv, url, exchanges } = await start();
     try {
       const client = new ${sdk}.CheckoutClient({ baseUrl: url, partnerId: 'smoke', partnerSecret: 'smoke-secret' });
@@ -78,6 +78,9 @@ try {
       if (typeof ${testing}.createFakeCheckout !== 'function') throw new Error('testing entry lacks createFakeCheckout');
       if (typeof ${redis}.RedisEventStore !== 'function' || typeof ${redis}.RedisTokenStore !== 'function') throw new Error('redis entry lacks its stores');
       if (!(new ${redis}.RedisStoreError('x', { operation: 'get' }) instanceof ${sdk}.CheckoutError)) throw new Error('RedisStoreError is not a CheckoutError of the main entry');
+      // loads without pg or postgres installed: the partner passes the pool in
+      if (typeof ${postgres}.PostgresEventStore !== 'function') throw new Error('postgres entry lacks PostgresEventStore');
+      if (!(new ${postgres}.PostgresStoreError('x', { operation: 'claim' }) instanceof ${sdk}.CheckoutError)) throw new Error('PostgresStoreError is not a CheckoutError of the main entry');
     } finally { srv.close(); }
   `;
   writeFileSync(
@@ -89,7 +92,8 @@ try {
      const webhooks = await import('checkout-partner-sdk/webhooks');
      const testing = await import('checkout-partner-sdk/testing');
      const redis = await import('checkout-partner-sdk/redis');
-     ${body('sdk', 'webhooks', 'testing', 'redis')}
+     const postgres = await import('checkout-partner-sdk/postgres');
+     ${body('sdk', 'webhooks', 'testing', 'redis', 'postgres')}
      console.log('esm ok');`,
   );
   writeFileSync(
@@ -99,8 +103,9 @@ try {
      const webhooks = require('checkout-partner-sdk/webhooks');
      const testing = require('checkout-partner-sdk/testing');
      const redis = require('checkout-partner-sdk/redis');
+     const postgres = require('checkout-partner-sdk/postgres');
      require('checkout-partner-sdk/package.json');
-     (async () => { ${body('sdk', 'webhooks', 'testing', 'redis')} console.log('cjs ok'); })().catch((e) => { console.error(e); process.exit(1); });`,
+     (async () => { ${body('sdk', 'webhooks', 'testing', 'redis', 'postgres')} console.log('cjs ok'); })().catch((e) => { console.error(e); process.exit(1); });`,
   );
   process.stdout.write(run('node', ['smoke.mjs']));
   process.stdout.write(run('node', ['smoke.cjs']));

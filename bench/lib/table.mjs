@@ -103,7 +103,7 @@ export function printResults({ machine, results, goals: checked }) {
   if (r.webhooks && !r.webhooks.error) {
     const w = r.webhooks;
     table('Webhook signature, 1 KiB payload', ['verifier', 'ops/s', 'µs/op', 'x limit'], Object.entries(w.verification).map(([name, v]) => [name, fmt(v.opsPerSecond, 0), fmt(v.usPerOp, 2), fmt(v.vsLimit, 2)]));
-    table(`Deliveries through handle(Request), confirmed by a status read (Redis: ${w.redis})`, ['handler', 'deliveries/s seq', 'deliveries/s 16 at once', 'CPU µs/delivery seq', 'confirmed'], Object.entries(w.deliveries).map(([name, d]) => [name, fmt(d.sequentialPerSecond, 0), fmt(d.concurrent16PerSecond, 0), fmt(d.cpuUsPerDelivery, 0), `${d.confirmed}/${d.handled}`]));
+    table(`Deliveries through handle(Request), confirmed by a status read (Redis: ${w.redis}, PostgreSQL: ${w.postgres ?? 'not run'})`, ['handler', 'deliveries/s seq', 'deliveries/s 16 at once', 'CPU µs/delivery seq', 'confirmed'], Object.entries(w.deliveries).map(([name, d]) => [name, fmt(d.sequentialPerSecond, 0), fmt(d.concurrent16PerSecond, 0), fmt(d.cpuUsPerDelivery, 0), `${d.confirmed}/${d.handled}`]));
   }
   if (r.memory && !r.memory.error) {
     const m = r.memory;

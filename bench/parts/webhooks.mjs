@@ -6,12 +6,16 @@
 //     package's Webhook.verify (pure-JS SHA-256; its scheme also signs an id and a timestamp).
 // (b) Deliveries per second through handler.handle(Request): signature, parse, claim, a confirming
 //     status read served by the local server (a separate process), onEvent, complete. With the
-//     MemoryEventStore and with RedisEventStore (a throwaway redis-server), sequential and 16 at once.
+//     MemoryEventStore, with RedisEventStore (a throwaway redis-server) and with a transactional
+//     PostgresEventStore (a throwaway PostgreSQL, pg Pool: BEGIN, row lock, onEvent, mark done,
+//     COMMIT per delivery), sequential and 16 at once.
 import { createHmac, createSecretKey, randomUUID, timingSafeEqual } from 'node:crypto';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { createWebhookHandler, MemoryEventStore, signPayload, verifySignature } from 'checkout-partner-sdk/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { startRedis } from '../lib/redis.mjs';
+// the tests' own server helper (Node strips its types): initdb + pg_ctl in a temp dir, loopback only
+import { startPostgres } from '../../test/helpers/postgres-server.ts';
 import { startServer } from '../lib/server.mjs';
 import { flag, interleave, pairedRatio, report } from '../lib/measure.mjs';
 
@@ -83,13 +87,16 @@ const verifyTable = Object.fromEntries(
 // (b) deliveries through handle(Request)
 const server = await startServer();
 const redis = await startRedis();
+const postgres = await startPostgres().catch((error) => ({ error: error.message.split('\n')[0] }));
 process.once('SIGTERM', () => {
-  // stopped by the runner's time limit: do not leave redis-server behind
+  // stopped by the runner's time limit: do not leave redis-server or PostgreSQL behind
   if (redis.pid) process.kill(redis.pid, 'SIGTERM');
-  process.exit(1);
+  void (postgres.stop?.() ?? Promise.resolve()).finally(() => process.exit(1));
 });
 let ioredis;
 let redisNote;
+let pgPool;
+let postgresNote;
 try {
   const client = new CheckoutClient({ baseUrl: server.url, partnerId: 'p-webhooks', partnerSecret: 's' });
   await client.getAccessToken();
@@ -121,6 +128,17 @@ try {
     }
   } else {
     redisNote = redis.error;
+  }
+  if (postgres.error === undefined) {
+    const { PostgresEventStore } = await import('checkout-partner-sdk/postgres');
+    const { default: pg } = await import('pg');
+    pgPool = new pg.Pool({ connectionString: postgres.url, max: 20 });
+    pgPool.on('error', () => undefined);
+    const store = new PostgresEventStore({ pool: pgPool, transactional: true });
+    await store.ensureSchema();
+    handlers['handle(), PostgresEventStore (pg, transactional)'] = makeHandler(store);
+  } else {
+    postgresNote = postgres.error;
   }
   const url = 'http://127.0.0.1/webhooks';
   const delivery = async () => {
@@ -157,9 +175,11 @@ try {
       { sequentialPerSecond: seq[name].opsPerSec, concurrent16PerSecond: conc[name].opsPerSec, cpuUsPerDelivery: seq[name].cpuUsPerOp, ...handlers[name].counts() },
     ]),
   );
-  report({ payloadBytes: 1024, verification: verifyTable, deliveries, statuses: Object.fromEntries(statuses), redis: redisNote ?? 'ok' });
+  report({ payloadBytes: 1024, verification: verifyTable, deliveries, statuses: Object.fromEntries(statuses), redis: redisNote ?? 'ok', postgres: postgresNote ?? 'ok' });
 } finally {
   await ioredis?.quit().catch(() => undefined);
+  await pgPool?.end().catch(() => undefined);
+  await postgres.stop?.();
   if (redis.stop) await redis.stop();
   await server.close();
 }

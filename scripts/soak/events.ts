@@ -8,6 +8,13 @@ export const PARTNER_ID = 'soak-partner';
 export const PARTNER_SECRET = 'soak-partner-secret';
 export const PREFIX = 'soak:event:';
 
+/** The environment variable `name` of a soak child process; a `TypeError` when unset or empty. */
+export function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new TypeError(`${name} is required`);
+  return value;
+}
+
 export interface SoakEvent {
   eventId: string;
   type: 'otc.trade.settled' | 'pix.withdrawal.settled' | 'pix.deposit.received';

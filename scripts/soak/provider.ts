@@ -94,8 +94,25 @@ export class Provider {
     };
   }
 
+  #finished = false;
+
+  /** Resolves once `fraction` of the original deliveries are acknowledged; rejects if `run()` ends first. */
+  async reached(fraction: number, what: string): Promise<void> {
+    // bounded: run() ends by its deadline
+    while (!this.#finished && this.stats.ackedOriginals / this.#options.events < fraction) await sleep(50);
+    if (this.#finished) throw new Error(`the provider finished before ${what}`);
+  }
+
   /** Delivers every event (and its duplicates) until each got a 2xx or the deadline passed. */
   async run(): Promise<ProviderStats> {
+    try {
+      return await this.#run();
+    } finally {
+      this.#finished = true;
+    }
+  }
+
+  async #run(): Promise<ProviderStats> {
     const order = Array.from({ length: this.#options.events }, (_, i) => i);
     for (let i = order.length - 1; i > 0; i--) {
       const j = Math.floor(this.#random() * (i + 1));

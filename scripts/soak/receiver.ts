@@ -19,13 +19,9 @@ import { Redis } from 'ioredis';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { RedisEventStore } from 'checkout-partner-sdk/redis';
 import { createWebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
-import { PARTNER_ID, PARTNER_SECRET, PREFIX } from './events.js';
+import { PARTNER_ID, PARTNER_SECRET, PREFIX, requiredEnv } from './events.js';
 
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new TypeError(`${name} is required`);
-  return value;
-};
+const env = requiredEnv;
 
 const receiver = env('SOAK_RECEIVER');
 const port = Number(env('SOAK_PORT'));

@@ -21,6 +21,12 @@ import { Provider, type ProviderStats } from './provider.js';
 import { freePort, startSoakRedis, type SoakRedis } from './redis.js';
 import { checkLog, type KillWindow } from './verify.js';
 
+// `npm run test:soak -- --postgres` (or SOAK_STORE=postgres): the PostgreSQL mode, in postgres-run.ts
+if (process.argv.includes('--postgres') || process.env.SOAK_STORE === 'postgres') {
+  const { runPostgresSoak } = await import('./postgres-run.js');
+  process.exit(await runPostgresSoak());
+}
+
 const EVENTS = Number(process.env.SOAK_EVENTS ?? 10_000);
 const RECEIVERS = 4;
 const HARD_LIMIT_MS = 235_000;
@@ -133,17 +139,9 @@ try {
     deadline: started + HARD_LIMIT_MS - 40_000,
     seed: Number(process.env.SOAK_SEED ?? 0xc0ffee),
   });
-  let providerDone = false;
-  const delivering = provider.run().finally(() => {
-    providerDone = true;
-  });
-
+  const delivering = provider.run();
   // the faults, each once the provider is that far along
-  const progress = () => provider.stats.ackedOriginals / EVENTS;
-  const until = async (fraction: number, what: string) => {
-    while (!providerDone && progress() < fraction) await sleep(50);
-    if (providerDone) throw new Error(`the provider finished before ${what}`);
-  };
+  const until = (fraction: number, what: string) => provider.reached(fraction, what);
   const phases = { sigterm: { exit: null as number | null, drained: false }, kill: undefined as KillWindow | undefined, redisRestartMs: 0 };
 
   await until(0.2, 'the SIGTERM');

@@ -6,6 +6,7 @@ import { RawBodyUnavailableError } from './raw-body-error.js';
 import { parseEvent, type WebhookEvent } from './event.js';
 import type { ResolvedOptions, WebhookContext } from './options.js';
 import type { ClaimedLease } from './store.js';
+import { runTransactional, transactionalStore } from './transactional.js';
 import { describe } from '../internal/path.js';
 import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from './signature.js';
@@ -84,6 +85,12 @@ export async function runDelivery(
   const known = { eventId: event.eventId, type: event.type };
   progress.eventId = known.eventId;
   progress.type = known.type;
+
+  // a store that runs the event in its own transaction (PostgresEventStore, transactional) claims there
+  const transactional = transactionalStore(config.store);
+  if (transactional !== undefined) {
+    return runTransactional(config, transactional, known, (claimedAt) => confirmWithinLease(event, config, claimedAt));
+  }
 
   let claim: unknown;
   const claimedAt = Date.now();

@@ -98,13 +98,13 @@ export interface WebhookHandler {
 }
 
 /** `createWebhookHandler`'s signature (the same in the Web Crypto and the node:crypto build). */
-export type CreateWebhookHandler = (options: WebhookHandlerOptions) => WebhookHandler;
+export type CreateWebhookHandler = <Transaction = undefined>(options: WebhookHandlerOptions<Transaction>) => WebhookHandler;
 
 const TEXT = 'text/plain; charset=utf-8';
 
 /** Builds `createWebhookHandler` over one entry point's signing functions. */
 export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
-  return function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
+  return function createWebhookHandler<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookHandler {
     const config = resolveOptions(options);
     const inHand = new Set<Promise<unknown>>();
     let draining = false;

@@ -7,6 +7,7 @@ import type { WebhookLogger } from './logger.js';
 import { MemoryEventStore } from './memory-store.js';
 import { secretList, type SignatureScheme, type WebhookSecret } from './signature.js';
 import type { EventStore } from './store.js';
+import type { TransactionalEventStore } from './transactional.js';
 
 /** The part of `CheckoutClient` the handler uses to confirm events; a `CheckoutClient` fits. */
 export type WebhookClient = Pick<CheckoutClient, 'getOrderByExternalId' | 'getWithdrawalByExternalId'>;
@@ -26,8 +27,29 @@ export interface WebhookContext {
   confirmed: boolean;
 }
 
-/** Handles one new event. Resolve once it is handled; throw to have it redelivered and run again. */
-export type OnEvent = (context: WebhookContext) => void | Promise<void>;
+/**
+ * What `onEvent` gets with a transactional store (`PostgresEventStore` with `transactional: true`):
+ * the {@link WebhookContext} and the transaction the event is claimed in.
+ */
+export interface TransactionalWebhookContext<Transaction> extends WebhookContext {
+  /**
+   * The claim's own transaction: a `pg` `PoolClient` inside `BEGIN`, or a postgres.js transaction
+   * `sql`. Every write that must happen exactly once goes through it: it commits together with the
+   * event's "done" mark, or rolls back with it (when `onEvent` throws or the process dies), and a
+   * redelivery runs `onEvent` again. What cannot go through it (an email, a call to another
+   * service, a write to another database) stays at-least-once: make it idempotent. Do not commit,
+   * roll back or release it yourself, and use it only until `onEvent` resolves.
+   */
+  transaction: Transaction;
+}
+
+/**
+ * Handles one new event. Resolve once it is handled; throw to have it redelivered and run again.
+ * With a transactional store, the context also holds `transaction` (see {@link TransactionalWebhookContext}).
+ */
+export type OnEvent<Transaction = undefined> = (
+  context: [Transaction] extends [undefined] ? WebhookContext : TransactionalWebhookContext<Transaction>,
+) => void | Promise<void>;
 
 /** Finds the externalId of the order or withdrawal an event is about, e.g. from `event.tradeId`; nothing means "do not read". */
 export type ExternalIdResolver = (event: WebhookEvent) => string | null | undefined | Promise<string | null | undefined>;
@@ -47,20 +69,24 @@ export interface ConfirmOptions {
   delayMs?: number | undefined;
 }
 
-/** Options of `createWebhookHandler`. */
-export interface WebhookHandlerOptions {
+/**
+ * Options of `createWebhookHandler`. `Transaction` is inferred from a transactional `store` (the
+ * type of `onEvent`'s `transaction`); it stays `undefined` with any other store.
+ */
+export interface WebhookHandlerOptions<Transaction = undefined> {
   /** The endpoint's signing secret, or a list of them while rotating (any match is valid). */
   secret: WebhookSecret;
   /** Reads the order or withdrawal to confirm each event: a `CheckoutClient`. */
   client: WebhookClient;
   /** Handles each new, verified event once. */
-  onEvent: OnEvent;
+  onEvent: OnEvent<Transaction>;
   /**
    * Where handled events are recorded, so redeliveries are not handled twice. Use a shared store
-   * (`RedisEventStore`) when more than one process receives webhooks.
+   * (`RedisEventStore`, `PostgresEventStore`) when more than one process receives webhooks. A
+   * transactional store (with `transact`) runs the confirm reads and `onEvent` inside its transaction.
    * @default new MemoryEventStore()
    */
-  store?: EventStore | undefined;
+  store?: EventStore | TransactionalEventStore<Transaction> | undefined;
   /**
    * The order's externalId for an `otc.trade.*` or `pix.deposit.*` event (may be async). Without
    * it, or when it returns nothing, the order is not read and `confirmed` is `false`.
@@ -143,7 +169,7 @@ const KNOWN = new Set<string>([
 ]);
 
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
-export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions {
+export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Transaction>): ResolvedOptions {
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`createWebhookHandler options must be an object, got ${describe(options)}`);
   }
@@ -210,7 +236,8 @@ export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions 
   return {
     secrets: secretList(options.secret),
     client: client as WebhookClient,
-    onEvent: options.onEvent,
+    // the handler passes `transaction` exactly when the store is transactional, as Transaction says
+    onEvent: options.onEvent as OnEvent,
     store,
     resolveOrderExternalId: options.resolveOrderExternalId,
     resolveWithdrawalExternalId: options.resolveWithdrawalExternalId,

@@ -22,6 +22,7 @@ export type {
   ConfirmOptions,
   ExternalIdResolver,
   OnEvent,
+  TransactionalWebhookContext,
   WebhookClient,
   WebhookContext,
   WebhookHandlerOptions,
@@ -37,3 +38,4 @@ export type {
 } from './signature.js';
 export type { PayloadInput } from './bytes.js';
 export type { ClaimedLease, ClaimResult, EventStore } from './store.js';
+export type { TransactionalEventStore, TransactResult } from './transactional.js';

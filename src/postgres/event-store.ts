@@ -1,0 +1,291 @@
+import { checkEventId } from '../internal/arguments.js';
+import { describe } from '../internal/path.js';
+import type { EventStore } from '../webhooks/store.js';
+import type { TransactionalEventStore, TransactResult } from '../webhooks/transactional.js';
+import { driverOf, type Driver, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
+import { PostgresStoreError, storeError } from './errors.js';
+import { statementsFor, tableName, type TableStatements } from './sql.js';
+
+/** Options of {@link PostgresEventStore}. */
+export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
+  /**
+   * A node-postgres `Pool` (`new pg.Pool(...)`, `pg` v8) or a postgres.js `sql` (`postgres(url)`,
+   * `postgres` v3). The store never connects, ends or configures it; give it a connection timeout
+   * (`pg`: `connectionTimeoutMillis`, postgres.js: `connect_timeout`) so a delivery during an
+   * outage gets its 503 quickly.
+   */
+  pool: Pool;
+  /**
+   * The table, `name` or `schema.name` (letters, digits, `_`, `$`; used quoted, as written). Stores
+   * that share a table share their events. Create it with {@link PostgresEventStore.ensureSchema}
+   * or your migrations (the SQL is in `schemaSql`).
+   * @default 'checkout_webhook_events'
+   */
+  table?: string | undefined;
+  /**
+   * Run the confirm reads and `onEvent` inside the claim's own transaction, and hand `onEvent` that
+   * transaction (`transaction`): writes made through it commit together with the "done" mark, so
+   * they happen exactly once. Without it the store is a plain lease store like `RedisEventStore`.
+   * @default false
+   */
+  transactional?: Transactional | undefined;
+  /**
+   * How long, in seconds, an event is remembered (from when it was done, or first seen if never
+   * done). Older rows are purged in batches of 1,000, at most once a minute per store instance. A
+   * redelivery after that is handled again, so keep it longer than the provider retries a delivery.
+   * @default 604_800 (7 days)
+   */
+  ttlSeconds?: number | undefined;
+}
+
+/** Runs one event inside the store's transaction; see {@link TransactionalEventStore.transact}. */
+export type PostgresTransact<Transaction> = TransactionalEventStore<Transaction>['transact'];
+
+const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
+/** Rows one purge deletes at most, so a purge never holds many row locks or runs long. */
+const PURGE_BATCH = 1_000;
+const PURGE_EVERY_MS = 60_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** SQLSTATE lock_not_available: `FOR UPDATE NOWAIT` found the row locked. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** Thrown out of the transaction callback so it rolls back; never leaves this module. */
+class Settled {
+  constructor(readonly result: 'in-flight') {}
+}
+
+/**
+ * An {@link EventStore} in the partner's own PostgreSQL, shared by any number of webhook receivers.
+ *
+ * **Plain mode** (default): a claim is a row with a lease owner (a random UUID) and a lease end,
+ * taken by one atomic `INSERT … ON CONFLICT … DO UPDATE … WHERE` (the row is new, or its lease has
+ * lapsed and it is not done); `complete` and `release` act only on the caller's own claim, so a
+ * worker whose lease lapsed cannot settle the next worker's claim. The same guarantees as
+ * `RedisEventStore`: at-least-once `onEvent`, once per event while nothing crashes.
+ *
+ * **Transactional mode** (`transactional: true`): each delivery opens a transaction, locks the
+ * event's row with `FOR UPDATE NOWAIT` (locked → 409, done → 200), runs the confirm reads and
+ * `onEvent({ ..., transaction })` in it, marks the row done and commits (200). `onEvent` throws →
+ * rollback (500). The process dies anywhere → PostgreSQL rolls back the partner's writes and the
+ * claim together. Writes through `transaction` therefore happen exactly once; anything else
+ * `onEvent` does (emails, calls to other services) stays at-least-once. A transaction is bounded
+ * by the handler's `leaseMs`: `statement_timeout` is set to it for the transaction (`SET LOCAL`),
+ * and with `pg` `idle_in_transaction_session_timeout` too, so a hung `onEvent` loses its session
+ * (and its writes) instead of holding a connection and the row forever. With postgres.js only the
+ * statement timeout is set (postgres.js 3.4 can crash the process when PostgreSQL ends a session
+ * inside `sql.begin`): keep `onEvent`'s other awaits bounded yourself. A long transaction locks one
+ * row, never the table.
+ *
+ * Every database failure rejects with {@link PostgresStoreError}; the webhook handler answers 503.
+ * Requires PostgreSQL 11 or later.
+ *
+ * @example
+ * // pg, transactional
+ * import pg from 'pg';
+ * import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
+ * const store = new PostgresEventStore({ pool, transactional: true });
+ * await store.ensureSchema();
+ * const handler = createWebhookHandler({
+ *   secret, client, store,
+ *   onEvent: async ({ event, transaction }) => {
+ *     await transaction.query('INSERT INTO payments (event_id, kind) VALUES ($1, $2)', [event.eventId, event.type]);
+ *   },
+ * });
+ *
+ * @example
+ * // postgres.js, plain leases
+ * import postgres from 'postgres';
+ * const store = new PostgresEventStore({ pool: postgres(process.env.DATABASE_URL!) });
+ */
+export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = false>
+  implements EventStore
+{
+  /** The quoted table name in use, e.g. `"checkout_webhook_events"`. */
+  readonly table: string;
+  /** Seconds an event is remembered. */
+  readonly ttlSeconds: number;
+  /** Whether `onEvent` runs inside the claim's transaction. */
+  readonly transactional: Transactional;
+  /** The SQL `ensureSchema()` runs: put it in your migrations to create the table yourself. */
+  readonly schemaSql: string;
+  /**
+   * Present in transactional mode only (`undefined` otherwise): the webhook handler runs each
+   * delivery through it. See {@link TransactionalEventStore.transact}.
+   */
+  readonly transact: Transactional extends true ? PostgresTransact<PostgresTransaction<Pool>> : undefined;
+  readonly #driver: Driver;
+  readonly #sql: TableStatements;
+  #nextPurgeAt = 0;
+
+  constructor(options: PostgresEventStoreOptions<Pool, Transactional>) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`PostgresEventStore options must be an object, got ${describe(options)}`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!['pool', 'table', 'transactional', 'ttlSeconds'].includes(key)) {
+        throw new TypeError(`PostgresEventStore: unknown option "${key}"`);
+      }
+    }
+    this.#driver = driverOf(options.pool, 'PostgresEventStore');
+    const table = tableName(options.table);
+    this.table = table.quoted;
+    this.#sql = statementsFor(table);
+    this.schemaSql = this.#sql.schema.join('\n');
+    const ttl = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
+    if (typeof ttl !== 'number' || !Number.isFinite(ttl) || !(ttl >= 1)) {
+      throw new TypeError(`ttlSeconds must be a number of seconds of at least 1, got ${String(ttl)}`);
+    }
+    this.ttlSeconds = ttl;
+    const transactional = options.transactional ?? false;
+    if (typeof transactional !== 'boolean') {
+      throw new TypeError(`transactional must be true or false, got ${describe(transactional)}`);
+    }
+    this.transactional = transactional as Transactional;
+    const transact: PostgresTransact<unknown> = (event, leaseMs, work) => this.#transact(event, leaseMs, work);
+    this.transact = (transactional ? transact : undefined) as typeof this.transact;
+  }
+
+  /**
+   * Creates the table and its index when they do not exist (`CREATE … IF NOT EXISTS`, serialised by
+   * an advisory lock so receivers starting together do not race). Safe to call on every start.
+   *
+   * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (no CREATE right).
+   */
+  async ensureSchema(): Promise<void> {
+    try {
+      await this.#driver.transaction(async (statements) => {
+        await statements.query(this.#sql.schemaLock, [this.table]);
+        for (const statement of this.#sql.schema) await statements.query(statement, []);
+      });
+    } catch (error) {
+      throw storeError('schema', error);
+    }
+  }
+
+  /**
+   * Deletes at most `maxRows` rows older than `ttlSeconds` (done ones from when they were done),
+   * skipping rows a delivery holds, and resolves with how many it deleted. The store runs it on
+   * its own at most once a minute; call it from a job when you want more.
+   *
+   * @throws {PostgresStoreError} (operation `'purge'`)
+   */
+  async purgeExpired(maxRows = PURGE_BATCH): Promise<number> {
+    if (!Number.isSafeInteger(maxRows) || maxRows < 1) {
+      throw new TypeError(`maxRows must be a whole number of at least 1, got ${String(maxRows)}`);
+    }
+    try {
+      const rows = await this.#driver.query(this.#sql.purge, [this.ttlSeconds, maxRows]);
+      return Number(rows[0]?.['purged'] ?? 0);
+    } catch (error) {
+      throw storeError('purge', error);
+    }
+  }
+
+  /**
+   * Claims `eventId` for `leaseMs` milliseconds (PostgreSQL's clock): `{ status: "claimed", lease }`
+   * when the caller now owns it, `"in-flight"` when a live claim holds it, `"done"` when it was completed.
+   */
+  async claim(eventId: string, leaseMs: number): Promise<{ status: 'claimed'; lease: string } | 'in-flight' | 'done'> {
+    checkEventId(eventId);
+    if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
+      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);
+    }
+    this.#purgeNow();
+    const owner = globalThis.crypto.randomUUID();
+    const row = await this.#one('claim', this.#sql.claim, [eventId, owner, Math.ceil(leaseMs)]);
+    if (row['claimed'] === true) return { status: 'claimed', lease: owner };
+    return row['state'] === 'done' ? 'done' : 'in-flight';
+  }
+
+  /**
+   * Marks the caller's claim on `eventId` done; resolves when it is done already.
+   *
+   * @throws {PostgresStoreError} (operation `'complete'`) when another worker holds the event (the
+   *   caller's lease lapsed and it was claimed again: that claim is left alone), and on any failure.
+   */
+  async complete(eventId: string, lease?: unknown): Promise<void> {
+    checkEventId(eventId);
+    const row = await this.#one('complete', this.#sql.complete, [eventId, ownerOf(lease)]);
+    if (row['completed'] === true || row['state'] === 'done') return;
+    if (row['state'] === null || row['state'] === undefined) {
+      await this.#run('complete', this.#sql.insertDone, [eventId]);
+      return;
+    }
+    throw new PostgresStoreError(
+      "PostgreSQL complete failed: the event was not marked done because this claim's lease lapsed and another worker holds it",
+      { operation: 'complete' },
+    );
+  }
+
+  /** Gives up the caller's claim on `eventId` so a redelivery can claim it at once; does nothing when the claim is not the caller's. */
+  async release(eventId: string, lease?: unknown): Promise<void> {
+    checkEventId(eventId);
+    await this.#run('release', this.#sql.release, [eventId, ownerOf(lease)]);
+  }
+
+  async #transact(event: { eventId: string; type: string }, leaseMs: number, work: (transaction: unknown) => Promise<void>): Promise<TransactResult> {
+    checkEventId(event?.eventId);
+    this.#purgeNow();
+    const known = await this.#run('transact', this.#sql.ensureRow, [event.eventId, event.type]);
+    if (known[0]?.['state'] === 'done') return 'done';
+    const timeoutMs = String(Math.max(1, Math.ceil(leaseMs)));
+    let workFailed = false;
+    try {
+      return await this.#driver.transaction(async (statements, transaction): Promise<TransactResult> => {
+        let rows;
+        try {
+          rows = await statements.query(this.#sql.lock, [event.eventId, timeoutMs, this.#driver.endsIdleSessions ? timeoutMs : null]);
+        } catch (error) {
+          if ((error as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE) throw new Settled('in-flight');
+          throw error;
+        }
+        const row = rows[0];
+        // no row: purged since ensureRow (or a plain claim released it), so nobody holds it; 409 has it redelivered
+        if (row === undefined) throw new Settled('in-flight');
+        if (row['state'] === 'done') return 'done';
+        if (row['leased'] === true) throw new Settled('in-flight'); // a plain-mode claim holds it
+        try {
+          await work(transaction);
+        } catch (error) {
+          workFailed = true;
+          throw error;
+        }
+        await statements.query(this.#sql.markDone, [event.eventId, event.type]);
+        return 'handled';
+      });
+    } catch (error) {
+      if (error instanceof Settled) return error.result;
+      if (workFailed) throw error; // rolled back; the handler tells onEvent's own error by identity
+      throw storeError('transact', error);
+    }
+  }
+
+  async #run(operation: 'claim' | 'complete' | 'release' | 'transact', text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+    try {
+      return await this.#driver.query(text, values);
+    } catch (error) {
+      throw storeError(operation, error);
+    }
+  }
+
+  async #one(operation: 'claim' | 'complete', text: string, values: unknown[]): Promise<Record<string, unknown>> {
+    const row = (await this.#run(operation, text, values))[0];
+    if (row === undefined) throw new PostgresStoreError(`PostgreSQL ${operation} failed: no row came back`, { operation });
+    return row;
+  }
+
+  /** Starts one purge batch in the background when the last one began a minute ago or more. */
+  #purgeNow(): void {
+    const now = Date.now();
+    if (now < this.#nextPurgeAt) return;
+    this.#nextPurgeAt = now + PURGE_EVERY_MS;
+    // best effort: a failed purge is retried a minute later, and never fails a delivery
+    this.purgeExpired().catch(() => undefined);
+  }
+}
+
+/** The owner UUID in a lease this store handed out, else null (which matches no row). */
+function ownerOf(lease: unknown): string | null {
+  return typeof lease === 'string' && UUID.test(lease) ? lease : null;
+}

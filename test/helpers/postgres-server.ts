@@ -1,0 +1,133 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A PostgreSQL server of a test's own, on 127.0.0.1, trusting local connections. */
+export interface PostgresServer {
+  readonly port: number;
+  /** `postgres://postgres@127.0.0.1:<port>/postgres` */
+  readonly url: string;
+  /** Stops the server (`pg_ctl stop -m fast`) and removes its temp dir. Safe to call twice. */
+  stop(): Promise<void>;
+  /** Stops it (`-m fast` or `immediate`) and starts it again on the same port, keeping its data. */
+  restart(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** Stops it and keeps its data, so `start()` can bring it back (e.g. to test an outage). */
+  pause(): Promise<void>;
+  /** Starts it after `pause()`. */
+  start(): Promise<void>;
+}
+
+/** The newest `/usr/lib/postgresql/<version>/bin` that has `initdb`, or `POSTGRES_BIN` when set. */
+export function postgresBinDir(): string {
+  if (process.env.POSTGRES_BIN !== undefined) return process.env.POSTGRES_BIN;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => existsSync(join(root, name, 'bin', 'initdb')))
+        .sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a))
+    : [];
+  const newest = versions[0];
+  if (newest === undefined) {
+    throw new Error(
+      'PostgreSQL is required by the PostgreSQL tests but no /usr/lib/postgresql/<version>/bin/initdb was found. ' +
+        'Install it (Debian/Ubuntu: `sudo apt-get install -y postgresql`) or point POSTGRES_BIN at its bin directory.',
+    );
+  }
+  return join(root, newest, 'bin');
+}
+
+const isRoot = process.getuid?.() === 0;
+
+/** Runs a PostgreSQL binary (as the `postgres` OS user when we are root: initdb and postgres refuse root). */
+function run(binary: string, args: string[], timeoutMs = 60_000): { status: number | null; output: string } {
+  const [command, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args];
+  const result = spawnSync(command, argv, { encoding: 'utf8', timeout: timeoutMs });
+  return { status: result.status, output: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error?.message ?? ''}` };
+}
+
+/**
+ * `initdb`s a temp dir and starts `postgres` through `pg_ctl` on a free 127.0.0.1 port (a random one, retried when taken) (its unix
+ * socket in the temp dir too), waiting until it accepts connections. Call `stop()` in `afterAll`
+ * (or a `finally`): it cleans up even after a failed test.
+ *
+ * @example
+ * let postgres: PostgresServer;
+ * beforeAll(async () => { postgres = await startPostgres(); });
+ * afterAll(() => postgres?.stop());
+ */
+export async function startPostgres(): Promise<PostgresServer> {
+  const bin = postgresBinDir();
+  const dir = await mkdtemp(join(tmpdir(), 'checkout-sdk-postgres-'));
+  const data = join(dir, 'data');
+  if (isRoot) {
+    // the postgres user must own the dir (and reach it through the temp dir, which is world-traversable)
+    chmodSync(dir, 0o755);
+    const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    chownSync(dir, uid, gid);
+  }
+  const init = run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  if (init.status !== 0) {
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`initdb failed (${init.status}):\n${init.output.slice(-2000)}`);
+  }
+  let port = 0;
+  let running = false;
+  const launch = (): void => {
+    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+    const started = run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'postgres.log'), '-o', options, '-w', '-t', '30', 'start']);
+    if (started.status !== 0) {
+      const log = existsSync(join(dir, 'postgres.log')) ? readFileSync(join(dir, 'postgres.log'), 'utf8') : '';
+      throw new Error(`pg_ctl start on port ${port} failed (${started.status}):\n${started.output.slice(-1000)}\n${log.slice(-2000)}`);
+    }
+    running = true;
+  };
+  const halt = (mode: 'fast' | 'immediate'): void => {
+    if (!running) return;
+    const stopped = run(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', '-t', '30', 'stop']);
+    if (stopped.status !== 0 && !stopped.output.includes('Is server running?')) {
+      throw new Error(`pg_ctl stop failed (${stopped.status}): ${stopped.output.slice(-1000)}`);
+    }
+    running = false;
+  };
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 8 && !running; attempt++) {
+    // PostgreSQL cannot listen on port 0: try a random high port, and another if it is taken
+    port = 20_000 + Math.floor(Math.random() * 40_000);
+    try {
+      launch();
+    } catch (error) {
+      lastError = error; // the port was taken between probing and binding: try another
+    }
+  }
+  if (!running) {
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`PostgreSQL did not start: ${String(lastError)}`);
+  }
+  let removed = false;
+  return {
+    port,
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      if (removed) return;
+      removed = true;
+      try {
+        halt('fast');
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    async restart(mode = 'fast') {
+      halt(mode);
+      launch();
+    },
+    async pause() {
+      halt('fast');
+    },
+    async start() {
+      launch();
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresEventStore, PostgresStoreError } from 'checkout-partner-sdk/postgres';
+import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { drivers, uniqueTable, type Connection } from './drivers.js';
+
+describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
+  let server: PostgresServer;
+  let db: Connection;
+  beforeAll(async () => {
+    server = await startPostgres();
+    db = driver.connect(server.url);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await server?.stop();
+  });
+
+  const storeOn = async (options: { table?: string; ttlSeconds?: number } = {}) => {
+    const store = new PostgresEventStore({ pool: db.pool, table: options.table ?? uniqueTable(), ...(options.ttlSeconds ? { ttlSeconds: options.ttlSeconds } : {}) });
+    await store.ensureSchema();
+    return store;
+  };
+
+  it('creates its table with ensureSchema (safe to run concurrently and again) from the SQL it prints', async () => {
+    const table = uniqueTable();
+    const stores = [0, 1, 2].map(() => new PostgresEventStore({ pool: db.pool, table }));
+    await Promise.all(stores.map((store) => store.ensureSchema()));
+    await stores[0]!.ensureSchema();
+    const columns = await db.exec(`SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`, [table]);
+    expect(columns.map((c) => c['column_name'])).toEqual(['event_id', 'type', 'state', 'lease_owner', 'lease_until', 'first_seen', 'done_at']);
+    expect(stores[0]!.schemaSql).toContain(`CREATE TABLE IF NOT EXISTS "${table}"`);
+    // the printed SQL is what partners put in their migrations: it must run as it is
+    const other = uniqueTable();
+    for (const statement of new PostgresEventStore({ pool: db.pool, table: other }).schemaSql.split(';\n')) {
+      if (statement.trim() !== '') await db.exec(statement);
+    }
+    const made = await db.exec(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = $1`, [other]);
+    expect(made[0]!['n']).toBe(1);
+  });
+
+  it('claims, answers in-flight to a second claim, and done after complete', async () => {
+    const store = await storeOn();
+    const claim = await store.claim('evt-1', 60_000);
+    expect(claim).toEqual({ status: 'claimed', lease: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(await store.claim('evt-1', 60_000)).toBe('in-flight');
+    await store.complete('evt-1', (claim as { lease: string }).lease);
+    expect(await store.claim('evt-1', 60_000)).toBe('done');
+    await store.complete('evt-1', 'whatever'); // done already: resolves
+  });
+
+  it('release frees only the caller own claim', async () => {
+    const store = await storeOn();
+    const claim = (await store.claim('evt-r', 60_000)) as { lease: string };
+    await store.release('evt-r', globalThis.crypto.randomUUID()); // not the owner: nothing happens
+    expect(await store.claim('evt-r', 60_000)).toBe('in-flight');
+    await store.release('evt-r', claim.lease);
+    expect(await store.claim('evt-r', 60_000)).toEqual({ status: 'claimed', lease: expect.any(String) });
+  });
+
+  it('lets a lapsed lease be claimed again by another instance, whose claim the first can no longer settle', async () => {
+    const table = uniqueTable();
+    const first = await storeOn({ table });
+    const second = new PostgresEventStore({ pool: db.pool, table });
+    const old = (await first.claim('evt-lapse', 200)) as { lease: string };
+    expect(await second.claim('evt-lapse', 200)).toBe('in-flight');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const fresh = (await second.claim('evt-lapse', 60_000)) as { status: string; lease: string };
+    expect(fresh.status).toBe('claimed');
+    await first.release('evt-lapse', old.lease); // does not free the new claim
+    const late = await first.complete('evt-lapse', old.lease).catch((error: unknown) => error);
+    expect(late).toBeInstanceOf(PostgresStoreError);
+    expect((late as PostgresStoreError).operation).toBe('complete');
+    expect(await first.claim('evt-lapse', 60_000)).toBe('in-flight');
+    await second.complete('evt-lapse', fresh.lease);
+    expect(await first.claim('evt-lapse', 60_000)).toBe('done');
+  });
+
+  it('purges expired rows in bounded batches, and a purged event can be claimed again', async () => {
+    const table = uniqueTable();
+    const store = await storeOn({ table, ttlSeconds: 60 });
+    for (const id of ['p-1', 'p-2', 'p-3']) {
+      const claim = (await store.claim(id, 60_000)) as { lease: string };
+      await store.complete(id, claim.lease);
+    }
+    await store.claim('p-live', 60_000);
+    await db.exec(`UPDATE "${table}" SET first_seen = now() - interval '2 minutes', done_at = now() - interval '2 minutes'`);
+    expect(await store.purgeExpired(2)).toBe(2);
+    expect(await store.purgeExpired()).toBe(1); // the live lease stays
+    expect(await store.purgeExpired()).toBe(0);
+    expect(await store.claim('p-1', 60_000)).toEqual({ status: 'claimed', lease: expect.any(String) });
+    expect(await store.claim('p-live', 60_000)).toBe('in-flight');
+  });
+
+  it('transact: in-flight while another transaction holds the event, the work own error on failure, done once committed', async () => {
+    const table = uniqueTable();
+    await storeOn({ table });
+    const store = new PostgresEventStore({ pool: db.pool, table, transactional: true });
+    const event = { eventId: 'evt-tx', type: 'pix.deposit.received' };
+    const failure = new Error('work failed');
+    await expect(store.transact(event, 5_000, () => Promise.reject(failure))).rejects.toBe(failure);
+    let inner: unknown;
+    const outer = await store.transact(event, 5_000, async () => {
+      inner = await store.transact(event, 5_000, async () => undefined);
+    });
+    expect([outer, inner]).toEqual(['handled', 'in-flight']);
+    expect(await store.transact(event, 5_000, async () => undefined)).toBe('done');
+    const rows = await db.exec(`SELECT state, type, done_at IS NOT NULL AS done FROM "${table}" WHERE event_id = $1`, ['evt-tx']);
+    expect(rows).toEqual([{ state: 'done', type: 'pix.deposit.received', done: true }]);
+  });
+
+  it('rejects with PostgresStoreError when the table is missing, naming the operation', async () => {
+    const store = new PostgresEventStore({ pool: db.pool, table: uniqueTable() });
+    const error = await store.claim('evt-x', 1_000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PostgresStoreError);
+    expect(error).toMatchObject({ name: 'PostgresStoreError', operation: 'claim' });
+    expect((error as Error).message).toMatch(/does not exist/);
+  });
+});
+
+describe('PostgresEventStore options', () => {
+  const pool = { query: async () => ({ rows: [] }), connect: async () => ({ query: async () => ({ rows: [] }), release() {} }) };
+  it('throws TypeError for a wrong pool, table, ttlSeconds, transactional or option name', () => {
+    expect(() => new PostgresEventStore({ pool: {} as never })).toThrow(/pool must be a pg Pool .* or a postgres.js sql/);
+    expect(() => new PostgresEventStore({ pool, table: 'x; DROP TABLE y' })).toThrow(TypeError);
+    expect(() => new PostgresEventStore({ pool, table: 'a.b.c' })).toThrow(/table must be a table name/);
+    expect(() => new PostgresEventStore({ pool, ttlSeconds: 0 })).toThrow(/ttlSeconds/);
+    expect(() => new PostgresEventStore({ pool, transactional: 'yes' as never })).toThrow(/transactional must be true or false/);
+    expect(() => new PostgresEventStore({ pool, ttl: 5 } as never)).toThrow(/unknown option "ttl"/);
+    expect(new PostgresEventStore({ pool, table: 'billing.webhook_events' }).table).toBe('"billing"."webhook_events"');
+  });
+
+  it('has transact only in transactional mode', () => {
+    expect(new PostgresEventStore({ pool }).transact).toBeUndefined();
+    expect(typeof new PostgresEventStore({ pool, transactional: true }).transact).toBe('function');
+  });
+});

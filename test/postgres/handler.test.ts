@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CheckoutClient } from 'checkout-partner-sdk';
+import { PostgresEventStore, PostgresStoreError } from 'checkout-partner-sdk/postgres';
+import { createWebhookHandler, signPayload, type WebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
+import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { drivers, eventually, uniqueTable, type Connection } from './drivers.js';
+
+const SECRET = 'whsec-test';
+// Nothing is read through it: without resolvers the handler confirms nothing.
+const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's-1' });
+
+async function deliver(handler: WebhookHandler, event: object): Promise<number> {
+  const body = JSON.stringify(event);
+  const request = new Request('http://127.0.0.1/webhooks', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-provider-signature': await signPayload(body, SECRET) },
+    body,
+  });
+  return (await handler.handle(request)).status;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (driver) => {
+  let server: PostgresServer;
+  let one: Connection;
+  let two: Connection;
+  beforeAll(async () => {
+    server = await startPostgres();
+    one = driver.connect(server.url);
+    two = driver.connect(server.url);
+  });
+  afterAll(async () => {
+    await one?.close();
+    await two?.close();
+    await server?.stop();
+  });
+
+  /** A fresh event table and an effects table that onEvent writes to. */
+  async function tables(): Promise<{ table: string; effects: string }> {
+    const table = uniqueTable();
+    const effects = `${table}_effects`;
+    await new PostgresEventStore({ pool: one.pool, table }).ensureSchema();
+    await one.exec(`CREATE TABLE "${effects}" (event_id text NOT NULL, n serial PRIMARY KEY)`);
+    return { table, effects };
+  }
+  const effectCount = async (effects: string, eventId: string) =>
+    Number((await one.exec(`SELECT count(*)::int AS n FROM "${effects}" WHERE event_id = $1`, [eventId]))[0]!['n']);
+
+  /**
+   * A handler on `one` whose transactional store uses `table` and whose onEvent writes the event's
+   * effect row through `transaction`, then runs `afterWrite` (with the call's number); it counts calls.
+   */
+  function effectHandler(
+    { table, effects }: { table: string; effects: string },
+    afterWrite: (call: number, transaction: unknown, eventId: string) => Promise<void>,
+    options: { responseTimeoutMs?: number; leaseMs?: number } = {},
+  ) {
+    const entries: WebhookLogEntry[] = [];
+    let calls = 0;
+    const handler = createWebhookHandler({
+      secret: SECRET,
+      client,
+      ...options,
+      logger: (entry) => entries.push(entry),
+      store: new PostgresEventStore({ pool: one.pool, table, transactional: true }),
+      onEvent: async ({ event, transaction }) => {
+        calls++;
+        await one.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
+        await afterWrite(calls, transaction, event.eventId);
+      },
+    });
+    return { handler, entries, calls: () => calls };
+  }
+
+  describe.each([false, true])('transactional: %s', (transactional) => {
+    it('runs onEvent once for 100 concurrent copies of an event across two handler instances', async () => {
+      const { table, effects } = await tables();
+      const ran: string[] = [];
+      const handlerOn = (connection: Connection) =>
+        createWebhookHandler({
+          secret: SECRET,
+          client,
+          store: new PostgresEventStore({ pool: connection.pool, table, transactional }),
+          onEvent: async (context) => {
+            ran.push(context.event.eventId);
+            const transaction = (context as { transaction?: unknown }).transaction;
+            if (transactional) await connection.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [context.event.eventId]);
+            else await connection.exec(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [context.event.eventId]);
+            await sleep(50); // hold the claim while the other copies arrive
+          },
+        });
+      const a = handlerOn(one);
+      const b = handlerOn(two);
+      const event = { eventId: 'evt-100', type: 'otc.trade.settled', tradeId: 't-1' };
+      const statuses = await Promise.all(Array.from({ length: 100 }, (_, i) => deliver(i % 2 === 0 ? a : b, event)));
+      expect(ran).toEqual(['evt-100']);
+      expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
+      expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1);
+      // the provider's retries of the 409s now get 200 without running it again
+      expect(await deliver(a, event)).toBe(200);
+      expect(await deliver(b, event)).toBe(200);
+      expect(ran).toEqual(['evt-100']);
+      expect(await effectCount(effects, 'evt-100')).toBe(1);
+    });
+
+    it('answers 503 when PostgreSQL is down, and handles the redelivery once it is back', async () => {
+      const { table } = await tables();
+      const entries: WebhookLogEntry[] = [];
+      const handler = createWebhookHandler({
+        secret: SECRET,
+        client,
+        store: new PostgresEventStore({ pool: one.pool, table, transactional }),
+        onEvent: () => undefined,
+        logger: (entry) => entries.push(entry),
+      });
+      await server.pause();
+      try {
+        expect(await deliver(handler, { eventId: 'evt-down', type: 'pix.deposit.confirmed' })).toBe(503);
+      } finally {
+        await server.start();
+      }
+      expect(entries[0]).toMatchObject({ outcome: 'store-unavailable', status: 503, eventId: 'evt-down' });
+      expect(entries[0]!.error).toBeInstanceOf(PostgresStoreError);
+      await eventually(async () => (await deliver(handler, { eventId: 'evt-down', type: 'pix.deposit.confirmed' })) === 200, 10_000);
+    });
+  });
+
+  it('transactional: rolls back the partner writes with the claim when onEvent throws (500), and the redelivery runs it again', async () => {
+    const { effects, ...rest } = await tables();
+    const { handler, calls } = effectHandler({ effects, ...rest }, async (call) => {
+      if (call === 1) throw new Error('partner bug');
+    });
+    const event = { eventId: 'evt-rollback', type: 'otc.trade.settled' };
+    expect(await deliver(handler, event)).toBe(500);
+    expect(await effectCount(effects, 'evt-rollback')).toBe(0);
+    expect(await deliver(handler, event)).toBe(200);
+    expect(await deliver(handler, event)).toBe(200);
+    expect(calls()).toBe(2);
+    expect(await effectCount(effects, 'evt-rollback')).toBe(1);
+  });
+
+  // postgres.js 3.4 may crash the process when PostgreSQL ends a session inside sql.begin
+  // (porsager/postgres#1208), so session loss is tested with pg; the soak kills real processes
+  it.runIf(driver.name === 'pg')('transactional: a connection lost mid-onEvent (as when the process dies) rolls back both, and the redelivery runs it once', async () => {
+    const { effects, ...rest } = await tables();
+    const { handler, calls } = effectHandler({ effects, ...rest }, async (call) => {
+      if (call !== 1) return;
+      // another session ends this one, as PostgreSQL does for a process that died
+      await two.exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE 'INSERT INTO "${effects}"%'`);
+      await sleep(100);
+    });
+    const event = { eventId: 'evt-killed', type: 'otc.trade.settled' };
+    expect([500, 503]).toContain(await deliver(handler, event));
+    expect(await effectCount(effects, 'evt-killed')).toBe(0);
+    expect(await deliver(handler, event)).toBe(200);
+    expect(calls()).toBe(2);
+    expect(await effectCount(effects, 'evt-killed')).toBe(1);
+  });
+
+  it('transactional: past responseTimeoutMs answers 503 while the transaction goes on; copies get 409, other events go on, drain waits for the commit', async () => {
+    const { table, effects } = await tables();
+    const held = gate();
+    const handler = createWebhookHandler({
+      secret: SECRET,
+      client,
+      responseTimeoutMs: 200,
+      store: new PostgresEventStore({ pool: one.pool, table, transactional: true }),
+      onEvent: async ({ event, transaction }) => {
+        await one.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
+        if (event.eventId === 'evt-slow') await held.promise;
+      },
+    });
+    const slow = { eventId: 'evt-slow', type: 'otc.trade.settled' };
+    expect(await deliver(handler, slow)).toBe(503);
+    expect(await deliver(handler, slow)).toBe(409); // its row is locked, not the table:
+    expect(await deliver(handler, { eventId: 'evt-other', type: 'otc.trade.settled' })).toBe(200);
+    let drained = false;
+    const draining = handler.drain().then(() => {
+      drained = true;
+    });
+    await sleep(100);
+    expect(drained).toBe(false);
+    held.open();
+    await draining;
+    expect(await effectCount(effects, 'evt-slow')).toBe(1);
+    const after = createWebhookHandler({ secret: SECRET, client, store: new PostgresEventStore({ pool: two.pool, table, transactional: true }), onEvent: () => undefined });
+    expect(await deliver(after, slow)).toBe(200);
+    expect(await effectCount(effects, 'evt-slow')).toBe(1);
+  });
+
+  it.runIf(driver.name === 'pg')('transactional: a transaction idle past leaseMs loses its session and writes, and a redelivery then takes the event', async () => {
+    const { effects, ...rest } = await tables();
+    const hung = async (call: number) => {
+      if (call === 1) await sleep(1_200); // hung: PostgreSQL ends the session at 500 ms idle
+    };
+    const { handler, entries, calls } = effectHandler({ effects, ...rest }, hung, { responseTimeoutMs: 300, leaseMs: 500 });
+    const event = { eventId: 'evt-hung', type: 'otc.trade.settled' };
+    expect(await deliver(handler, event)).toBe(503);
+    await sleep(700);
+    expect(await deliver(handler, event)).toBe(200); // the hung one no longer holds the row
+    await handler.drain();
+    expect(calls()).toBe(2);
+    expect(await effectCount(effects, 'evt-hung')).toBe(1);
+    expect(entries.find((entry) => entry.late)).toMatchObject({ eventId: 'evt-hung', outcome: 'store-unavailable' });
+  });
+
+  it('transactional: a statement running past leaseMs is cancelled and its writes rolled back (failed), and the redelivery runs it', async () => {
+    const { table, effects } = await tables();
+    const stuck = async (call: number, transaction: unknown) => {
+      if (call === 1) await one.write(transaction, 'SELECT pg_sleep(5)'); // hung statement: cancelled at 2 s
+    };
+    const { handler, entries } = effectHandler({ table, effects }, stuck, { responseTimeoutMs: 2_000, leaseMs: 2_000 });
+    const event = { eventId: 'evt-stuck', type: 'otc.trade.settled' };
+    const started = Date.now();
+    expect(await deliver(handler, event)).toBe(503); // responseTimeoutMs, as long as the lease here
+    await handler.drain();
+    expect(Date.now() - started).toBeLessThan(4_000); // not the 5 s of pg_sleep
+    expect(entries.find((entry) => entry.late)).toMatchObject({ eventId: 'evt-stuck', outcome: 'failed' });
+    expect(await effectCount(effects, 'evt-stuck')).toBe(0);
+    const after = createWebhookHandler({
+      secret: SECRET,
+      client,
+      store: new PostgresEventStore({ pool: two.pool, table, transactional: true }),
+      onEvent: ({ event: redelivered, transaction }) => two.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [redelivered.eventId]),
+    });
+    expect(await deliver(after, event)).toBe(200);
+    expect(await effectCount(effects, 'evt-stuck')).toBe(1);
+  });
+});

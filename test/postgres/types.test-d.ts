@@ -1,0 +1,53 @@
+import { expectTypeOf, test } from 'vitest';
+import type pg from 'pg';
+import type postgres from 'postgres';
+import { CheckoutClient } from 'checkout-partner-sdk';
+import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
+import { createWebhookHandler, MemoryEventStore, type WebhookContext } from 'checkout-partner-sdk/webhooks';
+
+declare const pool: pg.Pool;
+declare const sql: postgres.Sql;
+declare const client: CheckoutClient;
+
+test('a transactional pg store hands onEvent the PoolClient', () => {
+  createWebhookHandler({
+    secret: 's',
+    client,
+    store: new PostgresEventStore({ pool, transactional: true }),
+    onEvent: ({ transaction, event }) => {
+      expectTypeOf(transaction).toEqualTypeOf<pg.PoolClient>();
+      expectTypeOf(event.eventId).toBeString();
+    },
+  });
+});
+
+test('a transactional postgres.js store hands onEvent its sql', () => {
+  createWebhookHandler({
+    secret: 's',
+    client,
+    store: new PostgresEventStore({ pool: sql, transactional: true }),
+    onEvent: async ({ transaction }) => {
+      expectTypeOf(transaction).toEqualTypeOf<postgres.Sql>();
+      await transaction`select 1`;
+    },
+  });
+});
+
+test('a plain store (PostgreSQL or memory) hands onEvent no transaction', () => {
+  createWebhookHandler({
+    secret: 's',
+    client,
+    store: new PostgresEventStore({ pool }),
+    onEvent: (context) => {
+      expectTypeOf(context).toEqualTypeOf<WebhookContext>();
+      // @ts-expect-error no transaction without a transactional store
+      void context.transaction;
+    },
+  });
+  createWebhookHandler({ secret: 's', client, store: new MemoryEventStore(), onEvent: (context) => {
+    expectTypeOf(context).toEqualTypeOf<WebhookContext>();
+  } });
+  createWebhookHandler({ secret: 's', client, onEvent: (context) => {
+    expectTypeOf(context).toEqualTypeOf<WebhookContext>();
+  } });
+});
