@@ -6,6 +6,8 @@ import {
   parseEvent,
   signPayload,
   verifySignature,
+  LeaseLostError,
+  type ClaimedLease,
   type ClaimResult,
   type EventStore,
   type HandleOptions,
@@ -31,6 +33,16 @@ describe('webhook types', () => {
     expectTypeOf<HandleOptions['waitUntil']>().toEqualTypeOf<((promise: Promise<unknown>) => void) | undefined>();
     expectTypeOf<MemoryEventStore>().toMatchTypeOf<EventStore>();
     expectTypeOf<ReturnType<EventStore['claim']>>().toEqualTypeOf<Promise<ClaimResult>>();
+    expectTypeOf<MemoryEventStore['claim']>().returns.resolves.toEqualTypeOf<ClaimedLease | 'in-flight' | 'done'>();
+    expectTypeOf<EventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
+    expectTypeOf<EventStore['release']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
+    // a partner's own store may still answer plain "claimed" and ignore leases
+    expectTypeOf<{
+      claim(eventId: string, leaseMs: number): Promise<'claimed' | 'in-flight' | 'done'>;
+      complete(eventId: string): Promise<void>;
+      release(eventId: string): Promise<void>;
+    }>().toExtend<EventStore>();
+    expectTypeOf<LeaseLostError['name']>().toEqualTypeOf<'LeaseLostError'>();
   });
 
   it('narrows known events with isEventType and keeps unknown ones', () => {
