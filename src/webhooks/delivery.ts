@@ -15,7 +15,11 @@ export interface DeliveryInput {
   /** The request method as the adapter saw it (`undefined` when the framework does not say). */
   method: string | undefined;
   headers: Headers;
-  readBody(limit: number): Promise<BodyResult>;
+  /**
+   * The raw body, or `TOO_LARGE` past `limit`. When `signal` aborts (the response deadline, or
+   * `drain()`) while the body is still arriving, stop reading and reject with `signal.reason`.
+   */
+  readBody(limit: number, signal?: AbortSignal): Promise<BodyResult>;
 }
 
 /** How a delivery ended, and what is known of it. */
@@ -35,9 +39,29 @@ export interface DeliveryProgress {
   type?: string;
 }
 
+/** The body had not fully arrived at the response deadline: its read was stopped (logged with the late `timeout` entry). */
+export class BodyDeadlineError extends CheckoutError {
+  override readonly name = 'BodyDeadlineError' as const;
+  constructor(responseTimeoutMs: number) {
+    super(
+      `The request body had not fully arrived when the response was due (responseTimeoutMs, ${responseTimeoutMs} ms); ` +
+        'its read was stopped and the delivery answered 503, so the provider redelivers it',
+    );
+  }
+}
+
+/** The abort reason `drain()` gives a body still arriving: the delivery is answered 503 `draining`. */
+export class DrainingAbort extends CheckoutError {
+  override readonly name = 'DrainingAbort' as const;
+  constructor() {
+    super('The handler is draining: a delivery whose body was still arriving is answered 503 and redelivered later');
+  }
+}
+
 /**
  * The steps of one delivery, in the order the contract fixes: size, signature, event, claim,
- * confirm, `onEvent`, then complete or release.
+ * confirm, `onEvent`, then complete or release. `bodySignal` cuts the body read short (nothing is
+ * claimed yet then, so the provider's redelivery loses nothing).
  */
 export async function runDelivery(
   config: ResolvedOptions,
@@ -45,12 +69,16 @@ export async function runDelivery(
   input: DeliveryInput,
   progress: DeliveryProgress,
   background: (work: Promise<void>) => void,
+  bodySignal?: AbortSignal,
 ): Promise<DeliveryResult> {
   let body: BodyResult;
   try {
-    body = await input.readBody(config.maxBodyBytes);
+    body = await input.readBody(config.maxBodyBytes, bodySignal);
   } catch (error) {
     if (error instanceof RawBodyUnavailableError) return { outcome: 'misconfigured', error, message: error.message };
+    if (bodySignal?.aborted === true && error === bodySignal.reason) {
+      return error instanceof DrainingAbort ? { outcome: 'draining' } : { outcome: 'timeout', error };
+    }
     throw error;
   }
   if (body === TOO_LARGE) return { outcome: 'too-large' };

@@ -1,6 +1,6 @@
 import { describe } from '../internal/path.js';
 import { readRequestBody } from './body.js';
-import { runDelivery, type DeliveryInput, type DeliveryProgress, type DeliveryResult } from './delivery.js';
+import { BodyDeadlineError, DrainingAbort, runDelivery, type DeliveryInput, type DeliveryProgress, type DeliveryResult } from './delivery.js';
 import { writeLog, type WebhookLogEntry } from './logger.js';
 import { nodeDeliveryInput, writeNodeResponse, type NodeRequestLike, type NodeResponseLike, type PlainResponse } from './node-adapter.js';
 import { resolveOptions, type WebhookHandlerOptions } from './options.js';
@@ -62,6 +62,8 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
   return function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
     const config = resolveOptions(options);
     const inHand = new Set<Promise<unknown>>();
+    /** One per delivery in progress: aborting it stops that delivery's body read, if still reading. */
+    const bodyReads = new Set<AbortController>();
     let draining = false;
 
     const log = (result: DeliveryResult, started: number, late?: true): void => {
@@ -108,15 +110,24 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
         void tracked.finally(() => inHand.delete(tracked));
         keepAlive(waitUntil, tracked);
       };
-      const work = runDelivery(config, signatures, input, progress, background).catch(
+      const bodyRead = new AbortController();
+      bodyReads.add(bodyRead);
+      const work = runDelivery(config, signatures, input, progress, background, bodyRead.signal).catch(
         (error: unknown): DeliveryResult => ({ ...progress, outcome: 'failed', error }),
       );
       inHand.add(work);
-      void work.finally(() => inHand.delete(work));
+      void work.finally(() => {
+        inHand.delete(work);
+        bodyReads.delete(bodyRead);
+      });
 
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timedOut = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), config.responseTimeoutMs);
+        timer = setTimeout(() => {
+          resolve(undefined);
+          // a body still arriving at the deadline is not waited for: nothing is claimed yet
+          bodyRead.abort(new BodyDeadlineError(config.responseTimeoutMs));
+        }, config.responseTimeoutMs);
       });
       const result = await Promise.race([work, timedOut]);
       clearTimeout(timer);
@@ -144,7 +155,7 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
           throw new TypeError(`handle options.waitUntil must be a function (e.g. ctx.waitUntil.bind(ctx)), got ${describe(waitUntil)}`);
         }
         const response = await deliver(
-          { method: request.method, headers: request.headers, readBody: (limit) => readRequestBody(request, limit) },
+          { method: request.method, headers: request.headers, readBody: (limit, signal) => readRequestBody(request, limit, signal) },
           waitUntil,
         );
         return new Response(response.body, { status: response.status, headers: response.headers });
@@ -158,13 +169,15 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
           throw new TypeError(`node takes a Node response (ServerResponse), got ${describe(res)}`);
         }
         deliver(nodeDeliveryInput(req)).then(
-          (response) => writeNodeResponse(res, response),
-          () => writeNodeResponse(res, answer({ outcome: 'failed' })),
+          (response) => writeNodeResponse(res, response, req),
+          () => writeNodeResponse(res, answer({ outcome: 'failed' }), req),
         );
       },
 
       async drain(): Promise<void> {
         draining = true;
+        // a body still arriving is never waited for: that delivery is answered 503 and redelivered
+        for (const bodyRead of bodyReads) bodyRead.abort(new DrainingAbort());
         // work in hand may hand on background work (retries of a failed complete): wait for that too
         while (inHand.size > 0) await Promise.allSettled([...inHand]);
       },

@@ -67,7 +67,7 @@ export function nodeDeliveryInput(req: NodeRequestLike): DeliveryInput {
   return {
     method: req.method,
     headers,
-    async readBody(limit: number): Promise<BodyResult> {
+    async readBody(limit: number, signal?: AbortSignal): Promise<BodyResult> {
       const body = req.body;
       if (body instanceof Uint8Array || typeof body === 'string') {
         const bytes = typeof body === 'string' ? encoder.encode(body) : body;
@@ -77,17 +77,21 @@ export function nodeDeliveryInput(req: NodeRequestLike): DeliveryInput {
       if (req.readableEnded === true) throw new RawBodyUnavailableError(CONSUMED_STREAM);
       const declared = declaredLength(headers);
       if (declared !== undefined && declared > limit) return TOO_LARGE;
-      return readStreamBody(req, limit);
+      return readStreamBody(req, limit, signal);
     },
   };
 }
 
-/** Writes `response` to a Node response, unless something already did. */
-export function writeNodeResponse(res: NodeResponseLike, response: PlainResponse): void {
+/**
+ * Writes `response` to a Node response, unless something already did. The connection is closed
+ * after it when the request's body was not read to its end (`req.readableEnded === false`: a body
+ * cut off at the response deadline or by `drain()`, or never read) or was too large: draining the
+ * rest would let a sender that stalls hold the connection, and the server's shutdown, open.
+ */
+export function writeNodeResponse(res: NodeResponseLike, response: PlainResponse, req?: NodeRequestLike): void {
   if (res.headersSent === true) return;
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-  // the rest of an oversized body is not read: close the connection rather than drain it
-  if (response.status === 413) res.setHeader('connection', 'close');
+  if (response.status === 413 || req?.readableEnded === false) res.setHeader('connection', 'close');
   res.end(response.body);
 }

@@ -85,7 +85,9 @@ export interface WebhookHandlerOptions {
   maxBodyBytes?: number | undefined;
   /**
    * Milliseconds after which a delivery still being handled is answered 503; the work goes on and
-   * completes or releases its claim. Keep it under the provider's ~10 s limit.
+   * completes or releases its claim. Keep it under the provider's ~10 s limit. A body still
+   * arriving then is not read further (nothing is claimed yet; `node()` closes the connection), so
+   * a sender that stalls mid-body holds neither the connection nor `drain()`.
    * @default 8_000
    */
   responseTimeoutMs?: number | undefined;
