@@ -11,7 +11,7 @@ export type {
   WebhookEvent,
   WebhookEventBase,
 } from './event.js';
-export type { CreateWebhookHandler, HandleOptions, WebhookHandler } from './handler.js';
+export type { CreateWebhookHandler, DrainedEvent, DrainOptions, DrainReport, HandleOptions, WebhookHandler } from './handler.js';
 export type { WebhookLogEntry, WebhookLogger } from './logger.js';
 export { MemoryEventStore } from './memory-store.js';
 export type { MemoryEventStoreOptions } from './memory-store.js';

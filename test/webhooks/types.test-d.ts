@@ -9,6 +9,8 @@ import {
   LeaseLostError,
   type ClaimedLease,
   type ClaimResult,
+  type DrainOptions,
+  type DrainReport,
   type EventStore,
   type HandleOptions,
   type OtcTradeSettledEvent,
@@ -30,6 +32,8 @@ describe('webhook types', () => {
     expectTypeOf(node.createWebhookHandler).toEqualTypeOf(createWebhookHandler);
     expectTypeOf(node.verifySignature).toEqualTypeOf(verifySignature);
     expectTypeOf<WebhookHandler['handle']>().toEqualTypeOf<(request: Request, options?: HandleOptions) => Promise<Response>>();
+    expectTypeOf<WebhookHandler['drain']>().toEqualTypeOf<(options?: DrainOptions) => Promise<DrainReport>>();
+    expectTypeOf<DrainReport>().toEqualTypeOf<{ timedOut: boolean; inHand: number; events: { eventId: string; type: string }[] }>();
     expectTypeOf<HandleOptions['waitUntil']>().toEqualTypeOf<((promise: Promise<unknown>) => void) | undefined>();
     expectTypeOf<MemoryEventStore>().toMatchTypeOf<EventStore>();
     expectTypeOf<ReturnType<EventStore['claim']>>().toEqualTypeOf<Promise<ClaimResult>>();
