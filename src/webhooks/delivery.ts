@@ -59,6 +59,23 @@ export class DrainingAbort extends CheckoutError {
 }
 
 /**
+ * What is refused before anything else, the body unread: a method other than POST (405; an
+ * adapter that cannot tell the method gives `undefined`, which passes), and a body with a
+ * `content-encoding` other than identity (415). Compressed bodies are refused rather than decoded:
+ * the signature is the HMAC of the raw body, and which bytes a compressing sender signed (the
+ * compressed ones or the decoded ones) is not fixed anywhere, so decoding could only guess; it
+ * would also let a small body expand past `maxBodyBytes` before any signature is checked.
+ */
+export function refusal(input: Pick<DeliveryInput, 'method' | 'headers'>): DeliveryResult | undefined {
+  if (input.method !== undefined && input.method !== 'POST') return { outcome: 'method-not-allowed' };
+  const encoding = input.headers.get('content-encoding');
+  if (encoding !== null && encoding.split(',').some((coding) => !/^\s*(identity)?\s*$/i.test(coding))) {
+    return { outcome: 'unsupported-encoding' };
+  }
+  return undefined;
+}
+
+/**
  * The steps of one delivery, in the order the contract fixes: size, signature, event, claim,
  * confirm, `onEvent`, then complete or release. `bodySignal` cuts the body read short (nothing is
  * claimed yet then, so the provider's redelivery loses nothing).

@@ -1,7 +1,7 @@
 import { positiveMs } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
 import { readRequestBody } from './body.js';
-import { BodyDeadlineError, DrainingAbort, runDelivery, type DeliveryInput, type DeliveryProgress, type DeliveryResult } from './delivery.js';
+import { BodyDeadlineError, DrainingAbort, refusal, runDelivery, type DeliveryInput, type DeliveryProgress, type DeliveryResult } from './delivery.js';
 import { writeLog, type WebhookLogEntry } from './logger.js';
 import { nodeDeliveryInput, writeNodeResponse, type NodeRequestLike, type NodeResponseLike, type PlainResponse } from './node-adapter.js';
 import { resolveOptions, type WebhookHandlerOptions } from './options.js';
@@ -124,7 +124,9 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
 
     const answer = (result: DeliveryResult): PlainResponse => {
       const status = OUTCOME_STATUS[result.outcome];
-      const headers = { 'content-type': TEXT, 'cache-control': 'no-store' };
+      const headers: Record<string, string> = { 'content-type': TEXT, 'cache-control': 'no-store' };
+      if (result.outcome === 'method-not-allowed') headers['allow'] = 'POST';
+      if (result.outcome === 'unsupported-encoding') headers['accept-encoding'] = 'identity'; // RFC 9110 §15.5.16
       return { status, headers, body: result.message ?? OUTCOME_MESSAGE[result.outcome] };
     };
 
@@ -140,10 +142,10 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
 
     async function deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {
       const started = Date.now();
-      if (draining) {
-        const result: DeliveryResult = { outcome: 'draining' };
-        log(result, started);
-        return answer(result);
+      const refused = refusal(input) ?? (draining ? { outcome: 'draining' } : undefined);
+      if (refused !== undefined) {
+        log(refused, started);
+        return answer(refused);
       }
       const progress: DeliveryProgress = {};
       const background = (task: Promise<void>): void => {
