@@ -20,8 +20,13 @@ export interface WebhookContext {
   /** The withdrawal as last read to confirm a `pix.withdrawal.*` event. */
   withdrawal?: Withdrawal;
   /**
-   * Whether the status read confirms the event (see `createWebhookHandler`). `false` when nothing
-   * was read (no resolver, no id, unknown type), on a 404, or when the reads never confirmed it.
+   * Whether the status read confirms the event: `otc.trade.settled` when the order's settlement is
+   * `Settled` with the event's `tradeId`; `otc.trade.cancelled` when the order's settlement has the
+   * event's `tradeId` and is not `Settled`; `pix.withdrawal.settled` when the withdrawal is
+   * `Completed`. Always `false` for other types (`pix.deposit.*`, other `pix.withdrawal.*`), whose
+   * record is still read and handed over: look at `order` / `withdrawal` yourself. Also `false`
+   * when nothing was read (no resolver, no id, unknown type), on a 404, or when the reads never
+   * confirmed it.
    */
   confirmed: boolean;
 }
