@@ -14,6 +14,7 @@ export type {
 export type { CreateWebhookHandler, DrainedEvent, DrainOptions, DrainReport, HandleOptions, WebhookHandler } from './handler.js';
 export type { WebhookLogEntry, WebhookLogger } from './logger.js';
 export { MemoryEventStore } from './memory-store.js';
+export { tagValue } from './tags.js';
 export type { MemoryEventStoreOptions } from './memory-store.js';
 export type { NodeRequestLike, NodeResponseLike } from './node-adapter.js';
 export type {

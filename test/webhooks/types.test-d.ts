@@ -5,6 +5,7 @@ import {
   MemoryEventStore,
   parseEvent,
   signPayload,
+  tagValue,
   verifySignature,
   LeaseLostError,
   type ClaimedLease,
@@ -14,6 +15,7 @@ import {
   type EventStore,
   type HandleOptions,
   type OtcTradeSettledEvent,
+  type PixDepositEvent,
   type PixWithdrawalEvent,
   type WebhookContext,
   type WebhookEvent,
@@ -58,6 +60,12 @@ describe('webhook types', () => {
     expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled'; tradeId: null }>().toMatchTypeOf<OtcTradeSettledEvent>();
     expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled'; tradeId: 5 }>().not.toMatchTypeOf<OtcTradeSettledEvent>();
     if (isEventType(event, 'pix.withdrawal.settled')) expectTypeOf(event).toMatchTypeOf<PixWithdrawalEvent>();
+    if (isEventType(event, 'pix.deposit.confirmed')) {
+      expectTypeOf(event.endUserId).toEqualTypeOf<string | null | undefined>();
+      expectTypeOf(event.tags).toEqualTypeOf<readonly string[] | null | undefined>();
+    }
+    expectTypeOf(tagValue).toEqualTypeOf<(event: WebhookEvent, key: string) => string | undefined>();
+    expectTypeOf<{ eventId: 'e'; type: 'pix.deposit.x'; tags: [1] }>().not.toMatchTypeOf<PixDepositEvent>();
     expectTypeOf<{ eventId: 'e'; type: 'brand.new' }>().toMatchTypeOf<WebhookEvent>();
     expectTypeOf<OtcTradeSettledEvent['type']>().toEqualTypeOf<'otc.trade.settled'>();
     expectTypeOf(event.type).toEqualTypeOf<string>();
