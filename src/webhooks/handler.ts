@@ -223,8 +223,8 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
           throw new TypeError(`node takes a Node response (ServerResponse), got ${describe(res)}`);
         }
         deliver(nodeDeliveryInput(req)).then(
-          (response) => writeNodeResponse(res, response, req),
-          () => writeNodeResponse(res, answer({ outcome: 'failed' }), req),
+          (response) => writeNodeResponse(res, response),
+          () => writeNodeResponse(res, answer({ outcome: 'failed' })),
         );
       },
 

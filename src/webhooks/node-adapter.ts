@@ -21,6 +21,8 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
 export interface NodeResponseLike {
   statusCode: number;
   readonly headersSent?: boolean | undefined;
+  /** The request it answers (`ServerResponse.req`): a body not read to its end closes the connection. */
+  readonly req?: { readonly readableEnded?: boolean | undefined } | undefined;
   setHeader(name: string, value: string): unknown;
   end(chunk: string): unknown;
 }
@@ -84,14 +86,14 @@ export function nodeDeliveryInput(req: NodeRequestLike): DeliveryInput {
 
 /**
  * Writes `response` to a Node response, unless something already did. The connection is closed
- * after it when the request's body was not read to its end (`req.readableEnded === false`: a body
- * cut off at the response deadline or by `drain()`, or never read) or was too large: draining the
- * rest would let a sender that stalls hold the connection, and the server's shutdown, open.
+ * after it when the request's body was not read to its end (`res.req.readableEnded === false`: a
+ * body cut off at the response deadline or by `drain()`, or never read) or was too large: draining
+ * the rest would let a sender that stalls hold the connection, and the server's shutdown, open.
  */
-export function writeNodeResponse(res: NodeResponseLike, response: PlainResponse, req?: NodeRequestLike): void {
+export function writeNodeResponse(res: NodeResponseLike, response: PlainResponse): void {
   if (res.headersSent === true) return;
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-  if (response.status === 413 || req?.readableEnded === false) res.setHeader('connection', 'close');
+  if (response.status === 413 || res.req?.readableEnded === false) res.setHeader('connection', 'close');
   res.end(response.body);
 }
