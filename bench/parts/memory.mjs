@@ -33,7 +33,7 @@ const idsOf = function* (count) {
 
 async function fill(store, ids) {
   for (const id of ids) {
-    if ((await store.claim(id, LEASE_MS)) !== 'claimed') throw new Error(`unexpected claim result for ${id}`);
+    if (typeof (await store.claim(id, LEASE_MS)) !== 'object') throw new Error(`unexpected claim result for ${id}`);
     await store.complete(id);
   }
 }

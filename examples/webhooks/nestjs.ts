@@ -34,8 +34,10 @@ export class WebhooksController implements BeforeApplicationShutdown {
   }
 
   /** On app.close() (or SIGTERM with enableShutdownHooks()), before the server closes: finish the events in hand. */
-  beforeApplicationShutdown(): Promise<void> {
-    return this.handler.drain();
+  async beforeApplicationShutdown(): Promise<void> {
+    // 20 s leaves room in a 30 s termination grace period for the rest of the shutdown
+    const report = await this.handler.drain({ timeoutMs: 20_000 });
+    if (report.timedOut) console.warn(`left ${report.inHand} deliveries to redelivery`, report.events);
   }
 }
 

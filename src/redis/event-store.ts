@@ -1,4 +1,4 @@
-import type { EventStore } from '../webhooks/store.js';
+import type { ClaimedLease, EventStore } from '../webhooks/store.js';
 import { checkEventId } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
 import { RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
@@ -40,8 +40,10 @@ const DEFAULT_PREFIX = 'checkout-partner-sdk:event:';
 const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
 /** The value of a completed event's key. Leases hold `lease:<uuid>`, which never equals it. */
 const DONE = 'done';
+/** What every lease token starts with. */
+const LEASE = 'lease:';
 /** Never a real lease token: `complete()` for an event this store holds no lease on. */
-const NO_LEASE = 'lease:-';
+const NO_LEASE = `${LEASE}-`;
 /**
  * Past this many remembered leases, `#remember` sweeps out the expired ones. It is a soft bound: a
  * live lease is never dropped (see `#remember`).
@@ -84,8 +86,10 @@ return 0`,
  * An {@link EventStore} in Redis, so a fleet of webhook receivers handles each provider event once.
  * A claim is a key `prefix + eventId` holding a random lease token with a `leaseMs` expiry, set
  * with `SET NX PX` inside a Lua script that also tells `"done"` from `"in-flight"` in the same step.
- * `complete` and `release` act only while this store instance still holds the lease (compared in
- * Lua), so a worker whose lease expired cannot clobber the next worker's claim.
+ * A claim answers `{ status: 'claimed', lease }` (`lease` is the token); `complete` and `release`
+ * given that lease act only while it still holds the key (compared in Lua), so a worker whose lease
+ * expired cannot clobber the next worker's claim, whether that worker is in another process or in
+ * this one. Called without a lease they use the last lease this instance took on the event.
  *
  * Semantics worth knowing:
  * - `complete` marks the key done for `ttlSeconds`; a later `claim` answers `"done"` until then.
@@ -145,39 +149,42 @@ export class RedisEventStore implements EventStore {
   }
 
   /**
-   * Claims `eventId` for `leaseMs` milliseconds: `"claimed"` when this store now holds it,
-   * `"in-flight"` when a live lease (of any store instance, this one included) holds it, `"done"`
-   * when it was completed within `ttlSeconds`.
+   * Claims `eventId` for `leaseMs` milliseconds: `{ status: "claimed", lease }` when this store
+   * now holds it (pass `lease` to `complete` or `release`), `"in-flight"` when a live lease (of any
+   * store instance, this one included) holds it, `"done"` when it was completed within `ttlSeconds`.
    */
-  async claim(eventId: string, leaseMs: number): Promise<'claimed' | 'in-flight' | 'done'> {
+  async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
       throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);
     }
     const key = await this.#key(eventId);
-    const token = `lease:${globalThis.crypto.randomUUID()}`;
+    const token = `${LEASE}${globalThis.crypto.randomUUID()}`;
     const reply = await this.#redis.script('claim', CLAIM, [key], [token, String(Math.ceil(leaseMs)), DONE]);
     const result = replyString(reply);
     if (result !== 'claimed' && result !== 'in-flight' && result !== 'done') {
       throw new RedisStoreError('Redis claim failed: unexpected reply to the claim script', { operation: 'claim' });
     }
+    if (result !== 'claimed') return result;
     // timed from the reply, which came after Redis set the key: the lease ends in Redis no later
-    if (result === 'claimed') this.#remember(eventId, token, Date.now() + leaseMs);
-    return result;
+    this.#remember(eventId, token, Date.now() + leaseMs);
+    return { status: 'claimed', lease: token };
   }
 
   /**
-   * Marks `eventId` done for `ttlSeconds` when this store still holds its lease, or when the key is
-   * gone (the lease expired unclaimed); resolves when it is done already.
+   * Marks `eventId` done for `ttlSeconds` when the lease (`lease`, else this store's last one on the
+   * event) still holds its key, or when the key is gone (the lease expired unclaimed); resolves
+   * when it is done already.
    *
    * @throws {RedisStoreError} (operation `'complete'`) when the event was not marked done because
-   *   this store's lease passed and another worker claimed it (that claim is left alone), or the key
+   *   the lease passed and another worker claimed it (that claim is left alone), or the key
    *   holds a value no store wrote; and on any Redis failure.
+   * @throws {TypeError} when `lease` is not a lease this store's claim returned.
    */
-  async complete(eventId: string): Promise<void> {
+  async complete(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
+    const token = this.#token(eventId, lease) ?? NO_LEASE;
     const key = await this.#key(eventId);
-    const token = this.#leases.get(eventId)?.token ?? NO_LEASE;
     const reply = await this.#redis.script('complete', COMPLETE, [key], [token, DONE, String(this.ttlSeconds)]);
     const result = replyString(reply);
     if (result !== 'completed' && result !== 'done' && result !== 'leased' && result !== 'foreign') {
@@ -186,7 +193,7 @@ export class RedisEventStore implements EventStore {
     this.#forget(eventId, token); // whatever the reply, this lease is over
     if (result === 'leased') {
       throw new RedisStoreError(
-        "Redis complete failed: the event was not marked done because this store's lease on it passed and another worker claimed it",
+        "Redis complete failed: the event was not marked done because this worker's lease on it passed and another worker claimed it",
         { operation: 'complete' },
       );
     }
@@ -198,14 +205,28 @@ export class RedisEventStore implements EventStore {
     }
   }
 
-  /** Deletes this store's lease on `eventId`, so a redelivery can claim it at once. Another store's lease is left alone. */
-  async release(eventId: string): Promise<void> {
+  /**
+   * Deletes the lease on `eventId` (`lease`, else this store's last one on the event) while it still
+   * holds the key, so a redelivery can claim it at once. Another lease is left alone.
+   *
+   * @throws {TypeError} when `lease` is not a lease this store's claim returned.
+   */
+  async release(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
-    const token = this.#leases.get(eventId)?.token;
+    const token = this.#token(eventId, lease);
     if (token === undefined) return; // no lease of ours to give up
     const key = await this.#key(eventId);
     await this.#redis.script('release', RELEASE, [key], [token]);
     this.#forget(eventId, token);
+  }
+
+  /** The lease token to act with: the one given, else the last one this instance took on `eventId`. */
+  #token(eventId: string, lease: unknown): string | undefined {
+    if (lease === undefined) return this.#leases.get(eventId)?.token;
+    if (typeof lease !== 'string' || !lease.startsWith(LEASE) || lease === NO_LEASE) {
+      throw new TypeError(`lease must be the lease this store's claim returned, got ${describe(lease)}`);
+    }
+    return lease;
   }
 
   async #key(eventId: string): Promise<string> {

@@ -1,3 +1,4 @@
+import { untilAborted } from '../internal/abort.js';
 import { RawBodyUnavailableError } from './raw-body-error.js';
 
 /** Returned instead of the body once it passes the limit. */
@@ -44,8 +45,10 @@ class BoundedBuffer {
 /**
  * A `Request`'s raw body, or {@link TOO_LARGE} as soon as it passes `limit` bytes (declared by
  * Content-Length or counted while reading); the rest of the stream is then cancelled, not read.
+ * When `signal` aborts first (the response deadline, or `drain()`), the stream is cancelled and
+ * this rejects with the signal's reason, so a sender that stalls mid-body holds nothing.
  */
-export async function readRequestBody(request: Request, limit: number): Promise<BodyResult> {
+export async function readRequestBody(request: Request, limit: number, signal?: AbortSignal): Promise<BodyResult> {
   if (request.bodyUsed) {
     throw new RawBodyUnavailableError(
       'The webhook request body was already read (e.g. by request.json() or c.req.json()) before handler.handle(); ' +
@@ -60,13 +63,19 @@ export async function readRequestBody(request: Request, limit: number): Promise<
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const buffer = new BoundedBuffer(limit);
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return buffer.bytes();
-    if (!buffer.push(value)) {
-      await reader.cancel().catch(() => undefined);
-      return TOO_LARGE;
+  try {
+    for (;;) {
+      const { done, value } = await untilAborted(reader.read(), signal);
+      if (done) return buffer.bytes();
+      if (!buffer.push(value)) {
+        await reader.cancel().catch(() => undefined);
+        return TOO_LARGE;
+      }
     }
+  } catch (error) {
+    // not awaited: a cancel can wait on the read still pending, which is what the abort ends
+    if (signal?.aborted === true) void reader.cancel(signal.reason).catch(() => undefined);
+    throw error;
   }
 }
 
@@ -75,13 +84,15 @@ const encoder = new TextEncoder();
 /**
  * A Node request stream's raw body (any async iterable of chunks), or {@link TOO_LARGE} as soon
  * as it passes `limit`. Past the limit the chunks still arriving are discarded, not kept, so the
- * 413 can be written on a healthy connection; the response closes the connection.
+ * 413 can be written on a healthy connection; the response closes the connection. When `signal`
+ * aborts first, this rejects with its reason at once and leaves the stream as it is: the response
+ * is written next, with `connection: close`, which ends the connection and the stream with it.
  */
-export async function readStreamBody(stream: AsyncIterable<unknown>, limit: number): Promise<BodyResult> {
+export async function readStreamBody(stream: AsyncIterable<unknown>, limit: number, signal?: AbortSignal): Promise<BodyResult> {
   const iterator = stream[Symbol.asyncIterator]();
   const buffer = new BoundedBuffer(limit);
   for (;;) {
-    const { done, value } = await iterator.next();
+    const { done, value } = await untilAborted(iterator.next(), signal);
     if (done === true) return buffer.bytes();
     const chunk = typeof value === 'string' ? encoder.encode(value) : value;
     if (!(chunk instanceof Uint8Array)) throw new TypeError('The request stream yielded something other than bytes or text');

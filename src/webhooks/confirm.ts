@@ -23,9 +23,12 @@ export interface ConfirmDeadline {
 
 /**
  * Re-reads the status GET an event is about (the webhook alone is not the source of truth):
- * `otc.trade.*` and `pix.deposit.*` read the order, `pix.withdrawal.*` the withdrawal, up to
- * `attempts` reads `delayMs` apart until the record confirms the event. A 404 gives
- * `confirmed: false`; any other failure rejects, so the delivery fails and is redelivered.
+ * `otc.trade.*` and `pix.deposit.*` read the order, `pix.withdrawal.*` the withdrawal. Only the
+ * types whose target state the contract names can be confirmed (`otc.trade.settled`,
+ * `otc.trade.cancelled`, `pix.withdrawal.settled`): their record is read up to `attempts` times,
+ * `delayMs` apart, until it confirms the event. Any other type's record is read once and handed
+ * over with `confirmed: false` (a re-read could never confirm it). A 404 gives `confirmed: false`;
+ * any other failure rejects, so the delivery fails and is redelivered.
  *
  * Every read gets `deadline.signal`, and a read still running when it aborts rejects with its
  * reason (even from a client that ignores the signal). No wait and next read is started that
@@ -38,7 +41,7 @@ export async function confirmEvent(event: WebhookEvent, config: ConfirmConfig, d
     if (externalId === undefined) return { event, confirmed: false };
     const read = await readUntil(
       (signal) => config.client.getOrderByExternalId(externalId, { signal }),
-      (order: Order) => orderConfirms(event, order),
+      orderTarget(event),
       config,
       deadline,
     );
@@ -49,7 +52,7 @@ export async function confirmEvent(event: WebhookEvent, config: ConfirmConfig, d
     if (externalId === undefined) return { event, confirmed: false };
     const read = await readUntil(
       (signal) => config.client.getWithdrawalByExternalId(externalId, { signal }),
-      (withdrawal: Withdrawal) => type !== 'pix.withdrawal.settled' || withdrawal.status === 'Completed',
+      type === 'pix.withdrawal.settled' ? (withdrawal: Withdrawal) => withdrawal.status === 'Completed' : undefined,
       config,
       deadline,
     );
@@ -60,11 +63,14 @@ export async function confirmEvent(event: WebhookEvent, config: ConfirmConfig, d
   return { event, confirmed: false };
 }
 
-function orderConfirms(event: WebhookEvent, order: Order): boolean {
-  if (event.type !== 'otc.trade.settled') return true;
+/** Whether an order is in the state an order event announces; `undefined` for types whose target state the contract does not name. */
+function orderTarget(event: WebhookEvent): ((order: Order) => boolean) | undefined {
   const { tradeId } = event;
   // an event without a string tradeId confirms nothing (never `undefined === undefined` or `null === null`)
-  return typeof tradeId === 'string' && order.settlement?.status === 'Settled' && order.settlement.tradeId === tradeId;
+  const sameTrade = (order: Order) => typeof tradeId === 'string' && order.settlement?.tradeId === tradeId;
+  if (event.type === 'otc.trade.settled') return (order) => sameTrade(order) && order.settlement?.status === 'Settled';
+  if (event.type === 'otc.trade.cancelled') return (order) => sameTrade(order) && order.settlement?.status !== 'Settled';
+  return undefined;
 }
 
 async function resolveId(resolver: ExternalIdResolver | undefined, event: WebhookEvent, name: string): Promise<string | undefined> {
@@ -75,14 +81,16 @@ async function resolveId(resolver: ExternalIdResolver | undefined, event: Webhoo
   return id;
 }
 
+/** Reads until `confirms` holds, or once when there is no target state to confirm (`confirms` undefined). */
 async function readUntil<T>(
   read: (signal: AbortSignal) => Promise<T>,
-  confirms: (record: T) => boolean,
+  confirms: ((record: T) => boolean) | undefined,
   { attempts, delayMs }: Pick<ConfirmConfig, 'attempts' | 'delayMs'>,
   { signal, at }: ConfirmDeadline,
 ): Promise<{ record: T | undefined; confirmed: boolean }> {
   let record: T | undefined;
-  for (let attempt = 1; attempt <= attempts; attempt += 1) {
+  const reads = confirms === undefined ? 1 : attempts;
+  for (let attempt = 1; attempt <= reads; attempt += 1) {
     if (attempt > 1) {
       // no room left for the wait and another read: end as when the attempts are spent, so
       // onEvent still starts inside the lease
@@ -97,7 +105,7 @@ async function readUntil<T>(
       if (isNotFound(error)) return { record: undefined, confirmed: false };
       throw error;
     }
-    if (confirms(record)) return { record, confirmed: true };
+    if (confirms?.(record) === true) return { record, confirmed: true };
   }
   return { record, confirmed: false };
 }

@@ -16,7 +16,11 @@ export interface DeliveryInput {
   /** The request method as the adapter saw it (`undefined` when the framework does not say). */
   method: string | undefined;
   headers: Headers;
-  readBody(limit: number): Promise<BodyResult>;
+  /**
+   * The raw body, or `TOO_LARGE` past `limit`. When `signal` aborts (the response deadline, or
+   * `drain()`) while the body is still arriving, stop reading and reject with `signal.reason`.
+   */
+  readBody(limit: number, signal?: AbortSignal): Promise<BodyResult>;
 }
 
 /** How a delivery ended, and what is known of it. */
@@ -36,9 +40,46 @@ export interface DeliveryProgress {
   type?: string;
 }
 
+/** The body had not fully arrived at the response deadline: its read was stopped (logged with the late `timeout` entry). */
+export class BodyDeadlineError extends CheckoutError {
+  override readonly name = 'BodyDeadlineError' as const;
+  constructor(responseTimeoutMs: number) {
+    super(
+      `The request body had not fully arrived when the response was due (responseTimeoutMs, ${responseTimeoutMs} ms); ` +
+        'its read was stopped and the delivery answered 503, so the provider redelivers it',
+    );
+  }
+}
+
+/** The abort reason `drain()` gives a body still arriving: the delivery is answered 503 `draining`. */
+export class DrainingAbort extends CheckoutError {
+  override readonly name = 'DrainingAbort' as const;
+  constructor() {
+    super('The handler is draining: a delivery whose body was still arriving is answered 503 and redelivered later');
+  }
+}
+
+/**
+ * What is refused before anything else, the body unread: a method other than POST (405; an
+ * adapter that cannot tell the method gives `undefined`, which passes), and a body with a
+ * `content-encoding` other than identity (415). Compressed bodies are refused rather than decoded:
+ * the signature is the HMAC of the raw body, and which bytes a compressing sender signed (the
+ * compressed ones or the decoded ones) is not fixed anywhere, so decoding could only guess; it
+ * would also let a small body expand past `maxBodyBytes` before any signature is checked.
+ */
+export function refusal(input: Pick<DeliveryInput, 'method' | 'headers'>): DeliveryResult | undefined {
+  if (input.method !== undefined && input.method !== 'POST') return { outcome: 'method-not-allowed' };
+  const encoding = input.headers.get('content-encoding');
+  if (encoding !== null && encoding.split(',').some((coding) => !/^\s*(identity)?\s*$/i.test(coding))) {
+    return { outcome: 'unsupported-encoding' };
+  }
+  return undefined;
+}
+
 /**
  * The steps of one delivery, in the order the contract fixes: size, signature, event, claim,
- * confirm, `onEvent`, then complete or release.
+ * confirm, `onEvent`, then complete or release. `bodySignal` cuts the body read short (nothing is
+ * claimed yet then, so the provider's redelivery loses nothing).
  */
 export async function runDelivery(
   config: ResolvedOptions,
@@ -46,12 +87,16 @@ export async function runDelivery(
   input: DeliveryInput,
   progress: DeliveryProgress,
   background: (work: Promise<void>) => void,
+  bodySignal?: AbortSignal,
 ): Promise<DeliveryResult> {
   let body: BodyResult;
   try {
-    body = await input.readBody(config.maxBodyBytes);
+    body = await input.readBody(config.maxBodyBytes, bodySignal);
   } catch (error) {
     if (error instanceof RawBodyUnavailableError) return { outcome: 'misconfigured', error, message: error.message };
+    if (bodySignal?.aborted === true && error === bodySignal.reason) {
+      return error instanceof DrainingAbort ? { outcome: 'draining' } : { outcome: 'timeout', error };
+    }
     throw error;
   }
   if (body === TOO_LARGE) return { outcome: 'too-large' };

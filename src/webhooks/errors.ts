@@ -22,3 +22,23 @@ export class WebhookPayloadError extends CheckoutError {
     this.issues = issues;
   }
 }
+
+/**
+ * A store's `complete` was refused because the caller's lease ran out and another worker claimed the
+ * event since: that worker's claim is left alone. The webhook handler retries `complete` while its
+ * own lease would have held, then logs the failure; a redelivery may run the event again if the
+ * other worker's claim ends without completing.
+ */
+export class LeaseLostError extends CheckoutError {
+  override readonly name = 'LeaseLostError' as const;
+  /** The event whose claim was lost. */
+  readonly eventId: string;
+
+  constructor(eventId: string) {
+    super(
+      `The event ${JSON.stringify(eventId)} was not marked done: this worker's lease on it ran out and another worker claimed it, ` +
+        'whose claim is left alone',
+    );
+    this.eventId = eventId;
+  }
+}

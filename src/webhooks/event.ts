@@ -36,9 +36,23 @@ export interface OtcTradeCancelledEvent extends WebhookEventBase {
   readonly tradeId?: string | null;
 }
 
-/** A PIX deposit event (`pix.deposit.*`); its order is read to confirm it. */
+/**
+ * A PIX deposit event (`pix.deposit.*`); its order is read and handed over (never `confirmed`).
+ * The spec correlates it with the order by `endUserId`, or by a tag `user:{orderId}` (read it with
+ * `tagValue(event, 'user')`).
+ */
 export interface PixDepositEvent extends WebhookEventBase {
   readonly type: `pix.deposit.${string}`;
+  /**
+   * The end user the deposit is for, as the provider sent it. Absent or `null` when the provider
+   * sent none; `parseEvent` rejects any other non-string.
+   */
+  readonly endUserId?: string | null;
+  /**
+   * The provider's tags, each `key:value` (e.g. `user:{orderId}`). Absent or `null` when the
+   * provider sent none; `parseEvent` rejects anything but an array of strings.
+   */
+  readonly tags?: readonly string[] | null;
 }
 
 /** A PIX withdrawal event (`pix.withdrawal.*`); `pix.withdrawal.settled` is confirmed once the withdrawal is `Completed`. */
@@ -79,9 +93,14 @@ export function isEventType<T extends string>(event: WebhookEvent, type: T): eve
 
 const OTC_WITH_TRADE = new Set(['otc.trade.settled', 'otc.trade.cancelled']);
 
-/** What the known `otc.trade.*` events may carry as `tradeId`: nothing, `null` or a string. */
+/** What the known events may carry as `tradeId` or `endUserId`: nothing, `null` or a string. */
 function isTradeId(value: unknown): boolean {
   return value === undefined || value === null || typeof value === 'string';
+}
+
+/** What a `pix.deposit.*` event may carry as `tags`: nothing, `null` or an array of strings. */
+function isTags(value: unknown): boolean {
+  return value === undefined || value === null || (Array.isArray(value) && value.every((tag) => typeof tag === 'string'));
 }
 
 const EventSchema = z
@@ -100,6 +119,14 @@ const EventSchema = z
         // API.md asks only for eventId and type, so a missing tradeId is accepted (a 400 would be
         // redelivered forever); one that is there must have the type the known event declares
         ctx.addIssue({ code: 'custom', path: ['tradeId'], message: `${type} tradeId must be a string or null when present`, input: undefined });
+      } else if (type.startsWith('pix.deposit.')) {
+        // the same rule for the fields the deposit event declares
+        if (!isTradeId(value['endUserId'])) {
+          ctx.addIssue({ code: 'custom', path: ['endUserId'], message: `${type} endUserId must be a string or null when present`, input: undefined });
+        }
+        if (!isTags(value['tags'])) {
+          ctx.addIssue({ code: 'custom', path: ['tags'], message: `${type} tags must be an array of strings or null when present`, input: undefined });
+        }
       }
     }),
   );
@@ -111,7 +138,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * `eventId` and a string `type` (`event` is accepted as its alias and copied to `type`); every
  * other field is kept as sent. On `otc.trade.settled` and `otc.trade.cancelled`, a `tradeId`
  * may be absent or `null`, but one of another type than string is refused (the typed field would
- * lie). Anything else throws {@link WebhookPayloadError}. It does not check the
+ * lie); likewise `endUserId` (a string) and `tags` (an array of strings) on `pix.deposit.*`. Anything else throws {@link WebhookPayloadError}. It does not check the
  * signature: verify first (or use `createWebhookHandler`, which does both).
  *
  * @example

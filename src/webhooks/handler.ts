@@ -1,6 +1,7 @@
+import { positiveMs } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
 import { readRequestBody } from './body.js';
-import { runDelivery, type DeliveryInput, type DeliveryProgress, type DeliveryResult } from './delivery.js';
+import { BodyDeadlineError, DrainingAbort, refusal, runDelivery, type DeliveryInput, type DeliveryProgress, type DeliveryResult } from './delivery.js';
 import { writeLog, type WebhookLogEntry } from './logger.js';
 import { fastifyDeliveryInput, type FastifyReplyLike, type FastifyRequestLike } from './fastify-adapter.js';
 import { koaDeliveryInput, type KoaContextLike } from './koa-adapter.js';
@@ -33,6 +34,38 @@ export interface HandleOptions {
    * // plain Workers: export default { fetch: (request, env, ctx) => handler.handle(request, { waitUntil: ctx.waitUntil.bind(ctx) }) }
    */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
+}
+
+/** The argument of {@link WebhookHandler.drain}. */
+export interface DrainOptions {
+  /**
+   * How long `drain()` waits for the deliveries in hand, in milliseconds, before it resolves with
+   * what is still running. The default leaves 5 s of a 30 s termination grace period (Kubernetes'
+   * default, also Cloud Run's and ECS's order of magnitude) for closing the server and the rest.
+   * @default 25_000
+   */
+  timeoutMs?: number | undefined;
+}
+
+/** An event whose delivery was still in hand when `drain()` resolved. */
+export interface DrainedEvent {
+  eventId: string;
+  type: string;
+}
+
+/**
+ * What `drain()` resolves with. When `timedOut`, the deliveries counted in `inHand` were still
+ * running (an `onEvent` that had not settled, a status read, a retried `complete`); their work is
+ * not stopped, and if the process exits now their claims lapse when their lease (`leaseMs`) passes,
+ * so the provider's redeliveries run those events again. Nothing is lost.
+ */
+export interface DrainReport {
+  /** `true` when `timeoutMs` passed with deliveries still in hand. */
+  timedOut: boolean;
+  /** How many deliveries were still in hand (0 when every one settled). */
+  inHand: number;
+  /** The events among them that were identified (a delivery whose body was not yet verified has no event). */
+  events: DrainedEvent[];
 }
 
 /** What `createWebhookHandler` returns: the same handling behind a Fetch API adapter and a Node one. */
@@ -90,11 +123,19 @@ export interface WebhookHandler {
    */
   koa(ctx: KoaContextLike): Promise<void>;
   /**
-   * Stops taking new deliveries (they are answered 503, so the provider redelivers them) and
-   * resolves once every delivery in hand has completed or released its claim: call it on SIGTERM
-   * before closing the server.
+   * Stops taking new deliveries (they are answered 503, so the provider redelivers them), answers
+   * 503 at once to those whose body is still arriving, and resolves once every delivery in hand
+   * has completed or released its claim, or once `timeoutMs` (25 s) has passed, with a
+   * {@link DrainReport} of what was still running. Call it on SIGTERM before closing the server.
+   *
+   * @example
+   * process.once('SIGTERM', async () => {
+   *   const report = await handler.drain({ timeoutMs: 20_000 });
+   *   if (report.timedOut) console.warn('left to redelivery', report.events);
+   *   server.close();
+   * });
    */
-  drain(): Promise<void>;
+  drain(options?: DrainOptions): Promise<DrainReport>;
 }
 
 /** `createWebhookHandler`'s signature (the same in the Web Crypto and the node:crypto build). */
@@ -106,7 +147,10 @@ const TEXT = 'text/plain; charset=utf-8';
 export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
   return function createWebhookHandler<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookHandler {
     const config = resolveOptions(options);
-    const inHand = new Set<Promise<unknown>>();
+    /** Every delivery's work and background work still running, with what is known of its event. */
+    const inHand = new Map<Promise<unknown>, DeliveryProgress>();
+    /** One per delivery in progress: aborting it stops that delivery's body read, if still reading. */
+    const bodyReads = new Set<AbortController>();
     let draining = false;
 
     const log = (result: DeliveryResult, started: number, late?: true): void => {
@@ -125,7 +169,9 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
 
     const answer = (result: DeliveryResult): PlainResponse => {
       const status = OUTCOME_STATUS[result.outcome];
-      const headers = { 'content-type': TEXT, 'cache-control': 'no-store' };
+      const headers: Record<string, string> = { 'content-type': TEXT, 'cache-control': 'no-store' };
+      if (result.outcome === 'method-not-allowed') headers['allow'] = 'POST';
+      if (result.outcome === 'unsupported-encoding') headers['accept-encoding'] = 'identity'; // RFC 9110 §15.5.16
       return { status, headers, body: result.message ?? OUTCOME_MESSAGE[result.outcome] };
     };
 
@@ -148,27 +194,36 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
 
     async function deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {
       const started = Date.now();
-      if (draining) {
-        const result: DeliveryResult = { outcome: 'draining' };
-        log(result, started);
-        return answer(result);
+      const refused = refusal(input) ?? (draining ? { outcome: 'draining' } : undefined);
+      if (refused !== undefined) {
+        log(refused, started);
+        return answer(refused);
       }
       const progress: DeliveryProgress = {};
       const background = (task: Promise<void>): void => {
         const tracked = task.catch((error: unknown) => log({ ...progress, outcome: 'handled', error }, started, true));
-        inHand.add(tracked);
+        inHand.set(tracked, progress);
         void tracked.finally(() => inHand.delete(tracked));
         keepAlive(waitUntil, tracked);
       };
-      const work = runDelivery(config, signatures, input, progress, background).catch(
+      const bodyRead = new AbortController();
+      bodyReads.add(bodyRead);
+      const work = runDelivery(config, signatures, input, progress, background, bodyRead.signal).catch(
         (error: unknown): DeliveryResult => ({ ...progress, outcome: 'failed', error }),
       );
-      inHand.add(work);
-      void work.finally(() => inHand.delete(work));
+      inHand.set(work, progress);
+      void work.finally(() => {
+        inHand.delete(work);
+        bodyReads.delete(bodyRead);
+      });
 
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timedOut = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), config.responseTimeoutMs);
+        timer = setTimeout(() => {
+          resolve(undefined);
+          // a body still arriving at the deadline is not waited for: nothing is claimed yet
+          bodyRead.abort(new BodyDeadlineError(config.responseTimeoutMs));
+        }, config.responseTimeoutMs);
       });
       const result = await Promise.race([work, timedOut]);
       clearTimeout(timer);
@@ -181,6 +236,16 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
       // log never throws, and work never rejects
       keepAlive(waitUntil, work.then((late) => log(late, started, true)));
       return answer(timeout);
+    }
+
+    /** What is still in hand; a delivery and the background work it handed on count once. */
+    function report(timedOut: boolean): DrainReport {
+      const deliveries = new Set(inHand.values());
+      const events: DrainedEvent[] = [];
+      for (const { eventId, type } of deliveries) {
+        if (eventId !== undefined && type !== undefined) events.push({ eventId, type });
+      }
+      return { timedOut, inHand: deliveries.size, events };
     }
 
     return {
@@ -196,7 +261,7 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
           throw new TypeError(`handle options.waitUntil must be a function (e.g. ctx.waitUntil.bind(ctx)), got ${describe(waitUntil)}`);
         }
         const response = await deliver(
-          { method: request.method, headers: request.headers, readBody: (limit) => readRequestBody(request, limit) },
+          { method: request.method, headers: request.headers, readBody: (limit, signal) => readRequestBody(request, limit, signal) },
           waitUntil,
         );
         return new Response(response.body, { status: response.status, headers: response.headers });
@@ -227,10 +292,28 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
         await deliverTo(ctx.res, input);
       },
 
-      async drain(): Promise<void> {
+      async drain(options?: DrainOptions): Promise<DrainReport> {
+        if (options !== undefined && (options === null || typeof options !== 'object')) {
+          throw new TypeError(`drain options must be an object { timeoutMs? }, got ${describe(options)}`);
+        }
+        const timeoutMs = positiveMs('drain timeoutMs', options?.timeoutMs, 25_000);
         draining = true;
-        // work in hand may hand on background work (retries of a failed complete): wait for that too
-        while (inHand.size > 0) await Promise.allSettled([...inHand]);
+        // a body still arriving is never waited for: that delivery is answered 503 and redelivered
+        for (const bodyRead of bodyReads) bodyRead.abort(new DrainingAbort());
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const deadline = new Promise<true>((resolve) => {
+          timer = setTimeout(() => resolve(true), timeoutMs);
+        });
+        try {
+          // work in hand may hand on background work (retries of a failed complete): wait for that too
+          while (inHand.size > 0) {
+            const timedOut = await Promise.race([Promise.allSettled([...inHand.keys()]), deadline]);
+            if (timedOut === true) return report(true);
+          }
+          return report(false);
+        } finally {
+          clearTimeout(timer);
+        }
       },
     };
   };

@@ -46,6 +46,8 @@ export type WebhookLogger =
     };
 
 const LEVEL: Readonly<Record<WebhookOutcome, 'info' | 'warn' | 'error'>> = {
+  'method-not-allowed': 'warn',
+  'unsupported-encoding': 'warn',
   handled: 'info',
   duplicate: 'info',
   'in-flight': 'info',

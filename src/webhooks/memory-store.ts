@@ -1,6 +1,7 @@
 import { describe } from '../internal/path.js';
 import { checkEventId, positiveMs } from '../internal/arguments.js';
-import type { EventStore } from './store.js';
+import { LeaseLostError } from './errors.js';
+import type { ClaimedLease, EventStore } from './store.js';
 
 /** Options of {@link MemoryEventStore}. */
 export interface MemoryEventStoreOptions {
@@ -22,21 +23,48 @@ export interface MemoryEventStoreOptions {
 const SWEEP_PER_WRITE = 2;
 
 /**
+ * An in-flight claim: the entry's value while in flight, and the `lease` handed to the claimer.
+ * Compared by identity, so only the claim that made it can complete or release through it.
+ */
+class MemoryLease {
+  constructor(readonly until: number) {
+    Object.freeze(this);
+  }
+}
+
+/** An entry's value: a {@link MemoryLease} while in flight, `-t` once done (remembered until t). */
+type Entry = MemoryLease | number;
+
+/** When an entry stops counting, in epoch ms. */
+function expiry(entry: Entry): number {
+  return typeof entry === 'number' ? -entry : entry.until;
+}
+
+function checkLease(lease: unknown): MemoryLease | undefined {
+  if (lease === undefined || lease instanceof MemoryLease) return lease;
+  throw new TypeError(`lease must be the lease this store's claim returned, got ${describe(lease)}`);
+}
+
+/**
  * An {@link EventStore} in this process's memory: right for one process (and for tests). Several
  * processes or machines need a shared store such as `RedisEventStore` from
  * `checkout-partner-sdk/redis`.
  *
  * Bounded by `maxEntries` (least recently used first out) and `ttlMs`; an in-flight claim whose
- * lease has passed can be claimed again. Each entry is one `Map` slot: the eventId and one number,
- * the expiry time, positive while in flight and negated once done.
+ * lease has passed can be claimed again. A claim answers `{ status: 'claimed', lease }`; given that
+ * `lease` back, `complete` and `release` act only for the claim that made it, so a worker whose
+ * lease ran out cannot settle the next worker's claim (`complete` then rejects with
+ * {@link LeaseLostError}, `release` does nothing). Called without a lease they act on whatever claim
+ * is in flight, as before leases had owners. Each done entry is one `Map` slot: the eventId and one
+ * number, its negated expiry time; an in-flight one holds its small lease object instead.
  *
  * @example
  * const store = new MemoryEventStore({ maxEntries: 10_000, ttlMs: 6 * 60 * 60 * 1000 });
  * const handler = createWebhookHandler({ secret, client, onEvent, store });
  */
 export class MemoryEventStore implements EventStore {
-  /** eventId → expiry in epoch ms: `+t` in flight until t, `-t` done until t. Insertion order is LRU order. */
-  readonly #entries = new Map<string, number>();
+  /** eventId → its lease while in flight (until `lease.until`), `-t` once done (until t). Insertion order is LRU order. */
+  readonly #entries = new Map<string, Entry>();
   readonly #maxEntries: number;
   readonly #ttlMs: number;
   /**
@@ -77,41 +105,60 @@ export class MemoryEventStore implements EventStore {
     return this.#entries.size;
   }
 
-  async claim(eventId: string, leaseMs: number): Promise<'claimed' | 'in-flight' | 'done'> {
+  async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || !Number.isFinite(leaseMs)) {
       throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);
     }
     const now = Date.now();
     const entry = this.#entries.get(eventId);
-    if (entry !== undefined && Math.abs(entry) > now) {
-      if (entry > 0) return 'in-flight';
+    if (entry !== undefined && expiry(entry) > now) {
+      if (entry instanceof MemoryLease) return 'in-flight';
       this.#set(eventId, entry, now); // a redelivered event is a recently used one
       return 'done';
     }
-    this.#set(eventId, now + leaseMs, now);
-    return 'claimed';
+    const lease = new MemoryLease(now + leaseMs);
+    this.#set(eventId, lease, now);
+    return { status: 'claimed', lease };
   }
 
-  async complete(eventId: string): Promise<void> {
+  /**
+   * Marks `eventId` done for `ttlMs`. With the `lease` its claim returned, only while that claim
+   * still holds the event, or nobody claimed it since its lease ran out (the work was done all the
+   * same); resolves when it is done already.
+   *
+   * @throws {LeaseLostError} when `lease` ran out and another claim now holds the event (left alone).
+   * @throws {TypeError} when `lease` is not one this store's claim returned.
+   */
+  async complete(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
+    const own = checkLease(lease);
     const now = Date.now();
+    const entry = this.#entries.get(eventId);
+    if (own !== undefined && entry instanceof MemoryLease && entry !== own && entry.until > now) {
+      throw new LeaseLostError(eventId);
+    }
     this.#set(eventId, -(now + this.#ttlMs), now);
   }
 
-  async release(eventId: string): Promise<void> {
+  /**
+   * Gives up the claim on `eventId`, so a redelivery can claim it at once. With a `lease`, only
+   * that claim's; a done event is never un-done.
+   */
+  async release(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
+    const own = checkLease(lease);
     const entry = this.#entries.get(eventId);
-    if (entry !== undefined && entry > 0) this.#delete(eventId);
+    if (entry instanceof MemoryLease && (own === undefined || entry === own)) this.#delete(eventId);
   }
 
-  #set(eventId: string, value: number, now: number): void {
+  #set(eventId: string, value: Entry, now: number): void {
     const entries = this.#entries;
     this.#delete(eventId); // re-inserting moves it to the end: the most recently used
     entries.set(eventId, value);
     for (let swept = 0; swept < SWEEP_PER_WRITE; swept += 1) {
       const oldest = this.#oldest();
-      if (oldest === undefined || Math.abs(entries.get(oldest) as number) > now) break;
+      if (oldest === undefined || expiry(entries.get(oldest) as Entry) > now) break;
       this.#delete(oldest);
     }
     while (entries.size > this.#maxEntries) {

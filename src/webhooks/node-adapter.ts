@@ -24,6 +24,8 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
 export interface NodeResponseLike {
   statusCode: number;
   readonly headersSent?: boolean | undefined;
+  /** The request it answers (`ServerResponse.req`): a body not read to its end closes the connection. */
+  readonly req?: { readonly readableEnded?: boolean | undefined } | undefined;
   setHeader(name: string, value: string): unknown;
   end(chunk: string): unknown;
 }
@@ -89,7 +91,7 @@ export function nodeDeliveryInput(
   return {
     method: req.method,
     headers,
-    async readBody(limit: number): Promise<BodyResult> {
+    async readBody(limit: number, signal?: AbortSignal): Promise<BodyResult> {
       const { framework, kept } = from;
       const bytes = keptBytes(kept.rawBody) ?? keptBytes(kept.body);
       if (bytes !== undefined) return bytes.byteLength > limit ? TOO_LARGE : bytes;
@@ -98,17 +100,21 @@ export function nodeDeliveryInput(
       if (req.readableEnded === true) throw new RawBodyUnavailableError(rawBodyFix(framework, 'consumed'));
       const declared = declaredLength(headers);
       if (declared !== undefined && declared > limit) return TOO_LARGE;
-      return readStreamBody(req, limit);
+      return readStreamBody(req, limit, signal);
     },
   };
 }
 
-/** Writes `response` to a Node response, unless something already did. */
+/**
+ * Writes `response` to a Node response, unless something already did. The connection is closed
+ * after it when the request's body was not read to its end (`res.req.readableEnded === false`: a
+ * body cut off at the response deadline or by `drain()`, or never read) or was too large: draining
+ * the rest would let a sender that stalls hold the connection, and the server's shutdown, open.
+ */
 export function writeNodeResponse(res: NodeResponseLike, response: PlainResponse): void {
   if (res.headersSent === true) return;
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-  // the rest of an oversized body is not read: close the connection rather than drain it
-  if (response.status === 413) res.setHeader('connection', 'close');
+  if (response.status === 413 || res.req?.readableEnded === false) res.setHeader('connection', 'close');
   res.end(response.body);
 }

@@ -21,8 +21,13 @@ export interface WebhookContext {
   /** The withdrawal as last read to confirm a `pix.withdrawal.*` event. */
   withdrawal?: Withdrawal;
   /**
-   * Whether the status read confirms the event (see `createWebhookHandler`). `false` when nothing
-   * was read (no resolver, no id, unknown type), on a 404, or when the reads never confirmed it.
+   * Whether the status read confirms the event: `otc.trade.settled` when the order's settlement is
+   * `Settled` with the event's `tradeId`; `otc.trade.cancelled` when the order's settlement has the
+   * event's `tradeId` and is not `Settled`; `pix.withdrawal.settled` when the withdrawal is
+   * `Completed`. Always `false` for other types (`pix.deposit.*`, other `pix.withdrawal.*`), whose
+   * record is still read and handed over: look at `order` / `withdrawal` yourself. Also `false`
+   * when nothing was read (no resolver, no id, unknown type), on a 404, or when the reads never
+   * confirmed it.
    */
   confirmed: boolean;
 }
@@ -111,7 +116,9 @@ export interface WebhookHandlerOptions<Transaction = undefined> {
   maxBodyBytes?: number | undefined;
   /**
    * Milliseconds after which a delivery still being handled is answered 503; the work goes on and
-   * completes or releases its claim. Keep it under the provider's ~10 s limit.
+   * completes or releases its claim. Keep it under the provider's ~10 s limit. A body still
+   * arriving then is not read further (nothing is claimed yet; `node()` closes the connection), so
+   * a sender that stalls mid-body holds neither the connection nor `drain()`.
    * @default 8_000
    */
   responseTimeoutMs?: number | undefined;

@@ -1,5 +1,7 @@
 /**
  * How a delivery ended:
+ * - `method-not-allowed`: not a POST (405, with `Allow: POST`); nothing else was looked at
+ * - `unsupported-encoding`: a `content-encoding` other than identity (415); the body was not read
  * - `handled`: `onEvent` resolved and the event was marked done (200)
  * - `duplicate`: the event was already done (200)
  * - `in-flight`: another delivery of it holds the claim (409)
@@ -13,6 +15,8 @@
  * - `draining`: `drain()` was called; no new deliveries are taken (503)
  */
 export type WebhookOutcome =
+  | 'method-not-allowed'
+  | 'unsupported-encoding'
   | 'handled'
   | 'duplicate'
   | 'in-flight'
@@ -27,6 +31,8 @@ export type WebhookOutcome =
 
 /** The HTTP status answered for each outcome. */
 export const OUTCOME_STATUS: Readonly<Record<WebhookOutcome, number>> = {
+  'method-not-allowed': 405,
+  'unsupported-encoding': 415,
   handled: 200,
   duplicate: 200,
   'in-flight': 409,
@@ -42,6 +48,10 @@ export const OUTCOME_STATUS: Readonly<Record<WebhookOutcome, number>> = {
 
 /** The short plain-text body answered for each outcome; it never carries a secret, a signature or the body. */
 export const OUTCOME_MESSAGE: Readonly<Record<WebhookOutcome, string>> = {
+  'method-not-allowed': 'Method Not Allowed: webhook deliveries are POST requests',
+  'unsupported-encoding':
+    'Unsupported Media Type: the body has a content-encoding other than identity; send it uncompressed, ' +
+    'as the signature is computed over the raw bytes',
   handled: 'OK: event handled',
   duplicate: 'OK: event already handled',
   'in-flight': 'Conflict: this event is being handled by another delivery; retry later',

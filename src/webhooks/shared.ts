@@ -1,5 +1,5 @@
 // What both entry points (Web Crypto and node:crypto) export unchanged: nothing here computes an HMAC.
-export { WebhookPayloadError } from './errors.js';
+export { LeaseLostError, WebhookPayloadError } from './errors.js';
 export { isEventType, parseEvent } from './event.js';
 export type {
   EventOfType,
@@ -11,9 +11,10 @@ export type {
   WebhookEvent,
   WebhookEventBase,
 } from './event.js';
-export type { CreateWebhookHandler, HandleOptions, WebhookHandler } from './handler.js';
+export type { CreateWebhookHandler, DrainedEvent, DrainOptions, DrainReport, HandleOptions, WebhookHandler } from './handler.js';
 export type { WebhookLogEntry, WebhookLogger } from './logger.js';
 export { MemoryEventStore } from './memory-store.js';
+export { tagValue } from './tags.js';
 export type { MemoryEventStoreOptions } from './memory-store.js';
 export type { FastifyReplyLike, FastifyRequestLike } from './fastify-adapter.js';
 export type { KoaContextLike } from './koa-adapter.js';

@@ -24,6 +24,7 @@ async function rejectionOf(call: Promise<unknown>): Promise<RedisStoreError> {
 let prefixes = 0;
 /** A prefix of the test's own, so tests never see each other's keys. */
 const uniquePrefix = () => `evt-test-${++prefixes}:`;
+const isClaimed = (result: unknown): boolean => typeof result === 'object' && result !== null && 'lease' in result;
 
 describe.each(flavours)('RedisEventStore with $name', (flavour) => {
   let one: Connection;
@@ -49,7 +50,7 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
 
   it('claims once, answers in-flight while leased, and done once completed', async () => {
     const { a, b } = pair();
-    await expect(a.claim('e-1', 60_000)).resolves.toBe('claimed');
+    await expect(a.claim('e-1', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     await expect(b.claim('e-1', 60_000)).resolves.toBe('in-flight');
     await expect(a.claim('e-1', 60_000)).resolves.toBe('in-flight'); // even for the holder
     await a.complete('e-1');
@@ -84,27 +85,27 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
 
   it('lets a redelivery claim at once after release', async () => {
     const { a, b } = pair();
-    await expect(a.claim('e-2', 60_000)).resolves.toBe('claimed');
+    await expect(a.claim('e-2', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     await a.release('e-2');
-    await expect(b.claim('e-2', 60_000)).resolves.toBe('claimed');
+    await expect(b.claim('e-2', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     await expect(a.claim('e-2', 60_000)).resolves.toBe('in-flight');
   });
 
   it('makes an event claimable again once its lease expires in Redis', async () => {
     const { a, b } = pair();
-    await expect(a.claim('e-3', 1_000)).resolves.toBe('claimed'); // long enough that B surely sees it leased
+    await expect(a.claim('e-3', 1_000)).resolves.toMatchObject({ status: 'claimed' }); // long enough that B surely sees it leased
     await expect(b.claim('e-3', 60_000)).resolves.toBe('in-flight');
-    let result = '';
+    let result: unknown;
     const claimable = await eventually(async () => (result = await b.claim('e-3', 60_000)) !== 'in-flight');
     expect(claimable).toBe(true);
-    expect(result).toBe('claimed');
+    expect(result).toMatchObject({ status: 'claimed' });
   });
 
   it("rejects an old owner's complete over the next claim with RedisStoreError, and ignores its release", async () => {
     const { a, b, prefix } = pair();
-    await expect(a.claim('e-4', 60_000)).resolves.toBe('claimed');
+    await expect(a.claim('e-4', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     await one.raw('DEL', `${prefix}e-4`); // what the lease's expiry does, without waiting for it
-    await expect(b.claim('e-4', 60_000)).resolves.toBe('claimed');
+    await expect(b.claim('e-4', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     const bLease = await one.raw('GET', `${prefix}e-4`);
 
     await a.release('e-4'); // never throws: the handler releases on its failure paths
@@ -123,7 +124,7 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
 
   it('marks done when the owner completes after its lease expired unclaimed (the work was done)', async () => {
     const { a, b, prefix } = pair();
-    await expect(a.claim('e-5', 60_000)).resolves.toBe('claimed');
+    await expect(a.claim('e-5', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     await one.raw('DEL', `${prefix}e-5`);
     await a.complete('e-5');
     await expect(b.claim('e-5', 60_000)).resolves.toBe('done');
@@ -131,14 +132,14 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
 
   it('ignores release by a store that holds no lease, and rejects its complete (RedisStoreError) while another store holds one', async () => {
     const { a, b, prefix } = pair();
-    await expect(a.claim('e-6', 60_000)).resolves.toBe('claimed');
+    await expect(a.claim('e-6', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     const aLease = await one.raw('GET', `${prefix}e-6`);
     await expect(b.release('e-6')).resolves.toBeUndefined();
     expect((await rejectionOf(b.complete('e-6'))).operation).toBe('complete');
     expect(await one.raw('GET', `${prefix}e-6`)).toBe(aLease);
     await expect(b.claim('e-6', 60_000)).resolves.toBe('in-flight');
     await a.release('e-6');
-    await expect(b.claim('e-6', 60_000)).resolves.toBe('claimed');
+    await expect(b.claim('e-6', 60_000)).resolves.toMatchObject({ status: 'claimed' });
   });
 
   it('rejects complete (RedisStoreError) over a value it did not write, and leaves the value alone', async () => {
@@ -152,12 +153,12 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
 
   it('never forgets a live lease: completes its first claim after 10,000 more claims are still leased', async () => {
     const { a, b, prefix } = pair();
-    await expect(a.claim('first', 60_000)).resolves.toBe('claimed');
+    await expect(a.claim('first', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     // more live leases than the old bound (10,000), which dropped the oldest one: "first"
     const ids = Array.from({ length: 10_000 }, (_, i) => `more-${i}`);
     for (let i = 0; i < ids.length; i += 500) {
       const results = await Promise.all(ids.slice(i, i + 500).map((id) => a.claim(id, 60_000)));
-      expect(results.every((r) => r === 'claimed')).toBe(true);
+      expect(results.every(isClaimed)).toBe(true);
     }
     await a.complete('first');
     expect(await one.raw('GET', `${prefix}first`)).toBe('done');
@@ -166,7 +167,7 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     await a.complete('more-9999');
     await a.release('more-5000');
     await expect(b.claim('more-9999', 60_000)).resolves.toBe('done');
-    await expect(b.claim('more-5000', 60_000)).resolves.toBe('claimed');
+    await expect(b.claim('more-5000', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     let cursor = '0';
     for (let i = 0; i < 1_000; i++) {
       // clean up, bounded
@@ -193,7 +194,7 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).claim('e-race', 60_000)),
     );
-    expect(results.filter((r) => r === 'claimed')).toHaveLength(1);
+    expect(results.filter(isClaimed)).toHaveLength(1);
     expect(results.filter((r) => r === 'in-flight')).toHaveLength(49);
   });
 
@@ -202,16 +203,16 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     const ids = Array.from({ length: 20 }, (_, i) => `many-${i}`);
     const results = await Promise.all(ids.flatMap((id) => [a.claim(id, 60_000), b.claim(id, 60_000), a.claim(id, 60_000)]));
     for (let i = 0; i < ids.length; i++) {
-      expect(results.slice(i * 3, i * 3 + 3).filter((r) => r === 'claimed')).toHaveLength(1);
+      expect(results.slice(i * 3, i * 3 + 3).filter(isClaimed)).toHaveLength(1);
     }
   });
 
   it('keys long ids by their SHA-256 and keeps ids that share a long head apart', async () => {
     const { a, b, prefix } = pair();
     const head = 'x'.repeat(5_000);
-    await expect(a.claim(`${head}-1`, 60_000)).resolves.toBe('claimed');
+    await expect(a.claim(`${head}-1`, 60_000)).resolves.toMatchObject({ status: 'claimed' });
     await expect(b.claim(`${head}-1`, 60_000)).resolves.toBe('in-flight');
-    await expect(b.claim(`${head}-2`, 60_000)).resolves.toBe('claimed');
+    await expect(b.claim(`${head}-2`, 60_000)).resolves.toMatchObject({ status: 'claimed' });
     await a.complete(`${head}-1`);
     await expect(b.claim(`${head}-1`, 60_000)).resolves.toBe('done');
     const keys = (await one.raw('KEYS', `${prefix}*`)) as string[];
@@ -226,7 +227,7 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
   it('accepts ids of any characters, lone surrogates included, without mixing them up', async () => {
     const { a, b } = pair();
     const ids = ['with space', 'new\nline', '*?[glob]', '💳 pix', '\uD800', '\uDC00', '\uFFFD', 'sha256:abc'];
-    for (const id of ids) await expect(a.claim(id, 60_000)).resolves.toBe('claimed');
+    for (const id of ids) await expect(a.claim(id, 60_000)).resolves.toMatchObject({ status: 'claimed' });
     for (const id of ids) await expect(b.claim(id, 60_000)).resolves.toBe('in-flight');
   });
 
@@ -234,7 +235,7 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     const { a } = pair();
     await a.claim('e-8', 60_000);
     await one.raw('SCRIPT', 'FLUSH');
-    await expect(a.claim('e-9', 60_000)).resolves.toBe('claimed');
+    await expect(a.claim('e-9', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     await a.complete('e-9');
     await expect(a.claim('e-9', 60_000)).resolves.toBe('done');
   });

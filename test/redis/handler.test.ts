@@ -119,6 +119,41 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
     expect(calls).toEqual(['a', 'b']);
   });
 
+  it("keeps a worker whose lease ran out from releasing the next worker's claim in the same process", async () => {
+    const prefix = uniquePrefix();
+    const event = { eventId: 'evt-one-process', type: 'otc.trade.cancelled' };
+    const runs: number[] = [];
+    const gates = [gate(), gate()];
+    const entries: WebhookLogEntry[] = [];
+    const store = new RedisEventStore({ client: one.client, prefix });
+    const options = { secret: SECRET, client, store, leaseMs: 300, responseTimeoutMs: 200, logger: (entry: WebhookLogEntry) => void entries.push(entry) };
+    const handler = createWebhookHandler({
+      ...options,
+      onEvent: async () => {
+        const run = runs.length;
+        runs.push(run);
+        await gates[run]?.promise;
+        if (run === 0) throw new Error('the first worker fails after its lease ran out');
+      },
+    });
+    expect(await deliver(handler, event)).toBe(503);
+    let status = 409;
+    expect(await eventually(async () => (status = await deliver(handler, event)) !== 409)).toBe(true);
+    expect(status).toBe(503); // a second worker in this process claimed it and is working
+    const secondLease = await one.raw('GET', `${prefix}evt-one-process`);
+
+    gates[0]?.open(); // the first worker fails and releases with its own lease: a no-op
+    expect(await eventually(async () => entries.some((entry) => entry.outcome === 'failed'))).toBe(true);
+    expect(await one.raw('GET', `${prefix}evt-one-process`)).toBe(secondLease);
+    expect(await deliver(handler, event)).toBe(409);
+    expect(runs).toEqual([0, 1]);
+
+    gates[1]?.open();
+    await handler.drain();
+    expect(await one.raw('GET', `${prefix}evt-one-process`)).toBe('done');
+    expect(runs).toEqual([0, 1]);
+  });
+
   it("reports the late owner's failed completion (RedisStoreError from complete) instead of a silent success", async () => {
     const prefix = uniquePrefix();
     const event = { eventId: 'evt-taken', type: 'otc.trade.settled', tradeId: 't-3' };
@@ -142,7 +177,7 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
     // A's lease passes while it works (DEL does what the expiry does) and process B claims the event
     await one.raw('DEL', `${prefix}evt-taken`);
     const b = new RedisEventStore({ client: two.client, prefix });
-    await expect(b.claim('evt-taken', 60_000)).resolves.toBe('claimed');
+    await expect(b.claim('evt-taken', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     const bLease = await one.raw('GET', `${prefix}evt-taken`);
     finish.open();
 

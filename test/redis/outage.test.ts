@@ -69,15 +69,15 @@ describe.each(flavours)('Redis stores with $name when Redis fails', (flavour) =>
     } finally {
       await failFast.raw('CONFIG', 'SET', 'maxmemory', '0');
     }
-    await expect(events.claim('e-1', 60_000)).resolves.toBe('claimed');
+    await expect(events.claim('e-1', 60_000)).resolves.toMatchObject({ status: 'claimed' });
   });
 
   it('rejects every operation with RedisStoreError while Redis is down (CheckoutClient exchanges and keeps its token itself), and works again once it is back', async () => {
     const fast = new RedisEventStore({ client: failFast.client, prefix: 'down:' });
     const slow = new RedisEventStore({ client: queueing.client, prefix: 'down:', commandTimeoutMs: 300 });
     const tokens = new RedisTokenStore({ client: failFast.client });
-    await expect(fast.claim('held', 60_000)).resolves.toBe('claimed');
-    await expect(slow.claim('held-too', 60_000)).resolves.toBe('claimed');
+    await expect(fast.claim('held', 60_000)).resolves.toMatchObject({ status: 'claimed' });
+    await expect(slow.claim('held-too', 60_000)).resolves.toMatchObject({ status: 'claimed' });
 
     await server.stop();
     // a fail-fast client: the client's own error is the cause
@@ -101,7 +101,7 @@ describe.each(flavours)('Redis stores with $name when Redis fails', (flavour) =>
     expect(exchanges).toBe(1);
 
     await server.restart();
-    const back = await eventually(() => fast.claim('e-4', 60_000).then((r) => r === 'claimed', () => false));
+    const back = await eventually(() => fast.claim('e-4', 60_000).then((r) => typeof r === 'object' && r.status === 'claimed', () => false));
     expect(back).toBe(true);
     await expect(slow.claim('e-4', 60_000)).resolves.toBe('in-flight');
   });

@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { EventStore } from 'checkout-partner-sdk/webhooks';
+import type { ClaimedLease, EventStore } from 'checkout-partner-sdk/webhooks';
 import type { TokenStore } from 'checkout-partner-sdk';
 import {
   RedisEventStore,
@@ -26,7 +26,8 @@ describe('checkout-partner-sdk/redis types', () => {
   it('implements the store interfaces', () => {
     expectTypeOf<RedisEventStore>().toExtend<EventStore>();
     expectTypeOf<RedisTokenStore>().toExtend<TokenStore>();
-    expectTypeOf<RedisEventStore['claim']>().returns.resolves.toEqualTypeOf<'claimed' | 'in-flight' | 'done'>();
+    expectTypeOf<RedisEventStore['claim']>().returns.resolves.toEqualTypeOf<ClaimedLease | 'in-flight' | 'done'>();
+    expectTypeOf<RedisEventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
   });
 
   it('types the error', () => {

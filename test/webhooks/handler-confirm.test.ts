@@ -79,16 +79,47 @@ describe('step 3: confirm through the client', () => {
     },
   );
 
-  it('confirms otc.trade.cancelled and pix.deposit.* by a successful order read', async () => {
+  it('confirms otc.trade.cancelled when the order has its tradeId and is not Settled', async () => {
     state.orders.set('order-for-t-2', { externalId: 'order-for-t-2', settlement: { status: 'Cancelled', tradeId: 't-2' } });
-    state.orders.set('order-for-o-7', { externalId: 'order-for-o-7' });
     const { handler, seen } = setup();
     await handler.handle(await delivery({ eventId: 'e-c', type: 'otc.trade.cancelled', tradeId: 't-2' }));
-    await handler.handle(await delivery({ eventId: 'e-d', type: 'pix.deposit.received', orderRef: 'o-7' }));
-    expect(seen.map((c) => [c.event.type, c.confirmed, c.order?.externalId])).toEqual([
-      ['otc.trade.cancelled', true, 'order-for-t-2'],
-      ['pix.deposit.received', true, 'order-for-o-7'],
-    ]);
+    expect(seen.map((c) => [c.event.type, c.confirmed, c.order?.externalId])).toEqual([['otc.trade.cancelled', true, 'order-for-t-2']]);
+    expect([...state.reads.values()]).toEqual([1]);
+  });
+
+  it.each([
+    ['whose swap is Settled', { status: 'Settled', tradeId: 't-3' }, 't-3'],
+    ['of another trade', { status: 'Cancelled', tradeId: 't-other' }, 't-3'],
+    ['without a settlement', undefined, 't-3'],
+    ['when the event has no tradeId', { status: 'Cancelled', tradeId: 't-3' }, undefined],
+  ])('never confirms otc.trade.cancelled for an order %s (read confirm.attempts times)', async (_label, settlement, tradeId) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    state.orders.set('order-for-t-3', { externalId: 'order-for-t-3', ...(settlement ? { settlement } : {}) });
+    const { handler, seen } = setup({ resolveOrderExternalId: () => 'order-for-t-3' });
+    const event = { eventId: 'e-c3', type: 'otc.trade.cancelled', ...(tradeId ? { tradeId } : {}) };
+    expect((await deliverWithTimers(handler, await delivery(event))).status).toBe(200);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ confirmed: false, order: { externalId: 'order-for-t-3' } });
+    expect([...state.reads.values()]).toEqual([3]);
+  });
+
+  it.each([
+    ['pix.deposit.confirmed', 'order'],
+    ['pix.deposit.received', 'order'],
+    ['otc.trade.created', 'order'],
+    ['pix.withdrawal.created', 'withdrawal'],
+    ['pix.withdrawal.failed', 'withdrawal'],
+  ])('hands %s its %s, read once, with confirmed: false (the contract names no target state)', async (type, record) => {
+    // an order with nothing paid: a partner writing `if (confirmed) fulfil()` must not ship it
+    state.orders.set('order-for-t-7', { externalId: 'order-for-t-7', settlement: { status: 'Pending', tradeId: 't-7' } });
+    state.withdrawals.set('w-7', { externalId: 'w-7', status: 'Processing' });
+    const { handler, seen } = setup();
+    const event = { eventId: `e-${type}`, type, tradeId: 't-7', withdrawalRef: 'w-7' };
+    expect((await handler.handle(await delivery(event))).status).toBe(200);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.confirmed).toBe(false);
+    expect(seen[0]?.[record as 'order' | 'withdrawal']).toBeDefined();
+    expect([...state.reads.values()]).toEqual([1]);
   });
 
   it('confirms pix.withdrawal.settled once the withdrawal is Completed', async () => {
@@ -108,14 +139,6 @@ describe('step 3: confirm through the client', () => {
     await deliverWithTimers(handler, await delivery({ eventId: 'e-w', type: 'pix.withdrawal.settled', withdrawalRef: 'w-1' }));
     expect(seen[0]).toMatchObject({ confirmed: false, withdrawal: { status: 'Processing' } });
     expect([...state.reads.values()]).toEqual([3]);
-  });
-
-  it('confirms other pix.withdrawal.* types by one successful read', async () => {
-    state.withdrawals.set('w-2', { externalId: 'w-2', status: 'Processing' });
-    const { handler, seen } = setup();
-    await handler.handle(await delivery({ eventId: 'e-w2', type: 'pix.withdrawal.created', withdrawalRef: 'w-2' }));
-    expect(seen[0]).toMatchObject({ confirmed: true, withdrawal: { status: 'Processing' } });
-    expect([...state.reads.values()]).toEqual([1]);
   });
 
   it('reads nothing and gives confirmed: false without a resolver', async () => {

@@ -1,7 +1,7 @@
 import { createWebhookHandler, MemoryEventStore, type WebhookClient, type WebhookContext, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import { delay, http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { API, deliverWithTimers, delivery, makeClient, memoryLogger, mockCheckout, recordingStore, SECRET, until } from './helpers.js';
+import { API, deferred, deliverWithTimers, delivery, makeClient, memoryLogger, mockCheckout, recordingStore, SECRET, until } from './helpers.js';
 
 // The confirm reads run under a deadline at claimedAt + leaseMs - min(10% of leaseMs, 5 s): past the
 // lease a redelivery can claim the event, so a read still running then would let onEvent run twice.
@@ -161,5 +161,48 @@ describe('confirm reads end before the claim lease', () => {
     await until(() => entries.length === 2);
     expect(entries[1]).toMatchObject({ outcome: 'handled', late: true });
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('leases with owners, in one process', () => {
+  it("keeps a worker whose lease ran out from releasing or completing the next worker's claim", async () => {
+    fakeClock();
+    const calls: number[] = [];
+    const gates = [deferred(), deferred(), deferred()];
+    const { entries, logger } = memoryLogger();
+    const handler = createWebhookHandler({
+      secret: SECRET,
+      client: makeClient(),
+      store: new MemoryEventStore(),
+      logger,
+      leaseMs: 2_000,
+      responseTimeoutMs: 1_000,
+      onEvent: async () => {
+        const run = calls.length;
+        calls.push(run);
+        await gates[run]?.promise;
+      },
+    });
+    const event = { eventId: 'evt-owner', type: 'otc.trade.cancelled' };
+    const first = handler.handle(await delivery(event));
+    await until(() => calls.length === 1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await first).status).toBe(503);
+    await vi.advanceTimersByTimeAsync(1_000); // the first worker's lease ran out while it works
+    const second = handler.handle(await delivery(event));
+    await until(() => calls.length === 2); // a redelivery claimed it, in the same process
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await second).status).toBe(503);
+
+    gates[0]?.reject(new Error('first worker fails late')); // it releases with its own lease: a no-op
+    await until(() => entries.some((entry) => entry.outcome === 'failed'));
+    expect((await handler.handle(await delivery(event))).status).toBe(409); // still the second worker's
+    expect(calls).toEqual([0, 1]);
+
+    gates[1]?.resolve();
+    await until(() => entries.some((entry) => entry.outcome === 'handled'));
+    expect((await handler.handle(await delivery(event))).status).toBe(200);
+    expect(entries.at(-1)).toMatchObject({ outcome: 'duplicate' });
+    expect(calls).toEqual([0, 1]);
   });
 });

@@ -126,7 +126,7 @@ describe('drain()', () => {
 
   it('waits for work whose response already timed out, and resolves at once when idle', async () => {
     const idle = createWebhookHandler(base());
-    await expect(idle.drain()).resolves.toBeUndefined();
+    await expect(idle.drain()).resolves.toEqual({ timedOut: false, inHand: 0, events: [] });
 
     const gate = deferred();
     const { calls, store } = recordingStore();
@@ -141,6 +141,57 @@ describe('drain()', () => {
     gate.resolve();
     await draining;
     expect(calls).toEqual(['claim:evt-t', 'release:evt-t']);
+  });
+});
+
+describe('drain({ timeoutMs })', () => {
+  it('resolves at timeoutMs with what is still in hand, whose claim then lapses by its lease and is redelivered', async () => {
+    const store = new MemoryEventStore();
+    const stuck = vi.fn(() => new Promise<void>(() => undefined)); // an onEvent that never settles
+    const handler = createWebhookHandler(base({ store, onEvent: stuck, responseTimeoutMs: 50, leaseMs: 400 }));
+    const event = { eventId: 'evt-stuck', type: 'otc.trade.cancelled' };
+    expect((await handler.handle(await delivery(event))).status).toBe(503);
+    expect(stuck).toHaveBeenCalledOnce();
+
+    const started = Date.now();
+    const report = await handler.drain({ timeoutMs: 150 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(report).toEqual({ timedOut: true, inHand: 1, events: [{ eventId: 'evt-stuck', type: 'otc.trade.cancelled' }] });
+
+    // the next process (here a second handler on the same store) gets 409 until the lease lapses, then runs it
+    const onEvent = vi.fn();
+    const next = createWebhookHandler(base({ store, onEvent }));
+    expect((await next.handle(await delivery(event))).status).toBe(409);
+    await new Promise((resolve) => setTimeout(resolve, 400 - (Date.now() - started) + 50));
+    expect((await next.handle(await delivery(event))).status).toBe(200);
+    expect(onEvent).toHaveBeenCalledOnce();
+  });
+
+  it('waits 25 s by default, the length that fits a 30 s termination grace period', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const handler = createWebhookHandler(base({ onEvent: () => new Promise<void>(() => undefined), responseTimeoutMs: 1_000 }));
+      const answered = handler.handle(await delivery({ eventId: 'evt-default', type: 'custom' }));
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect((await answered).status).toBe(503);
+      let report: unknown;
+      void handler.drain().then((r) => (report = r));
+      await vi.advanceTimersByTimeAsync(24_999);
+      expect(report).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(report).toEqual({ timedOut: true, inHand: 1, events: [{ eventId: 'evt-default', type: 'custom' }] });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('counts a delivery not yet identified, and rejects bad options with TypeError', async () => {
+    const handler = createWebhookHandler(base({ scheme: () => new Promise<boolean>(() => undefined), responseTimeoutMs: 50 }));
+    expect((await handler.handle(await delivery({ eventId: 'evt-x', type: 'custom' }))).status).toBe(503);
+    await expect(handler.drain({ timeoutMs: 20 })).resolves.toEqual({ timedOut: true, inHand: 1, events: [] });
+    await expect(handler.drain({ timeoutMs: -1 })).rejects.toThrow(/drain timeoutMs must be a positive number/);
+    await expect(handler.drain(null as never)).rejects.toThrow(TypeError);
   });
 });
 

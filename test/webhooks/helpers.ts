@@ -98,13 +98,13 @@ export function recordingStore(inner: EventStore = new MemoryEventStore()) {
       calls.push(`claim:${eventId}`);
       return inner.claim(eventId, leaseMs);
     },
-    complete: (eventId) => {
+    complete: (eventId, lease) => {
       calls.push(`complete:${eventId}`);
-      return inner.complete(eventId);
+      return inner.complete(eventId, lease);
     },
-    release: (eventId) => {
+    release: (eventId, lease) => {
       calls.push(`release:${eventId}`);
-      return inner.release(eventId);
+      return inner.release(eventId, lease);
     },
   };
   return { calls, store };

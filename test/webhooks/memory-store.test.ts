@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { MemoryEventStore } from 'checkout-partner-sdk/webhooks';
+import { LeaseLostError, MemoryEventStore, type ClaimResult } from 'checkout-partner-sdk/webhooks';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -14,18 +14,18 @@ afterEach(() => {
 describe('MemoryEventStore', () => {
   it('claims, reports in-flight, completes and reports done', async () => {
     const store = new MemoryEventStore();
-    expect(await store.claim('e-1', 1_000)).toBe('claimed');
+    expect(await store.claim('e-1', 1_000)).toMatchObject({ status: 'claimed' });
     expect(await store.claim('e-1', 1_000)).toBe('in-flight');
     await store.complete('e-1');
     expect(await store.claim('e-1', 1_000)).toBe('done');
-    expect(await store.claim('e-2', 1_000)).toBe('claimed');
+    expect(await store.claim('e-2', 1_000)).toMatchObject({ status: 'claimed' });
   });
 
   it('lets a released claim be claimed at once, but never un-does a done event', async () => {
     const store = new MemoryEventStore();
     await store.claim('e-1', 60_000);
     await store.release('e-1');
-    expect(await store.claim('e-1', 60_000)).toBe('claimed');
+    expect(await store.claim('e-1', 60_000)).toMatchObject({ status: 'claimed' });
     await store.complete('e-1');
     await store.release('e-1');
     expect(await store.claim('e-1', 60_000)).toBe('done');
@@ -33,13 +33,56 @@ describe('MemoryEventStore', () => {
     expect(store.size).toBe(1);
   });
 
+  it('hands out a lease per claim, and lets only that claim settle the event', async () => {
+    const store = new MemoryEventStore();
+    const first = await store.claim('e-1', 5_000);
+    if (typeof first !== 'object') throw new Error(`expected a lease, got ${first}`);
+    vi.advanceTimersByTime(5_000); // the first worker's lease runs out; a redelivery claims it
+    const second = await store.claim('e-1', 5_000);
+    if (typeof second !== 'object') throw new Error(`expected a lease, got ${second}`);
+    expect(second.lease).not.toBe(first.lease);
+
+    // the first worker, late, can neither release nor complete the second one's claim
+    await store.release('e-1', first.lease);
+    expect(await store.claim('e-1', 5_000)).toBe('in-flight');
+    const error = await store.complete('e-1', first.lease).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LeaseLostError);
+    expect(error).toMatchObject({ name: 'LeaseLostError', eventId: 'e-1', message: expect.stringMatching(/lease .*ran out.*another worker claimed/) });
+    expect(await store.claim('e-1', 5_000)).toBe('in-flight');
+
+    await store.complete('e-1', second.lease);
+    expect(await store.claim('e-1', 5_000)).toBe('done');
+    await store.release('e-1', second.lease); // never un-does a done event
+    await expect(store.complete('e-1', first.lease)).resolves.toBeUndefined(); // done already: nothing lost
+    expect(await store.claim('e-1', 5_000)).toBe('done');
+  });
+
+  it('completes through a lease that ran out when nobody claimed the event since (the work was done)', async () => {
+    const store = new MemoryEventStore();
+    const claim = await store.claim('e-1', 1_000);
+    vi.advanceTimersByTime(2_000);
+    await store.complete('e-1', typeof claim === 'object' ? claim.lease : undefined);
+    expect(await store.claim('e-1', 1_000)).toBe('done');
+  });
+
+  it('rejects a lease it did not hand out with TypeError', async () => {
+    const store = new MemoryEventStore();
+    const other = await new MemoryEventStore().claim('e-1', 1_000);
+    await store.claim('e-1', 1_000);
+    await expect(store.complete('e-1', 'lease-1')).rejects.toThrow(/lease must be the lease this store's claim returned/);
+    await expect(store.release('e-1', { lease: 1 })).rejects.toThrow(TypeError);
+    // another MemoryEventStore's lease is a lease, but never this claim's: the claim is left alone
+    await store.release('e-1', typeof other === 'object' ? other.lease : undefined);
+    expect(await store.claim('e-1', 1_000)).toBe('in-flight');
+  });
+
   it('lets an expired lease be claimed again', async () => {
     const store = new MemoryEventStore();
-    expect(await store.claim('e-1', 5_000)).toBe('claimed');
+    expect(await store.claim('e-1', 5_000)).toMatchObject({ status: 'claimed' });
     vi.advanceTimersByTime(4_999);
     expect(await store.claim('e-1', 5_000)).toBe('in-flight');
     vi.advanceTimersByTime(1);
-    expect(await store.claim('e-1', 5_000)).toBe('claimed');
+    expect(await store.claim('e-1', 5_000)).toMatchObject({ status: 'claimed' });
   });
 
   it('forgets a done event after ttlMs', async () => {
@@ -49,7 +92,7 @@ describe('MemoryEventStore', () => {
     vi.advanceTimersByTime(9_999);
     expect(await store.claim('e-1', 1_000)).toBe('done');
     vi.advanceTimersByTime(1);
-    expect(await store.claim('e-1', 1_000)).toBe('claimed');
+    expect(await store.claim('e-1', 1_000)).toMatchObject({ status: 'claimed' });
   });
 
   it('evicts the least recently used entry past maxEntries', async () => {
@@ -61,7 +104,7 @@ describe('MemoryEventStore', () => {
     expect(await store.claim('a', 60_000)).toBe('done'); // a is now the most recently used
     await store.claim('d', 60_000); // evicts b
     expect(store.size).toBe(3);
-    expect(await store.claim('b', 60_000)).toBe('claimed'); // b was forgotten; evicts c
+    expect(await store.claim('b', 60_000)).toMatchObject({ status: 'claimed' }); // b was forgotten; evicts c
     expect(await store.claim('a', 60_000)).toBe('done');
     expect(await store.claim('d', 60_000)).toBe('in-flight');
     expect(store.size).toBe(3);
@@ -75,7 +118,7 @@ describe('MemoryEventStore', () => {
     }
     expect(store.size).toBe(100);
     expect(await store.claim('e-999', 1)).toBe('done');
-    expect(await store.claim('e-0', 1)).toBe('claimed');
+    expect(await store.claim('e-0', 1)).toMatchObject({ status: 'claimed' });
   });
 
   it('sweeps expired entries as it writes', async () => {
@@ -96,7 +139,7 @@ describe('MemoryEventStore', () => {
     const total = 300_000;
     for (let i = 0; i < total; i += 1) {
       // plain checks in this loop: 300,000 expect() calls would take most of the test's time
-      if ((await store.claim(`e-${i}`, 60_000)) !== 'claimed') throw new Error(`e-${i} was not new`);
+      if (typeof (await store.claim(`e-${i}`, 60_000)) !== 'object') throw new Error(`e-${i} was not new`);
       await store.complete(`e-${i}`);
       // a redelivery of 'hot' every 500 events makes it recently used again, so it is never evicted
       if (i % 500 === 0 && (await store.claim('hot', 60_000)) !== 'done') throw new Error(`'hot' was evicted at ${i}`);
@@ -107,12 +150,12 @@ describe('MemoryEventStore', () => {
     for (let i = total - 999; i < total; i += 1) expect(await store.claim(`e-${i}`, 60_000)).toBe('done');
     expect(await store.claim('hot', 60_000)).toBe('done');
     // the ones before were evicted, so they can be claimed again (each claim evicts the oldest)
-    expect(await store.claim(`e-${total - 1_000}`, 60_000)).toBe('claimed');
-    expect(await store.claim('e-0', 60_000)).toBe('claimed');
-    expect(await store.claim(`e-${total / 2}`, 60_000)).toBe('claimed');
+    expect(await store.claim(`e-${total - 1_000}`, 60_000)).toMatchObject({ status: 'claimed' });
+    expect(await store.claim('e-0', 60_000)).toMatchObject({ status: 'claimed' });
+    expect(await store.claim(`e-${total / 2}`, 60_000)).toMatchObject({ status: 'claimed' });
     expect(store.size).toBe(1_000);
     // those 3 claims evicted the 3 least recently used: the oldest 3 of the confirmed recent ones
-    for (let i = total - 999; i < total - 996; i += 1) expect(await store.claim(`e-${i}`, 60_000)).toBe('claimed');
+    for (let i = total - 999; i < total - 996; i += 1) expect(await store.claim(`e-${i}`, 60_000)).toMatchObject({ status: 'claimed' });
     expect(await store.claim(`e-${total - 1}`, 60_000)).toBe('done');
   }, 60_000);
 
@@ -128,8 +171,8 @@ describe('MemoryEventStore', () => {
     await store.claim('w', 60_000); // evicts z
     expect(await store.claim('y', 60_000)).toBe('done');
     expect(await store.claim('w', 60_000)).toBe('in-flight');
-    expect(await store.claim('z', 60_000)).toBe('claimed'); // evicts w
-    expect(await store.claim('w', 60_000)).toBe('claimed');
+    expect(await store.claim('z', 60_000)).toMatchObject({ status: 'claimed' }); // evicts w
+    expect(await store.claim('w', 60_000)).toMatchObject({ status: 'claimed' });
   });
 
   it('behaves as a plain LRU + TTL model under any sequence of calls', async () => {
@@ -145,7 +188,7 @@ describe('MemoryEventStore', () => {
         const store = new MemoryEventStore({ maxEntries, ttlMs });
         const model = new LruModel(maxEntries, ttlMs);
         for (const s of steps) {
-          if (s.op === 'claim') expect(await store.claim(s.id, s.leaseMs)).toBe(model.claim(s.id, s.leaseMs));
+          if (s.op === 'claim') expect(statusOf(await store.claim(s.id, s.leaseMs))).toBe(model.claim(s.id, s.leaseMs));
           else if (s.op === 'complete') await Promise.all([store.complete(s.id), model.complete(s.id)]);
           else if (s.op === 'release') await Promise.all([store.release(s.id), model.release(s.id)]);
           else vi.advanceTimersByTime(s.ms);
@@ -170,6 +213,11 @@ describe('MemoryEventStore', () => {
     await expect(store.release(null as never)).rejects.toThrow(TypeError);
   });
 });
+
+/** The claim's outcome as a word: `"claimed"` for a `{ status: "claimed", lease }`. */
+function statusOf(result: ClaimResult): 'claimed' | 'in-flight' | 'done' {
+  return typeof result === 'object' ? result.status : result;
+}
 
 describe('MemoryEventStore memory', () => {
   it('holds 100k events in under 256 bytes each, and does not grow while its oldest entry stays', () => {

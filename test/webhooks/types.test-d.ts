@@ -10,8 +10,13 @@ import {
   MemoryEventStore,
   parseEvent,
   signPayload,
+  tagValue,
   verifySignature,
+  LeaseLostError,
+  type ClaimedLease,
   type ClaimResult,
+  type DrainOptions,
+  type DrainReport,
   type EventStore,
   type FastifyReplyLike,
   type FastifyRequestLike,
@@ -19,6 +24,7 @@ import {
   type NodeRequestLike,
   type HandleOptions,
   type OtcTradeSettledEvent,
+  type PixDepositEvent,
   type PixWithdrawalEvent,
   type WebhookContext,
   type WebhookEvent,
@@ -37,9 +43,21 @@ describe('webhook types', () => {
     expectTypeOf(node.createWebhookHandler).toEqualTypeOf(createWebhookHandler);
     expectTypeOf(node.verifySignature).toEqualTypeOf(verifySignature);
     expectTypeOf<WebhookHandler['handle']>().toEqualTypeOf<(request: Request, options?: HandleOptions) => Promise<Response>>();
+    expectTypeOf<WebhookHandler['drain']>().toEqualTypeOf<(options?: DrainOptions) => Promise<DrainReport>>();
+    expectTypeOf<DrainReport>().toEqualTypeOf<{ timedOut: boolean; inHand: number; events: { eventId: string; type: string }[] }>();
     expectTypeOf<HandleOptions['waitUntil']>().toEqualTypeOf<((promise: Promise<unknown>) => void) | undefined>();
     expectTypeOf<MemoryEventStore>().toMatchTypeOf<EventStore>();
     expectTypeOf<ReturnType<EventStore['claim']>>().toEqualTypeOf<Promise<ClaimResult>>();
+    expectTypeOf<MemoryEventStore['claim']>().returns.resolves.toEqualTypeOf<ClaimedLease | 'in-flight' | 'done'>();
+    expectTypeOf<EventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
+    expectTypeOf<EventStore['release']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
+    // a partner's own store may still answer plain "claimed" and ignore leases
+    expectTypeOf<{
+      claim(eventId: string, leaseMs: number): Promise<'claimed' | 'in-flight' | 'done'>;
+      complete(eventId: string): Promise<void>;
+      release(eventId: string): Promise<void>;
+    }>().toExtend<EventStore>();
+    expectTypeOf<LeaseLostError['name']>().toEqualTypeOf<'LeaseLostError'>();
   });
 
   it('narrows known events with isEventType and keeps unknown ones', () => {
@@ -51,6 +69,12 @@ describe('webhook types', () => {
     expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled'; tradeId: null }>().toMatchTypeOf<OtcTradeSettledEvent>();
     expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled'; tradeId: 5 }>().not.toMatchTypeOf<OtcTradeSettledEvent>();
     if (isEventType(event, 'pix.withdrawal.settled')) expectTypeOf(event).toMatchTypeOf<PixWithdrawalEvent>();
+    if (isEventType(event, 'pix.deposit.confirmed')) {
+      expectTypeOf(event.endUserId).toEqualTypeOf<string | null | undefined>();
+      expectTypeOf(event.tags).toEqualTypeOf<readonly string[] | null | undefined>();
+    }
+    expectTypeOf(tagValue).toEqualTypeOf<(event: WebhookEvent, key: string) => string | undefined>();
+    expectTypeOf<{ eventId: 'e'; type: 'pix.deposit.x'; tags: [1] }>().not.toMatchTypeOf<PixDepositEvent>();
     expectTypeOf<{ eventId: 'e'; type: 'brand.new' }>().toMatchTypeOf<WebhookEvent>();
     expectTypeOf<OtcTradeSettledEvent['type']>().toEqualTypeOf<'otc.trade.settled'>();
     expectTypeOf(event.type).toEqualTypeOf<string>();

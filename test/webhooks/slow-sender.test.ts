@@ -1,0 +1,125 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { createWebhookHandler, type WebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { makeClient, memoryLogger, SECRET } from './helpers.js';
+
+// A sender that stalls mid-body (1 byte a second, a content-length larger than it sends) must hold
+// neither the connection past the response deadline nor a shutdown: the body read ends at
+// `responseTimeoutMs`, and `drain()` never waits on a body still arriving.
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** The handler under a real node:http server (`node()`) or @hono/node-server (`handle()`). */
+const servers = {
+  'node() on node:http': async (handler: WebhookHandler) => {
+    const server = createServer((req, res) => handler.node(req, res));
+    return listen(server);
+  },
+  'handle() on @hono/node-server': async (handler: WebhookHandler) => {
+    const app = new Hono();
+    app.post('/webhooks', (c) => handler.handle(c.req.raw));
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    return listen(server);
+  },
+};
+
+async function listen(server: Server): Promise<number> {
+  if (!server.listening) {
+    if (server.address() === null) server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+  }
+  cleanups.push(() => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * A raw TCP client: headers declaring a 100-byte body, then 1 byte, then 1 byte a second (at most
+ * 30). `closed` resolves with the ms from the first byte sent to the server closing the connection.
+ */
+async function slowSender(port: number) {
+  const socket: Socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined); // writes after the server closed: expected
+  await once(socket, 'connect');
+  const started = Date.now();
+  let received = '';
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('latin1');
+  });
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - started)));
+  socket.write(
+    'POST /webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n' +
+      'x-provider-signature: sha256=00\r\n\r\n{',
+  );
+  let sent = 1;
+  const drip = setInterval(() => {
+    if (socket.destroyed || sent >= 30) return clearInterval(drip);
+    socket.write(' ');
+    sent += 1;
+  }, 1_000);
+  cleanups.push(() => {
+    clearInterval(drip);
+    socket.destroy();
+  });
+  return { closed, received: () => received, sent: () => sent };
+}
+
+/** `promise`, or `'pending'` once `ms` have passed. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
+  return Promise.race([promise, new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), ms).unref())]);
+}
+
+function makeHandler(responseTimeoutMs: number) {
+  const onEvent = vi.fn();
+  const { entries, logger } = memoryLogger();
+  const handler = createWebhookHandler({ secret: SECRET, client: makeClient(), onEvent, logger, responseTimeoutMs });
+  return { handler, onEvent, entries };
+}
+
+const lateTimeout = (entries: WebhookLogEntry[]) => entries.find((entry) => entry.late === true);
+
+describe.each(Object.entries(servers))('a slow sender, %s', (_name, start) => {
+  it('is answered 503 at responseTimeoutMs, its body read ends there, the connection closes and drain() does not wait', async () => {
+    const { handler, onEvent, entries } = makeHandler(500);
+    const sender = await slowSender(await start(handler));
+
+    // the connection ends soon after the 503, long before the 100 declared bytes could arrive
+    const closedAfter = await within(sender.closed, 5_000);
+    expect(closedAfter).not.toBe('pending');
+    expect(closedAfter).toBeGreaterThanOrEqual(450);
+    expect(sender.received()).toMatch(/^HTTP\/1\.1 503 /);
+    expect(sender.received()).toContain('Service Unavailable');
+    expect(sender.sent()).toBeLessThan(10);
+
+    // the delivery is over: drain() resolves at once, and the late entry says why
+    expect(await within(handler.drain(), 200)).toEqual({ timedOut: false, inHand: 0, events: [] });
+    expect(entries[0]).toMatchObject({ outcome: 'timeout', status: 503 });
+    expect(lateTimeout(entries)).toMatchObject({ outcome: 'timeout', late: true, error: { name: 'BodyDeadlineError' } });
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+
+  it('is answered 503 at once by drain(), which resolves without waiting for the body', async () => {
+    const { handler, onEvent, entries } = makeHandler(8_000);
+    const sender = await slowSender(await start(handler));
+    await vi.waitFor(() => expect(sender.sent()).toBe(1)); // headers and the first byte are out
+    await new Promise((resolve) => setTimeout(resolve, 100)); // and the server is reading the body
+
+    const drained = Date.now();
+    expect(await within(handler.drain(), 500)).toEqual({ timedOut: false, inHand: 0, events: [] });
+    expect(Date.now() - drained).toBeLessThan(500);
+    expect(await within(sender.closed, 5_000)).not.toBe('pending');
+    expect(sender.received()).toMatch(/^HTTP\/1\.1 503 /);
+    expect(sender.received()).toContain('shutting down');
+    expect(entries).toEqual([expect.objectContaining({ outcome: 'draining', status: 503 })]);
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+});
