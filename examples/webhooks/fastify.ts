@@ -17,7 +17,11 @@ export function createApp(options: WebhookHandlerOptions): { app: FastifyInstanc
   });
   app.post('/orders', async (request) => ({ received: request.body })); // Fastify's JSON parser as usual
   // app.close() (on SIGTERM below): finish the events in hand before the server stops
-  app.addHook('preClose', () => handler.drain());
+  // (an async hook that resolves with a value fails Fastify's close, so the report is logged, not returned)
+  app.addHook('preClose', async () => {
+    const report = await handler.drain({ timeoutMs: 20_000 });
+    if (report.timedOut) app.log.warn({ events: report.events }, `left ${report.inHand} deliveries to redelivery`);
+  });
   return { app, handler };
 }
 
