@@ -11,6 +11,7 @@ export default defineConfig([
       'webhooks.node': 'src/webhooks/index.node.ts',
       redis: 'src/redis/index.ts',
       testing: 'src/testing/index.ts',
+      'testing/msw': 'src/testing/msw.ts',
     },
     dts: {
       entry: {
@@ -18,6 +19,7 @@ export default defineConfig([
         webhooks: 'src/webhooks/index.ts',
         redis: 'src/redis/index.ts',
         testing: 'src/testing/index.ts',
+        'testing/msw': 'src/testing/msw.ts',
       },
     },
     format: ['esm', 'cjs'],
@@ -29,6 +31,8 @@ export default defineConfig([
     treeshake: true,
     sourcemap: true,
     clean: true,
+    // `import.meta.url` in the CJS build (the testing kit's lazy `require` of msw) from `__filename`
+    shims: true,
   },
   {
     entry: { cli: 'src/cli/index.ts' },

@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^checkout-partner-sdk\/webhooks$/, replacement: src('webhooks/index.ts') },
       { find: /^checkout-partner-sdk\/redis$/, replacement: src('redis/index.ts') },
+      { find: /^checkout-partner-sdk\/testing\/msw$/, replacement: src('testing/msw.ts') },
       { find: /^checkout-partner-sdk\/testing$/, replacement: src('testing/index.ts') },
       { find: /^checkout-partner-sdk$/, replacement: src('index.ts') },
     ],
