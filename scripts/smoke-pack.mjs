@@ -196,6 +196,14 @@ try {
      const testing = await import('checkout-partner-sdk/testing');
      const redis = await import('checkout-partner-sdk/redis');
      const testingMsw = await import('checkout-partner-sdk/testing/msw');
+     // both builds in one process (the dual package hazard): one error tree for instanceof
+     const cjs = require('checkout-partner-sdk');
+     if (cjs.NotFoundError === sdk.NotFoundError) throw new Error('expected two builds');
+     const [fromCjs, fromEsm] = [new cjs.NotFoundError('x', { status: 404 }), new sdk.NotFoundError('x', { status: 404 })];
+     if (!(fromCjs instanceof sdk.NotFoundError) || !(fromCjs instanceof sdk.CheckoutError) || !(fromEsm instanceof cjs.ApiError)) throw new Error('instanceof fails across the ESM and CJS builds');
+     if (fromCjs instanceof sdk.RateLimitError) throw new Error('a NotFoundError passed for a RateLimitError');
+     const cjsWebhookError = (() => { try { require('checkout-partner-sdk/webhooks').parseEvent('nope'); } catch (e) { return e; } })();
+     if (!(cjsWebhookError instanceof webhooks.WebhookPayloadError) || !(cjsWebhookError instanceof sdk.CheckoutError)) throw new Error('instanceof fails across the webhooks builds');
      ${body('sdk', 'webhooks', 'testing', 'redis', 'testingMsw')}
      console.log('esm ok');`,
   );
