@@ -25,6 +25,11 @@ export default defineConfig([
     format: ['esm', 'cjs'],
     platform: 'neutral',
     external: [/^node:/],
+    // zod is bundled (tree-shaken), not loaded from node_modules: every public zod entry (zod/mini,
+    // zod/v4/core) re-exports all ~60 locale modules, which cost most of the package's cold start.
+    // zod stays a dependency for the declarations; its global config (z.config, locales) lives on
+    // globalThis, so a partner's own zod still configures ours. See README.md (Performance).
+    noExternal: [/^zod(\/|$)/],
     removeNodeProtocol: false, // Deno and Workers resolve only the `node:` form
     target: 'es2023',
     splitting: true,
