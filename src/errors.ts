@@ -9,8 +9,11 @@
 
 /** A zod-style validation issue, as carried by {@link ResponseValidationError}. */
 export interface ValidationIssue {
+  /** zod's issue code, e.g. `invalid_type`; `invalid_json` for a body that is not JSON. */
   readonly code?: string | undefined;
+  /** Where in the body: property names and array indexes from the root. */
   readonly path: readonly PropertyKey[];
+  /** What did not match, in words. */
   readonly message: string;
 }
 
@@ -19,6 +22,7 @@ const BRAND = Symbol.for('checkout-partner-sdk.CheckoutError');
 
 /** The root of every error the SDK rejects with. */
 export class CheckoutError extends Error {
+  /** The class name, a literal per class, so checks by name work across realms and in logs. */
   override readonly name: string = 'CheckoutError';
 
   /**
@@ -43,10 +47,13 @@ Object.defineProperty(CheckoutError, BRAND, { value: true });
 export interface ApiErrorInit {
   /** HTTP status, or `undefined` when no response arrived. */
   status?: number | undefined;
+  /** The response headers, when a response arrived. */
   headers?: Headers | undefined;
+  /** The response body, parsed as JSON when it was JSON. */
   body?: unknown;
   /** `METHOD path` of the request, for the message (never a URL with credentials). */
   request?: string | undefined;
+  /** What caused it (never a ky error, which holds the request and its Authorization header). */
   cause?: unknown;
 }
 

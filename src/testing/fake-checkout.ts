@@ -7,7 +7,7 @@ import { FakeCheckoutCore, type FakeCheckoutOptions } from './service.js';
  * An in-memory checkout service that behaves as the spec says: the token exchange with its four
  * 401 causes, HS256 JWT access tokens (a random key per fake) checked on every business call, the
  * three status GETs with their 404s, and partner headers refused on business endpoints. One
- * implementation ({@link FakeCheckoutCore.fetch}) served as msw handlers (`handlers()`) or a real
+ * implementation (`fake.fetch`) served as msw handlers (`handlers()`) or a real
  * local server (`listen()`). Orders and withdrawals are set and advanced by the test.
  */
 export class FakeCheckout extends FakeCheckoutCore {

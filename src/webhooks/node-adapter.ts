@@ -19,9 +19,13 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
 
 /** The part of a Node response the `node` adapter uses: node:http's `ServerResponse` and Express's `Response` fit. */
 export interface NodeResponseLike {
+  /** The status to answer with; the handler sets it. */
   statusCode: number;
+  /** Whether the headers went out already (then the handler does not answer again). */
   readonly headersSent?: boolean | undefined;
+  /** Sets a response header. */
   setHeader(name: string, value: string): unknown;
+  /** Sends the body and ends the response. */
   end(chunk: string): unknown;
 }
 
