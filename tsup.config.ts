@@ -12,6 +12,7 @@ export default defineConfig([
       redis: 'src/redis/index.ts',
       postgres: 'src/postgres/index.ts',
       testing: 'src/testing/index.ts',
+      'testing/msw': 'src/testing/msw.ts',
     },
     dts: {
       entry: {
@@ -20,17 +21,25 @@ export default defineConfig([
         redis: 'src/redis/index.ts',
         postgres: 'src/postgres/index.ts',
         testing: 'src/testing/index.ts',
+        'testing/msw': 'src/testing/msw.ts',
       },
     },
     format: ['esm', 'cjs'],
     platform: 'neutral',
     external: [/^node:/],
+    // zod is bundled (tree-shaken), not loaded from node_modules: every public zod entry (zod/mini,
+    // zod/v4/core) re-exports all ~60 locale modules, which cost most of the package's cold start.
+    // zod stays a dependency for the declarations; its global config (z.config, locales) lives on
+    // globalThis, so a partner's own zod still configures ours. See README.md (Performance).
+    noExternal: [/^zod(\/|$)/],
     removeNodeProtocol: false, // Deno and Workers resolve only the `node:` form
     target: 'es2023',
     splitting: true,
     treeshake: true,
     sourcemap: true,
     clean: true,
+    // `import.meta.url` in the CJS build (the testing kit's lazy `require` of msw) from `__filename`
+    shims: true,
   },
   {
     entry: { cli: 'src/cli/index.ts' },

@@ -57,3 +57,28 @@ if (gzipBytes > budgetBytes) {
   process.exit(1);
 }
 console.log('check-size: ok');
+
+// Start-up: which modules `import('checkout-partner-sdk')` makes Node load (the timing itself is in
+// `npm run bench`; the module list is deterministic). zod's public entries re-export all ~60 locale
+// modules and jose's root every JOSE operation: neither may be loaded at import (README.md, Performance).
+const probe = `
+  import { registerHooks } from 'node:module';
+  const loaded = [];
+  registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+  await import(${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)});
+  process.stdout.write(JSON.stringify(loaded));
+`;
+const { execFileSync } = await import('node:child_process');
+const { registerHooks } = await import('node:module');
+if (typeof registerHooks !== 'function') {
+  console.log('check-size: module.registerHooks is missing on this Node; start-up module check skipped');
+} else {
+  const loaded = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' }));
+  const fromPackages = loaded.filter((url) => url.includes('/node_modules/'));
+  const banned = fromPackages.filter((url) => /\/zod\/v4\/locales\/|\/jose\/dist\/[^/]+\/index\.js$/.test(url));
+  console.log(`check-size: import('checkout-partner-sdk') loads ${loaded.length} modules, ${fromPackages.length} from node_modules`);
+  if (banned.length > 0) {
+    console.error(`check-size: FAIL: the main entry loads modules it must not at start-up:\n  ${banned.slice(0, 5).join('\n  ')}${banned.length > 5 ? `\n  ... ${banned.length - 5} more` : ''}`);
+    process.exit(1);
+  }
+}

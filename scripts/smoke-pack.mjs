@@ -3,13 +3,91 @@
 // there the way a partner would: through `import` and `require` of every entry point, against a
 // plain node:http server written here (not the SDK's own fake), and through the CLI bin.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'checkout-partner-sdk-smoke-'));
 const run = (cmd, args, cwd = work) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', timeout: 180_000 });
+
+// What a partner's code touches in every entry, compiled with `strict` and `skipLibCheck: false`
+// (so the declarations themselves are checked): a missing type is an error, not an implicit `any`.
+const CONSUMER = `
+import { CheckoutClient, CheckoutError, NotFoundError, type Order } from 'checkout-partner-sdk';
+import { createWebhookHandler, parseEvent } from 'checkout-partner-sdk/webhooks';
+import { RedisEventStore, RedisTokenStore, RedisStoreError } from 'checkout-partner-sdk/redis';
+import { createFakeCheckout, deliverEvent, signEvent } from 'checkout-partner-sdk/testing';
+
+const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:1', partnerId: 'p', partnerSecret: 's' });
+export async function read(id: string): Promise<string | undefined> {
+  try {
+    const order: Order = await client.getOrderByExternalId(id);
+    return order.settlement?.status;
+  } catch (error) {
+    if (error instanceof NotFoundError) return error.requestId;
+    if (error instanceof CheckoutError) return error.name;
+    throw error;
+  }
+}
+export const handler = createWebhookHandler({
+  secret: 'whsec',
+  client,
+  resolveOrderExternalId: (event) => event.eventId,
+  onEvent: (context) => { const id: string = context.event.eventId; void id; },
+});
+export const event = parseEvent('{}');
+export const stores = [RedisEventStore, RedisTokenStore, RedisStoreError] as const;
+export const fake = createFakeCheckout({ partners: [{ partnerId: 'p', partnerSecret: 's' }] });
+export const helpers = [deliverEvent, signEvent] as const;
+`;
+const MSW_CONSUMER = `
+import { setupServer } from 'msw/node';
+import { createFakeCheckout } from 'checkout-partner-sdk/testing';
+import { fakeCheckoutHandlers } from 'checkout-partner-sdk/testing/msw';
+
+const fake = createFakeCheckout();
+export const server = setupServer(...fake.handlers('https://checkout.test'), ...fakeCheckoutHandlers(fake, 'https://checkout.test'));
+`;
+const loadTesting = (load) => `
+  Promise.resolve(${load}('checkout-partner-sdk/testing')).then(async (testing) => {
+    const fake = testing.createFakeCheckout({ partners: [{ partnerId: 'p', partnerSecret: 's' }] });
+    const { url, close } = await fake.listen();
+    try {
+      const response = await fetch(url + '/api/v1/partner-api/orders/by-external-id/x');
+      if (response.status !== 401) throw new Error('unexpected status ' + response.status);
+    } finally { await close(); }
+    console.log('${load === 'require' ? 'cjs' : 'esm'} /testing without msw ok');
+  }).catch((e) => { console.error(e); process.exit(1); });`;
+
+function typeCheck(name, options, tsc, code) {
+  const dir = join(work, `types-${name}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'consumer.ts'), code);
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { target: 'es2022', strict: true, skipLibCheck: false, noEmit: true, types: ['node'], typeRoots: [join(work, 'node_modules/@types')], ...options },
+      files: ['consumer.ts'],
+    }),
+  );
+  try {
+    run('node', [...tsc, '-p', dir]);
+  } catch (error) {
+    throw new Error(`the consumer compile "${name}" failed:\n${error.stdout}`);
+  }
+}
+
+function consumerCompile() {
+  const current = [join(root, 'node_modules/typescript/bin/tsc')];
+  const ts54 = [join(work, 'node_modules/typescript/bin/tsc')];
+  // a CommonJS project: `module: commonjs` means `node10` resolution, which only sees typesVersions
+  // (esModuleInterop as Nest's starter sets it: zod's own CJS declarations need it under skipLibCheck: false)
+  typeCheck('ts54-commonjs', { module: 'commonjs', moduleResolution: 'node', esModuleInterop: true }, ts54, CONSUMER);
+  typeCheck('nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }, current, CONSUMER);
+  typeCheck('bundler', { module: 'esnext', moduleResolution: 'bundler' }, current, CONSUMER);
+  console.log('consumer compile ok: TypeScript 5.4 commonjs (node10), current nodenext and bundler');
+}
 
 try {
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root));
@@ -20,8 +98,33 @@ try {
   console.log(`packed ${packed[0].filename}: ${files.length} files, ${packed[0].size} bytes`);
 
   writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'smoke-app', private: true, type: 'module' }));
-  // msw: the testing entry's handlers need it, as they would in a partner's test setup
-  run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball, 'msw@3']);
+  // First without msw: every entry, `/testing` included, must load and type-check without it.
+  // TypeScript 5.4 is the oldest a partner's NestJS-style project (`module: commonjs`, so `node10`
+  // resolution, which ignores `exports`) is likely to have; the current one checks nodenext and bundler.
+  run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball, 'typescript@5.4', '@types/node@24']);
+  consumerCompile();
+  process.stdout.write(run('node', ['--input-type=module', '-e', loadTesting('await import')]));
+  process.stdout.write(run('node', ['-e', loadTesting('require')]));
+  const noMsw = run('node', ['--input-type=module', '-e', `
+    const { createFakeCheckout } = await import('checkout-partner-sdk/testing');
+    const error = await import('checkout-partner-sdk/testing/msw').then(() => undefined, (e) => e);
+    const viaFake = (() => { try { createFakeCheckout().handlers('https://checkout.test'); } catch (e) { return e; } })();
+    console.log(JSON.stringify([error?.message ?? 'loaded', viaFake?.name, viaFake?.message]));`]);
+  const [entryMessage, fakeName, fakeMessage] = JSON.parse(noMsw);
+  if (!/msw/.test(entryMessage)) throw new Error(`importing /testing/msw without msw: ${entryMessage}`);
+  if (fakeName !== 'MissingPeerDependencyError' || !/npm install --save-dev msw/.test(fakeMessage)) {
+    throw new Error(`fake.handlers() without msw should say to install it, said: ${fakeName}: ${fakeMessage}`);
+  }
+  console.log('testing kit without msw ok');
+
+  // msw 2 satisfies the peer range: the msw entry type-checks against it, then msw 3 runs the rest.
+  run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', 'msw@2']);
+  typeCheck('msw2', { module: 'nodenext', moduleResolution: 'nodenext' }, [join(root, 'node_modules/typescript/bin/tsc')], MSW_CONSUMER);
+  console.log('testing/msw types against msw 2 ok');
+  // (msw 3 asks for TypeScript >= 5.9 as an optional peer: the 5.4 compile is done, so it goes)
+  run('npm', ['uninstall', '--no-audit', '--no-fund', '--no-package-lock', 'typescript']);
+  run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', 'msw@3']);
+  typeCheck('msw3', { module: 'nodenext', moduleResolution: 'nodenext' }, [join(root, 'node_modules/typescript/bin/tsc')], MSW_CONSUMER);
 
   // A stand-in checkout service: token exchange and the order GET, nothing of the SDK's.
   const server = `
@@ -44,7 +147,7 @@ try {
       return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ srv, url: 'http://127.0.0.1:' + srv.address().port, exchanges: () => exchanges })));
     }
   `;
-  const body = (sdk, webhooks, testing, redis, postgres) => `
+  const body = (sdk, webhooks, testing, redis, postgres, testingMsw) => `
     const { srv, url, exchanges } = await start();
     try {
       const client = new ${sdk}.CheckoutClient({ baseUrl: url, partnerId: 'smoke', partnerSecret: 'smoke-secret' });
@@ -76,6 +179,9 @@ try {
       }
       await handler.drain();
       if (typeof ${testing}.createFakeCheckout !== 'function') throw new Error('testing entry lacks createFakeCheckout');
+      // msw is installed now: fake.handlers() loads it itself, and the testing/msw entry imports it
+      if (${testing}.createFakeCheckout().handlers('https://checkout.test').length !== 1) throw new Error('fake.handlers() gave no msw handler');
+      if (${testingMsw}.fakeCheckoutHandlers(${testing}.createFakeCheckout(), 'https://checkout.test').length !== 1) throw new Error('testing/msw gave no msw handler');
       if (typeof ${redis}.RedisEventStore !== 'function' || typeof ${redis}.RedisTokenStore !== 'function') throw new Error('redis entry lacks its stores');
       if (!(new ${redis}.RedisStoreError('x', { operation: 'get' }) instanceof ${sdk}.CheckoutError)) throw new Error('RedisStoreError is not a CheckoutError of the main entry');
       // loads without pg or postgres installed: the partner passes the pool in
@@ -93,7 +199,16 @@ try {
      const testing = await import('checkout-partner-sdk/testing');
      const redis = await import('checkout-partner-sdk/redis');
      const postgres = await import('checkout-partner-sdk/postgres');
-     ${body('sdk', 'webhooks', 'testing', 'redis', 'postgres')}
+     const testingMsw = await import('checkout-partner-sdk/testing/msw');
+     // both builds in one process (the dual package hazard): one error tree for instanceof
+     const cjs = require('checkout-partner-sdk');
+     if (cjs.NotFoundError === sdk.NotFoundError) throw new Error('expected two builds');
+     const [fromCjs, fromEsm] = [new cjs.NotFoundError('x', { status: 404 }), new sdk.NotFoundError('x', { status: 404 })];
+     if (!(fromCjs instanceof sdk.NotFoundError) || !(fromCjs instanceof sdk.CheckoutError) || !(fromEsm instanceof cjs.ApiError)) throw new Error('instanceof fails across the ESM and CJS builds');
+     if (fromCjs instanceof sdk.RateLimitError) throw new Error('a NotFoundError passed for a RateLimitError');
+     const cjsWebhookError = (() => { try { require('checkout-partner-sdk/webhooks').parseEvent('nope'); } catch (e) { return e; } })();
+     if (!(cjsWebhookError instanceof webhooks.WebhookPayloadError) || !(cjsWebhookError instanceof sdk.CheckoutError)) throw new Error('instanceof fails across the webhooks builds');
+     ${body('sdk', 'webhooks', 'testing', 'redis', 'postgres', 'testingMsw')}
      console.log('esm ok');`,
   );
   writeFileSync(
@@ -104,8 +219,9 @@ try {
      const testing = require('checkout-partner-sdk/testing');
      const redis = require('checkout-partner-sdk/redis');
      const postgres = require('checkout-partner-sdk/postgres');
+     const testingMsw = require('checkout-partner-sdk/testing/msw');
      require('checkout-partner-sdk/package.json');
-     (async () => { ${body('sdk', 'webhooks', 'testing', 'redis', 'postgres')} console.log('cjs ok'); })().catch((e) => { console.error(e); process.exit(1); });`,
+     (async () => { ${body('sdk', 'webhooks', 'testing', 'redis', 'postgres', 'testingMsw')} console.log('cjs ok'); })().catch((e) => { console.error(e); process.exit(1); });`,
   );
   process.stdout.write(run('node', ['smoke.mjs']));
   process.stdout.write(run('node', ['smoke.cjs']));

@@ -9,24 +9,51 @@
 
 /** A zod-style validation issue, as carried by {@link ResponseValidationError}. */
 export interface ValidationIssue {
+  /** zod's issue code, e.g. `invalid_type`; `invalid_json` for a body that is not JSON. */
   readonly code?: string | undefined;
+  /** Where in the body: property names and array indexes from the root. */
   readonly path: readonly PropertyKey[];
+  /** What did not match, in words. */
   readonly message: string;
 }
 
+/** Every copy of the SDK's error classes carries it (a registry symbol, so all copies share it). */
+const BRAND = Symbol.for('checkout-partner-sdk.CheckoutError');
+
 /** The root of every error the SDK rejects with. */
 export class CheckoutError extends Error {
+  /** The class name, a literal per class, so checks by name work across realms and in logs. */
   override readonly name: string = 'CheckoutError';
+
+  /**
+   * `instanceof` holds across copies of the SDK in one process (the ESM and the CommonJS build, the
+   * dual package hazard): an error matches a class when it is a real instance, or when its
+   * prototype chain holds a branded SDK class of the same name. Inherited by every subclass.
+   */
+  static override [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+    for (let proto: unknown = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
+      const ctor = Object.hasOwn(proto as object, 'constructor') ? (proto as { constructor: unknown }).constructor : undefined;
+      if (typeof ctor === 'function' && (ctor as { [BRAND]?: unknown })[BRAND] === true && ctor.name === this.name) return true;
+    }
+    return false;
+  }
 }
+// On the constructor, so every subclass inherits it (static inheritance), without a typed member.
+Object.defineProperty(CheckoutError, BRAND, { value: true });
 
 /** What the SDK knows of the response (or its absence) behind an {@link ApiError}. */
 export interface ApiErrorInit {
   /** HTTP status, or `undefined` when no response arrived. */
   status?: number | undefined;
+  /** The response headers, when a response arrived. */
   headers?: Headers | undefined;
+  /** The response body, parsed as JSON when it was JSON. */
   body?: unknown;
   /** `METHOD path` of the request, for the message (never a URL with credentials). */
   request?: string | undefined;
+  /** What caused it (never a ky error, which holds the request and its Authorization header). */
   cause?: unknown;
 }
 

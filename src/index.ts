@@ -27,6 +27,8 @@ export type {
   KnownString,
   Me,
   Order,
+  ParseIssue,
+  ParseResult,
   ParseSchema,
   Settlement,
   SettlementStatus,

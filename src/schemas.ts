@@ -24,8 +24,11 @@ export type Currency = KnownString<'BRZ'>;
  * const token = TokenResponseSchema.parse(await response.json());
  */
 export const TokenResponseSchema = z.looseObject({
+  /** The access token (a JWT) for the `Authorization: Bearer` header of business calls. Secret. */
   accessToken: z.string().check(z.minLength(1)),
+  /** The token's scheme: `Bearer`. */
   tokenType: z.string(),
+  /** The token's lifetime in seconds from the exchange. */
   expiresIn: z.number().check(z.positive()),
 });
 /** The response of POST /auth/token. */
@@ -33,7 +36,9 @@ export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 
 /** An order's settlement: `status` is `Settled` once its crypto swap settled; `tradeId` is null for BRZ. */
 export const SettlementSchema = z.looseObject({
+  /** The settlement state: `Settled` once the crypto swap settled; other states may appear. */
   status: z.optional(knownString<'Settled'>()),
+  /** The provider's trade id; `null` for BRZ orders, which have no crypto swap. */
   tradeId: z.optional(z.nullable(z.string())),
 });
 /** An order's settlement. */
@@ -41,8 +46,11 @@ export type Settlement = z.infer<typeof SettlementSchema>;
 
 /** An order as GET /orders/by-external-id/{externalId} returns it; unknown fields are kept. */
 export const OrderSchema = z.looseObject({
+  /** The partner's own id of the order, as given when it was created. */
   externalId: z.string(),
+  /** The order's currency (`BRZ` means no crypto swap); other currencies may appear. */
   currency: z.optional(knownString<'BRZ'>()),
+  /** The order's settlement, when the service reports one. */
   settlement: z.optional(z.nullable(SettlementSchema)),
 });
 /** An order as the service returns it; every field it sends is kept, known or not. */
@@ -50,7 +58,9 @@ export type Order = z.infer<typeof OrderSchema>;
 
 /** A withdrawal as GET /withdrawals/by-external-id/{externalId} returns it; unknown fields are kept. */
 export const WithdrawalSchema = z.looseObject({
+  /** The partner's own id of the withdrawal, as given when it was created. */
   externalId: z.string(),
+  /** The withdrawal state: `Completed` once paid out; other states may appear. */
   status: knownString<'Completed'>(),
 });
 /** A PIX withdrawal as the service returns it; every field it sends is kept, known or not. */
@@ -63,5 +73,34 @@ export type Me = z.infer<typeof MeSchema>;
 
 /** Anything with zod's `safeParse`: the schemas above, or a partner's own for `request()`. */
 export interface ParseSchema<T> {
-  safeParse(data: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { code?: string; path: readonly PropertyKey[]; message: string }[] } };
+  /** Parses `data`: the typed value, or the issues that did not match (as zod's `safeParse`). */
+  safeParse(data: unknown): ParseResult<T>;
+}
+
+/** What {@link ParseSchema.safeParse} returns. */
+export type ParseResult<T> =
+  | {
+      /** The data matched. */
+      success: true;
+      /** The parsed value. */
+      data: T;
+    }
+  | {
+      /** The data did not match. */
+      success: false;
+      /** Why: zod-style issues. */
+      error: {
+        /** One entry per mismatch. */
+        issues: readonly ParseIssue[];
+      };
+    };
+
+/** One mismatch of a {@link ParseResult}, in zod's shape. */
+export interface ParseIssue {
+  /** zod's issue code, e.g. `invalid_type`. */
+  code?: string;
+  /** Where in the data: property names and array indexes from the root. */
+  path: readonly PropertyKey[];
+  /** What did not match, in words. */
+  message: string;
 }

@@ -4,7 +4,9 @@
 // (b) cold import: `node app.mjs` where app.mjs only imports the package, against `node empty.mjs`,
 //     spawned N times each, interleaved; the median wall time minus the empty script's median.
 //     Each app also reports the import's own time measured inside the process (median), and a
-//     script that only touches Node's fetch shows what loading it costs any fetch-based client.
+//     script that only touches Node's fetch shows what loading it costs any fetch-based client, and
+//     the SDK's dependencies (zod/mini, its locales, jose root vs jose/jwt/decode, ky) alone show
+//     what each would cost loaded from node_modules.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -48,6 +50,13 @@ const scripts = {
   // Node loads its fetch (undici) on first use; ky touches Request at import, so the SDK pays it
   // there while a raw-fetch app pays it at its first request: this row shows what that costs
   "Node's fetch, first touch": `Promise.resolve(globalThis.Request)`,
+  // the SDK's dependencies on their own, as Node loads them from node_modules (the SDK bundles zod
+  // tree-shaken instead, so it does not pay for zod's locales; see bench/README.md)
+  'zod/mini (all locales)': `import('zod/mini')`,
+  'zod/v4/locales alone': `import('zod/v4/locales')`,
+  'jose (root)': `import('jose')`,
+  'jose/jwt/decode': `import('jose/jwt/decode')`,
+  'ky': `import('ky')`,
   'checkout-partner-sdk': `import('checkout-partner-sdk')`,
   'checkout-partner-sdk/webhooks': `import('checkout-partner-sdk/webhooks')`,
   'openai': `import('openai')`,

@@ -8,6 +8,7 @@ import { RedisStoreError, type RedisStoreOperation } from './errors.js';
  * `Cluster`) that the Redis stores use: `call` runs a raw command.
  */
 export interface IoRedisClientLike {
+  /** ioredis' raw command call, e.g. `call('GET', key)`. */
   call(command: string, ...args: string[]): Promise<unknown>;
 }
 
@@ -18,6 +19,7 @@ export interface IoRedisClientLike {
  * supported.
  */
 export interface NodeRedisClientLike {
+  /** node-redis' raw command call, e.g. `sendCommand(['GET', key])`. */
   sendCommand(args: string[]): Promise<unknown>;
 }
 

@@ -72,6 +72,7 @@ export interface DeliveryAttempt {
 
 /** One delivery of the event: its attempts, the last one answered 2xx. */
 export interface Delivery {
+  /** Every attempt of this delivery, in order; the last one answered 2xx. */
   readonly attempts: readonly DeliveryAttempt[];
   /** The 2xx status that ended it. */
   readonly status: number;

@@ -1,4 +1,5 @@
 import type { HttpHandler } from 'msw';
+import { loadMsw } from './load-msw.js';
 import { buildMswHandlers } from './msw-handlers.js';
 import { FakeCheckoutCore, type FakeCheckoutOptions } from './service.js';
 
@@ -6,20 +7,22 @@ import { FakeCheckoutCore, type FakeCheckoutOptions } from './service.js';
  * An in-memory checkout service that behaves as the spec says: the token exchange with its four
  * 401 causes, HS256 JWT access tokens (a random key per fake) checked on every business call, the
  * three status GETs with their 404s, and partner headers refused on business endpoints. One
- * implementation ({@link FakeCheckoutCore.fetch}) served as msw handlers (`handlers()`) or a real
+ * implementation (`fake.fetch`) served as msw handlers (`handlers()`) or a real
  * local server (`listen()`). Orders and withdrawals are set and advanced by the test.
  */
 export class FakeCheckout extends FakeCheckoutCore {
   /**
    * msw handlers serving the fake under `baseUrl` (the partner API path is appended unless there),
-   * for `setupServer` from 'msw/node' or `setupWorker`. Needs the optional peer dependency msw.
+   * for `setupServer` from 'msw/node'. Loads the optional peer dependency msw (2 or 3) on the first
+   * call and throws a {@link MissingPeerDependencyError} saying to install it when it is missing.
+   * In a browser, use `fakeCheckoutHandlers` from `checkout-partner-sdk/testing/msw`.
    *
    * @example
    * const server = setupServer(...fake.handlers('https://checkout.test'));
-   * server.listen({ onUnhandledFrame: 'error' });
+   * server.listen();
    */
   handlers(baseUrl: string): HttpHandler[] {
-    return buildMswHandlers((request) => this.respond(request), baseUrl);
+    return buildMswHandlers(loadMsw(), this, baseUrl);
   }
 }
 

@@ -1,10 +1,12 @@
 /**
  * `checkout-partner-sdk/testing`: a fake checkout service for tests, examples and local sandboxes,
- * and a fake payment provider that signs and delivers events. This entry loads msw (a peer
- * dependency, optional for the rest of the package): install it as a dev dependency. The CLI's
- * `checkout-partner sandbox` serves the same fake without msw.
+ * and a fake payment provider that signs and delivers events. This entry loads without msw:
+ * `fake.handlers()` loads msw (an optional peer dependency) on its first call, and
+ * `checkout-partner-sdk/testing/msw` imports it statically. The CLI's `checkout-partner sandbox`
+ * serves the same fake.
  */
 export { createFakeCheckout, FakeCheckout } from './fake-checkout.js';
+export { MissingPeerDependencyError } from './load-msw.js';
 export type { FakeCheckoutOptions } from './service.js';
 export type { FakeCheckoutStats, FakeRequestRecord } from './request-log.js';
 export type { FakePartner } from './partners.js';

@@ -290,7 +290,7 @@ export class FakeCheckoutCore {
   /**
    * The whole service, as every adapter (fetch, msw, node:http) calls it: logs the request, applies
    * injected faults and the delay, routes it. Resolves with the `Response`, or with
-   * {@link DROP_CONNECTION} for an injected `'network'` fault. Prefer {@link fetch} in your own code.
+   * an internal marker symbol for an injected `'network'` fault. Prefer `fake.fetch` in your own code.
    */
   async respond(request: Request): Promise<Response | typeof DROP_CONNECTION> {
     const url = new URL(request.url);

@@ -76,10 +76,16 @@ export type EventOfType<T extends string> = T extends 'otc.trade.settled'
   : T extends 'otc.trade.cancelled'
     ? OtcTradeCancelledEvent
     : T extends `pix.deposit.${string}`
-      ? PixDepositEvent & { readonly type: T }
+      ? PixDepositEvent & OfType<T>
       : T extends `pix.withdrawal.${string}`
-        ? PixWithdrawalEvent & { readonly type: T }
-        : WebhookEventBase & { readonly type: T };
+        ? PixWithdrawalEvent & OfType<T>
+        : WebhookEventBase & OfType<T>;
+
+/** The `type` an {@link EventOfType} was narrowed to. */
+export interface OfType<T extends string> {
+  /** The event's type, as given to {@link isEventType}. */
+  readonly type: T;
+}
 
 /**
  * Whether `event` has type `type`, narrowing it to that event's fields.

@@ -40,8 +40,11 @@ export interface WebhookLogEntry {
 export type WebhookLogger =
   | ((entry: WebhookLogEntry) => void)
   | {
+      /** Gets the entries of deliveries handled or skipped as duplicates. */
       info(entry: WebhookLogEntry): unknown;
+      /** Gets the entries of rejected deliveries (bad signature, size, payload). */
       warn(entry: WebhookLogEntry): unknown;
+      /** Gets the entries of deliveries that failed (store, confirmation, `onEvent`). */
       error(entry: WebhookLogEntry): unknown;
     };
 

@@ -22,11 +22,15 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
 
 /** The part of a Node response the `node` adapter uses: node:http's `ServerResponse` and Express's `Response` fit. */
 export interface NodeResponseLike {
+  /** The status to answer with; the handler sets it. */
   statusCode: number;
+  /** Whether the headers went out already (then the handler does not answer again). */
   readonly headersSent?: boolean | undefined;
   /** The request it answers (`ServerResponse.req`): a body not read to its end closes the connection. */
   readonly req?: { readonly readableEnded?: boolean | undefined } | undefined;
+  /** Sets a response header. */
   setHeader(name: string, value: string): unknown;
+  /** Sends the body and ends the response. */
   end(chunk: string): unknown;
 }
 

@@ -3,6 +3,7 @@ export { LeaseLostError, WebhookPayloadError } from './errors.js';
 export { isEventType, parseEvent } from './event.js';
 export type {
   EventOfType,
+  OfType,
   KnownWebhookEvent,
   OtcTradeCancelledEvent,
   OtcTradeSettledEvent,

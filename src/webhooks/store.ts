@@ -4,6 +4,7 @@
  * claim can settle it (a worker whose lease ran out cannot settle a later worker's claim).
  */
 export interface ClaimedLease {
+  /** The event was claimed: this worker runs it. */
   status: 'claimed';
   /** What the store needs to recognise its own claim (a token, a row version): never inspected by the handler. */
   lease: unknown;
