@@ -5,13 +5,23 @@ import { describe } from '../internal/path.js';
  * `connect` for a client to run a transaction on. A `pg.Pool` fits.
  */
 export interface PgPoolLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /** Runs one statement on a pooled connection. */
+  query(text: string, values?: unknown[]): Promise<PgQueryResult>;
+  /** Checks out a client for a transaction. */
   connect(): Promise<PgPoolClientLike>;
+}
+
+/** The part of a `pg` query result the store reads. */
+export interface PgQueryResult {
+  /** The rows, as plain objects. */
+  rows: unknown[];
 }
 
 /** The part of a `pg` `PoolClient` the store uses. */
 export interface PgPoolClientLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /** Runs one statement on this client's connection. */
+  query(text: string, values?: unknown[]): Promise<PgQueryResult>;
+  /** Gives the client back to the pool; with an error, the pool discards its connection. */
   release(error?: Error | boolean): void;
 }
 
@@ -21,11 +31,13 @@ export interface PgPoolClientLike {
  * `sql` that `postgres(url)` returns fits.
  */
 export interface PostgresJsSqlLike extends PostgresJsTransactionLike {
+  /** Runs `run` inside `BEGIN` … `COMMIT` on one connection. */
   begin(run: (sql: PostgresJsTransactionLike) => unknown): PromiseLike<unknown>;
 }
 
 /** The part of a postgres.js transaction `sql` (what `sql.begin` hands its callback) the store uses. */
 export interface PostgresJsTransactionLike {
+  /** Runs one parameterised statement. */
   unsafe(query: string, parameters?: never[]): PromiseLike<unknown>;
 }
 

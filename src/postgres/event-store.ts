@@ -1,6 +1,6 @@
 import { checkEventId } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
-import type { EventStore } from '../webhooks/store.js';
+import type { ClaimedLease, EventStore } from '../webhooks/store.js';
 import type { TransactionalEventStore, TransactResult } from '../webhooks/transactional.js';
 import { driverOf, type Driver, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, storeError } from './errors.js';
@@ -186,7 +186,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
    * Claims `eventId` for `leaseMs` milliseconds (PostgreSQL's clock): `{ status: "claimed", lease }`
    * when the caller now owns it, `"in-flight"` when a live claim holds it, `"done"` when it was completed.
    */
-  async claim(eventId: string, leaseMs: number): Promise<{ status: 'claimed'; lease: string } | 'in-flight' | 'done'> {
+  async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
       throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);

@@ -17,4 +17,4 @@ export { PostgresEventStore } from './event-store.js';
 export type { PostgresEventStoreOptions, PostgresTransact } from './event-store.js';
 export { PostgresStoreError } from './errors.js';
 export type { PostgresStoreOperation } from './errors.js';
-export type { PgPoolClientLike, PgPoolLike, PostgresJsSqlLike, PostgresJsTransactionLike, PostgresPoolLike, PostgresTransaction } from './driver.js';
+export type { PgPoolClientLike, PgPoolLike, PgQueryResult, PostgresJsSqlLike, PostgresJsTransactionLike, PostgresPoolLike, PostgresTransaction } from './driver.js';

@@ -49,7 +49,9 @@ export interface DrainOptions {
 
 /** An event whose delivery was still in hand when `drain()` resolved. */
 export interface DrainedEvent {
+  /** The event's `eventId`. */
   eventId: string;
+  /** The event's `type`. */
   type: string;
 }
 

@@ -20,6 +20,12 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readonly readableEnded?: boolean | undefined;
 }
 
+/** Whether a request's body stream was read to its end. */
+export interface RequestEndState {
+  /** `true` once the stream was read to its end. */
+  readonly readableEnded?: boolean | undefined;
+}
+
 /** The part of a Node response the `node` adapter uses: node:http's `ServerResponse` and Express's `Response` fit. */
 export interface NodeResponseLike {
   /** The status to answer with; the handler sets it. */
@@ -27,7 +33,7 @@ export interface NodeResponseLike {
   /** Whether the headers went out already (then the handler does not answer again). */
   readonly headersSent?: boolean | undefined;
   /** The request it answers (`ServerResponse.req`): a body not read to its end closes the connection. */
-  readonly req?: { readonly readableEnded?: boolean | undefined } | undefined;
+  readonly req?: RequestEndState | undefined;
   /** Sets a response header. */
   setHeader(name: string, value: string): unknown;
   /** Sends the body and ends the response. */
@@ -72,7 +78,9 @@ function toHeaders(raw: NodeRequestLike['headers']): Headers {
 
 /** Where a framework keeps what its body parser left: raw bytes (`rawBody`) and the parsed or raw `body`. */
 export interface KeptBody {
+  /** Raw bytes a framework kept beside the parsed body (NestJS `rawBody: true`, fastify-raw-body, @koa/bodyparser). */
   readonly rawBody?: unknown;
+  /** The body a parser left: raw bytes or text are used as the raw body; a parsed object is refused with the fix. */
   readonly body?: unknown;
 }
 

@@ -19,7 +19,7 @@ export { tagValue } from './tags.js';
 export type { MemoryEventStoreOptions } from './memory-store.js';
 export type { FastifyReplyLike, FastifyRequestLike } from './fastify-adapter.js';
 export type { KoaContextLike } from './koa-adapter.js';
-export type { KeptBody, NodeRequestLike, NodeResponseLike } from './node-adapter.js';
+export type { KeptBody, NodeRequestLike, NodeResponseLike, RequestEndState } from './node-adapter.js';
 export type {
   ConfirmOptions,
   ExternalIdResolver,
