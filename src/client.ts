@@ -1,11 +1,13 @@
 import { TokenCache } from './auth/token-cache.js';
 import type { TokenStore } from './auth/token-store.js';
-import { AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from './errors.js';
-import { sleep, untilAborted } from './internal/abort.js';
+import { AuthenticationError, CheckoutError, ResponseValidationError, TimeoutError, WaitTimeoutError } from './errors.js';
+import { sleep } from './internal/abort.js';
 import { partnerApiBase } from './internal/api-base.js';
-import { positiveMs } from './internal/arguments.js';
+import { callBound } from './internal/call-bound.js';
 import { env } from './internal/env.js';
+import { checkTransportSecurity } from './internal/insecure-http.js';
 import { describe, pathSegment } from './internal/path.js';
+import { timerMs } from './internal/timer-ms.js';
 import { Transport } from './internal/transport.js';
 import {
   MeSchema,
@@ -66,17 +68,39 @@ export interface CheckoutClientOptions {
    */
   tokenStore?: TokenStore | undefined;
   /**
-   * The `fetch` to use, e.g. one with a proxy agent or instrumentation.
+   * The `fetch` to use, e.g. one with a proxy agent or instrumentation. It must honour
+   * `redirect: 'manual'` (Node's and every standard fetch do): a followed redirect is rejected.
    * @default globalThis.fetch
    */
   fetch?: typeof globalThis.fetch | undefined;
+  /**
+   * The largest response body accepted, in bytes, counted after decompression. A larger body (of
+   * any status, error bodies included) is cut off there, its request aborted, and the call rejects
+   * with `ResponseTooLargeError`. The default is far above any record the service sends.
+   * @default 1_048_576 (1 MiB)
+   */
+  maxResponseBytes?: number | undefined;
+  /**
+   * Allow a plain `http:` `baseUrl` whose host is not loopback. Plain http sends the partner secret
+   * and the token in clear text: use it only on a private network you trust. `localhost`,
+   * `127.0.0.0/8` and `[::1]` (the fake service, sandboxes) are always allowed.
+   * @default false
+   */
+  allowInsecureHttp?: boolean | undefined;
 }
 
 /** Per-call options of the read methods. */
 export interface RequestOptions {
-  /** Aborts the call; it then rejects with the signal's reason and is not retried. */
+  /**
+   * Aborts the call, the wait for a token exchange included; it then rejects with the signal's
+   * reason and is not retried. A signal already aborted sends nothing.
+   */
   signal?: AbortSignal | undefined;
-  /** Overrides the client's per-attempt `timeoutMs` for this call. */
+  /**
+   * Bounds the whole call, in milliseconds: the wait for a token exchange, every attempt and every
+   * retry delay. Past it the call rejects with `TimeoutError`. Each attempt is also bounded by the
+   * client's `timeoutMs`.
+   */
   timeoutMs?: number | undefined;
 }
 
@@ -126,22 +150,29 @@ export class CheckoutClient {
   readonly #secret: PartnerSecret;
   readonly #transport: Transport;
   readonly #tokens: TokenCache;
-  readonly #timeoutMs: number;
 
   constructor(options: CheckoutClientOptions = {}) {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`CheckoutClient options must be an object, got ${describe(options)}`);
     }
+    if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== 'boolean') {
+      throw new TypeError(`allowInsecureHttp must be a boolean, got ${describe(options.allowInsecureHttp)}`);
+    }
     this.baseUrl = partnerApiBase(required('baseUrl', 'CHECKOUT_BASE_URL', options.baseUrl));
+    checkTransportSecurity(this.baseUrl, options.allowInsecureHttp === true);
     this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
     this.#secret = secretOption(options.partnerSecret);
-    this.#timeoutMs = positiveMs('timeoutMs', options.timeoutMs, 30_000);
+    const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 30_000);
+    const maxResponseBytes = options.maxResponseBytes ?? 1_048_576;
+    if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
+      throw new TypeError(`maxResponseBytes must be a whole number of bytes, at least 1, got ${String(maxResponseBytes)}`);
+    }
     const maxRetries = options.maxRetries ?? 2;
-    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
       throw new TypeError(`maxRetries must be a whole number of at least 0, got ${String(maxRetries)}`);
     }
     const skewSeconds = options.tokenSkewSeconds ?? 30;
-    if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !Number.isFinite(skewSeconds)) {
+    if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !(skewSeconds * 1000 <= Number.MAX_SAFE_INTEGER)) {
       throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${String(skewSeconds)}`);
     }
     if (options.fetch !== undefined && typeof options.fetch !== 'function') {
@@ -153,12 +184,13 @@ export class CheckoutClient {
     }
     this.#transport = new Transport({
       apiBase: this.baseUrl,
-      timeoutMs: this.#timeoutMs,
+      timeoutMs,
       maxRetries,
+      maxResponseBytes,
       fetch: options.fetch,
     });
     this.#tokens = new TokenCache({
-      exchange: () => this.#exchange(),
+      exchange: (signal) => this.#exchange(signal),
       skewSeconds,
       store,
       key: `checkout-partner-sdk:token:${this.baseUrl}:${this.partnerId}`,
@@ -167,10 +199,17 @@ export class CheckoutClient {
 
   /**
    * The cached access token, or a new one from POST /auth/token. Concurrent callers share one
-   * exchange; a failed exchange is not cached.
+   * exchange; a failed exchange is not cached. `signal` and `timeoutMs` bound the wait (see
+   * {@link RequestOptions}); an exchange no caller waits for any more is aborted.
    */
-  async getAccessToken(options: Pick<RequestOptions, 'signal'> = {}): Promise<string> {
-    return untilAborted(this.#tokens.get(), checkRequestOptions(options).signal);
+  async getAccessToken(options: RequestOptions = {}): Promise<string> {
+    const { signal, timeoutMs } = checkRequestOptions(options);
+    const bound = callBound(signal, timeoutMs, () => callTimedOut('POST /auth/token', timeoutMs));
+    try {
+      return await this.#tokens.get(bound.signal);
+    } finally {
+      bound.dispose();
+    }
   }
 
   /** Epoch milliseconds at which the cached token stops being reused (skew taken off), or `undefined` when none is cached. */
@@ -254,7 +293,7 @@ export class CheckoutClient {
     return `CheckoutClient { baseUrl: '${this.baseUrl}', partnerId: '${this.partnerId}' }`;
   }
 
-  async #exchange(): Promise<TokenResponse> {
+  async #exchange(signal: AbortSignal): Promise<TokenResponse> {
     let secret: unknown;
     try {
       secret = typeof this.#secret === 'function' ? await this.#secret() : this.#secret;
@@ -271,6 +310,7 @@ export class CheckoutClient {
         headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret },
         retry: true,
         schema: TokenResponseSchema,
+        signal,
       });
     } catch (error) {
       // a token response that failed validation may still hold a working token: keep it out of the error
@@ -279,7 +319,10 @@ export class CheckoutClient {
     }
   }
 
-  /** A business call with the Bearer token; a 401 drops that token, mints one new token and retries once. */
+  /**
+   * A business call with the Bearer token; a 401 drops that token, mints one new token and retries
+   * once. The call's `signal` and `timeoutMs` bound all of it, the wait for an exchange included.
+   */
   async #authed<T>(
     method: string,
     path: string,
@@ -287,8 +330,13 @@ export class CheckoutClient {
     options: RequestOptions,
     body: Pick<RawRequestOptions<T>, 'json' | 'searchParams'> = {},
   ): Promise<T> {
+    const { timeoutMs } = options;
+    // a signal already aborted sends nothing, not even a token exchange
+    options.signal?.throwIfAborted();
+    const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs));
+    const { signal, deadline } = bound;
     const send = async () => {
-      const token = await untilAborted(this.#tokens.get(), options.signal);
+      const token = await this.#tokens.get(signal);
       const call = this.#transport.send({
         method,
         path,
@@ -297,19 +345,23 @@ export class CheckoutClient {
         schema,
         json: body.json,
         searchParams: body.searchParams,
-        signal: options.signal,
-        timeoutMs: options.timeoutMs,
+        signal,
+        deadline,
       });
       return { token, call };
     };
-    const first = await send();
     try {
-      return await first.call;
-    } catch (error) {
-      if (!(error instanceof AuthenticationError)) throw error;
-      this.#tokens.invalidate(first.token);
+      const first = await send();
+      try {
+        return await first.call;
+      } catch (error) {
+        if (!(error instanceof AuthenticationError)) throw error;
+        this.#tokens.invalidate(first.token);
+      }
+      return await (await send()).call; // a second 401 rejects with AuthenticationError
+    } finally {
+      bound.dispose();
     }
-    return (await send()).call; // a second 401 rejects with AuthenticationError
   }
 
   async #waitFor<T>(
@@ -320,8 +372,8 @@ export class CheckoutClient {
   ): Promise<T> {
     if (typeof until !== 'function') throw new TypeError(`until must be a function of the ${what}`);
     if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
-    const timeoutMs = positiveMs('timeoutMs', options.timeoutMs, 60_000);
-    const intervalMs = positiveMs('intervalMs', options.intervalMs, 2_000);
+    const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 60_000);
+    const intervalMs = timerMs('intervalMs', options.intervalMs, 2_000);
     const { signal } = checkRequestOptions({ signal: options.signal });
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
@@ -383,6 +435,11 @@ function checkRequestOptions<O extends RequestOptions>(options: O): O {
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError('signal must be an AbortSignal');
   }
-  if (options.timeoutMs !== undefined) positiveMs('timeoutMs', options.timeoutMs, 0);
+  if (options.timeoutMs !== undefined) timerMs('timeoutMs', options.timeoutMs, 0);
   return options;
+}
+
+/** The rejection of a call that ran past its own `timeoutMs`. */
+function callTimedOut(label: string, timeoutMs: number | undefined): TimeoutError {
+  return new TimeoutError(`${label} did not complete within its timeoutMs (${timeoutMs} ms)`, { request: label });
 }

@@ -7,6 +7,8 @@
  * header, so they are never attached as `cause`.
  */
 
+import { retryAfterMs } from './internal/retry-after.js';
+
 /** A zod-style validation issue, as carried by {@link ResponseValidationError}. */
 export interface ValidationIssue {
   readonly code?: string | undefined;
@@ -78,12 +80,7 @@ export class RateLimitError extends ApiError {
   declare readonly status: number;
   /** The last `Retry-After` the service sent, in milliseconds, when it sent one. */
   get retryAfterMs(): number | undefined {
-    const value = this.headers.get('retry-after');
-    if (value === null) return undefined;
-    const seconds = Number(value);
-    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-    const date = Date.parse(value);
-    return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+    return retryAfterMs(this.headers);
   }
 }
 
@@ -115,6 +112,22 @@ export class ResponseValidationError extends ApiError {
   constructor(message: string, init: ApiErrorInit & { issues: readonly ValidationIssue[] }) {
     super(message, init);
     this.issues = init.issues;
+  }
+}
+
+/**
+ * A response body (of any status) was larger than the client's `maxResponseBytes`, counted on the
+ * decoded bytes: the read stopped at the limit and the request was aborted. Not retried.
+ */
+export class ResponseTooLargeError extends ApiError {
+  override readonly name = 'ResponseTooLargeError' as const;
+  declare readonly status: number;
+  /** The limit that was passed, in bytes (the client's `maxResponseBytes`). */
+  readonly limitBytes: number;
+
+  constructor(message: string, init: ApiErrorInit & { limitBytes: number }) {
+    super(message, init);
+    this.limitBytes = init.limitBytes;
   }
 }
 

@@ -18,15 +18,17 @@ export type WithdrawalStatus = KnownString<'Completed'>;
 export type Currency = KnownString<'BRZ'>;
 
 /**
- * The response of POST /auth/token. `expiresIn` is the token's lifetime in seconds.
+ * The response of POST /auth/token. `accessToken` must be header-safe (visible ASCII only, so it
+ * can be sent as `Bearer <token>`), `tokenType` is `Bearer` in any case (RFC 6749 §7.1), and
+ * `expiresIn` is the token's lifetime in whole seconds, at least 1.
  *
  * @example
  * const token = TokenResponseSchema.parse(await response.json());
  */
 export const TokenResponseSchema = z.looseObject({
-  accessToken: z.string().check(z.minLength(1)),
-  tokenType: z.string(),
-  expiresIn: z.number().check(z.positive()),
+  accessToken: z.string().check(z.regex(/^[\x21-\x7E]+$/, 'accessToken must be a non-empty token of visible ASCII characters')),
+  tokenType: z.string().check(z.refine((value) => value.toLowerCase() === 'bearer', 'tokenType must be "Bearer"')),
+  expiresIn: z.int().check(z.minimum(1, 'expiresIn must be a whole number of seconds, at least 1')),
 });
 /** The response of POST /auth/token. */
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;

@@ -4,17 +4,33 @@ import type { TokenResponse } from '../schemas.js';
 import type { StoredToken, TokenStore } from './token-store.js';
 
 export interface TokenCacheOptions {
-  /** Runs POST /auth/token. */
-  exchange: () => Promise<TokenResponse>;
+  /** Runs POST /auth/token; `signal` aborts it once no caller waits for it any more. */
+  exchange: (signal: AbortSignal) => Promise<TokenResponse>;
   /** Seconds taken off the token's lifetime, never more than half of it. */
   skewSeconds: number;
   store: TokenStore | undefined;
   key: string;
 }
 
+/** The exchange in flight and who waits for it. */
+interface Flight {
+  promise: Promise<string>;
+  controller: AbortController;
+  /** Callers with a signal still waiting. */
+  waiters: number;
+  /** A caller without a signal waits: the exchange then runs to its own end. */
+  pinned: boolean;
+}
+
+/**
+ * The shortest reuse window, in ms: however wrong a clock (or a token's lifetime) is, a token is
+ * reused this long, so no clock problem can turn into an exchange per call.
+ */
+export const MIN_REUSE_MS = 1_000;
+
 /**
  * The client's access token: reused until its lifetime minus the skew has passed (never past the
- * JWT's `exp`), minted by one exchange at a time however many callers wait, never cached on failure.
+ * JWT's lifetime), minted by one exchange at a time however many callers wait, never cached on failure.
  */
 export class TokenCache {
   readonly #options: TokenCacheOptions;
@@ -24,7 +40,7 @@ export class TokenCache {
    * request, and while the token is valid it hands out this same promise instead of a new one.
    */
   #settled: Promise<string> | undefined;
-  #inflight: Promise<string> | undefined;
+  #inflight: Flight | undefined;
   /** A token the service rejected (401): ignored if a shared store still hands it out. */
   #rejected: string | undefined;
 
@@ -32,15 +48,48 @@ export class TokenCache {
     this.#options = options;
   }
 
-  /** The current token, or a new one. */
-  get(): Promise<string> {
+  /**
+   * The current token, or a new one. A caller whose `signal` aborts stops waiting at once (with the
+   * signal's reason); the exchange is aborted when no caller waits for it any more.
+   */
+  get(signal?: AbortSignal): Promise<string> {
     const current = this.#current;
     if (current !== undefined && this.#usable(current) !== undefined) {
       return (this.#settled ??= Promise.resolve(current.accessToken));
     }
-    return (this.#inflight ??= this.#refresh().finally(() => {
-      this.#inflight = undefined;
-    }));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const flight = (this.#inflight ??= this.#start());
+    if (signal === undefined) {
+      flight.pinned = true;
+      return flight.promise;
+    }
+    flight.waiters += 1;
+    return new Promise<string>((resolve, reject) => {
+      const leave = () => {
+        signal.removeEventListener('abort', onAbort);
+        flight.waiters -= 1;
+      };
+      const onAbort = () => {
+        leave();
+        if (flight.waiters === 0 && !flight.pinned) {
+          // nobody waits for this exchange any more: stop it, and let the next caller start afresh
+          if (this.#inflight === flight) this.#inflight = undefined;
+          flight.controller.abort(signal.reason);
+        }
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      flight.promise.then(
+        (token) => {
+          leave();
+          resolve(token);
+        },
+        (error: unknown) => {
+          leave();
+          reject(error);
+        },
+      );
+    });
   }
 
   /** Forget `token` after the service rejected it, so the next `get()` mints a new one. */
@@ -54,7 +103,18 @@ export class TokenCache {
     return this.#usable(this.#current) === undefined ? undefined : this.#current?.expiresAt;
   }
 
-  async #refresh(): Promise<string> {
+  #start(): Flight {
+    const controller = new AbortController();
+    const flight: Flight = { promise: undefined as never, controller, waiters: 0, pinned: false };
+    flight.promise = this.#refresh(controller.signal).finally(() => {
+      if (this.#inflight === flight) this.#inflight = undefined;
+    });
+    // a flight every caller left rejects with nobody listening
+    flight.promise.catch(() => undefined);
+    return flight;
+  }
+
+  async #refresh(signal: AbortSignal): Promise<string> {
     const { store, key } = this.#options;
     if (store !== undefined) {
       // the store is a cache: one that fails (or holds garbage) is read as empty, and the exchange runs
@@ -67,11 +127,11 @@ export class TokenCache {
         return shared;
       }
     }
-    const obtainedAt = Date.now();
-    const response = await this.#options.exchange();
+    signal.throwIfAborted();
+    const response = await this.#options.exchange(signal);
     const token: StoredToken = {
       accessToken: response.accessToken,
-      expiresAt: reuseDeadline(response, obtainedAt, this.#options.skewSeconds),
+      expiresAt: reuseDeadline(response, Date.now(), this.#options.skewSeconds),
     };
     this.#hold(token);
     if (store !== undefined) {
@@ -94,23 +154,37 @@ export class TokenCache {
   }
 }
 
-/** When to stop reusing a token: its lifetime (capped by a JWT `exp`) minus the skew, the skew at most half the lifetime. */
-function reuseDeadline(response: TokenResponse, obtainedAt: number, skewSeconds: number): number {
-  let expiresAt = obtainedAt + response.expiresIn * 1000;
-  const exp = jwtExpiry(response.accessToken);
-  if (exp !== undefined && exp < expiresAt) expiresAt = exp;
-  const lifetimeMs = Math.max(0, expiresAt - obtainedAt);
-  return expiresAt - Math.min(skewSeconds * 1000, lifetimeMs / 2);
+/**
+ * When to stop reusing a token, on the local clock: from the response's arrival, `expiresIn` minus
+ * the skew (at most half the lifetime), the lifetime capped by the JWT's own (`exp − iat`) when it
+ * has both claims. `exp` alone is compared with the local clock (nothing else can bound it). Never
+ * less than {@link MIN_REUSE_MS}.
+ */
+function reuseDeadline(response: TokenResponse, arrivedAt: number, skewSeconds: number): number {
+  let lifetimeMs = response.expiresIn * 1000;
+  const { exp, iat } = jwtClaims(response.accessToken);
+  if (exp !== undefined && iat !== undefined) lifetimeMs = Math.min(lifetimeMs, exp - iat);
+  else if (exp !== undefined) lifetimeMs = Math.min(lifetimeMs, exp - arrivedAt);
+  lifetimeMs = Math.max(0, lifetimeMs);
+  const reuseMs = lifetimeMs - Math.min(skewSeconds * 1000, lifetimeMs / 2);
+  return arrivedAt + Math.max(MIN_REUSE_MS, reuseMs);
 }
 
 /** The JWT's `exp` in epoch ms, or `undefined` for an opaque token or one without `exp`. */
 export function jwtExpiry(token: string): number | undefined {
+  return jwtClaims(token).exp;
+}
+
+/** The JWT's `exp` and `iat` in epoch ms, each `undefined` when absent (or for an opaque token). */
+function jwtClaims(token: string): { exp?: number | undefined; iat?: number | undefined } {
+  let claims: { exp?: unknown; iat?: unknown };
   try {
-    const { exp } = decodeJwt(token);
-    return typeof exp === 'number' ? exp * 1000 : undefined;
+    claims = decodeJwt(token);
   } catch {
-    return undefined; // an opaque token is fine
+    return {}; // an opaque token is fine
   }
+  const ms = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined);
+  return { exp: ms(claims.exp), iat: ms(claims.iat) };
 }
 
 function isStoredToken(value: unknown): value is StoredToken {
