@@ -44,19 +44,23 @@ export interface CheckoutClientOptions {
    */
   partnerSecret?: PartnerSecret | undefined;
   /**
-   * How long one attempt may take, in milliseconds, before it is abandoned (and retried when safe).
+   * How long one attempt may take, in milliseconds, headers and body, before it is aborted (its
+   * connection closed) and retried when safe. At most 2^31 − 1 (the longest a timer can wait).
    * @default 30_000
    */
   timeoutMs?: number | undefined;
   /**
-   * How many times a GET or the token exchange is retried after a network error, 408, 429 or 5xx,
-   * with exponential backoff and jitter, honouring `Retry-After`. Other requests are never retried.
+   * How many times a GET or the token exchange is retried after a network error (a body cut midway
+   * included), a timeout, 408, 429 or 5xx, with exponential backoff and jitter, honouring
+   * `Retry-After`. A `Retry-After` over 60 s, or past the call's own `timeoutMs`, fails at once.
+   * Other requests are never retried.
    * @default 2
    */
   maxRetries?: number | undefined;
   /**
    * Seconds before the token's expiry at which a new one is minted; never more than half the
-   * token's lifetime.
+   * token's lifetime. The lifetime is measured on the local clock from the token response's arrival
+   * (capped by the JWT's own `exp − iat`), and a token is reused for at least 1 s whatever the clocks say.
    * @default 30
    */
   tokenSkewSeconds?: number | undefined;

@@ -15,6 +15,7 @@ export {
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
+  ResponseTooLargeError,
   ResponseValidationError,
   ServerError,
   TimeoutError,

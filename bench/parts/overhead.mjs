@@ -29,7 +29,7 @@ const variants = {
   // what any client does at least: call fetch, read the body, parse it
   'fetch + JSON.parse': async () => JSON.parse(await (await stub(url, { headers })).text()),
   // ky as the SDK configures it, with nothing of the SDK around it
-  'ky (SDK options)': async () => JSON.parse(await (await ky(url, { headers, retry, timeout: 30_000, fetch: stub })).text()),
+  'ky (SDK options)': async () => JSON.parse(await (await ky(url, { headers, retry, timeout: 30_000, redirect: 'manual', fetch: stub })).text()),
   'sdk getOrderByExternalId': () => client.getOrderByExternalId('o-1'),
   ...(other && { [`sdk from ${comparePath}`]: () => other.getOrderByExternalId('o-1') }),
   ...(OrderSchema && { 'zod OrderSchema.parse alone': async () => OrderSchema.parse(JSON.parse(body)) }),
