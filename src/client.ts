@@ -4,11 +4,13 @@ import { AuthenticationError, CheckoutError, ResponseValidationError, TimeoutErr
 import { sleep } from './internal/abort.js';
 import { partnerApiBase } from './internal/api-base.js';
 import { callBound } from './internal/call-bound.js';
+import { callHeaders, idempotencyKey, retriesOption } from './internal/call-headers.js';
 import { env } from './internal/env.js';
 import { checkTransportSecurity } from './internal/insecure-http.js';
 import { describe, pathSegment } from './internal/path.js';
 import { timerMs } from './internal/timer-ms.js';
 import { Transport } from './internal/transport.js';
+import { USER_AGENT } from './internal/user-agent.js';
 import {
   MeSchema,
   OrderSchema,
@@ -106,6 +108,13 @@ export interface RequestOptions {
    * client's `timeoutMs`.
    */
   timeoutMs?: number | undefined;
+  /**
+   * Headers to send with this call's request (not with the token exchange). `Authorization`,
+   * `x-partner-id`, `x-partner-secret` and `Idempotency-Key` are set by the client and refused here.
+   */
+  headers?: Record<string, string> | undefined;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number | undefined;
 }
 
 /** Options of {@link CheckoutClient.request}. */
@@ -116,6 +125,12 @@ export interface RawRequestOptions<T> extends RequestOptions {
   json?: unknown;
   /** A zod schema (anything with `safeParse`) the 2xx body must match; without one the parsed JSON is returned as `unknown`. */
   schema?: ParseSchema<T> | undefined;
+  /**
+   * Sent as `Idempotency-Key`: the service runs the operation once however many times it receives
+   * the key, so a request carrying one is retried like a GET (a POST without one is sent once).
+   * Use a fresh key (e.g. `crypto.randomUUID()`) per operation, and the same key to repeat it.
+   */
+  idempotencyKey?: string | undefined;
 }
 
 /** Options of {@link CheckoutClient.waitForOrder} and {@link CheckoutClient.waitForWithdrawal}. */
@@ -246,10 +261,14 @@ export class CheckoutClient {
 
   /**
    * Any partner API endpoint this SDK does not type yet, with the same auth, timeouts and errors.
-   * `path` is relative to the API base; encode its dynamic segments. Only GETs are retried.
+   * `path` is relative to the API base; encode its dynamic segments. Only GETs, and requests with
+   * an `idempotencyKey`, are retried.
    *
    * @example
-   * const result = await client.request('POST', `/orders/${encodeURIComponent(id)}/payment`, { json: { amount } });
+   * const result = await client.request('POST', `/orders/${encodeURIComponent(id)}/payment`, {
+   *   json: { amount },
+   *   idempotencyKey: paymentId, // the same key when the payment is tried again
+   * });
    */
   async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
     if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) {
@@ -263,7 +282,8 @@ export class CheckoutClient {
     if (schema !== undefined && typeof schema?.safeParse !== 'function') {
       throw new TypeError('schema must be a zod schema (anything with safeParse)');
     }
-    return this.#authed(method.toLowerCase(), normalized, schema, options, { json, searchParams });
+    const key = idempotencyKey(options.idempotencyKey);
+    return this.#authed(method.toLowerCase(), normalized, schema, options, { json, searchParams }, key);
   }
 
   /**
@@ -311,7 +331,7 @@ export class CheckoutClient {
       return await this.#transport.send({
         method: 'post',
         path: '/auth/token',
-        headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret },
+        headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT },
         retry: true,
         schema: TokenResponseSchema,
         signal,
@@ -333,8 +353,11 @@ export class CheckoutClient {
     schema: ParseSchema<T> | undefined,
     options: RequestOptions,
     body: Pick<RawRequestOptions<T>, 'json' | 'searchParams'> = {},
+    key?: string,
   ): Promise<T> {
-    const { timeoutMs } = options;
+    const { timeoutMs, maxRetries } = options;
+    // the same object for every call without per-call headers: the hot path builds only the token's
+    const extra = options.headers === undefined && key === undefined ? undefined : { ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
     // a signal already aborted sends nothing, not even a token exchange
     options.signal?.throwIfAborted();
     const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs));
@@ -344,8 +367,12 @@ export class CheckoutClient {
       const call = this.#transport.send({
         method,
         path,
-        headers: { authorization: `Bearer ${token}` },
-        retry: method === 'get',
+        headers:
+          extra === undefined
+            ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
+            : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` },
+        retry: method === 'get' || key !== undefined,
+        maxRetries,
         schema,
         json: body.json,
         searchParams: body.searchParams,
@@ -440,6 +467,8 @@ function checkRequestOptions<O extends RequestOptions>(options: O): O {
     throw new TypeError('signal must be an AbortSignal');
   }
   if (options.timeoutMs !== undefined) timerMs('timeoutMs', options.timeoutMs, 0);
+  if (options.headers !== undefined) callHeaders(options.headers);
+  retriesOption(options.maxRetries);
   return options;
 }
 

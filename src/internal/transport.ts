@@ -25,8 +25,10 @@ export interface SendOptions<T> {
   /** Path below the API base, already encoded, starting with `/`. */
   path: string;
   headers: Record<string, string>;
-  /** Retry on network errors, 408, 429 and 5xx (GETs and the token exchange only). */
+  /** Retry on network errors, 408, 429 and 5xx (GETs, the token exchange and requests with an idempotency key). */
   retry: boolean;
+  /** Overrides the client's `maxRetries`. */
+  maxRetries?: number | undefined;
   schema: ParseSchema<T> | undefined;
   json?: unknown;
   searchParams?: Record<string, string | number | boolean> | URLSearchParams | undefined;
@@ -61,7 +63,7 @@ export class Transport {
   readonly #maxRetries: number;
   /** For GETs: ky's default `methods` already hold `get`. */
   readonly #retryGet: RetryOptions;
-  /** For the token exchange, the only POST sent with `retry` on. */
+  /** For the token exchange, and POSTs with an idempotency key. */
   readonly #retryAny: RetryOptions;
 
   constructor(options: TransportOptions) {
@@ -82,7 +84,7 @@ export class Transport {
     const maxBytes = this.#maxBytes;
     const init: Options = {
       headers: options.headers,
-      retry: options.retry ? this.#retry(method, deadline) : 0,
+      retry: options.retry ? this.#retry(method, deadline, options.maxRetries) : 0,
       timeout: this.#timeoutMs,
       // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
       redirect: 'manual',
@@ -107,10 +109,12 @@ export class Transport {
     return parseBody(response, read.text, options);
   }
 
-  #retry(method: string, deadline: number | undefined): RetryOptions {
-    if (deadline === undefined && method === 'get') return this.#retryGet;
-    if (deadline === undefined && method === 'post') return this.#retryAny;
-    return retryOptions(this.#maxRetries, method === 'get' ? undefined : ['get', method], deadline);
+  #retry(method: string, deadline: number | undefined, maxRetries: number | undefined): RetryOptions {
+    if (deadline === undefined && maxRetries === undefined) {
+      if (method === 'get') return this.#retryGet;
+      if (method === 'post') return this.#retryAny;
+    }
+    return retryOptions(maxRetries ?? this.#maxRetries, method === 'get' ? undefined : ['get', method], deadline);
   }
 }
 
