@@ -1,15 +1,16 @@
 import { TokenCache } from './auth/token-cache.js';
 import type { TokenStore } from './auth/token-store.js';
-import { AuthenticationError, CheckoutError, ResponseValidationError, TimeoutError, WaitTimeoutError } from './errors.js';
+import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, TimeoutError, WaitTimeoutError } from './errors.js';
 import { sleep } from './internal/abort.js';
 import { partnerApiBase } from './internal/api-base.js';
 import { callBound } from './internal/call-bound.js';
 import { callHeaders, idempotencyKey, retriesOption } from './internal/call-headers.js';
+import { logWriter, type ClientLogger, type LogWriter } from './internal/client-log.js';
 import { env } from './internal/env.js';
 import { checkTransportSecurity } from './internal/insecure-http.js';
 import { describe, pathSegment } from './internal/path.js';
 import { timerMs } from './internal/timer-ms.js';
-import { Transport } from './internal/transport.js';
+import { Transport, type CallTrace } from './internal/transport.js';
 import { USER_AGENT } from './internal/user-agent.js';
 import {
   MeSchema,
@@ -93,6 +94,40 @@ export interface CheckoutClientOptions {
    * @default false
    */
   allowInsecureHttp?: boolean | undefined;
+  /**
+   * Receives one entry per HTTP attempt, per retry and per token exchange (method, path, status,
+   * ms, attempt, requestId, retryInMs; never a secret, token, header or body): a function, or a
+   * console-like object (`console`, pino). Without one, `CHECKOUT_LOG=debug` in the environment
+   * prints one line per entry on stderr.
+   * @default none
+   */
+  logger?: ClientLogger | undefined;
+}
+
+/** What {@link CheckoutClient.withResponse} tells about a successful call's response. */
+export interface ResponseInfo {
+  /** The HTTP status. */
+  status: number;
+  /** The response headers. */
+  headers: Headers;
+  /** The service's `x-request-id`, when the response carried one. */
+  requestId: string | undefined;
+  /** How many HTTP attempts the call took (retries and a re-sent request after a 401 included). */
+  attempts: number;
+}
+
+/** A record with what its response said. */
+export interface WithResponse<T> {
+  data: T;
+  response: ResponseInfo;
+}
+
+/** The client's reads, each resolving with `{ data, response }`; see {@link CheckoutClient.withResponse}. */
+export interface ResponseReads {
+  getMe(options?: RequestOptions): Promise<WithResponse<Me>>;
+  getOrderByExternalId(externalId: string, options?: RequestOptions): Promise<WithResponse<Order>>;
+  getWithdrawalByExternalId(externalId: string, options?: RequestOptions): Promise<WithResponse<Withdrawal>>;
+  request<T = unknown>(method: string, path: string, options?: RawRequestOptions<T>): Promise<WithResponse<T>>;
 }
 
 /** Per-call options of the read methods. */
@@ -169,6 +204,7 @@ export class CheckoutClient {
   readonly #secret: PartnerSecret;
   readonly #transport: Transport;
   readonly #tokens: TokenCache;
+  readonly #log: LogWriter;
 
   constructor(options: CheckoutClientOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -201,12 +237,14 @@ export class CheckoutClient {
     if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
       throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
     }
+    this.#log = logWriter(options.logger);
     this.#transport = new Transport({
       apiBase: this.baseUrl,
       timeoutMs,
       maxRetries,
       maxResponseBytes,
       fetch: options.fetch,
+      log: this.#log,
     });
     this.#tokens = new TokenCache({
       exchange: (signal) => this.#exchange(signal),
@@ -238,7 +276,7 @@ export class CheckoutClient {
 
   /** GET /auth/me: confirms that the credentials work and the partner API is enabled. */
   async getMe(options: RequestOptions = {}): Promise<Me> {
-    return this.#authed('get', '/auth/me', MeSchema, checkRequestOptions(options));
+    return this.#authed(meCall(options), newTrace());
   }
 
   /**
@@ -249,14 +287,12 @@ export class CheckoutClient {
    * order.settlement?.status; // 'Settled' once its crypto swap settled
    */
   async getOrderByExternalId(externalId: string, options: RequestOptions = {}): Promise<Order> {
-    const path = `/orders/by-external-id/${pathSegment(externalId, 'externalId')}`;
-    return this.#authed('get', path, OrderSchema, checkRequestOptions(options));
+    return this.#authed(orderCall(externalId, options), newTrace());
   }
 
   /** GET /withdrawals/by-external-id/{externalId}: the PIX withdrawal's status (`Completed` once settled). */
   async getWithdrawalByExternalId(externalId: string, options: RequestOptions = {}): Promise<Withdrawal> {
-    const path = `/withdrawals/by-external-id/${pathSegment(externalId, 'externalId')}`;
-    return this.#authed('get', path, WithdrawalSchema, checkRequestOptions(options));
+    return this.#authed(withdrawalCall(externalId, options), newTrace());
   }
 
   /**
@@ -271,19 +307,36 @@ export class CheckoutClient {
    * });
    */
   async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
-    if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) {
-      throw new TypeError(`method must be an HTTP method such as "GET", got ${describe(method)}`);
-    }
-    if (typeof path !== 'string' || path === '' || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(path)) {
-      throw new TypeError('path must be a path below the API base, such as "/orders/abc/payment"');
-    }
-    const normalized = path.startsWith('/') ? path : `/${path}`;
-    const { schema, json, searchParams } = checkRequestOptions(options);
-    if (schema !== undefined && typeof schema?.safeParse !== 'function') {
-      throw new TypeError('schema must be a zod schema (anything with safeParse)');
-    }
-    const key = idempotencyKey(options.idempotencyKey);
-    return this.#authed(method.toLowerCase(), normalized, schema, options, { json, searchParams }, key);
+    return this.#authed(rawCall(method, path, options), newTrace());
+  }
+
+  /**
+   * The same reads, each resolving with `{ data, response }`: `response` holds the status, headers,
+   * `requestId` (the service's `x-request-id`, for support tickets) and how many attempts the call took.
+   *
+   * @example
+   * const { data: order, response } = await client.withResponse().getOrderByExternalId('order-42');
+   * log.info({ requestId: response.requestId, status: order.settlement?.status });
+   */
+  withResponse(): ResponseReads {
+    const run = async <T>(call: () => AuthedCall<T>): Promise<WithResponse<T>> => {
+      const trace = newTrace();
+      const data = await this.#authed(call(), trace);
+      const response = trace.response as Response;
+      const info: ResponseInfo = {
+        status: response.status,
+        headers: response.headers,
+        requestId: response.headers.get('x-request-id') ?? undefined,
+        attempts: trace.attempts,
+      };
+      return { data, response: info };
+    };
+    return {
+      getMe: (options = {}) => run(() => meCall(options)),
+      getOrderByExternalId: (externalId, options = {}) => run(() => orderCall(externalId, options)),
+      getWithdrawalByExternalId: (externalId, options = {}) => run(() => withdrawalCall(externalId, options)),
+      request: (method, path, options = {}) => run(() => rawCall(method, path, options)),
+    };
   }
 
   /**
@@ -327,44 +380,59 @@ export class CheckoutClient {
     if (typeof secret !== 'string' || secret === '') {
       throw new TypeError(`The partnerSecret function must return a non-empty string, got ${describe(secret)}`);
     }
+    const trace = newTrace();
+    const started = this.#log === undefined ? 0 : performance.now();
     try {
-      return await this.#transport.send({
+      const response = await this.#transport.send({
         method: 'post',
         path: '/auth/token',
         headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT },
         retry: true,
         schema: TokenResponseSchema,
         signal,
+        trace,
       });
+      this.#logExchange(started, trace, undefined);
+      return response;
     } catch (error) {
+      this.#logExchange(started, trace, error);
       // a token response that failed validation may still hold a working token: keep it out of the error
       if (error instanceof ResponseValidationError) throw withoutToken(error);
       throw error;
     }
   }
 
+  #logExchange(started: number, trace: CallTrace, error: unknown): void {
+    if (this.#log === undefined) return;
+    const response = trace.response ?? (error instanceof ApiError ? error : undefined);
+    this.#log({
+      event: 'exchange',
+      method: 'POST',
+      path: '/auth/token',
+      status: response?.status,
+      ms: performance.now() - started,
+      attempt: trace.attempts,
+      requestId: response?.headers.get('x-request-id') ?? undefined,
+      ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
+    });
+  }
+
   /**
    * A business call with the Bearer token; a 401 drops that token, mints one new token and retries
    * once. The call's `signal` and `timeoutMs` bound all of it, the wait for an exchange included.
    */
-  async #authed<T>(
-    method: string,
-    path: string,
-    schema: ParseSchema<T> | undefined,
-    options: RequestOptions,
-    body: Pick<RawRequestOptions<T>, 'json' | 'searchParams'> = {},
-    key?: string,
-  ): Promise<T> {
+  async #authed<T>(call: AuthedCall<T>, trace: CallTrace): Promise<T> {
+    const { method, path, options, key } = call;
     const { timeoutMs, maxRetries } = options;
     // the same object for every call without per-call headers: the hot path builds only the token's
     const extra = options.headers === undefined && key === undefined ? undefined : { ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
     // a signal already aborted sends nothing, not even a token exchange
     options.signal?.throwIfAborted();
-    const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs));
+    const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
     const { signal, deadline } = bound;
     const send = async () => {
       const token = await this.#tokens.get(signal);
-      const call = this.#transport.send({
+      const sent = this.#transport.send({
         method,
         path,
         headers:
@@ -373,23 +441,24 @@ export class CheckoutClient {
             : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` },
         retry: method === 'get' || key !== undefined,
         maxRetries,
-        schema,
-        json: body.json,
-        searchParams: body.searchParams,
+        schema: call.schema,
+        json: call.json,
+        searchParams: call.searchParams,
         signal,
         deadline,
+        trace,
       });
-      return { token, call };
+      return { token, sent };
     };
     try {
       const first = await send();
       try {
-        return await first.call;
+        return await first.sent;
       } catch (error) {
         if (!(error instanceof AuthenticationError)) throw error;
         this.#tokens.invalidate(first.token);
       }
-      return await (await send()).call; // a second 401 rejects with AuthenticationError
+      return await (await send()).sent; // a second 401 rejects with AuthenticationError
     } finally {
       bound.dispose();
     }
@@ -436,6 +505,7 @@ function withoutToken(error: ResponseValidationError): ResponseValidationError {
     headers: error.headers,
     body: maskStrings(error.body, 0),
     issues: error.issues,
+    attempts: error.attempts,
   });
 }
 
@@ -473,6 +543,49 @@ function checkRequestOptions<O extends RequestOptions>(options: O): O {
 }
 
 /** The rejection of a call that ran past its own `timeoutMs`. */
-function callTimedOut(label: string, timeoutMs: number | undefined): TimeoutError {
-  return new TimeoutError(`${label} did not complete within its timeoutMs (${timeoutMs} ms)`, { request: label });
+function callTimedOut(label: string, timeoutMs: number | undefined, attempts?: number): TimeoutError {
+  return new TimeoutError(`${label} did not complete within its timeoutMs (${timeoutMs} ms)`, { request: label, attempts });
+}
+
+/** What one business call sends and expects. */
+interface AuthedCall<T> {
+  method: string;
+  path: string;
+  schema: ParseSchema<T> | undefined;
+  options: RequestOptions;
+  json?: unknown;
+  searchParams?: RawRequestOptions<T>['searchParams'];
+  key?: string | undefined;
+}
+
+const newTrace = (): CallTrace => ({ attempts: 0, response: undefined });
+
+function meCall(options: RequestOptions): AuthedCall<Me> {
+  return { method: 'get', path: '/auth/me', schema: MeSchema, options: checkRequestOptions(options) };
+}
+
+function orderCall(externalId: string, options: RequestOptions): AuthedCall<Order> {
+  const path = `/orders/by-external-id/${pathSegment(externalId, 'externalId')}`;
+  return { method: 'get', path, schema: OrderSchema, options: checkRequestOptions(options) };
+}
+
+function withdrawalCall(externalId: string, options: RequestOptions): AuthedCall<Withdrawal> {
+  const path = `/withdrawals/by-external-id/${pathSegment(externalId, 'externalId')}`;
+  return { method: 'get', path, schema: WithdrawalSchema, options: checkRequestOptions(options) };
+}
+
+function rawCall<T>(method: string, path: string, options: RawRequestOptions<T>): AuthedCall<T> {
+  if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) {
+    throw new TypeError(`method must be an HTTP method such as "GET", got ${describe(method)}`);
+  }
+  if (typeof path !== 'string' || path === '' || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(path)) {
+    throw new TypeError('path must be a path below the API base, such as "/orders/abc/payment"');
+  }
+  const { schema, json, searchParams } = checkRequestOptions(options);
+  if (schema !== undefined && typeof schema?.safeParse !== 'function') {
+    throw new TypeError('schema must be a zod schema (anything with safeParse)');
+  }
+  const key = idempotencyKey(options.idempotencyKey);
+  const normalized = path.startsWith('/') ? path : `/${path}`;
+  return { method: method.toLowerCase(), path: normalized, schema, options, json, searchParams, key };
 }

@@ -29,6 +29,8 @@ export interface ApiErrorInit {
   body?: unknown;
   /** `METHOD path` of the request, for the message (never a URL with credentials). */
   request?: string | undefined;
+  /** How many HTTP attempts the call made before it failed. */
+  attempts?: number | undefined;
   cause?: unknown;
 }
 
@@ -46,6 +48,11 @@ export class ApiError extends CheckoutError {
   readonly body: unknown;
   /** The service's request id (`x-request-id`), when the response carries one. */
   readonly requestId: string | undefined;
+  /**
+   * How many HTTP attempts the call made before it failed (retries and the re-sent request after a
+   * 401 included; a token exchange's own attempts not), or `undefined` when not known.
+   */
+  readonly attempts: number | undefined;
 
   constructor(message: string, init: ApiErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -53,6 +60,7 @@ export class ApiError extends CheckoutError {
     this.headers = init.headers ?? new Headers();
     this.body = init.body;
     this.requestId = this.headers.get('x-request-id') ?? undefined;
+    this.attempts = init.attempts;
   }
 }
 

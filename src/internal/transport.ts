@@ -8,6 +8,7 @@ import {
   TimeoutError,
 } from '../errors.js';
 import type { ParseSchema } from '../schemas.js';
+import type { ClientLogEntry, LogWriter } from './client-log.js';
 import { BodyTooLarge, readBody } from './read-body.js';
 import { retryAfterMs } from './retry-after.js';
 
@@ -18,6 +19,15 @@ export interface TransportOptions {
   maxRetries: number;
   maxResponseBytes: number;
   fetch: typeof globalThis.fetch | undefined;
+  log: LogWriter;
+}
+
+/** What a call did, filled in by every {@link Transport.send} it makes. */
+export interface CallTrace {
+  /** HTTP attempts made so far. */
+  attempts: number;
+  /** The last successful response, once there is one. */
+  response: Response | undefined;
 }
 
 export interface SendOptions<T> {
@@ -36,6 +46,8 @@ export interface SendOptions<T> {
   signal?: AbortSignal | undefined;
   /** `performance.now()` at which the call times out: a `Retry-After` reaching past it fails at once. */
   deadline?: number | undefined;
+  /** Counts the call's attempts and keeps its response. */
+  trace: CallTrace;
 }
 
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
@@ -61,6 +73,7 @@ export class Transport {
   readonly #maxBytes: number;
   readonly #fetch: typeof globalThis.fetch | undefined;
   readonly #maxRetries: number;
+  readonly #log: LogWriter;
   /** For GETs: ky's default `methods` already hold `get`. */
   readonly #retryGet: RetryOptions;
   /** For the token exchange, and POSTs with an idempotency key. */
@@ -72,16 +85,18 @@ export class Transport {
     this.#maxBytes = options.maxResponseBytes;
     this.#fetch = options.fetch;
     this.#maxRetries = options.maxRetries;
+    this.#log = options.log;
     this.#retryGet = retryOptions(options.maxRetries, undefined, undefined);
     this.#retryAny = retryOptions(options.maxRetries, ['get', 'post'], undefined);
   }
 
   async send<T>(options: SendOptions<T>): Promise<T> {
-    const { method, deadline } = options;
+    const { method, deadline, trace } = options;
     // what the last attempt's fetch read: the body, as text
     const read = { text: '' };
     const fetchFn = this.#fetch ?? globalThis.fetch;
     const maxBytes = this.#maxBytes;
+    const log = this.#log === undefined ? undefined : attemptLog(this.#log, options);
     const init: Options = {
       headers: options.headers,
       retry: options.retry ? this.#retry(method, deadline, options.maxRetries) : 0,
@@ -89,10 +104,25 @@ export class Transport {
       // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
       redirect: 'manual',
       fetch: async (input, requestInit) => {
-        const response = await fetchFn(input, requestInit);
-        if (response.redirected) throw new FollowedRedirect(response.url);
-        read.text = await readBody(response, maxBytes);
-        return response;
+        trace.attempts += 1;
+        if (log === undefined) {
+          const response = await fetchFn(input, requestInit);
+          if (response.redirected) throw new FollowedRedirect(response.url);
+          read.text = await readBody(response, maxBytes);
+          return response;
+        }
+        log.start(trace.attempts);
+        let response: Response | undefined;
+        try {
+          response = await fetchFn(input, requestInit);
+          if (response.redirected) throw new FollowedRedirect(response.url);
+          read.text = await readBody(response, maxBytes);
+          log.end(trace.attempts, response, undefined);
+          return response;
+        } catch (error) {
+          log.end(trace.attempts, response, attemptError(error, input, options.signal));
+          throw error;
+        }
       },
     };
     if (method !== 'get') init.method = method;
@@ -106,6 +136,7 @@ export class Transport {
     } catch (error) {
       throw toCheckoutError(error, options, read.text, this.#timeoutMs);
     }
+    trace.response = response;
     return parseBody(response, read.text, options);
   }
 
@@ -160,9 +191,10 @@ function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string
 function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: string, timeoutMs: number): unknown {
   if (options.signal?.aborted) return options.signal.reason;
   const label = labelOf(options);
+  const { attempts } = options.trace;
   if (isHTTPError(error)) {
     const { response } = error;
-    const init = { headers: response.headers, body: errorBody(response, text), request: label };
+    const init = { headers: response.headers, body: errorBody(response, text), request: label, attempts };
     if (response.status >= 300 && response.status < 400) {
       const location = response.headers.get('location');
       return new ApiError(
@@ -177,26 +209,26 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
     return new ResponseTooLargeError(
       `${error.status} from ${label}: the response body is larger than maxResponseBytes (${error.limitBytes} bytes), so it was cut off ` +
         'and the request aborted; if the service really sends bodies this large, raise the client option maxResponseBytes',
-      { status: error.status, headers: error.headers, request: label, limitBytes: error.limitBytes },
+      { status: error.status, headers: error.headers, request: label, limitBytes: error.limitBytes, attempts },
     );
   }
   if (error instanceof FollowedRedirect) {
     return new ApiError(
       `${label} was redirected, which the client never follows: the custom fetch must honour redirect: 'manual'`,
-      { request: label },
+      { request: label, attempts },
     );
   }
   if (isTimeoutError(error)) {
-    return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)`, { request: label });
+    return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)`, { request: label, attempts });
   }
   if (isNetworkError(error)) {
     const cause = error.cause;
-    return new ConnectionError(`${label} failed: ${describeNetworkError(cause)}`, { request: label, cause });
+    return new ConnectionError(`${label} failed: ${describeNetworkError(cause)}`, { request: label, cause, attempts });
   }
   if (error instanceof ApiError) return error;
   // an error ky does not know (a custom fetch's, or a Headers/Request TypeError): its name only
   const name = error instanceof Error ? error.name : typeof error;
-  return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label });
+  return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label, attempts });
 }
 
 /** A network error's fixed text (ky recognises it from a known list) and its system error code. */
@@ -239,6 +271,7 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
         headers: response.headers,
         request: label,
         body: text,
+        attempts: options.trace.attempts,
         issues: [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }],
       });
     }
@@ -253,6 +286,43 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
   const where = first && first.path.length > 0 ? ` at ${first.path.map(String).join('.')}` : '';
   throw new ResponseValidationError(
     `${response.status} from ${label}: the body does not match the expected shape${where}: ${first?.message ?? 'invalid'}`,
-    { status: response.status, headers: response.headers, request: label, body: data, issues },
+    { status: response.status, headers: response.headers, request: label, body: data, issues, attempts: options.trace.attempts },
   );
+}
+
+/** The log entries of one send's attempts: `attempt` when one ends, `retry` when one starts after another. */
+function attemptLog(write: (entry: ClientLogEntry) => void, options: SendOptions<unknown>) {
+  const method = options.method.toUpperCase();
+  const { path } = options;
+  let started = 0;
+  let previous: { status: number | undefined; endedAt: number } | undefined;
+  return {
+    start(attempt: number): void {
+      started = performance.now();
+      if (previous !== undefined) {
+        const waited = started - previous.endedAt;
+        write({ event: 'retry', method, path, status: previous.status, ms: waited, attempt, requestId: undefined, retryInMs: waited });
+      }
+    },
+    end(attempt: number, response: Response | undefined, error: string | undefined): void {
+      const endedAt = performance.now();
+      const status = response?.status;
+      previous = { status, endedAt };
+      const requestId = response?.headers.get('x-request-id') ?? undefined;
+      write({ event: 'attempt', method, path, status, ms: endedAt - started, attempt, requestId, ...(error === undefined ? {} : { error }) });
+    },
+  };
+}
+
+/** What ended an attempt without a complete response, by the name of the error it becomes. */
+function attemptError(error: unknown, input: Request | URL | string, callSignal: AbortSignal | undefined): string {
+  if (error instanceof BodyTooLarge) return 'ResponseTooLargeError';
+  if (error instanceof FollowedRedirect) return 'ApiError';
+  if (callSignal?.aborted) {
+    const reason: unknown = callSignal.reason;
+    return reason instanceof Error || reason instanceof DOMException ? reason.name : 'AbortError';
+  }
+  // ky's per-attempt timeout aborts the request's own signal
+  if (input instanceof Request && input.signal.aborted) return 'TimeoutError';
+  return 'ConnectionError';
 }
