@@ -1,5 +1,6 @@
 // the subpath loads 5 of jose's modules instead of its 46: a shorter cold start, the same function
 import { decodeJwt } from 'jose/jwt/decode';
+import { sleep } from '../internal/abort.js';
 import type { TokenResponse } from '../schemas.js';
 import type { StoredToken, TokenStore } from './token-store.js';
 
@@ -27,6 +28,13 @@ interface Flight {
  * reused this long, so no clock problem can turn into an exchange per call.
  */
 export const MIN_REUSE_MS = 1_000;
+
+/** How long a store's exchange lock lives when the store does not say (`TokenStore.lockMs`). */
+const DEFAULT_LOCK_MS = 5_000;
+/** The longest a store's `lockMs` is honoured; a larger (or invalid) one means the default. */
+const MAX_LOCK_MS = 60_000;
+/** A bound on the lock-or-wait loop besides its deadline. */
+const MAX_LOCK_ROUNDS = 1_000;
 
 /**
  * The client's access token: reused until its lifetime minus the skew has passed (never past the
@@ -115,18 +123,68 @@ export class TokenCache {
   }
 
   async #refresh(signal: AbortSignal): Promise<string> {
-    const { store, key } = this.#options;
-    if (store !== undefined) {
-      // the store is a cache: one that fails (or holds garbage) is read as empty, and the exchange runs
-      const stored = await Promise.resolve()
-        .then(() => store.get(key))
-        .catch(() => undefined);
-      const shared = isStoredToken(stored) ? this.#usable(stored) : undefined;
-      if (shared !== undefined && isStoredToken(stored)) {
-        this.#hold(stored);
+    const { store } = this.#options;
+    if (store === undefined) return this.#mint(undefined, signal);
+    const shared = await this.#fromStore(store);
+    if (shared !== undefined) return shared;
+    const { lock } = store;
+    if (typeof lock !== 'function') return this.#mint(store, signal);
+    const locked = await this.#lockOrWait(store, lock, signal);
+    if (typeof locked === 'string') return locked;
+    try {
+      return await this.#mint(store, signal);
+    } finally {
+      // the token is stored before the lock goes, so waiters find it
+      if (locked !== undefined) release(locked);
+    }
+  }
+
+  /** The store's token when it is usable (it is then held); the store is a cache, so one that fails reads as empty. */
+  async #fromStore(store: TokenStore): Promise<string | undefined> {
+    const stored = await Promise.resolve()
+      .then(() => store.get(this.#options.key))
+      .catch(() => undefined);
+    const shared = isStoredToken(stored) ? this.#usable(stored) : undefined;
+    if (shared !== undefined && isStoredToken(stored)) this.#hold(stored);
+    return shared;
+  }
+
+  /**
+   * Takes the store's exchange lock, or waits for the token of the process holding it, at most the
+   * store's `lockMs`: another process's token, the lock's release once taken, or `undefined` to
+   * exchange without the lock (the wait ran out, or the store failed).
+   */
+  async #lockOrWait(
+    store: TokenStore,
+    lock: NonNullable<TokenStore['lock']>,
+    signal: AbortSignal,
+  ): Promise<string | (() => Promise<void>) | undefined> {
+    const { key } = this.#options;
+    const { lockMs } = store;
+    const waitMs = typeof lockMs === 'number' && lockMs > 0 && lockMs <= MAX_LOCK_MS ? lockMs : DEFAULT_LOCK_MS;
+    const deadline = Date.now() + waitMs;
+    for (let round = 0, delay = 20; round < MAX_LOCK_ROUNDS; round++, delay = Math.min(delay * 2, 200)) {
+      const unlock = await Promise.resolve()
+        .then(() => lock.call(store, key))
+        .catch(() => null);
+      if (unlock === null) return undefined;
+      if (typeof unlock === 'function') {
+        // the holder may have stored its token and let go just before we took the lock
+        const shared = await this.#fromStore(store);
+        if (shared === undefined) return unlock;
+        release(unlock);
         return shared;
       }
+      if (Date.now() + delay > deadline) return undefined;
+      await sleep(delay, signal);
+      const shared = await this.#fromStore(store);
+      if (shared !== undefined) return shared;
     }
+    return undefined;
+  }
+
+  /** POST /auth/token, then the token held (and stored, when there is a store). */
+  async #mint(store: TokenStore | undefined, signal: AbortSignal): Promise<string> {
     signal.throwIfAborted();
     const response = await this.#options.exchange(signal);
     const token: StoredToken = {
@@ -136,6 +194,7 @@ export class TokenCache {
     this.#hold(token);
     if (store !== undefined) {
       // a store that fails to keep the token costs other processes an exchange, not this caller its token
+      const { key } = this.#options;
       await Promise.resolve()
         .then(() => store.set(key, token))
         .catch(() => undefined);
@@ -191,4 +250,11 @@ function isStoredToken(value: unknown): value is StoredToken {
   if (value === null || typeof value !== 'object') return false;
   const { accessToken, expiresAt } = value as Partial<StoredToken>;
   return typeof accessToken === 'string' && accessToken !== '' && typeof expiresAt === 'number';
+}
+
+/** Lets go of a store's lock; one that fails simply expires. */
+function release(unlock: () => Promise<void>): void {
+  Promise.resolve()
+    .then(unlock)
+    .catch(() => undefined);
 }
