@@ -1,7 +1,6 @@
+import { HEADER_NAME } from './arguments.js';
 import { describe } from './path.js';
 
-/** RFC 9110 token characters: what an HTTP header name may hold. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** What a header value may hold: no CR, LF, NUL or other control character but tab. */
 const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
 /** Visible ASCII, what an idempotency key is made of. */
