@@ -214,16 +214,27 @@ export class TokenCache {
 }
 
 /**
+ * How far apart the local clock and a JWT's `iat` may be for the clocks to count as agreeing; `iat`
+ * has whole seconds, so a token issued just now may look up to a second old.
+ */
+const CLOCKS_AGREE_MS = 5_000;
+
+/**
  * When to stop reusing a token, on the local clock: from the response's arrival, `expiresIn` minus
  * the skew (at most half the lifetime), the lifetime capped by the JWT's own (`exp − iat`) when it
- * has both claims. `exp` alone is compared with the local clock (nothing else can bound it). Never
- * less than {@link MIN_REUSE_MS}.
+ * has both claims. `exp` is compared with the local clock only when `iat` shows the clocks agree
+ * (it is then more precise than the whole seconds of `exp − iat`), or when there is no `iat`.
+ * Never less than {@link MIN_REUSE_MS}.
  */
 function reuseDeadline(response: TokenResponse, arrivedAt: number, skewSeconds: number): number {
   let lifetimeMs = response.expiresIn * 1000;
   const { exp, iat } = jwtClaims(response.accessToken);
-  if (exp !== undefined && iat !== undefined) lifetimeMs = Math.min(lifetimeMs, exp - iat);
-  else if (exp !== undefined) lifetimeMs = Math.min(lifetimeMs, exp - arrivedAt);
+  if (exp !== undefined && iat !== undefined) {
+    lifetimeMs = Math.min(lifetimeMs, exp - iat);
+    if (Math.abs(arrivedAt - iat) <= CLOCKS_AGREE_MS) lifetimeMs = Math.min(lifetimeMs, exp - arrivedAt);
+  } else if (exp !== undefined) {
+    lifetimeMs = Math.min(lifetimeMs, exp - arrivedAt);
+  }
   lifetimeMs = Math.max(0, lifetimeMs);
   const reuseMs = lifetimeMs - Math.min(skewSeconds * 1000, lifetimeMs / 2);
   return arrivedAt + Math.max(MIN_REUSE_MS, reuseMs);

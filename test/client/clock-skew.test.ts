@@ -49,6 +49,15 @@ describe('clock skew', () => {
     expect(client.tokenExpiresAt).toBe(arrived + 110_000);
   });
 
+  it('uses exp itself when iat shows the clocks agree (exp − iat has only whole seconds)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(1_800_000_000_700); // 0.7 s into the second the service put in iat
+    state.tokenResponse = (n) => ({ accessToken: jwt({ iat: 1_800_000_000, exp: 1_800_000_004 }, n), tokenType: 'Bearer', expiresIn: 3600 });
+    const client = newClient({ tokenSkewSeconds: 0 });
+    await client.getAccessToken();
+    expect(client.tokenExpiresAt).toBe(1_800_000_004_000); // not arrival + 4 s, which would outlive exp
+  });
+
   it.each([
     ['a JWT lifetime below a millisecond', (n: number) => jwt({ iat: 1_000, exp: 1_000 }, n), 3600],
     ['a JWT exp long past with no iat', (n: number) => jwt({ exp: 1_000 }, n), 3600],
