@@ -73,7 +73,10 @@ export class TokenCache {
     }
     flight.waiters += 1;
     return new Promise<string>((resolve, reject) => {
+      let left = false;
       const leave = () => {
+        if (left) return;
+        left = true;
         signal.removeEventListener('abort', onAbort);
         flight.waiters -= 1;
       };
