@@ -94,7 +94,9 @@ export class Transport {
     const { method, deadline, trace } = options;
     // what the last attempt's fetch read: the body, as text
     const read = { text: '' };
-    const fetchFn = this.#fetch ?? globalThis.fetch;
+    // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
+    // method: browsers and Workers throw "Illegal invocation" for a detached fetch
+    const fetchFn = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
     const maxBytes = this.#maxBytes;
     const log = this.#log === undefined ? undefined : attemptLog(this.#log, options);
     const init: Options = {
