@@ -22,7 +22,7 @@ const client = new CheckoutClient({ baseUrl: base, partnerId: 'p', partnerSecret
 await client.getAccessToken();
 const other = Other && new Other({ baseUrl: base, partnerId: 'p', partnerSecret: 's', fetch: stub });
 await other?.getAccessToken();
-const headers = { authorization: 'Bearer tok-overhead' };
+const headers = { authorization: 'Bearer tok-overhead', 'user-agent': `checkout-partner-sdk/0.0.0 node/${process.versions.node}` };
 const retry = { limit: 2, methods: ['get', 'post'], statusCodes: [408, 429, 500, 502, 503, 504], afterStatusCodes: [408, 429, 500, 502, 503, 504], maxRetryAfter: 60_000, retryOnTimeout: true, jitter: true };
 
 const variants = {

@@ -21,9 +21,10 @@ const orderUrl = `${base}/api/v1/partner-api/orders/by-external-id/o-1`;
 const openai = new OpenAI({ apiKey: 'sk-bench', baseURL: `${base}/v1` });
 const stripe = new Stripe('sk_test_bench', { host: '127.0.0.1', port: Number(new URL(base).port), protocol: 'http' });
 
-// ky as the SDK configures it for a GET, with nothing of the SDK around it
+// ky as the SDK configures it for a GET (the same headers, retry, timeout and redirect options), with
+// nothing of the SDK around it: the transport's own cost
 const kyRetry = { limit: 2, statusCodes: [408, 429, 500, 502, 503, 504], afterStatusCodes: [408, 429, 500, 502, 503, 504], maxRetryAfter: 60_000, retryOnTimeout: true, jitter: true };
-const kyHeaders = { authorization: `Bearer ${token}` };
+const kyHeaders = { authorization: `Bearer ${token}`, 'user-agent': `checkout-partner-sdk/0.0.0 node/${process.versions.node}` };
 
 const all = {
   'raw fetch': async () => {
