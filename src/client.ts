@@ -1,10 +1,10 @@
 import { TokenCache } from './auth/token-cache.js';
 import type { TokenStore } from './auth/token-store.js';
-import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, TimeoutError, WaitTimeoutError } from './errors.js';
+import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from './errors.js';
 import { sleep } from './internal/abort.js';
 import { partnerApiBase } from './internal/api-base.js';
 import { callBound } from './internal/call-bound.js';
-import { callHeaders, idempotencyKey, retriesOption } from './internal/call-headers.js';
+import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, rawCall, withdrawalCall, type AuthedCall } from './internal/calls.js';
 import { logWriter, type ClientLogger, type LogWriter } from './internal/client-log.js';
 import { env } from './internal/env.js';
 import { checkTransportSecurity } from './internal/insecure-http.js';
@@ -13,10 +13,7 @@ import { timerMs } from './internal/timer-ms.js';
 import { Transport, type CallTrace } from './internal/transport.js';
 import { USER_AGENT } from './internal/user-agent.js';
 import {
-  MeSchema,
-  OrderSchema,
   TokenResponseSchema,
-  WithdrawalSchema,
   type Me,
   type Order,
   type ParseSchema,
@@ -529,63 +526,4 @@ function required(name: string, envName: string, value: unknown): string {
 function secretOption(value: unknown): PartnerSecret {
   if (typeof value === 'function') return value as () => string | Promise<string>;
   return required('partnerSecret', 'CHECKOUT_PARTNER_SECRET', value);
-}
-
-function checkRequestOptions<O extends RequestOptions>(options: O): O {
-  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${describe(options)}`);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new TypeError('signal must be an AbortSignal');
-  }
-  if (options.timeoutMs !== undefined) timerMs('timeoutMs', options.timeoutMs, 0);
-  if (options.headers !== undefined) callHeaders(options.headers);
-  retriesOption(options.maxRetries);
-  return options;
-}
-
-/** The rejection of a call that ran past its own `timeoutMs`. */
-function callTimedOut(label: string, timeoutMs: number | undefined, attempts?: number): TimeoutError {
-  return new TimeoutError(`${label} did not complete within its timeoutMs (${timeoutMs} ms)`, { request: label, attempts });
-}
-
-/** What one business call sends and expects. */
-interface AuthedCall<T> {
-  method: string;
-  path: string;
-  schema: ParseSchema<T> | undefined;
-  options: RequestOptions;
-  json?: unknown;
-  searchParams?: RawRequestOptions<T>['searchParams'];
-  key?: string | undefined;
-}
-
-const newTrace = (): CallTrace => ({ attempts: 0, response: undefined });
-
-function meCall(options: RequestOptions): AuthedCall<Me> {
-  return { method: 'get', path: '/auth/me', schema: MeSchema, options: checkRequestOptions(options) };
-}
-
-function orderCall(externalId: string, options: RequestOptions): AuthedCall<Order> {
-  const path = `/orders/by-external-id/${pathSegment(externalId, 'externalId')}`;
-  return { method: 'get', path, schema: OrderSchema, options: checkRequestOptions(options) };
-}
-
-function withdrawalCall(externalId: string, options: RequestOptions): AuthedCall<Withdrawal> {
-  const path = `/withdrawals/by-external-id/${pathSegment(externalId, 'externalId')}`;
-  return { method: 'get', path, schema: WithdrawalSchema, options: checkRequestOptions(options) };
-}
-
-function rawCall<T>(method: string, path: string, options: RawRequestOptions<T>): AuthedCall<T> {
-  if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) {
-    throw new TypeError(`method must be an HTTP method such as "GET", got ${describe(method)}`);
-  }
-  if (typeof path !== 'string' || path === '' || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(path)) {
-    throw new TypeError('path must be a path below the API base, such as "/orders/abc/payment"');
-  }
-  const { schema, json, searchParams } = checkRequestOptions(options);
-  if (schema !== undefined && typeof schema?.safeParse !== 'function') {
-    throw new TypeError('schema must be a zod schema (anything with safeParse)');
-  }
-  const key = idempotencyKey(options.idempotencyKey);
-  const normalized = path.startsWith('/') ? path : `/${path}`;
-  return { method: method.toLowerCase(), path: normalized, schema, options, json, searchParams, key };
 }

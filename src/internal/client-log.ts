@@ -87,3 +87,26 @@ function debugLine(entry: ClientLogEntry): void {
     // a closed stderr must not break a call
   }
 }
+
+/** The log entries of one send's attempts: `attempt` when one ends, `retry` when one starts after another. */
+export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: string, path: string) {
+  const method = lowerMethod.toUpperCase();
+  let started = 0;
+  let previous: { status: number | undefined; endedAt: number } | undefined;
+  return {
+    start(attempt: number): void {
+      started = performance.now();
+      if (previous !== undefined) {
+        const waited = started - previous.endedAt;
+        write({ event: 'retry', method, path, status: previous.status, ms: waited, attempt, requestId: undefined, retryInMs: waited });
+      }
+    },
+    end(attempt: number, response: Response | undefined, error: string | undefined): void {
+      const endedAt = performance.now();
+      const status = response?.status;
+      previous = { status, endedAt };
+      const requestId = response?.headers.get('x-request-id') ?? undefined;
+      write({ event: 'attempt', method, path, status, ms: endedAt - started, attempt, requestId, ...(error === undefined ? {} : { error }) });
+    },
+  };
+}

@@ -8,7 +8,7 @@ import {
   TimeoutError,
 } from '../errors.js';
 import type { ParseSchema } from '../schemas.js';
-import type { ClientLogEntry, LogWriter } from './client-log.js';
+import { attemptLog, type LogWriter } from './client-log.js';
 import { BodyTooLarge, readBody } from './read-body.js';
 import { retryAfterMs } from './retry-after.js';
 
@@ -98,7 +98,7 @@ export class Transport {
     // method: browsers and Workers throw "Illegal invocation" for a detached fetch
     const fetchFn = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
     const maxBytes = this.#maxBytes;
-    const log = this.#log === undefined ? undefined : attemptLog(this.#log, options);
+    const log = this.#log === undefined ? undefined : attemptLog(this.#log, method, options.path);
     const init: Options = {
       headers: options.headers,
       retry: options.retry ? this.#retry(method, deadline, options.maxRetries) : 0,
@@ -290,30 +290,6 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
     `${response.status} from ${label}: the body does not match the expected shape${where}: ${first?.message ?? 'invalid'}`,
     { status: response.status, headers: response.headers, request: label, body: data, issues, attempts: options.trace.attempts },
   );
-}
-
-/** The log entries of one send's attempts: `attempt` when one ends, `retry` when one starts after another. */
-function attemptLog(write: (entry: ClientLogEntry) => void, options: SendOptions<unknown>) {
-  const method = options.method.toUpperCase();
-  const { path } = options;
-  let started = 0;
-  let previous: { status: number | undefined; endedAt: number } | undefined;
-  return {
-    start(attempt: number): void {
-      started = performance.now();
-      if (previous !== undefined) {
-        const waited = started - previous.endedAt;
-        write({ event: 'retry', method, path, status: previous.status, ms: waited, attempt, requestId: undefined, retryInMs: waited });
-      }
-    },
-    end(attempt: number, response: Response | undefined, error: string | undefined): void {
-      const endedAt = performance.now();
-      const status = response?.status;
-      previous = { status, endedAt };
-      const requestId = response?.headers.get('x-request-id') ?? undefined;
-      write({ event: 'attempt', method, path, status, ms: endedAt - started, attempt, requestId, ...(error === undefined ? {} : { error }) });
-    },
-  };
 }
 
 /** What ended an attempt without a complete response, by the name of the error it becomes. */
