@@ -1,17 +1,19 @@
 import { TokenCache } from './auth/token-cache.js';
 import type { TokenStore } from './auth/token-store.js';
-import { AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from './errors.js';
-import { sleep, untilAborted } from './internal/abort.js';
+import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from './errors.js';
+import { sleep } from './internal/abort.js';
 import { partnerApiBase } from './internal/api-base.js';
-import { positiveMs } from './internal/arguments.js';
+import { callBound } from './internal/call-bound.js';
+import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, rawCall, withdrawalCall, type AuthedCall } from './internal/calls.js';
+import { logWriter, type ClientLogger, type LogWriter } from './internal/client-log.js';
 import { env } from './internal/env.js';
+import { checkTransportSecurity } from './internal/insecure-http.js';
 import { describe, pathSegment } from './internal/path.js';
-import { Transport } from './internal/transport.js';
+import { timerMs } from './internal/timer-ms.js';
+import { Transport, type CallTrace } from './internal/transport.js';
+import { USER_AGENT } from './internal/user-agent.js';
 import {
-  MeSchema,
-  OrderSchema,
   TokenResponseSchema,
-  WithdrawalSchema,
   type Me,
   type Order,
   type ParseSchema,
@@ -42,19 +44,23 @@ export interface CheckoutClientOptions {
    */
   partnerSecret?: PartnerSecret | undefined;
   /**
-   * How long one attempt may take, in milliseconds, before it is abandoned (and retried when safe).
+   * How long one attempt may take, in milliseconds, headers and body, before it is aborted (its
+   * connection closed) and retried when safe. At most 2^31 − 1 (the longest a timer can wait).
    * @default 30_000
    */
   timeoutMs?: number | undefined;
   /**
-   * How many times a GET or the token exchange is retried after a network error, 408, 429 or 5xx,
-   * with exponential backoff and jitter, honouring `Retry-After`. Other requests are never retried.
+   * How many times a GET or the token exchange is retried after a network error (a body cut midway
+   * included), a timeout, 408, 429 or 5xx, with exponential backoff and jitter, honouring
+   * `Retry-After`. A `Retry-After` over 60 s, or past the call's own `timeoutMs`, fails at once.
+   * Other requests are never retried.
    * @default 2
    */
   maxRetries?: number | undefined;
   /**
    * Seconds before the token's expiry at which a new one is minted; never more than half the
-   * token's lifetime.
+   * token's lifetime. The lifetime is measured on the local clock from the token response's arrival
+   * (capped by the JWT's own `exp − iat`), and a token is reused for at least 1 s whatever the clocks say.
    * @default 30
    */
   tokenSkewSeconds?: number | undefined;
@@ -66,18 +72,81 @@ export interface CheckoutClientOptions {
    */
   tokenStore?: TokenStore | undefined;
   /**
-   * The `fetch` to use, e.g. one with a proxy agent or instrumentation.
+   * The `fetch` to use, e.g. one with a proxy agent or instrumentation. It must honour
+   * `redirect: 'manual'` (Node's and every standard fetch do): a followed redirect is rejected.
    * @default globalThis.fetch
    */
   fetch?: typeof globalThis.fetch | undefined;
+  /**
+   * The largest response body accepted, in bytes, counted after decompression. A larger body (of
+   * any status, error bodies included) is cut off there, its request aborted, and the call rejects
+   * with `ResponseTooLargeError`. The default is far above any record the service sends.
+   * @default 1_048_576 (1 MiB)
+   */
+  maxResponseBytes?: number | undefined;
+  /**
+   * Allow a plain `http:` `baseUrl` whose host is not loopback. Plain http sends the partner secret
+   * and the token in clear text: use it only on a private network you trust. `localhost`,
+   * `127.0.0.0/8` and `[::1]` (the fake service, sandboxes) are always allowed.
+   * @default false
+   */
+  allowInsecureHttp?: boolean | undefined;
+  /**
+   * Receives one entry per HTTP attempt, per retry and per token exchange (method, path, status,
+   * ms, attempt, requestId, retryInMs; never a secret, token, header or body): a function, or a
+   * console-like object (`console`, pino). Without one, `CHECKOUT_LOG=debug` in the environment
+   * prints one line per entry on stderr.
+   * @default none
+   */
+  logger?: ClientLogger | undefined;
+}
+
+/** What {@link CheckoutClient.withResponse} tells about a successful call's response. */
+export interface ResponseInfo {
+  /** The HTTP status. */
+  status: number;
+  /** The response headers. */
+  headers: Headers;
+  /** The service's `x-request-id`, when the response carried one. */
+  requestId: string | undefined;
+  /** How many HTTP attempts the call took (retries and a re-sent request after a 401 included). */
+  attempts: number;
+}
+
+/** A record with what its response said. */
+export interface WithResponse<T> {
+  data: T;
+  response: ResponseInfo;
+}
+
+/** The client's reads, each resolving with `{ data, response }`; see {@link CheckoutClient.withResponse}. */
+export interface ResponseReads {
+  getMe(options?: RequestOptions): Promise<WithResponse<Me>>;
+  getOrderByExternalId(externalId: string, options?: RequestOptions): Promise<WithResponse<Order>>;
+  getWithdrawalByExternalId(externalId: string, options?: RequestOptions): Promise<WithResponse<Withdrawal>>;
+  request<T = unknown>(method: string, path: string, options?: RawRequestOptions<T>): Promise<WithResponse<T>>;
 }
 
 /** Per-call options of the read methods. */
 export interface RequestOptions {
-  /** Aborts the call; it then rejects with the signal's reason and is not retried. */
+  /**
+   * Aborts the call, the wait for a token exchange included; it then rejects with the signal's
+   * reason and is not retried. A signal already aborted sends nothing.
+   */
   signal?: AbortSignal | undefined;
-  /** Overrides the client's per-attempt `timeoutMs` for this call. */
+  /**
+   * Bounds the whole call, in milliseconds: the wait for a token exchange, every attempt and every
+   * retry delay. Past it the call rejects with `TimeoutError`. Each attempt is also bounded by the
+   * client's `timeoutMs`.
+   */
   timeoutMs?: number | undefined;
+  /**
+   * Headers to send with this call's request (not with the token exchange). `Authorization`,
+   * `x-partner-id`, `x-partner-secret` and `Idempotency-Key` are set by the client and refused here.
+   */
+  headers?: Record<string, string> | undefined;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number | undefined;
 }
 
 /** Options of {@link CheckoutClient.request}. */
@@ -88,6 +157,12 @@ export interface RawRequestOptions<T> extends RequestOptions {
   json?: unknown;
   /** A zod schema (anything with `safeParse`) the 2xx body must match; without one the parsed JSON is returned as `unknown`. */
   schema?: ParseSchema<T> | undefined;
+  /**
+   * Sent as `Idempotency-Key`: the service runs the operation once however many times it receives
+   * the key, so a request carrying one is retried like a GET (a POST without one is sent once).
+   * Use a fresh key (e.g. `crypto.randomUUID()`) per operation, and the same key to repeat it.
+   */
+  idempotencyKey?: string | undefined;
 }
 
 /** Options of {@link CheckoutClient.waitForOrder} and {@link CheckoutClient.waitForWithdrawal}. */
@@ -126,22 +201,30 @@ export class CheckoutClient {
   readonly #secret: PartnerSecret;
   readonly #transport: Transport;
   readonly #tokens: TokenCache;
-  readonly #timeoutMs: number;
+  readonly #log: LogWriter;
 
   constructor(options: CheckoutClientOptions = {}) {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`CheckoutClient options must be an object, got ${describe(options)}`);
     }
+    if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== 'boolean') {
+      throw new TypeError(`allowInsecureHttp must be a boolean, got ${describe(options.allowInsecureHttp)}`);
+    }
     this.baseUrl = partnerApiBase(required('baseUrl', 'CHECKOUT_BASE_URL', options.baseUrl));
+    checkTransportSecurity(this.baseUrl, options.allowInsecureHttp === true);
     this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
     this.#secret = secretOption(options.partnerSecret);
-    this.#timeoutMs = positiveMs('timeoutMs', options.timeoutMs, 30_000);
+    const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 30_000);
+    const maxResponseBytes = options.maxResponseBytes ?? 1_048_576;
+    if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
+      throw new TypeError(`maxResponseBytes must be a whole number of bytes, at least 1, got ${String(maxResponseBytes)}`);
+    }
     const maxRetries = options.maxRetries ?? 2;
-    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
       throw new TypeError(`maxRetries must be a whole number of at least 0, got ${String(maxRetries)}`);
     }
     const skewSeconds = options.tokenSkewSeconds ?? 30;
-    if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !Number.isFinite(skewSeconds)) {
+    if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !(skewSeconds * 1000 <= Number.MAX_SAFE_INTEGER)) {
       throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${String(skewSeconds)}`);
     }
     if (options.fetch !== undefined && typeof options.fetch !== 'function') {
@@ -151,14 +234,17 @@ export class CheckoutClient {
     if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
       throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
     }
+    this.#log = logWriter(options.logger);
     this.#transport = new Transport({
       apiBase: this.baseUrl,
-      timeoutMs: this.#timeoutMs,
+      timeoutMs,
       maxRetries,
+      maxResponseBytes,
       fetch: options.fetch,
+      log: this.#log,
     });
     this.#tokens = new TokenCache({
-      exchange: () => this.#exchange(),
+      exchange: (signal) => this.#exchange(signal),
       skewSeconds,
       store,
       key: `checkout-partner-sdk:token:${this.baseUrl}:${this.partnerId}`,
@@ -167,10 +253,17 @@ export class CheckoutClient {
 
   /**
    * The cached access token, or a new one from POST /auth/token. Concurrent callers share one
-   * exchange; a failed exchange is not cached.
+   * exchange; a failed exchange is not cached. `signal` and `timeoutMs` bound the wait (see
+   * {@link RequestOptions}); an exchange no caller waits for any more is aborted.
    */
-  async getAccessToken(options: Pick<RequestOptions, 'signal'> = {}): Promise<string> {
-    return untilAborted(this.#tokens.get(), checkRequestOptions(options).signal);
+  async getAccessToken(options: RequestOptions = {}): Promise<string> {
+    const { signal, timeoutMs } = checkRequestOptions(options);
+    const bound = callBound(signal, timeoutMs, () => callTimedOut('POST /auth/token', timeoutMs));
+    try {
+      return await this.#tokens.get(bound.signal);
+    } finally {
+      bound.dispose();
+    }
   }
 
   /** Epoch milliseconds at which the cached token stops being reused (skew taken off), or `undefined` when none is cached. */
@@ -180,7 +273,7 @@ export class CheckoutClient {
 
   /** GET /auth/me: confirms that the credentials work and the partner API is enabled. */
   async getMe(options: RequestOptions = {}): Promise<Me> {
-    return this.#authed('get', '/auth/me', MeSchema, checkRequestOptions(options));
+    return this.#authed(meCall(options), newTrace());
   }
 
   /**
@@ -191,36 +284,56 @@ export class CheckoutClient {
    * order.settlement?.status; // 'Settled' once its crypto swap settled
    */
   async getOrderByExternalId(externalId: string, options: RequestOptions = {}): Promise<Order> {
-    const path = `/orders/by-external-id/${pathSegment(externalId, 'externalId')}`;
-    return this.#authed('get', path, OrderSchema, checkRequestOptions(options));
+    return this.#authed(orderCall(externalId, options), newTrace());
   }
 
   /** GET /withdrawals/by-external-id/{externalId}: the PIX withdrawal's status (`Completed` once settled). */
   async getWithdrawalByExternalId(externalId: string, options: RequestOptions = {}): Promise<Withdrawal> {
-    const path = `/withdrawals/by-external-id/${pathSegment(externalId, 'externalId')}`;
-    return this.#authed('get', path, WithdrawalSchema, checkRequestOptions(options));
+    return this.#authed(withdrawalCall(externalId, options), newTrace());
   }
 
   /**
    * Any partner API endpoint this SDK does not type yet, with the same auth, timeouts and errors.
-   * `path` is relative to the API base; encode its dynamic segments. Only GETs are retried.
+   * `path` is relative to the API base; encode its dynamic segments. Only GETs, and requests with
+   * an `idempotencyKey`, are retried.
    *
    * @example
-   * const result = await client.request('POST', `/orders/${encodeURIComponent(id)}/payment`, { json: { amount } });
+   * const result = await client.request('POST', `/orders/${encodeURIComponent(id)}/payment`, {
+   *   json: { amount },
+   *   idempotencyKey: paymentId, // the same key when the payment is tried again
+   * });
    */
   async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
-    if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) {
-      throw new TypeError(`method must be an HTTP method such as "GET", got ${describe(method)}`);
-    }
-    if (typeof path !== 'string' || path === '' || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(path)) {
-      throw new TypeError('path must be a path below the API base, such as "/orders/abc/payment"');
-    }
-    const normalized = path.startsWith('/') ? path : `/${path}`;
-    const { schema, json, searchParams } = checkRequestOptions(options);
-    if (schema !== undefined && typeof schema?.safeParse !== 'function') {
-      throw new TypeError('schema must be a zod schema (anything with safeParse)');
-    }
-    return this.#authed(method.toLowerCase(), normalized, schema, options, { json, searchParams });
+    return this.#authed(rawCall(method, path, options), newTrace());
+  }
+
+  /**
+   * The same reads, each resolving with `{ data, response }`: `response` holds the status, headers,
+   * `requestId` (the service's `x-request-id`, for support tickets) and how many attempts the call took.
+   *
+   * @example
+   * const { data: order, response } = await client.withResponse().getOrderByExternalId('order-42');
+   * log.info({ requestId: response.requestId, status: order.settlement?.status });
+   */
+  withResponse(): ResponseReads {
+    const run = async <T>(call: () => AuthedCall<T>): Promise<WithResponse<T>> => {
+      const trace = newTrace();
+      const data = await this.#authed(call(), trace);
+      const response = trace.response as Response;
+      const info: ResponseInfo = {
+        status: response.status,
+        headers: response.headers,
+        requestId: response.headers.get('x-request-id') ?? undefined,
+        attempts: trace.attempts,
+      };
+      return { data, response: info };
+    };
+    return {
+      getMe: (options = {}) => run(() => meCall(options)),
+      getOrderByExternalId: (externalId, options = {}) => run(() => orderCall(externalId, options)),
+      getWithdrawalByExternalId: (externalId, options = {}) => run(() => withdrawalCall(externalId, options)),
+      request: (method, path, options = {}) => run(() => rawCall(method, path, options)),
+    };
   }
 
   /**
@@ -254,7 +367,7 @@ export class CheckoutClient {
     return `CheckoutClient { baseUrl: '${this.baseUrl}', partnerId: '${this.partnerId}' }`;
   }
 
-  async #exchange(): Promise<TokenResponse> {
+  async #exchange(signal: AbortSignal): Promise<TokenResponse> {
     let secret: unknown;
     try {
       secret = typeof this.#secret === 'function' ? await this.#secret() : this.#secret;
@@ -264,52 +377,88 @@ export class CheckoutClient {
     if (typeof secret !== 'string' || secret === '') {
       throw new TypeError(`The partnerSecret function must return a non-empty string, got ${describe(secret)}`);
     }
+    const trace = newTrace();
+    const started = this.#log === undefined ? 0 : performance.now();
     try {
-      return await this.#transport.send({
+      const response = await this.#transport.send({
         method: 'post',
         path: '/auth/token',
-        headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret },
+        headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT },
         retry: true,
         schema: TokenResponseSchema,
+        signal,
+        trace,
       });
+      this.#logExchange(started, trace, undefined);
+      return response;
     } catch (error) {
+      this.#logExchange(started, trace, error);
       // a token response that failed validation may still hold a working token: keep it out of the error
       if (error instanceof ResponseValidationError) throw withoutToken(error);
       throw error;
     }
   }
 
-  /** A business call with the Bearer token; a 401 drops that token, mints one new token and retries once. */
-  async #authed<T>(
-    method: string,
-    path: string,
-    schema: ParseSchema<T> | undefined,
-    options: RequestOptions,
-    body: Pick<RawRequestOptions<T>, 'json' | 'searchParams'> = {},
-  ): Promise<T> {
+  #logExchange(started: number, trace: CallTrace, error: unknown): void {
+    if (this.#log === undefined) return;
+    const response = trace.response ?? (error instanceof ApiError ? error : undefined);
+    this.#log({
+      event: 'exchange',
+      method: 'POST',
+      path: '/auth/token',
+      status: response?.status,
+      ms: performance.now() - started,
+      attempt: trace.attempts,
+      requestId: response?.headers.get('x-request-id') ?? undefined,
+      ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
+    });
+  }
+
+  /**
+   * A business call with the Bearer token; a 401 drops that token, mints one new token and retries
+   * once. The call's `signal` and `timeoutMs` bound all of it, the wait for an exchange included.
+   */
+  async #authed<T>(call: AuthedCall<T>, trace: CallTrace): Promise<T> {
+    const { method, path, options, key } = call;
+    const { timeoutMs, maxRetries } = options;
+    // the same object for every call without per-call headers: the hot path builds only the token's
+    const extra = options.headers === undefined && key === undefined ? undefined : { ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
+    // a signal already aborted sends nothing, not even a token exchange
+    options.signal?.throwIfAborted();
+    const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
+    const { signal, deadline } = bound;
     const send = async () => {
-      const token = await untilAborted(this.#tokens.get(), options.signal);
-      const call = this.#transport.send({
+      const token = await this.#tokens.get(signal);
+      const sent = this.#transport.send({
         method,
         path,
-        headers: { authorization: `Bearer ${token}` },
-        retry: method === 'get',
-        schema,
-        json: body.json,
-        searchParams: body.searchParams,
-        signal: options.signal,
-        timeoutMs: options.timeoutMs,
+        headers:
+          extra === undefined
+            ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
+            : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` },
+        retry: method === 'get' || key !== undefined,
+        maxRetries,
+        schema: call.schema,
+        json: call.json,
+        searchParams: call.searchParams,
+        signal,
+        deadline,
+        trace,
       });
-      return { token, call };
+      return { token, sent };
     };
-    const first = await send();
     try {
-      return await first.call;
-    } catch (error) {
-      if (!(error instanceof AuthenticationError)) throw error;
-      this.#tokens.invalidate(first.token);
+      const first = await send();
+      try {
+        return await first.sent;
+      } catch (error) {
+        if (!(error instanceof AuthenticationError)) throw error;
+        this.#tokens.invalidate(first.token);
+      }
+      return await (await send()).sent; // a second 401 rejects with AuthenticationError
+    } finally {
+      bound.dispose();
     }
-    return (await send()).call; // a second 401 rejects with AuthenticationError
   }
 
   async #waitFor<T>(
@@ -320,8 +469,8 @@ export class CheckoutClient {
   ): Promise<T> {
     if (typeof until !== 'function') throw new TypeError(`until must be a function of the ${what}`);
     if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
-    const timeoutMs = positiveMs('timeoutMs', options.timeoutMs, 60_000);
-    const intervalMs = positiveMs('intervalMs', options.intervalMs, 2_000);
+    const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 60_000);
+    const intervalMs = timerMs('intervalMs', options.intervalMs, 2_000);
     const { signal } = checkRequestOptions({ signal: options.signal });
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
@@ -353,6 +502,7 @@ function withoutToken(error: ResponseValidationError): ResponseValidationError {
     headers: error.headers,
     body: maskStrings(error.body, 0),
     issues: error.issues,
+    attempts: error.attempts,
   });
 }
 
@@ -376,13 +526,4 @@ function required(name: string, envName: string, value: unknown): string {
 function secretOption(value: unknown): PartnerSecret {
   if (typeof value === 'function') return value as () => string | Promise<string>;
   return required('partnerSecret', 'CHECKOUT_PARTNER_SECRET', value);
-}
-
-function checkRequestOptions<O extends RequestOptions>(options: O): O {
-  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${describe(options)}`);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new TypeError('signal must be an AbortSignal');
-  }
-  if (options.timeoutMs !== undefined) positiveMs('timeoutMs', options.timeoutMs, 0);
-  return options;
 }

@@ -7,6 +7,8 @@
  * header, so they are never attached as `cause`.
  */
 
+import { retryAfterMs } from './internal/retry-after.js';
+
 /** A zod-style validation issue, as carried by {@link ResponseValidationError}. */
 export interface ValidationIssue {
   /** zod's issue code, e.g. `invalid_type`; `invalid_json` for a body that is not JSON. */
@@ -53,6 +55,8 @@ export interface ApiErrorInit {
   body?: unknown;
   /** `METHOD path` of the request, for the message (never a URL with credentials). */
   request?: string | undefined;
+  /** How many HTTP attempts the call made before it failed. */
+  attempts?: number | undefined;
   /** What caused it (never a ky error, which holds the request and its Authorization header). */
   cause?: unknown;
 }
@@ -71,6 +75,11 @@ export class ApiError extends CheckoutError {
   readonly body: unknown;
   /** The service's request id (`x-request-id`), when the response carries one. */
   readonly requestId: string | undefined;
+  /**
+   * How many HTTP attempts the call made before it failed (retries and the re-sent request after a
+   * 401 included; a token exchange's own attempts not), or `undefined` when not known.
+   */
+  readonly attempts: number | undefined;
 
   constructor(message: string, init: ApiErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -78,6 +87,7 @@ export class ApiError extends CheckoutError {
     this.headers = init.headers ?? new Headers();
     this.body = init.body;
     this.requestId = this.headers.get('x-request-id') ?? undefined;
+    this.attempts = init.attempts;
   }
 }
 
@@ -105,12 +115,7 @@ export class RateLimitError extends ApiError {
   declare readonly status: number;
   /** The last `Retry-After` the service sent, in milliseconds, when it sent one. */
   get retryAfterMs(): number | undefined {
-    const value = this.headers.get('retry-after');
-    if (value === null) return undefined;
-    const seconds = Number(value);
-    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-    const date = Date.parse(value);
-    return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+    return retryAfterMs(this.headers);
   }
 }
 
@@ -142,6 +147,22 @@ export class ResponseValidationError extends ApiError {
   constructor(message: string, init: ApiErrorInit & { issues: readonly ValidationIssue[] }) {
     super(message, init);
     this.issues = init.issues;
+  }
+}
+
+/**
+ * A response body (of any status) was larger than the client's `maxResponseBytes`, counted on the
+ * decoded bytes: the read stopped at the limit and the request was aborted. Not retried.
+ */
+export class ResponseTooLargeError extends ApiError {
+  override readonly name = 'ResponseTooLargeError' as const;
+  declare readonly status: number;
+  /** The limit that was passed, in bytes (the client's `maxResponseBytes`). */
+  readonly limitBytes: number;
+
+  constructor(message: string, init: ApiErrorInit & { limitBytes: number }) {
+    super(message, init);
+    this.limitBytes = init.limitBytes;
   }
 }
 

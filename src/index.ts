@@ -4,8 +4,12 @@ export type {
   PartnerSecret,
   RawRequestOptions,
   RequestOptions,
+  ResponseInfo,
+  ResponseReads,
   WaitOptions,
+  WithResponse,
 } from './client.js';
+export type { ClientLogEntry, ClientLogger } from './internal/client-log.js';
 export type { StoredToken, TokenStore } from './auth/token-store.js';
 export {
   ApiError,
@@ -15,6 +19,7 @@ export {
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
+  ResponseTooLargeError,
   ResponseValidationError,
   ServerError,
   TimeoutError,

@@ -18,18 +18,20 @@ export type WithdrawalStatus = KnownString<'Completed'>;
 export type Currency = KnownString<'BRZ'>;
 
 /**
- * The response of POST /auth/token. `expiresIn` is the token's lifetime in seconds.
+ * The response of POST /auth/token. `accessToken` must be header-safe (visible ASCII only, so it
+ * can be sent as `Bearer <token>`), `tokenType` is `Bearer` in any case (RFC 6749 §7.1), and
+ * `expiresIn` is the token's lifetime in whole seconds, at least 1.
  *
  * @example
  * const token = TokenResponseSchema.parse(await response.json());
  */
 export const TokenResponseSchema = z.looseObject({
-  /** The access token (a JWT) for the `Authorization: Bearer` header of business calls. Secret. */
-  accessToken: z.string().check(z.minLength(1)),
-  /** The token's scheme: `Bearer`. */
-  tokenType: z.string(),
-  /** The token's lifetime in seconds from the exchange. */
-  expiresIn: z.number().check(z.positive()),
+  /** The access token (a JWT) for the `Authorization: Bearer` header of business calls: visible ASCII only, so it is always a valid header value. Secret. */
+  accessToken: z.string().check(z.regex(/^[\x21-\x7E]+$/, 'accessToken must be a non-empty token of visible ASCII characters')),
+  /** The token's scheme: `Bearer`, in any case (RFC 6749 §7.1). */
+  tokenType: z.string().check(z.refine((value) => value.toLowerCase() === 'bearer', 'tokenType must be "Bearer"')),
+  /** The token's lifetime in whole seconds from the exchange, at least 1. */
+  expiresIn: z.int().check(z.minimum(1, 'expiresIn must be a whole number of seconds, at least 1')),
 });
 /** The response of POST /auth/token. */
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;

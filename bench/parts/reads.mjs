@@ -1,8 +1,10 @@
-// Part 1: what one status read costs the client, against raw fetch + res.json() (the limit) and
+// Part 1: what one status read costs the client, against raw fetch + res.json() (the limit), ky
+// alone with the SDK's options (the transport's own cost, which the SDK should add little to) and
 // the peers' equivalent reads, all against the same local server (a separate process).
 // Per variant: client CPU per request (process.cpuUsage) and requests per second, sequential and
 // at 64 concurrent, interleaved rounds, medians.
 import { CheckoutClient } from 'checkout-partner-sdk';
+import ky from 'ky';
 import OpenAI from 'openai';
 import Stripe from 'stripe';
 import { startServer } from '../lib/server.mjs';
@@ -19,11 +21,21 @@ const orderUrl = `${base}/api/v1/partner-api/orders/by-external-id/o-1`;
 const openai = new OpenAI({ apiKey: 'sk-bench', baseURL: `${base}/v1` });
 const stripe = new Stripe('sk_test_bench', { host: '127.0.0.1', port: Number(new URL(base).port), protocol: 'http' });
 
+// ky as the SDK configures it for a GET (the same headers, retry, timeout and redirect options), with
+// nothing of the SDK around it: the transport's own cost
+const kyRetry = { limit: 2, statusCodes: [408, 429, 500, 502, 503, 504], afterStatusCodes: [408, 429, 500, 502, 503, 504], maxRetryAfter: 60_000, retryOnTimeout: true, jitter: true };
+const kyHeaders = { authorization: `Bearer ${token}`, 'user-agent': `checkout-partner-sdk/0.0.0 node/${process.versions.node}` };
+
 const all = {
   'raw fetch': async () => {
     const res = await fetch(orderUrl, { headers: { authorization: `Bearer ${token}` } });
     const body = await res.json();
     if (body.externalId !== 'o-1') throw new Error('raw fetch: unexpected body');
+  },
+  'ky alone': async () => {
+    const res = await ky(orderUrl, { headers: kyHeaders, retry: kyRetry, timeout: 30_000, redirect: 'manual' });
+    const body = JSON.parse(await res.text());
+    if (body.externalId !== 'o-1') throw new Error('ky: unexpected body');
   },
   sdk: async () => {
     const order = await sdk.getOrderByExternalId('o-1');
@@ -69,6 +81,7 @@ try {
           requestsPerSecond: r.opsPerSec,
           cpuVsRawFetch: results['raw fetch'] ? pairedRatio(results, name, 'raw fetch', 'cpuPerOp') : undefined,
           throughputVsRawFetch: results['raw fetch'] ? pairedRatio(results, name, 'raw fetch', 'opsPerSecSamples') : undefined,
+          cpuVsKy: results['ky alone'] ? pairedRatio(results, name, 'ky alone', 'cpuPerOp') : undefined,
         },
       ]),
     );

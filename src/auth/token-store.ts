@@ -23,4 +23,18 @@ export interface TokenStore {
   get(key: string): Promise<StoredToken | undefined> | StoredToken | undefined;
   /** Keep `token` for `key`. A store may drop it at `token.expiresAt`. */
   set(key: string, token: StoredToken): Promise<void> | void;
+  /**
+   * Optional: a short lock on `key` across processes, which the client takes around its token
+   * exchange so a fleet of cold processes makes one exchange. Resolves with a function that releases
+   * the lock, or `undefined` when another process holds it: the client then waits (at most
+   * `lockMs`) for that process's token, and exchanges itself when none comes. A lock that fails is
+   * skipped (the client exchanges).
+   */
+  lock?(key: string): Promise<(() => Promise<void>) | undefined>;
+  /**
+   * How long the lock lives at most, in milliseconds, and so how long other processes wait for the
+   * holder's token before exchanging themselves.
+   * @default 5_000
+   */
+  readonly lockMs?: number | undefined;
 }

@@ -17,7 +17,7 @@ export function checkEventId(eventId: unknown): asserts eventId is string {
 }
 
 /** RFC 9110 token characters: what an HTTP header name may hold. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** The signature header option, lower-cased (`x-provider-signature` when undefined), else a `TypeError`. */
 export function signatureHeaderName(value: unknown): string {

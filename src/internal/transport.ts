@@ -1,13 +1,33 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type Options, type RetryOptions } from 'ky';
-import { ApiError, apiErrorForStatus, ConnectionError, ResponseValidationError, TimeoutError } from '../errors.js';
+import {
+  ApiError,
+  apiErrorForStatus,
+  ConnectionError,
+  ResponseTooLargeError,
+  ResponseValidationError,
+  TimeoutError,
+} from '../errors.js';
 import type { ParseSchema } from '../schemas.js';
+import { attemptLog, type LogWriter } from './client-log.js';
+import { BodyTooLarge, readBody } from './read-body.js';
+import { retryAfterMs } from './retry-after.js';
 
 export interface TransportOptions {
   /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
   apiBase: string;
   timeoutMs: number;
   maxRetries: number;
+  maxResponseBytes: number;
   fetch: typeof globalThis.fetch | undefined;
+  log: LogWriter;
+}
+
+/** What a call did, filled in by every {@link Transport.send} it makes. */
+export interface CallTrace {
+  /** HTTP attempts made so far. */
+  attempts: number;
+  /** The last successful response, once there is one. */
+  response: Response | undefined;
 }
 
 export interface SendOptions<T> {
@@ -15,17 +35,23 @@ export interface SendOptions<T> {
   /** Path below the API base, already encoded, starting with `/`. */
   path: string;
   headers: Record<string, string>;
-  /** Retry on network errors, 408, 429 and 5xx (GETs and the token exchange only). */
+  /** Retry on network errors, 408, 429 and 5xx (GETs, the token exchange and requests with an idempotency key). */
   retry: boolean;
+  /** Overrides the client's `maxRetries`. */
+  maxRetries?: number | undefined;
   schema: ParseSchema<T> | undefined;
   json?: unknown;
   searchParams?: Record<string, string | number | boolean> | URLSearchParams | undefined;
+  /** The call's signal: the caller's, combined with the call's deadline when it has one. */
   signal?: AbortSignal | undefined;
-  timeoutMs?: number | undefined;
+  /** `performance.now()` at which the call times out: a `Retry-After` reaching past it fails at once. */
+  deadline?: number | undefined;
+  /** Counts the call's attempts and keeps its response. */
+  trace: CallTrace;
 }
 
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
-/** A `Retry-After` longer than this is cut to it, so a misconfigured service cannot park a call for hours. */
+/** A `Retry-After` longer than this fails the call at once, so a misconfigured service cannot park a call for hours. */
 const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
@@ -34,79 +60,122 @@ const MAX_RETRY_AFTER_MS = 60_000;
  * This is the hot path of every status read (see bench/README.md), so each request hands ky one
  * small options object built without spreads and holding only what differs from ky's defaults
  * (ky deep-merges and normalises every key it is given, for every request): no instance defaults,
- * no `prefix`, no hooks, no `method` for a GET, no `fetch` unless a custom one was given, retry
- * options built once. The body is read once, as text, then parsed.
+ * no `prefix`, no `method` for a GET, retry options built once.
+ *
+ * The body is read inside the `fetch` ky calls ({@link readBody}): that makes it part of the
+ * attempt, so ky's per-attempt timeout covers it (and aborts the request when it fires), a body
+ * cut or stalled midway is retried like any network error, and its size is capped.
  */
 export class Transport {
   /** The API base without a trailing slash; paths are appended to it. */
   readonly #base: string;
   readonly #timeoutMs: number;
+  readonly #maxBytes: number;
   readonly #fetch: typeof globalThis.fetch | undefined;
+  readonly #maxRetries: number;
+  readonly #log: LogWriter;
   /** For GETs: ky's default `methods` already hold `get`. */
   readonly #retryGet: RetryOptions;
-  /** For the token exchange, the only POST sent with `retry` on. */
+  /** For the token exchange, and POSTs with an idempotency key. */
   readonly #retryAny: RetryOptions;
 
   constructor(options: TransportOptions) {
     this.#base = options.apiBase.replace(/\/+$/, '');
     this.#timeoutMs = options.timeoutMs;
+    this.#maxBytes = options.maxResponseBytes;
     this.#fetch = options.fetch;
-    this.#retryGet = {
-      limit: options.maxRetries,
-      statusCodes: RETRY_STATUSES,
-      afterStatusCodes: RETRY_STATUSES,
-      maxRetryAfter: MAX_RETRY_AFTER_MS,
-      retryOnTimeout: true,
-      jitter: true,
-    };
-    this.#retryAny = { ...this.#retryGet, methods: ['get', 'post'] };
+    this.#maxRetries = options.maxRetries;
+    this.#log = options.log;
+    this.#retryGet = retryOptions(options.maxRetries, undefined, undefined);
+    this.#retryAny = retryOptions(options.maxRetries, ['get', 'post'], undefined);
   }
 
   async send<T>(options: SendOptions<T>): Promise<T> {
-    const { method } = options;
+    const { method, deadline, trace } = options;
+    // what the last attempt's fetch read: the body, as text
+    const read = { text: '' };
+    // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
+    // method: browsers and Workers throw "Illegal invocation" for a detached fetch
+    const fetchFn = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+    const maxBytes = this.#maxBytes;
+    const log = this.#log === undefined ? undefined : attemptLog(this.#log, method, options.path);
     const init: Options = {
       headers: options.headers,
-      retry: options.retry ? (method === 'get' ? this.#retryGet : this.#retryAny) : 0,
-      timeout: options.timeoutMs ?? this.#timeoutMs,
+      retry: options.retry ? this.#retry(method, deadline, options.maxRetries) : 0,
+      timeout: this.#timeoutMs,
+      // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
+      redirect: 'manual',
+      fetch: async (input, requestInit) => {
+        trace.attempts += 1;
+        if (log === undefined) {
+          const response = await fetchFn(input, requestInit);
+          if (response.redirected) throw new FollowedRedirect(response.url);
+          read.text = await readBody(response, maxBytes);
+          return response;
+        }
+        log.start(trace.attempts);
+        let response: Response | undefined;
+        try {
+          response = await fetchFn(input, requestInit);
+          if (response.redirected) throw new FollowedRedirect(response.url);
+          read.text = await readBody(response, maxBytes);
+          log.end(trace.attempts, response, undefined);
+          return response;
+        } catch (error) {
+          log.end(trace.attempts, response, attemptError(error, input, options.signal));
+          throw error;
+        }
+      },
     };
     if (method !== 'get') init.method = method;
-    if (this.#fetch !== undefined) init.fetch = this.#fetch;
     if (options.json !== undefined) init.json = options.json;
     if (options.searchParams !== undefined) init.searchParams = options.searchParams;
     if (options.signal !== undefined) init.signal = options.signal;
     let response: Response;
-    let text: string;
     try {
       // what ky's `prefix` did: one slash between the base and the path
       response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
-      text = await readText(response, init.timeout as number);
     } catch (error) {
-      throw toCheckoutError(error, options);
+      throw toCheckoutError(error, options, read.text, this.#timeoutMs);
     }
-    return parseBody(response, text, options);
+    trace.response = response;
+    return parseBody(response, read.text, options);
+  }
+
+  #retry(method: string, deadline: number | undefined, maxRetries: number | undefined): RetryOptions {
+    if (deadline === undefined && maxRetries === undefined) {
+      if (method === 'get') return this.#retryGet;
+      if (method === 'post') return this.#retryAny;
+    }
+    return retryOptions(maxRetries ?? this.#maxRetries, method === 'get' ? undefined : ['get', method], deadline);
   }
 }
 
-/** Thrown by {@link readText} when the body does not arrive in time; mapped to `TimeoutError`. */
-const BODY_TIMEOUT = Symbol('body timeout');
+function retryOptions(limit: number, methods: string[] | undefined, deadline: number | undefined): RetryOptions {
+  const retry: RetryOptions = {
+    limit,
+    statusCodes: RETRY_STATUSES,
+    afterStatusCodes: RETRY_STATUSES,
+    maxRetryAfter: MAX_RETRY_AFTER_MS,
+    retryOnTimeout: true,
+    jitter: true,
+    // a wait past the cap or past the call's deadline fails now rather than sleeping first
+    shouldRetry: ({ error }) => {
+      if (!isHTTPError(error)) return undefined;
+      const wait = retryAfterMs(error.response.headers);
+      if (wait === undefined) return undefined;
+      if (wait > MAX_RETRY_AFTER_MS) return false;
+      if (deadline !== undefined && performance.now() + wait >= deadline) return false;
+      return undefined;
+    },
+  };
+  if (methods !== undefined) retry.methods = methods;
+  return retry;
+}
 
-/**
- * The body as text within `timeoutMs`: ky's timer stops once the headers arrive, so a service that
- * sends headers and then stalls the body would otherwise hold the call (and a webhook's claim) forever.
- */
-async function readText(response: Response, timeoutMs: number): Promise<string> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      response.body?.cancel().catch(() => undefined);
-      reject(BODY_TIMEOUT);
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([response.text(), stalled]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** Thrown when a custom `fetch` followed a redirect despite `redirect: 'manual'`. */
+class FollowedRedirect {
+  constructor(readonly url: string) {}
 }
 
 const LEADING_SLASHES = /^\/*/;
@@ -116,33 +185,79 @@ function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string
   return `${options.method.toUpperCase()} ${options.path}`;
 }
 
-/** Maps what ky or fetch threw onto the error tree; an abort rejects with the signal's reason. */
-function toCheckoutError(error: unknown, options: SendOptions<unknown>): unknown {
+/**
+ * Maps what ky or fetch threw onto the error tree; an abort rejects with the signal's reason.
+ * Messages quote only what is known to hold no header value (a Headers or Request error quotes the
+ * offending value, which may be the token): a network error's fixed text and its system error code.
+ */
+function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: string, timeoutMs: number): unknown {
   if (options.signal?.aborted) return options.signal.reason;
   const label = labelOf(options);
+  const { attempts } = options.trace;
   if (isHTTPError(error)) {
-    return apiErrorForStatus(error.response.status, {
-      headers: error.response.headers,
-      body: error.data,
-      request: label,
-    });
+    const { response } = error;
+    const init = { headers: response.headers, body: errorBody(response, text), request: label, attempts };
+    if (response.status >= 300 && response.status < 400) {
+      const location = response.headers.get('location');
+      return new ApiError(
+        `${response.status} from ${label}: the service answered with a redirect${location === null ? '' : ` to ${location}`}, ` +
+          'which the client never follows (it would carry the credentials elsewhere); check baseUrl (https rather than http? the right host and path?)',
+        { ...init, status: response.status },
+      );
+    }
+    return apiErrorForStatus(response.status, init);
   }
-  if (isTimeoutError(error)) return new TimeoutError(`${label} timed out`, { request: label });
-  if (error === BODY_TIMEOUT) return new TimeoutError(`${label} timed out while reading the response body`, { request: label });
+  if (error instanceof BodyTooLarge) {
+    return new ResponseTooLargeError(
+      `${error.status} from ${label}: the response body is larger than maxResponseBytes (${error.limitBytes} bytes), so it was cut off ` +
+        'and the request aborted; if the service really sends bodies this large, raise the client option maxResponseBytes',
+      { status: error.status, headers: error.headers, request: label, limitBytes: error.limitBytes, attempts },
+    );
+  }
+  if (error instanceof FollowedRedirect) {
+    return new ApiError(
+      `${label} was redirected, which the client never follows: the custom fetch must honour redirect: 'manual'`,
+      { request: label, attempts },
+    );
+  }
+  if (isTimeoutError(error)) {
+    return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)`, { request: label, attempts });
+  }
   if (isNetworkError(error)) {
     const cause = error.cause;
-    return new ConnectionError(`${label} failed: ${describeCause(cause)}`, { request: label, cause });
+    return new ConnectionError(`${label} failed: ${describeNetworkError(cause)}`, { request: label, cause, attempts });
   }
   if (error instanceof ApiError) return error;
-  // fetch implementations that ky does not recognise still throw a TypeError for network failures
-  return new ConnectionError(`${label} failed: ${describeCause(error)}`, { request: label, cause: error });
+  // an error ky does not know (a custom fetch's, or a Headers/Request TypeError): its name only
+  const name = error instanceof Error ? error.name : typeof error;
+  return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label, attempts });
 }
 
-function describeCause(cause: unknown): string {
+/** A network error's fixed text (ky recognises it from a known list) and its system error code. */
+function describeNetworkError(cause: unknown): string {
   if (!(cause instanceof Error)) return 'no response';
-  const inner = cause.cause instanceof Error ? cause.cause : undefined;
-  const code = (inner as { code?: unknown } | undefined)?.code ?? (cause as { code?: unknown }).code;
-  return typeof code === 'string' ? `${cause.message} (${code})` : cause.message;
+  return `${cause.message}${codeOf(cause.cause) ?? codeOf(cause) ?? ''}`;
+}
+
+/** ` (CODE)` for an error with a system error code such as `ECONNREFUSED`, else `undefined`. */
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) ? ` (${code})` : undefined;
+}
+
+const JSON_TYPE = /[/+]json\b/i;
+
+/** An error body as `ApiError.body`: parsed JSON when it says it is JSON and parses, else the text; `undefined` when empty. */
+function errorBody(response: Response, text: string): unknown {
+  if (text === '') return undefined;
+  if (JSON_TYPE.test(response.headers.get('content-type') ?? '')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
 }
 
 /** A 2xx body, parsed as JSON and by `schema`; anything else is a {@link ResponseValidationError}. */
@@ -158,6 +273,7 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
         headers: response.headers,
         request: label,
         body: text,
+        attempts: options.trace.attempts,
         issues: [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }],
       });
     }
@@ -172,6 +288,19 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
   const where = first && first.path.length > 0 ? ` at ${first.path.map(String).join('.')}` : '';
   throw new ResponseValidationError(
     `${response.status} from ${label}: the body does not match the expected shape${where}: ${first?.message ?? 'invalid'}`,
-    { status: response.status, headers: response.headers, request: label, body: data, issues },
+    { status: response.status, headers: response.headers, request: label, body: data, issues, attempts: options.trace.attempts },
   );
+}
+
+/** What ended an attempt without a complete response, by the name of the error it becomes. */
+function attemptError(error: unknown, input: Request | URL | string, callSignal: AbortSignal | undefined): string {
+  if (error instanceof BodyTooLarge) return 'ResponseTooLargeError';
+  if (error instanceof FollowedRedirect) return 'ApiError';
+  if (callSignal?.aborted) {
+    const reason: unknown = callSignal.reason;
+    return reason instanceof Error || reason instanceof DOMException ? reason.name : 'AbortError';
+  }
+  // ky's per-attempt timeout aborts the request's own signal
+  if (input instanceof Request && input.signal.aborted) return 'TimeoutError';
+  return 'ConnectionError';
 }

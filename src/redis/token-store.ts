@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import type { StoredToken, TokenStore } from '../auth/token-store.js';
 import { describe } from '../internal/path.js';
-import { RedisConnection, replyString, type RedisClientLike } from './client.js';
+import { positiveMs } from '../internal/arguments.js';
+import { RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { prefixOption } from './options.js';
 
@@ -24,7 +25,20 @@ export interface RedisTokenStoreOptions {
    * @default 5_000
    */
   commandTimeoutMs?: number | undefined;
+  /**
+   * How long one process's token-exchange lock lives at most, in milliseconds. While a process
+   * exchanges, the others sharing the store wait up to this long for its token, then exchange
+   * themselves.
+   * @default 5_000
+   */
+  lockMs?: number | undefined;
 }
+
+/** ARGV: the lock's owner token. Deletes the lock only while this owner still holds it. */
+const UNLOCK: LuaScript = {
+  source: `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`,
+};
 
 /** What is stored: JSON of the token and its reuse deadline. Anything else reads as no token. */
 const StoredTokenSchema = z.object({
@@ -46,6 +60,10 @@ const StoredTokenSchema = z.object({
  * it in memory, so its calls go on working while Redis is down (processes just stop sharing one
  * token until Redis is back).
  *
+ * A cold fleet makes one exchange: the client takes a short lock (`SET NX PX`, `lockMs`) under
+ * `prefix + key + ':lock'` around its exchange; the other processes wait for the token it stores,
+ * and exchange themselves only if none comes within `lockMs`.
+ *
  * @example
  * // ioredis
  * import Redis from 'ioredis';
@@ -62,6 +80,8 @@ const StoredTokenSchema = z.object({
 export class RedisTokenStore implements TokenStore {
   /** The key prefix in use. */
   readonly prefix: string;
+  /** How long an exchange lock lives at most, in milliseconds. */
+  readonly lockMs: number;
   readonly #redis: RedisConnection;
 
   constructor(options: RedisTokenStoreOptions) {
@@ -74,6 +94,22 @@ export class RedisTokenStore implements TokenStore {
       redactCauses: true,
     });
     this.prefix = prefixOption(options.prefix, '');
+    this.lockMs = positiveMs('lockMs', options.lockMs, 5_000);
+  }
+
+  /**
+   * Takes the exchange lock for `key` (`SET NX PX lockMs` under `prefix + key + ':lock'`): resolves
+   * with its release, or `undefined` when another process holds it.
+   */
+  async lock(key: string): Promise<(() => Promise<void>) | undefined> {
+    checkKey(key);
+    const lockKey = `${this.prefix}${key}:lock`;
+    const owner = globalThis.crypto.randomUUID();
+    const reply = await this.#redis.command('set', ['SET', lockKey, owner, 'NX', 'PX', String(Math.ceil(this.lockMs))]);
+    if (reply === null) return undefined;
+    return async () => {
+      await this.#redis.script('release', UNLOCK, [lockKey], [owner]);
+    };
   }
 
   /** The token stored under `key`, or `undefined` when there is none or the value is not a token. */

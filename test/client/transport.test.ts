@@ -69,11 +69,31 @@ describe('over a real socket', () => {
     });
     const error = await client(url, { timeoutMs: 150, maxRetries: 0 }).getOrderByExternalId('o-1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
-    expect((error as Error).message).toMatch(/reading the response body/);
+    expect((error as Error).message).toMatch(/timed out: no complete response \(headers and body\) within timeoutMs \(150 ms\)/);
   });
 
   it('times out an attempt whose response never comes', async () => {
     const url = await serve(() => undefined);
     await expect(client(url, { timeoutMs: 100, maxRetries: 0 }).getOrderByExternalId('o-1')).rejects.toBeInstanceOf(TimeoutError);
+  });
+});
+
+describe('the global fetch', () => {
+  it('is called as a method of globalThis, as browsers and Workers require', async () => {
+    const real = globalThis.fetch;
+    const strict = function (this: unknown, input: RequestInfo | URL, init?: RequestInit) {
+      if (this !== globalThis) return Promise.reject(new TypeError('Illegal invocation'));
+      return real(input, init);
+    };
+    const url = await serve((_, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ externalId: 'o-1' }));
+    });
+    globalThis.fetch = strict as typeof fetch;
+    try {
+      expect(await client(url).getOrderByExternalId('o-1')).toEqual({ externalId: 'o-1' });
+    } finally {
+      globalThis.fetch = real;
+    }
   });
 });

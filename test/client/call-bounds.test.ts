@@ -1,0 +1,218 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CheckoutClient, RateLimitError, ServerError, TimeoutError } from 'checkout-partner-sdk';
+import { startServer, type RealServer } from './real-server.js';
+
+// Time and connections stay bounded (issue 9, items 5-9), over real sockets on 127.0.0.1.
+
+let server: RealServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const json = (res: import('node:http').ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+/** Orders by id: `ok`, `fail` (500), `stall` and `slow` (headers, half a body, then nothing), `limited` (429, Retry-After 1000000000); a partner `hang` gets no token response. */
+function service(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): boolean | void {
+  if (req.url?.endsWith('/auth/token')) return req.headers['x-partner-id'] === 'hang' ? true : undefined;
+  const id = req.url?.split('/').pop();
+  if (id === 'ok') json(res, 200, { externalId: 'ok' });
+  else if (id === 'fail') json(res, 500, { message: 'boom' });
+  else if (id === 'limited') json(res, 429, { message: 'slow down' }, { 'retry-after': '1000000000' });
+  else if (id === 'stall' || id === 'slow') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"externalId":');
+  } else return;
+  return true;
+}
+
+const client = (url: string, extra: object = {}) => new CheckoutClient({ baseUrl: url, partnerId: 'p-1', partnerSecret: 's', ...extra });
+
+describe('a timed-out or abandoned request closes its connection', () => {
+  it('a stalled body that times out: the socket is closed at once', async () => {
+    server = await startServer(service);
+    const error = await client(server.url, { timeoutMs: 150, maxRetries: 0 }).getOrderByExternalId('stall').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(await server.unfinishedClosed(300)).toBe(0);
+  });
+
+  it('a call aborted mid-body: the socket is closed at once', async () => {
+    server = await startServer(service);
+    const controller = new AbortController();
+    const pending = client(server.url).getOrderByExternalId('slow', { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    expect(await server.unfinishedClosed(300)).toBe(0);
+  });
+
+  it('after successes, failures, timeouts and aborts, the process exits within 1 s of its last call', async () => {
+    server = await startServer(service);
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('fixtures/exit-after-calls.ts', import.meta.url)), server.url], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const { code, exitedAt } = await new Promise<{ code: number | null; exitedAt: number }>((resolve) =>
+      child.on('exit', (exitCode) => resolve({ code: exitCode, exitedAt: Date.now() })),
+    );
+    clearTimeout(killer);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const results = JSON.parse(/RESULTS (.*)/.exec(stdout)?.[1] ?? 'null') as string[];
+    expect(results).toEqual(['ok', 'ServerError', 'TimeoutError', 'AbortError', 'RateLimitError', 'TimeoutError', 'AbortError']);
+    const settledAt = Number(/SETTLED (\d+)/.exec(stdout)?.[1]);
+    expect(exitedAt - settledAt).toBeLessThan(1_000);
+  }, 30_000);
+});
+
+describe('a body cut or stalled once is retried', () => {
+  it('retries a GET whose connection closes mid-body', async () => {
+    let attempts = 0;
+    server = await startServer((req, res) => {
+      if (!req.url?.includes('/orders/')) return;
+      attempts += 1;
+      if (attempts === 1) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"externalId":');
+        setTimeout(() => res.socket?.destroy(), 20);
+      } else json(res, 200, { externalId: 'o-1' });
+      return true;
+    });
+    expect(await client(server.url).getOrderByExternalId('o-1')).toEqual({ externalId: 'o-1' });
+    expect(attempts).toBe(2);
+  });
+
+  it('retries a GET whose body stalls past the timeout', async () => {
+    let attempts = 0;
+    server = await startServer((req, res) => {
+      if (!req.url?.includes('/orders/')) return;
+      attempts += 1;
+      if (attempts === 1) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"externalId":');
+      } else json(res, 200, { externalId: 'o-1' });
+      return true;
+    });
+    expect(await client(server.url, { timeoutMs: 200 }).getOrderByExternalId('o-1')).toEqual({ externalId: 'o-1' });
+    expect(attempts).toBe(2);
+  });
+});
+
+describe('per-call timeoutMs and signal bound the whole call, the token exchange included', () => {
+  it('a read with timeoutMs waiting on a hanging exchange rejects with TimeoutError in time', async () => {
+    server = await startServer(service);
+    const started = performance.now();
+    const error = await client(server.url, { partnerId: 'hang' }).getOrderByExternalId('ok', { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toMatch(/within its timeoutMs \(300 ms\)/);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    // nobody waits for the exchange any more: it was aborted and its connection closed
+    expect(await server.unfinishedClosed(500)).toBe(0);
+  });
+
+  it('a caller that aborts stops waiting at once; the exchange goes on while another caller waits', async () => {
+    let answer: (() => void) | undefined;
+    let exchanges = 0;
+    server = await startServer((req, res) => {
+      if (!req.url?.endsWith('/auth/token')) return service(req, res);
+      exchanges += 1;
+      answer = () => json(res, 200, { accessToken: 'tok-late', tokenType: 'Bearer', expiresIn: 3600 });
+      return true;
+    });
+    const c = client(server.url);
+    const controller = new AbortController();
+    const leaving = c.getOrderByExternalId('ok', { signal: controller.signal });
+    const staying = c.getOrderByExternalId('ok');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    await expect(leaving).rejects.toMatchObject({ name: 'AbortError' });
+    answer?.();
+    expect(await staying).toEqual({ externalId: 'ok' });
+    expect(exchanges).toBe(1);
+  });
+
+  it('a signal aborted before the call sends nothing at all, not even a token exchange', async () => {
+    server = await startServer(service);
+    const c = client(server.url);
+    await expect(c.getOrderByExternalId('ok', { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(c.getAccessToken({ signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.requests).toEqual([]);
+  });
+
+  it('timeoutMs bounds retries too: the call ends at its deadline', async () => {
+    server = await startServer(service);
+    const started = performance.now();
+    const error = await client(server.url, { maxRetries: 10 }).getOrderByExternalId('fail', { timeoutMs: 700 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
+});
+
+describe('Retry-After past the cap or the deadline fails fast', () => {
+  it('429 with Retry-After: 1000000000 rejects at once with RateLimitError carrying retryAfterMs', async () => {
+    server = await startServer(service);
+    const started = performance.now();
+    const error = await client(server.url).getOrderByExternalId('limited', { timeoutMs: 2_000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfterMs).toBe(1e12);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(server.requests.filter((r) => r.includes('/orders/'))).toHaveLength(1);
+  });
+
+  it('a Retry-After under the cap but past the call deadline fails at once', async () => {
+    server = await startServer((req, res) => {
+      if (!req.url?.includes('/orders/')) return;
+      json(res, 503, { message: 'later' }, { 'retry-after': '5' });
+      return true;
+    });
+    const started = performance.now();
+    await expect(client(server.url).getOrderByExternalId('o-1', { timeoutMs: 2_000 })).rejects.toBeInstanceOf(ServerError);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(server.requests.filter((r) => r.includes('/orders/'))).toHaveLength(1);
+  });
+
+  it('a Retry-After under the cap without a deadline is waited for and retried', async () => {
+    let attempts = 0;
+    server = await startServer((req, res) => {
+      if (!req.url?.includes('/orders/')) return;
+      attempts += 1;
+      if (attempts === 1) json(res, 429, {}, { 'retry-after': '1' });
+      else json(res, 200, { externalId: 'o-1' });
+      return true;
+    });
+    expect(await client(server.url).getOrderByExternalId('o-1')).toEqual({ externalId: 'o-1' });
+    expect(attempts).toBe(2);
+  });
+});
+
+describe('timer options are checked up front', () => {
+  const valid = { baseUrl: 'https://checkout.test', partnerId: 'p', partnerSecret: 's' };
+  it.each([3e9, 2 ** 31])('rejects timeoutMs %d at construction with a TypeError', (timeoutMs) => {
+    expect(() => new CheckoutClient({ ...valid, timeoutMs })).toThrow(TypeError);
+    expect(() => new CheckoutClient({ ...valid, timeoutMs })).toThrow(/at most 2147483647 milliseconds/);
+  });
+
+  it('accepts 2^31 - 1', () => {
+    expect(() => new CheckoutClient({ ...valid, timeoutMs: 2 ** 31 - 1 })).not.toThrow();
+  });
+
+  it('rejects a per-call or wait timeoutMs over 2^31 - 1 before sending anything', async () => {
+    server = await startServer(service);
+    const c = client(server.url);
+    await expect(c.getOrderByExternalId('ok', { timeoutMs: 3e9 })).rejects.toThrow(TypeError);
+    await expect(c.getAccessToken({ timeoutMs: 3e9 })).rejects.toThrow(TypeError);
+    await expect(c.waitForOrder('ok', () => true, { timeoutMs: 3e9 })).rejects.toThrow(TypeError);
+    await expect(c.waitForOrder('ok', () => true, { intervalMs: 3e9 })).rejects.toThrow(TypeError);
+    expect(server.requests).toEqual([]);
+  });
+});

@@ -1,0 +1,165 @@
+import { http, HttpResponse } from 'msw';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  AuthenticationError,
+  CheckoutClient,
+  NotFoundError,
+  ResponseValidationError,
+  ServerError,
+  TimeoutError,
+  type ClientLogEntry,
+} from 'checkout-partner-sdk';
+import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, mockCheckout, order } from './helpers.js';
+
+// Observable calls: a logger, CHECKOUT_LOG=debug, `attempts` on errors, the requestId of a
+// successful read (issue 11, item 4).
+
+const { server, state } = mockCheckout();
+const newClient = (extra: object = {}) => new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, ...extra });
+const ORDER_PATH = `${API}/orders/by-external-id/:id`;
+afterEach(() => {
+  vi.unstubAllEnvs();
+  vi.restoreAllMocks();
+});
+
+/** Answers `statuses` in turn (with `retry-after: 0` and a request id), then 200 with the order. */
+function answers(statuses: number[]) {
+  let calls = 0;
+  server.use(
+    http.get(ORDER_PATH, () => {
+      const status = statuses[calls];
+      calls += 1;
+      const headers = { 'retry-after': '0', 'x-request-id': `req-${calls}` };
+      return status === undefined ? HttpResponse.json(order('o-1'), { headers }) : HttpResponse.json({ message: 'no' }, { status, headers });
+    }),
+  );
+  return () => calls;
+}
+
+describe('logger', () => {
+  it('gets one entry per attempt, exchange and retry, with no secret or token', async () => {
+    answers([503]);
+    const entries: ClientLogEntry[] = [];
+    await newClient({ logger: (entry: ClientLogEntry) => entries.push(entry) }).getOrderByExternalId('o-1');
+    expect(entries.map((e) => [e.event, e.method, e.path, e.status, e.attempt, e.requestId])).toEqual([
+      ['attempt', 'POST', '/auth/token', 200, 1, undefined],
+      ['exchange', 'POST', '/auth/token', 200, 1, undefined],
+      ['attempt', 'GET', '/orders/by-external-id/o-1', 503, 1, 'req-1'],
+      ['retry', 'GET', '/orders/by-external-id/o-1', 503, 2, undefined],
+      ['attempt', 'GET', '/orders/by-external-id/o-1', 200, 2, 'req-2'],
+    ]);
+    for (const entry of entries) expect(entry.ms).toBeGreaterThanOrEqual(0);
+    expect(entries[3]?.retryInMs).toBeGreaterThanOrEqual(0);
+    const text = JSON.stringify(entries);
+    expect(text).not.toContain(PARTNER_SECRET);
+    expect(text).not.toContain('tok-1');
+  });
+
+  it('names what ended an attempt without a response', async () => {
+    server.use(http.get(ORDER_PATH, () => HttpResponse.error()));
+    const entries: ClientLogEntry[] = [];
+    await newClient({ maxRetries: 0, logger: (entry: ClientLogEntry) => entries.push(entry) }).getOrderByExternalId('o-1').catch(() => undefined);
+    expect(entries.at(-1)).toMatchObject({ event: 'attempt', status: undefined, error: 'ConnectionError' });
+  });
+
+  it('takes a console-like object: successes to debug, exchanges to info, failures and retries to warn', async () => {
+    answers([500]);
+    const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn() };
+    await newClient({ logger }).getOrderByExternalId('o-1');
+    expect(logger.info.mock.calls.map(([e]) => (e as ClientLogEntry).event)).toEqual(['exchange']);
+    expect(logger.warn.mock.calls.map(([e]) => [(e as ClientLogEntry).event, (e as ClientLogEntry).status])).toEqual([
+      ['attempt', 500],
+      ['retry', 500],
+    ]);
+    expect(logger.debug.mock.calls.map(([e]) => [(e as ClientLogEntry).path, (e as ClientLogEntry).status])).toEqual([
+      ['/auth/token', 200],
+      ['/orders/by-external-id/o-1', 200],
+    ]);
+  });
+
+  it('a logger that throws never breaks a call', async () => {
+    answers([]);
+    const client = newClient({
+      logger: () => {
+        throw new Error('broken logger');
+      },
+    });
+    expect(await client.getOrderByExternalId('o-1')).toEqual(order('o-1'));
+  });
+
+  it.each([42, 'console', {}, { debug: () => undefined }])('refuses logger %j with a TypeError', (logger) => {
+    expect(() => newClient({ logger })).toThrow(/logger must be a function or an object with debug, info and warn/);
+  });
+
+  it('CHECKOUT_LOG=debug prints one line per entry on stderr when no logger is given', async () => {
+    vi.stubEnv('CHECKOUT_LOG', 'debug');
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: unknown) => void lines.push(String(line)));
+    answers([]);
+    await newClient().getOrderByExternalId('o-1');
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toMatch(/^checkout-partner-sdk attempt GET \/orders\/by-external-id\/o-1 status=200 ms=\d+ attempt=1 requestId=req-1$/);
+    expect(lines.join('\n')).not.toContain(PARTNER_SECRET);
+  });
+
+  it('stays silent without a logger or the switch', async () => {
+    const spy = vi.spyOn(console, 'error');
+    answers([]);
+    await newClient().getOrderByExternalId('o-1');
+    expect(spy).not.toHaveBeenCalled();
+  });
+});
+
+describe('attempts on every error', () => {
+  it('counts the retries', async () => {
+    answers([503, 503, 503]);
+    const error = await newClient().getOrderByExternalId('o-1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ attempts: 3, requestId: 'req-3' });
+  });
+
+  it('is 1 for a status that is not retried, and for a body that does not match', async () => {
+    answers([404]);
+    await expect(newClient().getOrderByExternalId('o-1')).rejects.toSatisfy((e) => e instanceof NotFoundError && e.attempts === 1);
+    server.use(http.get(ORDER_PATH, () => HttpResponse.json({ nope: true })));
+    await expect(newClient().getOrderByExternalId('o-1')).rejects.toSatisfy((e) => e instanceof ResponseValidationError && e.attempts === 1);
+  });
+
+  it('counts the request re-sent after a 401', async () => {
+    server.use(http.get(ORDER_PATH, () => new HttpResponse(null, { status: 401 })));
+    const error = await newClient().getOrderByExternalId('o-1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error).toMatchObject({ attempts: 2 });
+  });
+
+  it('is on a call timeout too', async () => {
+    server.use(http.get(ORDER_PATH, () => new Promise<Response>(() => undefined)));
+    const error = await newClient({ maxRetries: 0 }).getOrderByExternalId('o-1', { timeoutMs: 100 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ attempts: 1 });
+  });
+});
+
+describe('withResponse()', () => {
+  it('gives the record with its status, headers, requestId and attempts', async () => {
+    answers([502]);
+    const { data, response } = await newClient().withResponse().getOrderByExternalId('o-1');
+    expect(data).toEqual(order('o-1'));
+    expect(response).toMatchObject({ status: 200, requestId: 'req-2', attempts: 2 });
+    expect(response.headers.get('content-type')).toMatch(/json/);
+  });
+
+  it('works for every read and request()', async () => {
+    server.use(
+      http.get(`${API}/auth/me`, () => HttpResponse.json({ partnerId: 'p' }, { headers: { 'x-request-id': 'me-1' } })),
+      http.get(`${API}/withdrawals/by-external-id/:id`, () => HttpResponse.json({ externalId: 'w-1', status: 'Completed' }, { headers: { 'x-request-id': 'w-1' } })),
+      http.post(`${API}/orders/o-1/payment`, () => HttpResponse.json({ ok: true }, { headers: { 'x-request-id': 'pay-1' } })),
+    );
+    const reads = newClient().withResponse();
+    expect((await reads.getMe()).response.requestId).toBe('me-1');
+    expect((await reads.getWithdrawalByExternalId('w-1')).response.requestId).toBe('w-1');
+    expect(await reads.request('POST', '/orders/o-1/payment', { json: {} })).toMatchObject({ data: { ok: true }, response: { requestId: 'pay-1' } });
+    await expect(reads.getOrderByExternalId('')).rejects.toThrow(TypeError);
+    expect(state.seen.filter((r) => r.path.endsWith('/auth/token'))).toHaveLength(1);
+  });
+});
