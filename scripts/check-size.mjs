@@ -60,7 +60,8 @@ console.log('check-size: ok');
 
 // Start-up: which modules `import('checkout-partner-sdk')` makes Node load (the timing itself is in
 // `npm run bench`; the module list is deterministic). zod's public entries re-export all ~60 locale
-// modules and jose's root every JOSE operation: neither may be loaded at import (README.md, Performance).
+// modules, jose's root every JOSE operation, and ky probes fetch at import (making Node load its fetch
+// implementation, which the first request loads anyway): none may be loaded at import (README.md, Performance).
 const probe = `
   import { registerHooks } from 'node:module';
   const loaded = [];
@@ -75,7 +76,7 @@ if (typeof registerHooks !== 'function') {
 } else {
   const loaded = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' }));
   const fromPackages = loaded.filter((url) => url.includes('/node_modules/'));
-  const banned = fromPackages.filter((url) => /\/zod\/v4\/locales\/|\/jose\/dist\/[^/]+\/index\.js$/.test(url));
+  const banned = fromPackages.filter((url) => /\/zod\/v4\/locales\/|\/jose\/dist\/[^/]+\/index\.js$|\/ky\/distribution\//.test(url));
   console.log(`check-size: import('checkout-partner-sdk') loads ${loaded.length} modules, ${fromPackages.length} from node_modules`);
   if (banned.length > 0) {
     console.error(`check-size: FAIL: the main entry loads modules it must not at start-up:\n  ${banned.slice(0, 5).join('\n  ')}${banned.length > 5 ? `\n  ... ${banned.length - 5} more` : ''}`);

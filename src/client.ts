@@ -115,15 +115,21 @@ export interface ResponseInfo {
 
 /** A record with what its response said. */
 export interface WithResponse<T> {
+  /** The parsed record, as the plain method resolves with it. */
   data: T;
+  /** What is known of the response that carried it (`requestId`, `status`, `attempts`, ...). */
   response: ResponseInfo;
 }
 
 /** The client's reads, each resolving with `{ data, response }`; see {@link CheckoutClient.withResponse}. */
 export interface ResponseReads {
+  /** {@link CheckoutClient.getMe}, with its response. */
   getMe(options?: RequestOptions): Promise<WithResponse<Me>>;
+  /** {@link CheckoutClient.getOrderByExternalId}, with its response. */
   getOrderByExternalId(externalId: string, options?: RequestOptions): Promise<WithResponse<Order>>;
+  /** {@link CheckoutClient.getWithdrawalByExternalId}, with its response. */
   getWithdrawalByExternalId(externalId: string, options?: RequestOptions): Promise<WithResponse<Withdrawal>>;
+  /** {@link CheckoutClient.request}, with its response. */
   request<T = unknown>(method: string, path: string, options?: RawRequestOptions<T>): Promise<WithResponse<T>>;
 }
 

@@ -37,8 +37,11 @@ export interface ClientLogEntry {
 export type ClientLogger =
   | ((entry: ClientLogEntry) => void)
   | {
+      /** Gets the attempts that succeeded. */
       debug(entry: ClientLogEntry): unknown;
+      /** Gets the token exchanges. */
       info(entry: ClientLogEntry): unknown;
+      /** Gets the retries and the attempts that failed. */
       warn(entry: ClientLogEntry): unknown;
     };
 

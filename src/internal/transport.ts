@@ -1,4 +1,4 @@
-import ky, { isHTTPError, isNetworkError, isTimeoutError, type Options, type RetryOptions } from 'ky';
+import type { Options, RetryOptions } from 'ky';
 import {
   ApiError,
   apiErrorForStatus,
@@ -9,6 +9,7 @@ import {
 } from '../errors.js';
 import type { ParseSchema } from '../schemas.js';
 import { attemptLog, type LogWriter } from './client-log.js';
+import { kyLoaded, loadKy } from './ky.js';
 import { BodyTooLarge, readBody } from './read-body.js';
 import { retryAfterMs } from './retry-after.js';
 
@@ -131,6 +132,9 @@ export class Transport {
     if (options.json !== undefined) init.json = options.json;
     if (options.searchParams !== undefined) init.searchParams = options.searchParams;
     if (options.signal !== undefined) init.signal = options.signal;
+    // a promise only until the first request has loaded ky
+    const loadingKy = loadKy();
+    const ky = (loadingKy instanceof Promise ? await loadingKy : loadingKy).default;
     let response: Response;
     try {
       // what ky's `prefix` did: one slash between the base and the path
@@ -161,7 +165,7 @@ function retryOptions(limit: number, methods: string[] | undefined, deadline: nu
     jitter: true,
     // a wait past the cap or past the call's deadline fails now rather than sleeping first
     shouldRetry: ({ error }) => {
-      if (!isHTTPError(error)) return undefined;
+      if (!kyLoaded().isHTTPError(error)) return undefined;
       const wait = retryAfterMs(error.response.headers);
       if (wait === undefined) return undefined;
       if (wait > MAX_RETRY_AFTER_MS) return false;
@@ -192,6 +196,7 @@ function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string
  */
 function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: string, timeoutMs: number): unknown {
   if (options.signal?.aborted) return options.signal.reason;
+  const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
   const label = labelOf(options);
   const { attempts } = options.trace;
   if (isHTTPError(error)) {
