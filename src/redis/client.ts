@@ -33,6 +33,12 @@ export interface LuaScript {
   sha?: Promise<string>;
 }
 
+/** ARGV: the owner's token. Deletes the key only while it still holds that token (a lease, a lock). */
+export const DELETE_IF_OWNER: LuaScript = {
+  source: `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`,
+};
+
 const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
 
 /** The one place that talks to either client: raw commands, scripts, timeouts and error mapping. */

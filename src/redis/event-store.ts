@@ -1,7 +1,7 @@
 import type { ClaimedLease, EventStore } from '../webhooks/store.js';
 import { checkEventId } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
-import { RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
+import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { eventKeySuffix } from './event-key.js';
 import { prefixOption } from './options.js';
@@ -74,12 +74,6 @@ end
 if current == ARGV[2] then return 'done' end
 if string.sub(current, 1, 6) == 'lease:' then return 'leased' end
 return 'foreign'`,
-};
-
-/** ARGV: lease token. Delete the key only while the caller holds the lease. */
-const RELEASE: LuaScript = {
-  source: `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`,
 };
 
 /**
@@ -216,7 +210,7 @@ export class RedisEventStore implements EventStore {
     const token = this.#token(eventId, lease);
     if (token === undefined) return; // no lease of ours to give up
     const key = await this.#key(eventId);
-    await this.#redis.script('release', RELEASE, [key], [token]);
+    await this.#redis.script('release', DELETE_IF_OWNER, [key], [token]);
     this.#forget(eventId, token);
   }
 

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { StoredToken, TokenStore } from '../auth/token-store.js';
 import { describe } from '../internal/path.js';
 import { positiveMs } from '../internal/arguments.js';
-import { RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
+import { DELETE_IF_OWNER, RedisConnection, replyString, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { prefixOption } from './options.js';
 
@@ -33,12 +33,6 @@ export interface RedisTokenStoreOptions {
    */
   lockMs?: number | undefined;
 }
-
-/** ARGV: the lock's owner token. Deletes the lock only while this owner still holds it. */
-const UNLOCK: LuaScript = {
-  source: `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`,
-};
 
 /** What is stored: JSON of the token and its reuse deadline. Anything else reads as no token. */
 const StoredTokenSchema = z.object({
@@ -108,7 +102,7 @@ export class RedisTokenStore implements TokenStore {
     const reply = await this.#redis.command('set', ['SET', lockKey, owner, 'NX', 'PX', String(Math.ceil(this.lockMs))]);
     if (reply === null) return undefined;
     return async () => {
-      await this.#redis.script('release', UNLOCK, [lockKey], [owner]);
+      await this.#redis.script('release', DELETE_IF_OWNER, [lockKey], [owner]);
     };
   }
 
