@@ -201,16 +201,20 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
   const { attempts } = options.trace;
   if (isHTTPError(error)) {
     const { response } = error;
-    const init = { headers: response.headers, body: errorBody(response, text), request: label, attempts };
     if (response.status >= 300 && response.status < 400) {
-      const location = response.headers.get('location');
+      const location = redirectTarget(response.headers.get('location'), response.url);
+      // the Location may carry credentials or a token in its query: the error keeps its origin and path
+      // only, in the message and headers, and not the body (a redirect page quotes the Location)
+      const headers = new Headers(response.headers);
+      if (location === undefined) headers.delete('location');
+      else headers.set('location', location);
       return new ApiError(
-        `${response.status} from ${label}: the service answered with a redirect${location === null ? '' : ` to ${location}`}, ` +
+        `${response.status} from ${label}: the service answered with a redirect${location === undefined ? '' : ` to ${location}`}, ` +
           'which the client never follows (it would carry the credentials elsewhere); check baseUrl (https rather than http? the right host and path?)',
-        { ...init, status: response.status },
+        { headers, request: label, attempts, status: response.status },
       );
     }
-    return apiErrorForStatus(response.status, init);
+    return apiErrorForStatus(response.status, { headers: response.headers, body: errorBody(response, text), request: label, attempts });
   }
   if (error instanceof BodyTooLarge) {
     return new ResponseTooLargeError(
@@ -236,6 +240,17 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
   // an error ky does not know (a custom fetch's, or a Headers/Request TypeError): its name only
   const name = error instanceof Error ? error.name : typeof error;
   return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label, attempts });
+}
+
+/** A redirect's `Location` as origin and path, without userinfo, query or fragment; `undefined` when absent or not a URL. */
+function redirectTarget(location: string | null, responseUrl: string): string | undefined {
+  if (location === null) return undefined;
+  try {
+    const url = new URL(location, responseUrl || undefined);
+    return url.origin === 'null' ? url.protocol : `${url.origin}${url.pathname}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A network error's fixed text (ky recognises it from a known list) and its system error code. */

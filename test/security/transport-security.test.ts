@@ -37,6 +37,30 @@ describe('redirects are never followed', () => {
     expect(service.requests).toHaveLength(1); // a 3xx is not retried
   });
 
+  it('a Location holding credentials or a query shows in neither the message nor inspect(error): only its origin and path', async () => {
+    const service = await serve((req, res) => {
+      const location = 'https://user:hunter2-pass@login.example/sso/cb?access_token=leaked-tok-9&state=1#frag-secret';
+      res.writeHead(302, { location, 'content-type': 'text/html' });
+      res.end(`<a href="${location}">Found</a>`);
+      return true;
+    });
+    const error = await newClient(service.url).getAccessToken().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    const shown = `${(error as Error).message}\n${inspect(error, { depth: 10 })}\n${JSON.stringify(error)}`;
+    expect((error as Error).message).toContain('https://login.example/sso/cb');
+    for (const secret of ['hunter2-pass', 'user:', 'leaked-tok-9', 'frag-secret']) expect(shown).not.toContain(secret);
+  });
+
+  it('a 3xx without a Location, or with one that is not a URL, still rejects with ApiError', async () => {
+    const service = await serve((req, res) => {
+      if (req.url?.includes('/orders/')) res.writeHead(307, { location: 'http://[bad' });
+      else res.writeHead(301);
+      res.end();
+      return true;
+    });
+    await expect(newClient(service.url).getAccessToken()).rejects.toMatchObject({ name: 'ApiError', status: 301 });
+  });
+
   it('a 302 on a status read is not followed to another origin, and its body is not taken as the order', async () => {
     const elsewhere = await serve((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
