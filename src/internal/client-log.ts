@@ -28,7 +28,8 @@ export interface ClientLogEntry {
 /**
  * Where the client reports its calls: a function, or a console-like object (`console`, pino) with
  * `debug`, `info` and `warn` methods. On an object, successful attempts go to `debug`, token
- * exchanges to `info`, retries and failed attempts to `warn`. A logger that throws is ignored.
+ * exchanges to `info`, retries and failed attempts to `warn`. A logger that throws (or returns a
+ * promise that rejects) is ignored.
  *
  * @example
  * new CheckoutClient({ logger: console });
@@ -54,24 +55,28 @@ export type LogWriter = ((entry: ClientLogEntry) => void) | undefined;
  */
 export function logWriter(logger: unknown): LogWriter {
   if (logger === undefined) return env('CHECKOUT_LOG') === 'debug' ? debugLine : undefined;
-  if (typeof logger === 'function') return guarded((entry) => (logger as (e: ClientLogEntry) => void)(entry));
+  if (typeof logger === 'function') return guarded((entry) => (logger as (e: ClientLogEntry) => unknown)(entry));
   const candidate = logger as Partial<Record<'debug' | 'info' | 'warn', unknown>> | null;
   if (candidate === null || typeof candidate !== 'object' || !['debug', 'info', 'warn'].every((level) => typeof candidate[level as 'debug'] === 'function')) {
     throw new TypeError('logger must be a function or an object with debug, info and warn methods (console, pino)');
   }
   const target = logger as Exclude<ClientLogger, (entry: ClientLogEntry) => void>;
   return guarded((entry) => {
-    if (entry.event === 'exchange') target.info(entry);
-    else if (entry.event === 'retry' || entry.error !== undefined || (entry.status !== undefined && entry.status >= 400)) target.warn(entry);
-    else target.debug(entry);
+    if (entry.event === 'exchange') return target.info(entry);
+    if (entry.event === 'retry' || entry.error !== undefined || (entry.status !== undefined && entry.status >= 400)) return target.warn(entry);
+    return target.debug(entry);
   });
 }
 
-/** A logger that throws never breaks a call. */
-function guarded(write: (entry: ClientLogEntry) => void): (entry: ClientLogEntry) => void {
+/** A logger that throws, or (async) returns a promise that rejects, never breaks a call nor the process. */
+function guarded(write: (entry: ClientLogEntry) => unknown): (entry: ClientLogEntry) => void {
   return (entry) => {
     try {
-      write(entry);
+      const result = write(entry);
+      // an async logger's rejection would otherwise be an unhandled rejection, which ends a Node process
+      if (result !== null && typeof result === 'object' && typeof (result as Promise<unknown>).then === 'function') {
+        (result as Promise<unknown>).then(undefined, () => undefined);
+      }
     } catch {
       // ignored: logging must not change what the call does
     }

@@ -87,6 +87,26 @@ describe('logger', () => {
     expect(await client.getOrderByExternalId('o-1')).toEqual(order('o-1'));
   });
 
+  it('an async logger that rejects (function or console-like) leaves no unhandled rejection behind', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const rejecting = async () => {
+        throw new Error('log sink down');
+      };
+      for (const logger of [rejecting, { debug: rejecting, info: rejecting, warn: rejecting }]) {
+        answers([]);
+        expect(await newClient({ logger }).getOrderByExternalId('o-1')).toEqual(order('o-1'));
+      }
+      // unhandled rejections are reported after the microtask queue drains
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it.each([42, 'console', {}, { debug: () => undefined }])('refuses logger %j with a TypeError', (logger) => {
     expect(() => newClient({ logger })).toThrow(/logger must be a function or an object with debug, info and warn/);
   });
