@@ -66,8 +66,9 @@ export interface CheckoutClientOptions {
   tokenSkewSeconds?: number | undefined;
   /**
    * Where the access token is kept. Pass a shared store (e.g. `RedisTokenStore`) so many processes
-   * share one token. The store is a cache: when it fails, the client exchanges and keeps the token
-   * itself, so a store outage never fails a call.
+   * share one token. The store is a cache: when it fails, or one of its operations takes longer than
+   * its `lockMs` (default 5 s), the client exchanges and keeps the token itself, so a store outage
+   * never fails a call.
    * @default an in-memory store private to this client
    */
   tokenStore?: TokenStore | undefined;

@@ -128,7 +128,7 @@ export class TokenCache {
   async #refresh(signal: AbortSignal): Promise<string> {
     const { store } = this.#options;
     if (store === undefined) return this.#mint(undefined, signal);
-    const shared = await this.#fromStore(store);
+    const shared = await this.#fromStore(store, signal);
     if (shared !== undefined) return shared;
     const { lock } = store;
     if (typeof lock !== 'function') return this.#mint(store, signal);
@@ -142,11 +142,9 @@ export class TokenCache {
     }
   }
 
-  /** The store's token when it is usable (it is then held); the store is a cache, so one that fails reads as empty. */
-  async #fromStore(store: TokenStore): Promise<string | undefined> {
-    const stored = await Promise.resolve()
-      .then(() => store.get(this.#options.key))
-      .catch(() => undefined);
+  /** The store's token when it is usable (it is then held); the store is a cache, so one that fails (or hangs) reads as empty. */
+  async #fromStore(store: TokenStore, signal: AbortSignal): Promise<string | undefined> {
+    const stored = await storeCall(() => store.get(this.#options.key), undefined, storeWaitMs(store), signal);
     const shared = isStoredToken(stored) ? this.#usable(stored) : undefined;
     if (shared !== undefined && isStoredToken(stored)) this.#hold(stored);
     return shared;
@@ -163,24 +161,24 @@ export class TokenCache {
     signal: AbortSignal,
   ): Promise<string | (() => Promise<void>) | undefined> {
     const { key } = this.#options;
-    const { lockMs } = store;
-    const waitMs = typeof lockMs === 'number' && lockMs > 0 && lockMs <= MAX_LOCK_MS ? lockMs : DEFAULT_LOCK_MS;
+    const waitMs = storeWaitMs(store);
     const deadline = Date.now() + waitMs;
     for (let round = 0, delay = 20; round < MAX_LOCK_ROUNDS; round++, delay = Math.min(delay * 2, 200)) {
-      const unlock = await Promise.resolve()
-        .then(() => lock.call(store, key))
-        .catch(() => null);
+      // a lock that fails or hangs is skipped; one granted after we stopped waiting is let go
+      const unlock = await storeCall(() => lock.call(store, key), null, waitMs, signal, (late) => {
+        if (typeof late === 'function') release(late);
+      });
       if (unlock === null) return undefined;
       if (typeof unlock === 'function') {
         // the holder may have stored its token and let go just before we took the lock
-        const shared = await this.#fromStore(store);
+        const shared = await this.#fromStore(store, signal);
         if (shared === undefined) return unlock;
         release(unlock);
         return shared;
       }
       if (Date.now() + delay > deadline) return undefined;
       await sleep(delay, signal);
-      const shared = await this.#fromStore(store);
+      const shared = await this.#fromStore(store, signal);
       if (shared !== undefined) return shared;
     }
     return undefined;
@@ -198,9 +196,7 @@ export class TokenCache {
     if (store !== undefined) {
       // a store that fails to keep the token costs other processes an exchange, not this caller its token
       const { key } = this.#options;
-      await Promise.resolve()
-        .then(() => store.set(key, token))
-        .catch(() => undefined);
+      await storeCall(() => store.set(key, token), undefined, storeWaitMs(store), signal);
     }
     return token.accessToken;
   }
@@ -264,6 +260,48 @@ function isStoredToken(value: unknown): value is StoredToken {
   if (value === null || typeof value !== 'object') return false;
   const { accessToken, expiresAt } = value as Partial<StoredToken>;
   return typeof accessToken === 'string' && accessToken !== '' && typeof expiresAt === 'number';
+}
+
+/** How long one store operation may take (the store's `lockMs`, when valid), and how long to wait for another process's token. */
+function storeWaitMs(store: TokenStore): number {
+  const { lockMs } = store;
+  return typeof lockMs === 'number' && lockMs > 0 && lockMs <= MAX_LOCK_MS ? lockMs : DEFAULT_LOCK_MS;
+}
+
+const STORE_GAVE_UP = Symbol('store gave up');
+
+/**
+ * One store operation, bounded: its result, or `failed` when it throws, rejects, takes longer
+ * than `ms` or `signal` aborts first (the store is a cache: a custom one that hangs must not hold
+ * the exchange forever). `late` gets the result of an operation that settles after we gave up.
+ */
+async function storeCall<T, F>(
+  op: () => T | Promise<T>,
+  failed: F,
+  ms: number,
+  signal: AbortSignal,
+  late?: (value: T) => void,
+): Promise<T | F> {
+  const settled = Promise.resolve().then(op);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const gaveUp = new Promise<typeof STORE_GAVE_UP>((resolve) => {
+    timer = setTimeout(() => resolve(STORE_GAVE_UP), ms);
+    onAbort = () => resolve(STORE_GAVE_UP);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const result = await Promise.race([settled, gaveUp]);
+    if (result !== STORE_GAVE_UP) return result as T;
+    if (late !== undefined) settled.then(late, () => undefined);
+    else settled.catch(() => undefined);
+    return failed;
+  } catch {
+    return failed;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort as () => void);
+  }
 }
 
 /** Lets go of a store's lock; one that fails simply expires. */

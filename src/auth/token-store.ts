@@ -33,7 +33,8 @@ export interface TokenStore {
   lock?(key: string): Promise<(() => Promise<void>) | undefined>;
   /**
    * How long the lock lives at most, in milliseconds, and so how long other processes wait for the
-   * holder's token before exchanging themselves.
+   * holder's token before exchanging themselves. It also bounds each `get`, `set` and `lock`: one
+   * that takes longer counts as failed (the client goes on without the store).
    * @default 5_000
    */
   readonly lockMs?: number | undefined;

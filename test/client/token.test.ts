@@ -232,6 +232,31 @@ describe('tokenStore', () => {
     expect(state.exchanges).toBe(1);
   });
 
+  it.each(['get', 'set', 'lock'] as const)('a store whose %s never settles costs at most lockMs, never the call', async (hung) => {
+    const map = new Map<string, StoredToken>();
+    const never = () => new Promise<never>(() => undefined);
+    const store: TokenStore = {
+      lockMs: 200,
+      get: (key) => (hung === 'get' ? never() : map.get(key)),
+      set: (key, token) => (hung === 'set' ? never() : void map.set(key, token)),
+      lock: async () => (hung === 'lock' ? never() : async () => undefined),
+    };
+    server.use(http.get(`${API}/orders/by-external-id/:id`, ({ params }) => HttpResponse.json(order(String(params.id)))));
+    const client = newClient({ tokenStore: store });
+    const started = Date.now();
+    expect(await client.getOrderByExternalId('o-1')).toEqual(order('o-1'));
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(state.exchanges).toBe(1);
+  });
+
+  it('a store that never settles does not hold a caller past its own timeoutMs or signal', async () => {
+    const store: TokenStore = { lockMs: 60_000, get: () => new Promise<never>(() => undefined), set: () => undefined };
+    const client = newClient({ tokenStore: store });
+    await expect(client.getAccessToken({ timeoutMs: 100 })).rejects.toMatchObject({ name: 'TimeoutError' });
+    await expect(client.getAccessToken({ signal: AbortSignal.timeout(100) })).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(state.exchanges).toBe(0);
+  });
+
   it('reads a store value that is not a token as empty', async () => {
     const store: TokenStore = { get: () => ({ accessToken: 42 }) as never, set: () => undefined };
     expect(await newClient({ tokenStore: store }).getAccessToken()).toBe('tok-1');
