@@ -1,7 +1,7 @@
 import { TokenCache } from './auth/token-cache.js';
 import type { TokenStore } from './auth/token-store.js';
 import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from './errors.js';
-import { sleep } from './internal/abort.js';
+import { sleep, untilAborted } from './internal/abort.js';
 import { partnerApiBase } from './internal/api-base.js';
 import { callBound } from './internal/call-bound.js';
 import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, rawCall, withdrawalCall, type AuthedCall } from './internal/calls.js';
@@ -39,7 +39,8 @@ export interface CheckoutClientOptions {
   partnerId?: string | undefined;
   /**
    * The partner's client secret, sent as `x-partner-secret` to POST /auth/token only. A function is
-   * called at each exchange, so a secret rotated by the service operator is picked up without a restart.
+   * called at each exchange, so a secret rotated by the service operator is picked up without a restart;
+   * one that does not settle within `timeoutMs` fails the exchange with a `CheckoutError`.
    * @default process.env.CHECKOUT_PARTNER_SECRET
    */
   partnerSecret?: PartnerSecret | undefined;
@@ -206,6 +207,7 @@ export class CheckoutClient {
   /** The partner's client id (not a secret). */
   readonly partnerId: string;
   readonly #secret: PartnerSecret;
+  readonly #timeoutMs: number;
   readonly #transport: Transport;
   readonly #tokens: TokenCache;
   readonly #log: LogWriter;
@@ -222,6 +224,7 @@ export class CheckoutClient {
     this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
     this.#secret = secretOption(options.partnerSecret);
     const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 30_000);
+    this.#timeoutMs = timeoutMs;
     const maxResponseBytes = options.maxResponseBytes ?? 1_048_576;
     if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
       throw new TypeError(`maxResponseBytes must be a whole number of bytes, at least 1, got ${String(maxResponseBytes)}`);
@@ -375,12 +378,7 @@ export class CheckoutClient {
   }
 
   async #exchange(signal: AbortSignal): Promise<TokenResponse> {
-    let secret: unknown;
-    try {
-      secret = typeof this.#secret === 'function' ? await this.#secret() : this.#secret;
-    } catch (error) {
-      throw new CheckoutError('The partnerSecret function threw; no token exchange was attempted', { cause: error });
-    }
+    const secret = typeof this.#secret === 'function' ? await this.#callSecret(this.#secret, signal) : this.#secret;
     if (typeof secret !== 'string' || secret === '') {
       throw new TypeError(`The partnerSecret function must return a non-empty string, got ${describe(secret)}`);
     }
@@ -403,6 +401,28 @@ export class CheckoutClient {
       // a token response that failed validation may still hold a working token: keep it out of the error
       if (error instanceof ResponseValidationError) throw withoutToken(error);
       throw error;
+    }
+  }
+
+  /**
+   * The partnerSecret function's secret, bounded like one attempt (`timeoutMs`) and by the
+   * exchange's abort: a secret manager that hangs must not hold the exchange, and every call, forever.
+   */
+  async #callSecret(secretFn: () => string | Promise<string>, signal: AbortSignal): Promise<unknown> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new CheckoutError(`The partnerSecret function did not settle within timeoutMs (${this.#timeoutMs} ms); no token exchange was attempted`)),
+        this.#timeoutMs,
+      );
+    });
+    try {
+      return await untilAborted(Promise.race([Promise.resolve().then(secretFn), timedOut]), signal);
+    } catch (error) {
+      if (signal.aborted || error instanceof CheckoutError) throw error;
+      throw new CheckoutError('The partnerSecret function threw; no token exchange was attempted', { cause: error });
+    } finally {
+      clearTimeout(timer);
     }
   }
 

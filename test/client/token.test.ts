@@ -113,6 +113,16 @@ describe('token exchange', () => {
     expect(state.exchanges).toBe(0);
   });
 
+  it('rejects with a CheckoutError when the partnerSecret function does not settle within timeoutMs, and sends nothing', async () => {
+    const client = newClient({ timeoutMs: 200, partnerSecret: () => new Promise<string>(() => undefined) });
+    const started = Date.now();
+    const error = await client.getAccessToken().catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(error).toBeInstanceOf(CheckoutError);
+    expect((error as Error).message).toMatch(/partnerSecret function did not settle within timeoutMs \(200 ms\)/);
+    expect(state.exchanges).toBe(0);
+  });
+
   it('rejects with a TypeError when the partnerSecret function returns no string', async () => {
     await expect(newClient({ partnerSecret: () => '' }).getAccessToken()).rejects.toBeInstanceOf(TypeError);
     expect(state.exchanges).toBe(0);
