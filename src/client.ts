@@ -150,7 +150,9 @@ export interface RequestOptions {
   timeoutMs?: number | undefined;
   /**
    * Headers to send with this call's request (not with the token exchange). `Authorization`,
-   * `x-partner-id`, `x-partner-secret` and `Idempotency-Key` are set by the client and refused here.
+   * `x-partner-id`, `x-partner-secret` and `Idempotency-Key` are set by the client, and `Host`,
+   * `Content-Length`, `Connection`, `Keep-Alive`, `Transfer-Encoding`, `Upgrade` and `Expect` by
+   * fetch: each is refused here with a `TypeError`.
    */
   headers?: Record<string, string> | undefined;
   /** Overrides the client's `maxRetries` for this call. */

@@ -5,8 +5,23 @@ import { describe } from './path.js';
 const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
 /** Visible ASCII, what an idempotency key is made of. */
 const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
-/** Headers the client sets itself: a call may not replace them. */
-const RESERVED = new Set(['authorization', 'x-partner-id', 'x-partner-secret', 'idempotency-key', 'content-length', 'host']);
+/**
+ * Headers the client (or fetch, for the connection-level ones) sets itself: a call may not replace
+ * them. fetch drops `connection` and rejects the others with a network-level error, after the exchange.
+ */
+const RESERVED = new Set([
+  'authorization',
+  'x-partner-id',
+  'x-partner-secret',
+  'idempotency-key',
+  'content-length',
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+]);
 
 /**
  * A call's `headers` option as a record with lower-case names, or a `TypeError` naming the header
