@@ -28,8 +28,8 @@ const WEBHOOK_SECRET = `whsec-leak-${randomUUID()}`;
 /** Every access token the service handed out, in a valid response or not. */
 const issued: string[] = [];
 
-type ExchangeMode = 'ok' | 401 | 403 | 500 | 'no-token' | 'bad-with-token' | 'slow' | 'reset';
-type BusinessMode = 'ok' | 401 | 404 | 429 | 500 | 'bad-body' | 'slow' | 'reset';
+type ExchangeMode = 'ok' | 401 | 403 | 500 | 'no-token' | 'bad-with-token' | 'slow' | 'reset' | 'echo';
+type BusinessMode = 'ok' | 401 | 404 | 429 | 500 | 'bad-body' | 'slow' | 'reset' | 'echo' | 'echo-bad-body';
 const mode: { exchange: ExchangeMode; business: BusinessMode } = { exchange: 'ok', business: 'ok' };
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -61,6 +61,10 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
       case 'reset':
         req.socket.destroy();
         return;
+      case 'echo': // a broken service (or a debugging proxy) quoting the request back, in the body and a header
+        res.writeHead(400, { 'content-type': 'application/json', 'x-debug-secret': String(req.headers['x-partner-secret']) });
+        res.end(JSON.stringify({ message: `bad secret ${String(req.headers['x-partner-secret'])}`, headers: req.headers }));
+        return;
       default:
         return json(res, mode.exchange, { message: 'exchange refused' });
     }
@@ -75,6 +79,12 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
     case 'reset':
       req.socket.destroy();
       return;
+    case 'echo':
+      res.writeHead(400, { 'content-type': 'text/plain', 'x-debug-auth': String(req.headers.authorization) });
+      res.end(`rejected ${String(req.headers.authorization)}`);
+      return;
+    case 'echo-bad-body':
+      return json(res, 200, { externalId: 42, seen: { authorization: req.headers.authorization } });
     default:
       return json(res, mode.business, { message: 'business refused' });
   }
@@ -199,6 +209,9 @@ describe('no secret reaches an error, a log or a printed object', () => {
     ['exchange 403', 'PermissionDeniedError', async () => { mode.exchange = 403; return rejection(newClient().getMe()); }],
     ['exchange 500', 'ServerError', async () => { mode.exchange = 500; return rejection(newClient().getMe()); }],
     ['exchange body without a token', 'ResponseValidationError', async () => { mode.exchange = 'no-token'; return rejection(newClient().getAccessToken()); }],
+    ['exchange error quoting the secret back', 'ApiError', async () => { mode.exchange = 'echo'; return rejection(newClient().getMe()); }],
+    ['business error quoting the token back', 'ApiError', async () => { const c = newClient(); await warm(c); mode.business = 'echo'; return rejection(c.getOrderByExternalId('o-1')); }],
+    ['business 200 that fails validation, quoting the token back', 'ResponseValidationError', async () => { const c = newClient(); await warm(c); mode.business = 'echo-bad-body'; return rejection(c.getOrderByExternalId('o-1')); }],
     ['exchange connection reset', 'ConnectionError', async () => { mode.exchange = 'reset'; return rejection(newClient().getMe()); }],
     ['exchange timeout', 'TimeoutError', async () => { mode.exchange = 'slow'; return rejection(newClient().getMe()); }],
     ['business 401 twice', 'AuthenticationError', async () => { const c = newClient(); await warm(c); mode.business = 401; return rejection(c.getOrderByExternalId('o-1')); }],
