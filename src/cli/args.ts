@@ -9,6 +9,7 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   'partner-id': { type: 'string' },
   'partner-secret': { type: 'string' },
+  'allow-insecure-http': { type: 'boolean' },
   'wait-until': { type: 'string' },
   timeout: { type: 'string' },
   interval: { type: 'string' },
@@ -40,7 +41,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
 }
 
 /** The credential options every API command takes. */
-export const CREDENTIAL_OPTIONS: readonly OptionName[] = ['base-url', 'partner-id', 'partner-secret'];
+export const CREDENTIAL_OPTIONS: readonly OptionName[] = ['base-url', 'partner-id', 'partner-secret', 'allow-insecure-http'];
 
 /** A usage error for any option given that `command` does not take. */
 export function allowOnly(command: string, options: ParsedOptions, allowed: readonly OptionName[]): void {

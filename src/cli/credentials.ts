@@ -17,10 +17,19 @@ export function clientFrom(options: ParsedOptions, io: CliIo): CheckoutClient {
   if (missing.length > 0) {
     throw new CliError(ExitCode.Auth, `missing credentials: set ${missing.join(', ')}`, 'Try "checkout-partner sandbox" for a local fake service and credentials.');
   }
+  const allowInsecureHttp = options['allow-insecure-http'] === true;
   try {
-    return new CheckoutClient({ baseUrl, partnerId, partnerSecret, maxRetries: 2, timeoutMs: 30_000 });
+    // CHECKOUT_LOG=debug in the environment makes the client print one line per attempt on stderr
+    return new CheckoutClient({ baseUrl, partnerId, partnerSecret, allowInsecureHttp, maxRetries: 2, timeoutMs: 30_000 });
   } catch (error) {
     // The client's argument errors name the option, never its value.
-    throw new CliError(ExitCode.Usage, error instanceof Error ? error.message : String(error));
+    const message = error instanceof Error ? error.message : String(error);
+    // the client's advice names its option: on the command line it is a flag
+    const insecure = /plain http/.test(message);
+    throw new CliError(
+      ExitCode.Usage,
+      insecure ? message.replace(/, or pass allowInsecureHttp: true.*$/, '') : message,
+      insecure ? 'Use https, or pass --allow-insecure-http if this is a private network you trust.' : undefined,
+    );
   }
 }

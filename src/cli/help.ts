@@ -3,7 +3,12 @@
 const CREDENTIALS = `Credentials (flags override the environment; prefer the environment for the secret):
   --base-url <url>          CHECKOUT_BASE_URL        the service origin, e.g. https://checkout.example.com
   --partner-id <id>         CHECKOUT_PARTNER_ID      the partner's client id
-  --partner-secret <s>      CHECKOUT_PARTNER_SECRET  the partner's client secret (never printed)`;
+  --partner-secret <s>      CHECKOUT_PARTNER_SECRET  the partner's client secret (never printed)
+  --allow-insecure-http     allow a plain http:// base URL off loopback (the secret and token
+                            then cross the network in clear text; localhost needs no flag)
+
+Debugging: CHECKOUT_LOG=debug prints one line per HTTP attempt, retry and token exchange on stderr
+(method, path, status, ms, request id; never a secret or token).`;
 
 const EXIT_CODES = `Exit codes:
   0 ok   1 API or network error   2 usage error   3 missing credentials or authentication failed

@@ -46,6 +46,8 @@ describe('usage', () => {
     ['order', '--wait-until'],
     ['withdrawal', '--timeout'],
     ['token', '--show'],
+    ['me', '--allow-insecure-http'],
+    ['me', 'CHECKOUT_LOG=debug'],
     ['webhook', 'CHECKOUT_WEBHOOK_SECRET'],
     ['sandbox', '--port'],
     ['me', 'GET /auth/me'],
@@ -105,6 +107,29 @@ describe('credentials', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Credentials OK for partner cli-partner');
     expectNoSecret(result);
+  });
+
+  it('refuses a plain-http base URL off loopback with exit 2 naming --allow-insecure-http, and takes it with the flag', async () => {
+    // [::ffff:127.0.0.1] is loopback on the wire, but not one of the hosts the client lets through over plain http
+    const mapped = server.url.replace('127.0.0.1', '[::ffff:127.0.0.1]');
+    const refused = await runCli(['me'], { env: { ...env, CHECKOUT_BASE_URL: mapped } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/plain http.*clear text/);
+    expect(refused.stderr).toContain('--allow-insecure-http');
+    expect(refused.stderr).not.toContain('allowInsecureHttp: true');
+    expect(fake.stats.requests).toBe(0);
+    const allowed = await runCli(['me', '--allow-insecure-http'], { env: { ...env, CHECKOUT_BASE_URL: mapped } });
+    expect(allowed.stderr).toBe('');
+    expect(allowed.code).toBe(0);
+    expectNoSecret(allowed);
+  });
+
+  it('CHECKOUT_LOG=debug prints one line per attempt and exchange on stderr, without the secret or the token', async () => {
+    const result = await runCli(['token', '--show'], { env: { ...env, CHECKOUT_LOG: 'debug' } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^checkout-partner-sdk exchange POST \/auth\/token status=200 /m);
+    expect(result.stderr).not.toContain(result.stdout.trim());
+    expect(result.stderr).not.toContain(SECRET);
   });
 
   it('exits 1 when the service cannot be reached', async () => {
