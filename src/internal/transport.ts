@@ -52,6 +52,8 @@ export interface SendOptions<T> {
 }
 
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
+/** The headers besides Retry-After that ky would take a retry's delay from. */
+const OTHER_TIMING_HEADERS = ['ratelimit-reset', 'x-ratelimit-retry-after', 'x-ratelimit-reset', 'x-rate-limit-reset'];
 /** A `Retry-After` longer than this fails the call at once, so a misconfigured service cannot park a call for hours. */
 const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -166,8 +168,14 @@ function retryOptions(limit: number, methods: string[] | undefined, deadline: nu
     // a wait past the cap or past the call's deadline fails now rather than sleeping first
     shouldRetry: ({ error }) => {
       if (!kyLoaded().isHTTPError(error)) return undefined;
-      const wait = retryAfterMs(error.response.headers);
-      if (wait === undefined) return undefined;
+      const { status, headers } = error.response;
+      const wait = retryAfterMs(headers);
+      if (wait === undefined) {
+        // without Retry-After, ky times the retry by RateLimit-Reset or an X-RateLimit-* header, up to
+        // maxRetryAfter and past the call's deadline; the partner API times retries by Retry-After
+        // alone (API.md), so those get the client's own backoff (`true`: retry, on ky's backoff)
+        return RETRY_STATUSES.includes(status) && OTHER_TIMING_HEADERS.some((name) => headers.has(name)) ? true : undefined;
+      }
       if (wait > MAX_RETRY_AFTER_MS) return false;
       if (deadline !== undefined && performance.now() + wait >= deadline) return false;
       return undefined;

@@ -181,6 +181,25 @@ describe('Retry-After past the cap or the deadline fails fast', () => {
     expect(server.requests.filter((r) => r.includes('/orders/'))).toHaveLength(1);
   });
 
+  it.each(['ratelimit-reset', 'x-ratelimit-reset', 'x-ratelimit-retry-after', 'x-rate-limit-reset'])(
+    'a 503 with %s: 3600 and no Retry-After is retried on the client backoff, not parked for a minute',
+    async (header) => {
+      let attempts = 0;
+      server = await startServer((req, res) => {
+        if (!req.url?.includes('/orders/')) return;
+        attempts += 1;
+        if (attempts === 1) json(res, 503, {}, { [header]: '3600' });
+        else json(res, 200, { externalId: 'o-1' });
+        return true;
+      });
+      const started = performance.now();
+      expect(await client(server.url).getOrderByExternalId('o-1')).toEqual({ externalId: 'o-1' });
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(attempts).toBe(2);
+    },
+    15_000,
+  );
+
   it('a Retry-After under the cap without a deadline is waited for and retried', async () => {
     let attempts = 0;
     server = await startServer((req, res) => {
