@@ -306,7 +306,8 @@ export class CheckoutClient {
 
   /**
    * Any partner API endpoint this SDK does not type yet, with the same auth, timeouts and errors.
-   * `path` is relative to the API base; encode its dynamic segments. Only GETs, and requests with
+   * `path` is relative to the API base; encode its dynamic segments (a `.` or `..` segment is
+   * refused with a `TypeError`: it would leave the API base). Only GETs, and requests with
    * an `idempotencyKey`, are retried.
    *
    * @example

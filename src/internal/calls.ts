@@ -52,12 +52,17 @@ export function withdrawalCall(externalId: string, options: RequestOptions): Aut
   return { method: 'get', path, schema: WithdrawalSchema, options: checkRequestOptions(options) };
 }
 
+/** A `.` or `..` segment, percent-encoded or not, between `/` or `\` (URL parsers resolve each, climbing out of the API base). */
+const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=$|[/\\])/i;
+/** From the query or fragment on: dots there are not path segments. */
+const QUERY = /[?#].*$/s;
+
 export function rawCall<T>(method: string, path: string, options: RawRequestOptions<T>): AuthedCall<T> {
   if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) {
     throw new TypeError(`method must be an HTTP method such as "GET", got ${describe(method)}`);
   }
-  if (typeof path !== 'string' || path === '' || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(path)) {
-    throw new TypeError('path must be a path below the API base, such as "/orders/abc/payment"');
+  if (typeof path !== 'string' || path === '' || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(path) || DOT_SEGMENT.test(path.replace(QUERY, ''))) {
+    throw new TypeError('path must be a path below the API base, such as "/orders/abc/payment" (no "." or ".." segments)');
   }
   const { schema, json, searchParams } = checkRequestOptions(options);
   if (schema !== undefined && typeof schema?.safeParse !== 'function') {

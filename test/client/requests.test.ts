@@ -366,6 +366,12 @@ describe('request()', () => {
   it.each([
     ['GET', 'https://evil.test/steal'],
     ['GET', '//evil.test/steal'],
+    // dot segments would climb out of the API base, taking the Bearer token to another path of the origin
+    ['GET', '/../../../admin/users'],
+    ['GET', 'orders/../../../admin'],
+    ['GET', '/%2e%2E/%2E./admin'],
+    ['GET', '/.%2e\\admin'],
+    ['GET', '/./x'],
     ['GET', ''],
     ['GET', 5],
     ['', '/x'],
