@@ -162,7 +162,8 @@ export class TokenCache {
   ): Promise<string | (() => Promise<void>) | undefined> {
     const { key } = this.#options;
     const waitMs = storeWaitMs(store);
-    const deadline = Date.now() + waitMs;
+    // the monotonic clock: a wall clock stepped back must not stretch the wait
+    const deadline = performance.now() + waitMs;
     for (let round = 0, delay = 20; round < MAX_LOCK_ROUNDS; round++, delay = Math.min(delay * 2, 200)) {
       // a lock that fails or hangs is skipped; one granted after we stopped waiting is let go
       const unlock = await storeCall(() => lock.call(store, key), null, waitMs, signal, (late) => {
@@ -176,7 +177,7 @@ export class TokenCache {
         release(unlock);
         return shared;
       }
-      if (Date.now() + delay > deadline) return undefined;
+      if (performance.now() + delay > deadline) return undefined;
       await sleep(delay, signal);
       const shared = await this.#fromStore(store, signal);
       if (shared !== undefined) return shared;

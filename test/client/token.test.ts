@@ -259,6 +259,28 @@ describe('tokenStore', () => {
     expect(state.exchanges).toBe(1);
   });
 
+  it('a wall clock jumping back while another process holds the lock costs at most lockMs', async () => {
+    const realNow = Date.now.bind(Date);
+    let jumped = false;
+    const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() - (jumped ? 3_600_000 : 0));
+    try {
+      const store: TokenStore = {
+        lockMs: 200,
+        get: () => undefined,
+        set: () => undefined,
+        lock: async () => {
+          jumped = true; // e.g. NTP stepping the clock back an hour
+          return undefined; // held by another process that never stores a token
+        },
+      };
+      const started = performance.now();
+      expect(await newClient({ tokenStore: store }).getAccessToken()).toBe('tok-1');
+      expect(performance.now() - started).toBeLessThan(2_000);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('a store that never settles does not hold a caller past its own timeoutMs or signal', async () => {
     const store: TokenStore = { lockMs: 60_000, get: () => new Promise<never>(() => undefined), set: () => undefined };
     const client = newClient({ tokenStore: store });
