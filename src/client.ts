@@ -96,7 +96,7 @@ export interface CheckoutClientOptions {
   /**
    * Receives one entry per HTTP attempt, per retry and per token exchange (method, path, status,
    * ms, attempt, requestId, retryInMs; never a secret, token, header or body): a function, or a
-   * console-like object (`console`, pino). Without one, `CHECKOUT_LOG=debug` in the environment
+   * console-like object (`console`, pino). Without one, `CHECKOUT_LOG=debug` (any case) in the environment
    * prints one line per entry on stderr.
    * @default none
    */

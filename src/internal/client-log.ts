@@ -54,7 +54,8 @@ export type LogWriter = ((entry: ClientLogEntry) => void) | undefined;
  * entry on stderr) when no logger is given. A `TypeError` for anything else.
  */
 export function logWriter(logger: unknown): LogWriter {
-  if (logger === undefined) return env('CHECKOUT_LOG') === 'debug' ? debugLine : undefined;
+  // operators write DEBUG as often as debug: case and surrounding spaces do not matter
+  if (logger === undefined) return env('CHECKOUT_LOG')?.trim().toLowerCase() === 'debug' ? debugLine : undefined;
   if (typeof logger === 'function') return guarded((entry) => (logger as (e: ClientLogEntry) => unknown)(entry));
   const candidate = logger as Partial<Record<'debug' | 'info' | 'warn', unknown>> | null;
   if (candidate === null || typeof candidate !== 'object' || !['debug', 'info', 'warn'].every((level) => typeof candidate[level as 'debug'] === 'function')) {

@@ -122,6 +122,23 @@ describe('logger', () => {
     expect(lines.join('\n')).not.toContain(PARTNER_SECRET);
   });
 
+  it.each(['DEBUG', 'Debug', ' debug\n'])('CHECKOUT_LOG=%j turns the switch on too (case and spaces do not matter)', async (value) => {
+    vi.stubEnv('CHECKOUT_LOG', value);
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: unknown) => void lines.push(String(line)));
+    answers([]);
+    await newClient().getOrderByExternalId('o-1');
+    expect(lines).toHaveLength(3);
+  });
+
+  it.each(['info', '1', 'true', 'off'])('CHECKOUT_LOG=%j stays silent', async (value) => {
+    vi.stubEnv('CHECKOUT_LOG', value);
+    const spy = vi.spyOn(console, 'error');
+    answers([]);
+    await newClient().getOrderByExternalId('o-1');
+    expect(spy).not.toHaveBeenCalled();
+  });
+
   it('stays silent without a logger or the switch', async () => {
     const spy = vi.spyOn(console, 'error');
     answers([]);
