@@ -289,7 +289,8 @@ async function storeCall<T, F>(
   const gaveUp = new Promise<typeof STORE_GAVE_UP>((resolve) => {
     timer = setTimeout(() => resolve(STORE_GAVE_UP), ms);
     onAbort = () => resolve(STORE_GAVE_UP);
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
     const result = await Promise.race([settled, gaveUp]);
