@@ -3,7 +3,7 @@ import { checkEventId } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
 import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
-import { eventKeySuffix } from './event-key.js';
+import { eventKeySuffix } from '../internal/event-key.js';
 import { prefixOption } from './options.js';
 
 /** Options of {@link RedisEventStore}. */
