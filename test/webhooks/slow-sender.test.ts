@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import Fastify from 'fastify';
+import Koa from 'koa';
 import { createWebhookHandler, type WebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeClient, memoryLogger, SECRET } from './helpers.js';
@@ -27,6 +29,20 @@ const servers = {
     app.post('/webhooks', (c) => handler.handle(c.req.raw));
     const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
     return listen(server);
+  },
+  'koa() in Koa 3, no body parser': async (handler: WebhookHandler) => {
+    const app = new Koa();
+    app.use((ctx) => handler.koa(ctx));
+    return listen(app.listen(0, '127.0.0.1'));
+  },
+  'fastify() in Fastify 5, a parser that leaves the stream': async (handler: WebhookHandler) => {
+    const app = Fastify();
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    app.post('/webhooks', (request, reply) => handler.fastify(request, reply));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    cleanups.push(() => app.close());
+    return (app.server.address() as AddressInfo).port;
   },
 };
 
