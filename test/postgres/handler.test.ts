@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { PostgresEventStore, PostgresStoreError } from 'checkout-partner-sdk/postgres';
@@ -211,6 +212,41 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     expect(calls()).toBe(2);
     expect(await effectCount(effects, 'evt-hung')).toBe(1);
     expect(entries.find((entry) => entry.late)).toMatchObject({ eventId: 'evt-hung', outcome: 'store-unavailable' });
+  });
+
+  it.runIf(driver.name === 'pg')('transactional: an onEvent hung past leaseMs gives its pool connection back once PostgreSQL ends its session', async () => {
+    const { table } = await tables();
+    // one connection: the hung delivery must not keep it from every delivery after it
+    const pool = new pg.Pool({ connectionString: server.url, max: 1, connectionTimeoutMillis: 2_000 });
+    pool.on('error', () => undefined);
+    const hung = gate();
+    const entries: WebhookLogEntry[] = [];
+    const handler = createWebhookHandler({
+      secret: SECRET,
+      client,
+      responseTimeoutMs: 300,
+      leaseMs: 500,
+      logger: (entry) => entries.push(entry),
+      store: new PostgresEventStore({ pool, table, transactional: true }),
+      onEvent: async ({ event }) => {
+        if (event.eventId === 'evt-hangs') await hung.promise; // e.g. a fetch with no timeout
+      },
+    });
+    try {
+      expect(await deliver(handler, { eventId: 'evt-hangs', type: 'otc.trade.settled' })).toBe(503);
+      await sleep(900); // PostgreSQL ends the idle session at 500 ms
+      expect(await deliver(handler, { eventId: 'evt-next', type: 'otc.trade.settled' })).toBe(200);
+      expect(pool.totalCount).toBeLessThanOrEqual(1);
+      // the hung onEvent is still in hand, and drain() says so
+      expect(await handler.drain({ timeoutMs: 100 })).toEqual({ timedOut: true, inHand: 1, events: [{ eventId: 'evt-hangs', type: 'otc.trade.settled' }] });
+      hung.open();
+      await handler.drain();
+      // its session was gone: nothing was committed, so it is answered as a store failure
+      expect(entries.find((entry) => entry.late)).toMatchObject({ eventId: 'evt-hangs', outcome: 'store-unavailable' });
+    } finally {
+      hung.open();
+      await pool.end();
+    }
   });
 
   it('transactional: a statement running past leaseMs is cancelled and its writes rolled back (failed), and the redelivery runs it', async () => {
