@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer as createNetServer, connect as connectNet, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient } from 'checkout-partner-sdk';
@@ -133,6 +135,63 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       expect(entries[0]!.error).toBeInstanceOf(PostgresStoreError);
       await eventually(async () => (await deliver(handler, { eventId: 'evt-down', type: 'pix.deposit.confirmed' })) === 200, 10_000);
     });
+  });
+
+  it('transactional: a connection lost mid-COMMIT (committed, unacknowledged) is answered 503, and the redelivery 200 without running onEvent again', async () => {
+    const { table, effects } = await tables();
+    // a proxy that passes the COMMIT on to PostgreSQL, then drops the connection before its answer
+    const target = Number(new URL(server.url).port);
+    let cut = false;
+    const proxy = createNetServer((inbound) => {
+      const outbound = connectNet(target, '127.0.0.1');
+      let dropping = false;
+      inbound.on('error', () => undefined);
+      outbound.on('error', () => undefined);
+      inbound.on('data', (chunk: Buffer) => {
+        outbound.write(chunk);
+        if (!cut && /commit/i.test(chunk.toString('latin1'))) {
+          cut = true;
+          dropping = true;
+          setTimeout(() => {
+            inbound.destroy();
+            outbound.destroy();
+          }, 300);
+        }
+      });
+      outbound.on('data', (chunk: Buffer) => {
+        if (!dropping) inbound.write(chunk);
+      });
+      inbound.on('close', () => outbound.destroy());
+      outbound.on('close', () => inbound.destroy());
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const proxied = driver.connect(server.url.replace(`:${target}/`, `:${(proxy.address() as AddressInfo).port}/`));
+    try {
+      const entries: WebhookLogEntry[] = [];
+      let calls = 0;
+      const handler = createWebhookHandler({
+        secret: SECRET,
+        client,
+        logger: (entry) => entries.push(entry),
+        store: new PostgresEventStore({ pool: proxied.pool, table, transactional: true }),
+        onEvent: async ({ event, transaction }) => {
+          calls++;
+          await proxied.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
+        },
+      });
+      const event = { eventId: 'evt-ack-lost', type: 'otc.trade.settled' };
+      expect(await deliver(handler, event)).toBe(503);
+      expect(cut).toBe(true);
+      expect(entries[0]).toMatchObject({ outcome: 'store-unavailable', eventId: 'evt-ack-lost' });
+      expect(await effectCount(effects, 'evt-ack-lost')).toBe(1); // it did commit
+      expect(await deliver(handler, event)).toBe(200);
+      expect(calls).toBe(1);
+      expect(entries[1]).toMatchObject({ outcome: 'duplicate', status: 200 });
+    } finally {
+      await proxied.close();
+      proxy.close();
+    }
   });
 
   it('transactional: rolls back the partner writes with the claim when onEvent throws (500), and the redelivery runs it again', async () => {
