@@ -1,6 +1,7 @@
 import { checkEventId } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
 import { eventRowId } from '../internal/event-key.js';
+import { LeaseMemory } from '../internal/lease-memory.js';
 import type { ClaimedLease, EventStore } from '../webhooks/store.js';
 import type { TransactionalEventStore, TransactResult } from '../webhooks/transactional.js';
 import { driverOf, type Driver, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
@@ -121,6 +122,8 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   readonly transact: Transactional extends true ? PostgresTransact<PostgresTransaction<Pool>> : undefined;
   readonly #driver: Driver;
   readonly #sql: TableStatements;
+  /** The claims this instance holds, for `complete` and `release` called without a lease. */
+  readonly #leases = new LeaseMemory();
   #nextPurgeAt = 0;
 
   constructor(options: PostgresEventStoreOptions<Pool, Transactional>) {
@@ -199,12 +202,15 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     this.#purgeNow();
     const owner = globalThis.crypto.randomUUID();
     const row = await this.#one('claim', this.#sql.claim, [await eventRowId(eventId), owner, Math.ceil(leaseMs)]);
-    if (row['claimed'] === true) return { status: 'claimed', lease: owner };
-    return row['state'] === 'done' ? 'done' : 'in-flight';
+    if (row['claimed'] !== true) return row['state'] === 'done' ? 'done' : 'in-flight';
+    // timed from the reply, which came after PostgreSQL set the lease: it ends there no later
+    this.#leases.remember(eventId, owner, Date.now() + leaseMs);
+    return { status: 'claimed', lease: owner };
   }
 
   /**
-   * Marks the caller's claim on `eventId` done; resolves when it is done already.
+   * Marks the caller's claim on `eventId` done (`lease`, else this instance's last claim on the
+   * event); resolves when it is done already.
    *
    * @throws {PostgresStoreError} (operation `'complete'`) when another worker holds the event (the
    *   caller's lease lapsed and it was claimed again: that claim is left alone), and on any failure.
@@ -212,7 +218,9 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   async complete(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
     const id = await eventRowId(eventId);
-    const row = await this.#one('complete', this.#sql.complete, [id, ownerOf(lease)]);
+    const owner = ownerOf(lease ?? this.#leases.get(eventId));
+    const row = await this.#one('complete', this.#sql.complete, [id, owner]);
+    if (owner !== null) this.#leases.forget(eventId, owner); // whatever the answer, this claim is over
     if (row['completed'] === true || row['state'] === 'done') return;
     if (row['state'] === null || row['state'] === undefined) {
       await this.#run('complete', this.#sql.insertDone, [id]);
@@ -224,10 +232,16 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     );
   }
 
-  /** Gives up the caller's claim on `eventId` so a redelivery can claim it at once; does nothing when the claim is not the caller's. */
+  /**
+   * Gives up the caller's claim on `eventId` (`lease`, else this instance's last claim on the event)
+   * so a redelivery can claim it at once; does nothing when the claim is not the caller's.
+   */
   async release(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
-    await this.#run('release', this.#sql.release, [await eventRowId(eventId), ownerOf(lease)]);
+    const owner = ownerOf(lease ?? this.#leases.get(eventId));
+    if (owner === null) return; // no claim of ours to give up
+    await this.#run('release', this.#sql.release, [await eventRowId(eventId), owner]);
+    this.#leases.forget(eventId, owner);
   }
 
   async #transact(event: { eventId: string; type: string }, leaseMs: number, work: (transaction: unknown) => Promise<void>): Promise<TransactResult> {

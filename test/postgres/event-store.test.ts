@@ -57,6 +57,21 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     expect(await store.claim('evt-r', 60_000)).toEqual({ status: 'claimed', lease: expect.any(String) });
   });
 
+  it('settles its own last claim when complete or release is called without the lease (EventStore: complete(eventId)), as the other stores do', async () => {
+    const table = uniqueTable();
+    const store = await storeOn({ table });
+    const other = new PostgresEventStore({ pool: db.pool, table });
+    await store.claim('evt-bare', 60_000);
+    await expect(other.complete('evt-bare')).rejects.toThrow(PostgresStoreError); // not its claim
+    await store.complete('evt-bare');
+    expect(await store.claim('evt-bare', 60_000)).toBe('done');
+    await store.claim('evt-bare-r', 60_000);
+    await other.release('evt-bare-r'); // not its claim: nothing happens
+    expect(await other.claim('evt-bare-r', 60_000)).toBe('in-flight');
+    await store.release('evt-bare-r');
+    expect(await other.claim('evt-bare-r', 60_000)).toMatchObject({ status: 'claimed' });
+  });
+
   it('lets a lapsed lease be claimed again by another instance, whose claim the first can no longer settle', async () => {
     const table = uniqueTable();
     const first = await storeOn({ table });
