@@ -99,10 +99,21 @@ function pgDriver(pool: PgPoolLike): Driver {
     async transaction(run) {
       const client = await pool.connect();
       // a session PostgreSQL ends (a timeout, a restart) makes an idle checked-out client emit
-      // 'error', which would crash the process without a listener; the client is then discarded
+      // 'error', which would crash the process without a listener. The client is discarded at once,
+      // not when `run` settles: a hung onEvent would otherwise hold its pool slot forever, and with
+      // it every later delivery once the pool is full. `run`'s next statement then fails.
       let broken: Error | undefined;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        // a discarded client keeps the listener: an error it emits while ending must not crash the process
+        if (broken === undefined) events.off?.('error', onError);
+        client.release(broken ?? undefined);
+      };
       const onError = (error: unknown) => {
         broken ??= error instanceof Error ? error : new Error(String(error));
+        release();
       };
       const events = client as unknown as { on?: (name: string, listener: (error: unknown) => void) => void; off?: (name: string, listener: (error: unknown) => void) => void };
       events.on?.('error', onError);
@@ -125,8 +136,7 @@ function pgDriver(pool: PgPoolLike): Driver {
         }
         throw error;
       } finally {
-        events.off?.('error', onError);
-        client.release(broken ?? undefined);
+        release();
       }
     },
   };

@@ -1,5 +1,7 @@
 import { checkEventId } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
+import { eventRowId } from '../internal/event-key.js';
+import { LeaseMemory } from '../internal/lease-memory.js';
 import type { ClaimedLease, EventStore } from '../webhooks/store.js';
 import type { TransactionalEventStore, TransactResult } from '../webhooks/transactional.js';
 import { driverOf, type Driver, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
@@ -76,6 +78,10 @@ class Settled {
  * inside `sql.begin`): keep `onEvent`'s other awaits bounded yourself. A long transaction locks one
  * row, never the table.
  *
+ * Event ids of any characters are accepted: ids over 200 UTF-8 bytes, or holding a NUL or a lone
+ * surrogate (which PostgreSQL `text` cannot store or index), are stored as their SHA-256
+ * (`sha256:<hex>`, `sha256u:<hex>`), as `RedisEventStore` keys them.
+ *
  * Every database failure rejects with {@link PostgresStoreError}; the webhook handler answers 503.
  * Requires PostgreSQL 11 or later.
  *
@@ -116,6 +122,8 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   readonly transact: Transactional extends true ? PostgresTransact<PostgresTransaction<Pool>> : undefined;
   readonly #driver: Driver;
   readonly #sql: TableStatements;
+  /** The claims this instance holds, for `complete` and `release` called without a lease. */
+  readonly #leases = new LeaseMemory();
   #nextPurgeAt = 0;
 
   constructor(options: PostgresEventStoreOptions<Pool, Transactional>) {
@@ -193,23 +201,29 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     }
     this.#purgeNow();
     const owner = globalThis.crypto.randomUUID();
-    const row = await this.#one('claim', this.#sql.claim, [eventId, owner, Math.ceil(leaseMs)]);
-    if (row['claimed'] === true) return { status: 'claimed', lease: owner };
-    return row['state'] === 'done' ? 'done' : 'in-flight';
+    const row = await this.#one('claim', this.#sql.claim, [await eventRowId(eventId), owner, Math.ceil(leaseMs)]);
+    if (row['claimed'] !== true) return row['state'] === 'done' ? 'done' : 'in-flight';
+    // timed from the reply, which came after PostgreSQL set the lease: it ends there no later
+    this.#leases.remember(eventId, owner, Date.now() + leaseMs);
+    return { status: 'claimed', lease: owner };
   }
 
   /**
-   * Marks the caller's claim on `eventId` done; resolves when it is done already.
+   * Marks the caller's claim on `eventId` done (`lease`, else this instance's last claim on the
+   * event); resolves when it is done already.
    *
    * @throws {PostgresStoreError} (operation `'complete'`) when another worker holds the event (the
    *   caller's lease lapsed and it was claimed again: that claim is left alone), and on any failure.
    */
   async complete(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
-    const row = await this.#one('complete', this.#sql.complete, [eventId, ownerOf(lease)]);
+    const id = await eventRowId(eventId);
+    const owner = ownerOf(lease ?? this.#leases.get(eventId));
+    const row = await this.#one('complete', this.#sql.complete, [id, owner]);
+    if (owner !== null) this.#leases.forget(eventId, owner); // whatever the answer, this claim is over
     if (row['completed'] === true || row['state'] === 'done') return;
     if (row['state'] === null || row['state'] === undefined) {
-      await this.#run('complete', this.#sql.insertDone, [eventId]);
+      await this.#run('complete', this.#sql.insertDone, [id]);
       return;
     }
     throw new PostgresStoreError(
@@ -218,16 +232,25 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     );
   }
 
-  /** Gives up the caller's claim on `eventId` so a redelivery can claim it at once; does nothing when the claim is not the caller's. */
+  /**
+   * Gives up the caller's claim on `eventId` (`lease`, else this instance's last claim on the event)
+   * so a redelivery can claim it at once; does nothing when the claim is not the caller's.
+   */
   async release(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
-    await this.#run('release', this.#sql.release, [eventId, ownerOf(lease)]);
+    const owner = ownerOf(lease ?? this.#leases.get(eventId));
+    if (owner === null) return; // no claim of ours to give up
+    await this.#run('release', this.#sql.release, [await eventRowId(eventId), owner]);
+    this.#leases.forget(eventId, owner);
   }
 
   async #transact(event: { eventId: string; type: string }, leaseMs: number, work: (transaction: unknown) => Promise<void>): Promise<TransactResult> {
     checkEventId(event?.eventId);
     this.#purgeNow();
-    const known = await this.#run('transact', this.#sql.ensureRow, [event.eventId, event.type]);
+    const id = await eventRowId(event.eventId);
+    // the type is only recorded: NUL (which text cannot hold) and lone surrogates become U+FFFD
+    const type = String(event.type).toWellFormed().replaceAll('\u0000', '\ufffd');
+    const known = await this.#run('transact', this.#sql.ensureRow, [id, type]);
     if (known[0]?.['state'] === 'done') return 'done';
     const timeoutMs = String(Math.max(1, Math.ceil(leaseMs)));
     let workFailed = false;
@@ -235,7 +258,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
       return await this.#driver.transaction(async (statements, transaction): Promise<TransactResult> => {
         let rows;
         try {
-          rows = await statements.query(this.#sql.lock, [event.eventId, timeoutMs, this.#driver.endsIdleSessions ? timeoutMs : null]);
+          rows = await statements.query(this.#sql.lock, [id, timeoutMs, this.#driver.endsIdleSessions ? timeoutMs : null]);
         } catch (error) {
           if ((error as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE) throw new Settled('in-flight');
           throw error;
@@ -251,7 +274,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
           workFailed = true;
           throw error;
         }
-        await statements.query(this.#sql.markDone, [event.eventId, event.type]);
+        await statements.query(this.#sql.markDone, [id, type]);
         return 'handled';
       });
     } catch (error) {

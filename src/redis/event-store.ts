@@ -3,7 +3,8 @@ import { checkEventId } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
 import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
-import { eventKeySuffix } from './event-key.js';
+import { eventKeySuffix } from '../internal/event-key.js';
+import { LeaseMemory } from '../internal/lease-memory.js';
 import { prefixOption } from './options.js';
 
 /** Options of {@link RedisEventStore}. */
@@ -44,14 +45,6 @@ const DONE = 'done';
 const LEASE = 'lease:';
 /** Never a real lease token: `complete()` for an event this store holds no lease on. */
 const NO_LEASE = `${LEASE}-`;
-/**
- * Past this many remembered leases, `#remember` sweeps out the expired ones. It is a soft bound: a
- * live lease is never dropped (see `#remember`).
- */
-const SWEEP_AT_LEASES = 10_000;
-/** An expired lease is forgotten only this long after it ended locally, so Redis has surely expired it too. */
-const FORGET_GRACE_MS = 5_000;
-
 /** ARGV: lease token, lease ms, done marker. Take the lease, or report who holds the key. */
 const CLAIM: LuaScript = {
   source: `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'claimed' end
@@ -124,10 +117,8 @@ export class RedisEventStore implements EventStore {
   /** Seconds a completed event is remembered. */
   readonly ttlSeconds: number;
   readonly #redis: RedisConnection;
-  /** eventId → the lease this instance holds on it, and when that lease ends (local clock). */
-  readonly #leases = new Map<string, { token: string; until: number }>();
-  /** `#leases` is swept of expired leases when it reaches this size; see `#remember`. */
-  #sweepAt = SWEEP_AT_LEASES;
+  /** The leases this instance holds (`complete` and `release` without a lease use them). */
+  readonly #leases = new LeaseMemory();
 
   constructor(options: RedisEventStoreOptions) {
     if (options === null || typeof options !== 'object') {
@@ -161,7 +152,7 @@ export class RedisEventStore implements EventStore {
     }
     if (result !== 'claimed') return result;
     // timed from the reply, which came after Redis set the key: the lease ends in Redis no later
-    this.#remember(eventId, token, Date.now() + leaseMs);
+    this.#leases.remember(eventId, token, Date.now() + leaseMs);
     return { status: 'claimed', lease: token };
   }
 
@@ -184,7 +175,7 @@ export class RedisEventStore implements EventStore {
     if (result !== 'completed' && result !== 'done' && result !== 'leased' && result !== 'foreign') {
       throw new RedisStoreError('Redis complete failed: unexpected reply to the complete script', { operation: 'complete' });
     }
-    this.#forget(eventId, token); // whatever the reply, this lease is over
+    this.#leases.forget(eventId, token); // whatever the reply, this lease is over
     if (result === 'leased') {
       throw new RedisStoreError(
         "Redis complete failed: the event was not marked done because this worker's lease on it passed and another worker claimed it",
@@ -211,12 +202,12 @@ export class RedisEventStore implements EventStore {
     if (token === undefined) return; // no lease of ours to give up
     const key = await this.#key(eventId);
     await this.#redis.script('release', DELETE_IF_OWNER, [key], [token]);
-    this.#forget(eventId, token);
+    this.#leases.forget(eventId, token);
   }
 
   /** The lease token to act with: the one given, else the last one this instance took on `eventId`. */
   #token(eventId: string, lease: unknown): string | undefined {
-    if (lease === undefined) return this.#leases.get(eventId)?.token;
+    if (lease === undefined) return this.#leases.get(eventId);
     if (typeof lease !== 'string' || !lease.startsWith(LEASE) || lease === NO_LEASE) {
       throw new TypeError(`lease must be the lease this store's claim returned, got ${describe(lease)}`);
     }
@@ -225,32 +216,6 @@ export class RedisEventStore implements EventStore {
 
   async #key(eventId: string): Promise<string> {
     return `${this.prefix}${await eventKeySuffix(eventId)}`;
-  }
-
-  /**
-   * Keeps the lease token until complete or release. Forgetting a live lease would make its
-   * `complete` find the lease held by "someone else" and lose the completion, so the bound is soft:
-   * on reaching `#sweepAt` leases, only those expired (plus a grace) are dropped, and when live ones
-   * still fill it the map grows, the next sweep waiting until it has doubled (so sweeping costs O(1)
-   * per claim). Live leases are the claims this process made within one `leaseMs` and has not yet
-   * completed or released, i.e. its work in progress, so memory follows that load and shrinks back
-   * as leases end. A hard cap would only move the point where completions start to be lost.
-   */
-  #remember(eventId: string, token: string, until: number): void {
-    this.#leases.delete(eventId);
-    if (this.#leases.size >= this.#sweepAt) {
-      const now = Date.now();
-      for (const [id, lease] of this.#leases) {
-        if (lease.until + FORGET_GRACE_MS < now) this.#leases.delete(id);
-      }
-      this.#sweepAt = Math.max(SWEEP_AT_LEASES, this.#leases.size * 2);
-    }
-    this.#leases.set(eventId, { token, until });
-  }
-
-  /** Drops the lease, unless a newer claim by this store replaced it meanwhile. */
-  #forget(eventId: string, token: string): void {
-    if (this.#leases.get(eventId)?.token === token) this.#leases.delete(eventId);
   }
 }
 

@@ -2,6 +2,7 @@ import { CheckoutError } from '../errors.js';
 import { describe } from '../internal/path.js';
 import { pause } from './faults.js';
 import { signatureHeaderName } from '../internal/arguments.js';
+import { MAX_TIMER_MS } from '../internal/timer-ms.js';
 import { eventBody, signEvent, type ProviderEvent } from './sign-event.js';
 
 /** Options of {@link deliverEvent}. */
@@ -201,7 +202,10 @@ function checkOptions(options: DeliverEventOptions): Resolved {
   };
   const ms = (name: string, value: unknown, fallback: number, min: number): number => {
     const v = value ?? fallback;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new TypeError(`deliverEvent: ${name} must be a number of at least ${min}, got ${String(v)}`);
+    // a timer holds at most MAX_TIMER_MS: a longer one fires at once
+    if (typeof v !== 'number' || !(v >= min && v <= MAX_TIMER_MS)) {
+      throw new TypeError(`deliverEvent: ${name} must be a number of milliseconds from ${min} to ${MAX_TIMER_MS}, got ${String(v)}`);
+    }
     return v;
   };
   if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new TypeError('deliverEvent: fetch must be a function');

@@ -1,4 +1,4 @@
-import { positiveMs } from '../internal/arguments.js';
+import { timerMs } from '../internal/timer-ms.js';
 import { describe } from '../internal/path.js';
 import { readRequestBody } from './body.js';
 import { BodyDeadlineError, DrainingAbort, refusal, runDelivery, type DeliveryInput, type DeliveryProgress, type DeliveryResult } from './delivery.js';
@@ -298,7 +298,7 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
         if (options !== undefined && (options === null || typeof options !== 'object')) {
           throw new TypeError(`drain options must be an object { timeoutMs? }, got ${describe(options)}`);
         }
-        const timeoutMs = positiveMs('drain timeoutMs', options?.timeoutMs, 25_000);
+        const timeoutMs = timerMs('drain timeoutMs', options?.timeoutMs, 25_000);
         draining = true;
         // a body still arriving is never waited for: that delivery is answered 503 and redelivered
         for (const bodyRead of bodyReads) bodyRead.abort(new DrainingAbort());

@@ -118,7 +118,8 @@ export function nodeDeliveryInput(
 }
 
 /**
- * Writes `response` to a Node response, unless something already did. The connection is closed
+ * Writes `response` to a Node response, unless something already did, with its own Content-Length
+ * (whatever middleware set before). The connection (over HTTP/2, the stream) is closed
  * after it when the request's body was not read to its end (`res.req.readableEnded === false`: a
  * body cut off at the response deadline or by `drain()`, or never read) or was too large: draining
  * the rest would let a sender that stalls hold the connection, and the server's shutdown, open.
@@ -127,6 +128,14 @@ export function writeNodeResponse(res: NodeResponseLike, response: PlainResponse
   if (res.headersSent === true) return;
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-  if (response.status === 413 || res.req?.readableEnded === false) res.setHeader('connection', 'close');
+  // set, not left to Node: a Content-Length set earlier (Koa sets one for a ctx.body middleware put there) would misframe the answer
+  res.setHeader('content-length', String(encoder.encode(response.body).byteLength));
+  const cutOff = response.status === 413 || res.req?.readableEnded === false;
+  // node:http2's compat response (`res.stream`) has no Connection header (it drops it with a
+  // warning): its stream is closed instead (RST_STREAM NO_ERROR once the answer is out, RFC 9113 §8.1)
+  const stream = (res as { stream?: { close?: unknown } }).stream;
+  const http2 = stream !== null && typeof stream === 'object' && typeof stream.close === 'function';
+  if (cutOff && !http2) res.setHeader('connection', 'close');
   res.end(response.body);
+  if (cutOff && http2) (stream as { close(): void }).close();
 }

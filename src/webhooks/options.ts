@@ -1,5 +1,6 @@
 import type { CheckoutClient } from '../client.js';
-import { positiveMs, signatureHeaderName } from '../internal/arguments.js';
+import { signatureHeaderName } from '../internal/arguments.js';
+import { MAX_TIMER_MS, timerMs } from '../internal/timer-ms.js';
 import { describe } from '../internal/path.js';
 import type { Order, Withdrawal } from '../schemas.js';
 import type { WebhookEvent } from './event.js';
@@ -128,7 +129,8 @@ export interface WebhookHandlerOptions<Transaction = undefined> {
    * `onEvent` ever takes. The status reads that confirm the event end before it passes, with a
    * margin of 10% of `leaseMs` (at most 5 s): a read still running then is aborted and the
    * delivery fails (claim released, 500), and no re-read is started that could not end in time.
-   * `onEvent` itself is never cut off.
+   * `onEvent` itself is never cut off. At most 2^31 − 1 (about 24.8 days), as for every duration here:
+   * no timer waits longer.
    * @default 60_000
    */
   leaseMs?: number | undefined;
@@ -211,8 +213,8 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   if (typeof maxBodyBytes !== 'number' || !Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new TypeError(`maxBodyBytes must be a whole number of bytes of at least 1, got ${String(maxBodyBytes)}`);
   }
-  const responseTimeoutMs = positiveMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
-  const leaseMs = positiveMs('leaseMs', options.leaseMs, 60_000);
+  const responseTimeoutMs = timerMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
+  const leaseMs = timerMs('leaseMs', options.leaseMs, 60_000);
   if (leaseMs < responseTimeoutMs) {
     throw new TypeError(
       `leaseMs (${leaseMs}) must be at least responseTimeoutMs (${responseTimeoutMs}): a claim must outlive the delivery that made it`,
@@ -229,6 +231,9 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   const delayMs = confirm.delayMs ?? 500;
   if (typeof delayMs !== 'number' || !(delayMs >= 0) || !Number.isFinite(delayMs)) {
     throw new TypeError(`confirm.delayMs must be a number of milliseconds of at least 0, got ${String(delayMs)}`);
+  }
+  if (delayMs > MAX_TIMER_MS) {
+    throw new TypeError(`confirm.delayMs must be at most ${MAX_TIMER_MS} milliseconds (the longest a timer can wait), got ${delayMs}`);
   }
   const logger = options.logger as unknown;
   if (

@@ -57,6 +57,21 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     expect(await store.claim('evt-r', 60_000)).toEqual({ status: 'claimed', lease: expect.any(String) });
   });
 
+  it('settles its own last claim when complete or release is called without the lease (EventStore: complete(eventId)), as the other stores do', async () => {
+    const table = uniqueTable();
+    const store = await storeOn({ table });
+    const other = new PostgresEventStore({ pool: db.pool, table });
+    await store.claim('evt-bare', 60_000);
+    await expect(other.complete('evt-bare')).rejects.toThrow(PostgresStoreError); // not its claim
+    await store.complete('evt-bare');
+    expect(await store.claim('evt-bare', 60_000)).toBe('done');
+    await store.claim('evt-bare-r', 60_000);
+    await other.release('evt-bare-r'); // not its claim: nothing happens
+    expect(await other.claim('evt-bare-r', 60_000)).toBe('in-flight');
+    await store.release('evt-bare-r');
+    expect(await other.claim('evt-bare-r', 60_000)).toMatchObject({ status: 'claimed' });
+  });
+
   it('lets a lapsed lease be claimed again by another instance, whose claim the first can no longer settle', async () => {
     const table = uniqueTable();
     const first = await storeOn({ table });
@@ -106,6 +121,29 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     expect(await store.transact(event, 5_000, async () => undefined)).toBe('done');
     const rows = await db.exec(`SELECT state, type, done_at IS NOT NULL AS done FROM "${table}" WHERE event_id = $1`, ['evt-tx']);
     expect(rows).toEqual([{ state: 'done', type: 'pix.deposit.received', done: true }]);
+  });
+
+  it('takes event ids and types of any characters: NUL, lone surrogates (told apart), long random ids', async () => {
+    const table = uniqueTable();
+    const plain = await storeOn({ table });
+    const transactional = new PostgresEventStore({ pool: db.pool, table, transactional: true });
+    // PostgreSQL text holds neither NUL nor lone surrogates (drivers turn those into U+FFFD), and a
+    // btree entry at most ~2.7 KB: each of these was a 503 on every redelivery, or a false "done"
+    const random = Array.from(globalThis.crypto.getRandomValues(new Uint8Array(3_000)), (b) => b.toString(36)).join('');
+    const ids = ['a\u0000b', '\ud800', '\ud801', `x\ud800y`, random, `${random}!`];
+    for (const id of ids) {
+      const claim = await plain.claim(id, 60_000);
+      expect(claim, JSON.stringify(id.slice(0, 12))).toMatchObject({ status: 'claimed' });
+      expect(await plain.claim(id, 60_000)).toBe('in-flight');
+      await plain.complete(id, (claim as { lease: string }).lease);
+      expect(await plain.claim(id, 60_000)).toBe('done');
+    }
+    const event = { eventId: 'tx\u0000\ud800', type: 'odd\u0000type\udfff' };
+    let ran = 0;
+    expect(await transactional.transact(event, 5_000, async () => void (ran += 1))).toBe('handled');
+    expect(await transactional.transact(event, 5_000, async () => void (ran += 1))).toBe('done');
+    expect(await transactional.transact({ eventId: 'tx\u0000\ud801', type: 't' }, 5_000, async () => void (ran += 1))).toBe('handled');
+    expect(ran).toBe(2);
   });
 
   it('rejects with PostgresStoreError when the table is missing, naming the operation', async () => {

@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer as createNetServer, connect as connectNet, type AddressInfo } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { PostgresEventStore, PostgresStoreError } from 'checkout-partner-sdk/postgres';
@@ -134,6 +137,63 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     });
   });
 
+  it('transactional: a connection lost mid-COMMIT (committed, unacknowledged) is answered 503, and the redelivery 200 without running onEvent again', async () => {
+    const { table, effects } = await tables();
+    // a proxy that passes the COMMIT on to PostgreSQL, then drops the connection before its answer
+    const target = Number(new URL(server.url).port);
+    let cut = false;
+    const proxy = createNetServer((inbound) => {
+      const outbound = connectNet(target, '127.0.0.1');
+      let dropping = false;
+      inbound.on('error', () => undefined);
+      outbound.on('error', () => undefined);
+      inbound.on('data', (chunk: Buffer) => {
+        outbound.write(chunk);
+        if (!cut && /commit/i.test(chunk.toString('latin1'))) {
+          cut = true;
+          dropping = true;
+          setTimeout(() => {
+            inbound.destroy();
+            outbound.destroy();
+          }, 300);
+        }
+      });
+      outbound.on('data', (chunk: Buffer) => {
+        if (!dropping) inbound.write(chunk);
+      });
+      inbound.on('close', () => outbound.destroy());
+      outbound.on('close', () => inbound.destroy());
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const proxied = driver.connect(server.url.replace(`:${target}/`, `:${(proxy.address() as AddressInfo).port}/`));
+    try {
+      const entries: WebhookLogEntry[] = [];
+      let calls = 0;
+      const handler = createWebhookHandler({
+        secret: SECRET,
+        client,
+        logger: (entry) => entries.push(entry),
+        store: new PostgresEventStore({ pool: proxied.pool, table, transactional: true }),
+        onEvent: async ({ event, transaction }) => {
+          calls++;
+          await proxied.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
+        },
+      });
+      const event = { eventId: 'evt-ack-lost', type: 'otc.trade.settled' };
+      expect(await deliver(handler, event)).toBe(503);
+      expect(cut).toBe(true);
+      expect(entries[0]).toMatchObject({ outcome: 'store-unavailable', eventId: 'evt-ack-lost' });
+      expect(await effectCount(effects, 'evt-ack-lost')).toBe(1); // it did commit
+      expect(await deliver(handler, event)).toBe(200);
+      expect(calls).toBe(1);
+      expect(entries[1]).toMatchObject({ outcome: 'duplicate', status: 200 });
+    } finally {
+      await proxied.close();
+      proxy.close();
+    }
+  });
+
   it('transactional: rolls back the partner writes with the claim when onEvent throws (500), and the redelivery runs it again', async () => {
     const { effects, ...rest } = await tables();
     const { handler, calls } = effectHandler({ effects, ...rest }, async (call) => {
@@ -211,6 +271,41 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     expect(calls()).toBe(2);
     expect(await effectCount(effects, 'evt-hung')).toBe(1);
     expect(entries.find((entry) => entry.late)).toMatchObject({ eventId: 'evt-hung', outcome: 'store-unavailable' });
+  });
+
+  it.runIf(driver.name === 'pg')('transactional: an onEvent hung past leaseMs gives its pool connection back once PostgreSQL ends its session', async () => {
+    const { table } = await tables();
+    // one connection: the hung delivery must not keep it from every delivery after it
+    const pool = new pg.Pool({ connectionString: server.url, max: 1, connectionTimeoutMillis: 2_000 });
+    pool.on('error', () => undefined);
+    const hung = gate();
+    const entries: WebhookLogEntry[] = [];
+    const handler = createWebhookHandler({
+      secret: SECRET,
+      client,
+      responseTimeoutMs: 300,
+      leaseMs: 500,
+      logger: (entry) => entries.push(entry),
+      store: new PostgresEventStore({ pool, table, transactional: true }),
+      onEvent: async ({ event }) => {
+        if (event.eventId === 'evt-hangs') await hung.promise; // e.g. a fetch with no timeout
+      },
+    });
+    try {
+      expect(await deliver(handler, { eventId: 'evt-hangs', type: 'otc.trade.settled' })).toBe(503);
+      await sleep(900); // PostgreSQL ends the idle session at 500 ms
+      expect(await deliver(handler, { eventId: 'evt-next', type: 'otc.trade.settled' })).toBe(200);
+      expect(pool.totalCount).toBeLessThanOrEqual(1);
+      // the hung onEvent is still in hand, and drain() says so
+      expect(await handler.drain({ timeoutMs: 100 })).toEqual({ timedOut: true, inHand: 1, events: [{ eventId: 'evt-hangs', type: 'otc.trade.settled' }] });
+      hung.open();
+      await handler.drain();
+      // its session was gone: nothing was committed, so it is answered as a store failure
+      expect(entries.find((entry) => entry.late)).toMatchObject({ eventId: 'evt-hangs', outcome: 'store-unavailable' });
+    } finally {
+      hung.open();
+      await pool.end();
+    }
   });
 
   it('transactional: a statement running past leaseMs is cancelled and its writes rolled back (failed), and the redelivery runs it', async () => {

@@ -134,6 +134,10 @@ describe('deliverEvent', () => {
     ['a zero maxAttempts', { secret: 's', maxAttempts: 0 }],
     ['a bad header name', { secret: 's', signatureHeader: 'bad header' }],
     ['a non-function fetch', { secret: 's', fetch: 'x' }],
+    // past 2^31 - 1 ms a timer fires at once: every attempt would "time out" at once, every wait be skipped
+    ['a timeoutMs a timer cannot hold', { secret: 's', timeoutMs: 2 ** 31 }],
+    ['a retryDelayMs a timer cannot hold', { secret: 's', retryDelayMs: 2 ** 31 }],
+    ['a delayMs a timer cannot hold', { secret: 's', delayMs: 2 ** 31 }],
   ])('rejects %s with a TypeError', async (_what, options) => {
     await expect(deliverEvent('http://127.0.0.1:1/', event, options as never)).rejects.toThrow(TypeError);
   });

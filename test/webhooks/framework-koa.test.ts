@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
@@ -99,6 +99,36 @@ describe('handler.koa(ctx) in Koa 3', () => {
     );
     expect((await post(url, event(), { signature: 'sha256=' + 'ab'.repeat(32) })).status).toBe(401);
     expect(seen).toEqual({ status: 401, respond: false });
+  });
+
+  it('frames its answer by its own length when middleware upstream set ctx.body first (Koa set Content-Length for that)', async () => {
+    const { handler, onEvent } = makeHandler();
+    const url = await listen(
+      koaApp(
+        (ctx) => handler.koa(ctx),
+        async (ctx, next) => {
+          ctx.body = 'a default answer, longer than the one the handler writes'; // e.g. a default 404 text
+          await next();
+        },
+      ),
+    );
+    // over a raw connection, so a wrong Content-Length shows instead of hanging a client
+    const body = event('evt-koa-preset');
+    const signature = await signPayload(body, SECRET);
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    let raw = '';
+    socket.on('data', (chunk: Buffer) => (raw += chunk.toString('latin1')));
+    socket.write(
+      `POST /webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nx-provider-signature: ${signature}\r\n\r\n${body}`,
+    );
+    await once(socket, 'close');
+    const [head = '', text = ''] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(text).toBe('OK: event handled');
+    expect(head.toLowerCase()).toContain(`content-length: ${text.length}\r\n`);
+    expect(onEvent).toHaveBeenCalledOnce();
   });
 
   it('answers 500 naming the Koa fix when a body parser kept no raw body', async () => {

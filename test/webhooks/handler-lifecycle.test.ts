@@ -191,6 +191,7 @@ describe('drain({ timeoutMs })', () => {
     expect((await handler.handle(await delivery({ eventId: 'evt-x', type: 'custom' }))).status).toBe(503);
     await expect(handler.drain({ timeoutMs: 20 })).resolves.toEqual({ timedOut: true, inHand: 1, events: [] });
     await expect(handler.drain({ timeoutMs: -1 })).rejects.toThrow(/drain timeoutMs must be a positive number/);
+    await expect(handler.drain({ timeoutMs: 2 ** 31 })).rejects.toThrow(/drain timeoutMs must be at most 2147483647 milliseconds/);
     await expect(handler.drain(null as never)).rejects.toThrow(TypeError);
   });
 });
@@ -212,9 +213,13 @@ describe('options', () => {
     ['maxBodyBytes 1.5', { maxBodyBytes: 1.5 }, /maxBodyBytes must be a whole number/],
     ['a negative responseTimeoutMs', { responseTimeoutMs: -1 }, /responseTimeoutMs must be a positive number/],
     ['leaseMs NaN', { leaseMs: Number.NaN }, /leaseMs must be a positive number/],
+    // a timer cannot wait longer: it would fire at once (every delivery 503, every status read cut off)
+    ['responseTimeoutMs past 2^31 - 1', { responseTimeoutMs: 2 ** 31, leaseMs: 2 ** 32 }, /responseTimeoutMs must be at most 2147483647 milliseconds/],
+    ['leaseMs past 2^31 - 1', { leaseMs: 2 ** 31 }, /leaseMs must be at most 2147483647 milliseconds/],
     ['leaseMs under responseTimeoutMs', { leaseMs: 1_000, responseTimeoutMs: 2_000 }, /leaseMs \(1000\) must be at least responseTimeoutMs/],
     ['confirm.attempts 0', { confirm: { attempts: 0 } }, /confirm.attempts must be a whole number/],
     ['a negative confirm.delayMs', { confirm: { delayMs: -5 } }, /confirm.delayMs must be a number/],
+    ['confirm.delayMs past 2^31 - 1', { confirm: { delayMs: 2 ** 31 } }, /confirm.delayMs must be at most 2147483647 milliseconds/],
     ['a logger without warn', { logger: { info() {}, error() {} } }, /logger must be a function or an object/],
     ['an unknown option', { secrets: ['a'] }, /unknown option "secrets"/],
   ])('rejects %s with a TypeError', (_label, overrides, message) => {

@@ -1,8 +1,11 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { connect as connectHttp2, createServer as createHttp2Server, type ClientHttp2Session } from 'node:http2';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import Fastify from 'fastify';
+import Koa from 'koa';
 import { createWebhookHandler, type WebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeClient, memoryLogger, SECRET } from './helpers.js';
@@ -27,6 +30,20 @@ const servers = {
     app.post('/webhooks', (c) => handler.handle(c.req.raw));
     const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
     return listen(server);
+  },
+  'koa() in Koa 3, no body parser': async (handler: WebhookHandler) => {
+    const app = new Koa();
+    app.use((ctx) => handler.koa(ctx));
+    return listen(app.listen(0, '127.0.0.1'));
+  },
+  'fastify() in Fastify 5, a parser that leaves the stream': async (handler: WebhookHandler) => {
+    const app = Fastify();
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    app.post('/webhooks', (request, reply) => handler.fastify(request, reply));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    cleanups.push(() => app.close());
+    return (app.server.address() as AddressInfo).port;
   },
 };
 
@@ -120,6 +137,67 @@ describe.each(Object.entries(servers))('a slow sender, %s', (_name, start) => {
     expect(sender.received()).toMatch(/^HTTP\/1\.1 503 /);
     expect(sender.received()).toContain('shutting down');
     expect(entries).toEqual([expect.objectContaining({ outcome: 'draining', status: 503 })]);
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+});
+
+describe('a slow sender, node() on node:http2 (its compat request and response)', () => {
+  /** An h2c server on loopback whose requests go to `handler.node`, and a session to it. */
+  async function h2(handler: WebhookHandler) {
+    const server = createHttp2Server((req, res) => handler.node(req, res));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const session = connectHttp2(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    session.on('error', () => undefined);
+    cleanups.push(() => {
+      session.destroy();
+      return new Promise((resolve) => server.close(resolve));
+    });
+    return session;
+  }
+
+  /** A POST that sends `first`, then `more` every 100 ms (at most 30 times) until the server closes its stream. */
+  function drip(session: ClientHttp2Session, first: string, more: string) {
+    const stream = session.request({ ':method': 'POST', ':path': '/webhooks', 'content-type': 'application/json', 'x-provider-signature': 'sha256=00' });
+    stream.on('error', () => undefined);
+    let status: unknown;
+    let body = '';
+    stream.on('response', (headers) => (status = headers[':status']));
+    stream.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    // `closed` once the server ended the stream (its RST_STREAM): the client's own 'close' also
+    // waits for the writes it still buffers under flow control
+    let ended!: () => void;
+    const closed = new Promise<void>((resolve) => (ended = resolve));
+    stream.once('close', ended);
+    stream.write(first);
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (stream.destroyed || stream.closed) ended();
+      if (stream.destroyed || stream.closed || ++sent > 30) return clearInterval(timer);
+      stream.write(more);
+    }, 100);
+    cleanups.push(() => clearInterval(timer));
+    return { closed, answer: () => ({ status, body }) };
+  }
+
+  it('closes the stream after the 503 at responseTimeoutMs and after a 413, without a Connection-header warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    cleanups.push(() => process.off('warning', onWarning));
+    const { handler, onEvent } = makeHandler(300);
+    const session = await h2(handler);
+
+    const slow = drip(session, '{', ' ');
+    expect(await within(slow.closed, 2_000)).not.toBe('pending');
+    expect(slow.answer()).toEqual({ status: 503, body: expect.stringContaining('Service Unavailable') });
+
+    const big = drip(session, 'x'.repeat(2_000_000), 'x'.repeat(100)); // past the 1 MiB default
+    expect(await within(big.closed, 2_000)).not.toBe('pending');
+    expect(big.answer().status).toBe(413);
+
+    expect(await within(handler.drain(), 200)).toEqual({ timedOut: false, inHand: 0, events: [] });
+    expect(warnings.filter((message) => /connection header/i.test(message))).toEqual([]);
     expect(onEvent).not.toHaveBeenCalled();
   });
 });

@@ -1,4 +1,4 @@
-import { toHex } from '../internal/hex.js';
+import { toHex } from './hex.js';
 /** Event ids up to this many UTF-8 bytes are used in the key as they are; longer ones are hashed. */
 export const MAX_PLAIN_ID_BYTES = 200;
 
@@ -15,6 +15,15 @@ export async function eventKeySuffix(eventId: string): Promise<string> {
   if (!eventId.isWellFormed()) return `sha256u:${await sha256Hex(encoder.encode(JSON.stringify(eventId)))}`;
   const bytes = encoder.encode(eventId);
   return bytes.length <= MAX_PLAIN_ID_BYTES ? eventId : `sha256:${await sha256Hex(bytes)}`;
+}
+
+/**
+ * An event id as a PostgreSQL `text` key: {@link eventKeySuffix}, and `sha256:<hex>` of its UTF-8
+ * bytes when it holds a NUL character, which `text` cannot store (PostgreSQL refuses the statement).
+ */
+export async function eventRowId(eventId: string): Promise<string> {
+  if (eventId.isWellFormed() && eventId.includes('\u0000')) return `sha256:${await sha256Hex(encoder.encode(eventId))}`;
+  return eventKeySuffix(eventId);
 }
 
 async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
