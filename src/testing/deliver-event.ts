@@ -155,8 +155,12 @@ async function deliverOnce(url: string, body: string, headers: Readonly<Record<s
   for (let attempt = 1; attempt <= o.maxAttempts; attempt += 1) {
     if (attempt > 1) await wait(Math.min(o.retryDelayMs * 2 ** (attempt - 2), o.maxRetryDelayMs), o.signal);
     o.signal?.throwIfAborted();
-    const timeout = AbortSignal.timeout(o.timeoutMs);
-    const signal = o.signal === undefined ? timeout : AbortSignal.any([o.signal, timeout]);
+    // a timer of our own, cleared when the attempt ends, rather than AbortSignal.timeout, whose
+    // signal Node holds only weakly: an attempt to a receiver that never answered once hung past
+    // its timeoutMs in CI, and a plain timer fires whatever becomes of the signal
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), o.timeoutMs);
+    const signal = o.signal === undefined ? timeout.signal : AbortSignal.any([o.signal, timeout.signal]);
     try {
       const response = await o.fetch(new Request(url, { method: 'POST', body, headers, redirect: 'manual', signal }));
       const text = (await response.text()).slice(0, 500);
@@ -164,8 +168,10 @@ async function deliverOnce(url: string, body: string, headers: Readonly<Record<s
       if (response.status >= 200 && response.status < 300) return { attempts, status: response.status };
     } catch (error) {
       o.signal?.throwIfAborted();
-      const reason = timeout.aborted ? `no response within ${o.timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+      const reason = timeout.signal.aborted ? `no response within ${o.timeoutMs} ms` : error instanceof Error ? error.message : String(error);
       attempts.push({ status: undefined, error: reason });
+    } finally {
+      clearTimeout(timer);
     }
   }
   const last = attempts.at(-1);
