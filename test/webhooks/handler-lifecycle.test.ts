@@ -171,8 +171,11 @@ describe('drain({ timeoutMs })', () => {
   it('waits 25 s by default, the length that fits a 30 s termination grace period', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {
-      const handler = createWebhookHandler(base({ onEvent: () => new Promise<void>(() => undefined), responseTimeoutMs: 1_000 }));
+      const onEvent = vi.fn(() => new Promise<void>(() => undefined));
+      const handler = createWebhookHandler(base({ onEvent, responseTimeoutMs: 1_000 }));
       const answered = handler.handle(await delivery({ eventId: 'evt-default', type: 'custom' }));
+      // the signature check runs on real threads: let the delivery reach onEvent before moving the clock
+      await until(() => onEvent.mock.calls.length === 1);
       await vi.advanceTimersByTimeAsync(1_000);
       expect((await answered).status).toBe(503);
       let report: unknown;
