@@ -1,4 +1,5 @@
 import { env } from './env.js';
+import { ignoreFailure } from './ignore-failure.js';
 
 /**
  * One entry of the client's log: one per HTTP attempt, per retry and per token exchange. It never
@@ -71,17 +72,7 @@ export function logWriter(logger: unknown): LogWriter {
 
 /** A logger that throws, or (async) returns a promise that rejects, never breaks a call nor the process. */
 function guarded(write: (entry: ClientLogEntry) => unknown): (entry: ClientLogEntry) => void {
-  return (entry) => {
-    try {
-      const result = write(entry);
-      // an async logger's rejection would otherwise be an unhandled rejection, which ends a Node process
-      if (result !== null && typeof result === 'object' && typeof (result as Promise<unknown>).then === 'function') {
-        (result as Promise<unknown>).then(undefined, () => undefined);
-      }
-    } catch {
-      // ignored: logging must not change what the call does
-    }
-  };
+  return (entry) => ignoreFailure(() => write(entry));
 }
 
 /** `CHECKOUT_LOG=debug`: one readable line per entry on stderr. */

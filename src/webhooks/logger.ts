@@ -1,3 +1,4 @@
+import { ignoreFailure } from '../internal/ignore-failure.js';
 import type { WebhookOutcome } from './outcome.js';
 
 /**
@@ -67,10 +68,7 @@ const LEVEL: Readonly<Record<WebhookOutcome, 'info' | 'warn' | 'error'>> = {
 /** Writes `entry`; a logger that throws never breaks a delivery. */
 export function writeLog(logger: WebhookLogger | undefined, entry: WebhookLogEntry): void {
   if (logger === undefined) return;
-  try {
-    if (typeof logger === 'function') logger(entry);
-    else logger[LEVEL[entry.outcome]](entry);
-  } catch {
-    // a broken logger must not turn a handled event into a failed delivery
-  }
+  // a broken logger (one that throws, or an async one that rejects) must not turn a handled event
+  // into a failed delivery, nor end the process with an unhandled rejection
+  ignoreFailure(() => (typeof logger === 'function' ? logger(entry) : logger[LEVEL[entry.outcome]](entry)));
 }

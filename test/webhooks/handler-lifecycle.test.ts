@@ -199,6 +199,30 @@ describe('drain({ timeoutMs })', () => {
   });
 });
 
+describe('logger', () => {
+  it('an async logger that rejects (function or pino-like) leaves the delivery answered and no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const rejecting = async () => {
+        throw new Error('log sink down');
+      };
+      const loggers = [rejecting, { info: rejecting, warn: rejecting, error: rejecting }];
+      for (const [index, logger] of loggers.entries()) {
+        const handler = createWebhookHandler(base({ logger }));
+        expect((await handler.handle(await delivery({ eventId: `evt-log-${index}`, type: 'custom' }))).status).toBe(200);
+        expect((await handler.handle(await delivery({ eventId: `evt-log-${index}`, type: 'custom' }, { secret: 'wrong-secret' }))).status).toBe(401);
+      }
+      // unhandled rejections are reported after the microtask queue drains
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
 describe('options', () => {
   it.each<[string, Record<string, unknown>, RegExp]>([
     ['no secret', { secret: undefined }, /secret must be a non-empty string/],
