@@ -5,6 +5,7 @@ import { sleep, untilAborted } from './internal/abort.js';
 import { partnerApiBase } from './internal/api-base.js';
 import { callBound } from './internal/call-bound.js';
 import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, rawCall, withdrawalCall, type AuthedCall } from './internal/calls.js';
+import { retriesOption } from './internal/call-headers.js';
 import { logWriter, type ClientLogger, type LogWriter } from './internal/client-log.js';
 import { env } from './internal/env.js';
 import { checkTransportSecurity } from './internal/insecure-http.js';
@@ -231,10 +232,8 @@ export class CheckoutClient {
     if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
       throw new TypeError(`maxResponseBytes must be a whole number of bytes, at least 1, got ${String(maxResponseBytes)}`);
     }
-    const maxRetries = options.maxRetries ?? 2;
-    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
-      throw new TypeError(`maxRetries must be a whole number of at least 0, got ${String(maxRetries)}`);
-    }
+    // the same check as a call's own maxRetries
+    const maxRetries = retriesOption(options.maxRetries) ?? 2;
     const skewSeconds = options.tokenSkewSeconds ?? 30;
     if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !(skewSeconds * 1000 <= Number.MAX_SAFE_INTEGER)) {
       throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${String(skewSeconds)}`);
