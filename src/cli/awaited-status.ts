@@ -55,12 +55,14 @@ export function checkAwaited(kind: RecordKind, wanted: string): string | undefin
   if (w === '') throw usage(`--wait-until needs a status, e.g. ${NAMED[kind][0]}`, kind);
   if (isCancellation(w) || NAMED[kind].some((name) => name.toLowerCase() === w)) return undefined;
   const near = NAMED[kind].find((name) => w.length >= 4 && editDistance(w, name.toLowerCase()) <= 2);
-  if (near !== undefined) throw usage(`--wait-until ${quoted(wanted)} is not a ${kind} status: did you mean ${near}?`, kind);
+  if (near !== undefined) throw usage(`--wait-until ${quoted(wanted)} is not ${article(kind)} status: did you mean ${near}?`, kind);
   return (
-    `checkout-partner: warning: ${quoted(wanted)} is not a ${kind} status the spec names (${NAMED[kind].join(', ')}); ` +
+    `checkout-partner: warning: ${quoted(wanted)} is not ${article(kind)} status the spec names (${NAMED[kind].join(', ')}); ` +
     'waiting for it anyway, until it is reached, a final status or --timeout\n'
   );
 }
+
+const article = (kind: RecordKind) => (kind === 'order' ? 'an order' : 'a withdrawal');
 
 /** Levenshtein distance, for short strings only (statuses): bounded by the caller's lengths. */
 function editDistance(a: string, b: string): number {

@@ -78,7 +78,7 @@ export function curlLine(url: string, signature: string, file: string): string {
     'curl -sS -X POST',
     shellQuote(url),
     "-H 'content-type: application/json'",
-    shellQuote(`x-provider-signature: ${signature}`),
+    `-H ${shellQuote(`x-provider-signature: ${signature}`)}`,
     `--data-binary ${shellQuote(`@${file}`)}`,
   ].join(' ');
 }
