@@ -1,5 +1,6 @@
 import type { ClientLogEntry } from '../index.js';
 import { logWriter } from '../internal/client-log.js';
+import { escapeText } from './escape.js';
 
 /**
  * The HTTP attempts one command made, for its failure message ("after 3 HTTP attempts"). An
@@ -25,7 +26,8 @@ export class AttemptTally {
   /** The client's `logger` option: counts each ended attempt, and keeps CHECKOUT_LOG=debug working. */
   readonly logger = (entry: ClientLogEntry): void => {
     if (entry.event === 'attempt') this.#count += 1;
-    this.#debug?.(entry);
+    // the request id is the service's header: escaped like any of its text before it reaches stderr
+    this.#debug?.({ ...entry, path: escapeText(entry.path), requestId: entry.requestId === undefined ? undefined : escapeText(entry.requestId) });
   };
 
   /** `3 HTTP attempts`, for messages. */

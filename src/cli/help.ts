@@ -141,7 +141,8 @@ The signing secret (never printed):
   --secret-stdin          read it from stdin (the body then comes from --file)
   --secret <s>            works, with a warning: argv shows in ps and in the shell history
 
-${TIMEOUT} (default 60s)
+  --timeout <duration>    send: bounds the whole delivery (default 60s); sign and verify: bounds
+                          reading a pipe that may never close (no default). 500ms, 30s, 2m, or seconds
 
 ${EXIT_CODES}
 `,

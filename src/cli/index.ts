@@ -27,3 +27,5 @@ const exitCode = await main(process.argv.slice(2), {
   signal: controller.signal,
 });
 process.exitCode = exitCode;
+// a read of stdin given up on (--timeout on a pipe that never closes) must not keep the process alive
+process.stdin.destroy();

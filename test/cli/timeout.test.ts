@@ -67,12 +67,22 @@ describe('--timeout bounds every command', () => {
     expect(result.stderr).toMatch(/could not reach the service: .*\(\d+ HTTP attempts?\)/);
   });
 
-  it('takes 500ms, 2s, 0.5m and bare seconds', async () => {
+  it('takes ms, s, m and bare seconds', async () => {
     fake.setOrder({ externalId: 'o-2', settlement: { status: 'Settled' } });
-    for (const value of ['500ms', '2s', '0.5m', '3', '1.5']) {
+    for (const value of ['9000ms', '10s', '0.5m', '12']) {
       const result = await runCli(['order', 'o-2', '--timeout', value], { env: { ...creds, CHECKOUT_BASE_URL: server.url } });
       expect(result.code, value).toBe(0);
     }
+  });
+
+  it('webhook sign --timeout bounds reading a pipe that never closes', async () => {
+    const child = startCli(['webhook', 'sign', '--timeout', '500ms'], { CHECKOUT_WEBHOOK_SECRET: 'whsec' });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdin.write('{"eventId":'); // and never ends
+    const [code] = (await once(child, 'close')) as [number];
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/reading the secret and the body took longer than --timeout \(0\.5 s\)/);
   });
 
   it('sandbox --timeout stops the sandbox by itself, exit 0', { timeout: 30_000 }, async () => {

@@ -1,7 +1,7 @@
 import { signPayload, verifySignature } from '../../webhooks/index.node.js';
 import { allowOnly, type OptionName, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';
-import { durationOption, formatDuration, WAIT_TIMEOUT_MS } from '../duration.js';
+import { durationOption, formatDuration } from '../duration.js';
 import { quoted } from '../escape.js';
 import { CliError, ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
 import { formatJson } from '../format.js';
@@ -40,8 +40,9 @@ export async function webhookCommand(args: ParsedArgs, io: CliIo, tally: Attempt
     throw usage('--curl needs the body in a file (--file <path>): curl sends it from there with --data-binary @<path>', 'webhook');
   }
   const curlUrl = options.curl === undefined ? undefined : webhookUrl(options.curl, '--curl');
-  const timeoutMs = durationOption('webhook', 'timeout', options.timeout, WAIT_TIMEOUT_MS);
-  // --timeout bounds what may hang here: a pipe (secret or body) that never closes
+  // --timeout bounds what may hang here, a pipe (secret or body) that never closes; without it
+  // there is no bound, as before (a slow producer on the pipe is legitimate)
+  const timeoutMs = options.timeout === undefined ? undefined : durationOption('webhook', 'timeout', options.timeout, 0);
   const { secret, body } = await withinTimeout(timeoutMs, 'reading the secret and the body', async () => {
     const secret = await readSecret(options, io, WEBHOOK_SECRET, 'webhook');
     if (secret === undefined) {
@@ -83,8 +84,9 @@ export function curlLine(url: string, signature: string, file: string): string {
   ].join(' ');
 }
 
-/** `work()`, or exit 1 once `timeoutMs` passed. */
-async function withinTimeout<T>(timeoutMs: number, what: string, work: () => Promise<T>): Promise<T> {
+/** `work()`, or exit 1 once `timeoutMs` passed (no bound when `undefined`). */
+async function withinTimeout<T>(timeoutMs: number | undefined, what: string, work: () => Promise<T>): Promise<T> {
+  if (timeoutMs === undefined) return work();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new CliError(ExitCode.ApiError, `${what} took longer than --timeout (${formatDuration(timeoutMs)})`)), timeoutMs);
