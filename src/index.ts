@@ -8,7 +8,7 @@ export type {
   ResponseReads,
   WaitOptions,
   WithResponse,
-} from './client/client.js';
+} from './client/options.js';
 export type { ClientLogEntry, ClientLogger } from './client/log.js';
 export type { StoredToken, TokenStore } from './client/token-store.js';
 export {

@@ -1,6 +1,6 @@
 import { TimeoutError } from '../errors.js';
 import { MeSchema, OrderSchema, WithdrawalSchema, type Me, type Order, type ParseSchema, type Withdrawal } from '../schemas.js';
-import type { RawRequestOptions, RequestOptions } from './client.js';
+import type { RawRequestOptions, RequestOptions } from './options.js';
 import { callHeaders, idempotencyKey, retriesOption } from './call-headers.js';
 import { describe, pathSegment } from '../internal/path.js';
 import { timerMs } from '../internal/timer-ms.js';

@@ -1,4 +1,4 @@
-import type { CheckoutClient } from '../../client/client.js';
+import type { CheckoutClient } from '../../index.js';
 import { signatureHeaderName } from '../../internal/arguments.js';
 import { MAX_TIMER_MS, timerMs } from '../../internal/timer-ms.js';
 import { describe } from '../../internal/path.js';
