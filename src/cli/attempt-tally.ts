@@ -1,5 +1,5 @@
 import type { ClientLogEntry } from '../index.js';
-import { logWriter } from '../internal/client-log.js';
+import { logWriter } from '../client/log.js';
 import { escapeText } from './escape.js';
 
 /**

@@ -1,6 +1,5 @@
-import { LOOPBACK } from '../../internal/insecure-http.js';
-import { deliverEvent, EventDeliveryError, type DeliveryAttempt } from '../../testing/deliver-event.js';
-import { createEvent } from '../../testing/sign-event.js';
+import { LOOPBACK } from '../../client/insecure-http.js';
+import { createEvent, deliverEvent, EventDeliveryError, type DeliveryAttempt } from '../../testing/index.js';
 import { allowOnly, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';
 import { durationOption, formatDuration, WAIT_TIMEOUT_MS } from '../duration.js';
