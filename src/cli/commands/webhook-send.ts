@@ -60,6 +60,8 @@ export async function webhookSendCommand({ positionals, options }: ParsedArgs, i
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
   let last: string | undefined;
+  // the network error's code or reason per attempt (fetch's own message is only "fetch failed")
+  const causes: (string | undefined)[] = [];
   try {
     const report = await deliverEvent(url, event, {
       secret,
@@ -70,9 +72,13 @@ export async function webhookSendCommand({ positionals, options }: ParsedArgs, i
         try {
           const response = await fetch(request);
           last = `status ${response.status}`;
+          causes.push(undefined);
           return response;
         } catch (error) {
-          last = error instanceof Error ? error.message : String(error);
+          const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+          const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
+          causes.push(detail);
+          last = `${error instanceof Error ? error.message : String(error)}${detail === undefined ? '' : ` (${detail})`}`;
           throw error;
         }
       },
@@ -82,7 +88,7 @@ export async function webhookSendCommand({ positionals, options }: ParsedArgs, i
     if (options.json) {
       io.out(formatJson({ url, eventId, type, signature: report.signature, status: delivery.status, attempts: delivery.attempts }));
     } else {
-      printFailedAttempts(delivery.attempts.slice(0, -1), io);
+      printFailedAttempts(delivery.attempts.slice(0, -1), causes, io);
       io.out(
         `delivered ${eventId === undefined ? 'the body' : `event ${escapeText(eventId)}`}${type === undefined ? '' : ` (${escapeText(type)})`} ` +
           `to ${escapeText(url)}: ${delivery.status} after ${tally.describe()}\n`,
@@ -91,7 +97,7 @@ export async function webhookSendCommand({ positionals, options }: ParsedArgs, i
     return ExitCode.Ok;
   } catch (error) {
     if (error instanceof EventDeliveryError) {
-      printFailedAttempts(error.attempts, io);
+      printFailedAttempts(error.attempts, causes, io);
       throw new CliError(ExitCode.ApiError, `the receiver did not accept the event: no 2xx after ${tally.describe()} (last: ${last ?? 'no response'})`);
     }
     if (deadline.signal.aborted && !io.signal.aborted) {
@@ -133,9 +139,11 @@ function idsOf(body: string): { eventId?: string; type?: string } {
   }
 }
 
-function printFailedAttempts(attempts: readonly DeliveryAttempt[], io: CliIo): void {
+function printFailedAttempts(attempts: readonly DeliveryAttempt[], causes: readonly (string | undefined)[], io: CliIo): void {
   attempts.forEach((attempt, index) => {
-    const outcome = attempt.status === undefined ? (attempt.error ?? 'no response') : `${attempt.status}${attempt.body ? ` ${attempt.body.slice(0, 200)}` : ''}`;
+    const cause = causes[index] === undefined ? '' : ` (${causes[index]})`;
+    const outcome =
+      attempt.status === undefined ? `${attempt.error ?? 'no response'}${cause}` : `${attempt.status}${attempt.body ? ` ${attempt.body.slice(0, 200)}` : ''}`;
     io.err(`attempt ${index + 1}: ${escapeText(outcome)}\n`);
   });
 }
