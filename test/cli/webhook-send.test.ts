@@ -98,7 +98,7 @@ describe('webhook send', () => {
     try {
       const result = await runCli(['webhook', 'send', '--to', url, '--secret-file', secretFile, '--timeout', '1s']);
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/did not accept the event within --timeout \(1 s\): 1 HTTP attempt/);
+      expect(result.stderr).toMatch(/did not accept the event within --timeout \(1 s\): 1 HTTP attempt \(last: no response\)/);
     } finally {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));

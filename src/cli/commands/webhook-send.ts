@@ -75,6 +75,12 @@ export async function webhookSendCommand({ positionals, options }: ParsedArgs, i
           causes.push(undefined);
           return response;
         } catch (error) {
+          if (request.signal.aborted) {
+            // the attempt's own 10 s, or --timeout, ran out while waiting for the receiver
+            causes.push(undefined);
+            last = 'no response';
+            throw error;
+          }
           const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
           const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
           causes.push(detail);
