@@ -61,7 +61,7 @@ console.log('check-size: ok');
 // Start-up: which modules `import('checkout-partner-sdk')` makes Node load (the timing itself is in
 // `npm run bench`; the module list is deterministic). zod's public entries re-export all ~60 locale
 // modules, jose's root every JOSE operation, and ky probes fetch at import (making Node load its fetch
-// implementation, which the first request loads anyway): none may be loaded at import (README.md, Performance).
+// implementation, which the first request loads anyway): none may be loaded at import (docs/performance.md, Performance).
 const probe = `
   import { registerHooks } from 'node:module';
   const loaded = [];
