@@ -1,5 +1,6 @@
 import { env } from './env.js';
 import { ignoreFailure } from './ignore-failure.js';
+import { quote } from './quote.js';
 
 /**
  * One entry of the client's log: one per HTTP attempt, per retry and per token exchange. It never
@@ -78,7 +79,7 @@ function guarded(write: (entry: ClientLogEntry) => unknown): (entry: ClientLogEn
 /** `CHECKOUT_LOG=debug`: one readable line per entry on stderr. */
 function debugLine(entry: ClientLogEntry): void {
   const parts = [`checkout-partner-sdk ${entry.event} ${entry.method} ${entry.path}`, `status=${entry.status ?? '-'}`, `ms=${Math.round(entry.ms)}`, `attempt=${entry.attempt}`];
-  if (entry.requestId !== undefined) parts.push(`requestId=${entry.requestId}`);
+  if (entry.requestId !== undefined) parts.push(`requestId=${quote(entry.requestId)}`);
   if (entry.retryInMs !== undefined) parts.push(`retryInMs=${Math.round(entry.retryInMs)}`);
   if (entry.error !== undefined) parts.push(`error=${entry.error}`);
   try {

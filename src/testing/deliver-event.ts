@@ -4,6 +4,7 @@ import { pause } from './faults.js';
 import { signatureHeaderName } from '../internal/arguments.js';
 import { MAX_TIMER_MS } from '../internal/timer-ms.js';
 import { eventBody, signEvent, type ProviderEvent } from './sign-event.js';
+import { quote } from '../internal/quote.js';
 
 /** Options of {@link deliverEvent}. */
 export interface DeliverEventOptions {
@@ -193,24 +194,24 @@ function checkUrl(url: unknown): string {
   }
   if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError('deliverEvent: url must be a string or a URL');
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new TypeError(`deliverEvent: url must use http or https, got "${parsed.protocol}"`);
+    throw new TypeError(`deliverEvent: url must use http or https, got ${quote(parsed.protocol)}`);
   }
   return parsed.href;
 }
 
 function checkOptions(options: DeliverEventOptions): Resolved {
   if (options === null || typeof options !== 'object') throw new TypeError('deliverEvent: options must be an object with a secret');
-  if (typeof options.secret !== 'string' || options.secret === '') throw new TypeError('deliverEvent: secret must be a non-empty string');
+  if (typeof options.secret !== 'string' || options.secret.trim() === '') throw new TypeError('deliverEvent: secret must be a non-empty string, not whitespace only');
   const whole = (name: string, value: unknown, fallback: number, min: number): number => {
     const v = value ?? fallback;
-    if (!Number.isInteger(v) || (v as number) < min) throw new TypeError(`deliverEvent: ${name} must be a whole number of at least ${min}, got ${String(v)}`);
+    if (!Number.isInteger(v) || (v as number) < min) throw new TypeError(`deliverEvent: ${name} must be a whole number of at least ${min}, got ${quote(v)}`);
     return v as number;
   };
   const ms = (name: string, value: unknown, fallback: number, min: number): number => {
     const v = value ?? fallback;
     // a timer holds at most MAX_TIMER_MS: a longer one fires at once
     if (typeof v !== 'number' || !(v >= min && v <= MAX_TIMER_MS)) {
-      throw new TypeError(`deliverEvent: ${name} must be a number of milliseconds from ${min} to ${MAX_TIMER_MS}, got ${String(v)}`);
+      throw new TypeError(`deliverEvent: ${name} must be a number of milliseconds from ${min} to ${MAX_TIMER_MS}, got ${quote(v)}`);
     }
     return v;
   };
