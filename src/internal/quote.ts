@@ -18,18 +18,18 @@ const unicodeEscape = (char: string): string => `\\u${char.charCodeAt(0).toStrin
 /**
  * A value from outside (an event's `type`, an id, an option's value) as it may appear in an error
  * or log message: a string is quoted as `JSON.stringify` quotes it, with every control character
- * escaped (CR, LF, ESC… so it cannot forge a log line or drive a terminal) and cut to 120
- * characters; a number, a boolean, `null` or `undefined` as itself; anything else only by its type
+ * escaped (CR, LF, ESC… so it cannot forge a log line or drive a terminal) and cut to `maxChars`
+ * (120) characters; a number, a boolean, `null` or `undefined` as itself; anything else only by its type
  * (an object may hold a secret).
  *
  * @example
  * quote('otc.trade.settled\n[INFO] forged'); // '"otc.trade.settled\\n[INFO] forged"'
  */
-export function quote(value: unknown): string {
+export function quote(value: unknown, maxChars = MAX_QUOTED_CHARS): string {
   if (typeof value === 'string') {
-    const cut = value.length > MAX_QUOTED_CHARS;
+    const cut = value.length > maxChars;
     // JSON.stringify escapes U+0000–U+001F, `"` and `\`, and lone surrogates (well-formed JSON.stringify)
-    const quoted = JSON.stringify(cut ? value.slice(0, MAX_QUOTED_CHARS) : value).replace(UNSAFE_BEYOND_JSON, unicodeEscape);
+    const quoted = JSON.stringify(cut ? value.slice(0, maxChars) : value).replace(UNSAFE_BEYOND_JSON, unicodeEscape);
     return cut ? `${quoted}…` : quoted;
   }
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === undefined || value === null) {

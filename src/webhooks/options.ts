@@ -141,8 +141,13 @@ export interface WebhookHandlerOptions<Transaction = undefined> {
    * @default { attempts: 3, delayMs: 500 }
    */
   confirm?: ConfirmOptions | undefined;
-  /** Receives one structured entry per delivery. */
-  logger?: WebhookLogger | undefined;
+  /**
+   * Receives one structured entry per delivery. Without one, each delivery that fails (`onEvent`
+   * threw, a status read or the store failed) writes one line to stderr, and every delivery does
+   * with `CHECKOUT_LOG=debug`; `false` writes nothing, not even the construction warning.
+   * @default one stderr line per failed delivery
+   */
+  logger?: WebhookLogger | false | undefined;
 }
 
 /** The options with every default applied, checked once. */
@@ -160,7 +165,7 @@ export interface ResolvedOptions {
   leaseMs: number;
   attempts: number;
   delayMs: number;
-  logger: WebhookLogger | undefined;
+  logger: WebhookLogger | false | undefined;
 }
 
 const KNOWN = new Set<string>([
@@ -240,12 +245,13 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   const logger = options.logger as unknown;
   if (
     logger !== undefined &&
+    logger !== false &&
     typeof logger !== 'function' &&
     (logger === null ||
       typeof logger !== 'object' ||
       !['info', 'warn', 'error'].every((level) => typeof (logger as Record<string, unknown>)[level] === 'function'))
   ) {
-    throw new TypeError('logger must be a function or an object with info, warn and error methods');
+    throw new TypeError('logger must be a function or an object with info, warn and error methods (or false for no logging)');
   }
   return {
     secrets: secretList(options.secret),
@@ -262,7 +268,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     leaseMs,
     attempts,
     delayMs,
-    logger: logger as WebhookLogger | undefined,
+    logger: logger as WebhookLogger | false | undefined,
   };
 }
 

@@ -13,7 +13,7 @@ export type {
   WebhookEventBase,
 } from './event.js';
 export type { CreateWebhookHandler, DrainedEvent, DrainOptions, DrainReport, HandleOptions, WebhookHandler } from './handler.js';
-export type { WebhookLogEntry, WebhookLogger } from './logger.js';
+export type { WebhookLogEntry, WebhookLogError, WebhookLogger, WebhookWarning } from './logger.js';
 export { MemoryEventStore } from './memory-store.js';
 export { tagValue } from './tags.js';
 export type { MemoryEventStoreOptions } from './memory-store.js';
