@@ -15,6 +15,8 @@ export type MswResolver = (info: { request: Request }) => Promise<Response>;
 export interface MswFunctions<Handler = unknown> {
   readonly http: { all(path: string, resolver: MswResolver): Handler };
   readonly HttpResponse: { error(): Response };
+  /** msw's `bypass()`: the request, marked so msw sends it as it is (used by `deliverEvent`). */
+  readonly bypass?: ((request: Request) => Request) | undefined;
 }
 
 /** What the adapter serves: the fake's whole service ({@link FakeCheckoutCore.respond}). */
