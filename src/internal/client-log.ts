@@ -1,6 +1,6 @@
 import { env } from './env.js';
 import { ignoreFailure } from './ignore-failure.js';
-import { quote } from './quote.js';
+import { escapeControl, quote } from './quote.js';
 
 /**
  * One entry of the client's log: one per HTTP attempt, per retry and per token exchange. It never
@@ -81,7 +81,8 @@ function debugLine(entry: ClientLogEntry): void {
   const parts = [`checkout-partner-sdk ${entry.event} ${entry.method} ${entry.path}`, `status=${entry.status ?? '-'}`, `ms=${Math.round(entry.ms)}`, `attempt=${entry.attempt}`];
   if (entry.requestId !== undefined) parts.push(`requestId=${quote(entry.requestId)}`);
   if (entry.retryInMs !== undefined) parts.push(`retryInMs=${Math.round(entry.retryInMs)}`);
-  if (entry.error !== undefined) parts.push(`error=${entry.error}`);
+  // an abort reason's name is the caller's: escaped like every value from outside
+  if (entry.error !== undefined) parts.push(`error=${escapeControl(entry.error)}`);
   try {
     console.error(parts.join(' '));
   } catch {

@@ -1,6 +1,6 @@
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { createWebhookHandler, MemoryEventStore, parseEvent, WebhookPayloadError } from 'checkout-partner-sdk/webhooks';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
@@ -18,6 +18,9 @@ const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const server = setupServer(
   http.post(`${API}/auth/token`, () => HttpResponse.json({ accessToken: 'tok', tokenType: 'Bearer', expiresIn: 3600 })),
   http.get(`${API}/orders/by-external-id/:id`, () => HttpResponse.json({ message: `no such order${FORGED}` }, { status: 404 })),
+  http.get(`${API}/withdrawals/by-external-id/:id`, () =>
+    HttpResponse.json({ externalId: 'w-1', status: 'Completed' }, { headers: { 'x-request-id': 'req-1\u009b2J forged' } }),
+  ),
 );
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterAll(() => server.close());
@@ -79,5 +82,21 @@ describe('values in error messages are quoted and escaped', () => {
     expect(error?.name).toBe('NotFoundError');
     expect(error?.message).not.toMatch(RAW_CONTROL);
     expect(error?.message).toContain('Settled\\u001b[2J\\u0007\\u009b31m');
+  });
+
+  it("the client's CHECKOUT_LOG=debug line shows a service's x-request-id quoted and escaped", async () => {
+    vi.stubEnv('CHECKOUT_LOG', 'debug');
+    const stderr = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const client = new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p', partnerSecret: 's', maxRetries: 0 });
+      await client.getWithdrawalByExternalId('w-1');
+      const line = stderr.mock.calls.map((call) => String(call[0])).find((text) => text.includes('/withdrawals/'));
+      // header values are bytes: the 8-bit CSI (0x9B) is what a terminal would act on there
+    expect(line).toContain('requestId="req-1\\u009b2J forged"');
+      expect(line).not.toMatch(RAW_CONTROL);
+    } finally {
+      stderr.mockRestore();
+      vi.unstubAllEnvs();
+    }
   });
 });
