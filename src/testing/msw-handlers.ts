@@ -3,7 +3,7 @@
  * from the `testing/msw` entry's static import or from {@link loadMsw}, so neither
  * `checkout-partner-sdk/testing` (and the CLI's sandbox) nor its declarations need msw.
  */
-import { partnerApiBase } from '../internal/api-base.js';
+import { partnerApiBase } from '../client/api-base.js';
 
 /** A resolver as msw's `http.all` calls it (msw 2 and 3 pass `{ request }`). */
 export type MswResolver = (info: { request: Request }) => Promise<Response>;

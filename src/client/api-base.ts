@@ -1,0 +1,26 @@
+import { quote } from '../internal/quote.js';
+/** The partner API's base path below the service origin (spec §1). */
+export const API_PATH = '/api/v1/partner-api';
+
+/**
+ * `baseUrl` as the partner API base: `/api/v1/partner-api` appended unless already there, without a
+ * trailing slash, query or fragment. A `TypeError` (naming `name`) for anything but an http(s) URL
+ * without credentials.
+ */
+export function partnerApiBase(baseUrl: string, name = 'baseUrl'): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`${name} must be an absolute http(s) URL such as "https://checkout.example.com"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new TypeError(`${name} must use http or https, got ${quote(url.protocol)}`);
+  }
+  if (url.username !== '' || url.password !== '') throw new TypeError(`${name} must not contain credentials`);
+  url.search = '';
+  url.hash = '';
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = path.endsWith(API_PATH) ? path : `${path}${API_PATH}`;
+  return url.href;
+}
