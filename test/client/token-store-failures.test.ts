@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { setTimeout as realSleep } from 'node:timers/promises';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CheckoutClient, type StoredToken, type TokenStore } from 'checkout-partner-sdk';
 import { RedisTokenStore } from 'checkout-partner-sdk/redis';
@@ -151,7 +151,7 @@ describe('a token store that hangs or fails (fake clock)', () => {
 });
 
 /** README "Scaling out with Redis": the ioredis settings that fail fast. */
-const README_IOREDIS: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 1_000 };
+const README_IOREDIS = { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 1_000 };
 
 describe('a real redis-server paused, resumed and stopped', () => {
   let redis: RedisServer;
