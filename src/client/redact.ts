@@ -4,7 +4,7 @@ export const REDACTED = '[redacted]';
 /** Below this length a value is not searched for in what the service sent back (it would blank ordinary words). */
 const MIN_REDACTED_LENGTH = 4;
 /** How deep a parsed body is walked; deeper values are replaced whole. */
-const MAX_DEPTH = 64;
+const MAX_DEPTH = 128;
 
 /**
  * Finds the credentials a request carried in what came back, in every form a service, a proxy or a

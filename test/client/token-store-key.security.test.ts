@@ -92,6 +92,19 @@ function sharedStoreCases(name: string, makeStore: () => TokenStore) {
       expect(state.exchanges).toEqual([RIGHT, WRONG]);
     });
 
+    it('50 concurrent cold callers with a partnerSecret function: one secret call, one exchange', async () => {
+      const store = makeStore();
+      let secretCalls = 0;
+      const client = newClient(async () => {
+        secretCalls += 1;
+        return RIGHT;
+      }, store);
+      const tokens = await Promise.all(Array.from({ length: 50 }, () => client.getAccessToken()));
+      expect(new Set(tokens)).toEqual(new Set(['tok-1']));
+      expect(secretCalls).toBe(1);
+      expect(state.exchanges).toEqual([RIGHT]);
+    });
+
     it('keys the token by base URL, partner id and an HMAC fingerprint of the secret, never the secret', async () => {
       const store = makeStore();
       await newClient(RIGHT, store).getAccessToken();
