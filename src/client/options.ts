@@ -23,7 +23,9 @@ export interface CheckoutClientOptions {
   /**
    * The partner's client secret, sent as `x-partner-secret` to POST /auth/token only. A function is
    * called at each exchange, so a secret rotated by the service operator is picked up without a restart;
-   * one that does not settle within `timeoutMs` fails the exchange with a `CheckoutError`.
+   * one that does not settle within `timeoutMs` fails the exchange with a `CheckoutError`. While the
+   * service refuses the credentials (401), an exchange (and a call of the function) is tried at most
+   * once per back-off window, about 1 s doubling to about 30 s; calls in between reject at once.
    * @default process.env.CHECKOUT_PARTNER_SECRET
    */
   partnerSecret?: PartnerSecret | undefined;
@@ -50,9 +52,11 @@ export interface CheckoutClientOptions {
   tokenSkewSeconds?: number | undefined;
   /**
    * Where the access token is kept. Pass a shared store (e.g. `RedisTokenStore`) so many processes
-   * share one token. The store is a cache: when it fails, or one of its operations takes longer than
-   * its `lockMs` (default 5 s), the client exchanges and keeps the token itself, so a store outage
-   * never fails a call.
+   * share one token, keyed by base URL, partner id and an HMAC fingerprint of the secret (a client
+   * with another secret never receives it). The store is a cache: when a `get` or `lock` fails or
+   * takes longer than 1 s (or its `lockMs`, if shorter), the client exchanges and keeps the token
+   * itself, and skips the store for 30 s; the write happens behind the exchange, so a store outage
+   * never fails a call nor holds one past the exchange.
    * @default an in-memory store private to this client
    */
   tokenStore?: TokenStore | undefined;

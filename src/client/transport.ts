@@ -12,6 +12,7 @@ import { attemptLog, type LogWriter } from './log.js';
 import { kyLoaded, loadKy } from './ky.js';
 import { BodyTooLarge, readBody } from './read-body.js';
 import { retryAfterMs } from '../internal/retry-after.js';
+import { Redactor } from './redact.js';
 
 export interface TransportOptions {
   /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
@@ -49,6 +50,8 @@ export interface SendOptions<T> {
   deadline?: number | undefined;
   /** Counts the call's attempts and keeps its response. */
   trace: CallTrace;
+  /** Credentials this request does not carry but a service may still quote (the partner secret, on a business call): redacted from its errors too. */
+  alsoRedact?: string | undefined;
 }
 
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
@@ -209,12 +212,13 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
   const { attempts } = options.trace;
   if (isHTTPError(error)) {
     const { response } = error;
-    const sent = credentials(options.headers);
+    const sent = credentials(options);
     if (response.status >= 300 && response.status < 400) {
-      const location = redirectTarget(response.headers.get('location'), response.url);
+      const raw = redirectTarget(response.headers.get('location'), response.url);
+      const location = raw === undefined ? undefined : sent.text(raw);
       // the Location may carry credentials or a token in its query: the error keeps its origin and path
       // only, in the message and headers, and not the body (a redirect page quotes the Location)
-      const headers = redactHeaders(response.headers, sent, true);
+      const headers = sent.headers(response.headers, true);
       if (location === undefined) headers.delete('location');
       else headers.set('location', location);
       return new ApiError(
@@ -223,14 +227,14 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
         { headers, request: label, attempts, status: response.status },
       );
     }
-    const headers = redactHeaders(response.headers, sent, false);
-    return apiErrorForStatus(response.status, { headers, body: errorBody(response, redact(text, sent)), request: label, attempts });
+    const headers = sent.headers(response.headers, false);
+    return apiErrorForStatus(response.status, { headers, body: errorBody(response, sent.text(text), sent), request: label, attempts });
   }
   if (error instanceof BodyTooLarge) {
     return new ResponseTooLargeError(
       `${error.status} from ${label}: the response body is larger than maxResponseBytes (${error.limitBytes} bytes), so it was cut off ` +
         'and the request aborted; if the service really sends bodies this large, raise the client option maxResponseBytes',
-      { status: error.status, headers: redactHeaders(error.headers, credentials(options.headers), false), request: label, limitBytes: error.limitBytes, attempts },
+      { status: error.status, headers: credentials(options).headers(error.headers, false), request: label, limitBytes: error.limitBytes, attempts },
     );
   }
   if (error instanceof FollowedRedirect) {
@@ -252,44 +256,14 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
   return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label, attempts });
 }
 
-/** Below this length a value is not searched for in what the service sent back (it would blank ordinary words). */
-const MIN_REDACTED_LENGTH = 4;
-
-/** The credentials a request carried (its Bearer token, the partner secret), to keep out of its errors. */
-function credentials(headers: Record<string, string>): string[] {
-  const found: string[] = [];
+/** The credentials a request carried (its Bearer token, the partner secret), to keep out of its errors in every encoded form. */
+function credentials({ headers, alsoRedact }: Pick<SendOptions<unknown>, 'headers' | 'alsoRedact'>): Redactor {
+  const found: string[] = alsoRedact === undefined ? [] : [alsoRedact];
   const auth = headers.authorization;
   if (auth !== undefined) found.push(auth.replace(/^Bearer /, ''));
   const secret = headers['x-partner-secret'];
   if (secret !== undefined) found.push(secret);
-  return found.filter((value) => value.length >= MIN_REDACTED_LENGTH);
-}
-
-/**
- * `text` with every credential the request carried (as sent, or escaped inside a JSON string)
- * replaced by `[redacted]`: a broken service or a debugging proxy may quote the request back in an
- * error body, which becomes `ApiError.body` and its message.
- */
-function redact(text: string, sent: readonly string[]): string {
-  let out = text;
-  for (const value of sent) {
-    out = out.replaceAll(value, '[redacted]');
-    const escaped = JSON.stringify(value).slice(1, -1);
-    if (escaped !== value) out = out.replaceAll(escaped, '[redacted]');
-  }
-  return out;
-}
-
-/** The response headers for an error: a copy with credentials redacted when one was quoted back (and `Location` rebuilt by the caller). */
-function redactHeaders(headers: Headers, sent: readonly string[], copy: boolean): Headers {
-  let out: Headers | undefined = copy ? new Headers(headers) : undefined;
-  for (const [name, value] of headers) {
-    const clean = redact(value, sent);
-    if (clean === value) continue;
-    out ??= new Headers(headers);
-    out.set(name, clean);
-  }
-  return out ?? headers;
+  return new Redactor(found);
 }
 
 /** A redirect's `Location` as origin and path, without userinfo, query or fragment; `undefined` when absent or not a URL. */
@@ -317,10 +291,10 @@ function codeOf(error: unknown): string | undefined {
 
 const JSON_TYPE = /[/+]json\b/i;
 
-/** An error body as `ApiError.body`: parsed JSON when it says it is JSON and parses, else the text; `undefined` when empty. */
-function errorBody(response: Response, text: string): unknown {
+/** An error body as `ApiError.body`: parsed JSON when it says it is JSON and parses (redacted again once parsed), else the text; `undefined` when empty. */
+function errorBody(response: Response, text: string, sent: Redactor): unknown {
   if (text === '') return undefined;
-  return JSON_TYPE.test(response.headers.get('content-type') ?? '') ? parsedOr(text) : text;
+  return JSON_TYPE.test(response.headers.get('content-type') ?? '') ? sent.value(parsedOr(text)) : text;
 }
 
 /** A 2xx body, parsed as JSON and by `schema`; anything else is a {@link ResponseValidationError}. */
@@ -331,12 +305,12 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
       data = JSON.parse(text);
     } catch {
       const label = labelOf(options);
-      const sent = credentials(options.headers);
+      const sent = credentials(options);
       throw new ResponseValidationError(`${response.status} from ${label}: the body is not JSON`, {
         status: response.status,
-        headers: redactHeaders(response.headers, sent, false),
+        headers: sent.headers(response.headers, false),
         request: label,
-        body: redact(text, sent),
+        body: sent.text(text),
         attempts: options.trace.attempts,
         issues: [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }],
       });
@@ -350,15 +324,15 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
   const issues = result.error.issues.map(({ code, path, message }) => ({ code, path, message }));
   const first = issues[0];
   const where = first && first.path.length > 0 ? ` at ${first.path.map(String).join('.')}` : '';
-  const sent = credentials(options.headers);
-  const clean = redact(text, sent);
+  const sent = credentials(options);
+  const clean = sent.text(text);
   throw new ResponseValidationError(
     `${response.status} from ${label}: the body does not match the expected shape${where}: ${first?.message ?? 'invalid'}`,
     {
       status: response.status,
-      headers: redactHeaders(response.headers, sent, false),
+      headers: sent.headers(response.headers, false),
       request: label,
-      body: clean === text ? data : parsedOr(clean),
+      body: clean === text ? sent.value(data) : sent.value(parsedOr(clean)),
       issues,
       attempts: options.trace.attempts,
     },
