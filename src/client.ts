@@ -1,5 +1,7 @@
 import { TokenCache } from './auth/token-cache.js';
 import type { TokenStore } from './auth/token-store.js';
+import { LoadControl } from './client/load/load-control.js';
+import { loadSettings, type RateLimitOptions, type RetryBudgetOptions } from './client/load/options.js';
 import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from './errors.js';
 import { sleep, untilAborted } from './internal/abort.js';
 import { partnerApiBase } from './internal/api-base.js';
@@ -102,6 +104,25 @@ export interface CheckoutClientOptions {
    * @default none
    */
   logger?: ClientLogger | undefined;
+  /**
+   * Bounds this client's requests (the token exchange included): at most `concurrency` in flight
+   * (default 64; the others queue, each bounded by its call's `timeoutMs` and `signal` and the
+   * client's `timeoutMs`), and with `requestsPerSecond` no more than that many started in any
+   * second. Whatever is set here, a 429 with `Retry-After` pauses every request of the client
+   * (up to 60 s at a time; a call whose deadline comes first fails at once with `RateLimitError`),
+   * and a 429 without one lowers the client's request rate, which climbs back as calls succeed.
+   * See README "Running many calls".
+   * @default { concurrency: 64 } (no pace)
+   */
+  rateLimit?: RateLimitOptions | undefined;
+  /**
+   * The retry budget shared by every call of this client (AWS SDKs' retry quota): each retry takes
+   * tokens (5, or 10 after a timeout or network error) from a bucket of 500, each success puts 1
+   * back. While the service fails most calls, the bucket runs dry and calls fail on their first
+   * error instead of retrying (errors still carry `attempts`). `false` turns it off; an object tunes it.
+   * @default true ({ capacity: 500, retryCost: 5, timeoutCost: 10 })
+   */
+  retryBudget?: boolean | RetryBudgetOptions | undefined;
 }
 
 /** What {@link CheckoutClient.withResponse} tells about a successful call's response. */
@@ -246,6 +267,7 @@ export class CheckoutClient {
       throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
     }
     this.#log = logWriter(options.logger);
+    const load = new LoadControl(loadSettings(options.rateLimit, options.retryBudget));
     this.#transport = new Transport({
       apiBase: this.baseUrl,
       timeoutMs,
@@ -253,6 +275,7 @@ export class CheckoutClient {
       maxResponseBytes,
       fetch: options.fetch,
       log: this.#log,
+      load,
     });
     this.#tokens = new TokenCache({
       exchange: (signal) => this.#exchange(signal),
