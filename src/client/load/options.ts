@@ -79,9 +79,7 @@ function budgetSettings(value: unknown): LoadSettings['budget'] {
   const capacity = wholeNumber('retryBudget.capacity', options.capacity, 500, 1);
   const retryCost = wholeNumber('retryBudget.retryCost', options.retryCost, 5, 1);
   const timeoutCost = wholeNumber('retryBudget.timeoutCost', options.timeoutCost, 10, 1);
-  if (retryCost > capacity || timeoutCost > capacity) {
-    throw new TypeError(`retryBudget.retryCost and retryBudget.timeoutCost must be at most retryBudget.capacity (${capacity}), got ${retryCost} and ${timeoutCost}`);
-  }
+  // a cost above the capacity is allowed: that kind of failure is then never retried
   return { capacity, retryCost, timeoutCost };
 }
 
