@@ -63,7 +63,7 @@ export class AdaptiveRate {
     if (throttled) {
       // one decrease per round trip (as TCP): the other requests already in flight when the rate
       // was lowered say nothing about the new rate
-      if (this.enabled && sentAt < this.#lastThrottleAt) return;
+      if (this.enabled && sentAt <= this.#lastThrottleAt) return;
       const sendRate = this.#sendRate();
       const rate = this.enabled ? Math.min(sendRate, this.#rate) : sendRate;
       this.#lastMaxRate = Math.max(rate, MIN_RATE);
