@@ -51,7 +51,6 @@ describe('rateLimit.concurrency', () => {
     };
     const client = new CheckoutClient({ baseUrl: server!.url, partnerId: 'p-1', partnerSecret: 's', timeoutMs: 250, rateLimit: { concurrency: 4 }, fetch });
     await client.getAccessToken();
-    const started = performance.now();
     const outcomes = await Promise.all(
       Array.from({ length: 40 }, async (_, i) => {
         const began = performance.now();
@@ -71,7 +70,6 @@ describe('rateLimit.concurrency', () => {
     expect(state.maxSockets).toBeLessThanOrEqual(8);
     // the bound held the requests back: 40 calls with 600 ms each, at most 4 attempts of 250 ms at a time
     expect(state.orders).toBeLessThan(40);
-    expect(performance.now() - started).toBeLessThan(5_000);
     // nothing of the client is left running: no request in flight, no timer (the queue's included)
     expect(inFlight).toBe(0);
     expect(timers()).toBeLessThanOrEqual(before);
