@@ -139,13 +139,23 @@ export class NotFoundError extends ApiError {
   declare readonly status: number;
 }
 
-/** 429 after the retries. `retryAfterMs` is the service's last `Retry-After`, when it sent one. */
+/**
+ * 429 after the retries, or a call not sent because the client is paused by a `Retry-After` past
+ * the call's deadline. `retryAfterMs` is how long the service asked to wait, when it said.
+ */
 export class RateLimitError extends ApiError {
   override readonly name = 'RateLimitError' as const;
   declare readonly status: number;
-  /** The last `Retry-After` the service sent, in milliseconds, when it sent one. */
+  readonly #retryAfterMs: number | undefined;
+
+  constructor(message: string, init: ApiErrorInit & { retryAfterMs?: number | undefined } = {}) {
+    super(message, init);
+    this.#retryAfterMs = init.retryAfterMs;
+  }
+
+  /** The wait the service asked for, in milliseconds: what is left of the client's pause, else the response's `Retry-After` (RFC 9110 delay-seconds or HTTP-date), when it sent one. */
   get retryAfterMs(): number | undefined {
-    return retryAfterMs(this.headers);
+    return this.#retryAfterMs ?? retryAfterMs(this.headers);
   }
 }
 

@@ -36,7 +36,7 @@ export interface AuthedCall<T> {
   key?: string | undefined;
 }
 
-export const newTrace = (): CallTrace => ({ attempts: 0, response: undefined });
+export const newTrace = (): CallTrace => ({ attempts: 0, response: undefined, queuedMs: 0 });
 
 export function meCall(options: RequestOptions): AuthedCall<Me> {
   return { method: 'get', path: '/auth/me', schema: MeSchema, options: checkRequestOptions(options) };

@@ -1,3 +1,5 @@
+import { LoadControl } from './load/load-control.js';
+import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
 import { tokenStoreKey } from './token-key.js';
 import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from '../errors.js';
@@ -84,6 +86,7 @@ export class CheckoutClient {
       throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
     }
     this.#log = logWriter(options.logger);
+    const load = new LoadControl(loadSettings(options.rateLimit, options.retryBudget));
     this.#transport = new Transport({
       apiBase: this.baseUrl,
       timeoutMs,
@@ -91,6 +94,7 @@ export class CheckoutClient {
       maxResponseBytes,
       fetch: options.fetch,
       log: this.#log,
+      load,
     });
     this.#tokens = new TokenCache({
       secret: (signal) => this.#resolveSecret(signal),

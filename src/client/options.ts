@@ -1,5 +1,6 @@
 // The client's public contract: its options and the per-call options, types only (one TSDoc
 // block per option, with @default where there is one). CheckoutClient resolves the defaults.
+import type { RateLimitOptions, RetryBudgetOptions } from './load/options.js';
 import type { ClientLogger } from './log.js';
 import type { TokenStore } from './token-store.js';
 import type { Me, Order, ParseSchema, Withdrawal } from '../schemas.js';
@@ -88,6 +89,25 @@ export interface CheckoutClientOptions {
    * @default none
    */
   logger?: ClientLogger | undefined;
+  /**
+   * Bounds this client's requests (the token exchange included): at most `concurrency` in flight
+   * (default 64; the others queue, each bounded by its call's `timeoutMs` and `signal` and the
+   * client's `timeoutMs`), and with `requestsPerSecond` no more than that many started in any
+   * second. Whatever is set here, a 429 with `Retry-After` pauses every request of the client
+   * (up to 60 s at a time; a call whose deadline comes first fails at once with `RateLimitError`),
+   * and a 429 without one lowers the client's request rate, which climbs back as calls succeed.
+   * See README "Running many calls".
+   * @default { concurrency: 64 } (no pace)
+   */
+  rateLimit?: RateLimitOptions | undefined;
+  /**
+   * The retry budget shared by every call of this client (AWS SDKs' retry quota): each retry takes
+   * tokens (5, or 10 after a timeout or network error) from a bucket of 500, each success puts 1
+   * back. While the service fails most calls, the bucket runs dry and calls fail on their first
+   * error instead of retrying (errors still carry `attempts`). `false` turns it off; an object tunes it.
+   * @default true ({ capacity: 500, retryCost: 5, timeoutCost: 10 })
+   */
+  retryBudget?: boolean | RetryBudgetOptions | undefined;
 }
 
 /** What {@link CheckoutClient.withResponse} tells about a successful call's response. */

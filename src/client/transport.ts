@@ -7,6 +7,7 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from '../errors.js';
+import type { LoadControl } from './load/load-control.js';
 import type { ParseSchema } from '../schemas.js';
 import { attemptLog, type LogWriter } from './log.js';
 import { kyLoaded, loadKy } from './ky.js';
@@ -22,6 +23,8 @@ export interface TransportOptions {
   maxResponseBytes: number;
   fetch: typeof globalThis.fetch | undefined;
   log: LogWriter;
+  /** Concurrency, pace, 429 pauses and the retry budget: every attempt takes its turn here. */
+  load: LoadControl;
 }
 
 /** What a call did, filled in by every {@link Transport.send} it makes. */
@@ -30,6 +33,8 @@ export interface CallTrace {
   attempts: number;
   /** The last successful response, once there is one. */
   response: Response | undefined;
+  /** Milliseconds the call's requests waited for their turn (rateLimit, a Retry-After pause). */
+  queuedMs: number;
 }
 
 export interface SendOptions<T> {
@@ -80,6 +85,7 @@ export class Transport {
   readonly #fetch: typeof globalThis.fetch | undefined;
   readonly #maxRetries: number;
   readonly #log: LogWriter;
+  readonly #load: LoadControl;
   /** For GETs: ky's default `methods` already hold `get`. */
   readonly #retryGet: RetryOptions;
   /** For the token exchange, and POSTs with an idempotency key. */
@@ -92,8 +98,9 @@ export class Transport {
     this.#fetch = options.fetch;
     this.#maxRetries = options.maxRetries;
     this.#log = options.log;
-    this.#retryGet = retryOptions(options.maxRetries, undefined, undefined);
-    this.#retryAny = retryOptions(options.maxRetries, ['get', 'post'], undefined);
+    this.#load = options.load;
+    this.#retryGet = retryOptions(options.maxRetries, undefined, undefined, options.load);
+    this.#retryAny = retryOptions(options.maxRetries, ['get', 'post'], undefined, options.load);
   }
 
   async send<T>(options: SendOptions<T>): Promise<T> {
@@ -105,6 +112,9 @@ export class Transport {
     const fetchFn = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
     const maxBytes = this.#maxBytes;
     const log = this.#log === undefined ? undefined : attemptLog(this.#log, method, options.path);
+    const load = this.#load;
+    const timeoutMs = this.#timeoutMs;
+    const firstAttempt = trace.attempts;
     const init: Options = {
       headers: options.headers,
       retry: options.retry ? this.#retry(method, deadline, options.maxRetries) : 0,
@@ -112,24 +122,35 @@ export class Transport {
       // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
       redirect: 'manual',
       fetch: async (input, requestInit) => {
-        trace.attempts += 1;
-        if (log === undefined) {
-          const response = await fetchFn(input, requestInit);
-          if (response.redirected) throw new FollowedRedirect(response.url);
-          read.text = await readBody(response, maxBytes);
-          return response;
-        }
-        log.start(trace.attempts);
+        // the attempt's turn (concurrency, pace, a Retry-After pause): waiting is part of the attempt,
+        // bounded by its timeout and the call's signal and deadline
+        const signal = input instanceof Request ? input.signal : (requestInit?.signal ?? undefined);
+        const attemptEnd = performance.now() + timeoutMs;
+        const waiting = load.enter(input, signal, deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), options, trace);
+        if (waiting !== undefined) trace.queuedMs += await waiting;
+        const sentAt = performance.now();
         let response: Response | undefined;
+        trace.attempts += 1;
         try {
-          response = await fetchFn(input, requestInit);
-          if (response.redirected) throw new FollowedRedirect(response.url);
-          read.text = await readBody(response, maxBytes);
-          log.end(trace.attempts, response, undefined);
-          return response;
-        } catch (error) {
-          log.end(trace.attempts, response, attemptError(error, input, options.signal));
-          throw error;
+          if (log === undefined) {
+            response = await fetchFn(input, requestInit);
+            if (response.redirected) throw new FollowedRedirect(response.url);
+            read.text = await readBody(response, maxBytes);
+            return response;
+          }
+          log.start(trace.attempts);
+          try {
+            response = await fetchFn(input, requestInit);
+            if (response.redirected) throw new FollowedRedirect(response.url);
+            read.text = await readBody(response, maxBytes);
+            log.end(trace.attempts, response, undefined);
+            return response;
+          } catch (error) {
+            log.end(trace.attempts, response, attemptError(error, input, options.signal));
+            throw error;
+          }
+        } finally {
+          load.leave(response, sentAt);
         }
       },
     };
@@ -145,8 +166,9 @@ export class Transport {
       // what ky's `prefix` did: one slash between the base and the path
       response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
     } catch (error) {
-      throw toCheckoutError(error, options, read.text, this.#timeoutMs);
+      throw toCheckoutError(error, options, read.text, this.#timeoutMs, load);
     }
+    load.succeeded(trace.attempts - firstAttempt > 1);
     trace.response = response;
     return parseBody(response, read.text, options);
   }
@@ -156,11 +178,11 @@ export class Transport {
       if (method === 'get') return this.#retryGet;
       if (method === 'post') return this.#retryAny;
     }
-    return retryOptions(maxRetries ?? this.#maxRetries, method === 'get' ? undefined : ['get', method], deadline);
+    return retryOptions(maxRetries ?? this.#maxRetries, method === 'get' ? undefined : ['get', method], deadline, this.#load);
   }
 }
 
-function retryOptions(limit: number, methods: string[] | undefined, deadline: number | undefined): RetryOptions {
+function retryOptions(limit: number, methods: string[] | undefined, deadline: number | undefined, load: LoadControl): RetryOptions {
   const retry: RetryOptions = {
     limit,
     statusCodes: RETRY_STATUSES,
@@ -170,18 +192,22 @@ function retryOptions(limit: number, methods: string[] | undefined, deadline: nu
     jitter: true,
     // a wait past the cap or past the call's deadline fails now rather than sleeping first
     shouldRetry: ({ error }) => {
-      if (!kyLoaded().isHTTPError(error)) return undefined;
-      const { status, headers } = error.response;
-      const wait = retryAfterMs(headers);
-      if (wait === undefined) {
-        // without Retry-After, ky times the retry by RateLimit-Reset or an X-RateLimit-* header, up to
-        // maxRetryAfter and past the call's deadline; the partner API times retries by Retry-After
-        // alone (API.md), so those get the client's own backoff (`true`: retry, on ky's backoff)
-        return RETRY_STATUSES.includes(status) && OTHER_TIMING_HEADERS.some((name) => headers.has(name)) ? true : undefined;
+      const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
+      if (!isHTTPError(error)) {
+        // what ky retries besides statuses; a timeout while still queued is the client's own (not retried)
+        if (isTimeoutError(error)) return !load.timedOutWaiting(error.request) && load.mayRetry(true) ? undefined : false;
+        return isNetworkError(error) && !load.mayRetry(true) ? false : undefined;
       }
-      if (wait > MAX_RETRY_AFTER_MS) return false;
-      if (deadline !== undefined && performance.now() + wait >= deadline) return false;
-      return undefined;
+      const { status, headers } = error.response;
+      if (!RETRY_STATUSES.includes(status)) return undefined;
+      const wait = retryAfterMs(headers);
+      if (wait !== undefined && (wait > MAX_RETRY_AFTER_MS || (deadline !== undefined && performance.now() + wait >= deadline))) return false;
+      // every retry draws from the client's budget: with it dry, the call fails on this error
+      if (!load.mayRetry(false)) return false;
+      // without Retry-After, ky times the retry by RateLimit-Reset or an X-RateLimit-* header, up to
+      // maxRetryAfter and past the call's deadline; the partner API times retries by Retry-After
+      // alone (API.md), so those get the client's own backoff (`true`: retry, on ky's backoff)
+      return wait === undefined && OTHER_TIMING_HEADERS.some((name) => headers.has(name)) ? true : undefined;
     },
   };
   if (methods !== undefined) retry.methods = methods;
@@ -205,7 +231,7 @@ function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string
  * Messages quote only what is known to hold no header value (a Headers or Request error quotes the
  * offending value, which may be the token): a network error's fixed text and its system error code.
  */
-function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: string, timeoutMs: number): unknown {
+function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: string, timeoutMs: number, load: LoadControl): unknown {
   if (options.signal?.aborted) return options.signal.reason;
   const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
   const label = labelOf(options);
@@ -244,6 +270,12 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
     );
   }
   if (isTimeoutError(error)) {
+    if (load.timedOutWaiting(error.request)) {
+      return new TimeoutError(
+        `${label} timed out waiting for its turn: the client's rateLimit (concurrency, requestsPerSecond) or a Retry-After pause held it for timeoutMs (${timeoutMs} ms)`,
+        { request: label, attempts },
+      );
+    }
     return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)`, { request: label, attempts });
   }
   if (isNetworkError(error)) {
