@@ -4,7 +4,7 @@ import { eventRowId } from '../internal/event-key.js';
 import { LeaseMemory } from '../internal/lease-memory.js';
 import type { ClaimedLease, EventStore } from '../webhooks/store.js';
 import type { TransactionalEventStore, TransactResult } from '../webhooks/transactional.js';
-import { driverOf, type Driver, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
+import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, PostgresTransactionError, storeError } from './errors.js';
 import { runProvenTransaction } from './transaction.js';
 import { statementsFor, tableName, type TableStatements } from './sql.js';
@@ -13,7 +13,7 @@ import { statementsFor, tableName, type TableStatements } from './sql.js';
 export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
   /**
    * A node-postgres `Pool` (`new pg.Pool(...)`, `pg` v8) or a postgres.js `sql` (`postgres(url)`,
-   * `postgres` v3). The store never connects, ends or configures it; give it a connection timeout
+   * `postgres` v3, plain mode only). The store never connects, ends or configures it; give it a connection timeout
    * (`pg`: `connectionTimeoutMillis`, postgres.js: `connect_timeout`) so a delivery during an
    * outage gets its 503 quickly.
    */
@@ -29,9 +29,11 @@ export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = Postg
    * Run the confirm reads and `onEvent` inside the claim's own transaction, and hand `onEvent` that
    * transaction (`transaction`): writes made through it commit together with the "done" mark, so
    * they happen exactly once. Without it the store is a plain lease store like `RedisEventStore`.
+   * Needs a `pg` Pool (a postgres.js `sql` is refused: a type error, and a
+   * `PostgresTransactionError` at run time).
    * @default false
    */
-  transactional?: Transactional | undefined;
+  transactional?: (Pool extends PostgresJsSqlLike ? false : Transactional) | undefined;
   /**
    * How long, in seconds, an event is remembered (from when it was done, or first seen if never
    * done). Older rows are purged in batches of 1,000, at most once a minute per store instance. A
@@ -83,26 +85,30 @@ class Settled {
  * `onEvent({ ..., transaction })` in it, marks the row done and commits (200). `onEvent` throws →
  * rollback (500). The process dies anywhere → PostgreSQL rolls back the partner's writes and the
  * claim together. Writes through `transaction` therefore happen exactly once; anything else
- * `onEvent` does (emails, calls to other services) stays at-least-once. A transaction is bounded
- * by the handler's `leaseMs`: `statement_timeout` is set to it for the transaction (`SET LOCAL`),
- * and with `pg` `idle_in_transaction_session_timeout` too, so a hung `onEvent` loses its session
- * (and its writes) instead of holding a connection and the row forever. With postgres.js only the
- * statement timeout is set (postgres.js 3.4 can crash the process when PostgreSQL ends a session
- * inside `sql.begin`): keep `onEvent`'s other awaits bounded yourself. A long transaction locks one
- * row, never the table.
+ * `onEvent` does (emails, calls to other services) stays at-least-once. Each transaction is proven:
+ * its `txid_current()` is recorded at `BEGIN` and the done mark only applies in that transaction,
+ * so a lost session fails the delivery (503) and never marks it done elsewhere; `transaction`
+ * refuses `COMMIT`/`ROLLBACK`/`BEGIN`/`release()`, and every statement once `onEvent` resolved (a
+ * misuse fails the delivery with 500 and a {@link PostgresTransactionError}). A transaction is
+ * bounded by the handler's `leaseMs` on both sides: `statement_timeout` and
+ * `idle_in_transaction_session_timeout` (`SET LOCAL`), and client-side waits after which its
+ * connection is destroyed (a blackholed network). A long transaction locks one row, never the table.
+ * Transactional mode needs a `pg` Pool: a postgres.js `sql` is refused there (see
+ * {@link PostgresTransactionError}, `reason: 'unsupported-driver'`).
  *
  * Event ids of any characters are accepted: ids over 200 UTF-8 bytes, or holding a NUL or a lone
- * surrogate (which PostgreSQL `text` cannot store or index), are stored as their SHA-256
- * (`sha256:<hex>`, `sha256u:<hex>`), as `RedisEventStore` keys them.
+ * surrogate (which PostgreSQL `text` cannot store or index), or starting with `sha256` (so no
+ * literal id equals a hash), are stored as their SHA-256 (`sha256:<hex>`, `sha256u:<hex>`).
  *
  * Every database failure rejects with {@link PostgresStoreError}; the webhook handler answers 503.
+ * Statements outside a transaction wait at most `statementTimeoutMs`.
  * Requires PostgreSQL 11 or later.
  *
  * @example
  * // pg, transactional
  * import pg from 'pg';
  * import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000, keepAlive: true });
  * const store = new PostgresEventStore({ pool, transactional: true });
  * await store.ensureSchema();
  * const handler = createWebhookHandler({

@@ -5,8 +5,8 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
  * A TCP proxy on 127.0.0.1 in front of a local server, that can fail the network the ways a real
  * one does: `blackhole()` stops forwarding in both directions without closing anything (packets
  * dropped, as in a failover: nobody sees a reset), `reset()` destroys every connection (an RST),
- * `restore()` forwards again (new connections only: the blackholed ones stay dead, as after a
- * real partition whose peers have given up).
+ * `restore()` forwards again: new connections work, and the blackholed ones are reset, as a real
+ * peer answers RST to a connection it has forgotten once packets flow again.
  */
 export interface TcpProxy {
   readonly port: number;
@@ -14,7 +14,7 @@ export interface TcpProxy {
   via(url: string): string;
   /** Stops forwarding; connections stay open and new ones are accepted but get nothing. */
   blackhole(): void;
-  /** Forwards again for connections opened from now on. */
+  /** Forwards again for new connections, and resets the blackholed ones (their peer has forgotten them). */
   restore(): void;
   /** Destroys every open connection at once. */
   reset(): void;
@@ -63,6 +63,12 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     },
     restore() {
       holed = false;
+      for (const pair of [...pairs]) {
+        if (!pair.dead) continue;
+        pair.inbound.resetAndDestroy();
+        pair.outbound?.destroy();
+        pairs.delete(pair);
+      }
     },
     reset() {
       for (const pair of [...pairs]) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresEventStore, PostgresStoreError, PostgresTransactionError } from 'checkout-partner-sdk/postgres';
+import { PostgresEventStore, PostgresStoreError, PostgresTransactionError, type PostgresPoolLike } from 'checkout-partner-sdk/postgres';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { drivers, uniqueTable, type Connection } from './drivers.js';
 
@@ -170,8 +170,8 @@ describe('PostgresEventStore options', () => {
 
   it('refuses a postgres.js sql in transactional mode, naming pg instead', () => {
     const sql = Object.assign(() => undefined, { unsafe: async () => [], begin: async () => undefined });
-    expect(() => new PostgresEventStore({ pool: sql as never, transactional: true })).toThrow(PostgresTransactionError);
-    expect(new PostgresEventStore({ pool: sql as never }).transactional).toBe(false);
+    expect(() => new PostgresEventStore({ pool: sql as unknown as PostgresPoolLike, transactional: true })).toThrow(PostgresTransactionError);
+    expect(new PostgresEventStore({ pool: sql as unknown as PostgresPoolLike }).transactional).toBe(false);
     expect(() => new PostgresEventStore({ pool, table: 'pg_temp.events' })).toThrow(/pg_temp/);
     expect(() => new PostgresEventStore({ pool, statementTimeoutMs: 0 })).toThrow(/statementTimeoutMs/);
   });
