@@ -46,9 +46,9 @@ export interface PostgresJsTransactionLike {
 export type PostgresPoolLike = PgPoolLike | PostgresJsSqlLike;
 
 /**
- * The type of `onEvent`'s `transaction` for a pool type: the `pg` `PoolClient` its `connect` gives,
- * or, for postgres.js, the `sql` type itself (its `TransactionSql` extends it; cast to
- * `TransactionSql` from `postgres` for `savepoint`).
+ * The type of `onEvent`'s `transaction` for a pool type: the `pg` `PoolClient` its `connect` gives
+ * (guarded: see `PostgresTransactionError`). A postgres.js `sql` maps to itself, but the store
+ * refuses it in transactional mode.
  */
 export type PostgresTransaction<Pool> = Pool extends PostgresJsSqlLike
   ? Pool
