@@ -321,11 +321,15 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
           lost = transaction.lost; // onEvent's statement failed because the session died: a store failure
           throw error;
         }
-        // the claim must still be held by this very transaction: else the done mark is refused
-        await transaction.prove();
+        // the claim must still be held by this very transaction: the done mark proves the txid itself
+        transaction.checkHandle();
         const marked = await transaction.query(this.#sql.markDone, [id, type, transaction.txid]);
         if (marked[0]?.['marked'] !== true) {
-          throw new PostgresTransactionError("the done mark did not find the event's row in the transaction that locked it (was it deleted through transaction?)", { reason: 'misuse' });
+          await transaction.prove(); // throws when the session left the transaction (a COMMIT or ROLLBACK got through)
+          throw new PostgresTransactionError(
+            "onEvent deleted the event's row through transaction, so it could not be marked done: leave the store's table to the store",
+            { reason: 'misuse' },
+          );
         }
         return 'handled';
       });

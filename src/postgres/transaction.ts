@@ -20,6 +20,12 @@ export interface ProvenTransaction {
    * transaction that began (`txid_current()` differs: a COMMIT or ROLLBACK got through).
    */
   prove(): Promise<void>;
+  /**
+   * The part of {@link prove} that needs no round trip: throws the misuse the handle saw (a refused
+   * statement, `release()`, a statement still running). Use it before a statement that proves the
+   * txid itself (`WHERE txid_current() = $n::bigint`), and call {@link prove} when that finds nothing.
+   */
+  checkHandle(): void;
   /** Whether the session died or was destroyed (a statement on it can no longer succeed). */
   readonly lost: boolean;
 }
@@ -121,9 +127,12 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
         return session.broken !== undefined;
       },
       query: (text, values) => session.rows(text, values, boundMs),
-      async prove() {
+      checkHandle() {
         if (misuse === undefined && pending > 0) misuse = MISUSE_PENDING;
         if (misuse !== undefined) throw refuse(misuse, 'misuse');
+      },
+      async prove() {
+        transaction.checkHandle();
         const rows = await session.rows('SELECT txid_current()::text AS txid', [], boundMs);
         if (rows[0]?.['txid'] !== txid) throw refuse(misuse = MISUSE_REPLACED, 'misuse');
       },
