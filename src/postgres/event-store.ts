@@ -317,12 +317,17 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
         try {
           await work(transaction.handle);
         } catch (error) {
+          try {
+            transaction.closeHandle();
+          } catch {
+            // onEvent's own error is the one to report
+          }
           workFailed = true;
           lost = transaction.lost; // onEvent's statement failed because the session died: a store failure
           throw error;
         }
         // the claim must still be held by this very transaction: the done mark proves the txid itself
-        transaction.checkHandle();
+        transaction.closeHandle(); // from here on, a statement on onEvent's transaction is refused
         const marked = await transaction.query(this.#sql.markDone, [id, type, transaction.txid]);
         if (marked[0]?.['marked'] !== true) {
           await transaction.prove(); // throws when the session left the transaction (a COMMIT or ROLLBACK got through)

@@ -21,11 +21,13 @@ export interface ProvenTransaction {
    */
   prove(): Promise<void>;
   /**
-   * The part of {@link prove} that needs no round trip: throws the misuse the handle saw (a refused
-   * statement, `release()`, a statement still running). Use it before a statement that proves the
-   * txid itself (`WHERE txid_current() = $n::bigint`), and call {@link prove} when that finds nothing.
+   * Closes {@link handle} (every later statement on it is refused: call it as soon as the partner
+   * code returns, before the caller's own last statements) and throws the misuse it saw (a refused
+   * statement, `release()`, a statement still running). The part of {@link prove} that needs no
+   * round trip: use it before a statement that proves the txid itself
+   * (`WHERE txid_current() = $n::bigint`), and call {@link prove} when that finds nothing.
    */
-  checkHandle(): void;
+  closeHandle(): void;
   /** Whether the session died or was destroyed (a statement on it can no longer succeed). */
   readonly lost: boolean;
 }
@@ -68,6 +70,7 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
   let state: 'open' | 'ended' = 'open';
   let misuse: string | undefined;
   let pending = 0;
+  let handleOpen = true;
   // the lease on the client's side: PostgreSQL ends the transaction at leaseMs, and when that never
   // reaches us (a blackholed network) the connection is destroyed a grace later
   const lease = setTimeout(() => session.destroy(new PostgresTransactionError(`the transaction was still open ${boundMs} ms after it began (leaseMs plus a grace): its connection was destroyed`, { reason: 'lost' })), boundMs);
@@ -89,7 +92,7 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
       const first = args[0] as { text?: unknown } | string | undefined;
       const text = typeof first === 'string' ? first : typeof first?.text === 'string' ? first.text : '';
       let refusal: PostgresTransactionError | undefined;
-      if (state !== 'open') refusal = refuse(ENDED, 'ended');
+      if (state !== 'open' || !handleOpen) refusal = refuse(ENDED, 'ended');
       else if (session.broken !== undefined) refusal = refuse(`the delivery's database session is gone (${session.broken.message}); the delivery fails and is redelivered`, 'lost');
       else if (ENDS_TRANSACTION.test(text)) {
         misuse ??= MISUSE_CONTROL;
@@ -127,12 +130,13 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
         return session.broken !== undefined;
       },
       query: (text, values) => session.rows(text, values, boundMs),
-      checkHandle() {
+      closeHandle() {
+        handleOpen = false;
         if (misuse === undefined && pending > 0) misuse = MISUSE_PENDING;
         if (misuse !== undefined) throw refuse(misuse, 'misuse');
       },
       async prove() {
-        transaction.checkHandle();
+        transaction.closeHandle();
         const rows = await session.rows('SELECT txid_current()::text AS txid', [], boundMs);
         if (rows[0]?.['txid'] !== txid) throw refuse(misuse = MISUSE_REPLACED, 'misuse');
       },

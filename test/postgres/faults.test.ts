@@ -207,9 +207,12 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     const pool = new pg.Pool({ connectionString: server.url, max: 1 });
     pool.on('error', () => undefined);
     let leaked: Promise<unknown> | undefined;
+    let leakedAtOnce: Promise<unknown> | undefined;
     const { handler } = handlerOn(pool, table, async ({ eventId, transaction }) => {
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
       if (eventId === 'evt-first') {
+        // at once (while the store marks the event done) and later (while another delivery has the connection)
+        leakedAtOnce = sleep(1).then(() => transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ('leaked')`)).catch((error: unknown) => error);
         leaked = sleep(50).then(() => transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ('leaked')`)).catch((error: unknown) => error);
       } else {
         await sleep(200); // the leaked write is attempted while this delivery holds the only connection
@@ -219,10 +222,27 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       expect(await deliver(handler, 'evt-first')).toBe(200);
       expect(await deliver(handler, 'evt-second')).toBe(200);
       expect(await leaked).toBeInstanceOf(PostgresTransactionError);
+      expect(await leakedAtOnce).toBeInstanceOf(PostgresTransactionError);
       expect(await effectsOf(effects, 'leaked')).toBe(0);
     } finally {
       await pool.end();
     }
+  });
+
+  it('a statement left running as onEvent returns fails the delivery (500, misuse) instead of committing with the done mark', async () => {
+    const { table, effects } = await tables();
+    let calls = 0;
+    const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
+      calls++;
+      await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
+      if (calls === 1) queueMicrotask(() => void transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ('not awaited')`).catch(() => undefined));
+    });
+    expect(await deliver(handler, 'evt-not-awaited')).toBe(500);
+    expect((entries[0]!.error as Error).message).toMatch(/await every statement/);
+    expect(await effectsOf(effects, 'not awaited')).toBe(0);
+    expect(await effectsOf(effects, 'evt-not-awaited')).toBe(0);
+    expect(await deliver(handler, 'evt-not-awaited')).toBe(200);
+    expect(await effectsOf(effects, 'evt-not-awaited')).toBe(1);
   });
 
   it('refuses postgres.js in transactional mode with a typed error (it can run a dead transaction statements on another session)', () => {
