@@ -99,9 +99,11 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     }
     await store.claim('p-live', 60_000);
     await db.exec(`UPDATE "${table}" SET first_seen = now() - interval '2 minutes', done_at = now() - interval '2 minutes'`);
-    expect(await store.purgeExpired(2)).toBe(2);
-    expect(await store.purgeExpired()).toBe(1); // the live lease stays
+    // the store's own background purge (started by the first claim) may take some of them first
+    expect(await store.purgeExpired(2)).toBeLessThanOrEqual(2);
+    for (let i = 0; i < 3; i++) await store.purgeExpired();
     expect(await store.purgeExpired()).toBe(0);
+    expect((await db.exec(`SELECT event_id FROM "${table}"`)).map((row) => row['event_id'])).toEqual(['p-live']); // the live lease stays
     expect(await store.claim('p-1', 60_000)).toEqual({ status: 'claimed', lease: expect.any(String) });
     expect(await store.claim('p-live', 60_000)).toBe('in-flight');
   });
