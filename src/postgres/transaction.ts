@@ -71,6 +71,8 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
   let misuse: string | undefined;
   let pending = 0;
   let handleOpen = true;
+  // set once COMMIT or ROLLBACK answered: a session left in any other state is destroyed, not reused
+  let settled = false;
   // the lease on the client's side: PostgreSQL ends the transaction at leaseMs, and when that never
   // reaches us (a blackholed network) the connection is destroyed a grace later
   const lease = setTimeout(() => session.destroy(new PostgresTransactionError(`the transaction was still open ${boundMs} ms after it began (leaseMs plus a grace): its connection was destroyed`, { reason: 'lost' })), boundMs);
@@ -151,6 +153,7 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
       if (session.broken === undefined) {
         try {
           await session.query('ROLLBACK', undefined, boundMs);
+          settled = true;
         } catch (rollbackError) {
           session.destroy(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
         }
@@ -161,10 +164,13 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
     }
     if (misuse !== undefined) throw refuse(misuse, 'misuse'); // work did not call prove(): refuse to commit anyway
     await session.query('COMMIT', undefined, boundMs);
+    settled = true;
     return result;
   } finally {
     state = 'ended';
     clearTimeout(lease);
+    // BEGIN failed half-way, COMMIT failed, or a misuse: PostgreSQL rolls back what is left when the connection closes
+    if (!settled) session.destroy(new PostgresTransactionError('the transaction did not end cleanly: its connection is closed, not reused', { reason: 'lost' }));
     session.release();
   }
 }
