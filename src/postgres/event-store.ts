@@ -8,6 +8,7 @@ import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, t
 import { PostgresStoreError, PostgresTransactionError, storeError } from './errors.js';
 import { runProvenTransaction } from './transaction.js';
 import { statementsFor, tableName, type TableStatements } from './sql.js';
+import { quote } from '../internal/quote.js';
 
 /** Options of {@link PostgresEventStore}. */
 export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
@@ -152,7 +153,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     }
     for (const key of Object.keys(options)) {
       if (!['pool', 'table', 'transactional', 'ttlSeconds', 'statementTimeoutMs'].includes(key)) {
-        throw new TypeError(`PostgresEventStore: unknown option "${key}"`);
+        throw new TypeError(`PostgresEventStore: unknown option ${quote(key)}`);
       }
     }
     this.#driver = driverOf(options.pool, 'PostgresEventStore');
@@ -162,12 +163,12 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     this.schemaSql = this.#sql.schema.join('\n');
     const ttl = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
     if (typeof ttl !== 'number' || !Number.isFinite(ttl) || !(ttl >= 1)) {
-      throw new TypeError(`ttlSeconds must be a number of seconds of at least 1, got ${String(ttl)}`);
+      throw new TypeError(`ttlSeconds must be a number of seconds of at least 1, got ${quote(ttl)}`);
     }
     this.ttlSeconds = ttl;
     const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
     if (typeof statementTimeoutMs !== 'number' || !Number.isFinite(statementTimeoutMs) || !(statementTimeoutMs >= 1)) {
-      throw new TypeError(`statementTimeoutMs must be a number of milliseconds of at least 1, got ${String(statementTimeoutMs)}`);
+      throw new TypeError(`statementTimeoutMs must be a number of milliseconds of at least 1, got ${quote(statementTimeoutMs)}`);
     }
     this.#statementTimeoutMs = statementTimeoutMs;
     const transactional = options.transactional ?? false;
@@ -221,7 +222,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
    */
   async purgeExpired(maxRows = PURGE_BATCH): Promise<number> {
     if (!Number.isSafeInteger(maxRows) || maxRows < 1) {
-      throw new TypeError(`maxRows must be a whole number of at least 1, got ${String(maxRows)}`);
+      throw new TypeError(`maxRows must be a whole number of at least 1, got ${quote(maxRows)}`);
     }
     try {
       const rows = await this.#driver.query(this.#sql.purge, [this.ttlSeconds, maxRows], this.#statementTimeoutMs);
@@ -238,7 +239,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
-      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);
+      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
     }
     this.#purgeNow();
     const owner = globalThis.crypto.randomUUID();
