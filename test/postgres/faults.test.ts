@@ -177,9 +177,8 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
         if (calls === 1) await transaction.query(statement).catch(() => undefined); // swallowed: the store must still see it
       });
       expect(await deliver(handler, 'evt-misuse'), statement).toBe(500);
-      const error = entries[0]!.error;
-      expect(error).toBeInstanceOf(PostgresTransactionError);
-      expect((error as Error).message).toMatch(/SAVEPOINT/);
+      // the log entry carries the error as a plain object
+      expect(entries[0]!.error).toMatchObject({ name: 'PostgresTransactionError', message: expect.stringMatching(/SAVEPOINT/) });
       expect(await effectsOf(effects, 'evt-misuse'), statement).toBe(0); // refused before it reached PostgreSQL
       expect(await deliver(handler, 'evt-misuse')).toBe(200);
       expect(await effectsOf(effects, 'evt-misuse'), statement).toBe(1);
@@ -195,7 +194,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       if (calls === 1) await transaction.query('SELECT 1; COMMIT');
     });
     expect(await deliver(handler, 'evt-hidden')).toBe(500);
-    expect(entries[0]!.error).toBeInstanceOf(PostgresTransactionError);
+    expect(entries[0]!.error).toMatchObject({ name: 'PostgresTransactionError', message: expect.stringMatching(/ROLLBACK TO SAVEPOINT/) });
     const row = (await admin.query(`SELECT state FROM "${table}" WHERE event_id = 'evt-hidden'`)).rows[0];
     expect(row?.state).not.toBe('done');
     expect(await deliver(handler, 'evt-hidden')).toBe(200); // runs again: the committed write is the partner's misuse
@@ -238,7 +237,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       if (calls === 1) queueMicrotask(() => void transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ('not awaited')`).catch(() => undefined));
     });
     expect(await deliver(handler, 'evt-not-awaited')).toBe(500);
-    expect((entries[0]!.error as Error).message).toMatch(/await every statement/);
+    expect(entries[0]!.error).toMatchObject({ name: 'PostgresTransactionError', message: expect.stringMatching(/await every statement/) });
     expect(await effectsOf(effects, 'not awaited')).toBe(0);
     expect(await effectsOf(effects, 'evt-not-awaited')).toBe(0);
     expect(await deliver(handler, 'evt-not-awaited')).toBe(200);
