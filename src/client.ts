@@ -12,6 +12,9 @@ import { checkTransportSecurity } from './internal/insecure-http.js';
 import { describe, pathSegment } from './internal/path.js';
 import { timerMs } from './internal/timer-ms.js';
 import { Transport, type CallTrace } from './internal/transport.js';
+import type { ObservedCall } from './telemetry/client-call.js';
+import { TELEMETRY_OPTIONS, telemetryOptions, type TelemetryOptions } from './telemetry/options.js';
+import { Telemetry } from './telemetry/telemetry.js';
 import { USER_AGENT } from './internal/user-agent.js';
 import {
   TokenResponseSchema,
@@ -26,7 +29,7 @@ import {
 export type PartnerSecret = string | (() => string | Promise<string>);
 
 /** Options of {@link CheckoutClient}. Every field may also come from the environment where noted. */
-export interface CheckoutClientOptions {
+export interface CheckoutClientOptions extends TelemetryOptions {
   /**
    * The checkout service's origin, e.g. `https://checkout.example.com`. `/api/v1/partner-api` is
    * appended unless already there; a trailing slash is fine.
@@ -214,6 +217,7 @@ export class CheckoutClient {
   readonly #transport: Transport;
   readonly #tokens: TokenCache;
   readonly #log: LogWriter;
+  readonly #telemetry: Telemetry;
 
   constructor(options: CheckoutClientOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -246,6 +250,7 @@ export class CheckoutClient {
       throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
     }
     this.#log = logWriter(options.logger);
+    this.#telemetry = new Telemetry(telemetryOptions(options), this.baseUrl);
     this.#transport = new Transport({
       apiBase: this.baseUrl,
       timeoutMs,
@@ -375,6 +380,11 @@ export class CheckoutClient {
     return { baseUrl: this.baseUrl, partnerId: this.partnerId };
   }
 
+  /** The providers the webhook handler and the status tracker default to. @internal */
+  get [TELEMETRY_OPTIONS](): TelemetryOptions {
+    return this.#telemetry.options;
+  }
+
   [inspectSymbol](): string {
     return `CheckoutClient { baseUrl: '${this.baseUrl}', partnerId: '${this.partnerId}' }`;
   }
@@ -386,16 +396,12 @@ export class CheckoutClient {
     }
     const trace = newTrace();
     const started = this.#log === undefined ? 0 : performance.now();
+    const observed = this.#telemetry.exchange();
     try {
-      const response = await this.#transport.send({
-        method: 'post',
-        path: '/auth/token',
-        headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT },
-        retry: true,
-        schema: TokenResponseSchema,
-        signal,
-        trace,
-      });
+      const headers = { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT };
+      observed?.inject(headers);
+      const send = () => this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
+      const response = await (observed === undefined ? send() : observed.run(send, trace));
       this.#logExchange(started, trace, undefined);
       return response;
     } catch (error) {
@@ -448,6 +454,12 @@ export class CheckoutClient {
    * once. The call's `signal` and `timeoutMs` bound all of it, the wait for an exchange included.
    */
   async #authed<T>(call: AuthedCall<T>, trace: CallTrace): Promise<T> {
+    // a span and metrics per call when OpenTelemetry is on; else nothing is created
+    const observed = this.#telemetry.call(call.method, call.path);
+    return observed === undefined ? this.#send(call, trace, undefined) : observed.run(() => this.#send(call, trace, observed), trace);
+  }
+
+  async #send<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined): Promise<T> {
     const { method, path, options, key } = call;
     const { timeoutMs, maxRetries } = options;
     // the same object for every call without per-call headers: the hot path builds only the token's
@@ -457,14 +469,18 @@ export class CheckoutClient {
     const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
     const { signal, deadline } = bound;
     const send = async () => {
+      const waits = observed !== undefined && this.#tokens.expiresAt === undefined;
       const token = await this.#tokens.get(signal);
+      if (waits) observed.waitedFor(this.#telemetry.lastExchange);
+      const headers: Record<string, string> =
+        extra === undefined
+          ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
+          : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` };
+      observed?.inject(headers);
       const sent = this.#transport.send({
         method,
         path,
-        headers:
-          extra === undefined
-            ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
-            : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` },
+        headers,
         retry: method === 'get' || key !== undefined,
         maxRetries,
         schema: call.schema,

@@ -1,0 +1,99 @@
+import type { Attributes, Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import { ApiError } from '../errors.js';
+import type { CallTrace } from '../internal/transport.js';
+import type { OtelApiModule } from './api.js';
+import { errorType } from './error-type.js';
+import type { Instruments } from './instruments.js';
+import { ATTR } from './names.js';
+
+/** The token exchange a call may wait for: its span, and the span it was started under. */
+export interface ExchangeRef {
+  spanContext: SpanContext;
+  parentSpanId: string | undefined;
+}
+
+/**
+ * One client call (or token exchange) being observed: a CLIENT span named by its route template, and
+ * its duration and retries recorded when it ends. Made only when a provider is registered.
+ */
+export class ObservedCall {
+  readonly #api: OtelApiModule;
+  readonly #span: Span | undefined;
+  readonly #context: Context;
+  readonly #instruments: Instruments | undefined;
+  /** The metric attributes: method, template, server (low cardinality, no id). */
+  readonly #attributes: Attributes;
+  readonly #exchange: boolean;
+  readonly #parentSpanId: string | undefined;
+  readonly #started = performance.now();
+
+  constructor(api: OtelApiModule, tracer: Tracer | undefined, instruments: Instruments | undefined, name: string, attributes: Attributes, urlFull: string, exchange: boolean) {
+    this.#api = api;
+    this.#instruments = instruments;
+    this.#attributes = attributes;
+    this.#exchange = exchange;
+    const active = api.context.active();
+    this.#span = tracer?.startSpan(name, { kind: api.SpanKind.CLIENT, attributes: { ...attributes, [ATTR.urlFull]: urlFull } }, active);
+    this.#context = this.#span === undefined ? active : api.trace.setSpan(active, this.#span);
+    this.#parentSpanId = api.trace.getSpan(active)?.spanContext().spanId;
+  }
+
+  /** Where an exchange started inside this call links back to. */
+  ref(): ExchangeRef | undefined {
+    return this.#span === undefined ? undefined : { spanContext: this.#span.spanContext(), parentSpanId: this.#parentSpanId };
+  }
+
+  /** Runs the call inside its span (its token exchange and fetch's own spans become children) and ends it with the outcome. */
+  run<T>(work: () => Promise<T>, trace: CallTrace): Promise<T> {
+    return this.#api.context.with(this.#context, work).then(
+      (value) => {
+        this.end(trace, undefined);
+        return value;
+      },
+      (error: unknown) => {
+        this.end(trace, error);
+        throw error;
+      },
+    );
+  }
+
+  /** Adds the trace context (`traceparent`, through the registered propagator) to a request's headers. */
+  inject(headers: Record<string, string>): void {
+    if (this.#span !== undefined) this.#api.propagation.inject(this.#context, headers);
+  }
+
+  /** The call waited for a token exchange: marked, and linked to it unless the exchange is its own child. */
+  waitedFor(exchange: ExchangeRef | undefined): void {
+    const span = this.#span;
+    if (span === undefined) return;
+    span.setAttribute(ATTR.tokenWaited, true);
+    if (exchange !== undefined && exchange.parentSpanId !== span.spanContext().spanId) span.addLink({ context: exchange.spanContext });
+  }
+
+  end(trace: CallTrace, error: unknown): void {
+    const failure = error instanceof ApiError ? error : undefined;
+    const status = trace.response?.status ?? failure?.status;
+    const requestId = trace.response?.headers.get('x-request-id') ?? failure?.requestId;
+    const type = error === undefined ? undefined : errorType(error);
+    const span = this.#span;
+    if (span !== undefined) {
+      if (status !== undefined) span.setAttribute(ATTR.statusCode, status);
+      span.setAttribute(ATTR.attempts, trace.attempts);
+      if (requestId !== undefined) span.setAttribute(ATTR.requestId, requestId);
+      if (type !== undefined) {
+        span.setAttribute(ATTR.errorType, type);
+        // the message may quote the service's answer: the status says the class, never the text
+        span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: type });
+      }
+      span.end();
+    }
+    const instruments = this.#instruments;
+    if (instruments === undefined) return;
+    const attributes: Attributes = { ...this.#attributes };
+    if (status !== undefined) attributes[ATTR.statusCode] = status;
+    if (type !== undefined) attributes[ATTR.errorType] = type;
+    instruments.callDuration.record((performance.now() - this.#started) / 1000, attributes);
+    if (trace.attempts > 1) instruments.retries.add(trace.attempts - 1, this.#attributes);
+    if (this.#exchange) instruments.tokenExchanges.add(1, type === undefined ? {} : { [ATTR.errorType]: type });
+  }
+}

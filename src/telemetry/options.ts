@@ -1,0 +1,56 @@
+import { describe } from '../internal/path.js';
+
+/**
+ * An OpenTelemetry `TracerProvider` (from `@opentelemetry/api`; e.g. the SDK's `TracerProvider` or
+ * `NodeTracerProvider`). Typed by shape so the SDK's declarations do not need the optional peer.
+ */
+export interface TracerProviderLike {
+  getTracer(name: string, version?: string, options?: { schemaUrl?: string }): unknown;
+}
+
+/** An OpenTelemetry `MeterProvider` (from `@opentelemetry/api`; e.g. the SDK's `MeterProvider`), typed by shape. */
+export interface MeterProviderLike {
+  getMeter(name: string, version?: string, options?: { schemaUrl?: string }): unknown;
+}
+
+/**
+ * Where the SDK's traces and metrics go. Both need `@opentelemetry/api` installed (an optional peer
+ * dependency); without it nothing is loaded or emitted. See README.md, Observability.
+ */
+export interface TelemetryOptions {
+  /**
+   * The OpenTelemetry tracer provider to create spans with.
+   * @default the global one (`trace.setGlobalTracerProvider`, as the OpenTelemetry Node SDK registers it); none registered: no spans
+   */
+  tracerProvider?: TracerProviderLike | undefined;
+  /**
+   * The OpenTelemetry meter provider to record metrics with.
+   * @default the global one (`metrics.setGlobalMeterProvider`); none registered: no metrics
+   */
+  meterProvider?: MeterProviderLike | undefined;
+}
+
+/** The options checked: a `TypeError` naming a provider that is not one. */
+export function telemetryOptions(options: TelemetryOptions): TelemetryOptions {
+  const { tracerProvider, meterProvider } = options;
+  if (tracerProvider !== undefined && typeof (tracerProvider as Partial<TracerProviderLike> | null)?.getTracer !== 'function') {
+    throw new TypeError(`tracerProvider must be an OpenTelemetry TracerProvider (with getTracer), got ${describe(tracerProvider)}`);
+  }
+  if (meterProvider !== undefined && typeof (meterProvider as Partial<MeterProviderLike> | null)?.getMeter !== 'function') {
+    throw new TypeError(`meterProvider must be an OpenTelemetry MeterProvider (with getMeter), got ${describe(meterProvider)}`);
+  }
+  return { tracerProvider, meterProvider };
+}
+
+/**
+ * The key under which a `CheckoutClient` keeps its telemetry options, so the webhook handler and the
+ * status tracker default to their client's providers. Registered (`Symbol.for`) so that two copies of
+ * the SDK agree.
+ */
+export const TELEMETRY_OPTIONS = Symbol.for('checkout-partner-sdk.telemetry');
+
+/** `client`'s telemetry options, when it is a `CheckoutClient` (of any copy of the SDK); else none. */
+export function clientTelemetryOptions(client: unknown): TelemetryOptions {
+  const options = (client as { [TELEMETRY_OPTIONS]?: unknown } | null | undefined)?.[TELEMETRY_OPTIONS];
+  return options !== null && typeof options === 'object' ? (options as TelemetryOptions) : {};
+}
