@@ -1,5 +1,6 @@
 import type { Attributes, Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import { ApiError } from '../errors.js';
+import { ignoreFailure } from '../internal/ignore-failure.js';
 import type { CallTrace } from '../internal/transport.js';
 import type { OtelApiModule } from './api.js';
 import { errorType } from './error-type.js';
@@ -14,7 +15,8 @@ export interface ExchangeRef {
 
 /**
  * One client call (or token exchange) being observed: a CLIENT span named by its route template, and
- * its duration and retries recorded when it ends. Made only when a provider is registered.
+ * its duration and retries recorded when it ends. Made only when a provider is registered. A provider
+ * that throws never fails the call: what it throws is ignored.
  */
 export class ObservedCall {
   readonly #api: OtelApiModule;
@@ -47,11 +49,11 @@ export class ObservedCall {
   run<T>(work: () => Promise<T>, trace: CallTrace): Promise<T> {
     return this.#api.context.with(this.#context, work).then(
       (value) => {
-        this.end(trace, undefined);
+        ignoreFailure(() => this.end(trace, undefined));
         return value;
       },
       (error: unknown) => {
-        this.end(trace, error);
+        ignoreFailure(() => this.end(trace, error));
         throw error;
       },
     );
@@ -59,15 +61,17 @@ export class ObservedCall {
 
   /** Adds the trace context (`traceparent`, through the registered propagator) to a request's headers. */
   inject(headers: Record<string, string>): void {
-    if (this.#span !== undefined) this.#api.propagation.inject(this.#context, headers);
+    if (this.#span !== undefined) ignoreFailure(() => this.#api.propagation.inject(this.#context, headers));
   }
 
   /** The call waited for a token exchange: marked, and linked to it unless the exchange is its own child. */
   waitedFor(exchange: ExchangeRef | undefined): void {
     const span = this.#span;
     if (span === undefined) return;
-    span.setAttribute(ATTR.tokenWaited, true);
-    if (exchange !== undefined && exchange.parentSpanId !== span.spanContext().spanId) span.addLink({ context: exchange.spanContext });
+    ignoreFailure(() => {
+      span.setAttribute(ATTR.tokenWaited, true);
+      if (exchange !== undefined && exchange.parentSpanId !== span.spanContext().spanId) span.addLink({ context: exchange.spanContext });
+    });
   }
 
   end(trace: CallTrace, error: unknown): void {

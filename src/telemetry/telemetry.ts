@@ -1,6 +1,7 @@
 import type { Attributes, Span } from '@opentelemetry/api';
-import { otelApi } from './api.js';
+import { otelApi, type OtelApiModule } from './api.js';
 import { ObservedCall, type ExchangeRef } from './client-call.js';
+import { ignoreFailure } from '../internal/ignore-failure.js';
 import { errorType } from './error-type.js';
 import { ObservedDelivery } from './webhook-delivery.js';
 import { ATTR } from './names.js';
@@ -85,7 +86,11 @@ export class Telemetry {
     const tracer = tracerOf(api, this.options.tracerProvider);
     const instruments = instrumentsOf(api, this.options.meterProvider);
     if (tracer === undefined && instruments === undefined) return undefined;
-    return new ObservedDelivery(api, tracer, instruments, headers);
+    try {
+      return new ObservedDelivery(api, tracer, instruments, headers);
+    } catch {
+      return undefined; // a provider that throws costs the delivery its span, nothing else
+    }
   }
 
   // ---- load control (src/client/load/) -------------------------------------------------------
@@ -94,15 +99,17 @@ export class Telemetry {
   retryBudgetExhausted(method: string, path: string): void {
     const api = otelApi();
     if (api === null) return;
-    api.trace.getActiveSpan()?.addEvent('checkout.retry_budget.exhausted');
-    instrumentsOf(api, this.options.meterProvider)?.retryBudgetExhausted.add(1, this.#routeAttributes(method, path));
+    ignoreFailure(() => {
+      api.trace.getActiveSpan()?.addEvent('checkout.retry_budget.exhausted');
+      instrumentsOf(api, this.options.meterProvider)?.retryBudgetExhausted.add(1, this.#routeAttributes(method, path));
+    });
   }
 
   /** A request waited `ms` milliseconds for its turn under `rateLimit`. */
   queueWait(ms: number, method: string, path: string): void {
     const api = otelApi();
     if (api === null) return;
-    instrumentsOf(api, this.options.meterProvider)?.queueWait.record(ms / 1000, this.#routeAttributes(method, path));
+    ignoreFailure(() => instrumentsOf(api, this.options.meterProvider)?.queueWait.record(ms / 1000, this.#routeAttributes(method, path)));
   }
 
   // ---- status tracker (src/tracker/) ----------------------------------------------------------
@@ -137,7 +144,7 @@ export class Telemetry {
   trackerLag(ms: number, kind: RecordKind, source: 'poll' | 'webhook'): void {
     const api = otelApi();
     if (api === null) return;
-    instrumentsOf(api, this.options.meterProvider)?.trackerLag.record(Math.max(0, ms) / 1000, { [ATTR.recordKind]: kind, [ATTR.source]: source });
+    ignoreFailure(() => instrumentsOf(api, this.options.meterProvider)?.trackerLag.record(Math.max(0, ms) / 1000, { [ATTR.recordKind]: kind, [ATTR.source]: source }));
   }
 
   /**
@@ -183,6 +190,14 @@ export class Telemetry {
   #observe(method: string, path: string, exchange: boolean): ObservedCall | undefined {
     const api = otelApi();
     if (api === null) return undefined;
+    try {
+      return this.#start(api, method, path, exchange);
+    } catch {
+      return undefined; // a provider that throws costs the call its span, nothing else
+    }
+  }
+
+  #start(api: OtelApiModule, method: string, path: string, exchange: boolean): ObservedCall | undefined {
     const tracer = tracerOf(api, this.options.tracerProvider);
     const instruments = instrumentsOf(api, this.options.meterProvider);
     if (tracer === undefined && instruments === undefined) return undefined;

@@ -1,4 +1,5 @@
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import { ignoreFailure } from '../internal/ignore-failure.js';
 import type { OtelApiModule } from './api.js';
 import { errorType } from './error-type.js';
 import type { Instruments } from './instruments.js';
@@ -63,6 +64,10 @@ export class ObservedDelivery {
    * a 503 at `responseTimeoutMs` and the work goes on): then it ends at {@link late}.
    */
   answered(result: DeliveryFacts, status: number, claim: ClaimAnswer | undefined, pending = false): void {
+    ignoreFailure(() => this.#answered(result, status, claim, pending));
+  }
+
+  #answered(result: DeliveryFacts, status: number, claim: ClaimAnswer | undefined, pending: boolean): void {
     const attributes: Attributes = { [ATTR.webhookOutcome]: result.outcome };
     if (result.type !== undefined) attributes[ATTR.eventType] = result.type;
     this.#instruments?.deliveryDuration.record((performance.now() - this.#started) / 1000, attributes);
@@ -84,6 +89,10 @@ export class ObservedDelivery {
   late(result: DeliveryFacts): void {
     const span = this.#span;
     if (span === undefined) return;
+    ignoreFailure(() => this.#late(span, result));
+  }
+
+  #late(span: Span, result: DeliveryFacts): void {
     span.setAttribute(ATTR.lateOutcome, result.outcome);
     if (result.confirmed !== undefined) span.setAttribute(ATTR.confirmed, result.confirmed);
     if (result.error !== undefined) span.setAttribute(ATTR.errorType, errorType(result.error));
