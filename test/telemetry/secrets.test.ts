@@ -49,7 +49,7 @@ describe('exported telemetry', () => {
         signatures.push(signature);
         await handler.handle(new Request('http://127.0.0.1/hooks', { method: 'POST', headers: { 'x-provider-signature': signature }, body }));
       }
-      await handler.handle(new Request('http://127.0.0.1/hooks', { method: 'POST', headers: { 'x-provider-signature': 'sha256=bad-signature-value-0e21' }, body: bodies[0] }));
+      await handler.handle(new Request('http://127.0.0.1/hooks', { method: 'POST', headers: { 'x-provider-signature': 'sha256=bad-signature-value-0e21' }, body: bodies[0] ?? '' }));
 
       const spans = otel.spans();
       const metrics = await otel.metrics();
