@@ -111,6 +111,20 @@ describe('a delivery', () => {
     expect(span.attributes).toMatchObject({ 'checkout.webhook.outcome': 'failed', 'error.type': 'RangeError', 'checkout.webhook.claim': 'claimed' });
   });
 
+  it('timeout: answered 503, the span ends with the late outcome when the work ends', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const handler = newHandler(() => held, { responseTimeoutMs: 20, leaseMs: 60_000 });
+    expect((await handler.handle(await delivery(settled))).status).toBe(503);
+    expect(otel.spans().filter((s) => s.name === DELIVERY)).toEqual([]);
+    expect(total((await otel.metrics()).get('checkout.webhook.delivery.duration'), { 'checkout.webhook.outcome': 'timeout' })).toBe(1);
+    release();
+    await handler.drain({ timeoutMs: 5_000 });
+    const span = otel.span(DELIVERY);
+    expect(span.attributes).toMatchObject({ 'checkout.webhook.outcome': 'timeout', 'checkout.webhook.late_outcome': 'handled', 'http.response.status_code': 503, 'checkout.webhook.claim': 'claimed' });
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
   it('joins the active span that the framework instrumentation made', async () => {
     const handler = newHandler();
     const server = otel.tracer.startSpan('POST /webhooks', { kind: SpanKind.SERVER });
