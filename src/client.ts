@@ -13,7 +13,7 @@ import { describe, pathSegment } from './internal/path.js';
 import { timerMs } from './internal/timer-ms.js';
 import { Transport, type CallTrace } from './internal/transport.js';
 import type { ObservedCall } from './telemetry/client-call.js';
-import { TELEMETRY_OPTIONS, telemetryOptions, type TelemetryOptions } from './telemetry/options.js';
+import { TELEMETRY_OPTIONS, type TelemetryOptions } from './telemetry/options.js';
 import { Telemetry } from './telemetry/telemetry.js';
 import { USER_AGENT } from './internal/user-agent.js';
 import {
@@ -250,7 +250,7 @@ export class CheckoutClient {
       throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
     }
     this.#log = logWriter(options.logger);
-    this.#telemetry = new Telemetry(telemetryOptions(options), this.baseUrl);
+    this.#telemetry = new Telemetry(options, this.baseUrl);
     this.#transport = new Transport({
       apiBase: this.baseUrl,
       timeoutMs,
@@ -396,7 +396,8 @@ export class CheckoutClient {
     }
     const trace = newTrace();
     const started = this.#log === undefined ? 0 : performance.now();
-    const observed = this.#telemetry.exchange();
+    const use = this.#telemetry.use();
+    const observed = use === undefined ? undefined : (await use)?.exchange();
     try {
       const headers = { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT };
       observed?.inject(headers);
@@ -454,8 +455,9 @@ export class CheckoutClient {
    * once. The call's `signal` and `timeoutMs` bound all of it, the wait for an exchange included.
    */
   async #authed<T>(call: AuthedCall<T>, trace: CallTrace): Promise<T> {
-    // a span and metrics per call when OpenTelemetry is on; else nothing is created
-    const observed = this.#telemetry.call(call.method, call.path);
+    // a span and metrics per call when OpenTelemetry is on; else nothing is made (nor loaded)
+    const use = this.#telemetry.use();
+    const observed = use === undefined ? undefined : (await use)?.call(call.method, call.path);
     return observed === undefined ? this.#send(call, trace, undefined) : observed.run(() => this.#send(call, trace, observed), trace);
   }
 
@@ -469,9 +471,7 @@ export class CheckoutClient {
     const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
     const { signal, deadline } = bound;
     const send = async () => {
-      const waits = observed !== undefined && this.#tokens.expiresAt === undefined;
       const token = await this.#tokens.get(signal);
-      if (waits) observed.waitedFor(this.#telemetry.lastExchange);
       const headers: Record<string, string> =
         extra === undefined
           ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }

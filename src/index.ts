@@ -10,6 +10,7 @@ export type {
   WithResponse,
 } from './client.js';
 export type { ClientLogEntry, ClientLogger } from './internal/client-log.js';
+export type { MeterProviderLike, TelemetryOptions, TracerProviderLike } from './telemetry/options.js';
 export type { StoredToken, TokenStore } from './auth/token-store.js';
 export {
   ApiError,

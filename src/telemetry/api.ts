@@ -16,12 +16,10 @@ let loaded: OtelApiModule | null | undefined;
  */
 export function otelApi(): OtelApiModule | null {
   if (loaded !== undefined) return loaded;
-  loaded = null;
   try {
-    const createRequire = globalThis.process?.getBuiltinModule?.('node:module')?.createRequire;
-    if (createRequire !== undefined) loaded = createRequire(import.meta.url)('@opentelemetry/api') as OtelApiModule;
+    loaded = (globalThis.process?.getBuiltinModule?.('node:module')?.createRequire(import.meta.url)('@opentelemetry/api') as OtelApiModule | undefined) ?? null;
   } catch {
-    // not installed (or not loadable here): the SDK works as without telemetry
+    loaded = null; // not installed (or not loadable here): the SDK works as without telemetry
   }
   return loaded;
 }

@@ -1,5 +1,4 @@
 import type { Attributes, Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
-import { ApiError } from '../errors.js';
 import { ignoreFailure } from '../internal/ignore-failure.js';
 import type { CallTrace } from '../internal/transport.js';
 import type { OtelApiModule } from './api.js';
@@ -27,10 +26,24 @@ export class ObservedCall {
   readonly #attributes: Attributes;
   readonly #exchange: boolean;
   readonly #parentSpanId: string | undefined;
+  readonly #lastExchange: () => ExchangeRef | undefined;
+  /** The last exchange when the call started: another one when its request is sent means it waited for that one. */
+  #exchangeBefore: ExchangeRef | undefined;
   readonly #started = performance.now();
 
-  constructor(api: OtelApiModule, tracer: Tracer | undefined, instruments: Instruments | undefined, name: string, attributes: Attributes, urlFull: string, exchange: boolean) {
+  constructor(
+    api: OtelApiModule,
+    tracer: Tracer | undefined,
+    instruments: Instruments | undefined,
+    name: string,
+    attributes: Attributes,
+    urlFull: string,
+    exchange: boolean,
+    lastExchange: () => ExchangeRef | undefined,
+  ) {
     this.#api = api;
+    this.#lastExchange = lastExchange;
+    this.#exchangeBefore = lastExchange();
     this.#instruments = instruments;
     this.#attributes = attributes;
     this.#exchange = exchange;
@@ -59,25 +72,30 @@ export class ObservedCall {
     );
   }
 
-  /** Adds the trace context (`traceparent`, through the registered propagator) to a request's headers. */
+  /**
+   * Called as the request is sent, its token in hand: adds the trace context (`traceparent`, through
+   * the registered propagator) to its headers, and marks a call that waited for a token exchange (one
+   * started since the call began, or since its last request: a re-sent request after a 401), linked to
+   * it unless the exchange is its own child.
+   */
   inject(headers: Record<string, string>): void {
-    if (this.#span !== undefined) ignoreFailure(() => this.#api.propagation.inject(this.#context, headers));
-  }
-
-  /** The call waited for a token exchange: marked, and linked to it unless the exchange is its own child. */
-  waitedFor(exchange: ExchangeRef | undefined): void {
     const span = this.#span;
     if (span === undefined) return;
     ignoreFailure(() => {
+      this.#api.propagation.inject(this.#context, headers);
+      const exchange = this.#lastExchange();
+      if (this.#exchange || exchange === this.#exchangeBefore) return;
+      this.#exchangeBefore = exchange;
       span.setAttribute(ATTR.tokenWaited, true);
       if (exchange !== undefined && exchange.parentSpanId !== span.spanContext().spanId) span.addLink({ context: exchange.spanContext });
     });
   }
 
   end(trace: CallTrace, error: unknown): void {
-    const failure = error instanceof ApiError ? error : undefined;
-    const status = trace.response?.status ?? failure?.status;
-    const requestId = trace.response?.headers.get('x-request-id') ?? failure?.requestId;
+    // by shape, not class: this module may be another copy than the client's (its CommonJS build)
+    const failure = error as { status?: unknown; requestId?: unknown } | null | undefined;
+    const status = trace.response?.status ?? (typeof failure?.status === 'number' ? failure.status : undefined);
+    const requestId = trace.response?.headers.get('x-request-id') ?? (typeof failure?.requestId === 'string' ? failure.requestId : undefined);
     const type = error === undefined ? undefined : errorType(error);
     const span = this.#span;
     if (span !== undefined) {

@@ -1,5 +1,3 @@
-import { describe } from '../internal/path.js';
-
 /**
  * An OpenTelemetry `TracerProvider` (from `@opentelemetry/api`; e.g. the SDK's `TracerProvider` or
  * `NodeTracerProvider`). Typed by shape so the SDK's declarations do not need the optional peer.
@@ -28,18 +26,6 @@ export interface TelemetryOptions {
    * @default the global one (`metrics.setGlobalMeterProvider`); none registered: no metrics
    */
   meterProvider?: MeterProviderLike | undefined;
-}
-
-/** The options checked: a `TypeError` naming a provider that is not one. */
-export function telemetryOptions(options: TelemetryOptions): TelemetryOptions {
-  const { tracerProvider, meterProvider } = options;
-  if (tracerProvider !== undefined && typeof (tracerProvider as Partial<TracerProviderLike> | null)?.getTracer !== 'function') {
-    throw new TypeError(`tracerProvider must be an OpenTelemetry TracerProvider (with getTracer), got ${describe(tracerProvider)}`);
-  }
-  if (meterProvider !== undefined && typeof (meterProvider as Partial<MeterProviderLike> | null)?.getMeter !== 'function') {
-    throw new TypeError(`meterProvider must be an OpenTelemetry MeterProvider (with getMeter), got ${describe(meterProvider)}`);
-  }
-  return { tracerProvider, meterProvider };
 }
 
 /**

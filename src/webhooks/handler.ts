@@ -199,7 +199,8 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
     async function deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {
       const started = Date.now();
       // a span per delivery and its duration by outcome, when OpenTelemetry is on
-      const observed = telemetry.delivery(input.headers);
+      const use = telemetry.use();
+      const observed = use === undefined ? undefined : (await use)?.delivery(input.headers);
       const refused = refusal(input) ?? (draining ? { outcome: 'draining' } : undefined);
       if (refused !== undefined) {
         log(refused, started);

@@ -2,7 +2,7 @@ import type { CheckoutClient } from '../client.js';
 import { signatureHeaderName } from '../internal/arguments.js';
 import { MAX_TIMER_MS, timerMs } from '../internal/timer-ms.js';
 import { describe } from '../internal/path.js';
-import { clientTelemetryOptions, telemetryOptions, type TelemetryOptions } from '../telemetry/options.js';
+import { clientTelemetryOptions, type TelemetryOptions } from '../telemetry/options.js';
 import type { Order, Withdrawal } from '../schemas.js';
 import type { WebhookEvent } from './event.js';
 import type { WebhookLogger } from './logger.js';
@@ -266,10 +266,10 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     attempts,
     delayMs,
     logger: logger as WebhookLogger | undefined,
-    telemetry: telemetryOptions({
+    telemetry: {
       tracerProvider: options.tracerProvider ?? clientTelemetryOptions(client).tracerProvider,
       meterProvider: options.meterProvider ?? clientTelemetryOptions(client).meterProvider,
-    }),
+    },
   };
 }
 

@@ -39,5 +39,6 @@ export type {
   WebhookSecret,
 } from './signature.js';
 export type { PayloadInput } from './bytes.js';
+export type { MeterProviderLike, TelemetryOptions, TracerProviderLike } from '../telemetry/options.js';
 export type { ClaimedLease, ClaimResult, EventStore } from './store.js';
 export type { TransactionalEventStore, TransactResult } from './transactional.js';

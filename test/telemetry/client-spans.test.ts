@@ -174,7 +174,7 @@ describe('providers', () => {
   });
 
   it('rejects a provider that is not one', () => {
-    expect(() => newClient({ tracerProvider: {} })).toThrow(/tracerProvider must be an OpenTelemetry TracerProvider/);
-    expect(() => newClient({ meterProvider: 'x' })).toThrow(/meterProvider must be an OpenTelemetry MeterProvider/);
+    expect(() => newClient({ tracerProvider: {} })).toThrow(/tracerProvider must be an OpenTelemetry provider \(with getTracer\)/);
+    expect(() => newClient({ meterProvider: 'x' })).toThrow(/meterProvider must be an OpenTelemetry provider \(with getMeter\)/);
   });
 });

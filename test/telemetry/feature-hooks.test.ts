@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // the internal API that load control (src/client/load/) and the status tracker (src/tracker/) call;
 // their public behaviour is tested with those features
 import { Telemetry } from '../../src/telemetry/telemetry.js';
+import { queueWait, retryBudgetExhausted, statusChange, trackerLag, trackerRead, watchedRecords } from '../../src/telemetry/hooks.js';
 import { installOtel, parentOf, points, total, type Otel } from './otel.js';
 
 let otel: Otel;
@@ -14,10 +15,11 @@ afterEach(() => otel.uninstall());
 describe('the hooks other features call', () => {
   it('load control: retry-budget exhaustion (counted, an event on the call span) and queue wait', async () => {
     const telemetry = new Telemetry({}, 'https://checkout.example.com/api/v1/partner-api');
-    const call = telemetry.call('get', '/orders/by-external-id/o-1');
+    const core = await telemetry.use();
+    const call = core?.call('get', '/orders/by-external-id/o-1');
     await call?.run(async () => {
-      telemetry.retryBudgetExhausted('get', '/orders/by-external-id/o-1');
-      telemetry.queueWait(250, 'get', '/orders/by-external-id/o-1');
+      retryBudgetExhausted(telemetry, 'get', '/orders/by-external-id/o-1');
+      queueWait(telemetry, 250, 'get', '/orders/by-external-id/o-1');
     }, { attempts: 1, response: undefined });
     const span = otel.span('GET /orders/by-external-id/{externalId}');
     expect(span.events.map((event) => event.name)).toEqual(['checkout.retry_budget.exhausted']);
@@ -31,11 +33,11 @@ describe('the hooks other features call', () => {
   it('tracker: a span per read and per change (children of the active span), lag and watched records', async () => {
     const telemetry = new Telemetry({});
     await otel.tracer.startActiveSpan('poll', async (poll) => {
-      await telemetry.trackerRead('order', 'o-1', async (note) => {
+      await trackerRead(telemetry, 'order', 'o-1', async (note) => {
         note({ status: 'Settled', changed: true });
-        await telemetry.statusChange({ kind: 'order', externalId: 'o-1', status: 'Settled', previousStatus: null, source: 'poll' }, async () => undefined);
+        await statusChange(telemetry, { kind: 'order', externalId: 'o-1', status: 'Settled', previousStatus: null, source: 'poll' }, async () => undefined);
       });
-      await expect(telemetry.trackerRead('withdrawal', 'w-1', () => Promise.reject(new TypeError('read failed')))).rejects.toThrow('read failed');
+      await expect(trackerRead(telemetry, 'withdrawal', 'w-1', () => Promise.reject(new TypeError('read failed')))).rejects.toThrow('read failed');
       poll.end();
     });
     const [read, failed] = otel.spans().filter((span) => span.name === 'checkout.tracker.read');
@@ -53,9 +55,9 @@ describe('the hooks other features call', () => {
     });
     expect(failed?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'TypeError' });
 
-    telemetry.trackerLag(1500, 'order', 'poll');
+    trackerLag(telemetry, 1500, 'order', 'poll');
     let counted = 0;
-    const stop = telemetry.watchedRecords(async () => {
+    const stop = watchedRecords(telemetry, async () => {
       counted += 1;
       return { order: 12, withdrawal: 3 };
     });
@@ -72,11 +74,10 @@ describe('the hooks other features call', () => {
     await otel.uninstall();
     otel = installOtel({ global: false });
     const telemetry = new Telemetry({});
-    expect(telemetry.call('get', '/auth/me')).toBeUndefined();
-    expect(telemetry.delivery(new Headers())).toBeUndefined();
-    expect(await telemetry.trackerRead('order', 'o-1', async () => 'read')).toBe('read');
-    telemetry.retryBudgetExhausted('get', '/auth/me');
-    telemetry.watchedRecords(() => ({ order: 1 }))();
+    expect(telemetry.use()).toBeUndefined();
+    expect(await trackerRead(telemetry, 'order', 'o-1', async () => 'read')).toBe('read');
+    retryBudgetExhausted(telemetry, 'get', '/auth/me');
+    watchedRecords(telemetry, () => ({ order: 1 }))();
     expect(otel.spans()).toEqual([]);
   });
 });

@@ -1,0 +1,210 @@
+import type { Attributes, Span } from '@opentelemetry/api';
+import type { OtelApiModule } from './api.js';
+import { ObservedCall, type ExchangeRef } from './client-call.js';
+import { ignoreFailure } from '../internal/ignore-failure.js';
+import { errorType } from './error-type.js';
+import { ObservedDelivery } from './webhook-delivery.js';
+import { ATTR } from './names.js';
+import type { TelemetryOptions } from './options.js';
+import { instrumentsOf, tracerOf } from './providers.js';
+import { requestMethod, urlTemplate } from './route.js';
+
+/** The kinds of record the tracker watches. */
+export type RecordKind = 'order' | 'withdrawal';
+
+/** What a tracker read found, for its span. */
+export interface ReadFacts {
+  /** The record's status (`null`: it has none yet). */
+  status?: string | null | undefined;
+  /** Whether it differs from the last status handled. */
+  changed?: boolean | undefined;
+}
+
+/** A status change handed to `onChange` (the fields of `StatusChange` the span shows; never the record). */
+export interface ChangeFacts {
+  kind: RecordKind;
+  externalId: string;
+  status: string | null;
+  previousStatus?: string | null | undefined;
+  source: 'poll' | 'webhook';
+}
+
+/** Watched records by kind, e.g. `{ order: 12, withdrawal: 3 }`. */
+export type WatchedCounts = Partial<Record<RecordKind, number>>;
+
+/** The HTTP server a client calls, as the semantic conventions name it. */
+interface Endpoint {
+  /** The API base without a trailing slash. */
+  base: string;
+  address: string;
+  port: number;
+}
+
+/**
+ * What the telemetry of one client, webhook handler or status tracker observes, once
+ * `@opentelemetry/api` is there and a provider registered (see {@link Telemetry}, which loads this
+ * module then, and only then). Its providers are the options' or the global ones, looked up at each
+ * use, so an SDK registered (or shut down) later is followed; each method creates nothing while
+ * neither emits. The small API the other features call (load control, the tracker) is here.
+ */
+export class TelemetryCore {
+  readonly options: TelemetryOptions;
+  readonly #api: OtelApiModule;
+  readonly #endpoint: Endpoint | undefined;
+  /** The last token exchange started, for the calls that wait for it to link to. */
+  #lastExchange: ExchangeRef | undefined;
+
+  constructor(api: OtelApiModule, options: TelemetryOptions, apiBase?: string) {
+    this.#api = api;
+    this.options = options;
+    if (apiBase !== undefined) {
+      const url = new URL(apiBase);
+      const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+      // an IPv6 host without its brackets, as `server.address` wants it
+      this.#endpoint = { base: apiBase.replace(/\/+$/, ''), address: url.hostname.replace(/^\[(.*)\]$/, '$1'), port };
+    }
+  }
+
+  /** A client call (`method` lower or upper case, `path` below the API base), or `undefined` when nothing is emitted. */
+  call(method: string, path: string): ObservedCall | undefined {
+    return this.#observe(method, path, false);
+  }
+
+  /** A token exchange; calls that wait for it link to it. */
+  exchange(): ObservedCall | undefined {
+    const observed = this.#observe('post', '/auth/token', true);
+    this.#lastExchange = observed?.ref();
+    return observed;
+  }
+
+  /** A webhook delivery, joining the active trace (the framework's HTTP instrumentation) or the one its headers carry. */
+  delivery(headers: Headers): ObservedDelivery | undefined {
+    const api = this.#api;
+    const tracer = tracerOf(api, this.options.tracerProvider);
+    const instruments = instrumentsOf(api, this.options.meterProvider);
+    if (tracer === undefined && instruments === undefined) return undefined;
+    try {
+      return new ObservedDelivery(api, tracer, instruments, headers);
+    } catch {
+      return undefined; // a provider that throws costs the delivery its span, nothing else
+    }
+  }
+
+  // ---- load control (src/client/load/) -------------------------------------------------------
+
+  /** A call failed on its first error because the retry budget was spent: counted, and an event on the call's span. */
+  retryBudgetExhausted(method: string, path: string): void {
+    const api = this.#api;
+    ignoreFailure(() => {
+      api.trace.getActiveSpan()?.addEvent('checkout.retry_budget.exhausted');
+      instrumentsOf(api, this.options.meterProvider)?.retryBudgetExhausted.add(1, this.#routeAttributes(method, path));
+    });
+  }
+
+  /** A request waited `ms` milliseconds for its turn under `rateLimit`. */
+  queueWait(ms: number, method: string, path: string): void {
+    const api = this.#api;
+    ignoreFailure(() => instrumentsOf(api, this.options.meterProvider)?.queueWait.record(ms / 1000, this.#routeAttributes(method, path)));
+  }
+
+  // ---- status tracker (src/tracker/) ----------------------------------------------------------
+
+  /**
+   * Runs one read of a watched record inside a `checkout.tracker.read` span (the client's call is its
+   * child). `work` may `note` what the read found: the status and whether it changed.
+   */
+  trackerRead<T>(kind: RecordKind, externalId: string, work: (note: (facts: ReadFacts) => void) => Promise<T>): Promise<T> {
+    const attributes: Attributes = { [ATTR.recordKind]: kind, [ATTR.externalId]: externalId };
+    return this.#inSpan('checkout.tracker.read', attributes, (span) =>
+      work((facts) => {
+        if (facts.status !== undefined) span?.setAttribute(ATTR.status, facts.status ?? 'null');
+        if (facts.changed !== undefined) span?.setAttribute(ATTR.changed, facts.changed);
+      }),
+    );
+  }
+
+  /** Runs `onChange` for one status change inside a `checkout.tracker.change` span. */
+  statusChange<T>(change: ChangeFacts, work: () => Promise<T>): Promise<T> {
+    const attributes: Attributes = {
+      [ATTR.recordKind]: change.kind,
+      [ATTR.externalId]: change.externalId,
+      [ATTR.status]: change.status ?? 'null',
+      [ATTR.source]: change.source,
+    };
+    if (change.previousStatus !== undefined) attributes[ATTR.previousStatus] = change.previousStatus ?? 'null';
+    return this.#inSpan('checkout.tracker.change', attributes, () => work());
+  }
+
+  /** A status change was seen `ms` milliseconds after the read that saw it was due. */
+  trackerLag(ms: number, kind: RecordKind, source: 'poll' | 'webhook'): void {
+    const api = this.#api;
+    ignoreFailure(() => instrumentsOf(api, this.options.meterProvider)?.trackerLag.record(Math.max(0, ms) / 1000, { [ATTR.recordKind]: kind, [ATTR.source]: source }));
+  }
+
+  /**
+   * Reports the watched records, by kind, each time the metrics are collected: `count` is called then
+   * (keep it cheap; it may be async). Registered with the meter provider current now: start the
+   * OpenTelemetry SDK before the tracker. Returns the function that stops the reports.
+   */
+  watchedRecords(count: () => WatchedCounts | Promise<WatchedCounts>): () => void {
+    const gauge = instrumentsOf(this.#api, this.options.meterProvider)?.watched;
+    if (gauge === undefined) return () => undefined;
+    const callback = async (result: { observe(value: number, attributes?: Attributes): void }) => {
+      try {
+        const counts = await count();
+        for (const [kind, value] of Object.entries(counts)) result.observe(value, { [ATTR.recordKind]: kind });
+      } catch {
+        // a store that cannot count now reports nothing this time
+      }
+    };
+    gauge.addCallback(callback);
+    return () => gauge.removeCallback(callback);
+  }
+
+  // --------------------------------------------------------------------------------------------
+
+  #inSpan<T>(name: string, attributes: Attributes, work: (span: Span | undefined) => Promise<T>): Promise<T> {
+    const api = this.#api;
+    const tracer = tracerOf(api, this.options.tracerProvider);
+    if (tracer === undefined) return work(undefined);
+    return tracer.startActiveSpan(name, { kind: api.SpanKind.INTERNAL, attributes }, async (span) => {
+      try {
+        return await work(span);
+      } catch (error) {
+        span.setAttribute(ATTR.errorType, errorType(error));
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message: errorType(error) });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  #observe(method: string, path: string, exchange: boolean): ObservedCall | undefined {
+    try {
+      return this.#start(this.#api, method, path, exchange);
+    } catch {
+      return undefined; // a provider that throws costs the call its span, nothing else
+    }
+  }
+
+  #start(api: OtelApiModule, method: string, path: string, exchange: boolean): ObservedCall | undefined {
+    const tracer = tracerOf(api, this.options.tracerProvider);
+    const instruments = instrumentsOf(api, this.options.meterProvider);
+    if (tracer === undefined && instruments === undefined) return undefined;
+    const attributes = this.#routeAttributes(method, path);
+    const name = `${attributes[ATTR.method] === '_OTHER' ? 'HTTP' : String(attributes[ATTR.method])} ${String(attributes[ATTR.urlTemplate])}`;
+    // url.full without the query: a request()'s query may carry anything
+    const urlFull = `${this.#endpoint?.base ?? ''}${path.replace(/[?#].*$/s, '')}`;
+    return new ObservedCall(api, tracer, instruments, name, attributes, urlFull, exchange, () => this.#lastExchange);
+  }
+
+  #routeAttributes(method: string, path: string): Attributes {
+    const attributes: Attributes = { [ATTR.method]: requestMethod(method), [ATTR.urlTemplate]: urlTemplate(path) };
+    if (this.#endpoint !== undefined) {
+      attributes[ATTR.serverAddress] = this.#endpoint.address;
+      attributes[ATTR.serverPort] = this.#endpoint.port;
+    }
+    return attributes;
+  }
+}
