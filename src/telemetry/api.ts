@@ -17,7 +17,9 @@ let loaded: OtelApiModule | null | undefined;
 export function otelApi(): OtelApiModule | null {
   if (loaded !== undefined) return loaded;
   try {
-    loaded = (globalThis.process?.getBuiltinModule?.('node:module')?.createRequire(import.meta.url)('@opentelemetry/api') as OtelApiModule | undefined) ?? null;
+    // 'module', not 'node:module': the runtime-neutral entries hold no `node:` specifier (nor Node types)
+    const node = (globalThis as { process?: { getBuiltinModule?: (id: string) => { createRequire?: (url: string) => (id: string) => unknown } } }).process;
+    loaded = (node?.getBuiltinModule?.('module')?.createRequire?.(import.meta.url)('@opentelemetry/api') as OtelApiModule | undefined) ?? null;
   } catch {
     loaded = null; // not installed (or not loadable here): the SDK works as without telemetry
   }
