@@ -13,16 +13,18 @@ export interface MeterProviderLike {
 
 /**
  * Where the SDK's traces and metrics go. Both need `@opentelemetry/api` installed (an optional peer
- * dependency); without it nothing is loaded or emitted. See README.md, Observability.
+ * dependency); without it nothing is loaded or emitted. See README.md, OpenTelemetry.
  */
 export interface TelemetryOptions {
   /**
-   * The OpenTelemetry tracer provider to create spans with.
+   * The OpenTelemetry tracer provider to create spans with. A webhook handler (or status tracker)
+   * without one uses its client's.
    * @default the global one (`trace.setGlobalTracerProvider`, as the OpenTelemetry Node SDK registers it); none registered: no spans
    */
   tracerProvider?: TracerProviderLike | undefined;
   /**
-   * The OpenTelemetry meter provider to record metrics with.
+   * The OpenTelemetry meter provider to record metrics with. A webhook handler (or status tracker)
+   * without one uses its client's.
    * @default the global one (`metrics.setGlobalMeterProvider`); none registered: no metrics
    */
   meterProvider?: MeterProviderLike | undefined;
