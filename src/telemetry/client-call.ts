@@ -1,10 +1,17 @@
 import type { Attributes, Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import { ignoreFailure } from '../internal/ignore-failure.js';
-import type { CallTrace } from '../internal/transport.js';
 import type { OtelApiModule } from './api.js';
 import { errorType } from './error-type.js';
 import type { Instruments } from './instruments.js';
 import { ATTR } from './names.js';
+
+/** What a call did, as the client's transport counts it (its `CallTrace` fits). */
+export interface CallTrace {
+  /** HTTP attempts made. */
+  attempts: number;
+  /** The last successful response, if any. */
+  response: Response | undefined;
+}
 
 /** The token exchange a call may wait for: its span, and the span it was started under. */
 export interface ExchangeRef {
