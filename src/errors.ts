@@ -8,6 +8,7 @@
  */
 
 import { retryAfterMs } from './internal/retry-after.js';
+import { escapeControl } from './internal/quote.js';
 
 /** A zod-style validation issue, as carried by {@link ResponseValidationError}. */
 export interface ValidationIssue {
@@ -199,6 +200,7 @@ function describeBody(body: unknown): string | undefined {
     text = [record.message, record.title, record.error, record.detail].find((v) => typeof v === 'string');
   }
   if (typeof text !== 'string' || text.trim() === '') return undefined;
-  const oneLine = text.replace(/\s+/g, ' ').trim();
+  // a service's text may hold ESC or BEL sequences: they are shown escaped, never acted on by a terminal
+  const oneLine = escapeControl(text.replace(/\s+/g, ' ').trim());
   return oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine;
 }

@@ -10,6 +10,7 @@ import { env } from '../internal/env.js';
 import { checkTransportSecurity } from './insecure-http.js';
 import { describe, pathSegment } from '../internal/path.js';
 import { timerMs } from '../internal/timer-ms.js';
+import { quote } from '../internal/quote.js';
 import { Transport, type CallTrace } from './transport.js';
 import { USER_AGENT } from './user-agent.js';
 import type { ObservedCall } from '../telemetry/client-call.js';
@@ -66,13 +67,13 @@ export class CheckoutClient {
     this.#timeoutMs = timeoutMs;
     const maxResponseBytes = options.maxResponseBytes ?? 1_048_576;
     if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
-      throw new TypeError(`maxResponseBytes must be a whole number of bytes, at least 1, got ${String(maxResponseBytes)}`);
+      throw new TypeError(`maxResponseBytes must be a whole number of bytes, at least 1, got ${quote(maxResponseBytes)}`);
     }
     // the same check as a call's own maxRetries
     const maxRetries = retriesOption(options.maxRetries) ?? 2;
     const skewSeconds = options.tokenSkewSeconds ?? 30;
     if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !(skewSeconds * 1000 <= Number.MAX_SAFE_INTEGER)) {
-      throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${String(skewSeconds)}`);
+      throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${quote(skewSeconds)}`);
     }
     if (options.fetch !== undefined && typeof options.fetch !== 'function') {
       throw new TypeError(`fetch must be a function, got ${describe(options.fetch)}`);

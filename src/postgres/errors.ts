@@ -1,4 +1,5 @@
 import { CheckoutError } from '../errors.js';
+import { escapeControl } from '../internal/quote.js';
 
 /** Which store operation a {@link PostgresStoreError} comes from. */
 export type PostgresStoreOperation = 'claim' | 'complete' | 'release' | 'transact' | 'schema' | 'purge';
@@ -34,7 +35,7 @@ export function storeError(operation: PostgresStoreOperation, error: unknown): P
   if (error instanceof PostgresStoreError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
-  const masked = message.replace(/\/\/[^\s/@]*@/g, '//***@').replace(/\s+/g, ' ').trim() || 'unknown error';
+  const masked = escapeControl(message.replace(/\/\/[^\s/@]*@/g, '//***@').replace(/\s+/g, ' ').trim()) || 'unknown error';
   const reason = masked.length > 200 ? `${masked.slice(0, 200)}…` : masked;
   const suffix = typeof code === 'string' && code !== '' && !reason.includes(code) ? ` (${code})` : '';
   return new PostgresStoreError(`PostgreSQL ${operation} failed: ${reason}${suffix}`, { operation, cause: error });

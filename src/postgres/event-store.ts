@@ -7,6 +7,7 @@ import type { TransactionalEventStore, TransactResult } from '../webhooks/engine
 import { driverOf, type Driver, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, storeError } from './errors.js';
 import { statementsFor, tableName, type TableStatements } from './sql.js';
+import { quote } from '../internal/quote.js';
 
 /** Options of {@link PostgresEventStore}. */
 export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
@@ -132,7 +133,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     }
     for (const key of Object.keys(options)) {
       if (!['pool', 'table', 'transactional', 'ttlSeconds'].includes(key)) {
-        throw new TypeError(`PostgresEventStore: unknown option "${key}"`);
+        throw new TypeError(`PostgresEventStore: unknown option ${quote(key)}`);
       }
     }
     this.#driver = driverOf(options.pool, 'PostgresEventStore');
@@ -142,7 +143,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     this.schemaSql = this.#sql.schema.join('\n');
     const ttl = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
     if (typeof ttl !== 'number' || !Number.isFinite(ttl) || !(ttl >= 1)) {
-      throw new TypeError(`ttlSeconds must be a number of seconds of at least 1, got ${String(ttl)}`);
+      throw new TypeError(`ttlSeconds must be a number of seconds of at least 1, got ${quote(ttl)}`);
     }
     this.ttlSeconds = ttl;
     const transactional = options.transactional ?? false;
@@ -180,7 +181,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
    */
   async purgeExpired(maxRows = PURGE_BATCH): Promise<number> {
     if (!Number.isSafeInteger(maxRows) || maxRows < 1) {
-      throw new TypeError(`maxRows must be a whole number of at least 1, got ${String(maxRows)}`);
+      throw new TypeError(`maxRows must be a whole number of at least 1, got ${quote(maxRows)}`);
     }
     try {
       const rows = await this.#driver.query(this.#sql.purge, [this.ttlSeconds, maxRows]);
@@ -197,7 +198,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
-      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);
+      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
     }
     this.#purgeNow();
     const owner = globalThis.crypto.randomUUID();

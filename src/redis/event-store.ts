@@ -6,6 +6,7 @@ import { RedisStoreError } from './errors.js';
 import { eventKeySuffix } from '../stores/event-key.js';
 import { LeaseMemory } from '../stores/lease-memory.js';
 import { prefixOption } from './options.js';
+import { quote } from '../internal/quote.js';
 
 /** Options of {@link RedisEventStore}. */
 export interface RedisEventStoreOptions {
@@ -141,7 +142,7 @@ export class RedisEventStore implements EventStore {
   async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
-      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);
+      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
     }
     const key = await this.#key(eventId);
     const token = `${LEASE}${globalThis.crypto.randomUUID()}`;
@@ -222,7 +223,7 @@ export class RedisEventStore implements EventStore {
 function ttlOption(value: unknown): number {
   if (value === undefined) return DEFAULT_TTL_SECONDS;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new TypeError(`ttlSeconds must be a whole number of seconds of at least 1, got ${String(value)}`);
+    throw new TypeError(`ttlSeconds must be a whole number of seconds of at least 1, got ${quote(value)}`);
   }
   return value;
 }

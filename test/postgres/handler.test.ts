@@ -3,7 +3,7 @@ import { createServer as createNetServer, connect as connectNet, type AddressInf
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { PostgresEventStore, PostgresStoreError } from 'checkout-partner-sdk/postgres';
+import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, signPayload, type WebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { drivers, eventually, uniqueTable, type Connection } from './drivers.js';
@@ -132,7 +132,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
         await server.start();
       }
       expect(entries[0]).toMatchObject({ outcome: 'store-unavailable', status: 503, eventId: 'evt-down' });
-      expect(entries[0]!.error).toBeInstanceOf(PostgresStoreError);
+      expect(entries[0]!.error).toMatchObject({ name: 'PostgresStoreError', operation: expect.any(String) });
       await eventually(async () => (await deliver(handler, { eventId: 'evt-down', type: 'pix.deposit.confirmed' })) === 200, 10_000);
     });
   });
