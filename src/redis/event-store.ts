@@ -13,7 +13,8 @@ export interface RedisEventStoreOptions {
   /**
    * An `ioredis` client, or a connected node-redis client (`redis` package, from `createClient`).
    * The store never connects, quits or configures it. Give it a fail-fast setting for outages
-   * (ioredis `maxRetriesPerRequest: 1`, node-redis `disableOfflineQueue: true`) so a delivery
+   * (ioredis `enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000`, node-redis
+   * `disableOfflineQueue: true`) so a delivery
    * during an outage gets its 503 quickly; `commandTimeoutMs` bounds every command either way.
    */
   client: RedisClientLike;
@@ -102,7 +103,7 @@ return 'foreign'`,
  * // ioredis
  * import Redis from 'ioredis';
  * import { RedisEventStore } from 'checkout-partner-sdk/redis';
- * const store = new RedisEventStore({ client: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 }) });
+ * const store = new RedisEventStore({ client: new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 }) });
  *
  * @example
  * // node-redis (the `redis` package)

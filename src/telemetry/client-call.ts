@@ -13,6 +13,9 @@ export interface CallTrace {
   response: Response | undefined;
 }
 
+/** The context key under which a call's context holds its {@link ObservedCall} (`Symbol.for`, as `createContextKey` makes keys). */
+export const CURRENT_CALL = Symbol.for('checkout-partner-sdk call');
+
 /** The token exchange a call may wait for: its span, and the span it was started under. */
 export interface ExchangeRef {
   spanContext: SpanContext;
@@ -30,7 +33,7 @@ export class ObservedCall {
   readonly #context: Context;
   readonly #instruments: Instruments | undefined;
   /** The metric attributes: method, template, server (low cardinality, no id). */
-  readonly #attributes: Attributes;
+  readonly metricAttributes: Attributes;
   readonly #exchange: boolean;
   readonly #parentSpanId: string | undefined;
   readonly #lastExchange: () => ExchangeRef | undefined;
@@ -52,11 +55,11 @@ export class ObservedCall {
     this.#lastExchange = lastExchange;
     this.#exchangeBefore = lastExchange();
     this.#instruments = instruments;
-    this.#attributes = attributes;
+    this.metricAttributes = attributes;
     this.#exchange = exchange;
     const active = api.context.active();
     this.#span = tracer?.startSpan(name, { kind: api.SpanKind.CLIENT, attributes: { ...attributes, [ATTR.urlFull]: urlFull } }, active);
-    this.#context = this.#span === undefined ? active : api.trace.setSpan(active, this.#span);
+    this.#context = (this.#span === undefined ? active : api.trace.setSpan(active, this.#span)).setValue(CURRENT_CALL, this);
     this.#parentSpanId = api.trace.getSpan(active)?.spanContext().spanId;
   }
 
@@ -118,11 +121,11 @@ export class ObservedCall {
     }
     const instruments = this.#instruments;
     if (instruments === undefined) return;
-    const attributes: Attributes = { ...this.#attributes };
+    const attributes: Attributes = { ...this.metricAttributes };
     if (status !== undefined) attributes[ATTR.statusCode] = status;
     if (type !== undefined) attributes[ATTR.errorType] = type;
     instruments.callDuration.record((performance.now() - this.#started) / 1000, attributes);
-    if (trace.attempts > 1) instruments.retries.add(trace.attempts - 1, this.#attributes);
+    if (trace.attempts > 1) instruments.retries.add(trace.attempts - 1, this.metricAttributes);
     if (this.#exchange) instruments.tokenExchanges.add(1, type === undefined ? {} : { [ATTR.errorType]: type });
   }
 }

@@ -1,19 +1,9 @@
 import type { ChangeFacts, ReadFacts, RecordKind, TelemetryCore, WatchedCounts } from './telemetry-core.js';
 import type { Telemetry } from './telemetry.js';
 
-// The calls load control (src/client/load/) and the status tracker (src/tracker/) make. Each costs
-// one check and creates nothing while OpenTelemetry is off; the first use while it is on loads the
-// implementation, so a recording (not a span) may land a moment later than the call.
-
-/** A call failed on its first error because the retry budget was spent: counted, and an event on the call's span. */
-export function retryBudgetExhausted(telemetry: Telemetry, method: string, path: string): void {
-  whenReady(telemetry, (core) => core.retryBudgetExhausted(method, path));
-}
-
-/** A request waited `ms` milliseconds for its turn under `rateLimit`. */
-export function queueWait(telemetry: Telemetry, ms: number, method: string, path: string): void {
-  whenReady(telemetry, (core) => core.queueWait(ms, method, path));
-}
+// The calls the status tracker (src/tracker/) makes (load control reports through load-hooks.ts).
+// Each costs one check and creates nothing while OpenTelemetry is off; the first use while it is on
+// loads the implementation, so a recording (not a span) may land a moment later than the call.
 
 /** A status change was seen `ms` milliseconds after the read that saw it was due. */
 export function trackerLag(telemetry: Telemetry, ms: number, kind: RecordKind, source: 'poll' | 'webhook'): void {
@@ -51,7 +41,8 @@ export function watchedRecords(telemetry: Telemetry, count: () => WatchedCounts 
   };
 }
 
-function whenReady(telemetry: Telemetry, act: (core: TelemetryCore) => void): void {
+/** Runs `act` with the implementation when something may emit: at once, or once it has loaded. */
+export function whenReady(telemetry: Telemetry, act: (core: TelemetryCore) => void): void {
   const use = telemetry.use();
   if (use === undefined) return;
   if (use instanceof Promise) void use.then((core) => core && act(core));

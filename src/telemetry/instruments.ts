@@ -6,7 +6,9 @@ export class Instruments {
   readonly callDuration: Histogram;
   readonly retries: Counter;
   readonly tokenExchanges: Counter;
+  readonly retryDenied: Counter;
   readonly retryBudgetExhausted: Counter;
+  readonly pauses: Counter;
   readonly queueWait: Histogram;
   readonly deliveryDuration: Histogram;
   readonly trackerLag: Histogram;
@@ -20,12 +22,20 @@ export class Instruments {
     });
     this.retries = meter.createCounter(METRIC.retries, { description: 'Retries of checkout service calls (attempts after the first).', unit: '{retry}' });
     this.tokenExchanges = meter.createCounter(METRIC.tokenExchanges, { description: 'Token exchanges (POST /auth/token).', unit: '{exchange}' });
+    this.retryDenied = meter.createCounter(METRIC.retryDenied, {
+      description: 'Retries the retry budget refused: the call failed on the error it had.',
+      unit: '{retry}',
+    });
     this.retryBudgetExhausted = meter.createCounter(METRIC.retryBudgetExhausted, {
-      description: 'Calls that failed on their first error because the retry budget was spent.',
-      unit: '{call}',
+      description: 'Times the retry budget ran dry (once per dry spell).',
+      unit: '{occurrence}',
+    });
+    this.pauses = meter.createCounter(METRIC.pauses, {
+      description: "Pauses of all of a client's requests after a 429 with Retry-After.",
+      unit: '{pause}',
     });
     this.queueWait = meter.createHistogram(METRIC.queueWait, {
-      description: 'How long a request waited for its turn under the client rateLimit.',
+      description: 'How long a request waited for its turn (rateLimit concurrency and pace, a Retry-After pause, the adaptive rate).',
       unit: 's',
       advice: { explicitBucketBoundaries: WAIT_BUCKETS_S },
     });

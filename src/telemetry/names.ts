@@ -30,6 +30,8 @@ export const ATTR = {
   previousStatus: 'checkout.record.previous_status',
   source: 'checkout.change.source',
   changed: 'checkout.tracker.changed',
+  pauseMs: 'checkout.pause_ms',
+  rate: 'checkout.rate_limit.requests_per_second',
 } as const;
 
 export const METRIC = {
@@ -39,9 +41,13 @@ export const METRIC = {
   retries: 'checkout.client.retries',
   /** Counter: token exchanges (POST /auth/token), by outcome (`error.type` when it failed). */
   tokenExchanges: 'checkout.client.token.exchanges',
-  /** Counter: calls that failed on their first error because the retry budget was spent. */
+  /** Counter: retries the retry budget refused (the call failed on the error it had), by route. */
+  retryDenied: 'checkout.client.retry_budget.denied',
+  /** Counter: times the retry budget ran dry (once per dry spell). */
   retryBudgetExhausted: 'checkout.client.retry_budget.exhausted',
-  /** Histogram, s: how long a request waited for its turn (rateLimit). */
+  /** Counter: pauses of every request of a client after a 429 with `Retry-After`. */
+  pauses: 'checkout.client.pauses',
+  /** Histogram, s: how long a request waited for its turn (concurrency, pace, a pause, the adaptive rate), by route. */
   queueWait: 'checkout.client.queue.duration',
   /** Histogram, s: from a delivery's arrival to its answer, by outcome (its count: deliveries by outcome). */
   deliveryDuration: 'checkout.webhook.delivery.duration',

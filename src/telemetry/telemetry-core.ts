@@ -1,6 +1,7 @@
 import type { Attributes, Span } from '@opentelemetry/api';
 import type { OtelApiModule } from './api.js';
-import { ObservedCall, type ExchangeRef } from './client-call.js';
+import { CURRENT_CALL, ObservedCall, type ExchangeRef } from './client-call.js';
+import type { Instruments } from './instruments.js';
 import { ignoreFailure } from '../internal/ignore-failure.js';
 import { errorType } from './error-type.js';
 import { ObservedDelivery } from './webhook-delivery.js';
@@ -92,19 +93,58 @@ export class TelemetryCore {
 
   // ---- load control (src/client/load/) -------------------------------------------------------
 
-  /** A call failed on its first error because the retry budget was spent: counted, and an event on the call's span. */
-  retryBudgetExhausted(method: string, path: string): void {
-    const api = this.#api;
+  // Called (through src/telemetry/load-hooks.ts) inside the call they concern: its span is the active one.
+
+  /** A request waited `ms` milliseconds for its turn. */
+  queued(ms: number, method: string, path: string): void {
+    ignoreFailure(() => this.#instruments()?.queueWait.record(ms / 1000, this.#routeAttributes(method, path)));
+  }
+
+  /** The retry budget refused a retry: the call fails on the error it had. Counted by the call's route, and an event on its span. */
+  retryDenied(): void {
     ignoreFailure(() => {
-      api.trace.getActiveSpan()?.addEvent('checkout.retry_budget.exhausted');
-      instrumentsOf(api, this.options.meterProvider)?.retryBudgetExhausted.add(1, this.#routeAttributes(method, path));
+      this.#event('checkout.retry_budget.denied');
+      const call = this.#api.context.active().getValue(CURRENT_CALL) as ObservedCall | undefined;
+      this.#instruments()?.retryDenied.add(1, call?.metricAttributes ?? this.#serverAttributes());
     });
   }
 
-  /** A request waited `ms` milliseconds for its turn under `rateLimit`. */
-  queueWait(ms: number, method: string, path: string): void {
-    const api = this.#api;
-    ignoreFailure(() => instrumentsOf(api, this.options.meterProvider)?.queueWait.record(ms / 1000, this.#routeAttributes(method, path)));
+  /** The retry budget ran dry (once per dry spell). */
+  budgetExhausted(): void {
+    ignoreFailure(() => {
+      this.#event('checkout.retry_budget.exhausted');
+      this.#instruments()?.retryBudgetExhausted.add(1, this.#serverAttributes());
+    });
+  }
+
+  /** The retry budget holds enough for a retry again. */
+  budgetRestored(): void {
+    ignoreFailure(() => this.#event('checkout.retry_budget.restored'));
+  }
+
+  /** A 429 with `Retry-After` paused every request of the client for `pauseMs`. */
+  paused(pauseMs: number): void {
+    ignoreFailure(() => {
+      this.#event('checkout.client.paused', { [ATTR.pauseMs]: pauseMs });
+      this.#instruments()?.pauses.add(1, this.#serverAttributes());
+    });
+  }
+
+  /** The adaptive rate changed (`undefined`: lifted). */
+  rateChanged(requestsPerSecond: number | undefined): void {
+    ignoreFailure(() => this.#event('checkout.client.rate_changed', requestsPerSecond === undefined ? {} : { [ATTR.rate]: requestsPerSecond }));
+  }
+
+  #event(name: string, attributes?: Attributes): void {
+    this.#api.trace.getActiveSpan()?.addEvent(name, attributes);
+  }
+
+  #instruments(): Instruments | undefined {
+    return instrumentsOf(this.#api, this.options.meterProvider);
+  }
+
+  #serverAttributes(): Attributes {
+    return this.#endpoint === undefined ? {} : { [ATTR.serverAddress]: this.#endpoint.address, [ATTR.serverPort]: this.#endpoint.port };
   }
 
   // ---- status tracker (src/tracker/) ----------------------------------------------------------

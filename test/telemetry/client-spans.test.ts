@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { CheckoutClient, ConnectionError, NotFoundError } from 'checkout-partner-sdk';
+import { CheckoutClient, ConnectionError, NotFoundError, ServerError } from 'checkout-partner-sdk';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { installOtel, parentOf, total, type Otel } from './otel.js';
@@ -151,6 +151,32 @@ describe('a client call', () => {
     for (const point of metrics.get('http.client.request.duration')?.dataPoints ?? []) {
       expect(JSON.stringify(point.attributes)).not.toContain('ord-77a');
     }
+  });
+});
+
+describe('load control', () => {
+  it('a refused retry and a dry budget: events on the call span, counted by route', async () => {
+    const client = newClient({ retryBudget: { capacity: 5, retryCost: 5 } });
+    await client.getAccessToken();
+    fake.failNext(2, 503, { retryAfter: 0, only: 'business' });
+    await expect(client.getOrderByExternalId('o-1')).rejects.toBeInstanceOf(ServerError);
+    const call = otel.span(ORDER);
+    expect(call.events.map((event) => event.name)).toEqual(['checkout.retry_budget.exhausted', 'checkout.retry_budget.denied']);
+    expect(call.attributes).toMatchObject({ 'checkout.attempts': 2, 'error.type': '503' });
+    const metrics = await otel.metrics();
+    expect(total(metrics.get('checkout.client.retry_budget.denied'), { 'url.template': '/orders/by-external-id/{externalId}', 'http.request.method': 'GET' })).toBe(1);
+    expect(total(metrics.get('checkout.client.retry_budget.exhausted'), { 'server.address': '127.0.0.1' })).toBe(1);
+  });
+
+  it('a request that waited for its turn: the queue duration by route', async () => {
+    const client = newClient({ rateLimit: { concurrency: 1 } });
+    await client.getAccessToken();
+    fake.setDelay(20);
+    await Promise.all([client.getOrderByExternalId('o-1'), client.getMe()]);
+    fake.setDelay(0);
+    const queued = (await otel.metrics()).get('checkout.client.queue.duration');
+    expect(queued?.descriptor.unit).toBe('s');
+    expect(total(queued, { 'url.template': '/auth/me', 'http.request.method': 'GET', 'server.port': port })).toBe(1);
   });
 });
 

@@ -1,9 +1,8 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-// the internal API that load control (src/client/load/) and the status tracker (src/tracker/) call;
-// their public behaviour is tested with those features
+// the internal API the status tracker (src/tracker/) calls; its public behaviour is tested with it
 import { Telemetry } from '../../src/telemetry/telemetry.js';
-import { queueWait, retryBudgetExhausted, statusChange, trackerLag, trackerRead, watchedRecords } from '../../src/telemetry/hooks.js';
+import { statusChange, trackerLag, trackerRead, watchedRecords } from '../../src/telemetry/hooks.js';
 import { installOtel, parentOf, points, total, type Otel } from './otel.js';
 
 let otel: Otel;
@@ -13,23 +12,6 @@ beforeEach(() => {
 afterEach(() => otel.uninstall());
 
 describe('the hooks other features call', () => {
-  it('load control: retry-budget exhaustion (counted, an event on the call span) and queue wait', async () => {
-    const telemetry = new Telemetry({}, 'https://checkout.example.com/api/v1/partner-api');
-    const core = await telemetry.use();
-    const call = core?.call('get', '/orders/by-external-id/o-1');
-    await call?.run(async () => {
-      retryBudgetExhausted(telemetry, 'get', '/orders/by-external-id/o-1');
-      queueWait(telemetry, 250, 'get', '/orders/by-external-id/o-1');
-    }, { attempts: 1, response: undefined });
-    const span = otel.span('GET /orders/by-external-id/{externalId}');
-    expect(span.events.map((event) => event.name)).toEqual(['checkout.retry_budget.exhausted']);
-    const metrics = await otel.metrics();
-    const route = { 'url.template': '/orders/by-external-id/{externalId}', 'server.address': 'checkout.example.com', 'server.port': 443 };
-    expect(total(metrics.get('checkout.client.retry_budget.exhausted'), route)).toBe(1);
-    const wait = points(metrics.get('checkout.client.queue.duration'), route)[0]?.value as { sum: number; count: number };
-    expect(wait).toMatchObject({ count: 1, sum: 0.25 });
-  });
-
   it('tracker: a span per read and per change (children of the active span), lag and watched records', async () => {
     const telemetry = new Telemetry({});
     await otel.tracer.startActiveSpan('poll', async (poll) => {
@@ -76,7 +58,6 @@ describe('the hooks other features call', () => {
     const telemetry = new Telemetry({});
     expect(telemetry.use()).toBeUndefined();
     expect(await trackerRead(telemetry, 'order', 'o-1', async () => 'read')).toBe('read');
-    retryBudgetExhausted(telemetry, 'get', '/auth/me');
     watchedRecords(telemetry, () => ({ order: 1 }))();
     expect(otel.spans()).toEqual([]);
   });
