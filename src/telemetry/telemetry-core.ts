@@ -30,6 +30,15 @@ export interface ChangeFacts {
   source: 'poll' | 'webhook';
 }
 
+/** What the load control's observer hooks report (the union of their events' fields). */
+export interface LoadEvent {
+  method?: string;
+  path?: string;
+  waitedMs?: number;
+  pauseMs?: number;
+  requestsPerSecond?: number | undefined;
+}
+
 /** Watched records by kind, e.g. `{ order: 12, withdrawal: 3 }`. */
 export type WatchedCounts = Partial<Record<RecordKind, number>>;
 
@@ -94,6 +103,16 @@ export class TelemetryCore {
   // ---- load control (src/client/load/) -------------------------------------------------------
 
   // Called (through src/telemetry/load-hooks.ts) inside the call they concern: its span is the active one.
+
+  /** One event of the load control's observer (`LoadHooks`), by its name. */
+  load(name: string, event: LoadEvent): void {
+    if (name === 'queued') this.queued(event.waitedMs ?? 0, event.method ?? 'GET', event.path ?? '/');
+    else if (name === 'retryDenied') this.retryDenied();
+    else if (name === 'budgetExhausted') this.budgetExhausted();
+    else if (name === 'budgetRestored') this.budgetRestored();
+    else if (name === 'paused') this.paused(event.pauseMs ?? 0);
+    else if (name === 'rateChanged') this.rateChanged(event.requestsPerSecond);
+  }
 
   /** A request waited `ms` milliseconds for its turn. */
   queued(ms: number, method: string, path: string): void {
