@@ -168,6 +168,18 @@ describe('load control', () => {
     expect(total(metrics.get('checkout.client.retry_budget.exhausted'), { 'server.address': '127.0.0.1' })).toBe(1);
   });
 
+  it('a 429 with Retry-After: the pause, an event on the span and counted', async () => {
+    const client = newClient();
+    await client.getAccessToken();
+    fake.failNext(1, 429, { retryAfter: 1, only: 'business' });
+    await client.getOrderByExternalId('o-1');
+    const call = otel.span(ORDER);
+    const paused = call.events.find((event) => event.name === 'checkout.client.paused');
+    expect(paused?.attributes?.['checkout.pause_ms']).toBeGreaterThan(500);
+    expect(call.attributes['checkout.attempts']).toBe(2);
+    expect(total((await otel.metrics()).get('checkout.client.pauses'))).toBe(1);
+  });
+
   it('a request that waited for its turn: the queue duration by route', async () => {
     const client = newClient({ rateLimit: { concurrency: 1 } });
     await client.getAccessToken();
