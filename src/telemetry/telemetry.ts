@@ -62,5 +62,9 @@ let loading: Promise<typeof import('./telemetry-core.js') | undefined> | undefin
 function loadCore(): Promise<typeof import('./telemetry-core.js') | undefined> {
   return (loading ??= (import(/* webpackIgnore: true */ /* @vite-ignore */ new URL('./telemetry-core.js', import.meta.url).href) as Promise<
     typeof import('./telemetry-core.js')
-  >).catch(() => undefined));
+  >).catch((error: unknown) => {
+    // a provider is registered, so somebody expects spans: say once, through OpenTelemetry's own diagnostics, why none come
+    otelApi()?.diag.warn(`checkout-partner-sdk: no spans or metrics: its telemetry module (telemetry-core.js beside the SDK's entry) could not be loaded (${error instanceof Error ? error.name : 'error'}); an app bundler must copy it, or leave checkout-partner-sdk external`);
+    return undefined;
+  }));
 }
