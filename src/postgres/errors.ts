@@ -2,10 +2,24 @@ import { CheckoutError } from '../errors.js';
 import { escapeControl } from '../internal/quote.js';
 
 /** Which store operation a {@link PostgresStoreError} comes from. */
-export type PostgresStoreOperation = 'claim' | 'complete' | 'release' | 'transact' | 'schema' | 'purge';
+export type PostgresStoreOperation =
+  | 'claim'
+  | 'complete'
+  | 'release'
+  | 'transact'
+  | 'schema'
+  | 'purge'
+  // PostgresStatusStore's
+  | 'watch'
+  | 'unwatch'
+  | 'nudge'
+  | 'extend'
+  | 'commit'
+  | 'reschedule'
+  | 'get';
 
 /**
- * A statement behind `PostgresEventStore` failed: the connection was refused or lost, PostgreSQL
+ * A statement behind `PostgresEventStore` or `PostgresStatusStore` failed: the connection was refused or lost, PostgreSQL
  * answered with an error (a missing table: call `ensureSchema()`), a timeout ended the
  * transaction, or `complete` found another worker's claim. `cause` holds what the driver threw;
  * the message never holds a connection string's password.

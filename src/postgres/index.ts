@@ -1,6 +1,7 @@
 /**
- * `checkout-partner-sdk/postgres`: webhook deduplication in the partner's own PostgreSQL
- * ({@link PostgresEventStore}), optionally inside the claim's transaction for exactly-once effects.
+ * `checkout-partner-sdk/postgres`: webhook deduplication ({@link PostgresEventStore}) and the status
+ * tracker's records ({@link PostgresStatusStore}) in the partner's own PostgreSQL, each optionally
+ * inside its own transaction for exactly-once effects.
  *
  * Bring your own driver: node-postgres (`pg` v8, a `Pool`) or postgres.js (`postgres` v3, a `sql`),
  * both optional peer dependencies that this entry never imports.
@@ -15,6 +16,8 @@
  */
 export { PostgresEventStore } from './event-store.js';
 export type { PostgresEventStoreOptions, PostgresTransact } from './event-store.js';
+export { PostgresStatusStore } from './status-store.js';
+export type { PostgresStatusStoreOptions, PostgresStatusTransact } from './status-store.js';
 export { PostgresStoreError, PostgresTransactionError } from './errors.js';
 export type { PostgresStoreOperation, PostgresTransactionErrorReason } from './errors.js';
 export type { PgPoolClientLike, PgPoolLike, PgQueryResult, PostgresJsSqlLike, PostgresJsTransactionLike, PostgresPoolLike, PostgresTransaction } from './driver.js';

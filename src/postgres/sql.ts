@@ -20,14 +20,15 @@ export interface TableName {
 /**
  * The `table` option as a {@link TableName}, else a `TypeError`. Only plain identifiers are
  * accepted, so the name can never carry SQL; `pg_temp` (a temporary table, one per session) and
- * other `pg_` schemas are refused: every session would see a table of its own.
+ * other `pg_` schemas are refused: every session would see a table of its own. `defaultName` is
+ * the table when the option is not given (each store has its own).
  */
-export function tableName(value: unknown): TableName {
-  if (value === undefined) value = DEFAULT_TABLE;
+export function tableName(value: unknown, defaultName = DEFAULT_TABLE): TableName {
+  if (value === undefined) value = defaultName;
   const parts = typeof value === 'string' ? value.split('.') : [];
   if (parts.length < 1 || parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
     throw new TypeError(
-      `table must be a table name such as "${DEFAULT_TABLE}" or "myschema.${DEFAULT_TABLE}" ` +
+      `table must be a table name such as "${defaultName}" or "myschema.${defaultName}" ` +
         `(letters, digits, _ and $, at most 63 each), got ${describe(value)}`,
     );
   }
@@ -35,16 +36,24 @@ export function tableName(value: unknown): TableName {
   if (schema !== undefined && /^pg_/i.test(schema)) {
     throw new TypeError(`table must be in a schema shared by every session, not ${JSON.stringify(schema)} (pg_temp holds one temporary table per session), got ${describe(value)}`);
   }
-  const name = parts[parts.length - 1] ?? DEFAULT_TABLE;
-  const index = `${name}_first_seen_idx`;
+  const name = parts[parts.length - 1] ?? defaultName;
   return {
     quoted: parts.map((part) => `"${part}"`).join('.'),
-    // PostgreSQL would cut a longer name to 63 bytes, which for a 63-byte table name is the table's
-    // own name (and IF NOT EXISTS then skips the index): a long name is shortened with a hash instead
-    index: `"${index.length <= 63 ? index : `${name.slice(0, 38)}_${fnv1a(name)}_first_seen_idx`}"`,
+    index: indexName(name, 'first_seen_idx'),
     schema,
     name,
   };
+}
+
+/**
+ * The quoted name of the table's index `<table>_<suffix>`. PostgreSQL would cut a longer name to 63
+ * bytes, which for a long table name can be the table's own name (and IF NOT EXISTS then skips the
+ * index): a long name is shortened with a hash instead.
+ */
+export function indexName(table: string, suffix: string): string {
+  const full = `${table}_${suffix}`;
+  // 52 - suffix: the same 62-byte names as before this was shared (the event store's indexes keep their names)
+  return `"${full.length <= 63 ? full : `${table.slice(0, 52 - suffix.length)}_${fnv1a(table)}_${suffix}`}"`;
 }
 
 /** FNV-1a of `text` as 8 hex digits: a short, stable tag for a cut name. */
@@ -60,41 +69,52 @@ function fnv1a(text: string): string {
 /** The two-key advisory lock space of `ensureSchema()`, so it cannot meet an application's own one-key locks. */
 const SCHEMA_LOCK_SPACE = 0x636b6f; // "cko"
 
-/** The statements of one table. `$n` are parameters; every value travels as one, never in the text. */
-export function statementsFor(table: TableName) {
-  const t = table.quoted;
+/**
+ * `ensureSchema()`'s advisory lock: serialises concurrent calls on the table as PostgreSQL resolves
+ * it (`t` and `public.t` take the same lock). Run first in the same simple query as the DDL.
+ */
+export function schemaLockSql(table: TableName): string {
   // identifiers only hold [A-Za-z0-9_$] (checked above), so they are safe inside a literal
   const schemaText = table.schema === undefined ? 'current_schema()' : `'${table.schema}'`;
-  const resolved = `${schemaText} || '.' || '${table.name}'`;
-  return {
-    schema: [
-      `CREATE TABLE IF NOT EXISTS ${t} (
-  event_id    text        PRIMARY KEY,
-  type        text,
-  state       text        NOT NULL CHECK (state IN ('pending', 'leased', 'done')),
-  lease_owner uuid,
-  lease_until timestamptz,
-  first_seen  timestamptz NOT NULL DEFAULT now(),
-  done_at     timestamptz
-);`,
-      `CREATE INDEX IF NOT EXISTS ${table.index} ON ${t} (first_seen);`,
-    ],
-    /**
-     * Serialises concurrent `ensureSchema()` calls on the table as PostgreSQL resolves it (`t` and
-     * `public.t` take the same lock). Run first in the same simple query as {@link schema}.
-     */
-    schemaLock: `SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_SPACE}, hashtext(${resolved}));`,
-    /**
-     * What is wrong with the table's shape, one line each (no rows: it is right). Checked: a
-     * permanent table, the columns the store uses with their types, `event_id` the whole primary
-     * key, with a deterministic collation (a case-insensitive one would take `evt-1` for `EVT-1`).
-     */
-    shape: `WITH rel AS (
+  return `SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_SPACE}, hashtext(${schemaText} || '.' || '${table.name}'));`;
+}
+
+/** What a store's table must look like, for {@link shapeSql}. */
+export interface TableShape {
+  /** Every column the store uses, with its type as `format_type` prints it. */
+  columns: ReadonlyArray<readonly [name: string, type: string]>;
+  /** The primary key's columns, in order. */
+  primaryKey: readonly string[];
+  /** Text key columns that need a deterministic collation (a case-insensitive one would merge ids). */
+  deterministic: readonly string[];
+  /** Columns that must lead an index (the store's queries find rows through it, never by a scan). */
+  indexed?: readonly string[];
+}
+
+/**
+ * A query returning what is wrong with the table's shape, one `problem` per row (no rows: it is
+ * right): a permanent table, the columns with their types, the primary key, deterministic
+ * collations on the key, and the indexes the store's queries depend on.
+ */
+export function shapeSql(table: TableName, shape: TableShape): string {
+  const t = table.quoted;
+  const expected = shape.columns.map(([name, type]) => `('${name}', '${type}')`).join(', ');
+  const key = shape.primaryKey.map((name) => `'${name}'`).join(', ');
+  const keyText = shape.primaryKey.join(', ');
+  const deterministic = shape.deterministic.map((name) => `'${name}'`).join(', ');
+  const indexed = (shape.indexed ?? []).map(
+    (name) => `
+UNION ALL
+SELECT 'no index leads with ${name} (expected CREATE INDEX ON the table (${name}))' FROM rel
+  WHERE NOT EXISTS (
+    SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+    WHERE i.indrelid = rel.oid AND a.attname = '${name}')`,
+  );
+  return `WITH rel AS (
   SELECT c.oid, c.relpersistence FROM pg_class c
   WHERE c.oid = to_regclass('${t}')
 ), expected(name, type) AS (VALUES
-  ('event_id', 'text'), ('type', 'text'), ('state', 'text'), ('lease_owner', 'uuid'),
-  ('lease_until', 'timestamp with time zone'), ('first_seen', 'timestamp with time zone'), ('done_at', 'timestamp with time zone')
+  ${expected}
 ), actual AS (
   SELECT a.attname::text AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attcollation AS collation
   FROM pg_attribute a JOIN rel ON a.attrelid = rel.oid WHERE a.attnum > 0 AND NOT a.attisdropped
@@ -108,14 +128,48 @@ SELECT format('column %s is missing (expected %s)', e.name, e.type) FROM expecte
 UNION ALL
 SELECT format('column %s is %s, expected %s', e.name, a.type, e.type) FROM expected e JOIN actual a USING (name) WHERE a.type <> e.type
 UNION ALL
-SELECT 'event_id is not the primary key (expected PRIMARY KEY (event_id))' FROM rel
+SELECT '${shape.primaryKey.length === 1 ? `${keyText} is not the primary key` : `(${keyText}) is not the primary key`} (expected PRIMARY KEY (${keyText}))' FROM rel
   WHERE NOT EXISTS (
-    SELECT 1 FROM pg_constraint k JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[1]
-    WHERE k.conrelid = rel.oid AND k.contype = 'p' AND cardinality(k.conkey) = 1 AND a.attname = 'event_id')
+    SELECT 1 FROM pg_constraint k
+    WHERE k.conrelid = rel.oid AND k.contype = 'p'
+      AND ARRAY(SELECT a.attname::text FROM unnest(k.conkey) WITH ORDINALITY AS u(attnum, n)
+                JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.attnum ORDER BY u.n) = ARRAY[${key}]::text[])
 UNION ALL
-SELECT format('column event_id has the nondeterministic collation %s (it would take ids that differ in case or accents for one): use a deterministic one such as "C"', co.collname)
+SELECT format('column %s has the nondeterministic collation %s (it would take ids that differ in case or accents for one): use a deterministic one such as "C"', a.name, co.collname)
 FROM actual a JOIN pg_collation co ON co.oid = a.collation
-WHERE a.name = 'event_id' AND (to_jsonb(co) ->> 'collisdeterministic') = 'false'`,
+WHERE a.name IN (${deterministic}) AND (to_jsonb(co) ->> 'collisdeterministic') = 'false'${indexed.join('')}`;
+}
+
+/** The shape {@link statementsFor}'s table must have. */
+const EVENT_TABLE_SHAPE: TableShape = {
+  columns: [
+    ['event_id', 'text'], ['type', 'text'], ['state', 'text'], ['lease_owner', 'uuid'],
+    ['lease_until', 'timestamp with time zone'], ['first_seen', 'timestamp with time zone'], ['done_at', 'timestamp with time zone'],
+  ],
+  primaryKey: ['event_id'],
+  deterministic: ['event_id'],
+};
+
+/** The statements of one table. `$n` are parameters; every value travels as one, never in the text. */
+export function statementsFor(table: TableName) {
+  const t = table.quoted;
+  return {
+    schema: [
+      `CREATE TABLE IF NOT EXISTS ${t} (
+  event_id    text        PRIMARY KEY,
+  type        text,
+  state       text        NOT NULL CHECK (state IN ('pending', 'leased', 'done')),
+  lease_owner uuid,
+  lease_until timestamptz,
+  first_seen  timestamptz NOT NULL DEFAULT now(),
+  done_at     timestamptz
+);`,
+      `CREATE INDEX IF NOT EXISTS ${table.index} ON ${t} (first_seen);`,
+    ],
+    /** See {@link schemaLockSql}. */
+    schemaLock: schemaLockSql(table),
+    /** See {@link shapeSql}: `event_id` the whole primary key, with a deterministic collation. */
+    shape: shapeSql(table, EVENT_TABLE_SHAPE),
     /** $1 event id, $2 owner, $3 lease ms. Takes a new or lapsed, not done row in one statement. */
     claim: `WITH claim AS (
   INSERT INTO ${t} AS e (event_id, state, lease_owner, lease_until)

@@ -1,0 +1,416 @@
+import { describe } from '../internal/path.js';
+import { quote } from '../internal/quote.js';
+import { eventRowId } from '../stores/event-key.js';
+import { checkExternalId, checkKind, wholeNumber } from '../tracker/arguments.js';
+import { NUDGE_PRIORITY_MS } from '../tracker/types.js';
+import type {
+  ClaimDueRequest,
+  ClaimedStatusRecord,
+  StatusKind,
+  StatusLease,
+  StatusRecordState,
+  StatusStore,
+  StatusTurn,
+} from '../tracker/types.js';
+import type { WebhookEvent } from '../webhooks/event.js';
+import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
+import { PostgresStoreError, PostgresTransactionError, storeError, type PostgresStoreOperation } from './errors.js';
+import { DEFAULT_STATUS_TABLE, statusStatementsFor, type StatusStatements } from './status-sql.js';
+import { tableName } from './sql.js';
+import { runProvenTransaction } from './transaction.js';
+
+/** Options of {@link PostgresStatusStore}. */
+export interface PostgresStatusStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
+  /**
+   * A node-postgres `Pool` (`new pg.Pool(...)`, `pg` v8) or a postgres.js `sql` (`postgres(url)`,
+   * `postgres` v3, plain mode only). The store never connects, ends or configures it; give it a
+   * connection timeout (`pg`: `connectionTimeoutMillis`, postgres.js: `connect_timeout`).
+   */
+  pool: Pool;
+  /**
+   * The table, `name` or `schema.name` (letters, digits, `_`, `$`; used quoted, as written).
+   * Trackers whose stores share a table share their records. Create it with
+   * {@link PostgresStatusStore.ensureSchema} or your migrations (the SQL is in `schemaSql`).
+   * @default 'checkout_status_records'
+   */
+  table?: string | undefined;
+  /**
+   * Run `onChange` inside a transaction of the store and hand it that transaction
+   * (`change.transaction`, a `pg` `PoolClient`): the partner's writes through it commit together
+   * with the record's new handled status, so they happen exactly once per status change. Needs a
+   * `pg` Pool (a postgres.js `sql` is refused: a type error, and a `PostgresTransactionError` at
+   * run time).
+   * @default false
+   */
+  transactional?: (Pool extends PostgresJsSqlLike ? false : Transactional) | undefined;
+  /**
+   * In transactional mode, the longest an `onChange` transaction may last, in milliseconds:
+   * PostgreSQL ends it past this (`statement_timeout`, `idle_in_transaction_session_timeout`), and
+   * the store destroys its connection a grace later when that end never arrives (a blackholed
+   * network). The change is then not recorded and is handed over again. Keep it at most the
+   * tracker's `leaseMs`.
+   * @default 60_000 (the tracker's default `leaseMs`)
+   */
+  transactionTimeoutMs?: number | undefined;
+  /**
+   * How long a record's last handled status is kept after its watch ended, in seconds, so a
+   * replayed provider event finds it and calls nothing. Older records are purged in batches of
+   * 1,000, at most once a minute per store instance. Keep it far longer than the provider retries a
+   * delivery (and than the event store's `ttlSeconds`).
+   * @default 2_592_000 (30 days)
+   */
+  retentionSeconds?: number | undefined;
+  /**
+   * How long, in milliseconds, the store waits for one of its statements outside an `onChange`
+   * transaction before it rejects with `PostgresStoreError`; with `pg`, that connection is then
+   * destroyed, not returned to the pool, so a dead network costs a bounded wait.
+   * @default 10_000
+   */
+  statementTimeoutMs?: number | undefined;
+}
+
+/**
+ * Runs one status change inside the store's transaction; see
+ * {@link TransactionalStatusStore.transact}. `Transaction` is the `pg` `PoolClient` the pool gives.
+ */
+export type PostgresStatusTransact<Transaction> = (
+  lease: StatusLease,
+  status: string | null,
+  turn: StatusTurn,
+  work: (transaction: Transaction) => Promise<void>,
+) => Promise<boolean>;
+
+const OPTIONS = ['pool', 'table', 'transactional', 'transactionTimeoutMs', 'retentionSeconds', 'statementTimeoutMs'];
+const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+const DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+/** Rows one purge deletes at most, so a purge never holds many row locks or runs long. */
+const PURGE_BATCH = 1_000;
+const PURGE_EVERY_MS = 60_000;
+/** The most a transaction's connection is kept past its bound when PostgreSQL's own end of it never arrives. */
+const LEASE_GRACE_MS = 2_000;
+
+/** Thrown out of the transaction callback so it rolls back: the lease was lost, `work` never ran. */
+class LeaseLost {}
+
+/**
+ * A status tracker's store in the partner's own PostgreSQL, shared by any number of tracker
+ * processes: one row per record (primary key `kind, external_id`), and an indexed `due_at` column
+ * through which `claimDue` takes the due records (`ORDER BY due_at LIMIT n … FOR UPDATE SKIP
+ * LOCKED`, one statement that also writes each lease's owner, token and end), never by scanning
+ * every record. `extend`, `commit`, `reschedule` and `release` are one statement each that acts
+ * only while the row holds the caller's lease token, so a process whose lease passed records
+ * nothing. A record's last handled status is kept for `retentionSeconds` after its watch ends, then
+ * purged in bounded batches.
+ *
+ * **Transactional mode** (`transactional: true`, `pg` only): the tracker calls `transact` instead
+ * of `commit`. It opens a proven transaction (as `PostgresEventStore`'s: its `txid_current()` is
+ * recorded at `BEGIN`), locks the record's row and checks the lease token in it, runs
+ * `onChange({ ...change, transaction })`, then records the handled status in the same transaction
+ * (a statement that proves the txid) and commits. The partner's writes through `transaction`
+ * therefore commit together with the handled status: exactly once per status change, even when a
+ * process is killed mid-way (PostgreSQL rolls both back, and the change is handed over again).
+ * `onChange` throws → rollback, the change is handed over again later. `transaction` refuses
+ * `BEGIN`/`COMMIT`/`ROLLBACK`/`release()` and every statement once `onChange` resolved
+ * ({@link PostgresTransactionError}, `reason: 'misuse'`/`'ended'`); a lost session fails the turn
+ * with a `PostgresStoreError` and records nothing. While the transaction holds the row, a `nudge`
+ * or `watch` of that one record waits for it (bounded by `transactionTimeoutMs`).
+ *
+ * External ids of any characters are accepted (keyed as the event stores key event ids).
+ * Every database failure rejects with {@link PostgresStoreError}. Requires PostgreSQL 11 or later.
+ *
+ * @example
+ * import pg from 'pg';
+ * import { PostgresStatusStore } from 'checkout-partner-sdk/postgres';
+ * import { createStatusTracker } from 'checkout-partner-sdk/tracker';
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000, keepAlive: true });
+ * const store = new PostgresStatusStore({ pool, transactional: true });
+ * await store.ensureSchema();
+ * const tracker = createStatusTracker({
+ *   client, store,
+ *   onChange: async ({ externalId, status, transaction }) => {
+ *     await transaction.query('INSERT INTO fulfilments (order_id, status) VALUES ($1, $2)', [externalId, status]);
+ *   },
+ * });
+ */
+export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = false> implements StatusStore {
+  /** The quoted table name in use, e.g. `"checkout_status_records"`. */
+  readonly table: string;
+  /** Seconds an ended watch's handled status is kept. */
+  readonly retentionSeconds: number;
+  /** Whether `onChange` runs inside the store's transaction. */
+  readonly transactional: Transactional;
+  /** The SQL `ensureSchema()` runs: put it in your migrations to create the table yourself. */
+  readonly schemaSql: string;
+  /**
+   * Present in transactional mode only (`undefined` otherwise): the tracker records each change
+   * through it. See {@link TransactionalStatusStore.transact}.
+   */
+  readonly transact: Transactional extends true ? PostgresStatusTransact<PostgresTransaction<Pool>> : undefined;
+  readonly #driver: Driver;
+  readonly #sql: StatusStatements;
+  readonly #statementTimeoutMs: number;
+  readonly #transactionTimeoutMs: number;
+  /**
+   * Lease tokens whose row an open transaction of this instance has locked and found held: the
+   * tracker's heartbeat `extend` for them answers `true` at once (nobody can take a locked row, and
+   * an UPDATE of it from another session would only wait for the transaction to end).
+   */
+  readonly #lockedLeases = new Set<string>();
+  #nextPurgeAt = 0;
+
+  constructor(options: PostgresStatusStoreOptions<Pool, Transactional>) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`PostgresStatusStore options must be an object, got ${describe(options)}`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!OPTIONS.includes(key)) throw new TypeError(`PostgresStatusStore: unknown option ${quote(key)}`);
+    }
+    this.#driver = driverOf(options.pool, 'PostgresStatusStore');
+    const table = tableName(options.table, DEFAULT_STATUS_TABLE);
+    this.table = table.quoted;
+    this.#sql = statusStatementsFor(table);
+    this.schemaSql = this.#sql.schema.join('\n');
+    this.retentionSeconds = wholeNumber('retentionSeconds', options.retentionSeconds, DEFAULT_RETENTION_SECONDS);
+    this.#statementTimeoutMs = wholeNumber('statementTimeoutMs', options.statementTimeoutMs, DEFAULT_STATEMENT_TIMEOUT_MS);
+    this.#transactionTimeoutMs = wholeNumber('transactionTimeoutMs', options.transactionTimeoutMs, DEFAULT_TRANSACTION_TIMEOUT_MS);
+    const transactional = options.transactional ?? false;
+    if (typeof transactional !== 'boolean') {
+      throw new TypeError(`transactional must be true or false, got ${describe(transactional)}`);
+    }
+    if (transactional && this.#driver.pgPool === undefined) {
+      throw new PostgresTransactionError(
+        'PostgresStatusStore: transactional: true needs a pg Pool. postgres.js 3.4 cannot be made safe there: when PostgreSQL ends a ' +
+          "session inside sql.begin, it sends the dead transaction's later statements on a new connection that may run another " +
+          'transaction (porsager/postgres#1155). Use pg for transactional mode; postgres.js works in plain mode (transactional: false)',
+        { reason: 'unsupported-driver' },
+      );
+    }
+    this.transactional = transactional as Transactional;
+    const transact: PostgresStatusTransact<unknown> = (lease, status, turn, work) => this.#transact(lease, status, turn, work);
+    this.transact = (transactional ? transact : undefined) as typeof this.transact;
+  }
+
+  /**
+   * Creates the table and its indexes when they do not exist (`CREATE … IF NOT EXISTS`, serialised
+   * by an advisory lock so trackers starting together do not race), then checks the shape the
+   * store depends on (columns and types, the primary key, deterministic collations, the `due_at`
+   * index). Safe to call on every start.
+   *
+   * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (no CREATE right), or
+   *   the table exists with another shape (the message names what is wrong).
+   */
+  async ensureSchema(): Promise<void> {
+    let problems: string[];
+    const shapeProblems = async () => (await this.#driver.query(this.#sql.shape, [], this.#statementTimeoutMs)).map((row) => String(row['problem']));
+    try {
+      // one simple query, so one implicit transaction holds the lock over the DDL without BEGIN
+      await this.#driver.script(`${this.#sql.schemaLock}\n${this.schemaSql}`, this.#statementTimeoutMs);
+      problems = await shapeProblems();
+    } catch (error) {
+      // a table of another shape fails CREATE INDEX (a missing column): say what is wrong with it instead
+      const found = await shapeProblems().catch(() => []);
+      if (found.length === 0) throw storeError('schema', error);
+      problems = found;
+    }
+    if (problems.length > 0) {
+      throw new PostgresStoreError(
+        `PostgreSQL schema failed: the table ${this.table} exists but does not have the shape the store needs: ${problems.join('; ')}. ` +
+          'Fix or rename it (the SQL is in schemaSql)',
+        { operation: 'schema' },
+      );
+    }
+  }
+
+  /**
+   * Deletes at most `maxRows` records whose watch ended more than `retentionSeconds` ago, skipping
+   * rows anybody holds, and resolves with how many it deleted. The store runs it on its own at most
+   * once a minute (from `claimDue`); call it from a job when you want more.
+   *
+   * @throws {PostgresStoreError} (operation `'purge'`)
+   */
+  async purgeExpired(maxRows = PURGE_BATCH): Promise<number> {
+    wholeNumber('maxRows', maxRows, PURGE_BATCH);
+    const rows = await this.#run('purge', this.#sql.purge, [this.retentionSeconds, maxRows]);
+    return Number(rows[0]?.['purged'] ?? 0);
+  }
+
+  async watch(kind: StatusKind, externalId: string, now: number): Promise<void> {
+    const key = await keyOf(kind, externalId);
+    await this.#run('watch', this.#sql.watch, [kind, key, JSON.stringify(externalId), ms(now)]);
+  }
+
+  async unwatch(kind: StatusKind, externalId: string): Promise<void> {
+    await this.#run('unwatch', this.#sql.unwatch, [kind, await keyOf(kind, externalId)]);
+  }
+
+  async nudge(kind: StatusKind, externalId: string, nudge: { now: number; event?: WebhookEvent | undefined }): Promise<void> {
+    const key = await keyOf(kind, externalId);
+    // JSON escapes a NUL and lone surrogates, which PostgreSQL text cannot hold
+    const event = nudge.event === undefined ? null : JSON.stringify(nudge.event);
+    await this.#run('nudge', this.#sql.nudge, [kind, key, JSON.stringify(externalId), ms(nudge.now), event, NUDGE_PRIORITY_MS]);
+  }
+
+  async claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]> {
+    const { now, limit, leaseMs, owner } = request;
+    this.#purgeNow();
+    const base = `${owner}:${globalThis.crypto.randomUUID()}`;
+    const rows = await this.#run('claim', this.#sql.claimDue, [ms(now), limit, ms(leaseMs), owner, base]);
+    // RETURNING has no order: n is each row's place in due order
+    rows.sort((a, b) => Number(a['n']) - Number(b['n']));
+    return rows.map((row) => {
+      const state = stateOf(row);
+      const token = row['lease_token'];
+      if (typeof token !== 'string') throw new PostgresStoreError('PostgreSQL claim failed: a claimed row came back without its lease', { operation: 'claim' });
+      return { ...state, lease: { kind: state.kind, externalId: state.externalId, owner, token } };
+    });
+  }
+
+  async extend(lease: StatusLease, extension: { now: number; leaseMs: number }): Promise<boolean> {
+    const key = await leaseKey(lease);
+    if (this.#lockedLeases.has(lease.token)) return true;
+    const rows = await this.#run('extend', this.#sql.extend, [lease.kind, key, lease.token, ms(extension.now + extension.leaseMs)]);
+    return rows.length === 1;
+  }
+
+  async commit(lease: StatusLease, status: string | null, turn: StatusTurn): Promise<boolean> {
+    const key = await leaseKey(lease);
+    return (await this.#run('commit', this.#sql.endTurn, endTurnValues(lease, key, status, turn, null))).length === 1;
+  }
+
+  async reschedule(lease: StatusLease, turn: StatusTurn): Promise<boolean> {
+    const key = await leaseKey(lease);
+    return (await this.#run('reschedule', this.#sql.endTurn, endTurnValues(lease, key, undefined, turn, null))).length === 1;
+  }
+
+  async release(lease: StatusLease, now: number): Promise<void> {
+    const key = await leaseKey(lease);
+    await this.#run('release', this.#sql.release, [lease.kind, key, lease.token, ms(now)]);
+  }
+
+  async get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined> {
+    const rows = await this.#run('get', this.#sql.get, [kind, await keyOf(kind, externalId)]);
+    return rows[0] === undefined ? undefined : stateOf(rows[0]);
+  }
+
+  async #transact(lease: StatusLease, status: string | null, turn: StatusTurn, work: (transaction: unknown) => Promise<void>): Promise<boolean> {
+    const key = await leaseKey(lease);
+    const pool = this.#driver.pgPool;
+    if (pool === undefined) throw new PostgresTransactionError('transact needs a pg Pool', { reason: 'unsupported-driver' }); // refused in the constructor
+    const leaseMs = this.#transactionTimeoutMs;
+    const graceMs = Math.min(Math.max(leaseMs * 0.25, 250), LEASE_GRACE_MS);
+    let workFailed = false;
+    let lost = false;
+    try {
+      return await runProvenTransaction(pool, { leaseMs, graceMs }, async (transaction) => {
+        const rows = await transaction.query(this.#sql.lock, [lease.kind, key, lease.token]);
+        if (rows[0]?.['held'] !== true) throw new LeaseLost();
+        this.#lockedLeases.add(lease.token);
+        try {
+          try {
+            await work(transaction.handle);
+          } catch (error) {
+            try {
+              transaction.closeHandle();
+            } catch {
+              // onChange's own error is the one to report
+            }
+            workFailed = true;
+            lost = transaction.lost; // onChange's statement failed because the session died: a store failure
+            throw error;
+          }
+          transaction.closeHandle(); // from here on, a statement on onChange's transaction is refused
+          // the turn's end proves the txid itself: it records nothing outside this very transaction
+          const ended = await transaction.query(this.#sql.endTurn, endTurnValues(lease, key, status, turn, transaction.txid));
+          if (ended.length !== 1) {
+            await transaction.prove(); // throws when the session left the transaction (a COMMIT or ROLLBACK got through)
+            throw new PostgresTransactionError(
+              "onChange changed the record's row through transaction, so its status could not be recorded: leave the store's table to the store",
+              { reason: 'misuse' },
+            );
+          }
+          return true;
+        } finally {
+          this.#lockedLeases.delete(lease.token);
+        }
+      });
+    } catch (error) {
+      if (error instanceof LeaseLost) return false;
+      if (error instanceof PostgresTransactionError && error.misuse) throw error; // the message says what to do instead
+      if (workFailed && !lost) throw error; // rolled back; the tracker tells onChange's own error by identity
+      throw storeError('transact', error);
+    }
+  }
+
+  async #run(operation: PostgresStoreOperation, text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+    try {
+      return await this.#driver.query(text, values, this.#statementTimeoutMs);
+    } catch (error) {
+      throw storeError(operation, error);
+    }
+  }
+
+  /** Starts one purge batch in the background when the last one began a minute ago or more. */
+  #purgeNow(): void {
+    const now = Date.now();
+    if (now < this.#nextPurgeAt) return;
+    this.#nextPurgeAt = now + PURGE_EVERY_MS;
+    // best effort: a failed purge is retried a minute later, and never fails a claim
+    this.purgeExpired().catch(() => undefined);
+  }
+}
+
+/** A record's key column: its externalId as the event stores key ids (hashed when text cannot hold it). */
+async function keyOf(kind: StatusKind, externalId: string): Promise<string> {
+  checkKind(kind);
+  checkExternalId(externalId);
+  return eventRowId(externalId);
+}
+
+async function leaseKey(lease: StatusLease): Promise<string> {
+  if (lease === null || typeof lease !== 'object' || typeof lease.token !== 'string') {
+    throw new TypeError(`lease must be the lease claimDue returned, got ${describe(lease)}`);
+  }
+  return keyOf(lease.kind, lease.externalId);
+}
+
+/** The parameters of the `endTurn` statement; `status` undefined: a reschedule (nothing handled). */
+function endTurnValues(lease: StatusLease, key: string, status: string | null | undefined, turn: StatusTurn, txid: string | null): unknown[] {
+  const next = 'delayMs' in turn.next ? 'delay' : turn.next.end;
+  const delay = 'delayMs' in turn.next ? ms(turn.next.delayMs) : 0;
+  return [lease.kind, key, lease.token, ms(turn.now), status !== undefined, status ?? null, next, delay, turn.failures, NUDGE_PRIORITY_MS, turn.keepNudge === true, txid];
+}
+
+function ms(value: number): number {
+  return Math.ceil(value);
+}
+
+/** A row the store's statements return, as a record's state. */
+function stateOf(row: Record<string, unknown>): StatusRecordState {
+  const kind = row['kind'];
+  const idJson = row['external_id_json'];
+  const externalId: unknown = typeof idJson === 'string' ? JSON.parse(idJson) : undefined;
+  if ((kind !== 'order' && kind !== 'withdrawal') || typeof externalId !== 'string') {
+    throw new PostgresStoreError('PostgreSQL get failed: a row of the status table is not one this store wrote', { operation: 'get' });
+  }
+  const state: StatusRecordState = {
+    kind,
+    externalId,
+    watching: row['watching'] === true,
+    watchedAt: Number(row['watched_at']),
+    failures: Number(row['failures'] ?? 0),
+  };
+  if (row['handled_at'] !== null && row['handled_at'] !== undefined) {
+    const handled = row['handled_status'];
+    state.handled = { status: typeof handled === 'string' ? handled : null, at: Number(row['handled_at']) };
+  }
+  if (row['nudged_at'] !== null && row['nudged_at'] !== undefined) state.nudgedAt = Number(row['nudged_at']);
+  const event = row['event'];
+  if (typeof event === 'string') {
+    const parsed: unknown = JSON.parse(event);
+    if (parsed !== null && typeof parsed === 'object' && typeof (parsed as { eventId?: unknown }).eventId === 'string') {
+      state.event = parsed as WebhookEvent;
+    }
+  }
+  return state;
+}

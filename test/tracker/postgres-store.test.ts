@@ -1,0 +1,110 @@
+import { PostgresStatusStore, PostgresStoreError, PostgresTransactionError } from 'checkout-partner-sdk/postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { drivers, type Connection } from '../postgres/drivers.js';
+import { statusStoreContract } from './store-contract.js';
+
+let server: PostgresServer;
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(() => server?.stop());
+
+let tables = 0;
+const uniqueTable = (): string => `status_${process.pid}_${++tables}`;
+
+describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
+  let db: Connection;
+  beforeAll(() => {
+    db = driver.connect(server.url);
+  });
+  afterAll(() => db?.close());
+
+  const fresh = async (options: { table?: string; retentionSeconds?: number } = {}) => {
+    const store = new PostgresStatusStore({ pool: db.pool, table: options.table ?? uniqueTable(), ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}) });
+    await store.ensureSchema();
+    return store;
+  };
+
+  describe('the StatusStore contract', () => {
+    statusStoreContract(() => fresh());
+  });
+
+  it('keeps one row per record and finds due records through the due_at index, not a scan', async () => {
+    const table = uniqueTable();
+    const store = await fresh({ table });
+    const T = 1_700_000_000_000;
+    for (let i = 0; i < 200; i += 1) await store.watch('order', `o-${i}`, T + i * 1_000);
+    await store.nudge('order', 'o-5', { now: T });
+    await store.watch('order', 'o-5', T); // idempotent: still one row
+    expect((await db.exec(`SELECT count(*)::int AS n FROM "${table}"`))[0]!['n']).toBe(200);
+    // a fleet's worth of records, most of them due far later or ended
+    await db.exec(
+      `INSERT INTO "${table}" (kind, external_id, external_id_json, watching, watched_at, due_at, ended_at)
+       SELECT 'withdrawal', 'w-' || i, to_json('w-' || i)::text, i % 2 = 0, ${T}, CASE WHEN i % 2 = 0 THEN ${T + 86_400_000} + i END,
+         CASE WHEN i % 2 = 1 THEN now() END
+       FROM generate_series(1, 20000) AS i`,
+    );
+    await db.exec(`ANALYZE "${table}"`);
+    // the claim's own SELECT as the store runs it: an index scan on due_at that stops after LIMIT rows
+    const plan = await db.exec(
+      `EXPLAIN (FORMAT JSON) SELECT kind, external_id, due_at FROM "${table}" WHERE due_at IS NOT NULL AND due_at <= ${T + 10_000} ORDER BY due_at LIMIT 8 FOR UPDATE SKIP LOCKED`,
+    );
+    const text = JSON.stringify(plan);
+    expect(text).toContain(`${table}_due_at_idx`);
+    expect(text).not.toContain('Seq Scan');
+    expect((await store.claimDue({ now: T + 10_000, limit: 3, leaseMs: 1_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-5', 'o-0', 'o-1']);
+  });
+
+  it('keeps the handled status after the watch ends, and purges it after the retention in bounded batches', async () => {
+    const table = uniqueTable();
+    const store = await fresh({ table, retentionSeconds: 1 });
+    const T = 1_700_000_000_000;
+    for (const id of ['a', 'b', 'c']) {
+      await store.watch('order', id, T);
+      const [record] = await store.claimDue({ now: T, limit: 1, leaseMs: 1_000, owner: 'x' });
+      await store.commit(record!.lease, 'Settled', { now: T + 1, failures: 0, next: { end: 'final' } });
+    }
+    await store.watch('order', 'still-watched', T);
+    expect(await store.get('order', 'a')).toMatchObject({ watching: false, handled: { status: 'Settled' } });
+    await db.exec(`UPDATE "${table}" SET ended_at = now() - interval '2 seconds' WHERE ended_at IS NOT NULL`);
+    expect(await store.purgeExpired(2)).toBe(2);
+    expect(await store.purgeExpired()).toBe(1);
+    expect(await store.get('order', 'a')).toBeUndefined();
+    expect(await store.get('order', 'still-watched')).toMatchObject({ watching: true });
+  });
+
+  it('stores ids PostgreSQL text cannot hold, apart from literal ids that look hashed', async () => {
+    const store = await fresh();
+    const T = 1_700_000_000_000;
+    const odd = ['nul\u0000id', 'lone\ud800', 'x'.repeat(300), 'sha256:abc'];
+    for (const id of odd) await store.watch('order', id, T);
+    const claimed = await store.claimDue({ now: T, limit: 10, leaseMs: 1_000, owner: 'a' });
+    expect(claimed.map((r) => r.externalId).sort()).toEqual([...odd].sort());
+    await store.nudge('order', 'nul\u0000id', { now: T, event: { eventId: 'e\u0000', type: 't' } });
+    expect((await store.get('order', 'nul\u0000id'))?.event?.eventId).toBe('e\u0000');
+  });
+
+  it('ensureSchema names what is wrong with a table of another shape', async () => {
+    const table = uniqueTable();
+    await db.exec(`CREATE TABLE "${table}" (kind text, external_id text, watching boolean)`);
+    const store = new PostgresStatusStore({ pool: db.pool, table });
+    const error = await store.ensureSchema().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PostgresStoreError);
+    expect((error as Error).message).toMatch(/column external_id_json is missing/);
+    expect((error as Error).message).toMatch(/\(kind, external_id\) is not the primary key/);
+    expect((error as Error).message).toMatch(/no index leads with due_at/);
+  });
+
+  it('rejects bad options with a TypeError, and postgres.js in transactional mode', () => {
+    expect(() => new PostgresStatusStore({ pool: db.pool, table: 'a;drop' })).toThrow(TypeError);
+    expect(() => new PostgresStatusStore({ pool: db.pool, retentionSeconds: 0 })).toThrow(TypeError);
+    expect(() => new PostgresStatusStore({ pool: db.pool, bogus: 1 } as never)).toThrow(/unknown option "bogus"/);
+    if (driver.name === 'postgres.js') {
+      expect(() => new PostgresStatusStore({ pool: db.pool, transactional: true as never })).toThrow(PostgresTransactionError);
+    } else {
+      expect(new PostgresStatusStore({ pool: db.pool, transactional: true as never }).transact).toBeTypeOf('function');
+    }
+    expect(new PostgresStatusStore({ pool: db.pool }).transact).toBeUndefined();
+  });
+});
