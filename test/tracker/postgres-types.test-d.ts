@@ -1,0 +1,37 @@
+import { expectTypeOf, test } from 'vitest';
+import type pg from 'pg';
+import type postgres from 'postgres';
+import { CheckoutClient } from 'checkout-partner-sdk';
+import { PostgresStatusStore } from 'checkout-partner-sdk/postgres';
+import { createStatusTracker, type StatusChange } from 'checkout-partner-sdk/tracker';
+
+declare const pool: pg.Pool;
+declare const sql: postgres.Sql;
+declare const client: CheckoutClient;
+
+test('a transactional PostgresStatusStore hands onChange the pg PoolClient', () => {
+  createStatusTracker({
+    client,
+    store: new PostgresStatusStore({ pool, transactional: true }),
+    onChange: async ({ transaction, externalId }) => {
+      expectTypeOf(transaction).toEqualTypeOf<pg.PoolClient>();
+      expectTypeOf(externalId).toBeString();
+    },
+  });
+});
+
+test('postgres.js is refused in transactional mode; a plain store hands onChange no transaction', () => {
+  // @ts-expect-error transactional mode needs a pg Pool
+  void new PostgresStatusStore({ pool: sql, transactional: true });
+  for (const store of [new PostgresStatusStore({ pool: sql }), new PostgresStatusStore({ pool })]) {
+    createStatusTracker({
+      client,
+      store,
+      onChange: (change) => {
+        expectTypeOf(change).toEqualTypeOf<StatusChange>();
+        // @ts-expect-error no transaction without a transactional store
+        void change.transaction;
+      },
+    });
+  }
+});
