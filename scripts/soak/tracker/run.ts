@@ -11,6 +11,12 @@
  * the commit, is the one window a non-transactional store leaves, and is counted apart), statuses
  * in the order they happened, previousStatus chained. Exits non-zero on any violation.
  *
+ * PostgreSQL mode (`npm run test:soak:tracker -- --postgres`): the same on one real PostgreSQL
+ * (durable commits) with a transactional `PostgresStatusStore`: each `onChange` writes its effect
+ * row through `transaction` into a table with no unique key (and the injected failure comes after
+ * that write), PostgreSQL is restarted (`-m fast`) instead of Redis, and the check reads the effect
+ * rows: exactly one per (record, status), with no SIGKILL window allowed.
+ *
  * Bounded: a 150 s hard limit, a time limit on every child, every child killed by pid on exit.
  */
 import { randomUUID } from 'node:crypto';
@@ -19,11 +25,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import pg from 'pg';
+import { PostgresEventStore, PostgresStatusStore } from 'checkout-partner-sdk/postgres';
+import { startPostgres, type PostgresServer } from '../../../test/helpers/postgres-server.js';
 import { assertFreshBuild, FROM_SRC, killAll, ROOT, spawnTs, type BoundedChild } from '../../chaos/children.js';
 import { freePort, startSoakRedis, type SoakRedis } from '../redis.js';
 import { planRecord, STATUS_PREFIX } from './plan.js';
 
 const RECORDS = Number(process.env.SOAK_RECORDS ?? 2_000);
+const POSTGRES = process.argv.includes('--postgres');
+const PG_TABLE = 'tsoak_status';
+const PG_EFFECTS = 'tsoak_effects';
 const PROCESSES = 3;
 const SEED = Number(process.env.SOAK_SEED ?? 20_261_124);
 const SPREAD_MS = 20_000;
@@ -34,7 +46,9 @@ const fail = (message: string) => failures.push(message);
 const note = (message: string) => console.log(`[tracker-soak +${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
 
 let redis: SoakRedis | undefined;
+let postgres: PostgresServer | undefined;
 const killRedis = () => {
+  void postgres?.stop();
   const pid = redis?.pid();
   if (pid !== undefined) {
     try {
@@ -78,10 +92,21 @@ const truthFile = join(dir, 'truth.log');
 const secret = `whsec-tracker-soak-${randomUUID()}`;
 
 try {
-  if (!FROM_SRC) assertFreshBuild(['index.js', 'webhooks.node.js', 'redis.js', 'tracker.js', 'testing.js']);
-  mkdirSync(join(dir, 'redis'));
-  redis = await startSoakRedis(join(dir, 'redis'));
-  note(`redis-server pid ${redis.pid()} on ${redis.url} (appendonly yes)`);
+  if (!FROM_SRC) assertFreshBuild(['index.js', 'webhooks.node.js', 'redis.js', 'postgres.js', 'tracker.js', 'testing.js']);
+  let admin: pg.Pool | undefined;
+  if (POSTGRES) {
+    postgres = await startPostgres({ durableCommits: true });
+    admin = new pg.Pool({ connectionString: postgres.url, max: 2 });
+    admin.on('error', () => undefined);
+    await new PostgresStatusStore({ pool: admin, table: PG_TABLE }).ensureSchema();
+    await new PostgresEventStore({ pool: admin, table: `${PG_TABLE}_events` }).ensureSchema();
+    await admin.query(`CREATE TABLE ${PG_EFFECTS} (kind text, external_id text, status text, previous text, source text, pid int, at bigint)`);
+    note(`PostgreSQL on ${postgres.url} (durable commits); effects table ${PG_EFFECTS} has no unique key`);
+  } else {
+    mkdirSync(join(dir, 'redis'));
+    redis = await startSoakRedis(join(dir, 'redis'));
+    note(`redis-server pid ${redis.pid()} on ${redis.url} (appendonly yes)`);
+  }
 
   const ports = await Promise.all(Array.from({ length: PROCESSES }, () => freePort()));
   const epoch = Date.now() + 8_000; // time for every child to start
@@ -115,6 +140,9 @@ try {
         SOAK_PORT: String(ports[index]),
         SOAK_LOG: logFile,
         SOAK_REDIS_URL: redis?.url,
+        SOAK_PG_URL: postgres?.url,
+        SOAK_PG_TABLE: PG_TABLE,
+        SOAK_PG_EFFECTS: PG_EFFECTS,
         SOAK_FAKE_URL: fakeUrl,
       },
       onLine: (line) => lines.push(line),
@@ -138,24 +166,33 @@ try {
 
   await sleep(Math.max(0, epoch + 26_000 - Date.now()));
   const restartAt = Date.now();
-  await redis.stop();
-  await redis.start();
-  note(`redis-server restarted in ${Date.now() - restartAt} ms (AOF replayed)`);
+  if (postgres !== undefined) {
+    await postgres.restart('fast');
+    note(`PostgreSQL restarted (fast) in ${Date.now() - restartAt} ms (open transactions rolled back)`);
+  } else {
+    await redis!.stop();
+    await redis!.start();
+    note(`redis-server restarted in ${Date.now() - restartAt} ms (AOF replayed)`);
+  }
 
   // every planned change is done by then; wait until no record is watched any more
   const lastChange = Math.max(...Array.from({ length: RECORDS }, (_, i) => Math.max(...planRecord(i, SEED, SPREAD_MS).changes.map((c) => c.atMs))));
   await sleep(Math.max(0, epoch + lastChange - Date.now()));
   note('the last planned change is applied; waiting for every watch to end');
-  const probe = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-  probe.on('error', () => undefined);
+  const probe = redis === undefined ? undefined : new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  probe?.on('error', () => undefined);
+  const countWatched = async (): Promise<number> =>
+    probe !== undefined
+      ? Number(await probe.zcard(`${STATUS_PREFIX}due`))
+      : Number((await admin!.query(`SELECT count(*)::int AS n FROM ${PG_TABLE} WHERE watching`)).rows[0].n);
   let watched = -1;
   const watchDeadline = Date.now() + 40_000;
   while (Date.now() < watchDeadline) {
-    watched = Number(await probe.zcard(`${STATUS_PREFIX}due`).catch(() => -1));
+    watched = await countWatched().catch(() => -1);
     if (watched === 0) break;
     await sleep(500);
   }
-  probe.disconnect();
+  probe?.disconnect();
   if (watched !== 0) fail(`${watched} records were still watched 40 s after the last change`);
   note(`every watch ended (${((Date.now() - epoch - lastChange) / 1000).toFixed(1)} s after the last change)`);
 
@@ -168,7 +205,18 @@ try {
   fake.child.kill('SIGTERM');
   await fake.exited;
   const provider = fakeLines.find((line) => line.startsWith('PROVIDER '))?.slice(9) ?? '{}';
-  await redis.stop();
+  await redis?.stop();
+  // PostgreSQL mode: the effect rows written through `transaction` are what was handed over (the log is at least once)
+  const effectLines =
+    admin === undefined
+      ? undefined
+      : (await admin.query(`SELECT kind, external_id, status, previous, source, pid, at FROM ${PG_EFFECTS}`)).rows.map(
+          (r: Record<string, unknown>) => `C ${r['kind']} ${r['external_id']} ${r['status']} ${r['previous']} ${r['source']} ${r['pid']} ${r['at']}`,
+        );
+  const idle = admin === undefined ? 0 : Number((await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0].n);
+  if (idle > 0) fail(`${idle} PostgreSQL sessions left idle in transaction`);
+  await admin?.end();
+  await postgres?.stop();
 
   // ---- the check ----
   const truth = new Map<string, string[]>();
@@ -179,7 +227,7 @@ try {
   }
   const handed = new Map<string, Array<{ status: string; previous: string; source: string; pid: number; at: number }>>();
   let lines = 0;
-  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+  for (const line of effectLines ?? readFileSync(logFile, 'utf8').split('\n')) {
     const [tag, , id, status, previous, source, pid, at] = line.split(' ');
     if (tag !== 'C' || id === undefined || status === undefined) continue;
     lines += 1;
@@ -208,7 +256,7 @@ try {
         continue;
       }
       // the one window a non-transactional store leaves: onChange ran in the killed process, which died before the commit
-      if (earlier.pid === victimPid && earlier.at <= killedAt && earlier.at > killedAt - 1_000) killWindow += 1;
+      if (!POSTGRES && earlier.pid === victimPid && earlier.at <= killedAt && earlier.at > killedAt - 1_000) killWindow += 1;
       else {
         doubled += 1;
         if (examples.length < 5) examples.push(`${plan.externalId} ${entry.status} twice`);

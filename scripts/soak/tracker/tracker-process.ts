@@ -6,14 +6,21 @@
  * those already due (a watch is idempotent). Each `onChange` appends one line to SOAK_LOG (O_APPEND):
  *   C <kind> <id> <status> <previousStatus|-> <source> <pid> <epoch ms>
  * SIGTERM: drain the handler and the tracker, exit 0. Prints `READY <port>` once listening.
+ *
+ * PostgreSQL mode (SOAK_PG_URL set): a transactional `PostgresStatusStore` and a plain
+ * `PostgresEventStore` on one `pg` Pool instead; `onChange` also writes its effect row through
+ * `transaction` into SOAK_PG_EFFECTS (no unique key), then the injected failure (after the write,
+ * so it must be rolled back). The effect rows are what run.ts checks for exactly-once.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { CheckoutClient } from 'checkout-partner-sdk';
+import { PostgresEventStore, PostgresStatusStore } from 'checkout-partner-sdk/postgres';
 import { RedisEventStore, RedisStatusStore } from 'checkout-partner-sdk/redis';
-import { createStatusTracker } from 'checkout-partner-sdk/tracker';
-import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
+import { createStatusTracker, type StatusChange, type StatusTrackerOptions } from 'checkout-partner-sdk/tracker';
+import { createWebhookHandler, type EventStore } from 'checkout-partner-sdk/webhooks';
 import { EVENT_PREFIX, orderForTrade, PARTNER_ID, PARTNER_SECRET, planRecord, requiredEnv, STATUS_PREFIX } from './plan.js';
 
 const index = Number(requiredEnv('SOAK_INDEX'));
@@ -26,34 +33,70 @@ const port = Number(requiredEnv('SOAK_PORT'));
 const log = openSync(requiredEnv('SOAK_LOG'), 'a');
 const stats = { reads: 0, storeFailed: 0, leaseLost: 0, changeFailed: 0 };
 
-const redis = new Redis(requiredEnv('SOAK_REDIS_URL'), { maxRetriesPerRequest: 1 });
-redis.on('error', () => undefined);
+const pgUrl = process.env['SOAK_PG_URL'];
+const redis = pgUrl === undefined ? new Redis(requiredEnv('SOAK_REDIS_URL'), { maxRetriesPerRequest: 1 }) : undefined;
+redis?.on('error', () => undefined);
+// settings of the README: a bounded connect, TCP keepalive; an idle session PostgreSQL ended is replaced
+const pool = pgUrl === undefined ? undefined : new pg.Pool({ connectionString: pgUrl, max: 24, connectionTimeoutMillis: 2_000, keepAlive: true });
+pool?.on('error', () => undefined);
 const client = new CheckoutClient({ baseUrl: requiredEnv('SOAK_FAKE_URL'), partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, timeoutMs: 5_000, maxRetries: 1 });
 
-const tracker = createStatusTracker({
+const logChange = (change: StatusChange) =>
+  writeSync(log, `C ${change.kind} ${change.externalId} ${change.status} ${change.previousStatus ?? '-'} ${change.source} ${process.pid} ${Date.now()}\n`);
+const options: Omit<StatusTrackerOptions, 'store' | 'onChange'> = {
   client,
-  store: new RedisStatusStore({ client: redis, prefix: STATUS_PREFIX, commandTimeoutMs: 2_000 }),
   owner: `p${index}-${process.pid}`,
   leaseMs: 10_000,
   maxConcurrentReads: 16,
-  onChange: async (change) => {
-    // one in 25 calls fails on purpose: the same change must come back, and be recorded once
-    if (Math.random() < 0.04) throw new Error('injected onChange failure');
-    writeSync(log, `C ${change.kind} ${change.externalId} ${change.status} ${change.previousStatus ?? '-'} ${change.source} ${process.pid} ${Date.now()}\n`);
-  },
   logger: (entry) => {
     if (entry.type === 'read') stats.reads += 1;
     else if (entry.type === 'store-failed') stats.storeFailed += 1;
     else if (entry.type === 'lease-lost') stats.leaseLost += 1;
     else if (entry.type === 'change-failed') stats.changeFailed += 1;
   },
-});
+};
+
+const effects = process.env['SOAK_PG_EFFECTS'] ?? 'tsoak_effects';
+const tracker =
+  pool === undefined
+    ? createStatusTracker({
+        ...options,
+        store: new RedisStatusStore({ client: redis!, prefix: STATUS_PREFIX, commandTimeoutMs: 2_000 }),
+        onChange: async (change) => {
+          // one in 25 calls fails on purpose: the same change must come back, and be recorded once
+          if (Math.random() < 0.04) throw new Error('injected onChange failure');
+          logChange(change);
+        },
+      })
+    : createStatusTracker({
+        ...options,
+        store: new PostgresStatusStore({ pool, table: requiredEnv('SOAK_PG_TABLE'), transactional: true, transactionTimeoutMs: 10_000, statementTimeoutMs: 2_000 }),
+        onChange: async ({ transaction, ...change }) => {
+          await transaction.query(`INSERT INTO "${effects}" (kind, external_id, status, previous, source, pid, at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+            change.kind,
+            change.externalId,
+            change.status,
+            change.previousStatus ?? '-',
+            change.source,
+            process.pid,
+            Date.now(),
+          ]);
+          // after the write: the failure must roll it back, and the change come again
+          if (Math.random() < 0.04) throw new Error('injected onChange failure');
+          logChange(change as StatusChange); // at least once (a SIGKILL before COMMIT repeats it); the rows are the proof
+        },
+      });
+
+const eventStore: EventStore =
+  pool === undefined
+    ? new RedisEventStore({ client: redis!, prefix: EVENT_PREFIX, commandTimeoutMs: 2_000 })
+    : new PostgresEventStore({ pool, table: `${requiredEnv('SOAK_PG_TABLE')}_events`, statementTimeoutMs: 2_000 });
 
 const handler = createWebhookHandler({
   secret: requiredEnv('SOAK_WEBHOOK_SECRET'),
   client,
   tracker,
-  store: new RedisEventStore({ client: redis, prefix: EVENT_PREFIX, commandTimeoutMs: 2_000 }),
+  store: eventStore,
   resolveOrderExternalId: (event) => orderForTrade(event['tradeId']) ?? (typeof event['endUserId'] === 'string' ? event['endUserId'] : undefined),
   resolveWithdrawalExternalId: (event) => (typeof event['withdrawalExternalId'] === 'string' ? event['withdrawalExternalId'] : undefined),
   logger: () => undefined,
@@ -67,7 +110,7 @@ const watch = async (i: number): Promise<void> => {
       await (plan.kind === 'order' ? tracker.watchOrder(plan.externalId) : tracker.watchWithdrawal(plan.externalId));
       return;
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200)); // Redis restarting: try again
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the store restarting: try again
     }
   }
   process.stderr.write(`could not watch ${plan.externalId}\n`);
@@ -88,7 +131,8 @@ process.once('SIGTERM', () => {
     process.stdout.write(`STATS ${JSON.stringify(stats)}\n`);
     server.closeAllConnections();
     server.close();
-    redis.disconnect();
+    redis?.disconnect();
+    void pool?.end();
     closeSync(log);
     clearTimeout(watchdog);
     process.exit(0);
