@@ -48,6 +48,8 @@ export function statusStatementsFor(table: TableName) {
   const t = table.quoted;
   const pk = `r.kind = $1::text AND r.external_id = $2::text`;
   /** Due at the end of a live lease, else at `at` (watch and nudge). `$4` is now. */
+  /** The turn ends the watch: watched, no nudge since the claim, and `next` is not a delay (`$7`). */
+  const ends = `(r.watching AND r.nudges = r.lease_nudges AND $7::text <> 'delay')`;
   const dueUnlessLeased = (at: string) => `CASE WHEN r.lease_token IS NOT NULL AND r.lease_until > $4::bigint THEN r.lease_until ELSE ${at} END`;
   return {
     schema: [
@@ -128,29 +130,24 @@ RETURNING 1 AS extended`,
      * $7 next ('delay' | 'final' | 'max-age'), $8 delay ms, $9 failures, $10 priority ms, $11 keep
      * the nudge, $12 the txid that must run it (null: any). Checks the lease and ends the turn in
      * one statement: a nudge that came during the turn makes the record due at once; an ended
-     * watch keeps its handled status for the retention.
+     * watch keeps its handled status for the retention. Every condition is on the row itself (no
+     * CTE read beforehand): when the UPDATE waits for a row another session changed, PostgreSQL
+     * re-checks these conditions on the row as committed, so a lease taken meanwhile is never ended.
      */
-    endTurn: `WITH cur AS (
-  SELECT r.kind, r.external_id, r.watching AND r.nudges = r.lease_nudges AND $7::text <> 'delay' AS ends,
-    r.nudges <> r.lease_nudges AS nudged
-  FROM ${t} r
-  WHERE ${pk} AND r.lease_token = $3::text AND ($12::bigint IS NULL OR txid_current() = $12::bigint)
-)
-UPDATE ${t} AS r SET
+    endTurn: `UPDATE ${t} AS r SET
   handled_status = CASE WHEN $5::boolean THEN $6::text ELSE r.handled_status END,
   handled_at = CASE WHEN $5::boolean THEN $4::bigint ELSE r.handled_at END,
-  nudged_at = CASE WHEN c.ends OR ($5::boolean AND NOT c.nudged AND NOT $11::boolean) THEN NULL ELSE r.nudged_at END,
-  event = CASE WHEN c.ends OR ($5::boolean AND NOT c.nudged AND NOT $11::boolean) THEN NULL ELSE r.event END,
+  nudged_at = CASE WHEN ${ends} OR ($5::boolean AND r.nudges = r.lease_nudges AND NOT $11::boolean) THEN NULL ELSE r.nudged_at END,
+  event = CASE WHEN ${ends} OR ($5::boolean AND r.nudges = r.lease_nudges AND NOT $11::boolean) THEN NULL ELSE r.event END,
   failures = $9::int,
-  watching = r.watching AND NOT c.ends,
+  watching = r.watching AND NOT ${ends},
   due_at = CASE
-    WHEN NOT r.watching OR c.ends THEN NULL
-    WHEN c.nudged THEN $4::bigint - $10::bigint
+    WHEN NOT r.watching OR ${ends} THEN NULL
+    WHEN r.nudges <> r.lease_nudges THEN $4::bigint - $10::bigint
     ELSE $4::bigint + $8::bigint END,
-  ended_at = CASE WHEN c.ends THEN now() ELSE r.ended_at END,
+  ended_at = CASE WHEN ${ends} THEN now() ELSE r.ended_at END,
   lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL
-FROM cur c
-WHERE r.kind = c.kind AND r.external_id = c.external_id
+WHERE ${pk} AND r.lease_token = $3::text AND ($12::bigint IS NULL OR txid_current() = $12::bigint)
 RETURNING 1 AS ended`,
     /** $1 kind, $2 key, $3 token, $4 now. Gives the record back, due at once while watched. */
     release: `UPDATE ${t} AS r SET lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL,

@@ -1,7 +1,8 @@
+import pg from 'pg';
 import { PostgresStatusStore, PostgresStoreError, PostgresTransactionError } from 'checkout-partner-sdk/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { drivers, type Connection } from '../postgres/drivers.js';
+import { drivers, eventually, type Connection } from '../postgres/drivers.js';
 import { statusStoreContract } from './store-contract.js';
 
 let server: PostgresServer;
@@ -54,6 +55,31 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     expect(text).toContain(`${table}_due_at_idx`);
     expect(text).not.toContain('Seq Scan');
     expect((await store.claimDue({ now: T + 10_000, limit: 3, leaseMs: 1_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-5', 'o-0', 'o-1']);
+  });
+
+  it('a commit that waits for a row whose lease another session takes meanwhile records nothing (the token is re-checked on the row as committed)', async () => {
+    const table = uniqueTable();
+    const store = await fresh({ table });
+    const T = 1_700_000_000_000;
+    await store.watch('order', 'o-1', T);
+    const [record] = await store.claimDue({ now: T, limit: 1, leaseMs: 1_000, owner: 'a' });
+    const other = new pg.Client({ connectionString: server.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`SELECT 1 FROM "${table}" WHERE external_id = 'o-1' FOR UPDATE`);
+      const committing = store.commit(record!.lease, 'Settled', { now: T + 1, failures: 0, next: { end: 'final' } });
+      // the commit's statement is waiting for the row; the other session re-leases it and commits
+      await eventually(async () => (await db.exec(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"${table}"%'`))[0]!['n'] === 1);
+      await other.query(`UPDATE "${table}" SET lease_token = 'b:1', lease_owner = 'b' WHERE external_id = 'o-1'`);
+      await other.query('COMMIT');
+      expect(await committing).toBe(false);
+    } finally {
+      await other.end();
+    }
+    const state = await store.get('order', 'o-1');
+    expect(state?.watching).toBe(true);
+    expect(state?.handled).toBeUndefined();
   });
 
   it('keeps the handled status after the watch ends, and purges it after the retention in bounded batches', async () => {
