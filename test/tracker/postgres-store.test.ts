@@ -122,6 +122,16 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     expect((error as Error).message).toMatch(/no index leads with due_at/);
   });
 
+  it('a 63-character table name gets both its indexes (their names are shortened, never cut to the table name)', async () => {
+    const table = `s${process.pid}_${driver.name.replace(/\W/g, '')}`.padEnd(63, 'x');
+    const store = await fresh({ table });
+    await store.ensureSchema(); // again: the shape check finds both indexes
+    const indexes = await db.exec(`SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY 1`, [table]);
+    const names = indexes.map((row) => String(row['indexname']));
+    expect(names).toHaveLength(3); // the primary key's, due_at's and ended_at's
+    expect(names.filter((name) => /_(due|ended)_at_idx$/.test(name) && name.length <= 63)).toHaveLength(2);
+  });
+
   it('rejects bad options with a TypeError, and postgres.js in transactional mode', () => {
     expect(() => new PostgresStatusStore({ pool: db.pool, table: 'a;drop' })).toThrow(TypeError);
     expect(() => new PostgresStatusStore({ pool: db.pool, retentionSeconds: 0 })).toThrow(TypeError);
