@@ -74,9 +74,14 @@ const SCHEMA_LOCK_SPACE = 0x636b6f; // "cko"
  * it (`t` and `public.t` take the same lock). Run first in the same simple query as the DDL.
  */
 export function schemaLockSql(table: TableName): string {
+  return `SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_SPACE}, hashtext(${resolvedNameSql(table)}));`;
+}
+
+/** An SQL expression for the table's name as PostgreSQL resolves it (`t` and `public.t` give the same text). */
+export function resolvedNameSql(table: TableName): string {
   // identifiers only hold [A-Za-z0-9_$] (checked above), so they are safe inside a literal
   const schemaText = table.schema === undefined ? 'current_schema()' : `'${table.schema}'`;
-  return `SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_SPACE}, hashtext(${schemaText} || '.' || '${table.name}'));`;
+  return `${schemaText} || '.' || '${table.name}'`;
 }
 
 /** What a store's table must look like, for {@link shapeSql}. */

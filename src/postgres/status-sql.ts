@@ -1,4 +1,4 @@
-import { indexName, schemaLockSql, shapeSql, type TableName, type TableShape } from './sql.js';
+import { indexName, resolvedNameSql, schemaLockSql, shapeSql, type TableName, type TableShape } from './sql.js';
 
 /** The status store's table when the `table` option is not given. */
 export const DEFAULT_STATUS_TABLE = 'checkout_status_records';
@@ -156,10 +156,15 @@ WHERE ${pk} AND r.lease_token = $3::text`,
     /** $1 kind, $2 key. */
     get: `SELECT ${state('r')} FROM ${t} r WHERE ${pk}`,
     /**
-     * $1 kind, $2 key, $3 token. Inside a transaction: waits for and locks the record's row
-     * (bounded by the transaction's `statement_timeout`), and tells whether the lease still holds it.
+     * $1 kind, $2 key. Inside a transaction: waits for (bounded by the transaction's
+     * `statement_timeout`) and takes the record's transaction-scoped advisory lock, so two
+     * `onChange` transactions of one record never overlap, even when a lease lapsed. An advisory
+     * lock rather than the row's lock: the row stays free for `nudge`, `watch` and the heartbeat's
+     * `extend`, which would otherwise wait for the whole `onChange`.
      */
-    lock: `SELECT r.lease_token = $3::text AS held FROM ${t} r WHERE ${pk} FOR UPDATE`,
+    recordLock: `SELECT pg_advisory_xact_lock(hashtext(${resolvedNameSql(table)}), hashtext($1::text || ':' || $2::text))`,
+    /** $1 kind, $2 key, $3 token. Whether the lease still holds the record (run after {@link recordLock}, in a new snapshot). */
+    held: `SELECT r.lease_token = $3::text AS held FROM ${t} r WHERE ${pk}`,
     /**
      * $1 retention seconds, $2 batch size. Deletes records whose watch ended before the retention,
      * found through the `ended_at` index, skipping rows anybody holds.

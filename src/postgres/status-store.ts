@@ -105,16 +105,18 @@ class LeaseLost {}
  *
  * **Transactional mode** (`transactional: true`, `pg` only): the tracker calls `transact` instead
  * of `commit`. It opens a proven transaction (as `PostgresEventStore`'s: its `txid_current()` is
- * recorded at `BEGIN`), locks the record's row and checks the lease token in it, runs
- * `onChange({ ...change, transaction })`, then records the handled status in the same transaction
- * (a statement that proves the txid) and commits. The partner's writes through `transaction`
+ * recorded at `BEGIN`), takes the record's advisory lock (two `onChange` transactions of one
+ * record never overlap) and checks the lease token, runs `onChange({ ...change, transaction })`,
+ * then records the handled status in the same transaction with one statement that checks the
+ * lease token on the row again and proves the txid, and commits (the lease passed meanwhile →
+ * rollback, nothing recorded). The partner's writes through `transaction`
  * therefore commit together with the handled status: exactly once per status change, even when a
  * process is killed mid-way (PostgreSQL rolls both back, and the change is handed over again).
  * `onChange` throws → rollback, the change is handed over again later. `transaction` refuses
  * `BEGIN`/`COMMIT`/`ROLLBACK`/`release()` and every statement once `onChange` resolved
  * ({@link PostgresTransactionError}, `reason: 'misuse'`/`'ended'`); a lost session fails the turn
- * with a `PostgresStoreError` and records nothing. While the transaction holds the row, a `nudge`
- * or `watch` of that one record waits for it (bounded by `transactionTimeoutMs`).
+ * with a `PostgresStoreError` and records nothing. The record's row is not locked while `onChange`
+ * runs, so a webhook's `nudge` of that record is stored at once and the heartbeat keeps the lease.
  *
  * External ids of any characters are accepted (keyed as the event stores key event ids).
  * Every database failure rejects with {@link PostgresStoreError}. Requires PostgreSQL 11 or later.
@@ -151,12 +153,6 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
   readonly #sql: StatusStatements;
   readonly #statementTimeoutMs: number;
   readonly #transactionTimeoutMs: number;
-  /**
-   * Lease tokens whose row an open transaction of this instance has locked and found held: the
-   * tracker's heartbeat `extend` for them answers `true` at once (nobody can take a locked row, and
-   * an UPDATE of it from another session would only wait for the transaction to end).
-   */
-  readonly #lockedLeases = new Set<string>();
   #nextPurgeAt = 0;
 
   constructor(options: PostgresStatusStoreOptions<Pool, Transactional>) {
@@ -268,7 +264,6 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
 
   async extend(lease: StatusLease, extension: { now: number; leaseMs: number }): Promise<boolean> {
     const key = await leaseKey(lease);
-    if (this.#lockedLeases.has(lease.token)) return true;
     const rows = await this.#run('extend', this.#sql.extend, [lease.kind, key, lease.token, ms(extension.now + extension.leaseMs)]);
     return rows.length === 1;
   }
@@ -303,36 +298,29 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
     let lost = false;
     try {
       return await runProvenTransaction(pool, { leaseMs, graceMs }, async (transaction) => {
-        const rows = await transaction.query(this.#sql.lock, [lease.kind, key, lease.token]);
+        await transaction.query(this.#sql.recordLock, [lease.kind, key]);
+        // a statement after the lock: its snapshot sees what a transaction that held it committed
+        const rows = await transaction.query(this.#sql.held, [lease.kind, key, lease.token]);
         if (rows[0]?.['held'] !== true) throw new LeaseLost();
-        this.#lockedLeases.add(lease.token);
         try {
+          await work(transaction.handle);
+        } catch (error) {
           try {
-            await work(transaction.handle);
-          } catch (error) {
-            try {
-              transaction.closeHandle();
-            } catch {
-              // onChange's own error is the one to report
-            }
-            workFailed = true;
-            lost = transaction.lost; // onChange's statement failed because the session died: a store failure
-            throw error;
+            transaction.closeHandle();
+          } catch {
+            // onChange's own error is the one to report
           }
-          transaction.closeHandle(); // from here on, a statement on onChange's transaction is refused
-          // the turn's end proves the txid itself: it records nothing outside this very transaction
-          const ended = await transaction.query(this.#sql.endTurn, endTurnValues(lease, key, status, turn, transaction.txid));
-          if (ended.length !== 1) {
-            await transaction.prove(); // throws when the session left the transaction (a COMMIT or ROLLBACK got through)
-            throw new PostgresTransactionError(
-              "onChange changed the record's row through transaction, so its status could not be recorded: leave the store's table to the store",
-              { reason: 'misuse' },
-            );
-          }
-          return true;
-        } finally {
-          this.#lockedLeases.delete(lease.token);
+          workFailed = true;
+          lost = transaction.lost; // onChange's statement failed because the session died: a store failure
+          throw error;
         }
+        transaction.closeHandle(); // from here on, a statement on onChange's transaction is refused
+        // one statement that checks the lease token on the row (locking it until COMMIT) and proves
+        // the txid: the status is recorded only in this very transaction, and only while the lease holds
+        const ended = await transaction.query(this.#sql.endTurn, endTurnValues(lease, key, status, turn, transaction.txid));
+        if (ended.length === 1) return true;
+        await transaction.prove(); // throws when the session left the transaction (a COMMIT or ROLLBACK got through)
+        throw new LeaseLost(); // the lease passed while onChange ran (its heartbeat failed): roll its writes back
       });
     } catch (error) {
       if (error instanceof LeaseLost) return false;

@@ -135,7 +135,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
     expect(log.filter((e) => e.type === 'change-failed')).toHaveLength(thrown);
   });
 
-  it('a slow onChange (longer than leaseMs) keeps its record: the row lock holds it, the heartbeat is answered, no other tracker runs it', async () => {
+  it('a slow onChange (longer than leaseMs) keeps its record: the heartbeat extends the lease, no other tracker runs it', async () => {
     const { fake, client } = fakeService();
     const { store, effects, effectRows } = await setup(pool, { transactionTimeoutMs: 5_000 });
     fake.setOrder({ externalId: 'slow-1', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't' } });
@@ -161,6 +161,72 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
     expect(await eventually(async () => (await store.get('order', 'slow-1'))?.watching === false, 10_000)).toBe(true);
     expect(calls).toBe(1);
     expect(await effectRows()).toEqual([{ external_id: 'slow-1', status: 'Settled', n: 1 }]);
+  });
+
+  it('a nudge of a record whose onChange transaction is open is stored at once (the row is not locked), and makes it read again', async () => {
+    const { fake, client } = fakeService();
+    const { store, effects, effectRows } = await setup();
+    fake.setOrder({ externalId: 'n-1', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't' } });
+    let calls = 0;
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    let letGo!: () => void;
+    const released = new Promise<void>((resolve) => (letGo = resolve));
+    const tracker = createStatusTracker({
+      client,
+      store,
+      claimIntervalMs: 10,
+      leaseMs: 2_000,
+      schedule: FAST,
+      onChange: async ({ externalId, status, transaction }) => {
+        calls += 1;
+        await transaction.query(`INSERT INTO "${effects}" (external_id, status) VALUES ($1, $2)`, [externalId, status]);
+        inside();
+        await released; // only let go once the nudge below is stored: a nudge that waited for this transaction would never be
+      },
+    });
+    trackers.push(tracker);
+    tracker.start();
+    await tracker.watchOrder('n-1');
+    await entered;
+    await tracker.nudge('order', 'n-1', { event: { eventId: 'e-late', type: 'otc.trade.settled', tradeId: 't' } });
+    letGo();
+    // the nudge came during the turn: the record is read once more (same status, nothing handed), then its watch ends
+    expect(await eventually(async () => (await store.get('order', 'n-1'))?.watching === false, 10_000)).toBe(true);
+    expect(calls).toBe(1);
+    expect(await effectRows()).toEqual([{ external_id: 'n-1', status: 'Settled', n: 1 }]);
+  });
+
+  it('a lease that passes to another process while onChange runs: its writes roll back, nothing is recorded, and the change is written once', async () => {
+    const { fake, client } = fakeService();
+    const { store, effects, effectRows } = await setup();
+    fake.setOrder({ externalId: 'l-1', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't' } });
+    const log: TrackerLogEntry[] = [];
+    let calls = 0;
+    const table = store.table.replaceAll('"', '');
+    const tracker = createStatusTracker({
+      client,
+      store,
+      claimIntervalMs: 10,
+      leaseMs: 1_000,
+      schedule: FAST,
+      logger: (entry) => void log.push(entry),
+      onChange: async ({ externalId, status, transaction }) => {
+        calls += 1;
+        await transaction.query(`INSERT INTO "${effects}" (external_id, status) VALUES ($1, $2)`, [externalId, status]);
+        if (calls === 1) {
+          // as if this process had stalled past its lease and another had claimed the record, whose lease then ran out
+          await admin.query(`UPDATE "${table}" SET lease_token = 'elsewhere:1', lease_until = 0, due_at = 0 WHERE external_id = 'l-1'`);
+        }
+      },
+    });
+    trackers.push(tracker);
+    tracker.start();
+    await tracker.watchOrder('l-1');
+    expect(await eventually(async () => (await store.get('order', 'l-1'))?.watching === false, 10_000)).toBe(true);
+    expect(calls).toBe(2);
+    expect(await effectRows()).toEqual([{ external_id: 'l-1', status: 'Settled', n: 1 }]);
+    expect(log.some((e) => e.type === 'lease-lost')).toBe(true);
   });
 
   it('a misused transaction (COMMIT through it, the refusal swallowed) records nothing, and the change is handed over again', async () => {
