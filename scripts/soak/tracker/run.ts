@@ -280,6 +280,10 @@ try {
   note(`onChange lines: ${lines}; distinct (record, status) handed: ${changesHanded} of ${changesExpected} statuses the records went through (${(changesExpected - changesHanded)} intermediate ones changed again between two reads)`);
   note(`by source: ${JSON.stringify(bySource)}; provider: ${provider}`);
   note(`tracker processes: ${processStats.join(' ')}`);
+  if (effectLines !== undefined) {
+    const logged = readFileSync(logFile, 'utf8').split('\n').filter((line) => line.startsWith('C ')).length;
+    note(`PostgreSQL: ${effectLines.length} effect rows; ${logged - effectLines.length} onChange calls completed but rolled back (the SIGKILL, the restart), their effects gone with them`);
+  }
   note(`lost ${lost}, doubled ${doubled}, out of order ${outOfOrder}, broken previousStatus chains ${brokenChain}; in the SIGKILL window (onChange ran, the process died before its commit): ${killWindow}`);
   if (lost > 0) fail(`${lost} records whose final status never reached onChange`);
   if (doubled > 0) fail(`${doubled} (record, status) changes handed over more than once outside the SIGKILL window`);

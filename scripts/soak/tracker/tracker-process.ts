@@ -81,6 +81,8 @@ const tracker =
             process.pid,
             Date.now(),
           ]);
+          // a transaction that stays open a little, so the SIGKILL and the restart land inside some
+          await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 100)));
           // after the write: the failure must roll it back, and the change come again
           if (Math.random() < 0.04) throw new Error('injected onChange failure');
           logChange(change as StatusChange); // at least once (a SIGKILL before COMMIT repeats it); the rows are the proof
