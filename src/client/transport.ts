@@ -12,6 +12,7 @@ import type { ParseSchema } from '../schemas.js';
 import { attemptLog, type LogWriter } from './log.js';
 import { kyLoaded, loadKy } from './ky.js';
 import { BodyTooLarge, readBody } from './read-body.js';
+import { untilAborted } from '../internal/abort.js';
 import { retryAfterMs } from '../internal/retry-after.js';
 import { Redactor } from './redact.js';
 
@@ -131,7 +132,7 @@ export class Transport {
         const sentAt = performance.now();
         let response: Response | undefined;
         trace.attempts += 1;
-        try {
+        const attempt = async (): Promise<Response> => {
           if (log === undefined) {
             response = await fetchFn(input, requestInit);
             if (response.redirected) throw new FollowedRedirect(response.url);
@@ -149,6 +150,12 @@ export class Transport {
             log.end(trace.attempts, response, attemptError(error, input, options.signal));
             throw error;
           }
+        };
+        try {
+          // the turn is given back when the attempt is aborted (its timeout, the call's signal), not
+          // only when fetch settles: a custom fetch that ignores the signal and never settles must
+          // cost that call its timeout, not the client one of its rateLimit.concurrency slots forever
+          return await untilAborted(attempt(), signal);
         } finally {
           load.leave(response, sentAt);
         }
