@@ -12,9 +12,8 @@ import type { ParseSchema } from '../schemas.js';
 import { attemptLog, type LogWriter } from './log.js';
 import { kyLoaded, loadKy } from './ky.js';
 import { BodyTooLarge, readBody } from './read-body.js';
-import { untilAborted } from '../internal/abort.js';
 import { retryAfterMs } from '../internal/retry-after.js';
-import { Redactor } from './redact.js';
+import { redactShort, Redactor } from './redact.js';
 
 export interface TransportOptions {
   /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
@@ -61,6 +60,12 @@ export interface SendOptions<T> {
 }
 
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
+/**
+ * How long an aborted attempt keeps its turn when its fetch does not settle: fetch settles within
+ * a tick of the abort (so the bound on requests in flight holds as fetch sees them), a custom one
+ * that ignores the signal must not hold the slot for ever.
+ */
+const ABORT_GRACE_MS = 1_000;
 /** The headers besides Retry-After that ky would take a retry's delay from. */
 const OTHER_TIMING_HEADERS = ['ratelimit-reset', 'x-ratelimit-retry-after', 'x-ratelimit-reset', 'x-rate-limit-reset'];
 /** A `Retry-After` longer than this fails the call at once, so a misconfigured service cannot park a call for hours. */
@@ -112,7 +117,7 @@ export class Transport {
     // method: browsers and Workers throw "Illegal invocation" for a detached fetch
     const fetchFn = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
     const maxBytes = this.#maxBytes;
-    const log = this.#log === undefined ? undefined : attemptLog(this.#log, method, options.path);
+    const log = this.#log === undefined ? undefined : attemptLog(this.#log, method, options.path, (id) => redactShort(id, credentialValues(options)));
     const load = this.#load;
     const timeoutMs = this.#timeoutMs;
     const firstAttempt = trace.attempts;
@@ -151,13 +156,26 @@ export class Transport {
             throw error;
           }
         };
-        try {
-          // the turn is given back when the attempt is aborted (its timeout, the call's signal), not
-          // only when fetch settles: a custom fetch that ignores the signal and never settles must
-          // cost that call its timeout, not the client one of its rateLimit.concurrency slots forever
-          return await untilAborted(attempt(), signal);
-        } finally {
+        let left = false;
+        const leave = () => {
+          if (left) return;
+          left = true;
           load.leave(response, sentAt);
+        };
+        // the turn is given back when fetch settles, or ABORT_GRACE_MS after the attempt was aborted
+        // (its timeout, the call's signal): a custom fetch that ignores the signal and never settles
+        // costs that call its timeout, not the client one of its rateLimit.concurrency slots forever
+        let grace: ReturnType<typeof setTimeout> | undefined;
+        const onAbort = () => {
+          grace = setTimeout(leave, ABORT_GRACE_MS);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        try {
+          return await attempt();
+        } finally {
+          signal?.removeEventListener('abort', onAbort);
+          clearTimeout(grace);
+          leave();
         }
       },
     };
@@ -296,13 +314,18 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
 }
 
 /** The credentials a request carried (its Bearer token, the partner secret), to keep out of its errors in every encoded form. */
-function credentials({ headers, alsoRedact }: Pick<SendOptions<unknown>, 'headers' | 'alsoRedact'>): Redactor {
+function credentials(options: Pick<SendOptions<unknown>, 'headers' | 'alsoRedact'>): Redactor {
+  return new Redactor(credentialValues(options));
+}
+
+/** The credential values a request carried or may see quoted back (see {@link credentials}). */
+function credentialValues({ headers, alsoRedact }: Pick<SendOptions<unknown>, 'headers' | 'alsoRedact'>): string[] {
   const found: string[] = alsoRedact === undefined ? [] : [alsoRedact];
   const auth = headers.authorization;
   if (auth !== undefined) found.push(auth.replace(/^Bearer /, ''));
   const secret = headers['x-partner-secret'];
   if (secret !== undefined) found.push(secret);
-  return new Redactor(found);
+  return found;
 }
 
 /** A redirect's `Location` as origin and path, without userinfo, query or fragment; `undefined` when absent or not a URL. */

@@ -25,13 +25,39 @@ describe('the gate and a fetch that ignores abort', () => {
       partnerSecret: 's',
       fetch,
       rateLimit: { concurrency: 2 },
-      timeoutMs: 150,
+      timeoutMs: 5_000,
       maxRetries: 0,
     });
-    const hung = await Promise.all([client.getOrderByExternalId('o-1').catch((e: unknown) => e), client.getOrderByExternalId('o-1').catch((e: unknown) => e)]);
+    const cut = () => client.getOrderByExternalId('o-1', { timeoutMs: 150 }).catch((e: unknown) => e);
+    const hung = await Promise.all([cut(), cut()]);
     for (const error of hung) expect(error).toBeInstanceOf(TimeoutError);
-    // both slots were held by the hung fetches: the next call must still get a turn
+    // both slots were held by the hung fetches: the next call still gets a turn (a moment after the aborts)
     await expect(client.getOrderByExternalId('o-1')).resolves.toMatchObject({ externalId: 'o-1' });
     expect(business).toBe(3);
+  });
+});
+
+describe('log entries and a service that echoes credentials', () => {
+  it('never carry the secret or the token a service put in x-request-id, as sent or encoded', async () => {
+    const secret = 'partner/secret value-987';
+    const token = 'tok-ABCDEFGH-1';
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (urlOf(input).endsWith('/auth/token')) {
+        // the secret as sent and percent-encoded
+        const echo = `${request.headers.get('x-partner-secret')}|${encodeURIComponent(secret)}`;
+        return json(JSON.stringify({ accessToken: token, tokenType: 'Bearer', expiresIn: 3600 }), 200, { 'x-request-id': echo });
+      }
+      return json('{}', 503, { 'x-request-id': `${request.headers.get('authorization')}` });
+    };
+    const entries: unknown[] = [];
+    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: secret, fetch, maxRetries: 0, logger: (entry) => entries.push(entry) });
+    await expect(client.getMe()).rejects.toThrow();
+    const logged = JSON.stringify(entries);
+    expect(entries.filter((entry) => (entry as { requestId?: string }).requestId !== undefined)).toHaveLength(3);
+    expect(logged).not.toContain(secret);
+    expect(logged).not.toContain(encodeURIComponent(secret));
+    expect(logged).not.toContain(token);
+    expect(logged).toContain('Bearer [redacted]');
   });
 });
