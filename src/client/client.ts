@@ -1,6 +1,7 @@
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
+import { redactShort } from './redact.js';
 import { tokenStoreKey } from './token-key.js';
 import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from '../errors.js';
 import { sleep, untilAborted } from '../internal/abort.js';
@@ -251,10 +252,10 @@ export class CheckoutClient {
         signal,
         trace,
       });
-      this.#logExchange(started, trace, undefined);
+      this.#logExchange(started, trace, undefined, secret);
       return response;
     } catch (error) {
-      this.#logExchange(started, trace, error);
+      this.#logExchange(started, trace, error, secret);
       // a token response that failed validation may still hold a working token: keep it out of the error
       if (error instanceof ResponseValidationError) throw withoutToken(error);
       if (error instanceof AuthenticationError) throw credentialsRefused(error);
@@ -284,9 +285,10 @@ export class CheckoutClient {
     }
   }
 
-  #logExchange(started: number, trace: CallTrace, error: unknown): void {
+  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): void {
     if (this.#log === undefined) return;
     const response = trace.response ?? (error instanceof ApiError ? error : undefined);
+    const requestId = response?.headers.get('x-request-id');
     this.#log({
       event: 'exchange',
       method: 'POST',
@@ -294,7 +296,8 @@ export class CheckoutClient {
       status: response?.status,
       ms: performance.now() - started,
       attempt: trace.attempts,
-      requestId: response?.headers.get('x-request-id') ?? undefined,
+      // a service may echo the secret in its request id: redacted like in the errors
+      requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, [secret, this.#lastSecret]),
       ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
     });
   }
