@@ -61,3 +61,28 @@ describe('log entries and a service that echoes credentials', () => {
     expect(logged).toContain('Bearer [redacted]');
   });
 });
+
+describe('a very slow pace', () => {
+  it('a requestsPerSecond whose spacing exceeds a timer\'s range waits quietly (no timer firing every millisecond)', async () => {
+    let business = 0;
+    const fetch = async (input: RequestInfo | URL) => {
+      if (urlOf(input).endsWith('/auth/token')) return json(TOKEN);
+      business += 1;
+      return json('{"externalId":"o-1"}');
+    };
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      // one request per 10^7 s: the token exchange takes the only turn for months
+      const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { requestsPerSecond: 1e-7 } });
+      await client.getAccessToken();
+      await expect(client.getOrderByExternalId('o-1', { timeoutMs: 200 })).rejects.toBeInstanceOf(TimeoutError);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(business).toBe(0);
+    expect(warnings).not.toContain('TimeoutOverflowWarning');
+  });
+});
