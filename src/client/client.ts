@@ -50,6 +50,7 @@ export class CheckoutClient {
   readonly #timeoutMs: number;
   readonly #transport: Transport;
   readonly #tokens: TokenCache;
+  readonly #load: LoadControl;
   readonly #log: LogWriter;
   /** The last secret a `partnerSecret` function returned, redacted from business errors too. */
   #lastSecret: string | undefined;
@@ -88,6 +89,7 @@ export class CheckoutClient {
     }
     this.#log = logWriter(options.logger);
     const load = new LoadControl(loadSettings(options.rateLimit, options.retryBudget));
+    this.#load = load;
     this.#transport = new Transport({
       apiBase: this.baseUrl,
       timeoutMs,
@@ -316,6 +318,9 @@ export class CheckoutClient {
     const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
     const { signal, deadline } = bound;
     const send = async () => {
+      // a Retry-After pause that outlasts the call fails it now, also when it would first wait on an
+      // exchange (which the pause holds back too) rather than at the end of its timeoutMs
+      if (deadline !== undefined) this.#load.throwIfPausedPast(deadline, call, trace.attempts);
       const token = await this.#tokens.get(signal);
       const sent = this.#transport.send({
         method,

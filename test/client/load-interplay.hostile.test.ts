@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CheckoutClient, TimeoutError } from 'checkout-partner-sdk';
+import { CheckoutClient, RateLimitError, TimeoutError } from 'checkout-partner-sdk';
 
 // The load control (rateLimit's gate, Retry-After pause, retry budget) together with the rest of
 // the client, as a broken service, proxy or custom fetch would drive it.
@@ -85,4 +85,30 @@ describe('a very slow pace', () => {
     expect(business).toBe(0);
     expect(warnings).not.toContain('TimeoutOverflowWarning');
   });
+});
+
+describe('a Retry-After pause and a call that needs a new token', () => {
+  it('fails at once with RateLimitError when the pause outlasts its timeoutMs, as a call holding a token does', async () => {
+    let exchanges = 0;
+    const fetch = async (input: RequestInfo | URL) => {
+      if (urlOf(input).endsWith('/auth/token')) {
+        exchanges += 1;
+        // reused for the shortest window (1 s): the next call after it needs an exchange
+        return json(JSON.stringify({ accessToken: `tok-${exchanges}`, tokenType: 'Bearer', expiresIn: 1 }));
+      }
+      return json('{}', 429, { 'retry-after': '30' });
+    };
+    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, maxRetries: 0 });
+    // the 429 pauses the whole client for 30 s
+    await expect(client.getOrderByExternalId('o-1')).rejects.toBeInstanceOf(RateLimitError);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(client.tokenExpiresAt).toBeUndefined();
+    const began = performance.now();
+    const error = await client.getOrderByExternalId('o-2', { timeoutMs: 2_000 }).catch((e: unknown) => e);
+    // not a TimeoutError after waiting out its 2 s for an exchange that could not be sent
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(2_000);
+    expect(performance.now() - began).toBeLessThan(1_000);
+    expect(exchanges).toBe(1);
+  }, 10_000);
 });
