@@ -318,9 +318,11 @@ export class CheckoutClient {
     const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
     const { signal, deadline } = bound;
     const send = async () => {
-      // a Retry-After pause that outlasts the call fails it now, also when it would first wait on an
-      // exchange (which the pause holds back too) rather than at the end of its timeoutMs
-      if (deadline !== undefined) this.#load.throwIfPausedPast(deadline, call, trace.attempts);
+      // a Retry-After pause that outlasts the call (or its attempt's timeoutMs, as the gate counts)
+      // fails it now, also when it would first wait on an exchange, which the pause holds back too:
+      // not at the end of its timeoutMs, and without a partnerSecret call or a store read per call
+      const attemptEnd = performance.now() + this.#timeoutMs;
+      this.#load.throwIfPausedPast(deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), call, trace.attempts);
       const token = await this.#tokens.get(signal);
       const sent = this.#transport.send({
         method,

@@ -112,3 +112,30 @@ describe('a Retry-After pause and a call that needs a new token', () => {
     expect(exchanges).toBe(1);
   }, 10_000);
 });
+
+describe('a Retry-After pause and the partnerSecret function', () => {
+  it('calls that cannot be sent during the pause do not call the secret manager (one read per call before)', async () => {
+    let exchanges = 0;
+    let secretReads = 0;
+    const fetch = async (input: RequestInfo | URL) => {
+      if (urlOf(input).endsWith('/auth/token')) {
+        exchanges += 1;
+        return json(JSON.stringify({ accessToken: `tok-${exchanges}`, tokenType: 'Bearer', expiresIn: 1 }));
+      }
+      // 60 s: longer than the client's timeoutMs, so no attempt can wait it out
+      return json('{}', 429, { 'retry-after': '60' });
+    };
+    const partnerSecret = () => {
+      secretReads += 1;
+      return 's';
+    };
+    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret, fetch, maxRetries: 0, timeoutMs: 5_000 });
+    await expect(client.getOrderByExternalId('o-1')).rejects.toBeInstanceOf(RateLimitError);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    for (let i = 0; i < 5; i++) {
+      await expect(client.getOrderByExternalId(`o-${i}`)).rejects.toBeInstanceOf(RateLimitError);
+    }
+    expect(secretReads).toBe(1);
+    expect(exchanges).toBe(1);
+  }, 10_000);
+});
