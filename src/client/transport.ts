@@ -111,8 +111,8 @@ export class Transport {
 
   async send<T>(options: SendOptions<T>): Promise<T> {
     const { method, deadline, trace } = options;
-    // what the last attempt's fetch read: the body, as text
-    const read = { text: '' };
+    // what the last attempt's fetch read (the body, as text), and how long it waited for its turn
+    const read = { text: '', waitedMs: 0 };
     // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
     // method: browsers and Workers throw "Illegal invocation" for a detached fetch
     const fetchFn = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
@@ -133,7 +133,8 @@ export class Transport {
         const signal = input instanceof Request ? input.signal : (requestInit?.signal ?? undefined);
         const attemptEnd = performance.now() + timeoutMs;
         const waiting = load.enter(input, signal, deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), options, trace);
-        if (waiting !== undefined) trace.queuedMs += await waiting;
+        read.waitedMs = waiting === undefined ? 0 : await waiting;
+        trace.queuedMs += read.waitedMs;
         const sentAt = performance.now();
         let response: Response | undefined;
         trace.attempts += 1;
@@ -191,7 +192,7 @@ export class Transport {
       // what ky's `prefix` did: one slash between the base and the path
       response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
     } catch (error) {
-      throw toCheckoutError(error, options, read.text, this.#timeoutMs, load);
+      throw toCheckoutError(error, options, read, this.#timeoutMs, load);
     }
     load.succeeded(trace.attempts - firstAttempt > 1);
     trace.response = response;
@@ -256,7 +257,13 @@ function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string
  * Messages quote only what is known to hold no header value (a Headers or Request error quotes the
  * offending value, which may be the token): a network error's fixed text and its system error code.
  */
-function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: string, timeoutMs: number, load: LoadControl): unknown {
+function toCheckoutError(
+  error: unknown,
+  options: SendOptions<unknown>,
+  { text, waitedMs }: { text: string; waitedMs: number },
+  timeoutMs: number,
+  load: LoadControl,
+): unknown {
   if (options.signal?.aborted) return options.signal.reason;
   const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
   const label = labelOf(options);
@@ -301,7 +308,9 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
         { request: label, attempts },
       );
     }
-    return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)`, { request: label, attempts });
+    // the wait for a turn counts in the attempt's timeoutMs: say so, or a queue reads as a slow service
+    const waited = waitedMs >= 1 ? `, ${Math.round(waitedMs)} ms of which it waited for its turn (rateLimit, a Retry-After pause)` : '';
+    return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)${waited}`, { request: label, attempts });
   }
   if (isNetworkError(error)) {
     const cause = error.cause;

@@ -139,3 +139,29 @@ describe('a Retry-After pause and the partnerSecret function', () => {
     expect(exchanges).toBe(1);
   }, 10_000);
 });
+
+describe('a timeout after a wait in the queue', () => {
+  it('says how much of the attempt\'s timeoutMs went to waiting for its turn, so a queue does not read as a slow service', async () => {
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (urlOf(input).endsWith('/auth/token')) return json(TOKEN);
+      const signal = input instanceof Request ? input.signal : init?.signal;
+      // the service takes 200 ms, and honours the abort
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, 200);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        });
+      });
+      return json('{"externalId":"o-1"}');
+    };
+    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { concurrency: 1 }, timeoutMs: 300, maxRetries: 0 });
+    await client.getAccessToken();
+    const [first, second] = await Promise.all([client.getOrderByExternalId('o-1').catch((e: unknown) => e), client.getOrderByExternalId('o-2').catch((e: unknown) => e)]);
+    expect(first).toMatchObject({ externalId: 'o-1' });
+    // sent after ~200 ms in the queue, cut at 300 ms: the service had ~100 ms, not 300
+    expect(second).toBeInstanceOf(TimeoutError);
+    expect((second as TimeoutError).message).toMatch(/within timeoutMs \(300 ms\), \d+ ms of which it waited for its turn/);
+    expect((second as TimeoutError).attempts).toBe(1);
+  });
+});
