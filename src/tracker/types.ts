@@ -305,7 +305,7 @@ export interface TrackerLogEntry {
   /** For `read`: `changed`, `same`, `not-found` (404: kept watching) or `failed`. */
   outcome?: 'changed' | 'same' | 'not-found' | 'failed';
   /** The status read (or recorded). */
-  status?: string | null;
+  status?: string | null | undefined;
   /** The status handled before, for `change` and `read`. */
   previousStatus?: string | null | undefined;
   /** For `read` and `change`: what asked for the read. */
