@@ -41,3 +41,4 @@ export type {
 export type { PayloadInput } from './bytes.js';
 export type { ClaimedLease, ClaimResult, EventStore } from './store.js';
 export type { TransactionalEventStore, TransactResult } from './transactional.js';
+export type { WebhookTracker } from './tracker-intake.js';

@@ -4,7 +4,7 @@ import { vi } from 'vitest';
 import type { StatusChange, TrackerLogEntry } from 'checkout-partner-sdk/tracker';
 
 /** Fake timers that leave setImmediate real (the helper below yields with it). */
-export const FAKE_TIMERS = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] } as const;
+export const FAKE_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] };
 
 export const ORIGIN = 'https://checkout.test';
 
