@@ -1,6 +1,7 @@
 import { eventKeySuffix } from '../internal/event-key.js';
 import { describe } from '../internal/path.js';
 import { checkExternalId, checkKind, wholeNumber } from '../tracker/arguments.js';
+import { NUDGE_PRIORITY_MS } from '../tracker/types.js';
 import type {
   ClaimDueRequest,
   ClaimedStatusRecord,
@@ -64,7 +65,7 @@ redis.call('ZADD', KEYS[1], at, ARGV[4])
 return 1`,
 };
 
-/** ARGV: kind, id, now, event JSON ('' for none), member. */
+/** ARGV: kind, id, now, event JSON ('' for none), member, priority ms (due that long before now: ahead of the backlog). */
 const NUDGE: LuaScript = {
   source: `local now = tonumber(ARGV[3])
 redis.call('HSET', KEYS[2], 'k', ARGV[1], 'id', ARGV[2], 'na', ARGV[3])
@@ -76,6 +77,7 @@ if redis.call('HGET', KEYS[2], 'w') ~= '1' then
   redis.call('PERSIST', KEYS[2])
 end
 ${DUE_NOW_OR_LEASE_END}
+if at == now then at = now - tonumber(ARGV[6]) end
 redis.call('ZADD', KEYS[1], at, ARGV[5])
 return 1`,
 };
@@ -124,7 +126,7 @@ return 1`,
 
 /**
  * ARGV: token, now, commit ('1' records the status), status JSON, next ('delay' | 'final' |
- * 'max-age'), delay ms, failures, retention ms, member. Checks the lease and ends the turn in one
+ * 'max-age'), delay ms, failures, retention ms, member, nudge priority ms. Checks the lease and ends the turn in one
  * step; a nudge that came during the turn makes the record due at once.
  */
 const END_TURN: LuaScript = {
@@ -142,7 +144,7 @@ if redis.call('HGET', KEYS[2], 'w') ~= '1' then
   return 1
 end
 if nudged then
-  redis.call('ZADD', KEYS[1], now, ARGV[9])
+  redis.call('ZADD', KEYS[1], now - tonumber(ARGV[10]), ARGV[9])
   return 1
 end
 if ARGV[5] == 'delay' then
@@ -214,7 +216,7 @@ export class RedisStatusStore implements StatusStore {
   async nudge(kind: StatusKind, externalId: string, nudge: { now: number; event?: WebhookEvent | undefined }): Promise<void> {
     const member = await this.#member(kind, externalId);
     const event = nudge.event === undefined ? '' : JSON.stringify(nudge.event);
-    await this.#redis.script('nudge', NUDGE, this.#keys(member), [kind, externalId, ms(nudge.now), event, member]);
+    await this.#redis.script('nudge', NUDGE, this.#keys(member), [kind, externalId, ms(nudge.now), event, member, String(NUDGE_PRIORITY_MS)]);
   }
 
   async claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]> {
@@ -274,6 +276,7 @@ export class RedisStatusStore implements StatusStore {
       String(turn.failures),
       String(this.retentionSeconds * 1000),
       member,
+      String(NUDGE_PRIORITY_MS),
     ]);
     return Number(reply) === 1;
   }

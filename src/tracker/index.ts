@@ -14,6 +14,7 @@ export { createStatusTracker } from './tracker.js';
 export { MemoryStatusStore } from './memory-store.js';
 export type { MemoryStatusStoreOptions } from './memory-store.js';
 export { StatusStoreFullError } from './errors.js';
+export { NUDGE_PRIORITY_MS } from './types.js';
 export type {
   ClaimDueRequest,
   ClaimedStatusRecord,

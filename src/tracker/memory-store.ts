@@ -3,6 +3,7 @@ import type { WebhookEvent } from '../webhooks/event.js';
 import { checkExternalId, checkKind, wholeNumber } from './arguments.js';
 import { DueHeap } from './due-heap.js';
 import { StatusStoreFullError } from './errors.js';
+import { NUDGE_PRIORITY_MS } from './types.js';
 import type {
   ClaimDueRequest,
   ClaimedStatusRecord,
@@ -98,8 +99,8 @@ export class MemoryStatusStore implements StatusStore {
     entry.nudgedAt = now;
     if (event !== undefined) entry.event = structuredClone(event);
     entry.nudges += 1;
-    if (!entry.watching) this.#startWatch(entry, now);
-    else this.#schedule(entry, this.#leaseLive(entry, now) ? entry.lease!.until : now);
+    if (!entry.watching) this.#startWatch(entry, now, now - NUDGE_PRIORITY_MS);
+    else this.#schedule(entry, this.#leaseLive(entry, now) ? entry.lease!.until : now - NUDGE_PRIORITY_MS);
   }
 
   async claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]> {
@@ -166,18 +167,18 @@ export class MemoryStatusStore implements StatusStore {
     entry.lease = undefined;
     entry.failures = turn.failures;
     if (!entry.watching) return; // unwatched during the turn
-    if (nudged) this.#schedule(entry, turn.now);
+    if (nudged) this.#schedule(entry, turn.now - NUDGE_PRIORITY_MS);
     else if ('delayMs' in turn.next) this.#schedule(entry, turn.now + turn.next.delayMs);
     else this.#end(keyOf(entry.kind, entry.externalId), entry, turn.now);
   }
 
-  #startWatch(entry: Entry, now: number): void {
+  #startWatch(entry: Entry, now: number, dueAt = now): void {
     const key = keyOf(entry.kind, entry.externalId);
     this.#ended.delete(key);
     entry.endedAt = undefined;
     entry.watching = true;
     entry.watchedAt = now;
-    this.#schedule(entry, this.#leaseLive(entry, now) ? entry.lease!.until : now);
+    this.#schedule(entry, this.#leaseLive(entry, now) ? entry.lease!.until : dueAt);
   }
 
   #end(key: string, entry: Entry, now: number): void {

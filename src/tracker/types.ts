@@ -74,6 +74,13 @@ export type OnStatusChange<Transaction = undefined> = (
 // ---------------------------------------------------------------------------------------------
 
 /**
+ * How far before `now` a store puts a nudged record's due time (one day): due records are claimed
+ * earliest first, so a record a provider event asked about is read before a backlog of records
+ * that are merely on schedule, and the webhook path stays fast when polling falls behind.
+ */
+export const NUDGE_PRIORITY_MS = 86_400_000;
+
+/**
  * A record's lease, as {@link StatusStore.claimDue} hands it out: the tracker passes it back
  * unchanged to `extend`, `commit`, `reschedule` and `release`, and the store acts only while the
  * record still holds this `token` (so a process whose lease ran out cannot settle another's).
@@ -146,9 +153,9 @@ export interface StatusTurn {
   /** The caller's clock, milliseconds since the epoch. */
   now: number;
   /**
-   * What comes next. When a nudge reached the store after the claim, the store ignores a
-   * `delayMs` and makes the record due at once (the read in hand may predate the event), and does
-   * not end the watch.
+   * What comes next. When a nudge reached the store after the claim, the store ignores `next`
+   * and makes the record due at once, ahead of the backlog (`now - NUDGE_PRIORITY_MS`): the read in
+   * hand may predate the event.
    */
   next: StatusNext;
   /** The new count of failures in a row (0 after a read whose outcome was handled or needed nothing). */
@@ -186,8 +193,9 @@ export interface StatusStore {
   unwatch(kind: StatusKind, externalId: string): Promise<void>;
   /**
    * Asks for the record to be read at once: sets `nudgedAt` (and `event` when given), starts a
-   * watch when it is not watched, and makes it due at `now` unless a live lease holds it (then the
-   * lease's end of turn makes it due at once).
+   * watch when it is not watched, and makes it due at `now - NUDGE_PRIORITY_MS` (ahead of any
+   * backlog of records merely scheduled) unless a live lease holds it (then the lease's end of turn
+   * makes it due so).
    */
   nudge(kind: StatusKind, externalId: string, nudge: { now: number; event?: WebhookEvent | undefined }): Promise<void>;
   /**

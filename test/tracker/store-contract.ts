@@ -73,6 +73,14 @@ export function statusStoreContract(fresh: () => StatusStore | Promise<StatusSto
     expect(state?.event).toBeUndefined();
   });
 
+  it('a nudged record is claimed ahead of a backlog of records merely due', async () => {
+    const store = await fresh();
+    for (let i = 0; i < 5; i += 1) await store.watch('order', `late-${i}`, T - 60_000 + i);
+    await store.watch('order', 'nudged', T + 1_000);
+    await store.nudge('order', 'nudged', { now: T });
+    expect((await claim(store, T, 'a', 1)).map((r) => r.externalId)).toEqual(['nudged']);
+  });
+
   it('a nudge watches a record that is not watched, and wakes one that is', async () => {
     const store = await fresh();
     await store.nudge('withdrawal', 'w-9', { now: T });
