@@ -18,6 +18,7 @@ const OPTIONS = {
   secret: { type: 'string' },
   signature: { type: 'string' },
   port: { type: 'string' },
+  withdrawal: { type: 'boolean' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

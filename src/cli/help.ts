@@ -21,6 +21,7 @@ Commands:
   me                         check the credentials (GET /auth/me)
   order <externalId>         read an order's status; --wait-until to poll for a status
   withdrawal <externalId>    read a PIX withdrawal's status; --wait-until to poll for a status
+  watch <externalId>...      print each status change of orders (or --withdrawal) as it happens
   token                      mint an access token and show its expiry (--show prints the token)
   webhook sign               sign a webhook body as the payment provider does
   webhook verify             check a webhook body against its signature
@@ -61,6 +62,20 @@ Reads GET /withdrawals/by-external-id/{externalId}.
   --timeout <seconds>     how long to wait (default 60); exit code 5 when it runs out
   --interval <seconds>    time between two reads (default 2)
   --json                  print the withdrawal as JSON
+
+${CREDENTIALS}
+`,
+  watch: `Usage: checkout-partner watch <externalId>... [--withdrawal] [--interval <seconds>] [--timeout <seconds>] [--json]
+
+Watches orders (or withdrawals, with --withdrawal) with the SDK's status tracker and prints each
+status change as it happens, one line each ("order order-42: Pending -> Settled"), until every
+record reached a final status (exit 0: Settled or cancelled; Completed, failed or cancelled), until
+--timeout runs out (exit 5), or until Ctrl-C (exit 0). A record not created yet is watched on.
+
+  --withdrawal            the ids are withdrawals (default: orders)
+  --interval <seconds>    time between two reads of a record (default 2)
+  --timeout <seconds>     give up after this long (default: no limit)
+  --json                  one JSON line per change: kind, externalId, status, previousStatus, source, record
 
 ${CREDENTIALS}
 `,

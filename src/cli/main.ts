@@ -4,13 +4,14 @@ import { meCommand } from './commands/me.js';
 import { recordCommand } from './commands/records.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { tokenCommand } from './commands/token.js';
+import { watchCommand } from './commands/watch.js';
 import { webhookCommand } from './commands/webhook.js';
 import { ExitCode, usage, type ExitCodeValue } from './exit-codes.js';
 import { HELP, type HelpTopic } from './help.js';
 import type { CliIo } from './io.js';
 import { report } from './report.js';
 
-const COMMANDS = ['me', 'order', 'withdrawal', 'token', 'webhook', 'sandbox'] as const;
+const COMMANDS = ['me', 'order', 'withdrawal', 'watch', 'token', 'webhook', 'sandbox'] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Runs one command line; resolves with the exit code. Errors are reported on stderr, never thrown. */
@@ -46,6 +47,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
       case 'order':
       case 'withdrawal':
         return await recordCommand(command, args, io);
+      case 'watch':
+        return await watchCommand(args, io);
       case 'token':
         return await tokenCommand(args, io);
       case 'webhook':
