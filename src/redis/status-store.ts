@@ -126,7 +126,7 @@ return 1`,
 
 /**
  * ARGV: token, now, commit ('1' records the status), status JSON, next ('delay' | 'final' |
- * 'max-age'), delay ms, failures, retention ms, member, nudge priority ms. Checks the lease and ends the turn in one
+ * 'max-age'), delay ms, failures, retention ms, member, nudge priority ms, keep nudge ('1'). Checks the lease and ends the turn in one
  * step; a nudge that came during the turn makes the record due at once.
  */
 const END_TURN: LuaScript = {
@@ -135,7 +135,7 @@ local now = tonumber(ARGV[2])
 local nudged = redis.call('HGET', KEYS[2], 'ns') ~= redis.call('HGET', KEYS[2], 'ls')
 if ARGV[3] == '1' then
   redis.call('HSET', KEYS[2], 'hs', ARGV[4], 'ha', ARGV[2])
-  if not nudged then redis.call('HDEL', KEYS[2], 'na', 'ev') end
+  if not nudged and ARGV[11] ~= '1' then redis.call('HDEL', KEYS[2], 'na', 'ev') end
 end
 redis.call('HSET', KEYS[2], 'f', ARGV[7])
 redis.call('HDEL', KEYS[2], 'lt', 'lo', 'lu', 'ls')
@@ -277,6 +277,7 @@ export class RedisStatusStore implements StatusStore {
       String(this.retentionSeconds * 1000),
       member,
       String(NUDGE_PRIORITY_MS),
+      turn.keepNudge === true ? '1' : '0',
     ]);
     return Number(reply) === 1;
   }

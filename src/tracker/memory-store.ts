@@ -133,7 +133,7 @@ export class MemoryStatusStore implements StatusStore {
     const entry = this.#held(lease);
     if (entry === undefined) return false;
     entry.handled = { status, at: turn.now };
-    if (entry.nudges === entry.lease!.nudges) {
+    if (entry.nudges === entry.lease!.nudges && turn.keepNudge !== true) {
       entry.nudgedAt = undefined;
       entry.event = undefined;
     }

@@ -1,4 +1,5 @@
 import type { Order, Withdrawal } from '../schemas.js';
+import type { WebhookEvent } from '../webhooks/event.js';
 import type { StatusChange, StatusKind } from './types.js';
 
 /** A record's status: an order's `settlement.status` (`null` when it has none), a withdrawal's `status`. */
@@ -18,4 +19,18 @@ export function defaultIsFinal(change: StatusChange): boolean {
   if (status === null) return false;
   if (change.kind === 'order') return status === 'Settled' || /^cancel/i.test(status);
   return status === 'Completed' || /^(fail|cancel|reject)/i.test(status);
+}
+
+/**
+ * Whether `change` is the change `event` announced: `otc.trade.settled` a `Settled` order,
+ * `otc.trade.cancelled` a cancelled one, `pix.withdrawal.settled` a `Completed` withdrawal. Any
+ * change answers an event whose target state the spec does not name. Until it is, the record keeps
+ * the nudge (the fast pace, and `source: 'webhook'` for the change when it comes).
+ */
+export function announces(event: WebhookEvent, change: StatusChange): boolean {
+  const { status } = change;
+  if (event.type === 'otc.trade.settled') return status === 'Settled';
+  if (event.type === 'otc.trade.cancelled') return status !== null && /^cancel/i.test(status);
+  if (event.type === 'pix.withdrawal.settled') return status === 'Completed';
+  return true;
 }

@@ -3,7 +3,7 @@ import type { Order, Withdrawal } from '../schemas.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
 import { nextDelayMs, retryDelayMs } from './schedule.js';
-import { statusOf } from './status.js';
+import { announces, statusOf } from './status.js';
 import type { ClaimedStatusRecord, StatusChange, StatusNext, StatusTurn, TrackerLogEntry, WatchEndReason } from './types.js';
 
 /** A record in this process's hands: its read can be aborted (drain) until its change is being handed over. */
@@ -77,7 +77,8 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
   let failed: { error: unknown } | undefined;
   let committed: boolean;
   try {
-    const turn = (): StatusTurn => ({ now: Date.now(), failures: 0, next: scheduled(config, record, final) });
+    const keepNudge = record.event !== undefined && !final && !announces(record.event, change);
+    const turn = (): StatusTurn => ({ now: Date.now(), failures: 0, next: scheduled(config, record, final), keepNudge });
     if (config.transactional !== undefined) {
       committed = await config.transactional.transact(lease, status, turn(), async (transaction) => {
         try {

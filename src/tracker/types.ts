@@ -160,6 +160,12 @@ export interface StatusTurn {
   next: StatusNext;
   /** The new count of failures in a row (0 after a read whose outcome was handled or needed nothing). */
   failures: number;
+  /**
+   * For `commit`: keep `nudgedAt` and `event` although a change was handled, because it is not yet
+   * the change the nudge's event announced (e.g. `Pending` read after an early `otc.trade.settled`),
+   * so the record stays at the fast pace and the announced change is still attributed to the event.
+   */
+  keepNudge?: boolean | undefined;
 }
 
 /**

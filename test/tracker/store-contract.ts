@@ -81,6 +81,14 @@ export function statusStoreContract(fresh: () => StatusStore | Promise<StatusSto
     expect((await claim(store, T, 'a', 1)).map((r) => r.externalId)).toEqual(['nudged']);
   });
 
+  it('commit with keepNudge keeps the nudge (the change the event announced is still to come)', async () => {
+    const store = await fresh();
+    await store.nudge('order', 'o-1', { now: T, event: { eventId: 'e-1', type: 'otc.trade.settled' } });
+    const [record] = await claim(store, T);
+    await store.commit(record!.lease, 'Pending', { now: T + 1, failures: 0, next: { delayMs: 10 }, keepNudge: true });
+    expect(await store.get('order', 'o-1')).toMatchObject({ handled: { status: 'Pending' }, nudgedAt: T, event: { eventId: 'e-1' } });
+  });
+
   it('a nudge watches a record that is not watched, and wakes one that is', async () => {
     const store = await fresh();
     await store.nudge('withdrawal', 'w-9', { now: T });
