@@ -1,11 +1,32 @@
 import { describe } from '../internal/path.js';
 import type { Order, Withdrawal } from '../schemas.js';
-import type { FakeCheckoutCore } from './service.js';
 
 /** One step of a {@link playTimeline}: at `atMs` after the start, patch an order or a withdrawal. */
 export type TimelineStep =
-  | { atMs: number; order: string; patch: Partial<Order> }
-  | { atMs: number; withdrawal: string; patch: Partial<Withdrawal> };
+  | {
+      /** Milliseconds after `playTimeline` is called. */
+      atMs: number;
+      /** The order's externalId. */
+      order: string;
+      /** What changes, as for `fake.updateOrder` (`settlement` is merged field by field). */
+      patch: Partial<Order>;
+    }
+  | {
+      /** Milliseconds after `playTimeline` is called. */
+      atMs: number;
+      /** The withdrawal's externalId. */
+      withdrawal: string;
+      /** What changes, as for `fake.updateWithdrawal`. */
+      patch: Partial<Withdrawal>;
+    };
+
+/** What {@link playTimeline} changes: a fake checkout service (`createFakeCheckout()`). */
+export interface TimelineTarget {
+  /** Merges a patch into an order. */
+  updateOrder(externalId: string, patch: Partial<Order>): void;
+  /** Merges a patch into a withdrawal. */
+  updateWithdrawal(externalId: string, patch: Partial<Withdrawal>): void;
+}
 
 /** A timeline being played: `done` resolves once every step was applied; `stop()` cancels the rest. */
 export interface PlayingTimeline {
@@ -32,7 +53,7 @@ export interface PlayingTimeline {
  * ]);
  * await timeline.done;
  */
-export function playTimeline(fake: Pick<FakeCheckoutCore, 'updateOrder' | 'updateWithdrawal'>, steps: readonly TimelineStep[]): PlayingTimeline {
+export function playTimeline(fake: TimelineTarget, steps: readonly TimelineStep[]): PlayingTimeline {
   if (!Array.isArray(steps)) throw new TypeError(`playTimeline: steps must be an array, got ${describe(steps)}`);
   for (const [index, step] of steps.entries()) {
     if (step === null || typeof step !== 'object' || typeof step.atMs !== 'number' || !(step.atMs >= 0) || !Number.isFinite(step.atMs)) {

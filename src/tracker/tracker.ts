@@ -48,6 +48,8 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
     });
 
   async function run(): Promise<void> {
+    /** Claims that failed in a row: the wait before the next doubles, up to 5 s (a store outage is not hammered). */
+    let storeFailures = 0;
     while (running) {
       const free = config.maxConcurrentReads - inHand.size;
       let claimed = 0;
@@ -68,11 +70,17 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
               });
             inHand.set(record.lease.token, { handle, done });
           }
+          storeFailures = 0;
         } catch (error) {
+          storeFailures += 1;
           writeTrackerLog(config.logger, { type: 'store-failed', error: plainError(error) });
         }
       }
       if (!running) break;
+      if (storeFailures > 0) {
+        await idle(Math.min(5_000, config.claimIntervalMs * 2 ** Math.min(10, storeFailures)));
+        continue;
+      }
       // every slot taken: wait for one to free (a finished turn wakes us); else more may be due soon
       if (claimed > 0 && claimed === free) await idle(config.claimIntervalMs * 4);
       else if (free <= 0) await idle(config.claimIntervalMs * 4);

@@ -33,6 +33,7 @@ interface StatusChangeBase {
 
 /** An order's status changed. */
 export interface OrderStatusChange extends StatusChangeBase {
+  /** An order. */
   kind: 'order';
   /** The order as the read returned it, every field kept. */
   record: Order;
@@ -40,6 +41,7 @@ export interface OrderStatusChange extends StatusChangeBase {
 
 /** A withdrawal's status changed. */
 export interface WithdrawalStatusChange extends StatusChangeBase {
+  /** A withdrawal. */
   kind: 'withdrawal';
   /** The withdrawal as the read returned it, every field kept. */
   record: Withdrawal;
@@ -86,7 +88,9 @@ export const NUDGE_PRIORITY_MS = 86_400_000;
  * record still holds this `token` (so a process whose lease ran out cannot settle another's).
  */
 export interface StatusLease {
+  /** The record's kind. */
   readonly kind: StatusKind;
+  /** The record's externalId. */
   readonly externalId: string;
   /** Who holds it (the tracker's `owner`), for logs and inspection. */
   readonly owner: string;
@@ -96,7 +100,9 @@ export interface StatusLease {
 
 /** What a store keeps per record, as `get` and `claimDue` return it. */
 export interface StatusRecordState {
+  /** The record's kind. */
   kind: StatusKind;
+  /** The record's externalId. */
   externalId: string;
   /** Whether the record is being watched (read on schedule); `false` once its watch ended (kept for retention). */
   watching: boolean;
@@ -106,7 +112,14 @@ export interface StatusRecordState {
    * The status last handed to `onChange` that resolved, and when it was recorded; absent until the
    * first one. `{ status: null }` is a handled "no status yet".
    */
-  handled?: { status: string | null; at: number } | undefined;
+  handled?:
+    | {
+        /** The status handled. */
+        status: string | null;
+        /** When it was recorded (milliseconds since the epoch). */
+        at: number;
+      }
+    | undefined;
   /**
    * When the record was last nudged (an event asked to read it) since its last handled change:
    * the tracker reads it at the fast pace for a bounded time after this. Cleared when a change is
@@ -121,6 +134,7 @@ export interface StatusRecordState {
 
 /** A due record, claimed: the record's state as of the claim, and the lease that now holds it. */
 export interface ClaimedStatusRecord extends StatusRecordState {
+  /** The lease the claim took; pass it back to the store's other operations. */
   lease: StatusLease;
 }
 
@@ -142,7 +156,10 @@ export interface ClaimDueRequest {
  * retention, so a replayed event finds it and calls nothing).
  */
 export type StatusNext =
-  | { delayMs: number }
+  | {
+      /** Read the record again after this many milliseconds. */
+      delayMs: number;
+    }
   | {
       /** `'final'`: the status is final; `'max-age'`: the watch ran out without a final status. */
       end: 'final' | 'max-age';
@@ -314,7 +331,9 @@ export interface TrackerLogEntry {
    * operation failed).
    */
   type: 'read' | 'change' | 'change-failed' | 'ended' | 'give-up' | 'lease-lost' | 'store-failed';
+  /** The record's kind (absent for a store failure that concerns no one record). */
   kind?: StatusKind;
+  /** The record's externalId (absent for a store failure that concerns no one record). */
   externalId?: string;
   /** For `read`: `changed`, `same`, `not-found` (404: kept watching) or `failed`. */
   outcome?: 'changed' | 'same' | 'not-found' | 'failed';
@@ -327,7 +346,14 @@ export interface TrackerLogEntry {
   /** Milliseconds the read (or `onChange`) took. */
   ms?: number;
   /** What failed, as a plain object (`name`, `message`, `status` where there is one). */
-  error?: { name: string; message: string; status?: number };
+  error?: {
+    /** The error's name, e.g. `ServerError`. */
+    name: string;
+    /** Its message (the SDK's never carry a secret). */
+    message: string;
+    /** The HTTP status, for an `ApiError`. */
+    status?: number;
+  };
 }
 
 /**
@@ -339,9 +365,13 @@ export interface TrackerLogEntry {
 export type TrackerLogger =
   | ((entry: TrackerLogEntry) => void)
   | {
+      /** Gets the `read` entries (optional: without it they are skipped). */
       debug?(entry: TrackerLogEntry): unknown;
+      /** Gets `change` and `ended`. */
       info(entry: TrackerLogEntry): unknown;
+      /** Gets `give-up` and `lease-lost`. */
       warn(entry: TrackerLogEntry): unknown;
+      /** Gets `change-failed` and `store-failed`. */
       error(entry: TrackerLogEntry): unknown;
     };
 
@@ -407,7 +437,12 @@ export interface TrackerDrainReport {
   /** `true` when every claimed record was finished or released before the timeout. */
   drained: boolean;
   /** The records still in hand when the timeout passed (their leases run out and other processes take them). */
-  inHand: Array<{ kind: StatusKind; externalId: string }>;
+  inHand: Array<{
+    /** The record's kind. */
+    kind: StatusKind;
+    /** The record's externalId. */
+    externalId: string;
+  }>;
 }
 
 /** A status tracker, from `createStatusTracker`. */
