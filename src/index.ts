@@ -1,4 +1,4 @@
-export { CheckoutClient } from './client.js';
+export { CheckoutClient } from './client/client.js';
 export type {
   CheckoutClientOptions,
   PartnerSecret,
@@ -8,9 +8,9 @@ export type {
   ResponseReads,
   WaitOptions,
   WithResponse,
-} from './client.js';
-export type { ClientLogEntry, ClientLogger } from './internal/client-log.js';
-export type { StoredToken, TokenStore } from './auth/token-store.js';
+} from './client/options.js';
+export type { ClientLogEntry, ClientLogger } from './client/log.js';
+export type { StoredToken, TokenStore } from './client/token-store.js';
 export {
   ApiError,
   AuthenticationError,

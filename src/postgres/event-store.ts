@@ -1,9 +1,9 @@
 import { checkEventId } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
-import { eventRowId } from '../internal/event-key.js';
-import { LeaseMemory } from '../internal/lease-memory.js';
-import type { ClaimedLease, EventStore } from '../webhooks/store.js';
-import type { TransactionalEventStore, TransactResult } from '../webhooks/transactional.js';
+import { eventRowId } from '../stores/event-key.js';
+import { LeaseMemory } from '../stores/lease-memory.js';
+import type { ClaimedLease, EventStore } from '../stores/event-store.js';
+import type { TransactionalEventStore, TransactResult } from '../webhooks/engine/transactional.js';
 import { driverOf, type Driver, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, storeError } from './errors.js';
 import { statementsFor, tableName, type TableStatements } from './sql.js';

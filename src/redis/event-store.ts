@@ -1,10 +1,10 @@
-import type { ClaimedLease, EventStore } from '../webhooks/store.js';
+import type { ClaimedLease, EventStore } from '../stores/event-store.js';
 import { checkEventId } from '../internal/arguments.js';
 import { describe } from '../internal/path.js';
 import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
-import { eventKeySuffix } from '../internal/event-key.js';
-import { LeaseMemory } from '../internal/lease-memory.js';
+import { eventKeySuffix } from '../stores/event-key.js';
+import { LeaseMemory } from '../stores/lease-memory.js';
 import { prefixOption } from './options.js';
 
 /** Options of {@link RedisEventStore}. */

@@ -1,4 +1,4 @@
-import { eventKeySuffix } from '../internal/event-key.js';
+import { eventKeySuffix } from '../stores/event-key.js';
 import { describe } from '../internal/path.js';
 import { checkExternalId, checkKind, wholeNumber } from '../tracker/arguments.js';
 import { NUDGE_PRIORITY_MS } from '../tracker/types.js';

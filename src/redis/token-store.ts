@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { StoredToken, TokenStore } from '../auth/token-store.js';
+import type { StoredToken, TokenStore } from '../client/token-store.js';
 import { describe } from '../internal/path.js';
 import { positiveMs } from '../internal/arguments.js';
 import { DELETE_IF_OWNER, RedisConnection, replyString, type RedisClientLike } from './client.js';

@@ -4,7 +4,7 @@
  * (and the CLI's sandbox) load without msw installed.
  */
 import type { HttpHandler, http, HttpResponse } from 'msw';
-import { partnerApiBase } from '../internal/api-base.js';
+import { partnerApiBase } from '../client/api-base.js';
 
 /** The two msw exports the adapter uses; both exist with these shapes in msw 2 and msw 3. */
 export interface MswFunctions {

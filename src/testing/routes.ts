@@ -1,4 +1,4 @@
-import { API_PATH } from '../internal/api-base.js';
+import { API_PATH } from '../client/api-base.js';
 import type { Order, Withdrawal } from '../schemas.js';
 import type { ResolvedPartner } from './partners.js';
 import { json, problem } from './responses.js';

@@ -1,4 +1,4 @@
-import type { CheckoutClient } from '../client.js';
+import type { CheckoutClient } from '../client/client.js';
 import type { Order, Withdrawal } from '../schemas.js';
 import type { WebhookEvent } from '../webhooks/event.js';
 

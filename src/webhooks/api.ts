@@ -1,6 +1,6 @@
-import { handlerFactory, type CreateWebhookHandler } from './handler.js';
-import type { Hmac } from './hmac.js';
-import { createSignatures, type SignPayload, type VerifySignature } from './signature.js';
+import { handlerFactory, type CreateWebhookHandler } from './engine/handler.js';
+import type { Hmac } from './signature/hmac.js';
+import { createSignatures, type SignPayload, type VerifySignature } from './signature/signature.js';
 
 /** The public functions that compute HMACs, built once per entry point over its HMAC implementation. */
 export interface HmacBoundApi {

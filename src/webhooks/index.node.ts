@@ -3,9 +3,9 @@
  * with HMACs computed by node:crypto over a pre-made `KeyObject` per secret. Only Node loads it.
  */
 import { hmacBoundApi } from './api.js';
-import type { CreateWebhookHandler } from './handler.js';
-import { nodeHmac } from './hmac.node.js';
-import type { SignPayload, VerifySignature } from './signature.js';
+import type { CreateWebhookHandler } from './engine/handler.js';
+import { nodeHmac } from './signature/hmac.node.js';
+import type { SignPayload, VerifySignature } from './signature/signature.js';
 
 export * from './shared.js';
 

@@ -4,9 +4,9 @@
  * on Node the `node` export condition loads `index.node.ts`, the same API over node:crypto.
  */
 import { hmacBoundApi } from './api.js';
-import type { CreateWebhookHandler } from './handler.js';
-import { webCryptoHmac } from './hmac.web.js';
-import type { SignPayload, VerifySignature } from './signature.js';
+import type { CreateWebhookHandler } from './engine/handler.js';
+import { webCryptoHmac } from './signature/hmac.web.js';
+import type { SignPayload, VerifySignature } from './signature/signature.js';
 
 export * from './shared.js';
 

@@ -12,14 +12,14 @@ export type {
   WebhookEvent,
   WebhookEventBase,
 } from './event.js';
-export type { CreateWebhookHandler, DrainedEvent, DrainOptions, DrainReport, HandleOptions, WebhookHandler } from './handler.js';
-export type { WebhookLogEntry, WebhookLogger } from './logger.js';
-export { MemoryEventStore } from './memory-store.js';
+export type { CreateWebhookHandler, DrainedEvent, DrainOptions, DrainReport, HandleOptions, WebhookHandler } from './engine/handler.js';
+export type { WebhookLogEntry, WebhookLogger } from './engine/logger.js';
+export { MemoryEventStore } from '../stores/memory-event-store.js';
 export { tagValue } from './tags.js';
-export type { MemoryEventStoreOptions } from './memory-store.js';
-export type { FastifyReplyLike, FastifyRequestLike } from './fastify-adapter.js';
-export type { KoaContextLike } from './koa-adapter.js';
-export type { KeptBody, NodeRequestLike, NodeResponseLike, RequestEndState } from './node-adapter.js';
+export type { MemoryEventStoreOptions } from '../stores/memory-event-store.js';
+export type { FastifyReplyLike, FastifyRequestLike } from './adapters/fastify.js';
+export type { KoaContextLike } from './adapters/koa.js';
+export type { KeptBody, NodeRequestLike, NodeResponseLike, RequestEndState } from './adapters/node.js';
 export type {
   ConfirmOptions,
   ExternalIdResolver,
@@ -28,8 +28,8 @@ export type {
   WebhookClient,
   WebhookContext,
   WebhookHandlerOptions,
-} from './options.js';
-export type { WebhookOutcome } from './outcome.js';
+} from './engine/options.js';
+export type { WebhookOutcome } from './engine/outcome.js';
 export type {
   SignatureScheme,
   SignatureSchemeInput,
@@ -37,8 +37,8 @@ export type {
   VerifySignature,
   VerifySignatureInput,
   WebhookSecret,
-} from './signature.js';
-export type { PayloadInput } from './bytes.js';
-export type { ClaimedLease, ClaimResult, EventStore } from './store.js';
-export type { TransactionalEventStore, TransactResult } from './transactional.js';
-export type { WebhookTracker } from './tracker-intake.js';
+} from './signature/signature.js';
+export type { PayloadInput } from './signature/bytes.js';
+export type { ClaimedLease, ClaimResult, EventStore } from '../stores/event-store.js';
+export type { TransactionalEventStore, TransactResult } from './engine/transactional.js';
+export type { WebhookTracker } from './engine/tracker-intake.js';

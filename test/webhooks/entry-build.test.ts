@@ -4,8 +4,8 @@ import { describe, expect, it, vi } from 'vitest';
 
 const built = vi.hoisted(() => ({ count: 0 }));
 
-vi.mock('../../src/webhooks/signature.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../src/webhooks/signature.js')>();
+vi.mock('../../src/webhooks/signature/signature.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/webhooks/signature/signature.js')>();
   return {
     ...actual,
     createSignatures: (...args: Parameters<typeof actual.createSignatures>) => {

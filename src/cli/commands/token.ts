@@ -1,4 +1,4 @@
-import { jwtExpiry } from '../../auth/token-cache.js';
+import { jwtExpiry } from '../../client/token-cache.js';
 import { allowOnly, CREDENTIAL_OPTIONS, type ParsedArgs } from '../args.js';
 import { clientFrom } from '../credentials.js';
 import { ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';

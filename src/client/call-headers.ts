@@ -1,0 +1,67 @@
+import { HEADER_NAME } from '../internal/arguments.js';
+import { describe } from '../internal/path.js';
+
+/** What a header value may hold: no CR, LF, NUL or other control character but tab. */
+const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
+/** Visible ASCII, what an idempotency key is made of. */
+const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
+/**
+ * Headers the client (or fetch, for the connection-level ones) sets itself: a call may not replace
+ * them. fetch drops `connection` and rejects the others with a network-level error, after the exchange.
+ */
+const RESERVED = new Set([
+  'authorization',
+  'x-partner-id',
+  'x-partner-secret',
+  'idempotency-key',
+  'content-length',
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+]);
+
+/**
+ * A call's `headers` option as a record with lower-case names, or a `TypeError` naming the header
+ * at fault (never its value, which may be a credential).
+ */
+export function callHeaders(headers: unknown): Record<string, string> | undefined {
+  if (headers === undefined) return undefined;
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+    throw new TypeError(`headers must be an object of header names to string values, got ${describe(headers)}`);
+  }
+  const entries = headers instanceof Headers ? [...headers] : Object.entries(headers);
+  const out: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    if (!HEADER_NAME.test(name)) throw new TypeError(`headers: ${JSON.stringify(name.slice(0, 40))} is not a valid header name`);
+    const lower = name.toLowerCase();
+    if (RESERVED.has(lower)) {
+      throw new TypeError(`headers: ${lower} is set by the client${lower === 'idempotency-key' ? ' (use the idempotencyKey option)' : ''}`);
+    }
+    if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
+      throw new TypeError(`headers: the value of ${lower} must be a string without control characters`);
+    }
+    out[lower] = value;
+  }
+  return out;
+}
+
+/** A call's `idempotencyKey` option: 1 to 255 visible ASCII characters, else a `TypeError`. */
+export function idempotencyKey(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length > 255 || !VISIBLE_ASCII.test(value)) {
+    throw new TypeError('idempotencyKey must be a string of 1 to 255 visible ASCII characters (a UUID, for example)');
+  }
+  return value;
+}
+
+/** A call's `maxRetries` option: a whole number of at least 0, else a `TypeError`. */
+export function retriesOption(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(`maxRetries must be a whole number of at least 0, got ${String(value)}`);
+  }
+  return value;
+}

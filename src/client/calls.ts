@@ -1,0 +1,74 @@
+import { TimeoutError } from '../errors.js';
+import { MeSchema, OrderSchema, WithdrawalSchema, type Me, type Order, type ParseSchema, type Withdrawal } from '../schemas.js';
+import type { RawRequestOptions, RequestOptions } from './options.js';
+import { callHeaders, idempotencyKey, retriesOption } from './call-headers.js';
+import { describe, pathSegment } from '../internal/path.js';
+import { timerMs } from '../internal/timer-ms.js';
+import type { CallTrace } from './transport.js';
+
+// What each public method of CheckoutClient sends, checked before anything is sent.
+
+/** A call's per-call options, checked: a `TypeError` for a bad one. */
+export function checkRequestOptions<O extends RequestOptions>(options: O): O {
+  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${describe(options)}`);
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new TypeError('signal must be an AbortSignal');
+  }
+  if (options.timeoutMs !== undefined) timerMs('timeoutMs', options.timeoutMs, 0);
+  if (options.headers !== undefined) callHeaders(options.headers);
+  retriesOption(options.maxRetries);
+  return options;
+}
+
+/** The rejection of a call that ran past its own `timeoutMs`. */
+export function callTimedOut(label: string, timeoutMs: number | undefined, attempts?: number): TimeoutError {
+  return new TimeoutError(`${label} did not complete within its timeoutMs (${timeoutMs} ms)`, { request: label, attempts });
+}
+
+/** What one business call sends and expects. */
+export interface AuthedCall<T> {
+  method: string;
+  path: string;
+  schema: ParseSchema<T> | undefined;
+  options: RequestOptions;
+  json?: unknown;
+  searchParams?: RawRequestOptions<T>['searchParams'];
+  key?: string | undefined;
+}
+
+export const newTrace = (): CallTrace => ({ attempts: 0, response: undefined });
+
+export function meCall(options: RequestOptions): AuthedCall<Me> {
+  return { method: 'get', path: '/auth/me', schema: MeSchema, options: checkRequestOptions(options) };
+}
+
+export function orderCall(externalId: string, options: RequestOptions): AuthedCall<Order> {
+  const path = `/orders/by-external-id/${pathSegment(externalId, 'externalId')}`;
+  return { method: 'get', path, schema: OrderSchema, options: checkRequestOptions(options) };
+}
+
+export function withdrawalCall(externalId: string, options: RequestOptions): AuthedCall<Withdrawal> {
+  const path = `/withdrawals/by-external-id/${pathSegment(externalId, 'externalId')}`;
+  return { method: 'get', path, schema: WithdrawalSchema, options: checkRequestOptions(options) };
+}
+
+/** A `.` or `..` segment, percent-encoded or not, between `/` or `\` (URL parsers resolve each, climbing out of the API base). */
+const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=$|[/\\])/i;
+/** From the query or fragment on: dots there are not path segments. */
+const QUERY = /[?#].*$/s;
+
+export function rawCall<T>(method: string, path: string, options: RawRequestOptions<T>): AuthedCall<T> {
+  if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) {
+    throw new TypeError(`method must be an HTTP method such as "GET", got ${describe(method)}`);
+  }
+  if (typeof path !== 'string' || path === '' || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(path) || DOT_SEGMENT.test(path.replace(QUERY, ''))) {
+    throw new TypeError('path must be a path below the API base, such as "/orders/abc/payment" (no "." or ".." segments)');
+  }
+  const { schema, json, searchParams } = checkRequestOptions(options);
+  if (schema !== undefined && typeof schema?.safeParse !== 'function') {
+    throw new TypeError('schema must be a zod schema (anything with safeParse)');
+  }
+  const key = idempotencyKey(options.idempotencyKey);
+  const normalized = path.startsWith('/') ? path : `/${path}`;
+  return { method: method.toLowerCase(), path: normalized, schema, options, json, searchParams, key };
+}

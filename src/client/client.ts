@@ -1,0 +1,390 @@
+import { TokenCache } from './token-cache.js';
+import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from '../errors.js';
+import { sleep, untilAborted } from '../internal/abort.js';
+import { partnerApiBase } from './api-base.js';
+import { callBound } from './call-bound.js';
+import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, rawCall, withdrawalCall, type AuthedCall } from './calls.js';
+import { retriesOption } from './call-headers.js';
+import { logWriter, type LogWriter } from './log.js';
+import { env } from '../internal/env.js';
+import { checkTransportSecurity } from './insecure-http.js';
+import { describe, pathSegment } from '../internal/path.js';
+import { timerMs } from '../internal/timer-ms.js';
+import { Transport, type CallTrace } from './transport.js';
+import { USER_AGENT } from './user-agent.js';
+import { TokenResponseSchema, type Me, type Order, type TokenResponse, type Withdrawal } from '../schemas.js';
+import type {
+  CheckoutClientOptions,
+  PartnerSecret,
+  RawRequestOptions,
+  RequestOptions,
+  ResponseInfo,
+  ResponseReads,
+  WaitOptions,
+  WithResponse,
+} from './options.js';
+
+const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * A typed client of the checkout service's partner API. It exchanges the partner's credentials for
+ * a Bearer token, caches it, mints a new one before it expires (one exchange for any number of
+ * concurrent callers), retries what is safe, and never exposes the secret.
+ *
+ * @example
+ * const client = new CheckoutClient({ baseUrl: 'https://checkout.example.com', partnerId, partnerSecret });
+ * const order = await client.getOrderByExternalId('order-42');
+ * if (order.settlement?.status === 'Settled') ship(order);
+ */
+export class CheckoutClient {
+  /** The partner API base every path is resolved against, e.g. `https://checkout.example.com/api/v1/partner-api`. */
+  readonly baseUrl: string;
+  /** The partner's client id (not a secret). */
+  readonly partnerId: string;
+  readonly #secret: PartnerSecret;
+  readonly #timeoutMs: number;
+  readonly #transport: Transport;
+  readonly #tokens: TokenCache;
+  readonly #log: LogWriter;
+
+  constructor(options: CheckoutClientOptions = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`CheckoutClient options must be an object, got ${describe(options)}`);
+    }
+    if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== 'boolean') {
+      throw new TypeError(`allowInsecureHttp must be a boolean, got ${describe(options.allowInsecureHttp)}`);
+    }
+    this.baseUrl = partnerApiBase(required('baseUrl', 'CHECKOUT_BASE_URL', options.baseUrl));
+    checkTransportSecurity(this.baseUrl, options.allowInsecureHttp === true);
+    this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
+    this.#secret = secretOption(options.partnerSecret);
+    const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 30_000);
+    this.#timeoutMs = timeoutMs;
+    const maxResponseBytes = options.maxResponseBytes ?? 1_048_576;
+    if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
+      throw new TypeError(`maxResponseBytes must be a whole number of bytes, at least 1, got ${String(maxResponseBytes)}`);
+    }
+    // the same check as a call's own maxRetries
+    const maxRetries = retriesOption(options.maxRetries) ?? 2;
+    const skewSeconds = options.tokenSkewSeconds ?? 30;
+    if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !(skewSeconds * 1000 <= Number.MAX_SAFE_INTEGER)) {
+      throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${String(skewSeconds)}`);
+    }
+    if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+      throw new TypeError(`fetch must be a function, got ${describe(options.fetch)}`);
+    }
+    const store = options.tokenStore;
+    if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
+      throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
+    }
+    this.#log = logWriter(options.logger);
+    this.#transport = new Transport({
+      apiBase: this.baseUrl,
+      timeoutMs,
+      maxRetries,
+      maxResponseBytes,
+      fetch: options.fetch,
+      log: this.#log,
+    });
+    this.#tokens = new TokenCache({
+      exchange: (signal) => this.#exchange(signal),
+      skewSeconds,
+      store,
+      key: `checkout-partner-sdk:token:${this.baseUrl}:${this.partnerId}`,
+    });
+  }
+
+  /**
+   * The cached access token, or a new one from POST /auth/token. Concurrent callers share one
+   * exchange; a failed exchange is not cached. `signal` and `timeoutMs` bound the wait (see
+   * {@link RequestOptions}); an exchange no caller waits for any more is aborted.
+   */
+  async getAccessToken(options: RequestOptions = {}): Promise<string> {
+    const { signal, timeoutMs } = checkRequestOptions(options);
+    const bound = callBound(signal, timeoutMs, () => callTimedOut('POST /auth/token', timeoutMs));
+    try {
+      return await this.#tokens.get(bound.signal);
+    } finally {
+      bound.dispose();
+    }
+  }
+
+  /** Epoch milliseconds at which the cached token stops being reused (skew taken off), or `undefined` when none is cached. */
+  get tokenExpiresAt(): number | undefined {
+    return this.#tokens.expiresAt;
+  }
+
+  /** GET /auth/me: confirms that the credentials work and the partner API is enabled. */
+  async getMe(options: RequestOptions = {}): Promise<Me> {
+    return this.#authed(meCall(options), newTrace());
+  }
+
+  /**
+   * GET /orders/by-external-id/{externalId}: the order's status, including `settlement.status`.
+   *
+   * @example
+   * const order = await client.getOrderByExternalId('order-42');
+   * order.settlement?.status; // 'Settled' once its crypto swap settled
+   */
+  async getOrderByExternalId(externalId: string, options: RequestOptions = {}): Promise<Order> {
+    return this.#authed(orderCall(externalId, options), newTrace());
+  }
+
+  /** GET /withdrawals/by-external-id/{externalId}: the PIX withdrawal's status (`Completed` once settled). */
+  async getWithdrawalByExternalId(externalId: string, options: RequestOptions = {}): Promise<Withdrawal> {
+    return this.#authed(withdrawalCall(externalId, options), newTrace());
+  }
+
+  /**
+   * Any partner API endpoint this SDK does not type yet, with the same auth, timeouts and errors.
+   * `path` is relative to the API base; encode its dynamic segments (a `.` or `..` segment is
+   * refused with a `TypeError`: it would leave the API base). Only GETs, and requests with
+   * an `idempotencyKey`, are retried.
+   *
+   * @example
+   * const result = await client.request('POST', `/orders/${encodeURIComponent(id)}/payment`, {
+   *   json: { amount },
+   *   idempotencyKey: paymentId, // the same key when the payment is tried again
+   * });
+   */
+  async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
+    return this.#authed(rawCall(method, path, options), newTrace());
+  }
+
+  /**
+   * The same reads, each resolving with `{ data, response }`: `response` holds the status, headers,
+   * `requestId` (the service's `x-request-id`, for support tickets) and how many attempts the call took.
+   *
+   * @example
+   * const { data: order, response } = await client.withResponse().getOrderByExternalId('order-42');
+   * log.info({ requestId: response.requestId, status: order.settlement?.status });
+   */
+  withResponse(): ResponseReads {
+    const run = async <T>(call: () => AuthedCall<T>): Promise<WithResponse<T>> => {
+      const trace = newTrace();
+      const data = await this.#authed(call(), trace);
+      const response = trace.response as Response;
+      const info: ResponseInfo = {
+        status: response.status,
+        headers: response.headers,
+        requestId: response.headers.get('x-request-id') ?? undefined,
+        attempts: trace.attempts,
+      };
+      return { data, response: info };
+    };
+    return {
+      getMe: (options = {}) => run(() => meCall(options)),
+      getOrderByExternalId: (externalId, options = {}) => run(() => orderCall(externalId, options)),
+      getWithdrawalByExternalId: (externalId, options = {}) => run(() => withdrawalCall(externalId, options)),
+      request: (method, path, options = {}) => run(() => rawCall(method, path, options)),
+    };
+  }
+
+  /**
+   * Polls GET /orders/by-external-id/{externalId} until `until(order)` is true, and resolves with that
+   * order. Rejects with `WaitTimeoutError` (holding the last order read) when time runs out.
+   *
+   * @example
+   * const order = await client.waitForOrder('order-42', (o) => o.settlement?.status === 'Settled', { timeoutMs: 120_000 });
+   */
+  async waitForOrder(externalId: string, until: (order: Order) => boolean, options: WaitOptions = {}): Promise<Order> {
+    pathSegment(externalId, 'externalId');
+    return this.#waitFor('order', (o) => this.getOrderByExternalId(externalId, o), until, options);
+  }
+
+  /** Polls GET /withdrawals/by-external-id/{externalId} until `until(withdrawal)` is true; see {@link waitForOrder}. */
+  async waitForWithdrawal(
+    externalId: string,
+    until: (withdrawal: Withdrawal) => boolean,
+    options: WaitOptions = {},
+  ): Promise<Withdrawal> {
+    pathSegment(externalId, 'externalId');
+    return this.#waitFor('withdrawal', (o) => this.getWithdrawalByExternalId(externalId, o), until, options);
+  }
+
+  /** What `JSON.stringify(client)` shows: never the secret or the token. */
+  toJSON(): { baseUrl: string; partnerId: string } {
+    return { baseUrl: this.baseUrl, partnerId: this.partnerId };
+  }
+
+  [inspectSymbol](): string {
+    return `CheckoutClient { baseUrl: '${this.baseUrl}', partnerId: '${this.partnerId}' }`;
+  }
+
+  async #exchange(signal: AbortSignal): Promise<TokenResponse> {
+    const secret = typeof this.#secret === 'function' ? await this.#callSecret(this.#secret, signal) : this.#secret;
+    if (typeof secret !== 'string' || secret === '') {
+      throw new TypeError(`The partnerSecret function must return a non-empty string, got ${describe(secret)}`);
+    }
+    const trace = newTrace();
+    const started = this.#log === undefined ? 0 : performance.now();
+    try {
+      const response = await this.#transport.send({
+        method: 'post',
+        path: '/auth/token',
+        headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT },
+        retry: true,
+        schema: TokenResponseSchema,
+        signal,
+        trace,
+      });
+      this.#logExchange(started, trace, undefined);
+      return response;
+    } catch (error) {
+      this.#logExchange(started, trace, error);
+      // a token response that failed validation may still hold a working token: keep it out of the error
+      if (error instanceof ResponseValidationError) throw withoutToken(error);
+      throw error;
+    }
+  }
+
+  /**
+   * The partnerSecret function's secret, bounded like one attempt (`timeoutMs`) and by the
+   * exchange's abort: a secret manager that hangs must not hold the exchange, and every call, forever.
+   */
+  async #callSecret(secretFn: () => string | Promise<string>, signal: AbortSignal): Promise<unknown> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new CheckoutError(`The partnerSecret function did not settle within timeoutMs (${this.#timeoutMs} ms); no token exchange was attempted`)),
+        this.#timeoutMs,
+      );
+    });
+    try {
+      return await untilAborted(Promise.race([Promise.resolve().then(secretFn), timedOut]), signal);
+    } catch (error) {
+      if (signal.aborted || error instanceof CheckoutError) throw error;
+      throw new CheckoutError('The partnerSecret function threw; no token exchange was attempted', { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #logExchange(started: number, trace: CallTrace, error: unknown): void {
+    if (this.#log === undefined) return;
+    const response = trace.response ?? (error instanceof ApiError ? error : undefined);
+    this.#log({
+      event: 'exchange',
+      method: 'POST',
+      path: '/auth/token',
+      status: response?.status,
+      ms: performance.now() - started,
+      attempt: trace.attempts,
+      requestId: response?.headers.get('x-request-id') ?? undefined,
+      ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
+    });
+  }
+
+  /**
+   * A business call with the Bearer token; a 401 drops that token, mints one new token and retries
+   * once. The call's `signal` and `timeoutMs` bound all of it, the wait for an exchange included.
+   */
+  async #authed<T>(call: AuthedCall<T>, trace: CallTrace): Promise<T> {
+    const { method, path, options, key } = call;
+    const { timeoutMs, maxRetries } = options;
+    // the same object for every call without per-call headers: the hot path builds only the token's
+    const extra = options.headers === undefined && key === undefined ? undefined : { ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
+    // a signal already aborted sends nothing, not even a token exchange
+    options.signal?.throwIfAborted();
+    const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
+    const { signal, deadline } = bound;
+    const send = async () => {
+      const token = await this.#tokens.get(signal);
+      const sent = this.#transport.send({
+        method,
+        path,
+        headers:
+          extra === undefined
+            ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
+            : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` },
+        retry: method === 'get' || key !== undefined,
+        maxRetries,
+        schema: call.schema,
+        json: call.json,
+        searchParams: call.searchParams,
+        signal,
+        deadline,
+        trace,
+      });
+      return { token, sent };
+    };
+    try {
+      const first = await send();
+      try {
+        return await first.sent;
+      } catch (error) {
+        if (!(error instanceof AuthenticationError)) throw error;
+        this.#tokens.invalidate(first.token);
+      }
+      return await (await send()).sent; // a second 401 rejects with AuthenticationError
+    } finally {
+      bound.dispose();
+    }
+  }
+
+  async #waitFor<T>(
+    what: string,
+    read: (options: RequestOptions) => Promise<T>,
+    until: (record: T) => boolean,
+    options: WaitOptions,
+  ): Promise<T> {
+    if (typeof until !== 'function') throw new TypeError(`until must be a function of the ${what}`);
+    if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
+    const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 60_000);
+    const intervalMs = timerMs('intervalMs', options.intervalMs, 2_000);
+    const { signal } = checkRequestOptions({ signal: options.signal });
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const combined = signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
+    let last: T | undefined;
+    try {
+      for (;;) {
+        last = await read({ signal: combined });
+        if (until(last)) return last;
+        await sleep(intervalMs, combined);
+      }
+    } catch (error) {
+      if (signal?.aborted || !deadline.signal.aborted) throw error;
+      throw new WaitTimeoutError(`The ${what} did not reach the awaited state within ${timeoutMs} ms`, last);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/**
+ * The same validation error with every string in its body masked: a token response that failed
+ * validation may hold a working token under any name (`accessToken`, `access_token`, `token`, ...).
+ * Numbers, booleans and the shape stay, so the issues still make sense.
+ */
+function withoutToken(error: ResponseValidationError): ResponseValidationError {
+  return new ResponseValidationError(error.message, {
+    status: error.status,
+    headers: error.headers,
+    body: maskStrings(error.body, 0),
+    issues: error.issues,
+    attempts: error.attempts,
+  });
+}
+
+function maskStrings(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return '[redacted]';
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 8) return '[redacted]';
+  if (Array.isArray(value)) return value.map((item) => maskStrings(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskStrings(item, depth + 1)]));
+}
+
+function required(name: string, envName: string, value: unknown): string {
+  const resolved = value ?? env(envName);
+  if (resolved === undefined || resolved === '') {
+    throw new TypeError(`CheckoutClient: missing ${name}: pass the ${name} option or set ${envName}`);
+  }
+  if (typeof resolved !== 'string') throw new TypeError(`${name} must be a string, got ${describe(resolved)}`);
+  return resolved;
+}
+
+function secretOption(value: unknown): PartnerSecret {
+  if (typeof value === 'function') return value as () => string | Promise<string>;
+  return required('partnerSecret', 'CHECKOUT_PARTNER_SECRET', value);
+}

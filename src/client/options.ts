@@ -1,0 +1,175 @@
+// The client's public contract: its options and the per-call options, types only (one TSDoc
+// block per option, with @default where there is one). CheckoutClient resolves the defaults.
+import type { ClientLogger } from './log.js';
+import type { TokenStore } from './token-store.js';
+import type { Me, Order, ParseSchema, Withdrawal } from '../schemas.js';
+
+/** The partner secret, or a function that returns it (sync or async), called at each token exchange. */
+export type PartnerSecret = string | (() => string | Promise<string>);
+
+/** Options of {@link CheckoutClient}. Every field may also come from the environment where noted. */
+export interface CheckoutClientOptions {
+  /**
+   * The checkout service's origin, e.g. `https://checkout.example.com`. `/api/v1/partner-api` is
+   * appended unless already there; a trailing slash is fine.
+   * @default process.env.CHECKOUT_BASE_URL
+   */
+  baseUrl?: string | undefined;
+  /**
+   * The partner's client id, sent as `x-partner-id` to POST /auth/token only.
+   * @default process.env.CHECKOUT_PARTNER_ID
+   */
+  partnerId?: string | undefined;
+  /**
+   * The partner's client secret, sent as `x-partner-secret` to POST /auth/token only. A function is
+   * called at each exchange, so a secret rotated by the service operator is picked up without a restart;
+   * one that does not settle within `timeoutMs` fails the exchange with a `CheckoutError`.
+   * @default process.env.CHECKOUT_PARTNER_SECRET
+   */
+  partnerSecret?: PartnerSecret | undefined;
+  /**
+   * How long one attempt may take, in milliseconds, headers and body, before it is aborted (its
+   * connection closed) and retried when safe. At most 2^31 − 1 (the longest a timer can wait).
+   * @default 30_000
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * How many times a GET or the token exchange is retried after a network error (a body cut midway
+   * included), a timeout, 408, 429 or 5xx, with exponential backoff and jitter, honouring
+   * `Retry-After`. A `Retry-After` over 60 s, or past the call's own `timeoutMs`, fails at once.
+   * Other requests are never retried.
+   * @default 2
+   */
+  maxRetries?: number | undefined;
+  /**
+   * Seconds before the token's expiry at which a new one is minted; never more than half the
+   * token's lifetime. The lifetime is measured on the local clock from the token response's arrival
+   * (capped by the JWT's own `exp − iat`), and a token is reused for at least 1 s whatever the clocks say.
+   * @default 30
+   */
+  tokenSkewSeconds?: number | undefined;
+  /**
+   * Where the access token is kept. Pass a shared store (e.g. `RedisTokenStore`) so many processes
+   * share one token. The store is a cache: when it fails, or one of its operations takes longer than
+   * its `lockMs` (default 5 s), the client exchanges and keeps the token itself, so a store outage
+   * never fails a call.
+   * @default an in-memory store private to this client
+   */
+  tokenStore?: TokenStore | undefined;
+  /**
+   * The `fetch` to use, e.g. one with a proxy agent or instrumentation. It must honour
+   * `redirect: 'manual'` (Node's and every standard fetch do): a followed redirect is rejected.
+   * @default globalThis.fetch
+   */
+  fetch?: typeof globalThis.fetch | undefined;
+  /**
+   * The largest response body accepted, in bytes, counted after decompression. A larger body (of
+   * any status, error bodies included) is cut off there, its request aborted, and the call rejects
+   * with `ResponseTooLargeError`. The default is far above any record the service sends.
+   * @default 1_048_576 (1 MiB)
+   */
+  maxResponseBytes?: number | undefined;
+  /**
+   * Allow a plain `http:` `baseUrl` whose host is not loopback. Plain http sends the partner secret
+   * and the token in clear text: use it only on a private network you trust. `localhost`,
+   * `127.0.0.0/8` and `[::1]` (the fake service, sandboxes) are always allowed.
+   * @default false
+   */
+  allowInsecureHttp?: boolean | undefined;
+  /**
+   * Receives one entry per HTTP attempt, per retry and per token exchange (method, path, status,
+   * ms, attempt, requestId, retryInMs; never a secret, token, header or body): a function, or a
+   * console-like object (`console`, pino). Without one, `CHECKOUT_LOG=debug` (any case) in the environment
+   * prints one line per entry on stderr.
+   * @default none
+   */
+  logger?: ClientLogger | undefined;
+}
+
+/** What {@link CheckoutClient.withResponse} tells about a successful call's response. */
+export interface ResponseInfo {
+  /** The HTTP status. */
+  status: number;
+  /** The response headers. */
+  headers: Headers;
+  /** The service's `x-request-id`, when the response carried one. */
+  requestId: string | undefined;
+  /** How many HTTP attempts the call took (retries and a re-sent request after a 401 included). */
+  attempts: number;
+}
+
+/** A record with what its response said. */
+export interface WithResponse<T> {
+  /** The parsed record, as the plain method resolves with it. */
+  data: T;
+  /** What is known of the response that carried it (`requestId`, `status`, `attempts`, ...). */
+  response: ResponseInfo;
+}
+
+/** The client's reads, each resolving with `{ data, response }`; see {@link CheckoutClient.withResponse}. */
+export interface ResponseReads {
+  /** {@link CheckoutClient.getMe}, with its response. */
+  getMe(options?: RequestOptions): Promise<WithResponse<Me>>;
+  /** {@link CheckoutClient.getOrderByExternalId}, with its response. */
+  getOrderByExternalId(externalId: string, options?: RequestOptions): Promise<WithResponse<Order>>;
+  /** {@link CheckoutClient.getWithdrawalByExternalId}, with its response. */
+  getWithdrawalByExternalId(externalId: string, options?: RequestOptions): Promise<WithResponse<Withdrawal>>;
+  /** {@link CheckoutClient.request}, with its response. */
+  request<T = unknown>(method: string, path: string, options?: RawRequestOptions<T>): Promise<WithResponse<T>>;
+}
+
+/** Per-call options of the read methods. */
+export interface RequestOptions {
+  /**
+   * Aborts the call, the wait for a token exchange included; it then rejects with the signal's
+   * reason and is not retried. A signal already aborted sends nothing.
+   */
+  signal?: AbortSignal | undefined;
+  /**
+   * Bounds the whole call, in milliseconds: the wait for a token exchange, every attempt and every
+   * retry delay. Past it the call rejects with `TimeoutError`. Each attempt is also bounded by the
+   * client's `timeoutMs`.
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * Headers to send with this call's request (not with the token exchange). `Authorization`,
+   * `x-partner-id`, `x-partner-secret` and `Idempotency-Key` are set by the client, and `Host`,
+   * `Content-Length`, `Connection`, `Keep-Alive`, `Transfer-Encoding`, `Upgrade` and `Expect` by
+   * fetch: each is refused here with a `TypeError`.
+   */
+  headers?: Record<string, string> | undefined;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number | undefined;
+}
+
+/** Options of {@link CheckoutClient.request}. */
+export interface RawRequestOptions<T> extends RequestOptions {
+  /** Query string parameters. */
+  searchParams?: Record<string, string | number | boolean> | URLSearchParams | undefined;
+  /** A JSON body. */
+  json?: unknown;
+  /** A zod schema (anything with `safeParse`) the 2xx body must match; without one the parsed JSON is returned as `unknown`. */
+  schema?: ParseSchema<T> | undefined;
+  /**
+   * Sent as `Idempotency-Key`: the service runs the operation once however many times it receives
+   * the key, so a request carrying one is retried like a GET (a POST without one is sent once).
+   * Use a fresh key (e.g. `crypto.randomUUID()`) per operation, and the same key to repeat it.
+   */
+  idempotencyKey?: string | undefined;
+}
+
+/** Options of {@link CheckoutClient.waitForOrder} and {@link CheckoutClient.waitForWithdrawal}. */
+export interface WaitOptions {
+  /**
+   * How long to keep polling, in milliseconds, before rejecting with `WaitTimeoutError`.
+   * @default 60_000
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * Milliseconds between two reads.
+   * @default 2_000
+   */
+  intervalMs?: number | undefined;
+  /** Stops waiting; the call rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+}

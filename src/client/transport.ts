@@ -1,0 +1,388 @@
+import type { Options, RetryOptions } from 'ky';
+import {
+  ApiError,
+  apiErrorForStatus,
+  ConnectionError,
+  ResponseTooLargeError,
+  ResponseValidationError,
+  TimeoutError,
+} from '../errors.js';
+import type { ParseSchema } from '../schemas.js';
+import { attemptLog, type LogWriter } from './log.js';
+import { kyLoaded, loadKy } from './ky.js';
+import { BodyTooLarge, readBody } from './read-body.js';
+import { retryAfterMs } from '../internal/retry-after.js';
+
+export interface TransportOptions {
+  /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
+  apiBase: string;
+  timeoutMs: number;
+  maxRetries: number;
+  maxResponseBytes: number;
+  fetch: typeof globalThis.fetch | undefined;
+  log: LogWriter;
+}
+
+/** What a call did, filled in by every {@link Transport.send} it makes. */
+export interface CallTrace {
+  /** HTTP attempts made so far. */
+  attempts: number;
+  /** The last successful response, once there is one. */
+  response: Response | undefined;
+}
+
+export interface SendOptions<T> {
+  method: string;
+  /** Path below the API base, already encoded, starting with `/`. */
+  path: string;
+  headers: Record<string, string>;
+  /** Retry on network errors, 408, 429 and 5xx (GETs, the token exchange and requests with an idempotency key). */
+  retry: boolean;
+  /** Overrides the client's `maxRetries`. */
+  maxRetries?: number | undefined;
+  schema: ParseSchema<T> | undefined;
+  json?: unknown;
+  searchParams?: Record<string, string | number | boolean> | URLSearchParams | undefined;
+  /** The call's signal: the caller's, combined with the call's deadline when it has one. */
+  signal?: AbortSignal | undefined;
+  /** `performance.now()` at which the call times out: a `Retry-After` reaching past it fails at once. */
+  deadline?: number | undefined;
+  /** Counts the call's attempts and keeps its response. */
+  trace: CallTrace;
+}
+
+const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
+/** The headers besides Retry-After that ky would take a retry's delay from. */
+const OTHER_TIMING_HEADERS = ['ratelimit-reset', 'x-ratelimit-retry-after', 'x-ratelimit-reset', 'x-rate-limit-reset'];
+/** A `Retry-After` longer than this fails the call at once, so a misconfigured service cannot park a call for hours. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * ky configured once for the client, plus the mapping of every failure onto the error tree.
+ *
+ * This is the hot path of every status read (see bench/README.md), so each request hands ky one
+ * small options object built without spreads and holding only what differs from ky's defaults
+ * (ky deep-merges and normalises every key it is given, for every request): no instance defaults,
+ * no `prefix`, no `method` for a GET, retry options built once.
+ *
+ * The body is read inside the `fetch` ky calls ({@link readBody}): that makes it part of the
+ * attempt, so ky's per-attempt timeout covers it (and aborts the request when it fires), a body
+ * cut or stalled midway is retried like any network error, and its size is capped.
+ */
+export class Transport {
+  /** The API base without a trailing slash; paths are appended to it. */
+  readonly #base: string;
+  readonly #timeoutMs: number;
+  readonly #maxBytes: number;
+  readonly #fetch: typeof globalThis.fetch | undefined;
+  readonly #maxRetries: number;
+  readonly #log: LogWriter;
+  /** For GETs: ky's default `methods` already hold `get`. */
+  readonly #retryGet: RetryOptions;
+  /** For the token exchange, and POSTs with an idempotency key. */
+  readonly #retryAny: RetryOptions;
+
+  constructor(options: TransportOptions) {
+    this.#base = options.apiBase.replace(/\/+$/, '');
+    this.#timeoutMs = options.timeoutMs;
+    this.#maxBytes = options.maxResponseBytes;
+    this.#fetch = options.fetch;
+    this.#maxRetries = options.maxRetries;
+    this.#log = options.log;
+    this.#retryGet = retryOptions(options.maxRetries, undefined, undefined);
+    this.#retryAny = retryOptions(options.maxRetries, ['get', 'post'], undefined);
+  }
+
+  async send<T>(options: SendOptions<T>): Promise<T> {
+    const { method, deadline, trace } = options;
+    // what the last attempt's fetch read: the body, as text
+    const read = { text: '' };
+    // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
+    // method: browsers and Workers throw "Illegal invocation" for a detached fetch
+    const fetchFn = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+    const maxBytes = this.#maxBytes;
+    const log = this.#log === undefined ? undefined : attemptLog(this.#log, method, options.path);
+    const init: Options = {
+      headers: options.headers,
+      retry: options.retry ? this.#retry(method, deadline, options.maxRetries) : 0,
+      timeout: this.#timeoutMs,
+      // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
+      redirect: 'manual',
+      fetch: async (input, requestInit) => {
+        trace.attempts += 1;
+        if (log === undefined) {
+          const response = await fetchFn(input, requestInit);
+          if (response.redirected) throw new FollowedRedirect(response.url);
+          read.text = await readBody(response, maxBytes);
+          return response;
+        }
+        log.start(trace.attempts);
+        let response: Response | undefined;
+        try {
+          response = await fetchFn(input, requestInit);
+          if (response.redirected) throw new FollowedRedirect(response.url);
+          read.text = await readBody(response, maxBytes);
+          log.end(trace.attempts, response, undefined);
+          return response;
+        } catch (error) {
+          log.end(trace.attempts, response, attemptError(error, input, options.signal));
+          throw error;
+        }
+      },
+    };
+    if (method !== 'get') init.method = method;
+    if (options.json !== undefined) init.json = options.json;
+    if (options.searchParams !== undefined) init.searchParams = options.searchParams;
+    if (options.signal !== undefined) init.signal = options.signal;
+    // a promise only until the first request has loaded ky
+    const loadingKy = loadKy();
+    const ky = (loadingKy instanceof Promise ? await loadingKy : loadingKy).default;
+    let response: Response;
+    try {
+      // what ky's `prefix` did: one slash between the base and the path
+      response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
+    } catch (error) {
+      throw toCheckoutError(error, options, read.text, this.#timeoutMs);
+    }
+    trace.response = response;
+    return parseBody(response, read.text, options);
+  }
+
+  #retry(method: string, deadline: number | undefined, maxRetries: number | undefined): RetryOptions {
+    if (deadline === undefined && maxRetries === undefined) {
+      if (method === 'get') return this.#retryGet;
+      if (method === 'post') return this.#retryAny;
+    }
+    return retryOptions(maxRetries ?? this.#maxRetries, method === 'get' ? undefined : ['get', method], deadline);
+  }
+}
+
+function retryOptions(limit: number, methods: string[] | undefined, deadline: number | undefined): RetryOptions {
+  const retry: RetryOptions = {
+    limit,
+    statusCodes: RETRY_STATUSES,
+    afterStatusCodes: RETRY_STATUSES,
+    maxRetryAfter: MAX_RETRY_AFTER_MS,
+    retryOnTimeout: true,
+    jitter: true,
+    // a wait past the cap or past the call's deadline fails now rather than sleeping first
+    shouldRetry: ({ error }) => {
+      if (!kyLoaded().isHTTPError(error)) return undefined;
+      const { status, headers } = error.response;
+      const wait = retryAfterMs(headers);
+      if (wait === undefined) {
+        // without Retry-After, ky times the retry by RateLimit-Reset or an X-RateLimit-* header, up to
+        // maxRetryAfter and past the call's deadline; the partner API times retries by Retry-After
+        // alone (API.md), so those get the client's own backoff (`true`: retry, on ky's backoff)
+        return RETRY_STATUSES.includes(status) && OTHER_TIMING_HEADERS.some((name) => headers.has(name)) ? true : undefined;
+      }
+      if (wait > MAX_RETRY_AFTER_MS) return false;
+      if (deadline !== undefined && performance.now() + wait >= deadline) return false;
+      return undefined;
+    },
+  };
+  if (methods !== undefined) retry.methods = methods;
+  return retry;
+}
+
+/** Thrown when a custom `fetch` followed a redirect despite `redirect: 'manual'`. */
+class FollowedRedirect {
+  constructor(readonly url: string) {}
+}
+
+const LEADING_SLASHES = /^\/*/;
+
+/** `METHOD /path`, for messages; built only when something failed. */
+function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string {
+  return `${options.method.toUpperCase()} ${options.path}`;
+}
+
+/**
+ * Maps what ky or fetch threw onto the error tree; an abort rejects with the signal's reason.
+ * Messages quote only what is known to hold no header value (a Headers or Request error quotes the
+ * offending value, which may be the token): a network error's fixed text and its system error code.
+ */
+function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: string, timeoutMs: number): unknown {
+  if (options.signal?.aborted) return options.signal.reason;
+  const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
+  const label = labelOf(options);
+  const { attempts } = options.trace;
+  if (isHTTPError(error)) {
+    const { response } = error;
+    const sent = credentials(options.headers);
+    if (response.status >= 300 && response.status < 400) {
+      const location = redirectTarget(response.headers.get('location'), response.url);
+      // the Location may carry credentials or a token in its query: the error keeps its origin and path
+      // only, in the message and headers, and not the body (a redirect page quotes the Location)
+      const headers = redactHeaders(response.headers, sent, true);
+      if (location === undefined) headers.delete('location');
+      else headers.set('location', location);
+      return new ApiError(
+        `${response.status} from ${label}: the service answered with a redirect${location === undefined ? '' : ` to ${location}`}, ` +
+          'which the client never follows (it would carry the credentials elsewhere); check baseUrl (https rather than http? the right host and path?)',
+        { headers, request: label, attempts, status: response.status },
+      );
+    }
+    const headers = redactHeaders(response.headers, sent, false);
+    return apiErrorForStatus(response.status, { headers, body: errorBody(response, redact(text, sent)), request: label, attempts });
+  }
+  if (error instanceof BodyTooLarge) {
+    return new ResponseTooLargeError(
+      `${error.status} from ${label}: the response body is larger than maxResponseBytes (${error.limitBytes} bytes), so it was cut off ` +
+        'and the request aborted; if the service really sends bodies this large, raise the client option maxResponseBytes',
+      { status: error.status, headers: redactHeaders(error.headers, credentials(options.headers), false), request: label, limitBytes: error.limitBytes, attempts },
+    );
+  }
+  if (error instanceof FollowedRedirect) {
+    return new ApiError(
+      `${label} was redirected, which the client never follows: the custom fetch must honour redirect: 'manual'`,
+      { request: label, attempts },
+    );
+  }
+  if (isTimeoutError(error)) {
+    return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)`, { request: label, attempts });
+  }
+  if (isNetworkError(error)) {
+    const cause = error.cause;
+    return new ConnectionError(`${label} failed: ${describeNetworkError(cause)}`, { request: label, cause, attempts });
+  }
+  if (error instanceof ApiError) return error;
+  // an error ky does not know (a custom fetch's, or a Headers/Request TypeError): its name only
+  const name = error instanceof Error ? error.name : typeof error;
+  return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label, attempts });
+}
+
+/** Below this length a value is not searched for in what the service sent back (it would blank ordinary words). */
+const MIN_REDACTED_LENGTH = 4;
+
+/** The credentials a request carried (its Bearer token, the partner secret), to keep out of its errors. */
+function credentials(headers: Record<string, string>): string[] {
+  const found: string[] = [];
+  const auth = headers.authorization;
+  if (auth !== undefined) found.push(auth.replace(/^Bearer /, ''));
+  const secret = headers['x-partner-secret'];
+  if (secret !== undefined) found.push(secret);
+  return found.filter((value) => value.length >= MIN_REDACTED_LENGTH);
+}
+
+/**
+ * `text` with every credential the request carried (as sent, or escaped inside a JSON string)
+ * replaced by `[redacted]`: a broken service or a debugging proxy may quote the request back in an
+ * error body, which becomes `ApiError.body` and its message.
+ */
+function redact(text: string, sent: readonly string[]): string {
+  let out = text;
+  for (const value of sent) {
+    out = out.replaceAll(value, '[redacted]');
+    const escaped = JSON.stringify(value).slice(1, -1);
+    if (escaped !== value) out = out.replaceAll(escaped, '[redacted]');
+  }
+  return out;
+}
+
+/** The response headers for an error: a copy with credentials redacted when one was quoted back (and `Location` rebuilt by the caller). */
+function redactHeaders(headers: Headers, sent: readonly string[], copy: boolean): Headers {
+  let out: Headers | undefined = copy ? new Headers(headers) : undefined;
+  for (const [name, value] of headers) {
+    const clean = redact(value, sent);
+    if (clean === value) continue;
+    out ??= new Headers(headers);
+    out.set(name, clean);
+  }
+  return out ?? headers;
+}
+
+/** A redirect's `Location` as origin and path, without userinfo, query or fragment; `undefined` when absent or not a URL. */
+function redirectTarget(location: string | null, responseUrl: string): string | undefined {
+  if (location === null) return undefined;
+  try {
+    const url = new URL(location, responseUrl || undefined);
+    return url.origin === 'null' ? url.protocol : `${url.origin}${url.pathname}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A network error's fixed text (ky recognises it from a known list) and its system error code. */
+function describeNetworkError(cause: unknown): string {
+  if (!(cause instanceof Error)) return 'no response';
+  return `${cause.message}${codeOf(cause.cause) ?? codeOf(cause) ?? ''}`;
+}
+
+/** ` (CODE)` for an error with a system error code such as `ECONNREFUSED`, else `undefined`. */
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) ? ` (${code})` : undefined;
+}
+
+const JSON_TYPE = /[/+]json\b/i;
+
+/** An error body as `ApiError.body`: parsed JSON when it says it is JSON and parses, else the text; `undefined` when empty. */
+function errorBody(response: Response, text: string): unknown {
+  if (text === '') return undefined;
+  return JSON_TYPE.test(response.headers.get('content-type') ?? '') ? parsedOr(text) : text;
+}
+
+/** A 2xx body, parsed as JSON and by `schema`; anything else is a {@link ResponseValidationError}. */
+function parseBody<T>(response: Response, text: string, options: SendOptions<T>): T {
+  let data: unknown;
+  if (text !== '') {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      const label = labelOf(options);
+      const sent = credentials(options.headers);
+      throw new ResponseValidationError(`${response.status} from ${label}: the body is not JSON`, {
+        status: response.status,
+        headers: redactHeaders(response.headers, sent, false),
+        request: label,
+        body: redact(text, sent),
+        attempts: options.trace.attempts,
+        issues: [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }],
+      });
+    }
+  }
+  const { schema } = options;
+  if (schema === undefined) return data as T;
+  const result = schema.safeParse(data);
+  if (result.success) return result.data;
+  const label = labelOf(options);
+  const issues = result.error.issues.map(({ code, path, message }) => ({ code, path, message }));
+  const first = issues[0];
+  const where = first && first.path.length > 0 ? ` at ${first.path.map(String).join('.')}` : '';
+  const sent = credentials(options.headers);
+  const clean = redact(text, sent);
+  throw new ResponseValidationError(
+    `${response.status} from ${label}: the body does not match the expected shape${where}: ${first?.message ?? 'invalid'}`,
+    {
+      status: response.status,
+      headers: redactHeaders(response.headers, sent, false),
+      request: label,
+      body: clean === text ? data : parsedOr(clean),
+      issues,
+      attempts: options.trace.attempts,
+    },
+  );
+}
+
+/** `text` parsed as JSON, or as is when it does not parse. */
+function parsedOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** What ended an attempt without a complete response, by the name of the error it becomes. */
+function attemptError(error: unknown, input: Request | URL | string, callSignal: AbortSignal | undefined): string {
+  if (error instanceof BodyTooLarge) return 'ResponseTooLargeError';
+  if (error instanceof FollowedRedirect) return 'ApiError';
+  if (callSignal?.aborted) {
+    const reason: unknown = callSignal.reason;
+    return reason instanceof Error || reason instanceof DOMException ? reason.name : 'AbortError';
+  }
+  // ky's per-attempt timeout aborts the request's own signal
+  if (input instanceof Request && input.signal.aborted) return 'TimeoutError';
+  return 'ConnectionError';
+}

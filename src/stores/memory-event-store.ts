@@ -1,0 +1,190 @@
+import { describe } from '../internal/path.js';
+import { checkEventId, positiveMs } from '../internal/arguments.js';
+import { LeaseLostError } from '../webhooks/errors.js';
+import type { ClaimedLease, EventStore } from './event-store.js';
+
+/** Options of {@link MemoryEventStore}. */
+export interface MemoryEventStoreOptions {
+  /**
+   * How many events it remembers. Past this the least recently used entry is dropped, so memory
+   * stays bounded (an entry is about 90 bytes plus its eventId).
+   * @default 100_000
+   */
+  maxEntries?: number | undefined;
+  /**
+   * How long a completed event is remembered, in milliseconds: a redelivery within this time is
+   * answered "done". Set it longer than the provider's retry window.
+   * @default 86_400_000 (24 hours)
+   */
+  ttlMs?: number | undefined;
+}
+
+/** How many of the oldest entries each write looks at to drop the expired ones. */
+const SWEEP_PER_WRITE = 2;
+
+/**
+ * An in-flight claim: the entry's value while in flight, and the `lease` handed to the claimer.
+ * Compared by identity, so only the claim that made it can complete or release through it.
+ */
+class MemoryLease {
+  constructor(readonly until: number) {
+    Object.freeze(this);
+  }
+}
+
+/** An entry's value: a {@link MemoryLease} while in flight, `-t` once done (remembered until t). */
+type Entry = MemoryLease | number;
+
+/** When an entry stops counting, in epoch ms. */
+function expiry(entry: Entry): number {
+  return typeof entry === 'number' ? -entry : entry.until;
+}
+
+function checkLease(lease: unknown): MemoryLease | undefined {
+  if (lease === undefined || lease instanceof MemoryLease) return lease;
+  throw new TypeError(`lease must be the lease this store's claim returned, got ${describe(lease)}`);
+}
+
+/**
+ * An {@link EventStore} in this process's memory: right for one process (and for tests). Several
+ * processes or machines need a shared store such as `RedisEventStore` from
+ * `checkout-partner-sdk/redis`.
+ *
+ * Bounded by `maxEntries` (least recently used first out) and `ttlMs`; an in-flight claim whose
+ * lease has passed can be claimed again. A claim answers `{ status: 'claimed', lease }`; given that
+ * `lease` back, `complete` and `release` act only for the claim that made it, so a worker whose
+ * lease ran out cannot settle the next worker's claim (`complete` then rejects with
+ * {@link LeaseLostError}, `release` does nothing). Called without a lease they act on whatever claim
+ * is in flight, as before leases had owners. Each done entry is one `Map` slot: the eventId and one
+ * number, its negated expiry time; an in-flight one holds its small lease object instead.
+ *
+ * @example
+ * const store = new MemoryEventStore({ maxEntries: 10_000, ttlMs: 6 * 60 * 60 * 1000 });
+ * const handler = createWebhookHandler({ secret, client, onEvent, store });
+ */
+export class MemoryEventStore implements EventStore {
+  /** eventId → its lease while in flight (until `lease.until`), `-t` once done (until t). Insertion order is LRU order. */
+  readonly #entries = new Map<string, Entry>();
+  readonly #maxEntries: number;
+  readonly #ttlMs: number;
+  /**
+   * One long-lived iterator over the keys, used as a cursor to reach the oldest entry. A fresh
+   * `keys()` iterator starts at the front of V8's table and steps over every deleted slot not yet
+   * compacted away (tens of thousands once the store is full), which made each write cost ~100 µs.
+   * This one only moves forward: every key it has passed is deleted, except `#head`. An iterator
+   * still sees entries added after it was made, so a touched entry (deleted, then set again at the
+   * end) is met again at its new place. `undefined` when it has run out (then the map is empty)
+   * or was let go while idle (see `#idleWrites`); a new one from the front is then just as right.
+   */
+  #cursor: IterableIterator<string> | undefined;
+  /** The key the cursor last gave and that is still stored: the oldest entry. */
+  #head: string | undefined;
+  /**
+   * Writes since the cursor last stepped. An iterator pins every table V8 has replaced since its
+   * last step (as the store grows or compacts) until it steps again, which an idle one (oldest
+   * entry not yet expired, store not full) may not do for `ttlMs`. V8 rehashes at most once per
+   * `size / 2` inserts or so, so the cursor is let go after that many idle writes: about one old
+   * table is kept at most, and a new iterator's walk over deleted slots is paid once per as many writes.
+   */
+  #idleWrites = 0;
+
+  constructor(options: MemoryEventStoreOptions = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`MemoryEventStore options must be an object, got ${describe(options)}`);
+    }
+    const { maxEntries = 100_000, ttlMs = 86_400_000 } = options;
+    if (typeof maxEntries !== 'number' || !Number.isSafeInteger(maxEntries) || maxEntries < 1) {
+      throw new TypeError(`maxEntries must be a whole number of at least 1, got ${String(maxEntries)}`);
+    }
+    this.#maxEntries = maxEntries;
+    this.#ttlMs = positiveMs('ttlMs', ttlMs, 86_400_000);
+  }
+
+  /** How many events it holds now (expired ones included until they are swept or evicted). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
+    checkEventId(eventId);
+    if (typeof leaseMs !== 'number' || !(leaseMs > 0) || !Number.isFinite(leaseMs)) {
+      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);
+    }
+    const now = Date.now();
+    const entry = this.#entries.get(eventId);
+    if (entry !== undefined && expiry(entry) > now) {
+      if (entry instanceof MemoryLease) return 'in-flight';
+      this.#set(eventId, entry, now); // a redelivered event is a recently used one
+      return 'done';
+    }
+    const lease = new MemoryLease(now + leaseMs);
+    this.#set(eventId, lease, now);
+    return { status: 'claimed', lease };
+  }
+
+  /**
+   * Marks `eventId` done for `ttlMs`. With the `lease` its claim returned, only while that claim
+   * still holds the event, or nobody claimed it since its lease ran out (the work was done all the
+   * same); resolves when it is done already.
+   *
+   * @throws {LeaseLostError} when `lease` ran out and another claim now holds the event (left alone).
+   * @throws {TypeError} when `lease` is not one this store's claim returned.
+   */
+  async complete(eventId: string, lease?: unknown): Promise<void> {
+    checkEventId(eventId);
+    const own = checkLease(lease);
+    const now = Date.now();
+    const entry = this.#entries.get(eventId);
+    if (own !== undefined && entry instanceof MemoryLease && entry !== own && entry.until > now) {
+      throw new LeaseLostError(eventId);
+    }
+    this.#set(eventId, -(now + this.#ttlMs), now);
+  }
+
+  /**
+   * Gives up the claim on `eventId`, so a redelivery can claim it at once. With a `lease`, only
+   * that claim's; a done event is never un-done.
+   */
+  async release(eventId: string, lease?: unknown): Promise<void> {
+    checkEventId(eventId);
+    const own = checkLease(lease);
+    const entry = this.#entries.get(eventId);
+    if (entry instanceof MemoryLease && (own === undefined || entry === own)) this.#delete(eventId);
+  }
+
+  #set(eventId: string, value: Entry, now: number): void {
+    const entries = this.#entries;
+    this.#delete(eventId); // re-inserting moves it to the end: the most recently used
+    entries.set(eventId, value);
+    for (let swept = 0; swept < SWEEP_PER_WRITE; swept += 1) {
+      const oldest = this.#oldest();
+      if (oldest === undefined || expiry(entries.get(oldest) as Entry) > now) break;
+      this.#delete(oldest);
+    }
+    while (entries.size > this.#maxEntries) {
+      const oldest = this.#oldest();
+      if (oldest === undefined || !this.#delete(oldest)) break; // never loop on a key already gone
+    }
+    if (++this.#idleWrites > entries.size / 2) this.#cursor = undefined;
+  }
+
+  /** The least recently used key (the front of the map), or `undefined` when the map is empty. */
+  #oldest(): string | undefined {
+    if (this.#head !== undefined) return this.#head;
+    this.#cursor ??= this.#entries.keys();
+    const next = this.#cursor.next();
+    this.#idleWrites = 0;
+    if (next.done === true) {
+      this.#cursor = undefined; // a finished iterator stays finished; make a new one when needed
+      return undefined;
+    }
+    this.#head = next.value;
+    return next.value;
+  }
+
+  /** Every deletion goes through here: once the head is gone, the cursor gives the next oldest. */
+  #delete(eventId: string): boolean {
+    if (eventId === this.#head) this.#head = undefined;
+    return this.#entries.delete(eventId);
+  }
+}

@@ -1,0 +1,35 @@
+import { describe } from '../../internal/path.js';
+import type { DeliveryInput } from '../engine/deliver.js';
+import { isNodeRequest, isNodeResponse, nodeDeliveryInput, type NodeRequestLike, type NodeResponseLike } from './node.js';
+
+/**
+ * The part of a Fastify request the `fastify` adapter uses. Typed structurally, so this entry
+ * needs no Fastify types; Fastify 5's `FastifyRequest` fits.
+ */
+export interface FastifyRequestLike {
+  /** The underlying Node request (`IncomingMessage`): its method, headers and, if no parser read it, its stream. */
+  readonly raw: NodeRequestLike;
+  /** The parsed body: bytes or text from a `parseAs: 'buffer'` / `'string'` content-type parser are used as the raw body. */
+  readonly body?: unknown;
+  /** The raw body kept by fastify-raw-body (a string, or bytes with `encoding: false`); used before `body`. */
+  readonly rawBody?: unknown;
+}
+
+/** The part of a Fastify reply the `fastify` adapter uses; Fastify 5's `FastifyReply` fits. */
+export interface FastifyReplyLike {
+  /** The underlying Node response (`ServerResponse`) the answer is written to. */
+  readonly raw: NodeResponseLike;
+  /** Tells Fastify the handler answers on `raw` itself. */
+  hijack(): unknown;
+}
+
+/** Checks the arguments of `handler.fastify` (a `TypeError` otherwise) and makes the delivery of `request`. */
+export function fastifyDeliveryInput(request: FastifyRequestLike, reply: FastifyReplyLike): DeliveryInput {
+  if (request === null || typeof request !== 'object' || !isNodeRequest(request.raw)) {
+    throw new TypeError(`fastify takes a Fastify request (with request.raw), got ${describe(request)}`);
+  }
+  if (reply === null || typeof reply !== 'object' || typeof reply.hijack !== 'function' || !isNodeResponse(reply.raw)) {
+    throw new TypeError(`fastify takes a Fastify reply (with reply.hijack() and reply.raw), got ${describe(reply)}`);
+  }
+  return nodeDeliveryInput(request.raw, { framework: 'fastify', kept: request });
+}

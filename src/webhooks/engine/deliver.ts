@@ -1,0 +1,268 @@
+import { CheckoutError } from '../../errors.js';
+import { TOO_LARGE, type BodyResult } from './body.js';
+import { confirmEvent } from './confirm.js';
+import { WebhookPayloadError } from '../errors.js';
+import { RawBodyUnavailableError } from './raw-body-error.js';
+import { parseEvent, type WebhookEvent } from '../event.js';
+import type { ResolvedOptions, WebhookContext } from './options.js';
+import type { ClaimedLease } from '../../stores/event-store.js';
+import { runTransactional, transactionalStore } from './transactional.js';
+import { nudgeTracker, runTrackerDelivery } from './tracker-intake.js';
+import { describe } from '../../internal/path.js';
+import type { WebhookOutcome } from './outcome.js';
+import { timingSafeEqual, type Signatures } from '../signature/signature.js';
+
+/** One delivery as an adapter hands it over: its headers and a way to read its body within a limit. */
+export interface DeliveryInput {
+  /** The request method as the adapter saw it (`undefined` when the framework does not say). */
+  method: string | undefined;
+  headers: Headers;
+  /**
+   * The raw body, or `TOO_LARGE` past `limit`. When `signal` aborts (the response deadline, or
+   * `drain()`) while the body is still arriving, stop reading and reject with `signal.reason`.
+   */
+  readBody(limit: number, signal?: AbortSignal): Promise<BodyResult>;
+}
+
+/** How a delivery ended, and what is known of it. */
+export interface DeliveryResult {
+  outcome: WebhookOutcome;
+  eventId?: string;
+  type?: string;
+  confirmed?: boolean;
+  error?: unknown;
+  /** A plain-text body other than the outcome's usual one. */
+  message?: string;
+}
+
+/** Filled in as the delivery goes, so a timed-out delivery can still be logged with its event. */
+export interface DeliveryProgress {
+  eventId?: string;
+  type?: string;
+}
+
+/** The body had not fully arrived at the response deadline: its read was stopped (logged with the late `timeout` entry). */
+export class BodyDeadlineError extends CheckoutError {
+  override readonly name = 'BodyDeadlineError' as const;
+  constructor(responseTimeoutMs: number) {
+    super(
+      `The request body had not fully arrived when the response was due (responseTimeoutMs, ${responseTimeoutMs} ms); ` +
+        'its read was stopped and the delivery answered 503, so the provider redelivers it',
+    );
+  }
+}
+
+/** The abort reason `drain()` gives a body still arriving: the delivery is answered 503 `draining`. */
+export class DrainingAbort extends CheckoutError {
+  override readonly name = 'DrainingAbort' as const;
+  constructor() {
+    super('The handler is draining: a delivery whose body was still arriving is answered 503 and redelivered later');
+  }
+}
+
+/**
+ * What is refused before anything else, the body unread: a method other than POST (405; an
+ * adapter that cannot tell the method gives `undefined`, which passes), and a body with a
+ * `content-encoding` other than identity (415). Compressed bodies are refused rather than decoded:
+ * the signature is the HMAC of the raw body, and which bytes a compressing sender signed (the
+ * compressed ones or the decoded ones) is not fixed anywhere, so decoding could only guess; it
+ * would also let a small body expand past `maxBodyBytes` before any signature is checked.
+ */
+export function refusal(input: Pick<DeliveryInput, 'method' | 'headers'>): DeliveryResult | undefined {
+  if (input.method !== undefined && input.method !== 'POST') return { outcome: 'method-not-allowed' };
+  const encoding = input.headers.get('content-encoding');
+  if (encoding !== null && encoding.split(',').some((coding) => !/^\s*(identity)?\s*$/i.test(coding))) {
+    return { outcome: 'unsupported-encoding' };
+  }
+  return undefined;
+}
+
+/**
+ * The steps of one delivery, in the order the contract fixes: size, signature, event, claim,
+ * confirm, `onEvent`, then complete or release. `bodySignal` cuts the body read short (nothing is
+ * claimed yet then, so the provider's redelivery loses nothing).
+ */
+export async function runDelivery(
+  config: ResolvedOptions,
+  signatures: Signatures,
+  input: DeliveryInput,
+  progress: DeliveryProgress,
+  background: (work: Promise<void>) => void,
+  bodySignal?: AbortSignal,
+): Promise<DeliveryResult> {
+  let body: BodyResult;
+  try {
+    body = await input.readBody(config.maxBodyBytes, bodySignal);
+  } catch (error) {
+    if (error instanceof RawBodyUnavailableError) return { outcome: 'misconfigured', error, message: error.message };
+    if (bodySignal?.aborted === true && error === bodySignal.reason) {
+      return error instanceof DrainingAbort ? { outcome: 'draining' } : { outcome: 'timeout', error };
+    }
+    throw error;
+  }
+  if (body === TOO_LARGE) return { outcome: 'too-large' };
+
+  const signature = input.headers.get(config.signatureHeader);
+  let verified: boolean;
+  try {
+    verified =
+      config.scheme === undefined
+        ? await signatures.verifyBytes(body, signature, config.secrets)
+        : await config.scheme({
+            payload: body,
+            signature,
+            headers: input.headers,
+            secrets: config.secrets,
+            hmacSha256Hex: signatures.hmacSha256Hex,
+            timingSafeEqual,
+          });
+  } catch (error) {
+    return { outcome: 'bad-signature', error };
+  }
+  if (verified !== true) return { outcome: 'bad-signature' };
+
+  let event;
+  try {
+    event = parseEvent(body);
+  } catch (error) {
+    if (error instanceof WebhookPayloadError) return { outcome: 'invalid', error };
+    throw error;
+  }
+  const known = { eventId: event.eventId, type: event.type };
+  progress.eventId = known.eventId;
+  progress.type = known.type;
+
+  // with a status tracker: nudge it (its onChange does the partner's work), see tracker-intake.ts
+  if (config.trackerOnly) return runTrackerDelivery(config, event);
+  if (config.tracker !== undefined) {
+    try {
+      await nudgeTracker(config, event);
+    } catch (error) {
+      return { ...known, outcome: 'store-unavailable', error };
+    }
+  }
+
+  // a store that runs the event in its own transaction (PostgresEventStore, transactional) claims there
+  const transactional = transactionalStore(config.store);
+  if (transactional !== undefined) {
+    return runTransactional(config, transactional, known, (claimedAt) => confirmWithinLease(event, config, claimedAt));
+  }
+
+  let claim: unknown;
+  const claimedAt = Date.now();
+  try {
+    claim = await config.store.claim(event.eventId, config.leaseMs);
+  } catch (error) {
+    return { ...known, outcome: 'store-unavailable', error };
+  }
+  if (claim === 'done') return { ...known, outcome: 'duplicate' };
+  if (claim === 'in-flight') return { ...known, outcome: 'in-flight' };
+  const lease = leaseOf(claim);
+  if (lease === NOT_CLAIMED) {
+    const error = new TypeError(
+      `store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${describe(claim)}`,
+    );
+    return { ...known, outcome: 'store-unavailable', error };
+  }
+
+  let confirmed: boolean;
+  try {
+    const context = await confirmWithinLease(event, config, claimedAt);
+    confirmed = context.confirmed;
+    // onEvent is never cut off: the deadline holds for the status reads only
+    await config.onEvent(context);
+  } catch (error) {
+    try {
+      await config.store.release(event.eventId, lease);
+    } catch (releaseError) {
+      // the claim now holds until its lease passes: redeliveries get 409 until then
+      return { ...known, outcome: 'failed', error: new AggregateError([error, releaseError], 'The event failed and its claim could not be released') };
+    }
+    return { ...known, outcome: 'failed', error };
+  }
+  try {
+    await config.store.complete(event.eventId, lease);
+  } catch (error) {
+    // onEvent did its work, so 200 (a non-2xx would have it run again). The claim still holds, so
+    // redeliveries get 409 while completing is retried; only if that fails until the lease passes
+    // can a later redelivery run the event again.
+    background(completeWhileLeased(config, event.eventId, lease, claimedAt));
+    return { ...known, outcome: 'handled', confirmed, error };
+  }
+  return { ...known, outcome: 'handled', confirmed };
+}
+
+const NOT_CLAIMED = Symbol('not claimed');
+
+/** The lease of a successful claim (undefined after a plain `"claimed"`), or {@link NOT_CLAIMED} for anything else. */
+function leaseOf(claim: unknown): unknown {
+  if (claim === 'claimed') return undefined;
+  if (claim !== null && typeof claim === 'object' && (claim as { status?: unknown }).status === 'claimed') {
+    return (claim as ClaimedLease).lease;
+  }
+  return NOT_CLAIMED;
+}
+
+/** The confirm reads end this long before the claim's lease passes: 10% of `leaseMs`, at most 5 s. */
+function leaseMarginMs(leaseMs: number): number {
+  return Math.min(leaseMs * 0.1, 5_000);
+}
+
+/**
+ * {@link confirmEvent} under a deadline shortly before the claim's lease passes: past the lease a
+ * redelivery can claim the event, so a read still running then would let `onEvent` run twice.
+ * A read cut off by the deadline fails the delivery, so the claim is released and a redelivery runs it.
+ */
+async function confirmWithinLease(event: WebhookEvent, config: ResolvedOptions, claimedAt: number): Promise<WebhookContext> {
+  const at = claimedAt + config.leaseMs - leaseMarginMs(config.leaseMs);
+  const controller = new AbortController();
+  const abort = () => controller.abort(new LeaseDeadlineError(event.eventId));
+  const remainingMs = at - Date.now();
+  // already past it (a slow claim): abort now, not on a timer a fast read could beat
+  if (remainingMs <= 0) abort();
+  const timer = remainingMs > 0 ? setTimeout(abort, remainingMs) : undefined;
+  try {
+    return await confirmEvent(event, config, { signal: controller.signal, at });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The status reads did not end before the claim's lease (less a margin) would pass. */
+class LeaseDeadlineError extends CheckoutError {
+  override readonly name = 'LeaseDeadlineError' as const;
+  constructor(eventId: string) {
+    super(
+      `The status read for event ${JSON.stringify(eventId)} did not finish before the claim's lease ran out; ` +
+        'the claim is released so a redelivery runs the event',
+    );
+  }
+}
+
+/** First retry delay of a failed `complete()`; each next one doubles, up to {@link COMPLETE_RETRY_MAX_MS}. */
+const COMPLETE_RETRY_FIRST_MS = 25;
+const COMPLETE_RETRY_MAX_MS = 2_000;
+
+/** Retries `store.complete(eventId)` with backoff until it succeeds or the claim's lease would have passed. */
+async function completeWhileLeased(config: ResolvedOptions, eventId: string, lease: unknown, claimedAt: number): Promise<void> {
+  let delay = COMPLETE_RETRY_FIRST_MS;
+  // bounded: the delays double up to a cap and stop at the lease's end
+  while (Date.now() + delay < claimedAt + config.leaseMs) {
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    try {
+      await config.store.complete(eventId, lease);
+      return;
+    } catch {
+      delay = Math.min(delay * 2, COMPLETE_RETRY_MAX_MS);
+    }
+  }
+  throw new CompleteFailedError(eventId);
+}
+
+/** `complete()` kept failing until the claim's lease passed: a redelivery may run the event again. */
+class CompleteFailedError extends CheckoutError {
+  override readonly name = 'CompleteFailedError' as const;
+  constructor(eventId: string) {
+    super(`The event ${JSON.stringify(eventId)} was handled but could not be marked done before its lease passed; a redelivery may run it again`);
+  }
+}

@@ -1,0 +1,287 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { LeaseLostError, MemoryEventStore, type ClaimResult } from 'checkout-partner-sdk/webhooks';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-01T00:00:00Z') });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('MemoryEventStore', () => {
+  it('claims, reports in-flight, completes and reports done', async () => {
+    const store = new MemoryEventStore();
+    expect(await store.claim('e-1', 1_000)).toMatchObject({ status: 'claimed' });
+    expect(await store.claim('e-1', 1_000)).toBe('in-flight');
+    await store.complete('e-1');
+    expect(await store.claim('e-1', 1_000)).toBe('done');
+    expect(await store.claim('e-2', 1_000)).toMatchObject({ status: 'claimed' });
+  });
+
+  it('lets a released claim be claimed at once, but never un-does a done event', async () => {
+    const store = new MemoryEventStore();
+    await store.claim('e-1', 60_000);
+    await store.release('e-1');
+    expect(await store.claim('e-1', 60_000)).toMatchObject({ status: 'claimed' });
+    await store.complete('e-1');
+    await store.release('e-1');
+    expect(await store.claim('e-1', 60_000)).toBe('done');
+    await store.release('never-seen');
+    expect(store.size).toBe(1);
+  });
+
+  it('hands out a lease per claim, and lets only that claim settle the event', async () => {
+    const store = new MemoryEventStore();
+    const first = await store.claim('e-1', 5_000);
+    if (typeof first !== 'object') throw new Error(`expected a lease, got ${first}`);
+    vi.advanceTimersByTime(5_000); // the first worker's lease runs out; a redelivery claims it
+    const second = await store.claim('e-1', 5_000);
+    if (typeof second !== 'object') throw new Error(`expected a lease, got ${second}`);
+    expect(second.lease).not.toBe(first.lease);
+
+    // the first worker, late, can neither release nor complete the second one's claim
+    await store.release('e-1', first.lease);
+    expect(await store.claim('e-1', 5_000)).toBe('in-flight');
+    const error = await store.complete('e-1', first.lease).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LeaseLostError);
+    expect(error).toMatchObject({ name: 'LeaseLostError', eventId: 'e-1', message: expect.stringMatching(/lease .*ran out.*another worker claimed/) });
+    expect(await store.claim('e-1', 5_000)).toBe('in-flight');
+
+    await store.complete('e-1', second.lease);
+    expect(await store.claim('e-1', 5_000)).toBe('done');
+    await store.release('e-1', second.lease); // never un-does a done event
+    await expect(store.complete('e-1', first.lease)).resolves.toBeUndefined(); // done already: nothing lost
+    expect(await store.claim('e-1', 5_000)).toBe('done');
+  });
+
+  it('completes through a lease that ran out when nobody claimed the event since (the work was done)', async () => {
+    const store = new MemoryEventStore();
+    const claim = await store.claim('e-1', 1_000);
+    vi.advanceTimersByTime(2_000);
+    await store.complete('e-1', typeof claim === 'object' ? claim.lease : undefined);
+    expect(await store.claim('e-1', 1_000)).toBe('done');
+  });
+
+  it('rejects a lease it did not hand out with TypeError', async () => {
+    const store = new MemoryEventStore();
+    const other = await new MemoryEventStore().claim('e-1', 1_000);
+    await store.claim('e-1', 1_000);
+    await expect(store.complete('e-1', 'lease-1')).rejects.toThrow(/lease must be the lease this store's claim returned/);
+    await expect(store.release('e-1', { lease: 1 })).rejects.toThrow(TypeError);
+    // another MemoryEventStore's lease is a lease, but never this claim's: the claim is left alone
+    await store.release('e-1', typeof other === 'object' ? other.lease : undefined);
+    expect(await store.claim('e-1', 1_000)).toBe('in-flight');
+  });
+
+  it('lets an expired lease be claimed again', async () => {
+    const store = new MemoryEventStore();
+    expect(await store.claim('e-1', 5_000)).toMatchObject({ status: 'claimed' });
+    vi.advanceTimersByTime(4_999);
+    expect(await store.claim('e-1', 5_000)).toBe('in-flight');
+    vi.advanceTimersByTime(1);
+    expect(await store.claim('e-1', 5_000)).toMatchObject({ status: 'claimed' });
+  });
+
+  it('forgets a done event after ttlMs', async () => {
+    const store = new MemoryEventStore({ ttlMs: 10_000 });
+    await store.claim('e-1', 1_000);
+    await store.complete('e-1');
+    vi.advanceTimersByTime(9_999);
+    expect(await store.claim('e-1', 1_000)).toBe('done');
+    vi.advanceTimersByTime(1);
+    expect(await store.claim('e-1', 1_000)).toMatchObject({ status: 'claimed' });
+  });
+
+  it('evicts the least recently used entry past maxEntries', async () => {
+    const store = new MemoryEventStore({ maxEntries: 3 });
+    for (const id of ['a', 'b', 'c']) {
+      await store.claim(id, 60_000);
+      await store.complete(id);
+    }
+    expect(await store.claim('a', 60_000)).toBe('done'); // a is now the most recently used
+    await store.claim('d', 60_000); // evicts b
+    expect(store.size).toBe(3);
+    expect(await store.claim('b', 60_000)).toMatchObject({ status: 'claimed' }); // b was forgotten; evicts c
+    expect(await store.claim('a', 60_000)).toBe('done');
+    expect(await store.claim('d', 60_000)).toBe('in-flight');
+    expect(store.size).toBe(3);
+  });
+
+  it('stays within maxEntries under many events', async () => {
+    const store = new MemoryEventStore({ maxEntries: 100 });
+    for (let i = 0; i < 1_000; i += 1) {
+      await store.claim(`e-${i}`, 60_000);
+      await store.complete(`e-${i}`);
+    }
+    expect(store.size).toBe(100);
+    expect(await store.claim('e-999', 1)).toBe('done');
+    expect(await store.claim('e-0', 1)).toMatchObject({ status: 'claimed' });
+  });
+
+  it('sweeps expired entries as it writes', async () => {
+    const store = new MemoryEventStore({ ttlMs: 1_000 });
+    for (let i = 0; i < 10; i += 1) {
+      await store.claim(`old-${i}`, 500);
+      await store.complete(`old-${i}`);
+    }
+    vi.advanceTimersByTime(2_000);
+    for (let i = 0; i < 5; i += 1) await store.claim(`new-${i}`, 500);
+    expect(store.size).toBe(5);
+  });
+
+  it('keeps evicting the least recently used once full, over 300,000 events', async () => {
+    const store = new MemoryEventStore({ maxEntries: 1_000 });
+    await store.claim('hot', 60_000);
+    await store.complete('hot');
+    const total = 300_000;
+    for (let i = 0; i < total; i += 1) {
+      // plain checks in this loop: 300,000 expect() calls would take most of the test's time
+      if (typeof (await store.claim(`e-${i}`, 60_000)) !== 'object') throw new Error(`e-${i} was not new`);
+      await store.complete(`e-${i}`);
+      // a redelivery of 'hot' every 500 events makes it recently used again, so it is never evicted
+      if (i % 500 === 0 && (await store.claim('hot', 60_000)) !== 'done') throw new Error(`'hot' was evicted at ${i}`);
+      if (store.size > 1_000) throw new Error(`size ${store.size} after ${i + 1} events`);
+    }
+    expect(store.size).toBe(1_000);
+    // 'hot' holds one slot, the 999 most recent events the others
+    for (let i = total - 999; i < total; i += 1) expect(await store.claim(`e-${i}`, 60_000)).toBe('done');
+    expect(await store.claim('hot', 60_000)).toBe('done');
+    // the ones before were evicted, so they can be claimed again (each claim evicts the oldest)
+    expect(await store.claim(`e-${total - 1_000}`, 60_000)).toMatchObject({ status: 'claimed' });
+    expect(await store.claim('e-0', 60_000)).toMatchObject({ status: 'claimed' });
+    expect(await store.claim(`e-${total / 2}`, 60_000)).toMatchObject({ status: 'claimed' });
+    expect(store.size).toBe(1_000);
+    // those 3 claims evicted the 3 least recently used: the oldest 3 of the confirmed recent ones
+    for (let i = total - 999; i < total - 996; i += 1) expect(await store.claim(`e-${i}`, 60_000)).toMatchObject({ status: 'claimed' });
+    expect(await store.claim(`e-${total - 1}`, 60_000)).toBe('done');
+  }, 60_000);
+
+  it('evicts past an oldest entry that was redelivered or released', async () => {
+    const store = new MemoryEventStore({ maxEntries: 2 });
+    await store.claim('x', 60_000); // in flight, the oldest
+    await store.claim('y', 60_000);
+    await store.complete('y');
+    await store.release('x'); // the oldest leaves
+    await store.claim('z', 60_000); // fits: y, z
+    expect(store.size).toBe(2);
+    expect(await store.claim('y', 60_000)).toBe('done'); // y is now the most recently used: z, y
+    await store.claim('w', 60_000); // evicts z
+    expect(await store.claim('y', 60_000)).toBe('done');
+    expect(await store.claim('w', 60_000)).toBe('in-flight');
+    expect(await store.claim('z', 60_000)).toMatchObject({ status: 'claimed' }); // evicts w
+    expect(await store.claim('w', 60_000)).toMatchObject({ status: 'claimed' });
+  });
+
+  it('behaves as a plain LRU + TTL model under any sequence of calls', async () => {
+    const id = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
+    const step = fc.oneof(
+      fc.record({ op: fc.constant('claim' as const), id, leaseMs: fc.integer({ min: 1, max: 6 }) }),
+      fc.record({ op: fc.constant('complete' as const), id }),
+      fc.record({ op: fc.constant('release' as const), id }),
+      fc.record({ op: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 8 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 12 }), fc.array(step, { maxLength: 300 }), async (maxEntries, ttlMs, steps) => {
+        const store = new MemoryEventStore({ maxEntries, ttlMs });
+        const model = new LruModel(maxEntries, ttlMs);
+        for (const s of steps) {
+          if (s.op === 'claim') expect(statusOf(await store.claim(s.id, s.leaseMs))).toBe(model.claim(s.id, s.leaseMs));
+          else if (s.op === 'complete') await Promise.all([store.complete(s.id), model.complete(s.id)]);
+          else if (s.op === 'release') await Promise.all([store.release(s.id), model.release(s.id)]);
+          else vi.advanceTimersByTime(s.ms);
+          expect(store.size).toBe(model.size);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('rejects bad options and arguments with TypeError', async () => {
+    expect(() => new MemoryEventStore({ maxEntries: 0 })).toThrow(TypeError);
+    expect(() => new MemoryEventStore({ maxEntries: 1.5 })).toThrow(/maxEntries/);
+    expect(() => new MemoryEventStore({ ttlMs: -1 })).toThrow(/ttlMs/);
+    expect(() => new MemoryEventStore({ ttlMs: Number.POSITIVE_INFINITY })).toThrow(/ttlMs/);
+    expect(() => new MemoryEventStore(null as never)).toThrow(TypeError);
+    const store = new MemoryEventStore();
+    await expect(store.claim('', 1_000)).rejects.toThrow(/eventId/);
+    await expect(store.claim(5 as never, 1_000)).rejects.toThrow(TypeError);
+    await expect(store.claim('e', 0)).rejects.toThrow(/leaseMs/);
+    await expect(store.complete(undefined as never)).rejects.toThrow(TypeError);
+    await expect(store.release(null as never)).rejects.toThrow(TypeError);
+  });
+});
+
+/** The claim's outcome as a word: `"claimed"` for a `{ status: "claimed", lease }`. */
+function statusOf(result: ClaimResult): 'claimed' | 'in-flight' | 'done' {
+  return typeof result === 'object' ? result.status : result;
+}
+
+describe('MemoryEventStore memory', () => {
+  it('holds 100k events in under 256 bytes each, and does not grow while its oldest entry stays', () => {
+    vi.useRealTimers();
+    const script = fileURLToPath(new URL('../webhooks/fixtures/memory-per-entry.ts', import.meta.url));
+    const output = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    });
+    const { bytesPerEntry, size, churnSize, churnGrowthMB } = JSON.parse(output) as {
+      bytesPerEntry: number;
+      size: number;
+      churnSize: number;
+      churnGrowthMB: number;
+    };
+    expect(size).toBe(100_000);
+    expect(bytesPerEntry).toBeGreaterThan(0);
+    expect(bytesPerEntry).toBeLessThan(256);
+    // 500,000 claims released behind an idle oldest entry leave no growth but the table's own (~1 MB)
+    expect(churnSize).toBe(20_001);
+    expect(churnGrowthMB).toBeLessThan(8);
+  }, 60_000);
+});
+
+/**
+ * The documented behaviour, written as plainly as possible: entries in an array from least to most
+ * recently used; each write moves its entry to the end, then drops up to 2 expired entries from the
+ * front (the store's sweep per write) and the front entries past maxEntries.
+ */
+class LruModel {
+  readonly #entries: { id: string; expiry: number }[] = [];
+  constructor(
+    readonly maxEntries: number,
+    readonly ttlMs: number,
+  ) {}
+  get size(): number {
+    return this.#entries.length;
+  }
+  claim(id: string, leaseMs: number): 'claimed' | 'in-flight' | 'done' {
+    const now = Date.now();
+    const entry = this.#entries.find((e) => e.id === id);
+    if (entry !== undefined && Math.abs(entry.expiry) > now) {
+      if (entry.expiry > 0) return 'in-flight';
+      this.#write(id, entry.expiry, now);
+      return 'done';
+    }
+    this.#write(id, now + leaseMs, now);
+    return 'claimed';
+  }
+  async complete(id: string): Promise<void> {
+    this.#write(id, -(Date.now() + this.ttlMs), Date.now());
+  }
+  async release(id: string): Promise<void> {
+    const at = this.#entries.findIndex((e) => e.id === id);
+    if (at >= 0 && (this.#entries[at] as { expiry: number }).expiry > 0) this.#entries.splice(at, 1);
+  }
+  #write(id: string, expiry: number, now: number): void {
+    const at = this.#entries.findIndex((e) => e.id === id);
+    if (at >= 0) this.#entries.splice(at, 1);
+    this.#entries.push({ id, expiry });
+    for (let swept = 0; swept < 2 && this.#entries.length > 0 && Math.abs((this.#entries[0] as { expiry: number }).expiry) <= now; swept += 1) {
+      this.#entries.shift();
+    }
+    while (this.#entries.length > this.maxEntries) this.#entries.shift();
+  }
+}
