@@ -90,7 +90,8 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     leaseMs,
     maxConcurrentReads: wholeNumber('maxConcurrentReads', options.maxConcurrentReads, 8),
     claimIntervalMs: timerMs('claimIntervalMs', options.claimIntervalMs, 250),
-    readTimeoutMs: timerMs('readTimeoutMs', options.readTimeoutMs, 15_000),
+    // a read longer than the lease would be wasted: another process takes the record meanwhile
+    readTimeoutMs: timerMs('readTimeoutMs', options.readTimeoutMs, Math.min(15_000, leaseMs / 2)),
     owner,
     logger: checkLogger(options.logger),
     onWatchEnd: options.onWatchEnd,

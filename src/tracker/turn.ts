@@ -71,8 +71,21 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
     return;
   }
 
+  // the read may have outlived the lease (a slow service): make sure this process still holds the
+  // record before handing the change over, else another process may be handing it over too
+  let held: boolean;
+  try {
+    held = await config.store.extend(lease, { now: Date.now(), leaseMs: config.leaseMs });
+  } catch (error) {
+    log({ type: 'store-failed', status, error: plainError(error) });
+    return; // the lease lapses and the record is read again
+  }
+  if (!held) {
+    log({ type: 'lease-lost', status, error: { name: 'LeaseLost', message: 'the lease passed to another process during the read; the change is left to it' } });
+    return;
+  }
   handle.changing = true;
-  const heartbeat = new Heartbeat(config, record, handle.claimedAt, log);
+  const heartbeat = new Heartbeat(config, record, Date.now(), log);
   const changeStarted = Date.now();
   let failed: { error: unknown } | undefined;
   let committed: boolean;
@@ -212,10 +225,10 @@ class Heartbeat {
   constructor(
     config: ResolvedTrackerOptions,
     record: ClaimedStatusRecord,
-    claimedAt: number,
+    extendedAt: number,
     log: (entry: Omit<TrackerLogEntry, 'kind' | 'externalId'>) => void,
   ) {
-    this.until = claimedAt + config.leaseMs;
+    this.until = extendedAt + config.leaseMs;
     this.#timer = setInterval(() => {
       const now = Date.now();
       // a lease found lost is reported once, by the commit that then fails

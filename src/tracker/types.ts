@@ -417,8 +417,10 @@ export interface StatusTrackerOptions<Transaction = undefined> {
    */
   claimIntervalMs?: number | undefined;
   /**
-   * Each read's time limit in milliseconds (passed to the client's `timeoutMs`).
-   * @default 15_000
+   * Each read's time limit in milliseconds (passed to the client's `timeoutMs`). Whatever it is, a
+   * change is handed over only after the lease was extended once the read ended, so a read that
+   * outlived the lease hands nothing over (the process that took the record does).
+   * @default 15_000, or half of `leaseMs` when that is less
    */
   readTimeoutMs?: number | undefined;
   /**

@@ -182,3 +182,31 @@ describe('createStatusTracker on MemoryStatusStore', () => {
     await expect(tracker.nudge('trade' as never, 'x')).rejects.toThrow(/kind/);
   });
 });
+
+describe('createStatusTracker: a read that outlives its lease', () => {
+  it('hands nothing over: the process that took the record meanwhile does, once', async () => {
+    vi.useRealTimers();
+    const { fake, client } = fakeService();
+    fake.setOrder({ externalId: 'slow-read', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't' } });
+    const store = new MemoryStatusStore();
+    const calls: string[] = [];
+    const onChange = (change: StatusChange) => void calls.push(change.source);
+    let slowReads = 0;
+    // process A: its first read takes 1.6 s, past its 1 s lease
+    const slow = {
+      getOrderByExternalId: async (id: string, options?: { signal?: AbortSignal }) => {
+        if (slowReads++ === 0) await new Promise((resolve) => setTimeout(resolve, 1_600));
+        return client.getOrderByExternalId(id, options);
+      },
+      getWithdrawalByExternalId: client.getWithdrawalByExternalId.bind(client),
+    };
+    const a = track({ client: slow, store, onChange, leaseMs: 1_000, readTimeoutMs: 5_000, claimIntervalMs: 20 });
+    await a.watchOrder('slow-read');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // process B starts once A holds the record
+    track({ client, store, onChange, leaseMs: 1_000, claimIntervalMs: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(calls).toEqual(['poll']);
+    expect((await store.get('order', 'slow-read'))?.watching).toBe(false);
+  });
+});
