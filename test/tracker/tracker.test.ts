@@ -210,3 +210,28 @@ describe('createStatusTracker: a read that outlives its lease', () => {
     expect((await store.get('order', 'slow-read'))?.watching).toBe(false);
   });
 });
+
+describe('createStatusTracker: drain', () => {
+  it('gives back a record whose read is in flight, so another process can take it at once', async () => {
+    vi.useRealTimers();
+    const store = new MemoryStatusStore();
+    let started = 0;
+    const hanging = {
+      // a read that ends only when its signal aborts
+      getOrderByExternalId: (_id: string, options?: { signal?: AbortSignal }) => {
+        started += 1;
+        return new Promise<never>((_, reject) => options?.signal?.addEventListener('abort', () => reject(options.signal?.reason), { once: true }));
+      },
+      getWithdrawalByExternalId: () => Promise.reject(new Error('unused')),
+    };
+    const tracker = createStatusTracker({ client: hanging, store, onChange: () => {}, claimIntervalMs: 10 });
+    tracker.start();
+    await tracker.watchOrder('in-flight');
+    for (let i = 0; i < 200 && started === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(started).toBe(1);
+    expect(await store.claimDue({ now: Date.now(), limit: 1, leaseMs: 1_000, owner: 'other' })).toEqual([]);
+    expect(await tracker.drain({ timeoutMs: 2_000 })).toEqual({ drained: true, inHand: [] });
+    const [taken] = await store.claimDue({ now: Date.now(), limit: 1, leaseMs: 1_000, owner: 'other' });
+    expect(taken?.externalId).toBe('in-flight');
+  });
+});
