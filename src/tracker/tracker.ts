@@ -34,10 +34,20 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
   /** Wakes the loop from its wait (a nudge, a finished turn, drain). */
   let poke: (() => void) | undefined;
 
-  const wake = (): void => poke?.();
+  /** A wake that came while the loop was not waiting (it was claiming): the next wait is skipped. */
+  let woken = false;
+  const wake = (): void => {
+    if (poke === undefined) woken = true;
+    else poke();
+  };
 
   const idle = (ms: number): Promise<void> =>
     new Promise((resolve) => {
+      if (woken) {
+        woken = false;
+        resolve();
+        return;
+      }
       const timer = setTimeout(done, ms);
       function done(): void {
         clearTimeout(timer);
