@@ -1,8 +1,8 @@
 // Part: the status tracker with 10,000 watched records on one process, against the fake checkout
 // service served on loopback in a child-free setup (the fake runs in this process; its cost is in
 // the numbers, which makes them conservative). Measured:
-// - requests per second sent by the tracker (per 1 s window: mean and max), with the reads in
-//   flight bounded by maxConcurrentReads;
+// - requests per second sent by the tracker (per 1 s window: mean and max) against the client's
+//   `rateLimit.requestsPerSecond` (--rps, 1,000), with the reads in flight bounded by maxConcurrentReads;
 // - change-detection lag (from the status change at the service to onChange), p50 and p99, for
 //   the webhook path (a nudge at the change, as the webhook handler does) and the polling path;
 // - reads per record until its change was seen (reads of that record after its change);
@@ -20,6 +20,8 @@ const quick = flag('quick', false);
 const RECORDS = Number(flag('records', 10_000));
 const RUN_MS = quick ? 20_000 : 30_000;
 const CHANGES = 1_000; // per path
+// the client's rate limit (the load-control issue's `rateLimit`): the tracker's reads must never exceed it
+const RPS = Number(flag('rps', 1_000));
 const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
@@ -68,6 +70,7 @@ try {
     baseUrl: server.url,
     partnerId: 'p-bench',
     partnerSecret: 's-bench',
+    rateLimit: { requestsPerSecond: RPS },
     fetch: (input, init) => {
       requests += 1;
       const url = String(input instanceof Request ? input.url : input);
@@ -134,7 +137,7 @@ try {
     runSeconds: RUN_MS / 1000,
     maxConcurrentReads: 16,
     watchUsPerRecord: Number(watchUs.toFixed(1)),
-    requestsPerSecond: { mean: Math.round(steady.reduce((a, b) => a + b, 0) / Math.max(1, steady.length)), max: Math.max(...steady) },
+    requestsPerSecond: { mean: Math.round(steady.reduce((a, b) => a + b, 0) / Math.max(1, steady.length)), max: Math.max(...steady), clientRateLimit: RPS },
     readsPerRecordPerMinute: Number(((requests / RECORDS) * (60_000 / RUN_MS)).toFixed(1)),
     webhook: summary('webhook'),
     poll: summary('poll'),
