@@ -17,7 +17,8 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    // examples/**/*.test.ts: the test files the README shows partners, run as written
+    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
     testTimeout: 20_000,
   },

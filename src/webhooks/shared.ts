@@ -13,7 +13,7 @@ export type {
   WebhookEventBase,
 } from './event.js';
 export type { CreateWebhookHandler, DrainedEvent, DrainOptions, DrainReport, HandleOptions, WebhookHandler } from './engine/handler.js';
-export type { WebhookLogEntry, WebhookLogger } from './engine/logger.js';
+export type { WebhookLogEntry, WebhookLogError, WebhookLogger, WebhookWarning } from './engine/logger.js';
 export { MemoryEventStore } from '../stores/memory-event-store.js';
 export { tagValue } from './tags.js';
 export type { MemoryEventStoreOptions } from '../stores/memory-event-store.js';

@@ -1,8 +1,11 @@
 import { createStatusTracker } from '../../tracker/tracker.js';
 import { MemoryStatusStore } from '../../tracker/memory-store.js';
 import type { StatusChange, StatusKind } from '../../tracker/types.js';
-import { allowOnly, CREDENTIAL_OPTIONS, secondsOption, type ParsedArgs } from '../args.js';
+import { allowOnly, CREDENTIAL_OPTIONS, type ParsedArgs } from '../args.js';
+import type { AttemptTally } from '../attempt-tally.js';
 import { clientFrom } from '../credentials.js';
+import { durationOption, formatDuration } from '../duration.js';
+import { escapeText } from '../escape.js';
 import { CliError, ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 
@@ -11,14 +14,14 @@ import type { CliIo } from '../io.js';
  * happens (one line each, or one JSON line with --json) until every record reached a final status
  * (exit 0), --timeout runs out (exit 5) or Ctrl-C (exit 0).
  */
-export async function watchCommand({ positionals, options }: ParsedArgs, io: CliIo): Promise<ExitCodeValue> {
+export async function watchCommand({ positionals, options }: ParsedArgs, io: CliIo, tally: AttemptTally): Promise<ExitCodeValue> {
   allowOnly('watch', options, [...CREDENTIAL_OPTIONS, 'json', 'withdrawal', 'timeout', 'interval']);
   const ids = positionals.slice(1);
   if (ids.length === 0 || ids.some((id) => id === '')) throw usage('missing <externalId>: checkout-partner watch <externalId>... [--withdrawal]', 'watch');
   const kind: StatusKind = options.withdrawal ? 'withdrawal' : 'order';
-  const timeoutMs = options.timeout === undefined ? undefined : secondsOption('watch', 'timeout', options.timeout, 0);
-  const intervalMs = secondsOption('watch', 'interval', options.interval, 2);
-  const client = clientFrom(options, io);
+  const timeoutMs = options.timeout === undefined ? undefined : durationOption('watch', 'timeout', options.timeout, 0);
+  const intervalMs = durationOption('watch', 'interval', options.interval, 2000);
+  const client = await clientFrom(options, io, tally, 'watch');
 
   const open = new Set(ids);
   let finished: () => void = () => undefined;
@@ -30,7 +33,8 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
       const { kind: k, externalId, status, previousStatus, source, record } = change;
       io.out(`${JSON.stringify({ kind: k, externalId, status, previousStatus: previousStatus ?? null, source, record })}\n`);
     } else {
-      io.out(`${change.kind} ${change.externalId}: ${change.previousStatus === undefined ? '' : `${change.previousStatus ?? '(none)'} -> `}${change.status ?? '(none)'}\n`);
+      const shown = (status: string | null) => (status === null ? '(none)' : escapeText(status));
+      io.out(`${change.kind} ${escapeText(change.externalId)}: ${change.previousStatus === undefined ? '' : `${shown(change.previousStatus)} -> `}${shown(change.status)}\n`);
     }
   };
   const tracker = createStatusTracker({
@@ -44,8 +48,9 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
       if (open.size === 0) finished();
     },
     logger: (entry) => {
-      if (entry.type === 'read' && entry.outcome === 'not-found') io.err(`${kind} ${entry.externalId}: not found (yet); still watching\n`);
-      if (entry.type === 'read' && entry.outcome === 'failed') io.err(`${kind} ${entry.externalId}: read failed: ${entry.error?.message ?? 'unknown error'}\n`);
+      const id = escapeText(entry.externalId ?? '');
+      if (entry.type === 'read' && entry.outcome === 'not-found') io.err(`${kind} ${id}: not found (yet); still watching\n`);
+      if (entry.type === 'read' && entry.outcome === 'failed') io.err(`${kind} ${id}: read failed: ${escapeText(entry.error?.message ?? 'unknown error')}\n`);
     },
   });
   for (const id of ids) await (kind === 'order' ? tracker.watchOrder(id) : tracker.watchWithdrawal(id));
@@ -63,7 +68,7 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
   clearTimeout(timer);
   await tracker.drain({ timeoutMs: 5_000 });
   if (outcome === 'timeout') {
-    throw new CliError(ExitCode.WaitTimeout, `timed out after ${timeoutMs! / 1000} s with ${[...open].join(', ')} not final yet`);
+    throw new CliError(ExitCode.WaitTimeout, `timed out after ${formatDuration(timeoutMs!)} with ${[...open].map(escapeText).join(', ')} not final yet`);
   }
   return ExitCode.Ok;
 }

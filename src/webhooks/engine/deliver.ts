@@ -9,6 +9,7 @@ import type { ClaimedLease } from '../../stores/event-store.js';
 import { runTransactional, transactionalStore } from './transactional.js';
 import { nudgeTracker, runTrackerDelivery } from './tracker-intake.js';
 import { describe } from '../../internal/path.js';
+import { quote } from '../../internal/quote.js';
 import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
 
@@ -233,7 +234,7 @@ class LeaseDeadlineError extends CheckoutError {
   override readonly name = 'LeaseDeadlineError' as const;
   constructor(eventId: string) {
     super(
-      `The status read for event ${JSON.stringify(eventId)} did not finish before the claim's lease ran out; ` +
+      `The status read for event ${quote(eventId)} did not finish before the claim's lease ran out; ` +
         'the claim is released so a redelivery runs the event',
     );
   }
@@ -263,6 +264,6 @@ async function completeWhileLeased(config: ResolvedOptions, eventId: string, lea
 class CompleteFailedError extends CheckoutError {
   override readonly name = 'CompleteFailedError' as const;
   constructor(eventId: string) {
-    super(`The event ${JSON.stringify(eventId)} was handled but could not be marked done before its lease passed; a redelivery may run it again`);
+    super(`The event ${quote(eventId)} was handled but could not be marked done before its lease passed; a redelivery may run it again`);
   }
 }

@@ -2,7 +2,7 @@ import { timerMs } from '../../internal/timer-ms.js';
 import { describe } from '../../internal/path.js';
 import { readRequestBody } from './body.js';
 import { BodyDeadlineError, DrainingAbort, refusal, runDelivery, type DeliveryInput, type DeliveryProgress, type DeliveryResult } from './deliver.js';
-import { writeLog, type WebhookLogEntry } from './logger.js';
+import { logError, logWriter, warnOnce, type WebhookLogEntry } from './logger.js';
 import { fastifyDeliveryInput, type FastifyReplyLike, type FastifyRequestLike } from '../adapters/fastify.js';
 import { koaDeliveryInput, type KoaContextLike } from '../adapters/koa.js';
 import {
@@ -145,10 +145,23 @@ export type CreateWebhookHandler = <Transaction = undefined>(options: WebhookHan
 
 const TEXT = 'text/plain; charset=utf-8';
 
+/** Given once at construction when neither resolver is set: no event can ever be confirmed. */
+const NEVER_CONFIRMS = {
+  warning: 'never-confirms',
+  message:
+    'createWebhookHandler has neither resolveOrderExternalId nor resolveWithdrawalExternalId, so no order or withdrawal ' +
+    'is ever read and onEvent always gets confirmed: false. Pass resolveOrderExternalId (otc.trade.*, pix.deposit.*) ' +
+    'and resolveWithdrawalExternalId (pix.withdrawal.*); logger: false silences this warning.',
+} as const;
+
 /** Builds `createWebhookHandler` over one entry point's signing functions. */
 export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
   return function createWebhookHandler<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookHandler {
     const config = resolveOptions(options);
+    const writeLog = logWriter(config.logger);
+    if (config.resolveOrderExternalId === undefined && config.resolveWithdrawalExternalId === undefined) {
+      warnOnce(config.logger, NEVER_CONFIRMS);
+    }
     /** Every delivery's work and background work still running, with what is known of its event. */
     const inHand = new Map<Promise<unknown>, DeliveryProgress>();
     /** One per delivery in progress: aborting it stops that delivery's body read, if still reading. */
@@ -165,8 +178,8 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
       if (result.type !== undefined) entry.type = result.type;
       if (result.confirmed !== undefined) entry.confirmed = result.confirmed;
       if (late) entry.late = true;
-      if (result.error !== undefined) entry.error = result.error;
-      writeLog(config.logger, entry);
+      if (result.error !== undefined) entry.error = logError(result.error);
+      writeLog(entry);
     };
 
     const answer = (result: DeliveryResult): PlainResponse => {

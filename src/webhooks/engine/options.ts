@@ -9,6 +9,7 @@ import { MemoryEventStore } from '../../stores/memory-event-store.js';
 import { secretList, type SignatureScheme, type WebhookSecret } from '../signature/signature.js';
 import type { EventStore } from '../../stores/event-store.js';
 import type { TransactionalEventStore } from './transactional.js';
+import { quote } from '../../internal/quote.js';
 import type { WebhookTracker } from './tracker-intake.js';
 
 /** The part of `CheckoutClient` the handler uses to confirm events; a `CheckoutClient` fits. */
@@ -25,7 +26,8 @@ export interface WebhookContext {
   /**
    * Whether the status read confirms the event: `otc.trade.settled` when the order's settlement is
    * `Settled` with the event's `tradeId`; `otc.trade.cancelled` when the order's settlement has the
-   * event's `tradeId` and is not `Settled`; `pix.withdrawal.settled` when the withdrawal is
+   * event's `tradeId` and its status names a cancellation (begins with "cancel", any case: the spec
+   * names no value; `Pending` is re-read until the attempts are spent); `pix.withdrawal.settled` when the withdrawal is
    * `Completed`. Always `false` for other types (`pix.deposit.*`, other `pix.withdrawal.*`), whose
    * record is still read and handed over: look at `order` / `withdrawal` yourself. Also `false`
    * when nothing was read (no resolver, no id, unknown type), on a 404, or when the reads never
@@ -150,8 +152,13 @@ export interface WebhookHandlerOptions<Transaction = undefined> {
    * @default { attempts: 3, delayMs: 500 }
    */
   confirm?: ConfirmOptions | undefined;
-  /** Receives one structured entry per delivery. */
-  logger?: WebhookLogger | undefined;
+  /**
+   * Receives one structured entry per delivery. Without one, each delivery that fails (`onEvent`
+   * threw, a status read or the store failed) writes one line to stderr, and every delivery does
+   * with `CHECKOUT_LOG=debug`; `false` writes nothing, not even the construction warning.
+   * @default one stderr line per failed delivery
+   */
+  logger?: WebhookLogger | false | undefined;
 }
 
 /** The options with every default applied, checked once. */
@@ -173,7 +180,7 @@ export interface ResolvedOptions {
   leaseMs: number;
   attempts: number;
   delayMs: number;
-  logger: WebhookLogger | undefined;
+  logger: WebhookLogger | false | undefined;
 }
 
 const KNOWN = new Set<string>([
@@ -199,7 +206,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     throw new TypeError(`createWebhookHandler options must be an object, got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw new TypeError(`createWebhookHandler: unknown option "${key}"`);
+    if (!KNOWN.has(key)) throw new TypeError(`createWebhookHandler: unknown option ${quote(key)}`);
   }
   const client = options.client as unknown;
   if (
@@ -231,7 +238,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   const signatureHeader = signatureHeaderName(options.signatureHeader);
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   if (typeof maxBodyBytes !== 'number' || !Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
-    throw new TypeError(`maxBodyBytes must be a whole number of bytes of at least 1, got ${String(maxBodyBytes)}`);
+    throw new TypeError(`maxBodyBytes must be a whole number of bytes of at least 1, got ${quote(maxBodyBytes)}`);
   }
   const responseTimeoutMs = timerMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
   const leaseMs = timerMs('leaseMs', options.leaseMs, 60_000);
@@ -246,11 +253,11 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   }
   const attempts = confirm.attempts ?? 3;
   if (typeof attempts !== 'number' || !Number.isSafeInteger(attempts) || attempts < 1 || attempts > 100) {
-    throw new TypeError(`confirm.attempts must be a whole number from 1 to 100, got ${String(attempts)}`);
+    throw new TypeError(`confirm.attempts must be a whole number from 1 to 100, got ${quote(attempts)}`);
   }
   const delayMs = confirm.delayMs ?? 500;
   if (typeof delayMs !== 'number' || !(delayMs >= 0) || !Number.isFinite(delayMs)) {
-    throw new TypeError(`confirm.delayMs must be a number of milliseconds of at least 0, got ${String(delayMs)}`);
+    throw new TypeError(`confirm.delayMs must be a number of milliseconds of at least 0, got ${quote(delayMs)}`);
   }
   if (delayMs > MAX_TIMER_MS) {
     throw new TypeError(`confirm.delayMs must be at most ${MAX_TIMER_MS} milliseconds (the longest a timer can wait), got ${delayMs}`);
@@ -258,12 +265,13 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   const logger = options.logger as unknown;
   if (
     logger !== undefined &&
+    logger !== false &&
     typeof logger !== 'function' &&
     (logger === null ||
       typeof logger !== 'object' ||
       !['info', 'warn', 'error'].every((level) => typeof (logger as Record<string, unknown>)[level] === 'function'))
   ) {
-    throw new TypeError('logger must be a function or an object with info, warn and error methods');
+    throw new TypeError('logger must be a function or an object with info, warn and error methods (or false for no logging)');
   }
   return {
     secrets: secretList(options.secret),
@@ -282,7 +290,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     leaseMs,
     attempts,
     delayMs,
-    logger: logger as WebhookLogger | undefined,
+    logger: logger as WebhookLogger | false | undefined,
   };
 }
 

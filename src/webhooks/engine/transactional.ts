@@ -19,8 +19,11 @@ export interface TransactionalEventStore<Transaction> extends EventStore {
    * when another transaction (or a live claim) holds it, `"done"` when it was completed (neither
    * calls `work`). Otherwise calls `work(transaction)`; when `work` resolves, marks the event done
    * and commits, then resolves `"handled"`. When `work` rejects, rolls back and rejects with that
-   * same error. Any other failure (connecting, locking, committing) rejects with the store's error.
+   * same error, or with the store's own error when the transaction was lost under it (its session
+   * died: answered 503). Any other failure (connecting, locking, committing) rejects with the store's error.
    * A transaction left idle or in a statement for longer than `leaseMs` is ended by the store.
+   * When `work` resolved but misused its transaction (ended it, left a statement running), the
+   * store rolls back and rejects with an error whose `misuse` is `true`: the delivery fails (500).
    */
   transact(
     event: { eventId: string; type: string },
@@ -64,9 +67,12 @@ export async function runTransactional(
   } catch (error) {
     // onEvent (or a confirm read) threw: its writes were rolled back, so a redelivery runs it again
     if (failure !== undefined) {
-      const rolledBack = error === failure.error;
-      return { ...known, outcome: 'failed', error: rolledBack ? error : new AggregateError([failure.error, error], 'The event failed and its transaction could not be rolled back cleanly') };
+      if (error === failure.error) return { ...known, outcome: 'failed', error };
+      // the store failed under it (its session was lost): a store failure, answered 503 like any other
+      return { ...known, outcome: 'store-unavailable', error: new AggregateError([failure.error, error], 'The event failed and its transaction was lost (the store failed under it)') };
     }
+    // onEvent resolved but misused its transaction (ended it, left work running): its fault, so 500
+    if ((error as { misuse?: unknown } | null)?.misuse === true) return { ...known, outcome: 'failed', confirmed, error };
     return { ...known, outcome: 'store-unavailable', error };
   }
   if (result === 'handled') return { ...known, outcome: 'handled', confirmed };
