@@ -33,10 +33,10 @@ export function plainError(error: unknown): { name: string; message: string; sta
 
 /** Checks the `logger` option. */
 export function checkLogger(logger: unknown): TrackerLogger | undefined {
-  if (logger === undefined) return undefined;
+  if (logger === undefined || logger === false) return undefined;
   if (typeof logger === 'function') return logger as TrackerLogger;
   if (logger !== null && typeof logger === 'object' && ['info', 'warn', 'error'].every((level) => typeof (logger as Record<string, unknown>)[level] === 'function')) {
     return logger as TrackerLogger;
   }
-  throw new TypeError('logger must be a function or an object with info, warn and error methods (debug optional)');
+  throw new TypeError('logger must be a function, an object with info, warn and error methods (debug optional), or false');
 }

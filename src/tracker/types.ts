@@ -428,8 +428,8 @@ export interface StatusTrackerOptions<Transaction = undefined> {
    * @default a random id
    */
   owner?: string | undefined;
-  /** Receives one entry per read, change, give-up, lease lost and store failure. */
-  logger?: TrackerLogger | undefined;
+  /** Receives one entry per read, change, give-up, lease lost and store failure; `false` or absent: none. */
+  logger?: TrackerLogger | false | undefined;
   /** Called when a watch ends (at a final status or after `maxAgeMs`); a callback that throws is ignored. */
   onWatchEnd?: ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
 }

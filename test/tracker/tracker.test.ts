@@ -177,6 +177,9 @@ describe('createStatusTracker on MemoryStatusStore', () => {
     const { client } = fakeService();
     expect(() => createStatusTracker({ client, onChange: 1 as never })).toThrow(TypeError);
     expect(() => createStatusTracker({ client, onChange: () => {}, bogus: 1 } as never)).toThrow(/unknown option "bogus"/);
+    expect(() => createStatusTracker({ client, onChange: () => {}, logger: 'console' as never })).toThrow(/logger must be/);
+    expect(() => createStatusTracker({ client, onChange: () => {}, logger: false })).not.toThrow();
+    expect(() => createStatusTracker({ client, onChange: () => {}, schedule: { jitter: 2 } })).toThrow(/jitter/);
     const tracker = createStatusTracker({ client, onChange: () => {} });
     await expect(tracker.watchOrder('')).rejects.toThrow(TypeError);
     await expect(tracker.nudge('trade' as never, 'x')).rejects.toThrow(/kind/);
