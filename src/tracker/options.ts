@@ -1,4 +1,5 @@
 import { describe } from '../internal/path.js';
+import { clientTelemetryOptions, type TelemetryOptions } from '../telemetry/options.js';
 import { timerMs } from '../internal/timer-ms.js';
 import { wholeNumber } from './arguments.js';
 import { checkLogger } from './logger.js';
@@ -31,6 +32,8 @@ export interface ResolvedTrackerOptions {
   owner: string;
   logger: TrackerLogger | undefined;
   onWatchEnd: ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
+  /** The providers of the tracker's spans (`checkout.tracker.read`, `checkout.tracker.change`): its own, else its client's. */
+  telemetry: TelemetryOptions;
 }
 
 const KNOWN = new Set([
@@ -46,6 +49,8 @@ const KNOWN = new Set([
   'owner',
   'logger',
   'onWatchEnd',
+  'tracerProvider',
+  'meterProvider',
 ]);
 
 const STORE_METHODS = ['watch', 'unwatch', 'nudge', 'claimDue', 'extend', 'commit', 'reschedule', 'release', 'get'] as const;
@@ -95,6 +100,10 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     owner,
     logger: checkLogger(options.logger),
     onWatchEnd: options.onWatchEnd,
+    telemetry: {
+      tracerProvider: options.tracerProvider ?? clientTelemetryOptions(client).tracerProvider,
+      meterProvider: options.meterProvider ?? clientTelemetryOptions(client).meterProvider,
+    },
   };
 }
 

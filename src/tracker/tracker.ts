@@ -1,5 +1,6 @@
 import { describe } from '../internal/path.js';
 import { timerMs } from '../internal/timer-ms.js';
+import { Telemetry } from '../telemetry/telemetry.js';
 import type { WebhookEvent } from '../webhooks/event.js';
 import { checkExternalId, checkKind } from './arguments.js';
 import { plainError, writeTrackerLog } from './logger.js';
@@ -27,6 +28,7 @@ import type { StatusKind, StatusTracker, StatusTrackerOptions, TrackerDrainRepor
 export function createStatusTracker<Transaction = undefined>(options: StatusTrackerOptions<Transaction>): StatusTracker {
   const config = resolveTrackerOptions(options);
   const { store } = config;
+  const telemetry = new Telemetry(config.telemetry);
   /** The records this process holds, by lease token. */
   const inHand = new Map<string, { handle: TurnHandle; done: Promise<void> }>();
   let running = false;
@@ -72,7 +74,7 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
             const handle: TurnHandle = { record, controller: new AbortController(), claimedAt, changing: false };
             // a drain that began during the claim aborts the read at once, so the record is released
             if (!running) handle.controller.abort();
-            const done = runTurn(config, handle)
+            const done = runTurn(config, handle, telemetry)
               .catch((error: unknown) => writeTrackerLog(config.logger, { type: 'store-failed', kind: record.kind, externalId: record.externalId, error: plainError(error) }))
               .finally(() => {
                 inHand.delete(record.lease.token);

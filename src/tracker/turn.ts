@@ -1,10 +1,12 @@
 import { NotFoundError } from '../errors.js';
 import type { Order, Withdrawal } from '../schemas.js';
+import { statusChange, trackerRead } from '../telemetry/hooks.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
 import { nextDelayMs, retryDelayMs } from './schedule.js';
 import { announces, statusOf } from './status.js';
-import type { ClaimedStatusRecord, StatusChange, StatusNext, StatusTurn, TrackerLogEntry, WatchEndReason } from './types.js';
+import type { ClaimedStatusRecord, StatusChange, StatusSource, StatusNext, StatusTurn, TrackerLogEntry, WatchEndReason } from './types.js';
 
 /** A record in this process's hands: its read can be aborted (drain) until its change is being handed over. */
 export interface TurnHandle {
@@ -22,17 +24,23 @@ export interface TurnHandle {
  * checks the lease (so a duplicate, a replay or a racing read of the same status calls nothing).
  * Never rejects: every failure ends in a reschedule (or the lease lapsing), which loses nothing.
  */
-export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle): Promise<void> {
+export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle, telemetry: Telemetry): Promise<void> {
   const { record, controller } = handle;
   const { kind, externalId, lease } = record;
   const log = (entry: Omit<TrackerLogEntry, 'kind' | 'externalId'>) => writeTrackerLog(config.logger, { kind, externalId, ...entry });
-  const source = record.event !== undefined ? 'webhook' : 'poll';
+  const source: StatusSource = record.event !== undefined ? 'webhook' : 'poll';
   const started = Date.now();
 
   let read: Order | Withdrawal;
   try {
     const options = { timeoutMs: config.readTimeoutMs, signal: controller.signal };
-    read = kind === 'order' ? await config.client.getOrderByExternalId(externalId, options) : await config.client.getWithdrawalByExternalId(externalId, options);
+    // a `checkout.tracker.read` span (when OpenTelemetry is on), noting the status found
+    read = await trackerRead(telemetry, kind, externalId, async (note) => {
+      const record = kind === 'order' ? await config.client.getOrderByExternalId(externalId, options) : await config.client.getWithdrawalByExternalId(externalId, options);
+      const found = statusOf(kind, record);
+      note({ status: found, changed: !(handle.record.handled !== undefined && handle.record.handled.status === found) });
+      return record;
+    });
   } catch (error) {
     if (controller.signal.aborted) {
       // draining: give the record back at once, another process reads it
@@ -85,6 +93,7 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
     return;
   }
   handle.changing = true;
+  const facts = { kind, externalId, status, previousStatus, source };
   const heartbeat = new Heartbeat(config, record, Date.now(), log);
   const changeStarted = Date.now();
   let failed: { error: unknown } | undefined;
@@ -95,7 +104,7 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
     if (config.transactional !== undefined) {
       committed = await config.transactional.transact(lease, status, turn(), async (transaction) => {
         try {
-          await config.onChange({ ...change, transaction });
+          await statusChange(telemetry, facts, async () => config.onChange({ ...change, transaction }));
         } catch (error) {
           failed = { error };
           throw error;
@@ -103,7 +112,7 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
       });
     } else {
       try {
-        await config.onChange(change);
+        await statusChange(telemetry, facts, async () => config.onChange(change));
       } catch (error) {
         failed = { error };
         throw error;

@@ -1,4 +1,5 @@
 import type { CheckoutClient } from '../client/client.js';
+import type { TelemetryOptions } from '../telemetry/options.js';
 import type { Order, Withdrawal } from '../schemas.js';
 import type { WebhookEvent } from '../webhooks/event.js';
 
@@ -379,7 +380,7 @@ export type TrackerLogger =
  * Options of `createStatusTracker`. `Transaction` is inferred from a transactional `store` (the
  * type of `onChange`'s `transaction`); it stays `undefined` with any other store.
  */
-export interface StatusTrackerOptions<Transaction = undefined> {
+export interface StatusTrackerOptions<Transaction = undefined> extends TelemetryOptions {
   /** Reads the records: a `CheckoutClient`, whose `rateLimit` and retry budget bound the tracker's reads. */
   client: TrackerClient;
   /**
