@@ -90,7 +90,8 @@ return 'foreign'`,
  *   since a redelivery may run the event again if that worker's claim ends without completing.
  * - `release` acts only on this store's own live lease; otherwise it does nothing (never throws).
  * - Event ids of any characters are accepted; ids over 200 UTF-8 bytes are keyed by their SHA-256
- *   (`prefix + "sha256:" + hex`), so keys stay short.
+ *   (`prefix + "sha256:" + hex`), so keys stay short, and so is an id that itself starts with
+ *   `sha256` (so no literal id can be taken for another id's hash).
  * - Leases taken are remembered in this instance until completed or released, so complete and
  *   release go through the instance that claimed. A live lease is never forgotten; leases expired
  *   in Redis are swept out once 10,000 are held, so memory follows the claims in progress (those

@@ -224,6 +224,29 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     expect(await one.raw('EXISTS', `${prefix}${exact}`)).toBe(1);
   });
 
+  it('never takes a literal id that looks like a hashed one for the long id it names', async () => {
+    const { a, b, prefix } = pair();
+    const long = 'x'.repeat(300);
+    const digest = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(long))).toString('hex');
+    await expect(a.claim(long, 60_000)).resolves.toMatchObject({ status: 'claimed' });
+    await a.complete(long);
+    // an attacker-chosen (or just unlucky) id spelling the long id's key is a new event
+    await expect(b.claim(`sha256:${digest}`, 60_000)).resolves.toMatchObject({ status: 'claimed' });
+    await expect(b.claim(long, 60_000)).resolves.toBe('done');
+    // the other way round too: the literal one done first does not answer for the long one
+    const other = 'y'.repeat(300);
+    const otherDigest = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(other))).toString('hex');
+    await a.claim(`sha256:${otherDigest}`, 60_000);
+    await a.complete(`sha256:${otherDigest}`);
+    await expect(b.claim(other, 60_000)).resolves.toMatchObject({ status: 'claimed' });
+    // an ordinary id keeps the key it always had, so dedupe survives an upgrade
+    await a.claim('evt_ordinary-1', 60_000);
+    expect(await one.raw('EXISTS', `${prefix}evt_ordinary-1`)).toBe(1);
+    const nul = 'evt\u0000nul';
+    await a.claim(nul, 60_000);
+    expect(await one.raw('EXISTS', `${prefix}${nul}`)).toBe(1);
+  });
+
   it('accepts ids of any characters, lone surrogates included, without mixing them up', async () => {
     const { a, b } = pair();
     const ids = ['with space', 'new\nline', '*?[glob]', '💳 pix', '\uD800', '\uDC00', '\uFFFD', 'sha256:abc'];

@@ -65,6 +65,16 @@ describe('MemoryEventStore', () => {
     expect(await store.claim('e-1', 1_000)).toBe('done');
   });
 
+  it('keeps a long id and a literal id spelling its hashed key apart (ids are used as they are)', async () => {
+    const store = new MemoryEventStore();
+    const long = 'x'.repeat(300);
+    const digest = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(long))).toString('hex');
+    await store.claim(long, 60_000);
+    await store.complete(long);
+    expect(await store.claim(`sha256:${digest}`, 60_000)).toMatchObject({ status: 'claimed' });
+    expect(await store.claim(long, 60_000)).toBe('done');
+  });
+
   it('rejects a lease it did not hand out with TypeError', async () => {
     const store = new MemoryEventStore();
     const other = await new MemoryEventStore().claim('e-1', 1_000);
