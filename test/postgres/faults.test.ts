@@ -5,6 +5,7 @@ import { CheckoutClient } from 'checkout-partner-sdk';
 import { PostgresEventStore, PostgresStoreError, PostgresTransactionError } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, signPayload, type WebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { keepEntries } from '../helpers/memory-logger.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { eventually, uniqueTable } from './drivers.js';
 
@@ -53,7 +54,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       secret: SECRET,
       client,
       ...options,
-      logger: (entry) => entries.push(entry),
+      logger: keepEntries(entries),
       store: new PostgresEventStore({ pool, table, transactional: true }),
       onEvent: ({ event, transaction }) => onEvent({ eventId: event.eventId, transaction }),
     });

@@ -6,6 +6,7 @@ import { CheckoutClient } from 'checkout-partner-sdk';
 import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, signPayload, type WebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { keepEntries } from '../helpers/memory-logger.js';
 import { drivers, eventually, uniqueTable, type Connection } from './drivers.js';
 
 const SECRET = 'whsec-test';
@@ -73,7 +74,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       secret: SECRET,
       client,
       ...options,
-      logger: (entry) => entries.push(entry),
+      logger: keepEntries(entries),
       store: new PostgresEventStore({ pool: one.pool, table, transactional: true }),
       onEvent: async ({ event, transaction }) => {
         calls++;
@@ -91,6 +92,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       const ran: string[] = [];
       const handlerOn = (connection: Connection) =>
         createWebhookHandler({
+          logger: false,
           secret: SECRET,
           client,
           store: new PostgresEventStore({ pool: connection.pool, table, transactional }),
@@ -124,7 +126,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
         client,
         store: new PostgresEventStore({ pool: one.pool, table, transactional }),
         onEvent: () => undefined,
-        logger: (entry) => entries.push(entry),
+        logger: keepEntries(entries),
       });
       await server.pause();
       try {
@@ -174,7 +176,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       const handler = createWebhookHandler({
         secret: SECRET,
         client,
-        logger: (entry) => entries.push(entry),
+        logger: keepEntries(entries),
         store: new PostgresEventStore({ pool: proxied.pool, table, transactional: true }),
         onEvent: async ({ event, transaction }) => {
           calls++;
@@ -231,6 +233,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     const { table, effects } = await tables();
     const held = gate();
     const handler = createWebhookHandler({
+      logger: false,
       secret: SECRET,
       client,
       responseTimeoutMs: 200,
@@ -253,7 +256,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     held.open();
     await draining;
     expect(await effectCount(effects, 'evt-slow')).toBe(1);
-    const after = createWebhookHandler({ secret: SECRET, client, store: new PostgresEventStore({ pool: two.pool, table, transactional: true }), onEvent: () => undefined });
+    const after = createWebhookHandler({ logger: false, secret: SECRET, client, store: new PostgresEventStore({ pool: two.pool, table, transactional: true }), onEvent: () => undefined });
     expect(await deliver(after, slow)).toBe(200);
     expect(await effectCount(effects, 'evt-slow')).toBe(1);
   });
@@ -286,7 +289,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       client,
       responseTimeoutMs: 300,
       leaseMs: 500,
-      logger: (entry) => entries.push(entry),
+      logger: keepEntries(entries),
       store: new PostgresEventStore({ pool, table, transactional: true }),
       onEvent: async ({ event }) => {
         if (event.eventId === 'evt-hangs') await hung.promise; // e.g. a fetch with no timeout
@@ -323,6 +326,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     expect(entries.find((entry) => entry.late)).toMatchObject({ eventId: 'evt-stuck', outcome: 'failed' });
     expect(await effectCount(effects, 'evt-stuck')).toBe(0);
     const after = createWebhookHandler({
+      logger: false,
       secret: SECRET,
       client,
       store: new PostgresEventStore({ pool: two.pool, table, transactional: true }),

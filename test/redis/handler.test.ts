@@ -9,6 +9,7 @@ import {
   type WebhookLogEntry,
 } from 'checkout-partner-sdk/webhooks';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { keepEntries } from '../helpers/memory-logger.js';
 import { eventually, flavours, type Connection } from './clients.js';
 
 const SECRET = 'whsec-test';
@@ -57,7 +58,7 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
 
   /** A handler on `connection` whose store uses `prefix`: one of a fleet's processes. */
   const handlerOn = (connection: Connection, prefix: string, onEvent: OnEvent, options: { leaseMs?: number; responseTimeoutMs?: number } = {}) =>
-    createWebhookHandler({ secret: SECRET, client, onEvent, store: new RedisEventStore({ client: connection.client, prefix }), ...options });
+    createWebhookHandler({ secret: SECRET, client, onEvent, store: new RedisEventStore({ client: connection.client, prefix }), logger: false, ...options });
 
   it('runs onEvent exactly once for concurrent deliveries of one event to two processes', async () => {
     const prefix = uniquePrefix();
@@ -126,7 +127,7 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
     const gates = [gate(), gate()];
     const entries: WebhookLogEntry[] = [];
     const store = new RedisEventStore({ client: one.client, prefix });
-    const options = { secret: SECRET, client, store, leaseMs: 300, responseTimeoutMs: 200, logger: (entry: WebhookLogEntry) => void entries.push(entry) };
+    const options = { secret: SECRET, client, store, leaseMs: 300, responseTimeoutMs: 200, logger: keepEntries(entries) };
     const handler = createWebhookHandler({
       ...options,
       onEvent: async () => {
@@ -166,7 +167,7 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
       store: new RedisEventStore({ client: one.client, prefix }),
       leaseMs: 2_000, // the handler retries a failed complete until the lease would have passed
       responseTimeoutMs: 2_000,
-      logger: (entry) => entries.push(entry),
+      logger: keepEntries(entries),
       onEvent: async () => {
         working.open();
         await finish.promise;

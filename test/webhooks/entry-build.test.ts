@@ -27,6 +27,7 @@ describe('entry point build', () => {
       secret: 'whsec-entry',
       client: { getOrderByExternalId: () => Promise.reject(new Error('unused')), getWithdrawalByExternalId: () => Promise.reject(new Error('unused')) },
       onEvent: () => undefined,
+      logger: false, // no resolvers on purpose: no construction warning
     });
     const body = JSON.stringify({ eventId: 'e-entry', type: 'custom' });
     const request = new Request('https://partner.test/webhooks', {

@@ -7,11 +7,11 @@ import {
   type WebhookContext,
   type WebhookHandler,
   type WebhookHandlerOptions,
-  type WebhookLogEntry,
 } from 'checkout-partner-sdk/webhooks';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, vi } from 'vitest';
+import { memoryLogger } from '../helpers/memory-logger.js';
 
 export const ORIGIN = 'https://checkout.test';
 export const API = `${ORIGIN}/api/v1/partner-api`;
@@ -73,11 +73,7 @@ export async function delivery(
   return new Request(options.url ?? 'https://partner.test/webhooks', { method: 'POST', headers, body });
 }
 
-/** A logger that keeps its entries. */
-export function memoryLogger() {
-  const entries: WebhookLogEntry[] = [];
-  return { entries, logger: (entry: WebhookLogEntry) => void entries.push(entry) };
-}
+export { memoryLogger };
 
 /** A promise and its resolve function, to hold a handler until the test lets it go. */
 export function deferred<T = void>() {

@@ -1,5 +1,5 @@
 import { CheckoutError } from '../../errors.js';
-import { TOO_LARGE, type BodyResult } from './body.js';
+import { BodyAbortedError, TOO_LARGE, type BodyResult } from './body.js';
 import { confirmEvent } from './confirm.js';
 import { WebhookPayloadError } from '../errors.js';
 import { RawBodyUnavailableError } from './raw-body-error.js';
@@ -95,6 +95,8 @@ export async function runDelivery(
     body = await input.readBody(config.maxBodyBytes, bodySignal);
   } catch (error) {
     if (error instanceof RawBodyUnavailableError) return { outcome: 'misconfigured', error, message: error.message };
+    // the sender's doing, not a failure of the handling: anyone can cause it, so it is not an error
+    if (error instanceof BodyAbortedError) return { outcome: 'aborted', error };
     if (bodySignal?.aborted === true && error === bodySignal.reason) {
       return error instanceof DrainingAbort ? { outcome: 'draining' } : { outcome: 'timeout', error };
     }

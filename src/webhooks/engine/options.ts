@@ -143,7 +143,8 @@ export interface WebhookHandlerOptions<Transaction = undefined> {
   confirm?: ConfirmOptions | undefined;
   /**
    * Receives one structured entry per delivery. Without one, each delivery that fails (`onEvent`
-   * threw, a status read or the store failed) writes one line to stderr, and every delivery does
+   * threw, a status read or the store failed, or it was still being handled at
+   * `responseTimeoutMs`) writes one line to stderr, and every delivery does
    * with `CHECKOUT_LOG=debug`; `false` writes nothing, not even the construction warning.
    * @default one stderr line per failed delivery
    */

@@ -79,6 +79,49 @@ describe('without a logger, a failed delivery writes one line to stderr', () => 
   });
 });
 
+describe('a delivery that times out (503) is a failure too', () => {
+  it('an onEvent that never ends: one timeout line at the 503, never silence', async () => {
+    const handler = handlerWith({ responseTimeoutMs: 50, leaseMs: 60_000, onEvent: () => new Promise<void>(() => undefined) });
+    expect((await handler.handle(await delivery(EVENT))).status).toBe(503);
+    expect(lines()).toEqual([expect.stringMatching(/^checkout-partner-sdk webhook timeout status=503 eventId="evt-visible" type="otc.trade.settled" ms=\d+$/)]);
+  });
+
+  it('late work that then succeeds adds nothing; late work that fails adds its one line', async () => {
+    let finish!: (error?: Error) => void;
+    const handler = handlerWith({
+      responseTimeoutMs: 50,
+      onEvent: () => new Promise<void>((resolve, reject) => (finish = (error) => (error ? reject(error) : resolve()))),
+    });
+    expect((await handler.handle(await delivery(EVENT))).status).toBe(503);
+    finish();
+    await handler.drain();
+    expect(lines()).toHaveLength(1);
+    const other = handlerWith({
+      responseTimeoutMs: 50,
+      onEvent: () => new Promise<void>((_, reject) => (finish = (error) => reject(error))),
+    });
+    expect((await other.handle(await delivery({ ...EVENT, eventId: 'evt-late' }))).status).toBe(503);
+    finish(new Error('late failure'));
+    await other.drain();
+    expect(lines().slice(1)).toEqual([
+      expect.stringMatching(/^checkout-partner-sdk webhook timeout status=503 eventId="evt-late"/),
+      expect.stringMatching(/^checkout-partner-sdk webhook failed status=500 eventId="evt-late" .* late error=Error "late failure"$/),
+    ]);
+  });
+
+  it('a body that has not arrived by the deadline (a slow sender, anyone) writes nothing', async () => {
+    const handler = handlerWith({ responseTimeoutMs: 50 });
+    const stalled = new Request('https://partner.test/webhooks', {
+      method: 'POST',
+      body: new ReadableStream({ pull: () => new Promise(() => undefined) }),
+      duplex: 'half',
+    } as RequestInit);
+    expect((await handler.handle(stalled)).status).toBe(503);
+    await handler.drain();
+    expect(lines()).toEqual([]);
+  });
+});
+
 describe('logger: false and CHECKOUT_LOG=debug', () => {
   it('logger: false writes nothing, even for a failure', async () => {
     const handler = handlerWith({ logger: false, onEvent: () => Promise.reject(new Error('quiet')) });
