@@ -9,6 +9,7 @@ import { PostgresStoreError, PostgresTransactionError, storeError } from './erro
 import { runProvenTransaction } from './transaction.js';
 import { statementsFor, tableName, type TableStatements } from './sql.js';
 import { quote } from '../internal/quote.js';
+import { MAX_TIMER_MS } from '../internal/timer-ms.js';
 
 /** Options of {@link PostgresEventStore}. */
 export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
@@ -47,7 +48,7 @@ export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = Postg
    * transaction (a plain-mode claim, `complete`, `release`, a purge, `ensureSchema()`) before it
    * gives up; with `pg`, that connection is then destroyed, not returned to the pool, so a dead
    * network costs a bounded wait. A transaction's statements are bounded by the handler's
-   * `leaseMs` instead.
+   * `leaseMs` instead. At most 2^31 − 1 (about 24.8 days): no timer waits longer.
    * @default 10_000
    */
   statementTimeoutMs?: number | undefined;
@@ -169,6 +170,10 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
     if (typeof statementTimeoutMs !== 'number' || !Number.isFinite(statementTimeoutMs) || !(statementTimeoutMs >= 1)) {
       throw new TypeError(`statementTimeoutMs must be a number of milliseconds of at least 1, got ${quote(statementTimeoutMs)}`);
+    }
+    // a longer timer fires at once, which would time out every statement
+    if (statementTimeoutMs > MAX_TIMER_MS) {
+      throw new TypeError(`statementTimeoutMs must be at most ${MAX_TIMER_MS} milliseconds (the longest a timer can wait), got ${statementTimeoutMs}`);
     }
     this.#statementTimeoutMs = statementTimeoutMs;
     const transactional = options.transactional ?? false;

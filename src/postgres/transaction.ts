@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../internal/timer-ms.js';
 import { PostgresTransactionError } from './errors.js';
 import type { PgPoolClientLike, PgPoolLike } from './driver.js';
 import { PgSession } from './pg-session.js';
@@ -65,7 +66,8 @@ const ENDS_TRANSACTION = /^(?:\s|--[^\n]*\n|\/\*[^]*?\*\/)*(?:begin|start\s+tran
  * @internal Shared by the stores of `checkout-partner-sdk/postgres`.
  */
 export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTransactionBounds, work: (transaction: ProvenTransaction) => Promise<T>): Promise<T> {
-  const boundMs = Math.ceil(bounds.leaseMs + bounds.graceMs);
+  // never past what a timer holds: a longer one fires at once (a leaseMs near 2^31 - 1 plus the grace)
+  const boundMs = Math.min(Math.ceil(bounds.leaseMs + bounds.graceMs), MAX_TIMER_MS);
   const session = await PgSession.open(pool, boundMs);
   let state: 'open' | 'ended' = 'open';
   let misuse: string | undefined;

@@ -1,5 +1,5 @@
 import { describe } from '../internal/path.js';
-import { positiveMs } from '../internal/arguments.js';
+import { timerMs } from '../internal/timer-ms.js';
 import { toHex } from '../internal/hex.js';
 import { escapeControl } from '../internal/quote.js';
 import { RedisStoreError, type RedisStoreOperation } from './errors.js';
@@ -51,7 +51,8 @@ export class RedisConnection {
 
   constructor(client: unknown, options: { owner: string; commandTimeoutMs: unknown; redactCauses: boolean }) {
     this.#send = sender(client, options.owner);
-    this.#timeoutMs = positiveMs('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS);
+    // at most what a timer holds: a longer one fires at once, timing out every command
+    this.#timeoutMs = timerMs('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS);
     this.#redactCauses = options.redactCauses;
   }
 

@@ -224,8 +224,9 @@ export class RedisEventStore implements EventStore {
 
 function ttlOption(value: unknown): number {
   if (value === undefined) return DEFAULT_TTL_SECONDS;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new TypeError(`ttlSeconds must be a whole number of seconds of at least 1, got ${quote(value)}`);
+  // a safe integer: EX takes a 64-bit count, and a larger number would be sent in exponent form
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`ttlSeconds must be a whole number of seconds from 1 to ${Number.MAX_SAFE_INTEGER}, got ${quote(value)}`);
   }
   return value;
 }

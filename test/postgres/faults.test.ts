@@ -258,6 +258,27 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     }
   });
 
+  it('the longest leaseMs the handler accepts (2^31 - 1 ms) handles a delivery: no bound overflows a timer into firing at once', async () => {
+    const { table, effects } = await tables();
+    const { handler, entries } = handlerOn(
+      admin,
+      table,
+      ({ eventId, transaction }) => transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]).then(() => undefined),
+      { leaseMs: 2_147_483_647 },
+    );
+    expect(await deliver(handler, 'evt-longest-lease')).toBe(200);
+    expect(entries.map((entry) => entry.outcome)).toEqual(['handled']);
+    expect(await effectsOf(effects, 'evt-longest-lease')).toBe(1);
+  });
+
+  it('statementTimeoutMs past what a timer can hold is refused at construction (it would time out every statement at once)', async () => {
+    const { table } = await tables();
+    expect(() => new PostgresEventStore({ pool: admin, table, statementTimeoutMs: 2_147_483_648 })).toThrow(/statementTimeoutMs must be at most 2147483647/);
+    const longest = new PostgresEventStore({ pool: admin, table, statementTimeoutMs: 2_147_483_647 });
+    await expect(longest.claim('evt-longest-statement', 60_000)).resolves.toMatchObject({ status: 'claimed' });
+    await expect(longest.ensureSchema()).resolves.toBeUndefined();
+  });
+
   it('a literal id that looks like a hashed one never collides with the long id it names', async () => {
     const { table } = await tables();
     const store = new PostgresEventStore({ pool: admin, table, transactional: true });

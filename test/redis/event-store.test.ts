@@ -71,6 +71,13 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     expect(ttl).toBeLessThanOrEqual(3600);
   });
 
+  it('completes with the longest ttlSeconds it accepts (Number.MAX_SAFE_INTEGER): Redis takes that EX', async () => {
+    const { a } = pair({ ttlSeconds: Number.MAX_SAFE_INTEGER });
+    await a.claim('e-forever', 60_000);
+    await expect(a.complete('e-forever')).resolves.toBeUndefined();
+    await expect(a.claim('e-forever', 60_000)).resolves.toBe('done');
+  });
+
   it('uses the documented default prefix and a 7-day ttl', async () => {
     const store = new RedisEventStore({ client: one.client });
     const id = `default-${crypto.randomUUID()}`;
@@ -303,6 +310,17 @@ describe('RedisEventStore arguments', () => {
     for (const commandTimeoutMs of [0, -1, Number.NaN]) {
       expect(() => new RedisEventStore({ client, commandTimeoutMs })).toThrow(/commandTimeoutMs/);
     }
+  });
+
+  it('refuses a commandTimeoutMs or ttlSeconds past what a timer or Redis can hold, instead of failing every command', async () => {
+    // a timer over 2^31 - 1 ms fires at once: every command would "time out" the moment it is sent
+    expect(() => new RedisEventStore({ client, commandTimeoutMs: 2_147_483_648 })).toThrow(/commandTimeoutMs must be at most 2147483647/);
+    const answering = { call: (command: string) => new Promise((resolve) => setTimeout(() => resolve(command === 'EVALSHA' ? 'claimed' : null), 5)) };
+    const longest = new RedisEventStore({ client: answering, commandTimeoutMs: 2_147_483_647 });
+    await expect(longest.claim('e-1', 1_000)).resolves.toMatchObject({ status: 'claimed' });
+    // EX takes at most a 64-bit count of milliseconds: 1e20 s would have every complete refused after onEvent ran
+    expect(() => new RedisEventStore({ client, ttlSeconds: 1e20 })).toThrow(/ttlSeconds/);
+    expect(new RedisEventStore({ client, ttlSeconds: Number.MAX_SAFE_INTEGER }).ttlSeconds).toBe(Number.MAX_SAFE_INTEGER);
   });
 
   it('rejects a bad event id or lease with a TypeError before any command', async () => {
