@@ -128,8 +128,8 @@ export interface WebhookHandlerOptions<Transaction = undefined> {
   /**
    * How long a claim holds, in milliseconds: if this process dies while handling an event, a
    * redelivery can claim it after this. At least `responseTimeoutMs`; make it longer than
-   * `onEvent` ever takes. The status reads that confirm the event end before it passes, with a
-   * margin of 10% of `leaseMs` (at most 5 s): a read still running then is aborted and the
+   * `onEvent` ever takes. The resolvers and status reads that confirm the event end before it
+   * passes, with a margin of 10% of `leaseMs` (at most 5 s): a read (or resolver) still running then is aborted and the
    * delivery fails (claim released, 500), and no re-read is started that could not end in time.
    * `onEvent` itself is never cut off. At most 2^31 − 1 (about 24.8 days), as for every duration here:
    * no timer waits longer.
