@@ -48,8 +48,12 @@ export interface ProvenTransactionBounds {
   graceMs: number;
 }
 
-/** `BEGIN`, `COMMIT` and the rest that end or replace a transaction; `ROLLBACK TO [SAVEPOINT]` stays allowed. */
-const ENDS_TRANSACTION = /^(?:\s|--[^\n]*\n|\/\*[^]*?\*\/)*(?:begin|start\s+transaction|commit|end|abort|rollback(?!\s+to\b)|prepare\s+transaction)\b/i;
+/**
+ * `BEGIN`, `COMMIT` and the rest that end or replace a transaction; `ROLLBACK [WORK | TRANSACTION]
+ * TO [SAVEPOINT]` (partial undo, in every spelling PostgreSQL takes) stays allowed.
+ */
+const ENDS_TRANSACTION =
+  /^(?:\s|--[^\n]*\n|\/\*[^]*?\*\/)*(?:begin|start\s+transaction|commit|end|abort|rollback(?!\s+(?:(?:work|transaction)\s+)?to\b)|prepare\s+transaction)\b/i;
 
 /**
  * Runs `work` in a transaction on one `pg` connection whose every statement is proven to belong to

@@ -186,6 +186,23 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     }
   });
 
+  it('partial undo in every spelling PostgreSQL takes (ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT]) is allowed, not taken for a misuse', async () => {
+    const { table, effects } = await tables();
+    const spellings = ['ROLLBACK TO SAVEPOINT s', 'ROLLBACK TO s', 'rollback work to savepoint s', 'ROLLBACK TRANSACTION TO s', '/* undo */ ROLLBACK\n  TRANSACTION TO SAVEPOINT s'];
+    for (const [n, undo] of spellings.entries()) {
+      const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
+        await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
+        await transaction.query('SAVEPOINT s');
+        await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [`${eventId}-undone`]);
+        await transaction.query(undo);
+      });
+      expect(await deliver(handler, `evt-undo-${n}`), undo).toBe(200);
+      expect(entries[0]?.error, undo).toBeUndefined();
+      expect(await effectsOf(effects, `evt-undo-${n}`), undo).toBe(1);
+      expect(await effectsOf(effects, `evt-undo-${n}-undone`), undo).toBe(0);
+    }
+  });
+
   it('a COMMIT hidden in a multi-statement string is caught after onEvent: 500, not marked done, a misuse logged', async () => {
     const { table, effects } = await tables();
     let calls = 0;
