@@ -90,7 +90,7 @@ class Settled {
  * `onEvent` does (emails, calls to other services) stays at-least-once. Each transaction is proven:
  * its `txid_current()` is recorded at `BEGIN` and the done mark only applies in that transaction,
  * so a lost session fails the delivery (503) and never marks it done elsewhere; `transaction`
- * refuses `COMMIT`/`ROLLBACK`/`BEGIN`/`release()`, and every statement once `onEvent` resolved (a
+ * refuses `COMMIT`/`ROLLBACK`/`BEGIN`/`release()`/`end()`, and every statement once `onEvent` resolved (a
  * misuse fails the delivery with 500 and a {@link PostgresTransactionError}). A transaction is
  * bounded by the handler's `leaseMs` on both sides: `statement_timeout` and
  * `idle_in_transaction_session_timeout` (`SET LOCAL`), and client-side waits after which its

@@ -186,6 +186,21 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     }
   });
 
+  it('onEvent that closes its transaction\'s connection (transaction.end()) is refused as a misuse: 500 naming it, not a store failure', async () => {
+    const { table, effects } = await tables();
+    let calls = 0;
+    const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
+      calls++;
+      await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
+      if (calls === 1) await Promise.resolve(transaction.end()).catch(() => undefined); // swallowed: the store must still see it
+    });
+    expect(await deliver(handler, 'evt-ended')).toBe(500);
+    expect(entries[0]).toMatchObject({ outcome: 'failed', error: { name: 'PostgresTransactionError', message: expect.stringMatching(/end\(\)/) } });
+    expect(await effectsOf(effects, 'evt-ended')).toBe(0);
+    expect(await deliver(handler, 'evt-ended')).toBe(200);
+    expect(await effectsOf(effects, 'evt-ended')).toBe(1);
+  });
+
   it('partial undo in every spelling PostgreSQL takes (ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT]) is allowed, not taken for a misuse', async () => {
     const { table, effects } = await tables();
     const spellings = ['ROLLBACK TO SAVEPOINT s', 'ROLLBACK TO s', 'rollback work to savepoint s', 'ROLLBACK TRANSACTION TO s', '/* undo */ ROLLBACK\n  TRANSACTION TO SAVEPOINT s'];
