@@ -114,7 +114,10 @@ function pgDriver(pool: PgPoolLike): Driver {
 }
 
 function postgresJsDriver(sql: PostgresJsSqlLike): Driver {
-  const bounded = <T>(promise: PromiseLike<T>, timeoutMs: number) => within(Promise.resolve(promise), timeoutMs, 'a PostgreSQL statement', () => undefined);
+  // postgres.js gives no handle on the statement's connection: the wait ends, the statement does not
+  const aftermath = 'postgres.js keeps the connection until PostgreSQL answers or its own timeouts end it';
+  const bounded = <T>(promise: PromiseLike<T>, timeoutMs: number) =>
+    within(Promise.resolve(promise), timeoutMs, 'a PostgreSQL statement', () => undefined, undefined, aftermath);
   return {
     kind: 'postgres.js',
     pgPool: undefined,
