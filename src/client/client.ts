@@ -16,6 +16,10 @@ import { timerMs } from '../internal/timer-ms.js';
 import { quote } from '../internal/quote.js';
 import { Transport, type CallTrace } from './transport.js';
 import { USER_AGENT } from './user-agent.js';
+import type { ObservedCall } from '../telemetry/client-call.js';
+import { TELEMETRY_OPTIONS, type TelemetryOptions } from '../telemetry/options.js';
+import { Telemetry } from '../telemetry/telemetry.js';
+import { loadHooks } from '../telemetry/load-hooks.js';
 import { TokenResponseSchema, type Me, type Order, type TokenResponse, type Withdrawal } from '../schemas.js';
 import type {
   CheckoutClientOptions,
@@ -50,6 +54,7 @@ export class CheckoutClient {
   readonly #transport: Transport;
   readonly #tokens: TokenCache;
   readonly #log: LogWriter;
+  readonly #telemetry: Telemetry;
   /** The last secret a `partnerSecret` function returned, redacted from business errors too. */
   #lastSecret: string | undefined;
   /** The last secret's store key, so a fingerprint is computed once per secret value. */
@@ -86,7 +91,8 @@ export class CheckoutClient {
       throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
     }
     this.#log = logWriter(options.logger);
-    const load = new LoadControl(loadSettings(options.rateLimit, options.retryBudget));
+    this.#telemetry = new Telemetry(options, this.baseUrl);
+    const load = new LoadControl(loadSettings(options.rateLimit, options.retryBudget), loadHooks(this.#telemetry));
     this.#transport = new Transport({
       apiBase: this.baseUrl,
       timeoutMs,
@@ -218,6 +224,11 @@ export class CheckoutClient {
     return { baseUrl: this.baseUrl, partnerId: this.partnerId };
   }
 
+  /** The providers the webhook handler and the status tracker default to. @internal */
+  get [TELEMETRY_OPTIONS](): TelemetryOptions {
+    return this.#telemetry.options;
+  }
+
   [inspectSymbol](): string {
     return `CheckoutClient { baseUrl: '${this.baseUrl}', partnerId: '${this.partnerId}' }`;
   }
@@ -241,16 +252,13 @@ export class CheckoutClient {
   async #exchange(secret: string, signal: AbortSignal): Promise<TokenResponse> {
     const trace = newTrace();
     const started = this.#log === undefined ? 0 : performance.now();
+    const use = this.#telemetry.use();
+    const observed = use === undefined ? undefined : (await use)?.exchange();
     try {
-      const response = await this.#transport.send({
-        method: 'post',
-        path: '/auth/token',
-        headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT },
-        retry: true,
-        schema: TokenResponseSchema,
-        signal,
-        trace,
-      });
+      const headers = { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT };
+      observed?.inject(headers);
+      const send = () => this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
+      const response = await (observed === undefined ? send() : observed.run(send, trace));
       this.#logExchange(started, trace, undefined);
       return response;
     } catch (error) {
@@ -304,6 +312,13 @@ export class CheckoutClient {
    * once. The call's `signal` and `timeoutMs` bound all of it, the wait for an exchange included.
    */
   async #authed<T>(call: AuthedCall<T>, trace: CallTrace): Promise<T> {
+    // a span and metrics per call when OpenTelemetry is on; else nothing is made (nor loaded)
+    const use = this.#telemetry.use();
+    const observed = use === undefined ? undefined : (await use)?.call(call.method, call.path);
+    return observed === undefined ? this.#send(call, trace, undefined) : observed.run(() => this.#send(call, trace, observed), trace);
+  }
+
+  async #send<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined): Promise<T> {
     const { method, path, options, key } = call;
     const { timeoutMs, maxRetries } = options;
     // the same object for every call without per-call headers: the hot path builds only the token's
@@ -314,13 +329,15 @@ export class CheckoutClient {
     const { signal, deadline } = bound;
     const send = async () => {
       const token = await this.#tokens.get(signal);
+      const headers: Record<string, string> =
+        extra === undefined
+          ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
+          : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` };
+      observed?.inject(headers);
       const sent = this.#transport.send({
         method,
         path,
-        headers:
-          extra === undefined
-            ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
-            : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` },
+        headers,
         retry: method === 'get' || key !== undefined,
         maxRetries,
         schema: call.schema,

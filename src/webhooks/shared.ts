@@ -39,5 +39,6 @@ export type {
   WebhookSecret,
 } from './signature/signature.js';
 export type { PayloadInput } from './signature/bytes.js';
+export type { MeterProviderLike, TelemetryOptions, TracerProviderLike } from '../telemetry/options.js';
 export type { ClaimedLease, ClaimResult, EventStore } from '../stores/event-store.js';
 export type { TransactionalEventStore, TransactResult } from './engine/transactional.js';

@@ -11,6 +11,7 @@ import { describe } from '../../internal/path.js';
 import { quote } from '../../internal/quote.js';
 import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
+import type { ClaimAnswer } from '../../telemetry/webhook-delivery.js';
 
 /** One delivery as an adapter hands it over: its headers and a way to read its body within a limit. */
 export interface DeliveryInput {
@@ -39,6 +40,8 @@ export interface DeliveryResult {
 export interface DeliveryProgress {
   eventId?: string;
   type?: string;
+  /** What the event store answered the claim (for the delivery's span). */
+  claim?: ClaimAnswer;
 }
 
 /** The body had not fully arrived at the response deadline: its read was stopped (logged with the late `timeout` entry). */
@@ -145,8 +148,10 @@ export async function runDelivery(
   try {
     claim = await config.store.claim(event.eventId, config.leaseMs);
   } catch (error) {
+    progress.claim = 'failed';
     return { ...known, outcome: 'store-unavailable', error };
   }
+  progress.claim = claim === 'done' || claim === 'in-flight' ? claim : leaseOf(claim) === NOT_CLAIMED ? 'failed' : 'claimed';
   if (claim === 'done') return { ...known, outcome: 'duplicate' };
   if (claim === 'in-flight') return { ...known, outcome: 'in-flight' };
   const lease = leaseOf(claim);

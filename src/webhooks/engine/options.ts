@@ -2,6 +2,7 @@ import type { CheckoutClient } from '../../index.js';
 import { signatureHeaderName } from '../../internal/arguments.js';
 import { MAX_TIMER_MS, timerMs } from '../../internal/timer-ms.js';
 import { describe } from '../../internal/path.js';
+import { clientTelemetryOptions, type TelemetryOptions } from '../../telemetry/options.js';
 import type { Order, Withdrawal } from '../../schemas.js';
 import type { WebhookEvent } from '../event.js';
 import type { WebhookLogger } from './logger.js';
@@ -81,7 +82,7 @@ export interface ConfirmOptions {
  * Options of `createWebhookHandler`. `Transaction` is inferred from a transactional `store` (the
  * type of `onEvent`'s `transaction`); it stays `undefined` with any other store.
  */
-export interface WebhookHandlerOptions<Transaction = undefined> {
+export interface WebhookHandlerOptions<Transaction = undefined> extends TelemetryOptions {
   /** The endpoint's signing secret, or a list of them while rotating (any match is valid). */
   secret: WebhookSecret;
   /** Reads the order or withdrawal to confirm each event: a `CheckoutClient`. */
@@ -167,6 +168,8 @@ export interface ResolvedOptions {
   attempts: number;
   delayMs: number;
   logger: WebhookLogger | false | undefined;
+  /** The providers: the options', else the client's, else the global ones (looked up per delivery). */
+  telemetry: TelemetryOptions;
 }
 
 const KNOWN = new Set<string>([
@@ -183,6 +186,8 @@ const KNOWN = new Set<string>([
   'leaseMs',
   'confirm',
   'logger',
+  'tracerProvider',
+  'meterProvider',
 ]);
 
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
@@ -270,6 +275,10 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     attempts,
     delayMs,
     logger: logger as WebhookLogger | false | undefined,
+    telemetry: {
+      tracerProvider: options.tracerProvider ?? clientTelemetryOptions(client).tracerProvider,
+      meterProvider: options.meterProvider ?? clientTelemetryOptions(client).meterProvider,
+    },
   };
 }
 
