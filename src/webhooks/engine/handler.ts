@@ -160,10 +160,11 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
   return function createWebhookHandler<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookHandler {
     const config = resolveOptions(options);
     const writeLog = logWriter(config.logger);
+    const telemetry = new Telemetry(config.telemetry);
+    // after every check that can throw: a handler that is never made warns about nothing
     if (config.resolveOrderExternalId === undefined && config.resolveWithdrawalExternalId === undefined) {
       warnOnce(config.logger, NEVER_CONFIRMS);
     }
-    const telemetry = new Telemetry(config.telemetry);
     /** Every delivery's work and background work still running, with what is known of its event. */
     const inHand = new Map<Promise<unknown>, DeliveryProgress>();
     /** One per delivery in progress: aborting it stops that delivery's body read, if still reading. */

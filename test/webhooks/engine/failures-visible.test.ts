@@ -1,7 +1,7 @@
 import { HttpResponse } from 'msw';
 import { createWebhookHandler, type EventStore, type WebhookHandlerOptions, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { delivery, makeClient, mockCheckout, SECRET } from '../helpers.js';
+import { delivery, makeClient, mockCheckout, SECRET, until } from '../helpers.js';
 
 // API.md "Failures are visible by default": without a logger, each failed delivery writes one
 // line to stderr; `logger: false` silences it; CHECKOUT_LOG=debug prints every delivery. Logger
@@ -80,28 +80,36 @@ describe('without a logger, a failed delivery writes one line to stderr', () => 
 });
 
 describe('a delivery that times out (503) is a failure too', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  /** Delivers with a fake clock moved past responseTimeoutMs only once onEvent runs (so the event is known by then). */
+  async function deliverPastDeadline(handler: ReturnType<typeof handlerWith>, event: object, entered: () => boolean): Promise<number> {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const answered = handler.handle(await delivery(event));
+    await until(entered);
+    await vi.advanceTimersByTimeAsync(1_000);
+    return (await answered).status;
+  }
+
   it('an onEvent that never ends: one timeout line at the 503, never silence', async () => {
-    const handler = handlerWith({ responseTimeoutMs: 50, leaseMs: 60_000, onEvent: () => new Promise<void>(() => undefined) });
-    expect((await handler.handle(await delivery(EVENT))).status).toBe(503);
+    let entered = false;
+    const handler = handlerWith({ responseTimeoutMs: 1_000, onEvent: () => new Promise<void>(() => void (entered = true)) });
+    expect(await deliverPastDeadline(handler, EVENT, () => entered)).toBe(503);
     expect(lines()).toEqual([expect.stringMatching(/^checkout-partner-sdk webhook timeout status=503 eventId="evt-visible" type="otc.trade.settled" ms=\d+$/)]);
   });
 
   it('late work that then succeeds adds nothing; late work that fails adds its one line', async () => {
-    let finish!: (error?: Error) => void;
-    const handler = handlerWith({
-      responseTimeoutMs: 50,
-      onEvent: () => new Promise<void>((resolve, reject) => (finish = (error) => (error ? reject(error) : resolve()))),
-    });
-    expect((await handler.handle(await delivery(EVENT))).status).toBe(503);
-    finish();
+    let finish: ((error?: Error) => void) | undefined;
+    const pending = () => new Promise<void>((resolve, reject) => (finish = (error) => (error ? reject(error) : resolve())));
+    const handler = handlerWith({ responseTimeoutMs: 1_000, onEvent: pending });
+    expect(await deliverPastDeadline(handler, EVENT, () => finish !== undefined)).toBe(503);
+    finish?.();
     await handler.drain();
     expect(lines()).toHaveLength(1);
-    const other = handlerWith({
-      responseTimeoutMs: 50,
-      onEvent: () => new Promise<void>((_, reject) => (finish = (error) => reject(error))),
-    });
-    expect((await other.handle(await delivery({ ...EVENT, eventId: 'evt-late' }))).status).toBe(503);
-    finish(new Error('late failure'));
+    finish = undefined;
+    const other = handlerWith({ responseTimeoutMs: 1_000, onEvent: pending });
+    expect(await deliverPastDeadline(other, { ...EVENT, eventId: 'evt-late' }, () => finish !== undefined)).toBe(503);
+    finish?.(new Error('late failure'));
     await other.drain();
     expect(lines().slice(1)).toEqual([
       expect.stringMatching(/^checkout-partner-sdk webhook timeout status=503 eventId="evt-late"/),

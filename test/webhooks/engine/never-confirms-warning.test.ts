@@ -39,6 +39,12 @@ describe('a handler that can never confirm anything warns once at construction',
     expect(stderr).not.toHaveBeenCalled();
   });
 
+  it('not from a construction that then throws (an option checked last, e.g. meterProvider)', () => {
+    expect(() => createWebhookHandler({ ...base(), meterProvider: {} as never })).toThrow(TypeError);
+    expect(() => createWebhookHandler({ ...base(), tracerProvider: {} as never })).toThrow(TypeError);
+    expect(stderr).not.toHaveBeenCalled();
+  });
+
   it('once per handler, not per delivery', async () => {
     const handler = createWebhookHandler(base());
     await handler.handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', body: '{}' }));
