@@ -99,17 +99,19 @@ describe('a delivery that times out (503) is a failure too', () => {
   });
 
   it('late work that then succeeds adds nothing; late work that fails adds its one line', async () => {
-    let finish: ((error?: Error) => void) | undefined;
-    const pending = () => new Promise<void>((resolve, reject) => (finish = (error) => (error ? reject(error) : resolve())));
+    // a holder, so each delivery's onEvent leaves its own settle function there
+    const gate: { finish?: ((error?: Error) => void) | undefined } = {};
+    const pending = () => new Promise<void>((resolve, reject) => (gate.finish = (error) => (error ? reject(error) : resolve())));
+    const settle = (error?: Error) => gate.finish?.(error);
     const handler = handlerWith({ responseTimeoutMs: 1_000, onEvent: pending });
-    expect(await deliverPastDeadline(handler, EVENT, () => finish !== undefined)).toBe(503);
-    finish?.();
+    expect(await deliverPastDeadline(handler, EVENT, () => gate.finish !== undefined)).toBe(503);
+    settle();
     await handler.drain();
     expect(lines()).toHaveLength(1);
-    finish = undefined;
+    gate.finish = undefined;
     const other = handlerWith({ responseTimeoutMs: 1_000, onEvent: pending });
-    expect(await deliverPastDeadline(other, { ...EVENT, eventId: 'evt-late' }, () => finish !== undefined)).toBe(503);
-    finish?.(new Error('late failure'));
+    expect(await deliverPastDeadline(other, { ...EVENT, eventId: 'evt-late' }, () => gate.finish !== undefined)).toBe(503);
+    settle(new Error('late failure'));
     await other.drain();
     expect(lines().slice(1)).toEqual([
       expect.stringMatching(/^checkout-partner-sdk webhook timeout status=503 eventId="evt-late"/),
