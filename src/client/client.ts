@@ -1,6 +1,7 @@
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
+import { redactShort } from './redact.js';
 import { tokenStoreKey } from './token-key.js';
 import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from '../errors.js';
 import { sleep, untilAborted } from '../internal/abort.js';
@@ -53,6 +54,7 @@ export class CheckoutClient {
   readonly #timeoutMs: number;
   readonly #transport: Transport;
   readonly #tokens: TokenCache;
+  readonly #load: LoadControl;
   readonly #log: LogWriter;
   readonly #telemetry: Telemetry;
   /** The last secret a `partnerSecret` function returned, redacted from business errors too. */
@@ -93,6 +95,7 @@ export class CheckoutClient {
     this.#log = logWriter(options.logger);
     this.#telemetry = new Telemetry(options, this.baseUrl);
     const load = new LoadControl(loadSettings(options.rateLimit, options.retryBudget), loadHooks(this.#telemetry));
+    this.#load = load;
     this.#transport = new Transport({
       apiBase: this.baseUrl,
       timeoutMs,
@@ -259,10 +262,10 @@ export class CheckoutClient {
       observed?.inject(headers);
       const send = () => this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
       const response = await (observed === undefined ? send() : observed.run(send, trace));
-      this.#logExchange(started, trace, undefined);
+      this.#logExchange(started, trace, undefined, secret);
       return response;
     } catch (error) {
-      this.#logExchange(started, trace, error);
+      this.#logExchange(started, trace, error, secret);
       // a token response that failed validation may still hold a working token: keep it out of the error
       if (error instanceof ResponseValidationError) throw withoutToken(error);
       if (error instanceof AuthenticationError) throw credentialsRefused(error);
@@ -292,9 +295,10 @@ export class CheckoutClient {
     }
   }
 
-  #logExchange(started: number, trace: CallTrace, error: unknown): void {
+  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): void {
     if (this.#log === undefined) return;
     const response = trace.response ?? (error instanceof ApiError ? error : undefined);
+    const requestId = response?.headers.get('x-request-id');
     this.#log({
       event: 'exchange',
       method: 'POST',
@@ -302,7 +306,8 @@ export class CheckoutClient {
       status: response?.status,
       ms: performance.now() - started,
       attempt: trace.attempts,
-      requestId: response?.headers.get('x-request-id') ?? undefined,
+      // a service may echo the secret in its request id: redacted like in the errors
+      requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, [secret, this.#lastSecret]),
       ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
     });
   }
@@ -328,6 +333,11 @@ export class CheckoutClient {
     const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
     const { signal, deadline } = bound;
     const send = async () => {
+      // a Retry-After pause that outlasts the call (or its attempt's timeoutMs, as the gate counts)
+      // fails it now, also when it would first wait on an exchange, which the pause holds back too:
+      // not at the end of its timeoutMs, and without a partnerSecret call or a store read per call
+      const attemptEnd = performance.now() + this.#timeoutMs;
+      this.#load.throwIfPausedPast(deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), call, trace.attempts);
       const token = await this.#tokens.get(signal);
       const headers: Record<string, string> =
         extra === undefined

@@ -65,6 +65,8 @@ export interface CheckoutClientOptions extends TelemetryOptions {
   /**
    * The `fetch` to use, e.g. one with a proxy agent or instrumentation. It must honour
    * `redirect: 'manual'` (Node's and every standard fetch do): a followed redirect is rejected.
+   * It should honour the request's `signal`: an attempt whose fetch ignores it keeps its
+   * `rateLimit.concurrency` slot until fetch settles, or 1 s after the attempt was aborted.
    * @default globalThis.fetch
    */
   fetch?: typeof globalThis.fetch | undefined;

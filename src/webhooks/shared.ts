@@ -42,3 +42,4 @@ export type { PayloadInput } from './signature/bytes.js';
 export type { MeterProviderLike, TelemetryOptions, TracerProviderLike } from '../telemetry/options.js';
 export type { ClaimedLease, ClaimResult, EventStore } from '../stores/event-store.js';
 export type { TransactionalEventStore, TransactResult } from './engine/transactional.js';
+export type { WebhookTracker } from './engine/tracker-intake.js';

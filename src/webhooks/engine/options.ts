@@ -11,6 +11,7 @@ import { secretList, type SignatureScheme, type WebhookSecret } from '../signatu
 import type { EventStore } from '../../stores/event-store.js';
 import type { TransactionalEventStore } from './transactional.js';
 import { quote } from '../../internal/quote.js';
+import type { WebhookTracker } from './tracker-intake.js';
 
 /** The part of `CheckoutClient` the handler uses to confirm events; a `CheckoutClient` fits. */
 export type WebhookClient = Pick<CheckoutClient, 'getOrderByExternalId' | 'getWithdrawalByExternalId'>;
@@ -87,8 +88,18 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
   secret: WebhookSecret;
   /** Reads the order or withdrawal to confirm each event: a `CheckoutClient`. */
   client: WebhookClient;
-  /** Handles each new, verified event once. */
-  onEvent: OnEvent<Transaction>;
+  /**
+   * Handles each new, verified event once. Optional when `tracker` is given (then the tracker's
+   * `onChange` handles each status change, exactly once); with both, each event nudges the tracker
+   * and is also handed to `onEvent`.
+   */
+  onEvent?: OnEvent<Transaction> | undefined;
+  /**
+   * A status tracker (`createStatusTracker` from `checkout-partner-sdk/tracker`): each verified,
+   * new event asks it to read its order or withdrawal now (through the resolvers), and is answered
+   * 200 as soon as that request is stored. A nudge that fails is answered 503 (claim released).
+   */
+  tracker?: WebhookTracker | undefined;
   /**
    * Where handled events are recorded, so redeliveries are not handled twice. Use a shared store
    * (`RedisEventStore`, `PostgresEventStore`) when more than one process receives webhooks. A
@@ -157,6 +168,10 @@ export interface ResolvedOptions {
   secrets: readonly string[];
   client: WebhookClient;
   onEvent: OnEvent;
+  /** The tracker to nudge per event, if any. */
+  tracker: WebhookTracker | undefined;
+  /** `true` when only `tracker` handles events (no `onEvent`): no confirm reads in the handler. */
+  trackerOnly: boolean;
   store: EventStore;
   resolveOrderExternalId: ExternalIdResolver | undefined;
   resolveWithdrawalExternalId: ExternalIdResolver | undefined;
@@ -176,6 +191,7 @@ const KNOWN = new Set<string>([
   'secret',
   'client',
   'onEvent',
+  'tracker',
   'store',
   'resolveOrderExternalId',
   'resolveWithdrawalExternalId',
@@ -207,7 +223,11 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   ) {
     throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
   }
-  fn('onEvent', options.onEvent, true);
+  const tracker = options.tracker as unknown;
+  if (tracker !== undefined && (tracker === null || typeof tracker !== 'object' || typeof (tracker as WebhookTracker).nudge !== 'function')) {
+    throw new TypeError('tracker must be a status tracker (an object with nudge), from createStatusTracker');
+  }
+  fn('onEvent', options.onEvent, tracker === undefined);
   fn('resolveOrderExternalId', options.resolveOrderExternalId);
   fn('resolveWithdrawalExternalId', options.resolveWithdrawalExternalId);
   fn('scheme', options.scheme);
@@ -263,7 +283,9 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     secrets: secretList(options.secret),
     client: client as WebhookClient,
     // the handler passes `transaction` exactly when the store is transactional, as Transaction says
-    onEvent: options.onEvent as OnEvent,
+    onEvent: (options.onEvent ?? (() => undefined)) as OnEvent,
+    tracker: tracker as WebhookTracker | undefined,
+    trackerOnly: tracker !== undefined && options.onEvent === undefined,
     store,
     resolveOrderExternalId: options.resolveOrderExternalId,
     resolveWithdrawalExternalId: options.resolveWithdrawalExternalId,
