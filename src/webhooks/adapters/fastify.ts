@@ -1,6 +1,7 @@
 import { describe } from '../../internal/path.js';
-import type { DeliveryInput } from '../engine/deliver.js';
-import { isNodeRequest, isNodeResponse, nodeDeliveryInput, type NodeRequestLike, type NodeResponseLike } from './node.js';
+import type { DeliveryInput } from '../engine/delivery-types.js';
+import type { WebhookEngine } from '../engine/lifecycle.js';
+import { deliverToNode, isNodeRequest, isNodeResponse, nodeDeliveryInput, type NodeRequestLike, type NodeResponseLike } from './node.js';
 
 /**
  * The part of a Fastify request the `fastify` adapter uses. Typed structurally, so this entry
@@ -32,4 +33,14 @@ export function fastifyDeliveryInput(request: FastifyRequestLike, reply: Fastify
     throw new TypeError(`fastify takes a Fastify reply (with reply.hijack() and reply.raw), got ${describe(reply)}`);
   }
   return nodeDeliveryInput(request.raw, { framework: 'fastify', kept: request });
+}
+
+/** `handler.fastify(request, reply)`. */
+export function fastifyAdapter(engine: WebhookEngine): (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<void> {
+  return async function fastify(request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> {
+    const input = fastifyDeliveryInput(request, reply);
+    // the answer is written on reply.raw, after Fastify's own reply is set aside
+    reply.hijack();
+    await deliverToNode(engine, reply.raw, input);
+  };
 }

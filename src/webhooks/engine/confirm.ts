@@ -3,7 +3,8 @@ import { sleep, untilAborted } from '../../internal/abort.js';
 import { describe } from '../../internal/path.js';
 import type { Order, Withdrawal } from '../../schemas.js';
 import type { WebhookEvent } from '../event.js';
-import type { ExternalIdResolver, ResolvedOptions, WebhookContext } from './options.js';
+import type { ExternalIdResolver, WebhookContext } from './options.js';
+import type { ResolvedOptions } from './resolve-options.js';
 
 type ConfirmConfig = Pick<
   ResolvedOptions,

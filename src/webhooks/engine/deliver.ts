@@ -4,41 +4,13 @@ import { confirmEvent } from './confirm.js';
 import { WebhookPayloadError } from '../errors.js';
 import { RawBodyUnavailableError } from './raw-body-error.js';
 import { parseEvent, type WebhookEvent } from '../event.js';
-import type { ResolvedOptions, WebhookContext } from './options.js';
+import type { DeliveryInput, DeliveryProgress, DeliveryResult } from './delivery-types.js';
+import type { WebhookContext } from './options.js';
+import type { ResolvedOptions } from './resolve-options.js';
 import type { ClaimedLease } from '../../stores/event-store.js';
 import { runTransactional, transactionalStore } from './transactional.js';
 import { describe } from '../../internal/path.js';
-import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
-
-/** One delivery as an adapter hands it over: its headers and a way to read its body within a limit. */
-export interface DeliveryInput {
-  /** The request method as the adapter saw it (`undefined` when the framework does not say). */
-  method: string | undefined;
-  headers: Headers;
-  /**
-   * The raw body, or `TOO_LARGE` past `limit`. When `signal` aborts (the response deadline, or
-   * `drain()`) while the body is still arriving, stop reading and reject with `signal.reason`.
-   */
-  readBody(limit: number, signal?: AbortSignal): Promise<BodyResult>;
-}
-
-/** How a delivery ended, and what is known of it. */
-export interface DeliveryResult {
-  outcome: WebhookOutcome;
-  eventId?: string;
-  type?: string;
-  confirmed?: boolean;
-  error?: unknown;
-  /** A plain-text body other than the outcome's usual one. */
-  message?: string;
-}
-
-/** Filled in as the delivery goes, so a timed-out delivery can still be logged with its event. */
-export interface DeliveryProgress {
-  eventId?: string;
-  type?: string;
-}
 
 /** The body had not fully arrived at the response deadline: its read was stopped (logged with the late `timeout` entry). */
 export class BodyDeadlineError extends CheckoutError {
