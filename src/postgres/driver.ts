@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 
 /**
  * The part of a node-postgres (`pg`, v8) `Pool` the store uses: `query` for single statements and
@@ -87,7 +87,7 @@ export function driverOf(pool: unknown, owner: string): Driver {
   if (pool !== null && typeof pool === 'object' && typeof candidate?.query === 'function' && typeof candidate.connect === 'function') {
     return pgDriver(pool as PgPoolLike);
   }
-  throw new TypeError(`${owner}: pool must be a pg Pool (new pg.Pool(...)) or a postgres.js sql (postgres(url)), got ${describe(pool)}`);
+  throw new TypeError(`${owner}: pool must be a pg Pool (new pg.Pool(...)) or a postgres.js sql (postgres(url)), got ${typeName(pool)}`);
 }
 
 function pgDriver(pool: PgPoolLike): Driver {

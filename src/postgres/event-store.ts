@@ -1,5 +1,5 @@
 import { checkEventId } from '../internal/arguments.js';
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { eventRowId } from '../stores/event-key.js';
 import { LeaseMemory } from '../stores/lease-memory.js';
 import type { ClaimedLease, EventStore, TransactionalEventStore, TransactResult } from '../stores/event-store.js';
@@ -127,7 +127,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
 
   constructor(options: PostgresEventStoreOptions<Pool, Transactional>) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`PostgresEventStore options must be an object, got ${describe(options)}`);
+      throw new TypeError(`PostgresEventStore options must be an object, got ${typeName(options)}`);
     }
     for (const key of Object.keys(options)) {
       if (!['pool', 'table', 'transactional', 'ttlSeconds'].includes(key)) {
@@ -146,7 +146,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     this.ttlSeconds = ttl;
     const transactional = options.transactional ?? false;
     if (typeof transactional !== 'boolean') {
-      throw new TypeError(`transactional must be true or false, got ${describe(transactional)}`);
+      throw new TypeError(`transactional must be true or false, got ${typeName(transactional)}`);
     }
     this.transactional = transactional as Transactional;
     const transact: PostgresTransact<unknown> = (event, leaseMs, work) => this.#transact(event, leaseMs, work);

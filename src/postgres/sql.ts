@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 
 /** The table's name when the `table` option is not given. */
 export const DEFAULT_TABLE = 'checkout_webhook_events';
@@ -15,7 +15,7 @@ export function tableName(value: unknown): { quoted: string; index: string } {
   if (parts.length < 1 || parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
     throw new TypeError(
       `table must be a table name such as "${DEFAULT_TABLE}" or "myschema.${DEFAULT_TABLE}" ` +
-        `(letters, digits, _ and $, at most 63 each), got ${describe(value)}`,
+        `(letters, digits, _ and $, at most 63 each), got ${typeName(value)}`,
     );
   }
   const last = parts[parts.length - 1] ?? DEFAULT_TABLE;

@@ -1,4 +1,4 @@
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import { readRequestBody } from '../engine/body.js';
 import type { HandleOptions, WebhookEngine } from '../engine/lifecycle.js';
 
@@ -6,14 +6,14 @@ import type { HandleOptions, WebhookEngine } from '../engine/lifecycle.js';
 export function fetchAdapter(engine: WebhookEngine): (request: Request, options?: HandleOptions) => Promise<Response> {
   return async function handle(request: Request, options?: HandleOptions): Promise<Response> {
     if (request === null || typeof request !== 'object' || typeof request.headers?.get !== 'function') {
-      throw new TypeError(`handle takes a Fetch API Request, got ${describe(request)}`);
+      throw new TypeError(`handle takes a Fetch API Request, got ${typeName(request)}`);
     }
     if (options !== undefined && (options === null || typeof options !== 'object')) {
-      throw new TypeError(`handle options must be an object { waitUntil? }, got ${describe(options)}`);
+      throw new TypeError(`handle options must be an object { waitUntil? }, got ${typeName(options)}`);
     }
     const waitUntil = options?.waitUntil;
     if (waitUntil !== undefined && typeof waitUntil !== 'function') {
-      throw new TypeError(`handle options.waitUntil must be a function (e.g. ctx.waitUntil.bind(ctx)), got ${describe(waitUntil)}`);
+      throw new TypeError(`handle options.waitUntil must be a function (e.g. ctx.waitUntil.bind(ctx)), got ${typeName(waitUntil)}`);
     }
     const response = await engine.deliver(
       { method: request.method, headers: request.headers, readBody: (limit, signal) => readRequestBody(request, limit, signal) },

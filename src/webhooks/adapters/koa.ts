@@ -1,4 +1,4 @@
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import type { DeliveryInput } from '../engine/delivery-types.js';
 import type { WebhookEngine } from '../engine/lifecycle.js';
 import { deliverToNode, isNodeRequest, isNodeResponse, nodeDeliveryInput, type KeptBody, type NodeRequestLike, type NodeResponseLike } from './node.js';
@@ -31,7 +31,7 @@ export function koaDeliveryInput(ctx: KoaContextLike): DeliveryInput {
     ctx.request === null ||
     typeof ctx.request !== 'object'
   ) {
-    throw new TypeError(`koa takes a Koa context (with ctx.req, ctx.res and ctx.request), got ${describe(ctx)}`);
+    throw new TypeError(`koa takes a Koa context (with ctx.req, ctx.res and ctx.request), got ${typeName(ctx)}`);
   }
   return nodeDeliveryInput(ctx.req, { framework: 'koa', kept: ctx.request });
 }

@@ -1,4 +1,4 @@
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import { declaredLength, readStreamBody, TOO_LARGE, type BodyResult } from '../engine/body.js';
 import type { DeliveryInput, PlainResponse } from '../engine/delivery-types.js';
 import type { WebhookEngine } from '../engine/lifecycle.js';
@@ -145,11 +145,11 @@ export function nodeAdapter(engine: WebhookEngine): (req: NodeRequestLike, res: 
   return function node(req: NodeRequestLike, res: NodeResponseLike): void {
     if (!isNodeRequest(req)) {
       throw new TypeError(
-        `node takes a Node request (IncomingMessage), got ${describe(req)}; ` +
+        `node takes a Node request (IncomingMessage), got ${typeName(req)}; ` +
           'in Fastify use handler.fastify(request, reply), in Koa handler.koa(ctx)',
       );
     }
-    if (!isNodeResponse(res)) throw new TypeError(`node takes a Node response (ServerResponse), got ${describe(res)}`);
+    if (!isNodeResponse(res)) throw new TypeError(`node takes a Node response (ServerResponse), got ${typeName(res)}`);
     void deliverToNode(engine, res, nodeDeliveryInput(req));
   };
 }

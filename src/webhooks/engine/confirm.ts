@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../errors.js';
 import { sleep, untilAborted } from '../../internal/abort.js';
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import type { Order, Withdrawal } from '../../schemas.js';
 import type { WebhookEvent } from '../event.js';
 import type { ExternalIdResolver, WebhookContext } from './options.js';
@@ -78,7 +78,7 @@ async function resolveId(resolver: ExternalIdResolver | undefined, event: Webhoo
   if (resolver === undefined) return undefined;
   const id: unknown = await resolver(event);
   if (id === undefined || id === null || id === '') return undefined;
-  if (typeof id !== 'string') throw new TypeError(`${name} must return a string, null or undefined, got ${describe(id)}`);
+  if (typeof id !== 'string') throw new TypeError(`${name} must return a string, null or undefined, got ${typeName(id)}`);
   return id;
 }
 

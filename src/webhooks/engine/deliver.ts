@@ -9,7 +9,7 @@ import type { WebhookContext } from './options.js';
 import type { ResolvedOptions } from './resolve-options.js';
 import type { ClaimedLease } from '../../stores/event-store.js';
 import { runTransactional, transactionalStore } from './transactional.js';
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
 
 /** The body had not fully arrived at the response deadline: its read was stopped (logged with the late `timeout` entry). */
@@ -121,7 +121,7 @@ export async function runDelivery(
   const lease = leaseOf(claim);
   if (lease === NOT_CLAIMED) {
     const error = new TypeError(
-      `store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${describe(claim)}`,
+      `store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${typeName(claim)}`,
     );
     return { ...known, outcome: 'store-unavailable', error };
   }

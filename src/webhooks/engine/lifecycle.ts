@@ -1,5 +1,5 @@
 import { timerMs } from '../../internal/timer-ms.js';
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import { BodyDeadlineError, DrainingAbort, refusal, runDelivery } from './deliver.js';
 import type { DeliveryInput, DeliveryProgress, DeliveryResult, PlainResponse } from './delivery-types.js';
 import { writeLog, type WebhookLogEntry } from './logger.js';
@@ -183,7 +183,7 @@ export function engineFactory(signatures: Signatures): CreateEngine {
 
       async drain(options?: DrainOptions): Promise<DrainReport> {
         if (options !== undefined && (options === null || typeof options !== 'object')) {
-          throw new TypeError(`drain options must be an object { timeoutMs? }, got ${describe(options)}`);
+          throw new TypeError(`drain options must be an object { timeoutMs? }, got ${typeName(options)}`);
         }
         const timeoutMs = timerMs('drain timeoutMs', options?.timeoutMs, 25_000);
         draining = true;

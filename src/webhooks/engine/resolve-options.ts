@@ -1,5 +1,5 @@
 import { signatureHeaderName } from '../../internal/arguments.js';
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import { MAX_TIMER_MS, timerMs } from '../../internal/timer-ms.js';
 import type { EventStore } from '../../stores/event-store.js';
 import { MemoryEventStore } from '../../stores/memory-event-store.js';
@@ -44,7 +44,7 @@ const KNOWN = new Set<string>([
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
 export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Transaction>): ResolvedOptions {
   if (options === null || typeof options !== 'object') {
-    throw new TypeError(`createWebhookHandler options must be an object, got ${describe(options)}`);
+    throw new TypeError(`createWebhookHandler options must be an object, got ${typeName(options)}`);
   }
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key)) throw new TypeError(`createWebhookHandler: unknown option "${key}"`);
@@ -86,7 +86,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   }
   const confirm = options.confirm ?? {};
   if (confirm === null || typeof confirm !== 'object') {
-    throw new TypeError(`confirm must be an object { attempts?, delayMs? }, got ${describe(confirm)}`);
+    throw new TypeError(`confirm must be an object { attempts?, delayMs? }, got ${typeName(confirm)}`);
   }
   const attempts = confirm.attempts ?? 3;
   if (typeof attempts !== 'number' || !Number.isSafeInteger(attempts) || attempts < 1 || attempts > 100) {
@@ -130,5 +130,5 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
 
 function fn(name: string, value: unknown, required = false): void {
   if (value === undefined && !required) return;
-  if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${describe(value)}`);
+  if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${typeName(value)}`);
 }

@@ -1,4 +1,4 @@
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import type { EventStore, TransactionalEventStore } from '../../stores/event-store.js';
 import type { DeliveryResult } from './delivery-types.js';
 import type { TransactionalWebhookContext, WebhookContext } from './options.js';
@@ -47,6 +47,6 @@ export async function runTransactional(
   if (result === 'handled') return { ...known, outcome: 'handled', confirmed };
   if (result === 'done') return { ...known, outcome: 'duplicate' };
   if (result === 'in-flight') return { ...known, outcome: 'in-flight' };
-  const error = new TypeError(`store.transact must resolve to "handled", "in-flight" or "done", got ${describe(result)}`);
+  const error = new TypeError(`store.transact must resolve to "handled", "in-flight" or "done", got ${typeName(result)}`);
   return { ...known, outcome: 'store-unavailable', error };
 }
