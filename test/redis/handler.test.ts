@@ -9,7 +9,8 @@ import {
   type WebhookLogEntry,
 } from 'checkout-partner-sdk/webhooks';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
-import { eventually, flavours, type Connection } from './clients.js';
+import { eventually } from '../helpers/eventually.js';
+import { flavours, type Connection } from './clients.js';
 
 const SECRET = 'whsec-test';
 // Nothing is read through it: without resolvers the handler confirms nothing.
