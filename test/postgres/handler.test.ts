@@ -135,6 +135,11 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       expect(entries[0]).toMatchObject({ outcome: 'store-unavailable', status: 503, eventId: 'evt-down' });
       expect(entries[0]!.error).toBeInstanceOf(PostgresStoreError);
       expect(await eventually(async () => (await deliver(handler, { eventId: 'evt-down', type: 'pix.deposit.confirmed' })) === 200)).toBe(true);
+      // the restart ended every session, the shared pools' idle ones too (57P01 on their next use):
+      // the next tests start on fresh pools rather than depend on when each pool notices
+      await Promise.all([one.close(), two.close()]);
+      one = driver.connect(server.url);
+      two = driver.connect(server.url);
     });
   });
 
