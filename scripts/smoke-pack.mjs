@@ -49,6 +49,22 @@ import { fakeCheckoutHandlers } from 'checkout-partner-sdk/testing/msw';
 const fake = createFakeCheckout();
 export const server = setupServer(...fake.handlers('https://checkout.test'), ...fakeCheckoutHandlers(fake, 'https://checkout.test'));
 `;
+// What a CommonJS project (`module: commonjs`, node10) compiles with msw installed: /testing must
+// not pull msw's declarations in (msw 3's fail there, TS2307 on '@mswjs/interceptors/WebSocket').
+const TESTING_CONSUMER = `
+import { createFakeCheckout, deliverEvent, createEvent, type FakeMswHandler } from 'checkout-partner-sdk/testing';
+
+const fake = createFakeCheckout({ partners: [{ partnerId: 'p', partnerSecret: 's' }] });
+export const handlers: FakeMswHandler[] = fake.handlers('https://checkout.test');
+export const delivered = deliverEvent('http://127.0.0.1:1/webhooks', createEvent('otc.trade.settled'), { secret: 'whsec' });
+`;
+// The msw entry in a CommonJS project: its own declarations are the SDK's; msw's may fail there.
+const TESTING_MSW_CONSUMER = `
+import { createFakeCheckout } from 'checkout-partner-sdk/testing';
+import { fakeCheckoutHandlers } from 'checkout-partner-sdk/testing/msw';
+
+export const handlers = fakeCheckoutHandlers(createFakeCheckout(), 'https://checkout.test');
+`;
 const loadTesting = (load) => `
   Promise.resolve(${load}('checkout-partner-sdk/testing')).then(async (testing) => {
     const fake = testing.createFakeCheckout({ partners: [{ partnerId: 'p', partnerSecret: 's' }] });
@@ -60,7 +76,7 @@ const loadTesting = (load) => `
     console.log('${load === 'require' ? 'cjs' : 'esm'} /testing without msw ok');
   }).catch((e) => { console.error(e); process.exit(1); });`;
 
-function typeCheck(name, options, tsc, code) {
+function typeCheck(name, options, tsc, code, { onlyMswErrors = false } = {}) {
   const dir = join(work, `types-${name}`);
   mkdirSync(dir);
   writeFileSync(join(dir, 'consumer.ts'), code);
@@ -73,10 +89,21 @@ function typeCheck(name, options, tsc, code) {
   );
   try {
     run('node', [...tsc, '-p', dir]);
+    if (onlyMswErrors) throw new Error(`the consumer compile "${name}" was expected to fail inside msw's own declarations, and passed`);
   } catch (error) {
-    throw new Error(`the consumer compile "${name}" failed:\n${error.stdout}`);
+    if (error.stdout === undefined) throw error;
+    // msw publishes its subpath types through `exports` only: under node10 its own declarations
+    // fail (TS2307). Accepted where asked, as long as no error is in the SDK's or the consumer's files.
+    const located = error.stdout.split('\n').filter((line) => /^\S.*\(\d+,\d+\): error TS/.test(line));
+    const outsideMsw = located.filter((line) => !/node_modules\/(msw|@mswjs)\//.test(line));
+    if (!onlyMswErrors || located.length === 0 || outsideMsw.length > 0) {
+      throw new Error(`the consumer compile "${name}" failed:\n${error.stdout}`);
+    }
   }
 }
+
+/** The current TypeScript under node10 resolution, which it deprecates (6.x): what a CommonJS project on it has. */
+const NODE10_CURRENT = { module: 'commonjs', moduleResolution: 'node', esModuleInterop: true, ignoreDeprecations: '6.0' };
 
 function consumerCompile() {
   const current = [join(root, 'node_modules/typescript/bin/tsc')];
@@ -120,11 +147,23 @@ try {
   // msw 2 satisfies the peer range: the msw entry type-checks against it, then msw 3 runs the rest.
   run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', 'msw@2']);
   typeCheck('msw2', { module: 'nodenext', moduleResolution: 'nodenext' }, [join(root, 'node_modules/typescript/bin/tsc')], MSW_CONSUMER);
-  console.log('testing/msw types against msw 2 ok');
+  const ts54Cjs = { module: 'commonjs', moduleResolution: 'node', esModuleInterop: true };
+  const ts54 = [join(work, 'node_modules/typescript/bin/tsc')];
+  typeCheck('msw2-commonjs-testing', ts54Cjs, ts54, TESTING_CONSUMER);
+  typeCheck('msw2-commonjs-testing-msw', { ...ts54Cjs, skipLibCheck: true }, ts54, TESTING_MSW_CONSUMER);
+  console.log('testing/msw types against msw 2 ok (nodenext; /testing and /testing/msw under commonjs)');
   // (msw 3 asks for TypeScript >= 5.9 as an optional peer: the 5.4 compile is done, so it goes)
   run('npm', ['uninstall', '--no-audit', '--no-fund', '--no-package-lock', 'typescript']);
   run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', 'msw@3']);
-  typeCheck('msw3', { module: 'nodenext', moduleResolution: 'nodenext' }, [join(root, 'node_modules/typescript/bin/tsc')], MSW_CONSUMER);
+  const current = [join(root, 'node_modules/typescript/bin/tsc')];
+  typeCheck('msw3', { module: 'nodenext', moduleResolution: 'nodenext' }, current, MSW_CONSUMER);
+  // /testing under commonjs with msw 3 installed: nothing of msw's is loaded, so it compiles in full
+  typeCheck('msw3-commonjs-testing', NODE10_CURRENT, current, TESTING_CONSUMER);
+  // /testing/msw under commonjs: msw 3's own declarations fail there (not the SDK's); with
+  // skipLibCheck (NestJS's default) the entry compiles
+  typeCheck('msw3-commonjs-testing-msw', NODE10_CURRENT, current, TESTING_MSW_CONSUMER, { onlyMswErrors: true });
+  typeCheck('msw3-commonjs-testing-msw-skiplib', { ...NODE10_CURRENT, skipLibCheck: true }, current, TESTING_MSW_CONSUMER);
+  console.log('testing types against msw 3 ok (nodenext; /testing under commonjs; /testing/msw under commonjs with skipLibCheck)');
 
   // A stand-in checkout service: token exchange and the order GET, nothing of the SDK's.
   const server = `

@@ -8,6 +8,7 @@
  */
 
 import { retryAfterMs } from './internal/retry-after.js';
+import { escapeControl } from './internal/quote.js';
 
 /** A zod-style validation issue, as carried by {@link ResponseValidationError}. */
 export interface ValidationIssue {
@@ -89,6 +90,35 @@ export class ApiError extends CheckoutError {
     this.requestId = this.headers.get('x-request-id') ?? undefined;
     this.attempts = init.attempts;
   }
+
+  /**
+   * What `JSON.stringify(error)` (and a JSON logger) shows: the name, the message and every field,
+   * with `headers` as a plain object (a `Headers` has no own properties, so it would show `{}`).
+   * Credentials the request carried were redacted when the error was made; cookies and
+   * authorization headers read `[redacted]` here.
+   */
+  toJSON(): Record<string, unknown> {
+    return { ...(this as object), name: this.name, message: this.message, headers: plainHeaders(this.headers) };
+  }
+}
+
+/** Headers whose values are credentials of their own, whoever sent them. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-partner-secret']);
+
+/** `headers` as a plain object (repeated headers joined by `, `), credential headers redacted. */
+function plainHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of headers) {
+    const shown = CREDENTIAL_HEADERS.has(name) ? '[redacted]' : value;
+    // defineProperty: a `__proto__` header stays a plain key
+    Object.defineProperty(out, name, {
+      value: Object.hasOwn(out, name) ? `${out[name]}, ${shown}` : shown,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
 }
 
 /** 401 from POST /auth/token, or a second 401 from a business endpoint. */
@@ -109,13 +139,23 @@ export class NotFoundError extends ApiError {
   declare readonly status: number;
 }
 
-/** 429 after the retries. `retryAfterMs` is the service's last `Retry-After`, when it sent one. */
+/**
+ * 429 after the retries, or a call not sent because the client is paused by a `Retry-After` past
+ * the call's deadline. `retryAfterMs` is how long the service asked to wait, when it said.
+ */
 export class RateLimitError extends ApiError {
   override readonly name = 'RateLimitError' as const;
   declare readonly status: number;
-  /** The last `Retry-After` the service sent, in milliseconds, when it sent one. */
+  readonly #retryAfterMs: number | undefined;
+
+  constructor(message: string, init: ApiErrorInit & { retryAfterMs?: number | undefined } = {}) {
+    super(message, init);
+    this.#retryAfterMs = init.retryAfterMs;
+  }
+
+  /** The wait the service asked for, in milliseconds: what is left of the client's pause, else the response's `Retry-After` (RFC 9110 delay-seconds or HTTP-date), when it sent one. */
   get retryAfterMs(): number | undefined {
-    return retryAfterMs(this.headers);
+    return this.#retryAfterMs ?? retryAfterMs(this.headers);
   }
 }
 
@@ -199,6 +239,7 @@ function describeBody(body: unknown): string | undefined {
     text = [record.message, record.title, record.error, record.detail].find((v) => typeof v === 'string');
   }
   if (typeof text !== 'string' || text.trim() === '') return undefined;
-  const oneLine = text.replace(/\s+/g, ' ').trim();
+  // a service's text may hold ESC or BEL sequences: they are shown escaped, never acted on by a terminal
+  const oneLine = escapeControl(text.replace(/\s+/g, ' ').trim());
   return oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine;
 }

@@ -58,6 +58,17 @@ export function goals(results) {
       if (p) add(`cold import() faster than ${peer}`, `+${fmt(st.overEmptyMs)} vs +${fmt(p.overEmptyMs)} ms`, '< 1x', st.overEmptyMs < p.overEmptyMs, '');
     }
   }
+  const outage = results.outage;
+  if (outage && !outage.error) {
+    const on = outage.outage.budgetOn;
+    const off = outage.outage.budgetOff;
+    add(`503 outage, 64 callers: requests per call after the first ${fmt(2, 0)} s (retry budget on)`, `${fmt(on.requestsPerCallInOutage, 2)} (budget off: ${fmt(off.requestsPerCallInOutage, 2)})`, '≤ 1.3', on.requestsPerCallInOutage <= 1.3, `${fmt(1.3 - on.requestsPerCallInOutage, 2)}`);
+    add('503 outage: calls failing after recovery (retry budget on)', `${on.callsFailedAfterRecovery} (${fmt(on.recoveryMs, 0)} ms)`, '0', on.callsFailedAfterRecovery === 0, '');
+    const b = outage.silent.bounded;
+    const u = outage.silent.unbounded;
+    add(`silent service, ${b.ratePerSecond} calls/s: most sockets open (default concurrency 64)`, `${b.maxOpenSockets} (bound lifted: ${u.maxOpenSockets})`, '≤ 2 × 64 + 1', b.maxOpenSockets <= 129, `${129 - b.maxOpenSockets}`);
+    add('silent service: latest call past its own deadline', `${fmt(b.worstLatePastDeadlineMs, 0)} ms`, '≤ 250 ms', b.worstLatePastDeadlineMs <= 250, '');
+  }
   return out;
 }
 
@@ -118,6 +129,20 @@ export function printResults({ machine, results, goals: checked }) {
     const z = r.size;
     table('Bundle (esbuild, minified, ESM, browser, gzip -9)', ['app imports', 'min KB', 'gzip KB'], Object.entries(z.sizes).map(([name, s]) => [name, fmt(s.minifiedBytes / KB), fmt(s.gzipBytes / KB)]));
     table(`Cold start (node app.mjs, ${z.startupRuns} interleaved runs each, medians)`, ['script', 'wall ms', 'over empty ms', 'import() ms in-process'], Object.entries(z.startup).map(([name, s]) => [name, fmt(s.medianMs), fmt(s.overEmptyMs), fmt(s.importMs)]));
+  }
+  if (r.outage && !r.outage.error) {
+    const { budgetOn, budgetOff } = r.outage.outage;
+    table(
+      `503 outage: ${budgetOn.callers} callers (${budgetOn.thinkMs} ms between calls), ${budgetOn.downSeconds} s down then ${budgetOn.upSeconds} s up`,
+      ['retry budget', 'calls', 'requests/call first 2 s', 'requests/call after', 'requests 1st s after recovery', 'calls failed after recovery', 'recovery ms'],
+      [budgetOn, budgetOff].map((o) => [o.budget ? 'on' : 'off', o.calls, fmt(o.requestsPerCallFirstSeconds, 2), fmt(o.requestsPerCallInOutage, 2), o.requestsFirstSecondAfterRecovery, o.callsFailedAfterRecovery, fmt(o.recoveryMs, 0)]),
+    );
+    const { bounded, unbounded } = r.outage.silent;
+    table(
+      `Silent service (accepts connections, never answers): ${bounded.ratePerSecond} calls/s for ${bounded.seconds} s, then it answers`,
+      ['concurrency', 'calls', 'most sockets open', 'heap growth MB', 'requests 2 s after recovery', 'latest past deadline ms', 'event loop max delay ms'],
+      [['64 (default)', bounded], ['lifted (1,000,000)', unbounded]].map(([name, s]) => [name, s.calls, s.maxOpenSockets, fmt(s.heapGrowthMB), s.requestsIn2sAfterRecovery, fmt(s.worstLatePastDeadlineMs, 0), fmt(s.eventLoopMaxDelayMs, 0)]),
+    );
   }
   for (const [name, value] of Object.entries(r)) if (value?.error) console.log(`\n${name}: FAILED: ${value.error}`);
   table('Goals', ['goal', 'measured', 'target', 'met', 'margin'], checked.map((g) => [g.goal, g.measured, g.target, g.met ? 'yes' : 'NO', g.margin]));

@@ -1,6 +1,8 @@
 // A webhook controller in NestJS 11 (on Express). Run: npx tsx examples/webhooks/nestjs.ts
 // NestFactory.create(AppModule, { rawBody: true }) keeps the raw bytes in req.rawBody beside the
 // parsed JSON; handler.node(req, res) verifies the signature over them and answers on res.
+// The handler is an async provider (useFactory), so its setup (PostgresEventStore.ensureSchema())
+// is awaited before the app starts; Nest's shutdown hooks drain it, then close the pool.
 import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
 import {
@@ -13,57 +15,105 @@ import {
   type BeforeApplicationShutdown,
   type DynamicModule,
   type INestApplication,
+  type OnApplicationShutdown,
   type RawBodyRequest,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { CheckoutClient } from 'checkout-partner-sdk';
+import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, type WebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import pg from 'pg';
 
 /** The injection token of the app's one webhook handler. */
 export const WEBHOOK_HANDLER = Symbol('WEBHOOK_HANDLER');
+/** The injection token of what `WebhooksModule.forRoot` was given (the handler's options and shutdown work). */
+const WEBHOOKS_OPTIONS = Symbol('WEBHOOKS_OPTIONS');
+
+/** What `WebhooksModule.forRoot` takes. */
+export interface WebhooksModuleOptions {
+  /**
+   * The handler's options, or an async function of them: Nest awaits an async provider
+   * (`useFactory`) before the app starts, so e.g. `await store.ensureSchema()` is done before the
+   * first delivery.
+   */
+  handler: WebhookHandlerOptions | (() => Promise<WebhookHandlerOptions>);
+  /** Runs once the handler has drained and the server has closed (e.g. `pool.end()`). */
+  onShutdown?: (() => Promise<void> | void) | undefined;
+}
 
 @Controller('webhooks')
-export class WebhooksController implements BeforeApplicationShutdown {
+export class WebhooksController implements BeforeApplicationShutdown, OnApplicationShutdown {
   // @Inject names the token, so this works without emitDecoratorMetadata (tsx, esbuild, vitest)
-  constructor(@Inject(WEBHOOK_HANDLER) private readonly handler: WebhookHandler) {}
+  constructor(
+    @Inject(WEBHOOK_HANDLER) private readonly handler: WebhookHandler,
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: WebhooksModuleOptions,
+  ) {}
 
   @Post()
   receive(@Req() req: RawBodyRequest<Request>, @Res() res: Response): void {
     this.handler.node(req, res); // @Res(): the handler writes the answer
   }
 
-  /** On app.close() (or SIGTERM with enableShutdownHooks()), before the server closes: finish the events in hand. */
+  /**
+   * On app.close() (or SIGTERM with enableShutdownHooks()), before the server closes: new
+   * deliveries get 503 and the events in hand finish. (beforeApplicationShutdown, not
+   * onApplicationShutdown: the latter runs after the server closed, too late to answer 503.)
+   */
   async beforeApplicationShutdown(): Promise<void> {
     // 20 s leaves room in a 30 s termination grace period for the rest of the shutdown
     const report = await this.handler.drain({ timeoutMs: 20_000 });
     if (report.timedOut) console.warn(`left ${report.inHand} deliveries to redelivery`, report.events);
   }
+
+  /** After the server closed and the handler drained: close what the handler used (a pool, a Redis client). */
+  async onApplicationShutdown(): Promise<void> {
+    await this.options.onShutdown?.();
+  }
 }
 
 @Module({})
 export class WebhooksModule {
-  static forRoot(options: WebhookHandlerOptions): DynamicModule {
+  static forRoot(options: WebhooksModuleOptions): DynamicModule {
+    const { handler } = options;
     return {
       module: WebhooksModule,
       controllers: [WebhooksController],
-      providers: [{ provide: WEBHOOK_HANDLER, useValue: createWebhookHandler(options) }],
+      providers: [
+        { provide: WEBHOOKS_OPTIONS, useValue: options },
+        // an async provider: Nest awaits it before the app listens
+        { provide: WEBHOOK_HANDLER, useFactory: async () => createWebhookHandler(typeof handler === 'function' ? await handler() : handler) },
+      ],
     };
   }
 }
 
 /** A Nest app with POST /webhooks; `rawBody: false` shows what happens without it (500 naming the fix). */
-export function createApp(options: WebhookHandlerOptions, { rawBody = true } = {}): Promise<INestApplication> {
-  return NestFactory.create(WebhooksModule.forRoot(options), { rawBody, logger: false });
+export function createApp(
+  options: WebhookHandlerOptions | WebhooksModuleOptions,
+  { rawBody = true } = {},
+): Promise<INestApplication> {
+  const module = 'handler' in options ? options : { handler: options };
+  return NestFactory.create(WebhooksModule.forRoot(module), { rawBody, logger: false });
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const pool = process.env.DATABASE_URL === undefined ? undefined : new pg.Pool({ connectionString: process.env.DATABASE_URL });
   const app = await createApp({
-    secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
-    client: new CheckoutClient(),
-    resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
-    onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
+    handler: async () => {
+      // with PostgreSQL: the table is created (if missing) before the app takes deliveries
+      const store = pool === undefined ? undefined : new PostgresEventStore({ pool });
+      await store?.ensureSchema();
+      return {
+        secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
+        client: new CheckoutClient(),
+        ...(store === undefined ? {} : { store }),
+        resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
+        onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
+      };
+    },
+    onShutdown: () => pool?.end(),
   });
-  app.enableShutdownHooks(); // SIGTERM → beforeApplicationShutdown → drain, then the server closes
+  app.enableShutdownHooks(); // SIGTERM → beforeApplicationShutdown (drain) → server closed → onApplicationShutdown (pool.end)
   await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
 }

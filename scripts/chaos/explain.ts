@@ -33,7 +33,9 @@ export function explain(call: CallRecord, report: FaultReport, maxAttempts: numb
   if (expected === undefined || expected !== last) return undefined;
   const tail = outcomes.slice(outcomes.lastIndexOf('401') + 1);
   // the last round ran out of attempts on faults (a 401 round restarts the count)
-  return tail.length === maxAttempts ? `retries exhausted (last ${last})` : undefined;
+  if (tail.length === maxAttempts) return `retries exhausted (last ${last})`;
+  // or the client's retry budget refused the next retry: the error then counts what the server saw
+  return tail.length < maxAttempts && error.attempts === outcomes.length ? `retry refused by the retry budget (last ${last})` : undefined;
 }
 
 /** The server outcome an error stands for. */

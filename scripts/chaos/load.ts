@@ -25,6 +25,8 @@ export interface CallRecord {
     name: string;
     message: string;
     status: number | undefined;
+    /** The error's `attempts`: the requests the call sent. */
+    attempts?: number | undefined;
     checkoutError: boolean;
     /** The rejection is the very `signal.reason` of the caller's abort. */
     isAbortReason: boolean;
@@ -87,11 +89,12 @@ async function one(index: number): Promise<void> {
     record.ok = true;
     record.matched = result.externalId === id;
   } catch (error) {
-    const e = error as { name?: unknown; message?: unknown; status?: unknown };
+    const e = error as { name?: unknown; message?: unknown; status?: unknown; attempts?: unknown };
     record.error = {
       name: String(e?.name),
       message: String(e?.message),
       status: typeof e?.status === 'number' ? e.status : undefined,
+      attempts: typeof e?.attempts === 'number' ? e.attempts : undefined,
       checkoutError: error instanceof CheckoutError,
       isAbortReason: controller !== undefined && controller.signal.aborted && error === controller.signal.reason,
     };

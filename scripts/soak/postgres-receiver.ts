@@ -5,7 +5,8 @@
  *
  * onEvent inserts the event's effect row through `transaction`, then fails on purpose for
  * SOAK_FAIL_RATE of its calls (so that row must be rolled back), appending `F <eventId>` to SOAK_LOG.
- * SIGTERM: drain(), close, exit 0. Prints `READY <port>` once listening.
+ * SIGTERM: drain(), close, pool.end(), and the process must then exit by itself (nothing left
+ * open: no socket, no timer); a watchdog exits 1 when it does not within 15 s. Prints `READY <port>` once listening.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -22,7 +23,8 @@ const port = Number(env('SOAK_PORT'));
 const failRate = Number(env('SOAK_FAIL_RATE'));
 const log = openSync(env('SOAK_LOG'), 'a');
 
-const pool = new pg.Pool({ connectionString: env('SOAK_DATABASE_URL'), max: 24, connectionTimeoutMillis: 2_000 });
+// the README's pool settings
+const pool = new pg.Pool({ connectionString: env('SOAK_DATABASE_URL'), max: 24, connectionTimeoutMillis: 2_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
 pool.on('error', () => undefined); // idle clients lose their session when PostgreSQL restarts; the pool replaces them
 
 const handler = createWebhookHandler({
@@ -55,13 +57,16 @@ server.keepAliveTimeout = 2000;
 server.listen(port, '127.0.0.1', () => process.stdout.write(`READY ${port}\n`));
 
 process.once('SIGTERM', () => {
-  const watchdog = setTimeout(() => process.exit(1), 15_000);
+  // unref'd: it does not keep the process alive, it only fires when something else does
+  const watchdog = setTimeout(() => {
+    process.stderr.write('receiver did not exit by itself within 15 s of SIGTERM\n');
+    process.exit(1);
+  }, 15_000);
+  watchdog.unref();
   void handler.drain().then(async () => {
     server.closeAllConnections();
     server.close();
-    await pool.end().catch(() => undefined);
+    await pool.end();
     closeSync(log);
-    clearTimeout(watchdog);
-    process.exit(0);
   });
 });

@@ -2,12 +2,18 @@
  * The soak's PostgreSQL mode (`npm run test:soak -- --postgres`): 3 webhook receivers, each with
  * a transactional PostgresEventStore on one real PostgreSQL server, confirming through the fake
  * checkout service, while the simulated provider delivers SOAK_PG_EVENTS (2,000) events with 30%
- * duplicates, retrying until 2xx; 10% of onEvent calls fail after writing. Mid-run one receiver is
- * SIGKILLed and restarted, and PostgreSQL is restarted once (`pg_ctl stop -m fast`, sessions ended
- * mid-transaction). Then every event's effect row, written by onEvent through `transaction`, must
- * be there exactly once: 0 lost, 0 doubled, the events in flight at the kill included.
+ * duplicates, retrying until 2xx; 10% of onEvent calls fail after writing. The receivers reach
+ * PostgreSQL through a TCP proxy (test/helpers/tcp-proxy.ts). Mid-run one receiver is SIGKILLed and
+ * restarted, PostgreSQL is restarted (`-m fast`, then `-m immediate`), every receiver session is
+ * ended with `pg_terminate_backend`, the proxy resets every connection, and then blackholes the
+ * network for SOAK_PG_BLACKHOLE_MS (20 s: packets dropped, nothing closed) while transactions are
+ * open. Then every event's effect row, written by onEvent through `transaction` into a table
+ * without a unique key, must be there exactly once (0 lost, 0 doubled), no session may be left idle
+ * in transaction or holding a lock, and every receiver must drain and exit by itself on SIGTERM.
  *
- * Bounded: an 85 s hard limit, a time limit on every child, every child killed by pid and the
+ * postgres.js is not run here: the store refuses it in transactional mode (see the README).
+ *
+ * Bounded: a 150 s hard limit, a time limit on every child, every child killed by pid and the
  * PostgreSQL server stopped on exit, also on failure.
  */
 import { randomUUID } from 'node:crypto';
@@ -18,6 +24,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
 import { startPostgres, type PostgresServer } from '../../test/helpers/postgres-server.js';
+import { startTcpProxy, type TcpProxy } from '../../test/helpers/tcp-proxy.js';
 import { assertFreshBuild, FROM_SRC, killAll, ROOT, spawnTs, type BoundedChild } from '../chaos/children.js';
 import { soakEvent } from './events.js';
 import { Provider } from './provider.js';
@@ -25,7 +32,8 @@ import { freePort } from './redis.js';
 
 const EVENTS = Number(process.env.SOAK_PG_EVENTS ?? 2_000);
 const RECEIVERS = 3;
-const HARD_LIMIT_MS = 85_000;
+const HARD_LIMIT_MS = 150_000;
+const BLACKHOLE_MS = Number(process.env.SOAK_PG_BLACKHOLE_MS ?? 20_000);
 
 /** Spawns a child and resolves once it prints a line matching `ready` (rejects when it exits first or after 30 s). */
 function spawnReady(file: string, name: string, env: Record<string, string>, ready: RegExp): Promise<{ proc: BoundedChild; match: RegExpExecArray }> {
@@ -67,10 +75,12 @@ export async function runPostgresSoak(): Promise<number> {
     void (server?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
   }, HARD_LIMIT_MS);
   let pool: pg.Pool | undefined;
+  let proxy: TcpProxy | undefined;
   try {
     if (!FROM_SRC) assertFreshBuild(['index.js', 'webhooks.node.js', 'postgres.js', 'testing.js']);
-    server = await startPostgres();
+    server = await startPostgres({ durableCommits: true }); // acknowledged commits survive the immediate restart
     note(`PostgreSQL on ${server.url}`);
+    proxy = await startTcpProxy(server.port);
     pool = new pg.Pool({ connectionString: server.url, max: 2 });
     pool.on('error', () => undefined);
     await new PostgresEventStore({ pool }).ensureSchema();
@@ -88,7 +98,7 @@ export async function runPostgresSoak(): Promise<number> {
         SOAK_PORT: String(ports[index]),
         SOAK_FAIL_RATE: '0.1',
         SOAK_LOG: logFile,
-        SOAK_DATABASE_URL: server?.url ?? '',
+        SOAK_DATABASE_URL: proxy?.via(server?.url ?? '') ?? '',
         SOAK_FAKE_URL: fakeUrl,
         SOAK_WEBHOOK_SECRET: secret,
       };
@@ -119,7 +129,30 @@ export async function runPostgresSoak(): Promise<number> {
     await provider.reached(0.6, 'the PostgreSQL restart');
     const restartAt = Date.now();
     await server.restart('fast');
-    note(`PostgreSQL restarted in ${Date.now() - restartAt} ms (open transactions rolled back)`);
+    note(`PostgreSQL restarted (fast) in ${Date.now() - restartAt} ms (open transactions rolled back)`);
+
+    await provider.reached(0.7, 'the immediate restart');
+    await server.restart('immediate');
+    note('PostgreSQL restarted (immediate: crash recovery)');
+
+    await provider.reached(0.75, 'pg_terminate_backend');
+    const ended = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()) AS t`,
+    );
+    note(`pg_terminate_backend ended ${ended.rows[0]?.n ?? 0} sessions`);
+
+    await provider.reached(0.8, 'the proxy reset');
+    note(`proxy reset: ${proxy.open} connections destroyed (RST)`);
+    proxy.reset();
+
+    await provider.reached(0.85, 'the blackhole');
+    proxy.blackhole();
+    note(`network blackholed for ${BLACKHOLE_MS / 1000} s (nothing forwarded, nothing closed)`);
+    await sleep(BLACKHOLE_MS);
+    const stuck = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`);
+    proxy.restore();
+    note(`network back; ${stuck.rows[0]?.n ?? -1} sessions were left idle in transaction by then (PostgreSQL ends them at leaseMs)`);
+    if ((stuck.rows[0]?.n ?? 0) > 0) fail(`${stuck.rows[0]?.n} sessions stayed idle in transaction through a ${BLACKHOLE_MS / 1000} s blackhole`);
 
     const stats = await delivering;
     note(`provider done: ${stats.acked}/${stats.jobs} deliveries acknowledged`);
@@ -139,6 +172,10 @@ export async function runPostgresSoak(): Promise<number> {
     const lost = ids.filter((id) => !counts.has(id));
     const doubled = ids.filter((id) => (counts.get(id) ?? 0) > 1);
     const unknown = [...counts.keys()].filter((id) => !ids.includes(id));
+    const idleInTransaction = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0]?.n ?? -1;
+    const locks = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.pid <> pg_backend_pid() AND l.locktype IN ('advisory', 'tuple', 'transactionid')`)).rows[0]?.n ?? -1;
+    if (idleInTransaction !== 0) fail(`${idleInTransaction} sessions idle in transaction at the end`);
+    if (locks !== 0) fail(`${locks} locks still held at the end`);
     const notDone = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM checkout_webhook_events WHERE state <> 'done'`)).rows[0]?.n ?? -1;
     const injected = readFileSync(logFile, 'utf8').split('\n').filter((line) => line.startsWith('F ')).length;
     if (stats.unacked.length > 0) fail(`${stats.unacked.length} deliveries never acknowledged, e.g. ${JSON.stringify(stats.unacked.slice(0, 5))}`);
@@ -156,11 +193,13 @@ soak (PostgreSQL, transactional): ${EVENTS} events, ${RECEIVERS} receivers, one 
   acknowledged      ${stats.acked}/${stats.jobs}
   onEvent failures  ${injected} injected (their effect rows rolled back)
   effect rows       ${[...counts.values()].reduce((a, b) => a + b, 0)} for ${counts.size} events: ${lost.length} lost, ${doubled.length} doubled
-  faults            SIGKILL r1 mid-run, PostgreSQL restarted once`);
+  faults            SIGKILL r1 mid-run, PostgreSQL restarted (fast, immediate), pg_terminate_backend, proxy reset, ${BLACKHOLE_MS / 1000} s blackhole
+  at the end        ${idleInTransaction} sessions idle in transaction, ${locks} locks held, receivers exited ${exits.map((exit) => exit.code).join(',')}`);
   } catch (error) {
     fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
   } finally {
     killAll();
+    await proxy?.close().catch(() => undefined);
     await pool?.end().catch(() => undefined);
     await server?.stop().catch((error: unknown) => fail(`stopping PostgreSQL: ${String(error)}`));
     clearTimeout(hardStop);

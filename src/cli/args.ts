@@ -9,6 +9,8 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   'partner-id': { type: 'string' },
   'partner-secret': { type: 'string' },
+  'partner-secret-file': { type: 'string' },
+  'partner-secret-stdin': { type: 'boolean' },
   'allow-insecure-http': { type: 'boolean' },
   'wait-until': { type: 'string' },
   timeout: { type: 'string' },
@@ -16,8 +18,16 @@ const OPTIONS = {
   show: { type: 'boolean' },
   file: { type: 'string' },
   secret: { type: 'string' },
+  'secret-file': { type: 'string' },
+  'secret-stdin': { type: 'boolean' },
   signature: { type: 'string' },
   port: { type: 'string' },
+  to: { type: 'string' },
+  type: { type: 'string' },
+  'event-id': { type: 'string' },
+  'trade-id': { type: 'string' },
+  'body-file': { type: 'string' },
+  curl: { type: 'string' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;
@@ -41,7 +51,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
 }
 
 /** The credential options every API command takes. */
-export const CREDENTIAL_OPTIONS: readonly OptionName[] = ['base-url', 'partner-id', 'partner-secret', 'allow-insecure-http'];
+export const CREDENTIAL_OPTIONS: readonly OptionName[] = [
+  'base-url',
+  'partner-id',
+  'partner-secret',
+  'partner-secret-file',
+  'partner-secret-stdin',
+  'allow-insecure-http',
+];
 
 /** A usage error for any option given that `command` does not take. */
 export function allowOnly(command: string, options: ParsedOptions, allowed: readonly OptionName[]): void {
@@ -49,14 +66,4 @@ export function allowOnly(command: string, options: ParsedOptions, allowed: read
     if (options[name] === undefined || name === 'help' || allowed.includes(name)) continue;
     throw usage(`--${name} is not an option of "${command}"`, command);
   }
-}
-
-/** A positive number of seconds from `--name`, in milliseconds. */
-export function secondsOption(command: string, name: OptionName, value: string | undefined, fallbackSeconds: number): number {
-  if (value === undefined) return fallbackSeconds * 1000;
-  const seconds = Number(value);
-  if (value.trim() === '' || !Number.isFinite(seconds) || seconds <= 0) {
-    throw usage(`--${name} must be a positive number of seconds, got "${value}"`, command);
-  }
-  return seconds * 1000;
 }

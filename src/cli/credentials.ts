@@ -1,26 +1,32 @@
 import { CheckoutClient } from '../index.js';
 import type { ParsedOptions } from './args.js';
+import type { AttemptTally } from './attempt-tally.js';
 import { CliError, ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
+import { PARTNER_SECRET, readSecret } from './secret-source.js';
 
-/** A client from the flags, else the environment; missing credentials are exit code 3 with what to set. */
-export function clientFrom(options: ParsedOptions, io: CliIo): CheckoutClient {
+/**
+ * A client from the flags, else the environment; missing credentials are exit code 3 with what to
+ * set. Its `logger` counts the command's HTTP attempts into `tally`.
+ */
+export async function clientFrom(options: ParsedOptions, io: CliIo, tally: AttemptTally, command: string): Promise<CheckoutClient> {
   const pick = (flag: string | undefined, envName: string) => (flag !== undefined && flag !== '' ? flag : io.env[envName] || undefined);
   const baseUrl = pick(options['base-url'], 'CHECKOUT_BASE_URL');
   const partnerId = pick(options['partner-id'], 'CHECKOUT_PARTNER_ID');
-  const partnerSecret = pick(options['partner-secret'], 'CHECKOUT_PARTNER_SECRET');
+  const partnerSecret = await readSecret(options, io, PARTNER_SECRET, command);
   const missing = [
     baseUrl === undefined ? 'CHECKOUT_BASE_URL (or --base-url)' : undefined,
     partnerId === undefined ? 'CHECKOUT_PARTNER_ID (or --partner-id)' : undefined,
-    partnerSecret === undefined ? 'CHECKOUT_PARTNER_SECRET (or --partner-secret)' : undefined,
+    partnerSecret === undefined ? 'CHECKOUT_PARTNER_SECRET (or --partner-secret-file, --partner-secret-stdin)' : undefined,
   ].filter((m) => m !== undefined);
   if (missing.length > 0) {
     throw new CliError(ExitCode.Auth, `missing credentials: set ${missing.join(', ')}`, 'Try "checkout-partner sandbox" for a local fake service and credentials.');
   }
   const allowInsecureHttp = options['allow-insecure-http'] === true;
   try {
-    // CHECKOUT_LOG=debug in the environment makes the client print one line per attempt on stderr
-    return new CheckoutClient({ baseUrl, partnerId, partnerSecret, allowInsecureHttp, maxRetries: 2, timeoutMs: 30_000 });
+    // CHECKOUT_LOG=debug in the environment still prints one line per attempt on stderr (through the tally)
+    // timeoutMs bounds one attempt; each call also gets the command's --timeout, which bounds it whole
+    return new CheckoutClient({ baseUrl, partnerId, partnerSecret, allowInsecureHttp, maxRetries: 2, timeoutMs: 30_000, logger: tally.logger });
   } catch (error) {
     // The client's argument errors name the option, never its value.
     const message = error instanceof Error ? error.message : String(error);

@@ -4,12 +4,13 @@
  * | code | meaning |
  * |---|---|
  * | 0 | success |
- * | 1 | the service answered with an error, or could not be reached |
+ * | 1 | the service answered with an error, could not be reached, or did not answer within `--timeout`; a webhook receiver did not accept the event |
  * | 2 | usage error: unknown command or option, missing or bad argument |
  * | 3 | missing credentials, or authentication failed (401/403) |
  * | 4 | not found (404) |
  * | 5 | `--wait-until` timed out |
  * | 6 | webhook signature invalid |
+ * | 7 | `--wait-until`: the record reached a final status that can never become the awaited one |
  */
 export const ExitCode = {
   Ok: 0,
@@ -19,6 +20,7 @@ export const ExitCode = {
   NotFound: 4,
   WaitTimeout: 5,
   SignatureInvalid: 6,
+  FinalStatus: 7,
 } as const;
 
 /** One of {@link ExitCode}'s values. */

@@ -1,18 +1,44 @@
 /** The help texts, one per command; `--help` prints them on stdout. */
 
-const CREDENTIALS = `Credentials (flags override the environment; prefer the environment for the secret):
-  --base-url <url>          CHECKOUT_BASE_URL        the service origin, e.g. https://checkout.example.com
-  --partner-id <id>         CHECKOUT_PARTNER_ID      the partner's client id
-  --partner-secret <s>      CHECKOUT_PARTNER_SECRET  the partner's client secret (never printed)
-  --allow-insecure-http     allow a plain http:// base URL off loopback (the secret and token
-                            then cross the network in clear text; localhost needs no flag)
+const CREDENTIALS = `Credentials (flags override the environment):
+  --base-url <url>              CHECKOUT_BASE_URL        the service origin, e.g. https://checkout.example.com
+  --partner-id <id>             CHECKOUT_PARTNER_ID      the partner's client id
+                                CHECKOUT_PARTNER_SECRET  the partner's client secret (never printed), or:
+  --partner-secret-file <path>  read it from a file (one trailing newline dropped; - for stdin)
+  --partner-secret-stdin        read it from stdin, e.g. pass show checkout | checkout-partner me --partner-secret-stdin
+  --partner-secret <s>          works, with a warning: argv shows in ps and in the shell history
+  --allow-insecure-http         allow a plain http:// base URL off loopback (the secret and token
+                                then cross the network in clear text; localhost needs no flag)
 
 Debugging: CHECKOUT_LOG=debug prints one line per HTTP attempt, retry and token exchange on stderr
 (method, path, status, ms, request id; never a secret or token).`;
 
+const TIMEOUT = `  --timeout <duration>    bounds the whole command, retries and token exchange included:
+                          500ms, 30s, 2m, or a bare number of seconds`;
+
 const EXIT_CODES = `Exit codes:
-  0 ok   1 API or network error   2 usage error   3 missing credentials or authentication failed
-  4 not found   5 --wait-until timed out   6 webhook signature invalid`;
+  0 ok
+  1 API or network error: the service answered with an error, could not be reached, or did not
+    answer within --timeout (the message says how many HTTP attempts were made); a webhook
+    receiver did not accept the event
+  2 usage error   3 missing credentials or authentication failed   4 not found
+  5 --wait-until timed out (the record was read, the status did not come)
+  6 webhook signature invalid
+  7 --wait-until reached a final status that can never become the awaited one (e.g. Cancelled
+    while waiting for Settled); the record is printed`;
+
+const OUTPUT = `Output: control characters in what the service or the user sent (ESC, BEL, CR, LF, C1, bidi
+controls) are shown escaped (\\x1b, \\u009b); --json output stays valid JSON, with C1 and
+U+2028/2029 written as \\u escapes.`;
+
+const WAIT = `  --wait-until <status>   poll until the status equals <status> (any case), or until a final status
+                          that can never become it (exit 7): an order is final when Settled or cancelled
+                          (a status beginning with "cancel"), a withdrawal when Completed, cancelled or
+                          failed ("fail..."). The service's full set of statuses is not published: a
+                          near-miss of a named one (Setled) is refused, another value waited for with a warning.
+  --timeout <duration>    how long to wait, e.g. 500ms, 90s, 2m, or bare seconds (default 60s); exit 5
+                          when it runs out, 1 when not one read was answered (service unreachable)
+  --interval <duration>   time between two reads (default 2s)`;
 
 export const HELP = {
   global: `Usage: checkout-partner <command> [options]
@@ -22,72 +48,113 @@ Commands:
   order <externalId>         read an order's status; --wait-until to poll for a status
   withdrawal <externalId>    read a PIX withdrawal's status; --wait-until to poll for a status
   token                      mint an access token and show its expiry (--show prints the token)
-  webhook sign               sign a webhook body as the payment provider does
+  webhook sign               sign a webhook body as the payment provider does (--curl prints a curl line)
   webhook verify             check a webhook body against its signature
+  webhook send               deliver a signed test event to your receiver, retrying like the provider
   sandbox                    run a fake checkout service on 127.0.0.1 with demo data
 
 Options:
   --json                     machine-readable output on stdout
+  --timeout <duration>       bounds the whole command, retries and token exchange included:
+                             500ms, 30s, 2m, or a bare number of seconds (default 30s for one
+                             call, 60s for --wait-until and webhook send)
   -h, --help                 help (also after a command: checkout-partner order --help)
   -v, --version              the version
 
 ${CREDENTIALS}
 
+${OUTPUT}
+
 ${EXIT_CODES}
 `,
-  me: `Usage: checkout-partner me [--json]
+  me: `Usage: checkout-partner me [--timeout <duration>] [--json]
 
 Exchanges the credentials for a token and calls GET /auth/me: success means the credentials are
 valid and the partner API is enabled for the partner.
 
+${TIMEOUT} (default 30s)
+
 ${CREDENTIALS}
+
+${EXIT_CODES}
 `,
-  order: `Usage: checkout-partner order <externalId> [--wait-until <status>] [--timeout <seconds>] [--interval <seconds>] [--json]
+  order: `Usage: checkout-partner order <externalId> [--wait-until <status>] [--timeout <duration>] [--interval <duration>] [--json]
 
-Reads GET /orders/by-external-id/{externalId}.
+Reads GET /orders/by-external-id/{externalId}; --wait-until compares settlement.status (or a top-level status).
 
-  --wait-until <status>   poll until settlement.status (or a top-level status) equals <status>, e.g. Settled
-  --timeout <seconds>     how long to wait (default 60); exit code 5 when it runs out
-  --interval <seconds>    time between two reads (default 2)
+${WAIT}
   --json                  print the order as JSON
 
+Without --wait-until, --timeout bounds the one read (default 30s).
+
 ${CREDENTIALS}
+
+${EXIT_CODES}
 `,
-  withdrawal: `Usage: checkout-partner withdrawal <externalId> [--wait-until <status>] [--timeout <seconds>] [--interval <seconds>] [--json]
+  withdrawal: `Usage: checkout-partner withdrawal <externalId> [--wait-until <status>] [--timeout <duration>] [--interval <duration>] [--json]
 
-Reads GET /withdrawals/by-external-id/{externalId}.
+Reads GET /withdrawals/by-external-id/{externalId}; --wait-until compares status, e.g. Completed.
 
-  --wait-until <status>   poll until status equals <status>, e.g. Completed
-  --timeout <seconds>     how long to wait (default 60); exit code 5 when it runs out
-  --interval <seconds>    time between two reads (default 2)
+${WAIT}
   --json                  print the withdrawal as JSON
 
+Without --wait-until, --timeout bounds the one read (default 30s).
+
 ${CREDENTIALS}
+
+${EXIT_CODES}
 `,
-  token: `Usage: checkout-partner token [--show] [--json]
+  token: `Usage: checkout-partner token [--show] [--timeout <duration>] [--json]
 
 Mints an access token through POST /auth/token and shows when it expires. The token itself is
 printed only with --show (alone on stdout, so TOKEN=$(checkout-partner token --show) works).
 
+${TIMEOUT} (default 30s)
+
 ${CREDENTIALS}
 `,
-  webhook: `Usage: checkout-partner webhook sign|verify [options]
+  webhook: `Usage: checkout-partner webhook sign|verify|send [options]
 
-  webhook sign   [--file <path>] [--secret <s>]                    print the signature header value
-  webhook verify [--file <path>] [--secret <s>] --signature <sig>   exit 0 when valid, 6 when not
+  webhook sign   [--file <path>] [--curl <url>]           print the signature header value
+  webhook verify [--file <path>] --signature <sig>        exit 0 when valid, 6 when not
+  webhook send   --to <url> [--type <t>] [--event-id <id>] [--trade-id <id>] | [--body-file <path>]
+                 [--allow-insecure-http]                  deliver a signed event, exit 0 on a 2xx
 
-The body is read from --file, else from stdin, byte for byte. The signing secret comes from --secret
-or CHECKOUT_WEBHOOK_SECRET (prefer the environment); it is never printed. The signature is the
-X-Provider-Signature value: sha256=<hex> or bare hex.
+sign and verify read the body from --file, else from stdin, byte for byte. The signature is the
+X-Provider-Signature value: sha256=<hex> or bare hex. --curl <url> prints a curl command that
+sends the file as signed:
+
+  curl -sS -X POST https://partner.example/webhooks -H 'content-type: application/json' \\
+    -H 'x-provider-signature: sha256=<hex>' --data-binary @event.json
+
+(--data-binary, never -d: -d strips the newlines from the body and the signature no longer matches.)
+
+send signs and POSTs like the payment provider (the testing kit's deliverEvent): no redirects
+followed, up to 5 attempts with exponential backoff until a 2xx, 10 s per attempt, all within
+--timeout (default 60s); every failed attempt is listed on stderr. The event is
+{"eventId","type","tradeId"} from the flags (defaults: a fresh evt_... id, otc.trade.settled), or
+the exact bytes of --body-file. A plain http:// receiver off loopback needs --allow-insecure-http.
+
+The signing secret (never printed):
+  CHECKOUT_WEBHOOK_SECRET, or
+  --secret-file <path>    read it from a file (one trailing newline dropped; - for stdin)
+  --secret-stdin          read it from stdin (the body then comes from --file)
+  --secret <s>            works, with a warning: argv shows in ps and in the shell history
+
+  --timeout <duration>    send: bounds the whole delivery (default 60s); sign and verify: bounds
+                          reading a pipe that may never close (no default). 500ms, 30s, 2m, or seconds
+
+${EXIT_CODES}
 `,
-  sandbox: `Usage: checkout-partner sandbox [--port <port>] [--json]
+  sandbox: `Usage: checkout-partner sandbox [--port <port>] [--timeout <duration>] [--json]
 
 Runs the fake checkout service of checkout-partner-sdk/testing on 127.0.0.1, seeds a demo partner,
 orders and withdrawals (some settle after a few reads), and prints the base URL and the credentials
 to export. Runs until Ctrl-C (SIGINT) or SIGTERM.
 
-  --port <port>   the port (default: a free one)
-  --json          print one JSON line with url, partnerId, partnerSecret and the seeded ids
+  --port <port>           the port (default: a free one)
+  --timeout <duration>    stop by itself after this long (exit 0), e.g. for a CI job
+  --json                  print one JSON line with url, partnerId, partnerSecret and the seeded ids
 `,
 } as const;
 

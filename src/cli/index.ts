@@ -14,11 +14,18 @@ const exitCode = await main(process.argv.slice(2), {
   err: (text) => process.stderr.write(text),
   env: process.env,
   stdinIsTTY: process.stdin.isTTY === true,
-  readStdin: async () => {
+  readStdin: async (maxBytes = Number.POSITIVE_INFINITY) => {
     const chunks: Uint8Array[] = [];
-    for await (const chunk of process.stdin as AsyncIterable<Uint8Array>) chunks.push(chunk);
+    let length = 0;
+    for await (const chunk of process.stdin as AsyncIterable<Uint8Array>) {
+      chunks.push(chunk);
+      length += chunk.byteLength;
+      if (length > maxBytes) break;
+    }
     return new Uint8Array(Buffer.concat(chunks));
   },
   signal: controller.signal,
 });
 process.exitCode = exitCode;
+// a read of stdin given up on (--timeout on a pipe that never closes) must not keep the process alive
+process.stdin.destroy();

@@ -7,8 +7,11 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether stdin is a terminal (then there is no piped body to read). */
   readonly stdinIsTTY: boolean;
-  /** All of stdin. */
-  readStdin(): Promise<Uint8Array>;
+  /**
+   * All of stdin; with `maxBytes`, reading stops once more than `maxBytes` arrived (the result is
+   * then longer than `maxBytes`, which the caller refuses), so a huge or endless pipe is not kept.
+   */
+  readStdin(maxBytes?: number): Promise<Uint8Array>;
   /** Aborts on SIGINT or SIGTERM. */
   readonly signal: AbortSignal;
 }

@@ -5,6 +5,8 @@ import { recordCommand } from './commands/records.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { tokenCommand } from './commands/token.js';
 import { webhookCommand } from './commands/webhook.js';
+import { AttemptTally } from './attempt-tally.js';
+import { escapeJsonOutput, escapeOutput } from './escape.js';
 import { ExitCode, usage, type ExitCodeValue } from './exit-codes.js';
 import { HELP, type HelpTopic } from './help.js';
 import type { CliIo } from './io.js';
@@ -14,9 +16,19 @@ const COMMANDS = ['me', 'order', 'withdrawal', 'token', 'webhook', 'sandbox'] as
 type Command = (typeof COMMANDS)[number];
 
 /** Runs one command line; resolves with the exit code. Errors are reported on stderr, never thrown. */
-export async function main(argv: readonly string[], io: CliIo): Promise<ExitCodeValue> {
+export async function main(argv: readonly string[], rawIo: CliIo): Promise<ExitCodeValue> {
+  const tally = new AttemptTally();
+  // the last line of defence: whatever a command writes, only the CLI's own newlines reach the
+  // terminal raw (values are escaped where they are put into a line, newlines included)
+  let json = false;
+  const io: CliIo = {
+    ...rawIo,
+    out: (text) => rawIo.out(json ? escapeJsonOutput(text) : escapeOutput(text)),
+    err: (text) => rawIo.err(escapeOutput(text)),
+  };
   try {
     const args = parseCommandLine(argv);
+    json = args.options.json === true;
     const command = args.positionals[0];
     if (command === undefined) {
       if (args.options.version) {
@@ -42,19 +54,19 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     if (args.options.version) throw usage('--version takes no command', command);
     switch (command) {
       case 'me':
-        return await meCommand(args, io);
+        return await meCommand(args, io, tally);
       case 'order':
       case 'withdrawal':
-        return await recordCommand(command, args, io);
+        return await recordCommand(command, args, io, tally);
       case 'token':
-        return await tokenCommand(args, io);
+        return await tokenCommand(args, io, tally);
       case 'webhook':
-        return await webhookCommand(args, io);
+        return await webhookCommand(args, io, tally);
       case 'sandbox':
         return await sandboxCommand(args, io);
     }
   } catch (error) {
-    const { message, exitCode } = report(error);
+    const { message, exitCode } = report(error, tally);
     io.err(`checkout-partner: ${message}\n`);
     return exitCode;
   }

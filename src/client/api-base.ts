@@ -1,3 +1,4 @@
+import { quote } from '../internal/quote.js';
 /** The partner API's base path below the service origin (spec §1). */
 export const API_PATH = '/api/v1/partner-api';
 
@@ -14,7 +15,7 @@ export function partnerApiBase(baseUrl: string, name = 'baseUrl'): string {
     throw new TypeError(`${name} must be an absolute http(s) URL such as "https://checkout.example.com"`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new TypeError(`${name} must use http or https, got "${url.protocol}"`);
+    throw new TypeError(`${name} must use http or https, got ${quote(url.protocol)}`);
   }
   if (url.username !== '' || url.password !== '') throw new TypeError(`${name} must not contain credentials`);
   url.search = '';

@@ -1,5 +1,6 @@
 import { HEADER_NAME } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
+import { quote } from '../internal/quote.js';
 
 /** What a header value may hold: no CR, LF, NUL or other control character but tab. */
 const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
@@ -61,7 +62,7 @@ export function idempotencyKey(value: unknown): string | undefined {
 export function retriesOption(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new TypeError(`maxRetries must be a whole number of at least 0, got ${String(value)}`);
+    throw new TypeError(`maxRetries must be a whole number of at least 0, got ${quote(value)}`);
   }
   return value;
 }

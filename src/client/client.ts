@@ -1,4 +1,7 @@
+import { LoadControl } from './load/load-control.js';
+import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
+import { tokenStoreKey } from './token-key.js';
 import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from '../errors.js';
 import { sleep, untilAborted } from '../internal/abort.js';
 import { partnerApiBase } from './api-base.js';
@@ -11,6 +14,7 @@ import { checkTransportSecurity } from './insecure-http.js';
 import { pathSegment } from '../internal/path.js';
 import { typeName } from '../internal/type-name.js';
 import { timerMs } from '../internal/timer-ms.js';
+import { quote } from '../internal/quote.js';
 import { Transport, type CallTrace } from './transport.js';
 import { USER_AGENT } from './user-agent.js';
 import { TokenResponseSchema, type Me, type Order, type TokenResponse, type Withdrawal } from '../schemas.js';
@@ -47,6 +51,10 @@ export class CheckoutClient {
   readonly #transport: Transport;
   readonly #tokens: TokenCache;
   readonly #log: LogWriter;
+  /** The last secret a `partnerSecret` function returned, redacted from business errors too. */
+  #lastSecret: string | undefined;
+  /** The last secret's store key, so a fingerprint is computed once per secret value. */
+  #lastKey: { secret: string; key: Promise<string> } | undefined;
 
   constructor(options: CheckoutClientOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -63,13 +71,13 @@ export class CheckoutClient {
     this.#timeoutMs = timeoutMs;
     const maxResponseBytes = options.maxResponseBytes ?? 1_048_576;
     if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
-      throw new TypeError(`maxResponseBytes must be a whole number of bytes, at least 1, got ${String(maxResponseBytes)}`);
+      throw new TypeError(`maxResponseBytes must be a whole number of bytes, at least 1, got ${quote(maxResponseBytes)}`);
     }
     // the same check as a call's own maxRetries
     const maxRetries = retriesOption(options.maxRetries) ?? 2;
     const skewSeconds = options.tokenSkewSeconds ?? 30;
     if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !(skewSeconds * 1000 <= Number.MAX_SAFE_INTEGER)) {
-      throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${String(skewSeconds)}`);
+      throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${quote(skewSeconds)}`);
     }
     if (options.fetch !== undefined && typeof options.fetch !== 'function') {
       throw new TypeError(`fetch must be a function, got ${typeName(options.fetch)}`);
@@ -79,6 +87,7 @@ export class CheckoutClient {
       throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
     }
     this.#log = logWriter(options.logger);
+    const load = new LoadControl(loadSettings(options.rateLimit, options.retryBudget));
     this.#transport = new Transport({
       apiBase: this.baseUrl,
       timeoutMs,
@@ -86,12 +95,14 @@ export class CheckoutClient {
       maxResponseBytes,
       fetch: options.fetch,
       log: this.#log,
+      load,
     });
     this.#tokens = new TokenCache({
-      exchange: (signal) => this.#exchange(signal),
+      secret: (signal) => this.#resolveSecret(signal),
+      exchange: (secret, signal) => this.#exchange(secret, signal),
       skewSeconds,
       store,
-      key: `checkout-partner-sdk:token:${this.baseUrl}:${this.partnerId}`,
+      key: (secret) => this.#storeKey(secret),
     });
   }
 
@@ -149,7 +160,7 @@ export class CheckoutClient {
    * });
    */
   async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
-    return this.#authed(rawCall(method, path, options), newTrace());
+    return this.#authed(rawCall(this.baseUrl, method, path, options), newTrace());
   }
 
   /**
@@ -177,7 +188,7 @@ export class CheckoutClient {
       getMe: (options = {}) => run(() => meCall(options)),
       getOrderByExternalId: (externalId, options = {}) => run(() => orderCall(externalId, options)),
       getWithdrawalByExternalId: (externalId, options = {}) => run(() => withdrawalCall(externalId, options)),
-      request: (method, path, options = {}) => run(() => rawCall(method, path, options)),
+      request: (method, path, options = {}) => run(() => rawCall(this.baseUrl, method, path, options)),
     };
   }
 
@@ -212,11 +223,23 @@ export class CheckoutClient {
     return `CheckoutClient { baseUrl: '${this.baseUrl}', partnerId: '${this.partnerId}' }`;
   }
 
-  async #exchange(signal: AbortSignal): Promise<TokenResponse> {
+  /** The secret for one exchange: the option, or what the `partnerSecret` function returns now. */
+  async #resolveSecret(signal: AbortSignal): Promise<string> {
     const secret = typeof this.#secret === 'function' ? await this.#callSecret(this.#secret, signal) : this.#secret;
     if (typeof secret !== 'string' || secret === '') {
       throw new TypeError(`The partnerSecret function must return a non-empty string, got ${typeName(secret)}`);
     }
+    if (typeof this.#secret === 'function') this.#lastSecret = secret;
+    return secret;
+  }
+
+  /** The token store key for `secret` (see README "The token store key"). */
+  #storeKey(secret: string): Promise<string> {
+    if (this.#lastKey?.secret !== secret) this.#lastKey = { secret, key: tokenStoreKey(this.baseUrl, this.partnerId, secret) };
+    return this.#lastKey.key;
+  }
+
+  async #exchange(secret: string, signal: AbortSignal): Promise<TokenResponse> {
     const trace = newTrace();
     const started = this.#log === undefined ? 0 : performance.now();
     try {
@@ -235,6 +258,7 @@ export class CheckoutClient {
       this.#logExchange(started, trace, error);
       // a token response that failed validation may still hold a working token: keep it out of the error
       if (error instanceof ResponseValidationError) throw withoutToken(error);
+      if (error instanceof AuthenticationError) throw credentialsRefused(error);
       throw error;
     }
   }
@@ -306,6 +330,8 @@ export class CheckoutClient {
         signal,
         deadline,
         trace,
+        // a service may quote the partner secret on any endpoint, not only the one it was sent to
+        alsoRedact: typeof this.#secret === 'string' ? this.#secret : this.#lastSecret,
       });
       return { token, sent };
     };
@@ -351,6 +377,20 @@ export class CheckoutClient {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * The exchange's 401 saying what it means: the partner credentials were refused. The client then
+ * fails calls at once with this same error until its next try (a back-off of about 1 s doubling to
+ * about 30 s), so a wrong secret costs the service one exchange per window, not one per call.
+ */
+function credentialsRefused(error: AuthenticationError): AuthenticationError {
+  const detail = error.message.replace(/^401 from POST \/auth\/token:? ?/, '');
+  return new AuthenticationError(
+    `401 from POST /auth/token: the partner credentials (partnerId and partnerSecret) were refused${detail === '' ? '' : ` (${detail})`}; ` +
+      'calls fail at once with this error until the next exchange, tried after a back-off of about 1 s doubling to about 30 s',
+    { status: error.status, headers: error.headers, body: error.body, request: 'POST /auth/token', attempts: error.attempts },
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 /** Loopback hosts as `URL#hostname` spells them: where the fake service and sandboxes run. */
-const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+export const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /**
  * A `TypeError` for a plain `http:` API base whose host is not loopback, unless the partner opted

@@ -1,5 +1,6 @@
 import { env } from '../internal/env.js';
 import { ignoreFailure } from '../internal/ignore-failure.js';
+import { escapeControl, quote } from '../internal/quote.js';
 
 /**
  * One entry of the client's log: one per HTTP attempt, per retry and per token exchange. It never
@@ -78,9 +79,10 @@ function guarded(write: (entry: ClientLogEntry) => unknown): (entry: ClientLogEn
 /** `CHECKOUT_LOG=debug`: one readable line per entry on stderr. */
 function debugLine(entry: ClientLogEntry): void {
   const parts = [`checkout-partner-sdk ${entry.event} ${entry.method} ${entry.path}`, `status=${entry.status ?? '-'}`, `ms=${Math.round(entry.ms)}`, `attempt=${entry.attempt}`];
-  if (entry.requestId !== undefined) parts.push(`requestId=${entry.requestId}`);
+  if (entry.requestId !== undefined) parts.push(`requestId=${quote(entry.requestId)}`);
   if (entry.retryInMs !== undefined) parts.push(`retryInMs=${Math.round(entry.retryInMs)}`);
-  if (entry.error !== undefined) parts.push(`error=${entry.error}`);
+  // an abort reason's name is the caller's: escaped like every value from outside
+  if (entry.error !== undefined) parts.push(`error=${escapeControl(entry.error)}`);
   try {
     console.error(parts.join(' '));
   } catch {

@@ -1,5 +1,6 @@
 // The client's public contract: its options and the per-call options, types only (one TSDoc
 // block per option, with @default where there is one). CheckoutClient resolves the defaults.
+import type { RateLimitOptions, RetryBudgetOptions } from './load/options.js';
 import type { ClientLogger } from './log.js';
 import type { TokenStore } from './token-store.js';
 import type { Me, Order, ParseSchema, Withdrawal } from '../schemas.js';
@@ -23,7 +24,9 @@ export interface CheckoutClientOptions {
   /**
    * The partner's client secret, sent as `x-partner-secret` to POST /auth/token only. A function is
    * called at each exchange, so a secret rotated by the service operator is picked up without a restart;
-   * one that does not settle within `timeoutMs` fails the exchange with a `CheckoutError`.
+   * one that does not settle within `timeoutMs` fails the exchange with a `CheckoutError`. While the
+   * service refuses the credentials (401), an exchange (and a call of the function) is tried at most
+   * once per back-off window, about 1 s doubling to about 30 s; calls in between reject at once.
    * @default process.env.CHECKOUT_PARTNER_SECRET
    */
   partnerSecret?: PartnerSecret | undefined;
@@ -51,9 +54,11 @@ export interface CheckoutClientOptions {
   tokenSkewSeconds?: number | undefined;
   /**
    * Where the access token is kept. Pass a shared store (e.g. `RedisTokenStore`) so many processes
-   * share one token. The store is a cache: when it fails, or one of its operations takes longer than
-   * its `lockMs` (default 5 s), the client exchanges and keeps the token itself, so a store outage
-   * never fails a call.
+   * share one token, keyed by base URL, partner id and an HMAC fingerprint of the secret (a client
+   * with another secret never receives it). The store is a cache: when a `get` or `lock` fails or
+   * takes longer than 1 s (or its `lockMs`, if shorter), the client exchanges and keeps the token
+   * itself, and skips the store for 30 s; the write happens behind the exchange, so a store outage
+   * never fails a call nor holds one past the exchange.
    * @default an in-memory store private to this client
    */
   tokenStore?: TokenStore | undefined;
@@ -85,6 +90,25 @@ export interface CheckoutClientOptions {
    * @default none
    */
   logger?: ClientLogger | undefined;
+  /**
+   * Bounds this client's requests (the token exchange included): at most `concurrency` in flight
+   * (default 64; the others queue, each bounded by its call's `timeoutMs` and `signal` and the
+   * client's `timeoutMs`), and with `requestsPerSecond` no more than that many started in any
+   * second. Whatever is set here, a 429 with `Retry-After` pauses every request of the client
+   * (up to 60 s at a time; a call whose deadline comes first fails at once with `RateLimitError`),
+   * and a 429 without one lowers the client's request rate, which climbs back as calls succeed.
+   * See README "Running many calls".
+   * @default { concurrency: 64 } (no pace)
+   */
+  rateLimit?: RateLimitOptions | undefined;
+  /**
+   * The retry budget shared by every call of this client (AWS SDKs' retry quota): each retry takes
+   * tokens (5, or 10 after a timeout or network error) from a bucket of 500, each success puts 1
+   * back. While the service fails most calls, the bucket runs dry and calls fail on their first
+   * error instead of retrying (errors still carry `attempts`). `false` turns it off; an object tunes it.
+   * @default true ({ capacity: 500, retryCost: 5, timeoutCost: 10 })
+   */
+  retryBudget?: boolean | RetryBudgetOptions | undefined;
 }
 
 /** What {@link CheckoutClient.withResponse} tells about a successful call's response. */

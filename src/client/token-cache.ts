@@ -1,16 +1,22 @@
 // the subpath loads 5 of jose's modules instead of its 46: a shorter cold start, the same function
 import { decodeJwt } from 'jose/jwt/decode';
+import { AuthenticationError } from '../errors.js';
 import { sleep } from '../internal/abort.js';
 import type { TokenResponse } from '../schemas.js';
+import { RefusalBackoff } from './refusal-backoff.js';
+import { MAX_STORE_OPERATION_MS, StoreCircuit } from './store-circuit.js';
 import type { StoredToken, TokenStore } from './token-store.js';
 
 export interface TokenCacheOptions {
-  /** Runs POST /auth/token; `signal` aborts it once no caller waits for it any more. */
-  exchange: (signal: AbortSignal) => Promise<TokenResponse>;
+  /** The partner secret for one exchange (a `partnerSecret` function is called here, once per exchange). */
+  secret: (signal: AbortSignal) => Promise<string>;
+  /** Runs POST /auth/token with `secret`; `signal` aborts it once no caller waits for it any more. */
+  exchange: (secret: string, signal: AbortSignal) => Promise<TokenResponse>;
   /** Seconds taken off the token's lifetime, never more than half of it. */
   skewSeconds: number;
   store: TokenStore | undefined;
-  key: string;
+  /** The store key of the token minted with `secret` (it names a fingerprint of the secret, never the secret). */
+  key: (secret: string) => Promise<string>;
 }
 
 /** The exchange in flight and who waits for it. */
@@ -51,6 +57,8 @@ export class TokenCache {
   #inflight: Flight | undefined;
   /** A token the service rejected (401): ignored if a shared store still hands it out. */
   #rejected: string | undefined;
+  readonly #refusal = new RefusalBackoff();
+  readonly #circuit = new StoreCircuit();
 
   constructor(options: TokenCacheOptions) {
     this.#options = options;
@@ -66,6 +74,11 @@ export class TokenCache {
       return (this.#settled ??= Promise.resolve(current.accessToken));
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#inflight === undefined) {
+      // the credentials were refused a moment ago: the same error at once, until the next window
+      const refused = this.#refusal.blocked();
+      if (refused !== undefined) return Promise.reject(refused);
+    }
     const flight = (this.#inflight ??= this.#start());
     if (signal === undefined) {
       flight.pinned = true;
@@ -126,25 +139,48 @@ export class TokenCache {
   }
 
   async #refresh(signal: AbortSignal): Promise<string> {
-    const { store } = this.#options;
-    if (store === undefined) return this.#mint(undefined, signal);
-    const shared = await this.#fromStore(store, signal);
-    if (shared !== undefined) return shared;
-    const { lock } = store;
-    if (typeof lock !== 'function') return this.#mint(store, signal);
-    const locked = await this.#lockOrWait(store, lock, signal);
-    if (typeof locked === 'string') return locked;
     try {
-      return await this.#mint(store, signal);
-    } finally {
-      // the token is stored before the lock goes, so waiters find it
-      if (locked !== undefined) release(locked);
+      const token = await this.#refreshOnce(signal);
+      this.#refusal.succeeded();
+      return token;
+    } catch (error) {
+      if (error instanceof AuthenticationError && !signal.aborted) this.#refusal.refused(error);
+      throw error;
     }
   }
 
+  /**
+   * The secret first (a `partnerSecret` function is called once per refresh, before the store is
+   * read): the store key names the fingerprint of the very secret this process would exchange with,
+   * so a rotated-out or wrong secret never reads a token minted with another one.
+   */
+  async #refreshOnce(signal: AbortSignal): Promise<string> {
+    const secret = await this.#options.secret(signal);
+    const { store } = this.#options;
+    if (store === undefined || !this.#circuit.closed) return (await this.#mint(secret, signal)).accessToken;
+    const key = await this.#options.key(secret);
+    const shared = await this.#fromStore(store, key, signal);
+    if (shared !== undefined) return shared;
+    const { lock } = store;
+    const locked = typeof lock === 'function' && this.#circuit.closed ? await this.#lockOrWait(store, lock, key, signal) : undefined;
+    if (typeof locked === 'string') return locked;
+    let token: StoredToken;
+    try {
+      token = await this.#mint(secret, signal);
+    } catch (error) {
+      if (locked !== undefined) release(locked);
+      throw error;
+    }
+    // every waiter gets the token now; the write (then the lock's release, so the processes waiting
+    // on it find the token) happens behind, and a store that fails or hangs holds no call
+    void this.#storeBehind(store, key, token, locked);
+    return token.accessToken;
+  }
+
   /** The store's token when it is usable (it is then held); the store is a cache, so one that fails (or hangs) reads as empty. */
-  async #fromStore(store: TokenStore, signal: AbortSignal): Promise<string | undefined> {
-    const stored = await storeCall(() => store.get(this.#options.key), undefined, storeWaitMs(store), signal);
+  async #fromStore(store: TokenStore, key: string, signal: AbortSignal): Promise<string | undefined> {
+    if (!this.#circuit.closed) return undefined;
+    const stored = await this.#storeCall(store, () => store.get(key), undefined, signal);
     const shared = isStoredToken(stored) ? this.#usable(stored) : undefined;
     if (shared !== undefined && isStoredToken(stored)) this.#hold(stored);
     return shared;
@@ -158,48 +194,56 @@ export class TokenCache {
   async #lockOrWait(
     store: TokenStore,
     lock: NonNullable<TokenStore['lock']>,
+    key: string,
     signal: AbortSignal,
   ): Promise<string | (() => Promise<void>) | undefined> {
-    const { key } = this.#options;
     const waitMs = storeWaitMs(store);
     // the monotonic clock: a wall clock stepped back must not stretch the wait
     const deadline = performance.now() + waitMs;
     for (let round = 0, delay = 20; round < MAX_LOCK_ROUNDS; round++, delay = Math.min(delay * 2, 200)) {
       // a lock that fails or hangs is skipped; one granted after we stopped waiting is let go
-      const unlock = await storeCall(() => lock.call(store, key), null, waitMs, signal, (late) => {
+      const unlock = await this.#storeCall(store, () => lock.call(store, key), null, signal, (late) => {
         if (typeof late === 'function') release(late);
       });
       if (unlock === null) return undefined;
       if (typeof unlock === 'function') {
         // the holder may have stored its token and let go just before we took the lock
-        const shared = await this.#fromStore(store, signal);
+        const shared = await this.#fromStore(store, key, signal);
         if (shared === undefined) return unlock;
         release(unlock);
         return shared;
       }
       if (performance.now() + delay > deadline) return undefined;
       await sleep(delay, signal);
-      const shared = await this.#fromStore(store, signal);
+      const shared = await this.#fromStore(store, key, signal);
       if (shared !== undefined) return shared;
+      if (!this.#circuit.closed) return undefined;
     }
     return undefined;
   }
 
-  /** POST /auth/token, then the token held (and stored, when there is a store). */
-  async #mint(store: TokenStore | undefined, signal: AbortSignal): Promise<string> {
+  /** POST /auth/token, then the token held. */
+  async #mint(secret: string, signal: AbortSignal): Promise<StoredToken> {
     signal.throwIfAborted();
-    const response = await this.#options.exchange(signal);
+    const response = await this.#options.exchange(secret, signal);
     const token: StoredToken = {
       accessToken: response.accessToken,
       expiresAt: reuseDeadline(response, Date.now(), this.#options.skewSeconds),
     };
     this.#hold(token);
-    if (store !== undefined) {
-      // a store that fails to keep the token costs other processes an exchange, not this caller its token
-      const { key } = this.#options;
-      await storeCall(() => store.set(key, token), undefined, storeWaitMs(store), signal);
-    }
-    return token.accessToken;
+    return token;
+  }
+
+  /** Stores `token` (skipped while the store is skipped), then lets go of the lock; nobody awaits it. */
+  async #storeBehind(store: TokenStore, key: string, token: StoredToken, locked: (() => Promise<void>) | undefined): Promise<void> {
+    // a store that fails to keep the token costs other processes an exchange, not this caller its token
+    if (this.#circuit.closed) await this.#storeCall(store, () => store.set(key, token), undefined, NEVER_ABORTED);
+    if (locked !== undefined) release(locked);
+  }
+
+  /** One store operation, bounded (see {@link storeCall}); a failure or a timeout opens the circuit. */
+  #storeCall<T, F>(store: TokenStore, op: () => T | Promise<T>, failed: F, signal: AbortSignal, late?: (value: T) => void): Promise<T | F> {
+    return storeCall(op, failed, storeOperationMs(store), signal, () => this.#circuit.failed(), late);
   }
 
   #hold(token: StoredToken | undefined): void {
@@ -263,7 +307,15 @@ function isStoredToken(value: unknown): value is StoredToken {
   return typeof accessToken === 'string' && accessToken !== '' && typeof expiresAt === 'number';
 }
 
-/** How long one store operation may take (the store's `lockMs`, when valid), and how long to wait for another process's token. */
+/** How long one store operation may take: the store's `lockMs`, at most {@link MAX_STORE_OPERATION_MS}. */
+function storeOperationMs(store: TokenStore): number {
+  return Math.min(storeWaitMs(store), MAX_STORE_OPERATION_MS);
+}
+
+/** A signal for the write behind, which no caller's abort stops. */
+const NEVER_ABORTED = new AbortController().signal;
+
+/** How long to wait for another process's token (the store's `lockMs`, when valid). */
 function storeWaitMs(store: TokenStore): number {
   const { lockMs } = store;
   return typeof lockMs === 'number' && lockMs > 0 && lockMs <= MAX_LOCK_MS ? lockMs : DEFAULT_LOCK_MS;
@@ -274,13 +326,15 @@ const STORE_GAVE_UP = Symbol('store gave up');
 /**
  * One store operation, bounded: its result, or `failed` when it throws, rejects, takes longer
  * than `ms` or `signal` aborts first (the store is a cache: a custom one that hangs must not hold
- * the exchange forever). `late` gets the result of an operation that settles after we gave up.
+ * the exchange forever). `onFailure` hears of a throw or a timeout (not of an abort); `late` gets
+ * the result of an operation that settles after we gave up.
  */
 async function storeCall<T, F>(
   op: () => T | Promise<T>,
   failed: F,
   ms: number,
   signal: AbortSignal,
+  onFailure: () => void,
   late?: (value: T) => void,
 ): Promise<T | F> {
   const settled = Promise.resolve().then(op);
@@ -295,10 +349,12 @@ async function storeCall<T, F>(
   try {
     const result = await Promise.race([settled, gaveUp]);
     if (result !== STORE_GAVE_UP) return result as T;
+    if (!signal.aborted) onFailure();
     if (late !== undefined) settled.then(late, () => undefined);
     else settled.catch(() => undefined);
     return failed;
   } catch {
+    onFailure();
     return failed;
   } finally {
     clearTimeout(timer);

@@ -15,8 +15,13 @@ export interface StoredToken {
  * processes mints one token per lifetime instead of one each. The client still runs at most one
  * exchange at a time per process.
  *
- * `key` names the partner and service (`baseUrl` and `partnerId`), never a secret, so one store can
- * serve several clients.
+ * `key` is `checkout-partner-sdk:token:<baseUrl>:<partnerId>:<fingerprint>`, the fingerprint an
+ * HMAC-SHA256 of the secret (never the secret itself): one store can serve several clients, and a
+ * client with another secret never receives a token it did not earn.
+ *
+ * The store is a cache: a `get` or `lock` that throws or takes longer than 1 s (or `lockMs`, if
+ * shorter) counts as failed, and the client then skips the store for 30 s. `set` is called behind
+ * the exchange; no caller waits for it.
  */
 export interface TokenStore {
   /** The stored token for `key`, or `undefined`. An expired token may be returned; the client checks. */
@@ -33,8 +38,8 @@ export interface TokenStore {
   lock?(key: string): Promise<(() => Promise<void>) | undefined>;
   /**
    * How long the lock lives at most, in milliseconds, and so how long other processes wait for the
-   * holder's token before exchanging themselves. It also bounds each `get`, `set` and `lock`: one
-   * that takes longer counts as failed (the client goes on without the store).
+   * holder's token before exchanging themselves. Each `get`, `set` and `lock` is bounded by it too,
+   * and by 1 s at most: one that takes longer counts as failed (the client goes on without the store).
    * @default 5_000
    */
   readonly lockMs?: number | undefined;

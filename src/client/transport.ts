@@ -7,11 +7,13 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from '../errors.js';
+import type { LoadControl } from './load/load-control.js';
 import type { ParseSchema } from '../schemas.js';
 import { attemptLog, type LogWriter } from './log.js';
 import { kyLoaded, loadKy } from './ky.js';
 import { BodyTooLarge, readBody } from './read-body.js';
 import { retryAfterMs } from '../internal/retry-after.js';
+import { Redactor } from './redact.js';
 
 export interface TransportOptions {
   /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
@@ -21,6 +23,8 @@ export interface TransportOptions {
   maxResponseBytes: number;
   fetch: typeof globalThis.fetch | undefined;
   log: LogWriter;
+  /** Concurrency, pace, 429 pauses and the retry budget: every attempt takes its turn here. */
+  load: LoadControl;
 }
 
 /** What a call did, filled in by every {@link Transport.send} it makes. */
@@ -29,6 +33,8 @@ export interface CallTrace {
   attempts: number;
   /** The last successful response, once there is one. */
   response: Response | undefined;
+  /** Milliseconds the call's requests waited for their turn (rateLimit, a Retry-After pause). */
+  queuedMs: number;
 }
 
 export interface SendOptions<T> {
@@ -49,6 +55,8 @@ export interface SendOptions<T> {
   deadline?: number | undefined;
   /** Counts the call's attempts and keeps its response. */
   trace: CallTrace;
+  /** Credentials this request does not carry but a service may still quote (the partner secret, on a business call): redacted from its errors too. */
+  alsoRedact?: string | undefined;
 }
 
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
@@ -77,6 +85,7 @@ export class Transport {
   readonly #fetch: typeof globalThis.fetch | undefined;
   readonly #maxRetries: number;
   readonly #log: LogWriter;
+  readonly #load: LoadControl;
   /** For GETs: ky's default `methods` already hold `get`. */
   readonly #retryGet: RetryOptions;
   /** For the token exchange, and POSTs with an idempotency key. */
@@ -89,8 +98,9 @@ export class Transport {
     this.#fetch = options.fetch;
     this.#maxRetries = options.maxRetries;
     this.#log = options.log;
-    this.#retryGet = retryOptions(options.maxRetries, undefined, undefined);
-    this.#retryAny = retryOptions(options.maxRetries, ['get', 'post'], undefined);
+    this.#load = options.load;
+    this.#retryGet = retryOptions(options.maxRetries, undefined, undefined, options.load);
+    this.#retryAny = retryOptions(options.maxRetries, ['get', 'post'], undefined, options.load);
   }
 
   async send<T>(options: SendOptions<T>): Promise<T> {
@@ -102,6 +112,9 @@ export class Transport {
     const fetchFn = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
     const maxBytes = this.#maxBytes;
     const log = this.#log === undefined ? undefined : attemptLog(this.#log, method, options.path);
+    const load = this.#load;
+    const timeoutMs = this.#timeoutMs;
+    const firstAttempt = trace.attempts;
     const init: Options = {
       headers: options.headers,
       retry: options.retry ? this.#retry(method, deadline, options.maxRetries) : 0,
@@ -109,24 +122,35 @@ export class Transport {
       // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
       redirect: 'manual',
       fetch: async (input, requestInit) => {
-        trace.attempts += 1;
-        if (log === undefined) {
-          const response = await fetchFn(input, requestInit);
-          if (response.redirected) throw new FollowedRedirect(response.url);
-          read.text = await readBody(response, maxBytes);
-          return response;
-        }
-        log.start(trace.attempts);
+        // the attempt's turn (concurrency, pace, a Retry-After pause): waiting is part of the attempt,
+        // bounded by its timeout and the call's signal and deadline
+        const signal = input instanceof Request ? input.signal : (requestInit?.signal ?? undefined);
+        const attemptEnd = performance.now() + timeoutMs;
+        const waiting = load.enter(input, signal, deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), options, trace);
+        if (waiting !== undefined) trace.queuedMs += await waiting;
+        const sentAt = performance.now();
         let response: Response | undefined;
+        trace.attempts += 1;
         try {
-          response = await fetchFn(input, requestInit);
-          if (response.redirected) throw new FollowedRedirect(response.url);
-          read.text = await readBody(response, maxBytes);
-          log.end(trace.attempts, response, undefined);
-          return response;
-        } catch (error) {
-          log.end(trace.attempts, response, attemptError(error, input, options.signal));
-          throw error;
+          if (log === undefined) {
+            response = await fetchFn(input, requestInit);
+            if (response.redirected) throw new FollowedRedirect(response.url);
+            read.text = await readBody(response, maxBytes);
+            return response;
+          }
+          log.start(trace.attempts);
+          try {
+            response = await fetchFn(input, requestInit);
+            if (response.redirected) throw new FollowedRedirect(response.url);
+            read.text = await readBody(response, maxBytes);
+            log.end(trace.attempts, response, undefined);
+            return response;
+          } catch (error) {
+            log.end(trace.attempts, response, attemptError(error, input, options.signal));
+            throw error;
+          }
+        } finally {
+          load.leave(response, sentAt);
         }
       },
     };
@@ -142,8 +166,9 @@ export class Transport {
       // what ky's `prefix` did: one slash between the base and the path
       response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
     } catch (error) {
-      throw toCheckoutError(error, options, read.text, this.#timeoutMs);
+      throw toCheckoutError(error, options, read.text, this.#timeoutMs, load);
     }
+    load.succeeded(trace.attempts - firstAttempt > 1);
     trace.response = response;
     return parseBody(response, read.text, options);
   }
@@ -153,11 +178,11 @@ export class Transport {
       if (method === 'get') return this.#retryGet;
       if (method === 'post') return this.#retryAny;
     }
-    return retryOptions(maxRetries ?? this.#maxRetries, method === 'get' ? undefined : ['get', method], deadline);
+    return retryOptions(maxRetries ?? this.#maxRetries, method === 'get' ? undefined : ['get', method], deadline, this.#load);
   }
 }
 
-function retryOptions(limit: number, methods: string[] | undefined, deadline: number | undefined): RetryOptions {
+function retryOptions(limit: number, methods: string[] | undefined, deadline: number | undefined, load: LoadControl): RetryOptions {
   const retry: RetryOptions = {
     limit,
     statusCodes: RETRY_STATUSES,
@@ -167,18 +192,22 @@ function retryOptions(limit: number, methods: string[] | undefined, deadline: nu
     jitter: true,
     // a wait past the cap or past the call's deadline fails now rather than sleeping first
     shouldRetry: ({ error }) => {
-      if (!kyLoaded().isHTTPError(error)) return undefined;
-      const { status, headers } = error.response;
-      const wait = retryAfterMs(headers);
-      if (wait === undefined) {
-        // without Retry-After, ky times the retry by RateLimit-Reset or an X-RateLimit-* header, up to
-        // maxRetryAfter and past the call's deadline; the partner API times retries by Retry-After
-        // alone (API.md), so those get the client's own backoff (`true`: retry, on ky's backoff)
-        return RETRY_STATUSES.includes(status) && OTHER_TIMING_HEADERS.some((name) => headers.has(name)) ? true : undefined;
+      const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
+      if (!isHTTPError(error)) {
+        // what ky retries besides statuses; a timeout while still queued is the client's own (not retried)
+        if (isTimeoutError(error)) return !load.timedOutWaiting(error.request) && load.mayRetry(true) ? undefined : false;
+        return isNetworkError(error) && !load.mayRetry(true) ? false : undefined;
       }
-      if (wait > MAX_RETRY_AFTER_MS) return false;
-      if (deadline !== undefined && performance.now() + wait >= deadline) return false;
-      return undefined;
+      const { status, headers } = error.response;
+      if (!RETRY_STATUSES.includes(status)) return undefined;
+      const wait = retryAfterMs(headers);
+      if (wait !== undefined && (wait > MAX_RETRY_AFTER_MS || (deadline !== undefined && performance.now() + wait >= deadline))) return false;
+      // every retry draws from the client's budget: with it dry, the call fails on this error
+      if (!load.mayRetry(false)) return false;
+      // without Retry-After, ky times the retry by RateLimit-Reset or an X-RateLimit-* header, up to
+      // maxRetryAfter and past the call's deadline; the partner API times retries by Retry-After
+      // alone (API.md), so those get the client's own backoff (`true`: retry, on ky's backoff)
+      return wait === undefined && OTHER_TIMING_HEADERS.some((name) => headers.has(name)) ? true : undefined;
     },
   };
   if (methods !== undefined) retry.methods = methods;
@@ -202,19 +231,20 @@ function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string
  * Messages quote only what is known to hold no header value (a Headers or Request error quotes the
  * offending value, which may be the token): a network error's fixed text and its system error code.
  */
-function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: string, timeoutMs: number): unknown {
+function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: string, timeoutMs: number, load: LoadControl): unknown {
   if (options.signal?.aborted) return options.signal.reason;
   const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
   const label = labelOf(options);
   const { attempts } = options.trace;
   if (isHTTPError(error)) {
     const { response } = error;
-    const sent = credentials(options.headers);
+    const sent = credentials(options);
     if (response.status >= 300 && response.status < 400) {
-      const location = redirectTarget(response.headers.get('location'), response.url);
+      const raw = redirectTarget(response.headers.get('location'), response.url);
+      const location = raw === undefined ? undefined : sent.text(raw);
       // the Location may carry credentials or a token in its query: the error keeps its origin and path
       // only, in the message and headers, and not the body (a redirect page quotes the Location)
-      const headers = redactHeaders(response.headers, sent, true);
+      const headers = sent.headers(response.headers, true);
       if (location === undefined) headers.delete('location');
       else headers.set('location', location);
       return new ApiError(
@@ -223,14 +253,14 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
         { headers, request: label, attempts, status: response.status },
       );
     }
-    const headers = redactHeaders(response.headers, sent, false);
-    return apiErrorForStatus(response.status, { headers, body: errorBody(response, redact(text, sent)), request: label, attempts });
+    const headers = sent.headers(response.headers, false);
+    return apiErrorForStatus(response.status, { headers, body: errorBody(response, sent.text(text), sent), request: label, attempts });
   }
   if (error instanceof BodyTooLarge) {
     return new ResponseTooLargeError(
       `${error.status} from ${label}: the response body is larger than maxResponseBytes (${error.limitBytes} bytes), so it was cut off ` +
         'and the request aborted; if the service really sends bodies this large, raise the client option maxResponseBytes',
-      { status: error.status, headers: redactHeaders(error.headers, credentials(options.headers), false), request: label, limitBytes: error.limitBytes, attempts },
+      { status: error.status, headers: credentials(options).headers(error.headers, false), request: label, limitBytes: error.limitBytes, attempts },
     );
   }
   if (error instanceof FollowedRedirect) {
@@ -240,6 +270,12 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
     );
   }
   if (isTimeoutError(error)) {
+    if (load.timedOutWaiting(error.request)) {
+      return new TimeoutError(
+        `${label} timed out waiting for its turn: the client's rateLimit (concurrency, requestsPerSecond) or a Retry-After pause held it for timeoutMs (${timeoutMs} ms)`,
+        { request: label, attempts },
+      );
+    }
     return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)`, { request: label, attempts });
   }
   if (isNetworkError(error)) {
@@ -252,44 +288,14 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
   return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label, attempts });
 }
 
-/** Below this length a value is not searched for in what the service sent back (it would blank ordinary words). */
-const MIN_REDACTED_LENGTH = 4;
-
-/** The credentials a request carried (its Bearer token, the partner secret), to keep out of its errors. */
-function credentials(headers: Record<string, string>): string[] {
-  const found: string[] = [];
+/** The credentials a request carried (its Bearer token, the partner secret), to keep out of its errors in every encoded form. */
+function credentials({ headers, alsoRedact }: Pick<SendOptions<unknown>, 'headers' | 'alsoRedact'>): Redactor {
+  const found: string[] = alsoRedact === undefined ? [] : [alsoRedact];
   const auth = headers.authorization;
   if (auth !== undefined) found.push(auth.replace(/^Bearer /, ''));
   const secret = headers['x-partner-secret'];
   if (secret !== undefined) found.push(secret);
-  return found.filter((value) => value.length >= MIN_REDACTED_LENGTH);
-}
-
-/**
- * `text` with every credential the request carried (as sent, or escaped inside a JSON string)
- * replaced by `[redacted]`: a broken service or a debugging proxy may quote the request back in an
- * error body, which becomes `ApiError.body` and its message.
- */
-function redact(text: string, sent: readonly string[]): string {
-  let out = text;
-  for (const value of sent) {
-    out = out.replaceAll(value, '[redacted]');
-    const escaped = JSON.stringify(value).slice(1, -1);
-    if (escaped !== value) out = out.replaceAll(escaped, '[redacted]');
-  }
-  return out;
-}
-
-/** The response headers for an error: a copy with credentials redacted when one was quoted back (and `Location` rebuilt by the caller). */
-function redactHeaders(headers: Headers, sent: readonly string[], copy: boolean): Headers {
-  let out: Headers | undefined = copy ? new Headers(headers) : undefined;
-  for (const [name, value] of headers) {
-    const clean = redact(value, sent);
-    if (clean === value) continue;
-    out ??= new Headers(headers);
-    out.set(name, clean);
-  }
-  return out ?? headers;
+  return new Redactor(found);
 }
 
 /** A redirect's `Location` as origin and path, without userinfo, query or fragment; `undefined` when absent or not a URL. */
@@ -317,10 +323,10 @@ function codeOf(error: unknown): string | undefined {
 
 const JSON_TYPE = /[/+]json\b/i;
 
-/** An error body as `ApiError.body`: parsed JSON when it says it is JSON and parses, else the text; `undefined` when empty. */
-function errorBody(response: Response, text: string): unknown {
+/** An error body as `ApiError.body`: parsed JSON when it says it is JSON and parses (redacted again once parsed), else the text; `undefined` when empty. */
+function errorBody(response: Response, text: string, sent: Redactor): unknown {
   if (text === '') return undefined;
-  return JSON_TYPE.test(response.headers.get('content-type') ?? '') ? parsedOr(text) : text;
+  return JSON_TYPE.test(response.headers.get('content-type') ?? '') ? sent.value(parsedOr(text)) : text;
 }
 
 /** A 2xx body, parsed as JSON and by `schema`; anything else is a {@link ResponseValidationError}. */
@@ -331,12 +337,12 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
       data = JSON.parse(text);
     } catch {
       const label = labelOf(options);
-      const sent = credentials(options.headers);
+      const sent = credentials(options);
       throw new ResponseValidationError(`${response.status} from ${label}: the body is not JSON`, {
         status: response.status,
-        headers: redactHeaders(response.headers, sent, false),
+        headers: sent.headers(response.headers, false),
         request: label,
-        body: redact(text, sent),
+        body: sent.text(text),
         attempts: options.trace.attempts,
         issues: [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }],
       });
@@ -350,15 +356,15 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
   const issues = result.error.issues.map(({ code, path, message }) => ({ code, path, message }));
   const first = issues[0];
   const where = first && first.path.length > 0 ? ` at ${first.path.map(String).join('.')}` : '';
-  const sent = credentials(options.headers);
-  const clean = redact(text, sent);
+  const sent = credentials(options);
+  const clean = sent.text(text);
   throw new ResponseValidationError(
     `${response.status} from ${label}: the body does not match the expected shape${where}: ${first?.message ?? 'invalid'}`,
     {
       status: response.status,
-      headers: redactHeaders(response.headers, sent, false),
+      headers: sent.headers(response.headers, false),
       request: label,
-      body: clean === text ? data : parsedOr(clean),
+      body: clean === text ? sent.value(data) : sent.value(parsedOr(clean)),
       issues,
       attempts: options.trace.attempts,
     },

@@ -1,10 +1,11 @@
 import { typeName } from './type-name.js';
+import { quote } from './quote.js';
 
 /** `value` as a positive, finite number of milliseconds (`fallback` when undefined), else a `TypeError` naming `name`. */
 export function positiveMs(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-    throw new TypeError(`${name} must be a positive number of milliseconds, got ${String(value)}`);
+    throw new TypeError(`${name} must be a positive number of milliseconds, got ${quote(value)}`);
   }
   return value;
 }

@@ -8,7 +8,7 @@ import { typeName } from './type-name.js';
 export function pathSegment(value: unknown, name: string): string {
   if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeName(value)}`);
   if (value === '') throw new TypeError(`${name} must not be empty`);
-  if (value === '.' || value === '..') throw new TypeError(`${name} cannot be "${value}": it is not a path segment`);
+  if (value === '.' || value === '..') throw new TypeError(`${name} cannot be ${JSON.stringify(value)}: it is not a path segment`);
   if (!value.isWellFormed()) throw new TypeError(`${name} contains a lone surrogate and cannot be encoded`);
   return encodeURIComponent(value);
 }

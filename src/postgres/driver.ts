@@ -1,29 +1,9 @@
 import { typeName } from '../internal/type-name.js';
+import { PgSession, within } from './pg-session.js';
 
-/**
- * The part of a node-postgres (`pg`, v8) `Pool` the store uses: `query` for single statements and
- * `connect` for a client to run a transaction on. A `pg.Pool` fits.
- */
-export interface PgPoolLike {
-  /** Runs one statement on a pooled connection. */
-  query(text: string, values?: unknown[]): Promise<PgQueryResult>;
-  /** Checks out a client for a transaction. */
-  connect(): Promise<PgPoolClientLike>;
-}
+import type { PgPoolClientLike, PgPoolLike } from './pg-types.js';
 
-/** The part of a `pg` query result the store reads. */
-export interface PgQueryResult {
-  /** The rows, as plain objects. */
-  rows: unknown[];
-}
-
-/** The part of a `pg` `PoolClient` the store uses. */
-export interface PgPoolClientLike {
-  /** Runs one statement on this client's connection. */
-  query(text: string, values?: unknown[]): Promise<PgQueryResult>;
-  /** Gives the client back to the pool; with an error, the pool discards its connection. */
-  release(error?: Error | boolean): void;
-}
+export type { PgPoolClientLike, PgPoolLike, PgQueryResult } from './pg-types.js';
 
 /**
  * The part of a [postgres.js](https://github.com/porsager/postgres) (`postgres`, v3) `sql` instance
@@ -45,9 +25,9 @@ export interface PostgresJsTransactionLike {
 export type PostgresPoolLike = PgPoolLike | PostgresJsSqlLike;
 
 /**
- * The type of `onEvent`'s `transaction` for a pool type: the `pg` `PoolClient` its `connect` gives,
- * or, for postgres.js, the `sql` type itself (its `TransactionSql` extends it; cast to
- * `TransactionSql` from `postgres` for `savepoint`).
+ * The type of `onEvent`'s `transaction` for a pool type: the `pg` `PoolClient` its `connect` gives
+ * (guarded: see `PostgresTransactionError`). A postgres.js `sql` maps to itself, but the store
+ * refuses it in transactional mode.
  */
 export type PostgresTransaction<Pool> = Pool extends PostgresJsSqlLike
   ? Pool
@@ -57,25 +37,23 @@ export type PostgresTransaction<Pool> = Pool extends PostgresJsSqlLike
       ? Client
       : unknown;
 
-/** Runs statements: one round trip each, rows as plain objects. */
-export interface Statements {
-  query(text: string, values: unknown[]): Promise<Record<string, unknown>[]>;
-}
-
-/** The one place that knows both drivers: statements on the pool, and transactions. */
-export interface Driver extends Statements {
+/** The one place that knows both drivers' plain statements; transactions are `pg`'s ({@link runProvenTransaction}). */
+export interface Driver {
+  /** `pg` or postgres.js. */
+  readonly kind: 'pg' | 'postgres.js';
+  /** The `pg` pool, for transactions; undefined for postgres.js. */
+  readonly pgPool: PgPoolLike | undefined;
   /**
-   * Whether the store may have PostgreSQL end a transaction's session when it sits idle past its
-   * lease. Not with postgres.js 3.4: a session ended inside `sql.begin` can crash the process from
-   * a write scheduled on the closed socket (porsager/postgres#1154, #1208), and a dead
-   * transaction's later statements can run outside it on a new connection (#1155).
+   * Runs one statement within `timeoutMs`, rows as plain objects. With `pg`, a statement past it
+   * has its connection destroyed (never given back to the pool); postgres.js gives no handle on its
+   * connection, so there the wait ends and the statement is left to its own timeouts.
    */
-  readonly endsIdleSessions: boolean;
+  query(text: string, values: unknown[], timeoutMs: number): Promise<Record<string, unknown>[]>;
   /**
-   * Runs `run` inside `BEGIN` … `COMMIT` on one connection; rolls back and rethrows when it
-   * rejects. `transaction` is the driver's own handle (the `PoolClient`, or the transaction `sql`).
+   * Runs `text`, several statements without parameters, as one simple query: PostgreSQL runs them
+   * as one implicit transaction (no `BEGIN` needed, so no driver transaction API is used).
    */
-  transaction<T>(run: (statements: Statements, transaction: unknown) => Promise<T>): Promise<T>;
+  script(text: string, timeoutMs: number): Promise<void>;
 }
 
 /** Checks the `pool` option and wraps it: postgres.js when it has `unsafe` and `begin`, else `pg`. */
@@ -91,70 +69,40 @@ export function driverOf(pool: unknown, owner: string): Driver {
 }
 
 function pgDriver(pool: PgPoolLike): Driver {
+  // each statement checks out its own client rather than pool.query: only then can one that stops
+  // answering (a blackholed network) have its connection destroyed instead of returned to the pool
+  const run = async (text: string, values: unknown[] | undefined, timeoutMs: number): Promise<unknown> => {
+    const session = await PgSession.open(pool, timeoutMs);
+    try {
+      return await session.query(text, values, timeoutMs);
+    } finally {
+      session.release();
+    }
+  };
   return {
-    endsIdleSessions: true,
-    async query(text, values) {
-      return (await pool.query(text, values)).rows as Record<string, unknown>[];
+    kind: 'pg',
+    pgPool: pool,
+    async query(text, values, timeoutMs) {
+      const result = (await run(text, values, timeoutMs)) as { rows?: unknown };
+      return Array.isArray(result.rows) ? (result.rows as Record<string, unknown>[]) : [];
     },
-    async transaction(run) {
-      const client = await pool.connect();
-      // a session PostgreSQL ends (a timeout, a restart) makes an idle checked-out client emit
-      // 'error', which would crash the process without a listener. The client is discarded at once,
-      // not when `run` settles: a hung onEvent would otherwise hold its pool slot forever, and with
-      // it every later delivery once the pool is full. `run`'s next statement then fails.
-      let broken: Error | undefined;
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        // a discarded client keeps the listener: an error it emits while ending must not crash the process
-        if (broken === undefined) events.off?.('error', onError);
-        client.release(broken ?? undefined);
-      };
-      const onError = (error: unknown) => {
-        broken ??= error instanceof Error ? error : new Error(String(error));
-        release();
-      };
-      const events = client as unknown as { on?: (name: string, listener: (error: unknown) => void) => void; off?: (name: string, listener: (error: unknown) => void) => void };
-      events.on?.('error', onError);
-      const statements: Statements = {
-        async query(text, values) {
-          return (await client.query(text, values)).rows as Record<string, unknown>[];
-        },
-      };
-      try {
-        await client.query('BEGIN');
-        const result = await run(statements, client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          // the connection is gone or unusable: PostgreSQL rolls the transaction back itself
-          broken ??= rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-        }
-        throw error;
-      } finally {
-        release();
-      }
+    async script(text, timeoutMs) {
+      await run(text, undefined, timeoutMs);
     },
   };
 }
 
 function postgresJsDriver(sql: PostgresJsSqlLike): Driver {
-  const statementsOf = (target: PostgresJsTransactionLike): Statements => ({
-    async query(text, values) {
-      return [...((await target.unsafe(text, values as never[])) as Iterable<Record<string, unknown>>)];
-    },
-  });
-  const statements = statementsOf(sql);
+  const bounded = <T>(promise: PromiseLike<T>, timeoutMs: number) => within(Promise.resolve(promise), timeoutMs, 'a PostgreSQL statement', () => undefined);
   return {
-    endsIdleSessions: false,
-    query: statements.query,
-    async transaction(run) {
-      // postgres.js commits when the callback resolves and rolls back when it rejects
-      return (await sql.begin((transaction) => run(statementsOf(transaction), transaction))) as never;
+    kind: 'postgres.js',
+    pgPool: undefined,
+    async query(text, values, timeoutMs) {
+      return [...((await bounded(sql.unsafe(text, values as never[]), timeoutMs)) as Iterable<Record<string, unknown>>)];
+    },
+    async script(text, timeoutMs) {
+      // no parameters: postgres.js sends it as one simple query
+      await bounded(sql.unsafe(text), timeoutMs);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { CheckoutError } from '../errors.js';
+import { escapeControl } from '../internal/quote.js';
 
 /** Which store operation a {@link PostgresStoreError} comes from. */
 export type PostgresStoreOperation = 'claim' | 'complete' | 'release' | 'transact' | 'schema' | 'purge';
@@ -34,8 +35,43 @@ export function storeError(operation: PostgresStoreOperation, error: unknown): P
   if (error instanceof PostgresStoreError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
-  const masked = message.replace(/\/\/[^\s/@]*@/g, '//***@').replace(/\s+/g, ' ').trim() || 'unknown error';
+  const masked = escapeControl(message.replace(/\/\/[^\s/@]*@/g, '//***@').replace(/\s+/g, ' ').trim()) || 'unknown error';
   const reason = masked.length > 200 ? `${masked.slice(0, 200)}…` : masked;
   const suffix = typeof code === 'string' && code !== '' && !reason.includes(code) ? ` (${code})` : '';
   return new PostgresStoreError(`PostgreSQL ${operation} failed: ${reason}${suffix}`, { operation, cause: error });
+}
+
+/** Why a {@link PostgresTransactionError} was thrown. */
+export type PostgresTransactionErrorReason = 'misuse' | 'ended' | 'lost' | 'unsupported-driver';
+
+/**
+ * A delivery's transaction could not be trusted, so nothing was acknowledged:
+ *
+ * - `'misuse'`: `onEvent` ended or replaced its transaction (`COMMIT`, `ROLLBACK`, `BEGIN` through
+ *   `transaction`), released it, or returned while a statement on it was still running. The
+ *   delivery fails (500), its claim is released, and the message says what to do instead.
+ * - `'ended'`: a statement was started on `transaction` after `onEvent` returned; it is refused,
+ *   never run (it would land in another delivery's transaction).
+ * - `'lost'`: the transaction's session died or stopped answering (a restart, a reset, a blackholed
+ *   network); the delivery fails with 503 and is redelivered.
+ * - `'unsupported-driver'`: `transactional: true` with postgres.js, which can run a dead
+ *   transaction's statements on another session (porsager/postgres#1155); use `pg`.
+ *
+ * @example
+ * onEvent: async ({ transaction }) => {
+ *   await transaction.query('SAVEPOINT partial'); // not COMMIT / ROLLBACK: the store commits
+ * }
+ */
+export class PostgresTransactionError extends CheckoutError {
+  override readonly name = 'PostgresTransactionError' as const;
+  /** Why the transaction was refused. */
+  readonly reason: PostgresTransactionErrorReason;
+  /** True when `onEvent` misused the transaction: the webhook handler answers 500 (not 503). */
+  readonly misuse: boolean;
+
+  constructor(message: string, options: { reason: PostgresTransactionErrorReason }) {
+    super(message);
+    this.reason = options.reason;
+    this.misuse = options.reason === 'misuse';
+  }
 }

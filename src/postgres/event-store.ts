@@ -3,15 +3,17 @@ import { typeName } from '../internal/type-name.js';
 import { eventRowId } from '../stores/event-key.js';
 import { LeaseMemory } from '../stores/lease-memory.js';
 import type { ClaimedLease, EventStore, TransactionalEventStore, TransactResult } from '../stores/event-store.js';
-import { driverOf, type Driver, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
-import { PostgresStoreError, storeError } from './errors.js';
+import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
+import { PostgresStoreError, PostgresTransactionError, storeError } from './errors.js';
+import { runProvenTransaction } from './transaction.js';
 import { statementsFor, tableName, type TableStatements } from './sql.js';
+import { quote } from '../internal/quote.js';
 
 /** Options of {@link PostgresEventStore}. */
 export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
   /**
    * A node-postgres `Pool` (`new pg.Pool(...)`, `pg` v8) or a postgres.js `sql` (`postgres(url)`,
-   * `postgres` v3). The store never connects, ends or configures it; give it a connection timeout
+   * `postgres` v3, plain mode only). The store never connects, ends or configures it; give it a connection timeout
    * (`pg`: `connectionTimeoutMillis`, postgres.js: `connect_timeout`) so a delivery during an
    * outage gets its 503 quickly.
    */
@@ -27,9 +29,11 @@ export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = Postg
    * Run the confirm reads and `onEvent` inside the claim's own transaction, and hand `onEvent` that
    * transaction (`transaction`): writes made through it commit together with the "done" mark, so
    * they happen exactly once. Without it the store is a plain lease store like `RedisEventStore`.
+   * Needs a `pg` Pool (a postgres.js `sql` is refused: a type error, and a
+   * `PostgresTransactionError` at run time).
    * @default false
    */
-  transactional?: Transactional | undefined;
+  transactional?: (Pool extends PostgresJsSqlLike ? false : Transactional) | undefined;
   /**
    * How long, in seconds, an event is remembered (from when it was done, or first seen if never
    * done). Older rows are purged in batches of 1,000, at most once a minute per store instance. A
@@ -37,6 +41,15 @@ export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = Postg
    * @default 604_800 (7 days)
    */
   ttlSeconds?: number | undefined;
+  /**
+   * How long, in milliseconds, the store waits for one of its own statements outside a delivery's
+   * transaction (a plain-mode claim, `complete`, `release`, a purge, `ensureSchema()`) before it
+   * gives up; with `pg`, that connection is then destroyed, not returned to the pool, so a dead
+   * network costs a bounded wait. A transaction's statements are bounded by the handler's
+   * `leaseMs` instead.
+   * @default 10_000
+   */
+  statementTimeoutMs?: number | undefined;
 }
 
 /** Runs one event inside the store's transaction; see {@link TransactionalEventStore.transact}. */
@@ -46,6 +59,9 @@ const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
 /** Rows one purge deletes at most, so a purge never holds many row locks or runs long. */
 const PURGE_BATCH = 1_000;
 const PURGE_EVERY_MS = 60_000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+/** The most a transaction's connection is kept past its lease when PostgreSQL's own end of it never arrives. */
+const LEASE_GRACE_MS = 2_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** SQLSTATE lock_not_available: `FOR UPDATE NOWAIT` found the row locked. */
 const LOCK_NOT_AVAILABLE = '55P03';
@@ -69,26 +85,30 @@ class Settled {
  * `onEvent({ ..., transaction })` in it, marks the row done and commits (200). `onEvent` throws →
  * rollback (500). The process dies anywhere → PostgreSQL rolls back the partner's writes and the
  * claim together. Writes through `transaction` therefore happen exactly once; anything else
- * `onEvent` does (emails, calls to other services) stays at-least-once. A transaction is bounded
- * by the handler's `leaseMs`: `statement_timeout` is set to it for the transaction (`SET LOCAL`),
- * and with `pg` `idle_in_transaction_session_timeout` too, so a hung `onEvent` loses its session
- * (and its writes) instead of holding a connection and the row forever. With postgres.js only the
- * statement timeout is set (postgres.js 3.4 can crash the process when PostgreSQL ends a session
- * inside `sql.begin`): keep `onEvent`'s other awaits bounded yourself. A long transaction locks one
- * row, never the table.
+ * `onEvent` does (emails, calls to other services) stays at-least-once. Each transaction is proven:
+ * its `txid_current()` is recorded at `BEGIN` and the done mark only applies in that transaction,
+ * so a lost session fails the delivery (503) and never marks it done elsewhere; `transaction`
+ * refuses `COMMIT`/`ROLLBACK`/`BEGIN`/`release()`, and every statement once `onEvent` resolved (a
+ * misuse fails the delivery with 500 and a {@link PostgresTransactionError}). A transaction is
+ * bounded by the handler's `leaseMs` on both sides: `statement_timeout` and
+ * `idle_in_transaction_session_timeout` (`SET LOCAL`), and client-side waits after which its
+ * connection is destroyed (a blackholed network). A long transaction locks one row, never the table.
+ * Transactional mode needs a `pg` Pool: a postgres.js `sql` is refused there (see
+ * {@link PostgresTransactionError}, `reason: 'unsupported-driver'`).
  *
  * Event ids of any characters are accepted: ids over 200 UTF-8 bytes, or holding a NUL or a lone
- * surrogate (which PostgreSQL `text` cannot store or index), are stored as their SHA-256
- * (`sha256:<hex>`, `sha256u:<hex>`), as `RedisEventStore` keys them.
+ * surrogate (which PostgreSQL `text` cannot store or index), or starting with `sha256` (so no
+ * literal id equals a hash), are stored as their SHA-256 (`sha256:<hex>`, `sha256u:<hex>`).
  *
  * Every database failure rejects with {@link PostgresStoreError}; the webhook handler answers 503.
+ * Statements outside a transaction wait at most `statementTimeoutMs`.
  * Requires PostgreSQL 11 or later.
  *
  * @example
  * // pg, transactional
  * import pg from 'pg';
  * import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000, keepAlive: true });
  * const store = new PostgresEventStore({ pool, transactional: true });
  * await store.ensureSchema();
  * const handler = createWebhookHandler({
@@ -121,6 +141,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   readonly transact: Transactional extends true ? PostgresTransact<PostgresTransaction<Pool>> : undefined;
   readonly #driver: Driver;
   readonly #sql: TableStatements;
+  readonly #statementTimeoutMs: number;
   /** The claims this instance holds, for `complete` and `release` called without a lease. */
   readonly #leases = new LeaseMemory();
   #nextPurgeAt = 0;
@@ -130,8 +151,8 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
       throw new TypeError(`PostgresEventStore options must be an object, got ${typeName(options)}`);
     }
     for (const key of Object.keys(options)) {
-      if (!['pool', 'table', 'transactional', 'ttlSeconds'].includes(key)) {
-        throw new TypeError(`PostgresEventStore: unknown option "${key}"`);
+      if (!['pool', 'table', 'transactional', 'ttlSeconds', 'statementTimeoutMs'].includes(key)) {
+        throw new TypeError(`PostgresEventStore: unknown option ${quote(key)}`);
       }
     }
     this.#driver = driverOf(options.pool, 'PostgresEventStore');
@@ -141,12 +162,26 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     this.schemaSql = this.#sql.schema.join('\n');
     const ttl = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
     if (typeof ttl !== 'number' || !Number.isFinite(ttl) || !(ttl >= 1)) {
-      throw new TypeError(`ttlSeconds must be a number of seconds of at least 1, got ${String(ttl)}`);
+      throw new TypeError(`ttlSeconds must be a number of seconds of at least 1, got ${quote(ttl)}`);
     }
     this.ttlSeconds = ttl;
+    const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    if (typeof statementTimeoutMs !== 'number' || !Number.isFinite(statementTimeoutMs) || !(statementTimeoutMs >= 1)) {
+      throw new TypeError(`statementTimeoutMs must be a number of milliseconds of at least 1, got ${quote(statementTimeoutMs)}`);
+    }
+    this.#statementTimeoutMs = statementTimeoutMs;
     const transactional = options.transactional ?? false;
     if (typeof transactional !== 'boolean') {
       throw new TypeError(`transactional must be true or false, got ${typeName(transactional)}`);
+    }
+    if (transactional && this.#driver.pgPool === undefined) {
+      throw new PostgresTransactionError(
+        'PostgresEventStore: transactional: true needs a pg Pool. postgres.js 3.4 cannot be made safe there: when PostgreSQL ends a ' +
+          "session inside sql.begin, it sends the dead transaction's later statements on a new connection that may run another " +
+          "delivery's transaction (porsager/postgres#1155), and can crash the process from the closed socket (#1208). Use pg for " +
+          'transactional mode; postgres.js works in plain mode (transactional: false)',
+        { reason: 'unsupported-driver' },
+      );
     }
     this.transactional = transactional as Transactional;
     const transact: PostgresTransact<unknown> = (event, leaseMs, work) => this.#transact(event, leaseMs, work);
@@ -160,13 +195,20 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
    * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (no CREATE right).
    */
   async ensureSchema(): Promise<void> {
+    let problems: string[];
     try {
-      await this.#driver.transaction(async (statements) => {
-        await statements.query(this.#sql.schemaLock, [this.table]);
-        for (const statement of this.#sql.schema) await statements.query(statement, []);
-      });
+      // one simple query, so one implicit transaction holds the lock over the DDL without BEGIN
+      await this.#driver.script(`${this.#sql.schemaLock}\n${this.schemaSql}`, this.#statementTimeoutMs);
+      problems = (await this.#driver.query(this.#sql.shape, [], this.#statementTimeoutMs)).map((row) => String(row['problem']));
     } catch (error) {
       throw storeError('schema', error);
+    }
+    if (problems.length > 0) {
+      throw new PostgresStoreError(
+        `PostgreSQL schema failed: the table ${this.table} exists but does not have the shape the store needs: ${problems.join('; ')}. ` +
+          'Fix or rename it (the SQL is in schemaSql)',
+        { operation: 'schema' },
+      );
     }
   }
 
@@ -179,10 +221,10 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
    */
   async purgeExpired(maxRows = PURGE_BATCH): Promise<number> {
     if (!Number.isSafeInteger(maxRows) || maxRows < 1) {
-      throw new TypeError(`maxRows must be a whole number of at least 1, got ${String(maxRows)}`);
+      throw new TypeError(`maxRows must be a whole number of at least 1, got ${quote(maxRows)}`);
     }
     try {
-      const rows = await this.#driver.query(this.#sql.purge, [this.ttlSeconds, maxRows]);
+      const rows = await this.#driver.query(this.#sql.purge, [this.ttlSeconds, maxRows], this.#statementTimeoutMs);
       return Number(rows[0]?.['purged'] ?? 0);
     } catch (error) {
       throw storeError('purge', error);
@@ -196,11 +238,12 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
-      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);
+      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
     }
     this.#purgeNow();
     const owner = globalThis.crypto.randomUUID();
-    const row = await this.#one('claim', this.#sql.claim, [await eventRowId(eventId), owner, Math.ceil(leaseMs)]);
+    // a claim answered after its lease would be worthless: it waits no longer than that
+    const row = await this.#one('claim', this.#sql.claim, [await eventRowId(eventId), owner, Math.ceil(leaseMs)], Math.min(this.#statementTimeoutMs, leaseMs));
     if (row['claimed'] !== true) return row['state'] === 'done' ? 'done' : 'in-flight';
     // timed from the reply, which came after PostgreSQL set the lease: it ends there no later
     this.#leases.remember(eventId, owner, Date.now() + leaseMs);
@@ -249,15 +292,19 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     const id = await eventRowId(event.eventId);
     // the type is only recorded: NUL (which text cannot hold) and lone surrogates become U+FFFD
     const type = String(event.type).toWellFormed().replaceAll('\u0000', '\ufffd');
-    const known = await this.#run('transact', this.#sql.ensureRow, [id, type]);
+    const graceMs = Math.min(Math.max(leaseMs * 0.25, 250), LEASE_GRACE_MS);
+    // bounded by the lease as the transaction is: a delivery never waits longer than that on PostgreSQL
+    const known = await this.#run('transact', this.#sql.ensureRow, [id, type], Math.min(this.#statementTimeoutMs, leaseMs + graceMs));
     if (known[0]?.['state'] === 'done') return 'done';
-    const timeoutMs = String(Math.max(1, Math.ceil(leaseMs)));
+    const pool = this.#driver.pgPool;
+    if (pool === undefined) throw new PostgresTransactionError('transact needs a pg Pool', { reason: 'unsupported-driver' }); // refused in the constructor
     let workFailed = false;
+    let lost = false;
     try {
-      return await this.#driver.transaction(async (statements, transaction): Promise<TransactResult> => {
+      return await runProvenTransaction(pool, { leaseMs, graceMs }, async (transaction): Promise<TransactResult> => {
         let rows;
         try {
-          rows = await statements.query(this.#sql.lock, [id, timeoutMs, this.#driver.endsIdleSessions ? timeoutMs : null]);
+          rows = await transaction.query(this.#sql.lock, [id]);
         } catch (error) {
           if ((error as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE) throw new Settled('in-flight');
           throw error;
@@ -268,31 +315,47 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
         if (row['state'] === 'done') return 'done';
         if (row['leased'] === true) throw new Settled('in-flight'); // a plain-mode claim holds it
         try {
-          await work(transaction);
+          await work(transaction.handle);
         } catch (error) {
+          try {
+            transaction.closeHandle();
+          } catch {
+            // onEvent's own error is the one to report
+          }
           workFailed = true;
+          lost = transaction.lost; // onEvent's statement failed because the session died: a store failure
           throw error;
         }
-        await statements.query(this.#sql.markDone, [id, type]);
+        // the claim must still be held by this very transaction: the done mark proves the txid itself
+        transaction.closeHandle(); // from here on, a statement on onEvent's transaction is refused
+        const marked = await transaction.query(this.#sql.markDone, [id, type, transaction.txid]);
+        if (marked[0]?.['marked'] !== true) {
+          await transaction.prove(); // throws when the session left the transaction (a COMMIT or ROLLBACK got through)
+          throw new PostgresTransactionError(
+            "onEvent deleted the event's row through transaction, so it could not be marked done: leave the store's table to the store",
+            { reason: 'misuse' },
+          );
+        }
         return 'handled';
       });
     } catch (error) {
       if (error instanceof Settled) return error.result;
-      if (workFailed) throw error; // rolled back; the handler tells onEvent's own error by identity
+      if (error instanceof PostgresTransactionError && error.misuse) throw error; // 500: the message says what to do instead
+      if (workFailed && !lost) throw error; // rolled back; the handler tells onEvent's own error by identity
       throw storeError('transact', error);
     }
   }
 
-  async #run(operation: 'claim' | 'complete' | 'release' | 'transact', text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+  async #run(operation: 'claim' | 'complete' | 'release' | 'transact', text: string, values: unknown[], timeoutMs = this.#statementTimeoutMs): Promise<Record<string, unknown>[]> {
     try {
-      return await this.#driver.query(text, values);
+      return await this.#driver.query(text, values, timeoutMs);
     } catch (error) {
       throw storeError(operation, error);
     }
   }
 
-  async #one(operation: 'claim' | 'complete', text: string, values: unknown[]): Promise<Record<string, unknown>> {
-    const row = (await this.#run(operation, text, values))[0];
+  async #one(operation: 'claim' | 'complete', text: string, values: unknown[], timeoutMs?: number): Promise<Record<string, unknown>> {
+    const row = (await this.#run(operation, text, values, timeoutMs))[0];
     if (row === undefined) throw new PostgresStoreError(`PostgreSQL ${operation} failed: no row came back`, { operation });
     return row;
   }

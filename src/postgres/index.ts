@@ -15,6 +15,6 @@
  */
 export { PostgresEventStore } from './event-store.js';
 export type { PostgresEventStoreOptions, PostgresTransact } from './event-store.js';
-export { PostgresStoreError } from './errors.js';
-export type { PostgresStoreOperation } from './errors.js';
+export { PostgresStoreError, PostgresTransactionError } from './errors.js';
+export type { PostgresStoreOperation, PostgresTransactionErrorReason } from './errors.js';
 export type { PgPoolClientLike, PgPoolLike, PgQueryResult, PostgresJsSqlLike, PostgresJsTransactionLike, PostgresPoolLike, PostgresTransaction } from './driver.js';

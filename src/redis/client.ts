@@ -1,6 +1,7 @@
 import { typeName } from '../internal/type-name.js';
 import { positiveMs } from '../internal/arguments.js';
 import { toHex } from '../internal/hex.js';
+import { escapeControl } from '../internal/quote.js';
 import { RedisStoreError, type RedisStoreOperation } from './errors.js';
 
 /**
@@ -141,7 +142,7 @@ function isNoScript(error: unknown): boolean {
 /** A short reason for the message: the client's message, at most 200 chars, with URL credentials masked. */
 function reason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const masked = message.replace(/\/\/[^\s/@]*@/g, '//***@').replace(/\s+/g, ' ').trim();
+  const masked = escapeControl(message.replace(/\/\/[^\s/@]*@/g, '//***@').replace(/\s+/g, ' ').trim());
   return masked.length > 200 ? `${masked.slice(0, 200)}…` : masked || 'unknown error';
 }
 

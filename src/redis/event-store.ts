@@ -6,13 +6,15 @@ import { RedisStoreError } from './errors.js';
 import { eventKeySuffix } from '../stores/event-key.js';
 import { LeaseMemory } from '../stores/lease-memory.js';
 import { prefixOption } from './options.js';
+import { quote } from '../internal/quote.js';
 
 /** Options of {@link RedisEventStore}. */
 export interface RedisEventStoreOptions {
   /**
    * An `ioredis` client, or a connected node-redis client (`redis` package, from `createClient`).
    * The store never connects, quits or configures it. Give it a fail-fast setting for outages
-   * (ioredis `maxRetriesPerRequest: 1`, node-redis `disableOfflineQueue: true`) so a delivery
+   * (ioredis `enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000`, node-redis
+   * `disableOfflineQueue: true`) so a delivery
    * during an outage gets its 503 quickly; `commandTimeoutMs` bounds every command either way.
    */
   client: RedisClientLike;
@@ -101,7 +103,7 @@ return 'foreign'`,
  * // ioredis
  * import Redis from 'ioredis';
  * import { RedisEventStore } from 'checkout-partner-sdk/redis';
- * const store = new RedisEventStore({ client: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 }) });
+ * const store = new RedisEventStore({ client: new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000 }) });
  *
  * @example
  * // node-redis (the `redis` package)
@@ -141,7 +143,7 @@ export class RedisEventStore implements EventStore {
   async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
-      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);
+      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
     }
     const key = await this.#key(eventId);
     const token = `${LEASE}${globalThis.crypto.randomUUID()}`;
@@ -222,7 +224,7 @@ export class RedisEventStore implements EventStore {
 function ttlOption(value: unknown): number {
   if (value === undefined) return DEFAULT_TTL_SECONDS;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new TypeError(`ttlSeconds must be a whole number of seconds of at least 1, got ${String(value)}`);
+    throw new TypeError(`ttlSeconds must be a whole number of seconds of at least 1, got ${quote(value)}`);
   }
   return value;
 }

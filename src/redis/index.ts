@@ -9,7 +9,7 @@
  * // ioredis
  * import Redis from 'ioredis';
  * import { RedisEventStore, RedisTokenStore } from 'checkout-partner-sdk/redis';
- * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
+ * const redis = new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 1_000 });
  * const client = new CheckoutClient({ tokenStore: new RedisTokenStore({ client: redis }) });
  * const handler = createWebhookHandler({ secret, client, onEvent, store: new RedisEventStore({ client: redis }) });
  *

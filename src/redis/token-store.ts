@@ -14,9 +14,9 @@ export interface RedisTokenStoreOptions {
    */
   client: RedisClientLike;
   /**
-   * Put before every key the client asks for. The client's keys already name the SDK, the service
-   * and the partner (`checkout-partner-sdk:token:<baseUrl>:<partnerId>`), so a prefix is only needed
-   * to keep apart environments that share one Redis and one partner id.
+   * Put before every key the client asks for. The client's keys already name the SDK, the service,
+   * the partner and a fingerprint of its secret (`checkout-partner-sdk:token:<baseUrl>:<partnerId>:<hmac>`),
+   * so a prefix is only needed to keep apart environments that share one Redis and one partner.
    * @default ''
    */
   prefix?: string | undefined;
@@ -52,18 +52,19 @@ const StoredTokenSchema = z.object({
  * The store's own `get` and `set` reject with {@link RedisStoreError} when Redis fails. The client
  * does not pass that on: it treats a failing store as empty, exchanges for a token itself and keeps
  * it in memory, so its calls go on working while Redis is down (processes just stop sharing one
- * token until Redis is back).
+ * token until Redis is back; the client skips a failed store for 30 s).
  *
  * A cold fleet makes one exchange: the client takes a short lock (`SET NX PX`, `lockMs`) under
  * `prefix + key + ':lock'` around its exchange; the other processes wait for the token it stores,
  * and exchange themselves only if none comes within `lockMs`.
  *
  * @example
- * // ioredis
+ * // ioredis, failing fast while Redis is down or paused
  * import Redis from 'ioredis';
  * import { CheckoutClient } from 'checkout-partner-sdk';
  * import { RedisTokenStore } from 'checkout-partner-sdk/redis';
- * const client = new CheckoutClient({ tokenStore: new RedisTokenStore({ client: new Redis(process.env.REDIS_URL!) }) });
+ * const redis = new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 1_000 });
+ * const client = new CheckoutClient({ tokenStore: new RedisTokenStore({ client: redis }) });
  *
  * @example
  * // node-redis (the `redis` package)

@@ -19,10 +19,13 @@ export async function eventKeySuffix(eventId: string): Promise<string> {
 
 /**
  * An event id as a PostgreSQL `text` key: {@link eventKeySuffix}, and `sha256:<hex>` of its UTF-8
- * bytes when it holds a NUL character, which `text` cannot store (PostgreSQL refuses the statement).
+ * bytes when it holds a NUL character, which `text` cannot store (PostgreSQL refuses the statement),
+ * or when it starts with `sha256` (so no literal id can equal another id's hash).
  */
 export async function eventRowId(eventId: string): Promise<string> {
-  if (eventId.isWellFormed() && eventId.includes('\u0000')) return `sha256:${await sha256Hex(encoder.encode(eventId))}`;
+  // a literal id that starts like a hashed one is hashed too, so hashed keys are their own
+  // namespace: `sha256:<hex of a long id>` sent as an id can no longer be taken for that long id
+  if (eventId.isWellFormed() && (eventId.includes('\u0000') || eventId.startsWith('sha256'))) return `sha256:${await sha256Hex(encoder.encode(eventId))}`;
   return eventKeySuffix(eventId);
 }
 

@@ -62,8 +62,11 @@ export interface TransactionalEventStore<Transaction> extends EventStore {
    * when another transaction (or a live claim) holds it, `"done"` when it was completed (neither
    * calls `work`). Otherwise calls `work(transaction)`; when `work` resolves, marks the event done
    * and commits, then resolves `"handled"`. When `work` rejects, rolls back and rejects with that
-   * same error. Any other failure (connecting, locking, committing) rejects with the store's error.
+   * same error, or with the store's own error when the transaction was lost under it (its session
+   * died: answered 503). Any other failure (connecting, locking, committing) rejects with the store's error.
    * A transaction left idle or in a statement for longer than `leaseMs` is ended by the store.
+   * When `work` resolved but misused its transaction (ended it, left a statement running), the
+   * store rolls back and rejects with an error whose `misuse` is `true`: the delivery fails (500).
    */
   transact(
     event: { eventId: string; type: string },

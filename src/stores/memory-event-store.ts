@@ -2,6 +2,7 @@ import { typeName } from '../internal/type-name.js';
 import { checkEventId, positiveMs } from '../internal/arguments.js';
 import { LeaseLostError } from '../webhooks/errors.js';
 import type { ClaimedLease, EventStore } from './event-store.js';
+import { quote } from '../internal/quote.js';
 
 /** Options of {@link MemoryEventStore}. */
 export interface MemoryEventStoreOptions {
@@ -94,7 +95,7 @@ export class MemoryEventStore implements EventStore {
     }
     const { maxEntries = 100_000, ttlMs = 86_400_000 } = options;
     if (typeof maxEntries !== 'number' || !Number.isSafeInteger(maxEntries) || maxEntries < 1) {
-      throw new TypeError(`maxEntries must be a whole number of at least 1, got ${String(maxEntries)}`);
+      throw new TypeError(`maxEntries must be a whole number of at least 1, got ${quote(maxEntries)}`);
     }
     this.#maxEntries = maxEntries;
     this.#ttlMs = positiveMs('ttlMs', ttlMs, 86_400_000);
@@ -108,7 +109,7 @@ export class MemoryEventStore implements EventStore {
   async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || !Number.isFinite(leaseMs)) {
-      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${String(leaseMs)}`);
+      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
     }
     const now = Date.now();
     const entry = this.#entries.get(eventId);

@@ -3,7 +3,9 @@ import { typeName } from '../internal/type-name.js';
 import { pause } from './faults.js';
 import { signatureHeaderName } from '../internal/arguments.js';
 import { MAX_TIMER_MS } from '../internal/timer-ms.js';
+import { loadMsw } from './load-msw.js';
 import { eventBody, signEvent, type ProviderEvent } from './sign-event.js';
+import { quote } from '../internal/quote.js';
 
 /** Options of {@link deliverEvent}. */
 export interface DeliverEventOptions {
@@ -54,7 +56,9 @@ export interface DeliverEventOptions {
   timeoutMs?: number | undefined;
   /**
    * The `fetch` to send with, e.g. a Hono app's `app.request` or a handler's `handle`.
-   * @default globalThis.fetch
+   * @default globalThis.fetch; to a loopback URL (127.0.0.1, ::1, localhost) through msw's
+   * `bypass()` when msw is installed, so a real local receiver is reached past msw's `setupServer`
+   * without an unhandled-request warning
    */
   fetch?: ((input: Request) => Promise<Response>) | undefined;
   /** Stops delivering; the call rejects with the signal's reason. */
@@ -179,6 +183,39 @@ async function deliverOnce(url: string, body: string, headers: Readonly<Record<s
   throw new EventDeliveryError(`The event was not accepted after ${attempts.length} attempts (last: ${outcome})`, attempts);
 }
 
+/**
+ * `globalThis.fetch`, with a delivery to a loopback receiver marked by msw's own `bypass()` when
+ * msw is installed. Inside `setupServer`, msw intercepts fetch and node:http alike and warns about
+ * (or, with `onUnhandledFrame: 'error'`, fails) every request no handler matches, which a real
+ * local receiver never is; a bypassed request goes out as it is, msw stripping its marker. Other
+ * URLs go through msw as usual, so an msw handler can still stand in for a remote receiver.
+ */
+function defaultFetch(request: Request): Promise<Response> {
+  const bypass = isLoopback(new URL(request.url).hostname) ? mswBypass() : undefined;
+  return globalThis.fetch(bypass === undefined ? request : bypass(request));
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+function isLoopback(hostname: string): boolean {
+  return LOOPBACK.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname) || hostname.endsWith('.localhost');
+}
+
+/** msw's `bypass()`, looked up once; `null` where msw is not installed (then no msw can intercept either). */
+let bypassOfMsw: ((request: Request) => Request) | null | undefined;
+
+function mswBypass(): ((request: Request) => Request) | undefined {
+  if (bypassOfMsw === undefined) {
+    try {
+      const { bypass } = loadMsw();
+      bypassOfMsw = typeof bypass === 'function' ? bypass : null;
+    } catch {
+      bypassOfMsw = null;
+    }
+  }
+  return bypassOfMsw ?? undefined;
+}
+
 function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
   signal?.throwIfAborted();
   return pause(ms, signal).then(() => signal?.throwIfAborted());
@@ -193,24 +230,24 @@ function checkUrl(url: unknown): string {
   }
   if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError('deliverEvent: url must be a string or a URL');
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new TypeError(`deliverEvent: url must use http or https, got "${parsed.protocol}"`);
+    throw new TypeError(`deliverEvent: url must use http or https, got ${quote(parsed.protocol)}`);
   }
   return parsed.href;
 }
 
 function checkOptions(options: DeliverEventOptions): Resolved {
   if (options === null || typeof options !== 'object') throw new TypeError('deliverEvent: options must be an object with a secret');
-  if (typeof options.secret !== 'string' || options.secret === '') throw new TypeError('deliverEvent: secret must be a non-empty string');
+  if (typeof options.secret !== 'string' || options.secret.trim() === '') throw new TypeError('deliverEvent: secret must be a non-empty string, not whitespace only');
   const whole = (name: string, value: unknown, fallback: number, min: number): number => {
     const v = value ?? fallback;
-    if (!Number.isInteger(v) || (v as number) < min) throw new TypeError(`deliverEvent: ${name} must be a whole number of at least ${min}, got ${String(v)}`);
+    if (!Number.isInteger(v) || (v as number) < min) throw new TypeError(`deliverEvent: ${name} must be a whole number of at least ${min}, got ${quote(v)}`);
     return v as number;
   };
   const ms = (name: string, value: unknown, fallback: number, min: number): number => {
     const v = value ?? fallback;
     // a timer holds at most MAX_TIMER_MS: a longer one fires at once
     if (typeof v !== 'number' || !(v >= min && v <= MAX_TIMER_MS)) {
-      throw new TypeError(`deliverEvent: ${name} must be a number of milliseconds from ${min} to ${MAX_TIMER_MS}, got ${String(v)}`);
+      throw new TypeError(`deliverEvent: ${name} must be a number of milliseconds from ${min} to ${MAX_TIMER_MS}, got ${quote(v)}`);
     }
     return v;
   };
@@ -227,7 +264,7 @@ function checkOptions(options: DeliverEventOptions): Resolved {
     retryDelayMs: ms('retryDelayMs', options.retryDelayMs, 100, 0),
     maxRetryDelayMs: ms('maxRetryDelayMs', options.maxRetryDelayMs, 2_000, 0),
     timeoutMs: ms('timeoutMs', options.timeoutMs, 10_000, 1),
-    fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
+    fetch: options.fetch ?? defaultFetch,
     signal: options.signal,
   };
 }

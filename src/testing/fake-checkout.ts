@@ -1,7 +1,19 @@
-import type { HttpHandler } from 'msw';
 import { loadMsw } from './load-msw.js';
 import { buildMswHandlers } from './msw-handlers.js';
 import { FakeCheckoutCore, type FakeCheckoutOptions } from './service.js';
+
+/**
+ * An msw request handler as `fake.handlers()` returns it (msw's `HttpHandler` at run time), for
+ * `setupServer`, `setupWorker`, `server.use` and `server.resetHandlers`. Typed `any` so that this
+ * entry's declarations never load msw's: msw is an optional peer, and msw 3's own declarations do
+ * not resolve under `module: commonjs` (node10 resolution), which would break the compile of a
+ * project that only imports `checkout-partner-sdk/testing`. For msw's own `HttpHandler[]` type,
+ * use `fakeCheckoutHandlers` from `checkout-partner-sdk/testing/msw`.
+ */
+// any, not unknown: msw's handler classes have private members, so no structural type (and not
+// unknown) spreads into setupServer(...); any does, in every msw version
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type FakeMswHandler = any;
 
 /**
  * An in-memory checkout service that behaves as the spec says: the token exchange with its four
@@ -15,13 +27,14 @@ export class FakeCheckout extends FakeCheckoutCore {
    * msw handlers serving the fake under `baseUrl` (the partner API path is appended unless there),
    * for `setupServer` from 'msw/node'. Loads the optional peer dependency msw (2 or 3) on the first
    * call and throws a {@link MissingPeerDependencyError} saying to install it when it is missing.
-   * In a browser, use `fakeCheckoutHandlers` from `checkout-partner-sdk/testing/msw`.
+   * In a browser, use `fakeCheckoutHandlers` from `checkout-partner-sdk/testing/msw` (also typed
+   * with msw's own `HttpHandler[]`; see {@link FakeMswHandler}).
    *
    * @example
    * const server = setupServer(...fake.handlers('https://checkout.test'));
    * server.listen();
    */
-  handlers(baseUrl: string): HttpHandler[] {
+  handlers(baseUrl: string): FakeMswHandler[] {
     return buildMswHandlers(loadMsw(), this, baseUrl);
   }
 }

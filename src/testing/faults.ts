@@ -1,4 +1,5 @@
 import { typeName } from '../internal/type-name.js';
+import { quote } from '../internal/quote.js';
 
 /** Which requests a fault injected with `failNext` applies to. */
 export type FaultTarget = 'any' | 'token' | 'business';
@@ -46,17 +47,17 @@ export class FaultQueue {
 
   add(count: unknown, status: unknown, options: FailNextOptions = {}): void {
     if (!Number.isInteger(count) || (count as number) < 1) {
-      throw new TypeError(`failNext: count must be a whole number of at least 1, got ${String(count)}`);
+      throw new TypeError(`failNext: count must be a whole number of at least 1, got ${quote(count)}`);
     }
     if (status !== 'network' && (!Number.isInteger(status) || (status as number) < 200 || (status as number) > 599)) {
-      throw new TypeError(`failNext: status must be an HTTP status (200-599) or 'network', got ${String(status)}`);
+      throw new TypeError(`failNext: status must be an HTTP status (200-599) or 'network', got ${quote(status)}`);
     }
     if (options === null || typeof options !== 'object') throw new TypeError('failNext: options must be an object');
     const headers: Record<string, string> = {};
     if (options.headers !== undefined) {
       if (options.headers === null || typeof options.headers !== 'object') throw new TypeError('failNext: headers must be an object');
       for (const [name, value] of Object.entries(options.headers)) {
-        if (typeof value !== 'string') throw new TypeError(`failNext: header "${name}" must be a string`);
+        if (typeof value !== 'string') throw new TypeError(`failNext: header ${quote(name)} must be a string`);
         headers[name.toLowerCase()] = value;
       }
     }
@@ -68,11 +69,11 @@ export class FaultQueue {
     }
     const delayMs = options.delayMs ?? 0;
     if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
-      throw new TypeError(`failNext: delayMs must be a number of at least 0, got ${String(delayMs)}`);
+      throw new TypeError(`failNext: delayMs must be a number of at least 0, got ${quote(delayMs)}`);
     }
     const only = options.only ?? 'any';
     if (only !== 'any' && only !== 'token' && only !== 'business') {
-      throw new TypeError(`failNext: only must be 'any', 'token' or 'business', got ${String(only)}`);
+      throw new TypeError(`failNext: only must be 'any', 'token' or 'business', got ${quote(only)}`);
     }
     const body = options.body ?? { error: 'injected_fault', message: `Injected by the fake checkout service (${String(status)})` };
     for (let i = 0; i < (count as number); i += 1) {

@@ -6,6 +6,7 @@
  * serves the same fake.
  */
 export { createFakeCheckout, FakeCheckout } from './fake-checkout.js';
+export type { FakeMswHandler } from './fake-checkout.js';
 export { MissingPeerDependencyError } from './load-msw.js';
 export type { FakeCheckoutOptions } from './service.js';
 export type { FakeCheckoutStats, FakeRequestRecord } from './request-log.js';

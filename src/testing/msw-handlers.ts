@@ -1,15 +1,22 @@
 /**
- * The fake's msw adapter. It only imports msw's types: the msw functions come in as an argument,
- * from the `testing/msw` entry's static import or from {@link loadMsw}, so `checkout-partner-sdk/testing`
- * (and the CLI's sandbox) load without msw installed.
+ * The fake's msw adapter, written without msw's types: the msw functions come in as arguments,
+ * from the `testing/msw` entry's static import or from {@link loadMsw}, so neither
+ * `checkout-partner-sdk/testing` (and the CLI's sandbox) nor its declarations need msw.
  */
-import type { HttpHandler, http, HttpResponse } from 'msw';
 import { partnerApiBase } from '../client/api-base.js';
 
-/** The two msw exports the adapter uses; both exist with these shapes in msw 2 and msw 3. */
-export interface MswFunctions {
-  readonly http: Pick<typeof http, 'all'>;
-  readonly HttpResponse: Pick<typeof HttpResponse, 'error'>;
+/** A resolver as msw's `http.all` calls it (msw 2 and 3 pass `{ request }`). */
+export type MswResolver = (info: { request: Request }) => Promise<Response>;
+
+/**
+ * The two msw exports the adapter uses, as far as it uses them; both exist with these shapes in
+ * msw 2 and msw 3. `Handler` is msw's handler type where msw's types are at hand (`testing/msw`).
+ */
+export interface MswFunctions<Handler = unknown> {
+  readonly http: { all(path: string, resolver: MswResolver): Handler };
+  readonly HttpResponse: { error(): Response };
+  /** msw's `bypass()`: the request, marked so msw sends it as it is (used by `deliverEvent`). */
+  readonly bypass?: ((request: Request) => Request) | undefined;
 }
 
 /** What the adapter serves: the fake's whole service ({@link FakeCheckoutCore.respond}). */
@@ -18,7 +25,7 @@ export interface MswServable {
 }
 
 /** msw handlers that answer every request below `baseUrl`'s partner API path with the fake. */
-export function buildMswHandlers(msw: MswFunctions, fake: MswServable, baseUrl: string): HttpHandler[] {
+export function buildMswHandlers<Handler>(msw: MswFunctions<Handler>, fake: MswServable, baseUrl: string): Handler[] {
   const apiBase = partnerApiBase(baseUrl, 'handlers: baseUrl');
   return [
     msw.http.all(`${apiBase}/*`, async ({ request }) => {

@@ -1,3 +1,4 @@
+import { quote } from '../internal/quote.js';
 /**
  * The fake served over real HTTP. node:http is imported inside `serveOnNodeHttp` only, so the
  * testing entry stays loadable where there is no node:http (Cloudflare Workers, browsers).
@@ -45,13 +46,13 @@ export async function serveOnNodeHttp(
   if (options === null || typeof options !== 'object') throw new TypeError('listen: options must be an object');
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new TypeError(`listen: port must be a whole number from 0 to 65535, got ${String(port)}`);
+    throw new TypeError(`listen: port must be a whole number from 0 to 65535, got ${quote(port)}`);
   }
   const host = options.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') throw new TypeError('listen: host must be a non-empty string');
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 0) {
-    throw new TypeError(`listen: maxBodyBytes must be a whole number of at least 0, got ${String(maxBodyBytes)}`);
+    throw new TypeError(`listen: maxBodyBytes must be a whole number of at least 0, got ${quote(maxBodyBytes)}`);
   }
 
   const http = await import('node:http');

@@ -1,5 +1,6 @@
 import { typeName } from '../internal/type-name.js';
 import type { ParseSchema } from '../schemas.js';
+import { quote } from '../internal/quote.js';
 
 /** When a change made by the test becomes visible to the status GET. */
 export interface ChangeOptions {
@@ -100,7 +101,7 @@ export class RecordTable<T extends { externalId: string }> {
       throw new TypeError(`${caller}: externalId must be a non-empty string, got ${typeName(externalId)}`);
     }
     if (!this.#records.has(externalId)) {
-      throw new TypeError(`${caller}: no ${this.#kind} with externalId "${externalId}"; add it with set${this.#title()}() first`);
+      throw new TypeError(`${caller}: no ${this.#kind} with externalId ${quote(externalId)}; add it with set${this.#title()}() first`);
     }
     return externalId;
   }
@@ -135,7 +136,7 @@ function checkAfterReads(options: ChangeOptions | undefined, caller: string): nu
   if (options === null || typeof options !== 'object') throw new TypeError(`${caller}: options must be an object`);
   const value = options.afterReads ?? 0;
   if (!Number.isInteger(value) || value < 0) {
-    throw new TypeError(`${caller}: afterReads must be a whole number of at least 0, got ${String(value)}`);
+    throw new TypeError(`${caller}: afterReads must be a whole number of at least 0, got ${quote(value)}`);
   }
   return value;
 }

@@ -8,6 +8,7 @@ import { RequestLog, type FakeCheckoutStats, type FakeRequestRecord } from './re
 import { maskHeaders, problem } from './responses.js';
 import { handleRoute, type RouteContext } from './routes.js';
 import { TokenAuthority } from './tokens.js';
+import { quote } from '../internal/quote.js';
 
 /** Options of {@link createFakeCheckout}. */
 export interface FakeCheckoutOptions {
@@ -72,16 +73,16 @@ export class FakeCheckoutCore {
     this.#initialPartners = partners.map((partner, i) => checkPartner(partner, `partners[${i}]`));
     const ids = new Set<string>();
     for (const partner of this.#initialPartners) {
-      if (ids.has(partner.partnerId)) throw new TypeError(`partners: partnerId "${partner.partnerId}" appears twice`);
+      if (ids.has(partner.partnerId)) throw new TypeError(`partners: partnerId ${quote(partner.partnerId)} appears twice`);
       ids.add(partner.partnerId);
     }
     this.#tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
     if (!Number.isInteger(this.#tokenTtlSeconds) || this.#tokenTtlSeconds < 1) {
-      throw new TypeError(`tokenTtlSeconds must be a whole number of at least 1, got ${String(options.tokenTtlSeconds)}`);
+      throw new TypeError(`tokenTtlSeconds must be a whole number of at least 1, got ${quote(options.tokenTtlSeconds)}`);
     }
     const maxLogged = options.maxLoggedRequests ?? 1000;
     if (!Number.isInteger(maxLogged) || maxLogged < 0) {
-      throw new TypeError(`maxLoggedRequests must be a whole number of at least 0, got ${String(options.maxLoggedRequests)}`);
+      throw new TypeError(`maxLoggedRequests must be a whole number of at least 0, got ${quote(options.maxLoggedRequests)}`);
     }
     if (options.onRequest !== undefined && typeof options.onRequest !== 'function') {
       throw new TypeError(`onRequest must be a function, got ${typeName(options.onRequest)}`);
@@ -115,7 +116,7 @@ export class FakeCheckoutCore {
    */
   updatePartner(partnerId: string, changes: Partial<Omit<FakePartner, 'partnerId'>>): void {
     const current = typeof partnerId === 'string' ? this.#partners.get(partnerId) : undefined;
-    if (current === undefined) throw new TypeError(`updatePartner: no partner with partnerId ${JSON.stringify(partnerId)}`);
+    if (current === undefined) throw new TypeError(`updatePartner: no partner with partnerId ${quote(partnerId)}`);
     if (changes === null || typeof changes !== 'object') throw new TypeError('updatePartner: changes must be an object');
     const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     this.#partners.set(partnerId, checkPartner({ ...current, ...defined, partnerId }));
@@ -239,7 +240,7 @@ export class FakeCheckoutCore {
    */
   setDelay(ms: number): void {
     if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
-      throw new TypeError(`setDelay: ms must be a number of at least 0, got ${String(ms)}`);
+      throw new TypeError(`setDelay: ms must be a number of at least 0, got ${quote(ms)}`);
     }
     this.#delayMs = ms;
   }

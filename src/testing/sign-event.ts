@@ -50,7 +50,7 @@ export async function signEvent(
   options: { signatureHeader?: string | undefined } = {},
 ): Promise<SignedEvent> {
   const body = eventBody(event);
-  if (typeof secret !== 'string' || secret === '') throw new TypeError('signEvent: secret must be a non-empty string');
+  if (typeof secret !== 'string' || secret.trim() === '') throw new TypeError('signEvent: secret must be a non-empty string, not whitespace only');
   const header = signatureHeaderName(options.signatureHeader);
   const signature = await signPayload(body, secret);
   return { body, signature, headers: { 'content-type': 'application/json', [header]: signature } };

@@ -1,4 +1,5 @@
 import { CheckoutError, type ValidationIssue } from '../errors.js';
+import { quote } from '../internal/quote.js';
 
 /**
  * A webhook body that is not a valid event: not UTF-8, not JSON, not an object, or without a
@@ -36,7 +37,7 @@ export class LeaseLostError extends CheckoutError {
 
   constructor(eventId: string) {
     super(
-      `The event ${JSON.stringify(eventId)} was not marked done: this worker's lease on it ran out and another worker claimed it, ` +
+      `The event ${quote(eventId)} was not marked done: this worker's lease on it ran out and another worker claimed it, ` +
         'whose claim is left alone',
     );
     this.eventId = eventId;

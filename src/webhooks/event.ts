@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { ValidationIssue } from '../errors.js';
 import { typeName } from '../internal/type-name.js';
+import { quote } from '../internal/quote.js';
 import { WebhookPayloadError } from './errors.js';
 
 /** What every event carries: its `eventId`, its `type`, and every other field as the provider sent it. */
@@ -124,14 +125,14 @@ const EventSchema = z
       } else if (OTC_WITH_TRADE.has(type) && !isTradeId(value['tradeId'])) {
         // API.md asks only for eventId and type, so a missing tradeId is accepted (a 400 would be
         // redelivered forever); one that is there must have the type the known event declares
-        ctx.addIssue({ code: 'custom', path: ['tradeId'], message: `${type} tradeId must be a string or null when present`, input: undefined });
+        ctx.addIssue({ code: 'custom', path: ['tradeId'], message: `${quote(type)} tradeId must be a string or null when present`, input: undefined });
       } else if (type.startsWith('pix.deposit.')) {
         // the same rule for the fields the deposit event declares
         if (!isTradeId(value['endUserId'])) {
-          ctx.addIssue({ code: 'custom', path: ['endUserId'], message: `${type} endUserId must be a string or null when present`, input: undefined });
+          ctx.addIssue({ code: 'custom', path: ['endUserId'], message: `${quote(type)} endUserId must be a string or null when present`, input: undefined });
         }
         if (!isTags(value['tags'])) {
-          ctx.addIssue({ code: 'custom', path: ['tags'], message: `${type} tags must be an array of strings or null when present`, input: undefined });
+          ctx.addIssue({ code: 'custom', path: ['tags'], message: `${quote(type)} tags must be an array of strings or null when present`, input: undefined });
         }
       }
     }),

@@ -14,7 +14,7 @@ export type {
 } from './event.js';
 export type { CreateWebhookHandler, WebhookHandler } from './types.js';
 export type { DrainedEvent, DrainOptions, DrainReport, HandleOptions } from './engine/lifecycle.js';
-export type { WebhookLogEntry, WebhookLogger } from './engine/logger.js';
+export type { WebhookLogEntry, WebhookLogError, WebhookLogger, WebhookWarning } from './engine/logger.js';
 export { MemoryEventStore } from '../stores/memory-event-store.js';
 export { tagValue } from './tags.js';
 export type { MemoryEventStoreOptions } from '../stores/memory-event-store.js';

@@ -64,11 +64,14 @@ describe('usage', () => {
     ['an option of another command', ['me', '--show'], /--show is not an option of "me"/],
     ['a missing id', ['order'], /missing <externalId>/],
     ['two ids', ['withdrawal', 'a', 'b'], /takes one <externalId>/],
-    ['a bad --timeout', ['order', 'o-1', '--wait-until', 'Settled', '--timeout', 'soon'], /--timeout must be a positive number/],
-    ['--timeout without --wait-until', ['order', 'o-1', '--timeout', '5'], /only apply with --wait-until/],
+    ['a bad --timeout', ['order', 'o-1', '--wait-until', 'Settled', '--timeout', 'soon'], /--timeout must be a positive duration/],
+    ['--interval without --wait-until', ['order', 'o-1', '--interval', '5'], /only applies with --wait-until/],
     ['an empty id', ['order', ''], /missing <externalId>/],
     ['an id that is not a path segment', ['order', '..'], /externalId cannot be/],
     ['a webhook without action', ['webhook'], /missing action/],
+    ['a --timeout of zero', ['me', '--timeout', '0'], /--timeout must be a positive duration/],
+    ['a --timeout with an unknown unit', ['me', '--timeout', '5h'], /--timeout must be a positive duration/],
+    ['a --timeout past what a timer holds', ['me', '--timeout', '2147484s'], /--timeout must be a positive duration/],
   ])('exits 2 with a clear message on %s', async (_what, args, message) => {
     const result = await runCli(args, { env });
     expect(result.code).toBe(2);
@@ -184,7 +187,7 @@ describe('me, order, withdrawal', () => {
     // long enough for a first read by a CLI started on a loaded machine: the message names its status
     const result = await runCli(['withdrawal', 'w-1', '--wait-until', 'Completed', '--timeout', '3', '--interval', '0.05'], { env });
     expect(result.code).toBe(5);
-    expect(result.stderr).toMatch(/timed out after 3 s .*Completed \(last status: Processing\)/);
+    expect(result.stderr).toMatch(/timed out after 3 s .*"Completed" \(last status: "Processing"\)/);
   });
 
   it('withdrawal --wait-until Completed succeeds once the withdrawal completes', async () => {

@@ -118,7 +118,7 @@ describe('logger', () => {
     answers([]);
     await newClient().getOrderByExternalId('o-1');
     expect(lines).toHaveLength(3);
-    expect(lines[2]).toMatch(/^checkout-partner-sdk attempt GET \/orders\/by-external-id\/o-1 status=200 ms=\d+ attempt=1 requestId=req-1$/);
+    expect(lines[2]).toMatch(/^checkout-partner-sdk attempt GET \/orders\/by-external-id\/o-1 status=200 ms=\d+ attempt=1 requestId="req-1"$/);
     expect(lines.join('\n')).not.toContain(PARTNER_SECRET);
   });
 

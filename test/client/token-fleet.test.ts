@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient, type TokenStore } from 'checkout-partner-sdk';
 import { RedisTokenStore } from 'checkout-partner-sdk/redis';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { tokenStoreKey } from '../helpers/token-key.js';
 import { flavours, type Connection } from '../redis/clients.js';
 
 // A cold fleet sharing a RedisTokenStore makes one token exchange: a short Redis lock around the
@@ -12,7 +13,7 @@ import { flavours, type Connection } from '../redis/clients.js';
 // processes would.
 
 const ORIGIN = 'https://checkout.test';
-const CLIENT_KEY = `checkout-partner-sdk:token:${ORIGIN}/api/v1/partner-api:partner-1`;
+const CLIENT_KEY = tokenStoreKey(`${ORIGIN}/api/v1/partner-api`, 'partner-1', 's-1');
 let exchanges = 0;
 let exchangeDelayMs = 150;
 const msw = setupServer(

@@ -73,8 +73,9 @@ describe('token exchange', () => {
   });
 
   it('rejects every concurrent waiter when the shared exchange fails, then recovers', async () => {
-    state.tokenResponse = (n) => (n === 1 ? new HttpResponse(null, { status: 401 }) : { accessToken: 'tok-2', tokenType: 'Bearer', expiresIn: 60 });
-    const client = newClient();
+    // a 503 (not a 401: a refused secret is retried only after a back-off, see refused-secret.test.ts)
+    state.tokenResponse = (n) => (n === 1 ? new HttpResponse(null, { status: 503 }) : { accessToken: 'tok-2', tokenType: 'Bearer', expiresIn: 60 });
+    const client = newClient({ maxRetries: 0 });
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => client.getAccessToken()));
     expect(results.every((r) => r.status === 'rejected')).toBe(true);
     expect(state.exchanges).toBe(1);

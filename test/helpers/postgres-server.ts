@@ -104,7 +104,8 @@ function run(binary: string, args: string[], timeoutMs = 60_000): { status: numb
 
 /**
  * `initdb`s a temp dir and starts `postgres` through `pg_ctl` on a free 127.0.0.1 port (a random one, retried when taken) (its unix
- * socket in the temp dir too), waiting until it accepts connections. Call `stop()` in `afterAll`
+ * socket in the temp dir too), waiting until it accepts connections. Commits are not waited for
+ * (`synchronous_commit=off`, fast) unless `durableCommits` (needed across `restart('immediate')`). Call `stop()` in `afterAll`
  * (or a `finally`): it cleans up even after a failed test.
  *
  * @example
@@ -112,7 +113,7 @@ function run(binary: string, args: string[], timeoutMs = 60_000): { status: numb
  * beforeAll(async () => { postgres = await startPostgres(); });
  * afterAll(() => postgres?.stop());
  */
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(options: { durableCommits?: boolean } = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
   const dir = await mkdtemp(join(tmpdir(), 'checkout-sdk-postgres-'));
   const data = join(dir, 'data');
@@ -134,8 +135,11 @@ export async function startPostgres(): Promise<PostgresServer> {
   let port = 0;
   let running = false;
   const launch = (): void => {
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-    const started = run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'postgres.log'), '-o', options, '-w', '-t', '30', 'start']);
+    // synchronous_commit=off acknowledges a COMMIT before its WAL is written: an immediate stop then
+    // loses acknowledged transactions, which a test of exactly-once across such stops cannot have
+    const commits = options.durableCommits === true ? 'on' : 'off';
+    const flags = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${commits} -c full_page_writes=off -c max_connections=200`;
+    const started = run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'postgres.log'), '-o', flags, '-w', '-t', '30', 'start']);
     if (started.status !== 0) {
       const log = existsSync(join(dir, 'postgres.log')) ? readFileSync(join(dir, 'postgres.log'), 'utf8') : '';
       throw new Error(`pg_ctl start on port ${port} failed (${started.status}):\n${started.output.slice(-1000)}\n${log.slice(-2000)}`);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresEventStore, PostgresStoreError } from 'checkout-partner-sdk/postgres';
+import { PostgresEventStore, PostgresStoreError, PostgresTransactionError, type PostgresPoolLike } from 'checkout-partner-sdk/postgres';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { drivers, uniqueTable, type Connection } from './drivers.js';
 
@@ -99,14 +99,16 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     }
     await store.claim('p-live', 60_000);
     await db.exec(`UPDATE "${table}" SET first_seen = now() - interval '2 minutes', done_at = now() - interval '2 minutes'`);
-    expect(await store.purgeExpired(2)).toBe(2);
-    expect(await store.purgeExpired()).toBe(1); // the live lease stays
+    // the store's own background purge (started by the first claim) may take some of them first
+    expect(await store.purgeExpired(2)).toBeLessThanOrEqual(2);
+    for (let i = 0; i < 3; i++) await store.purgeExpired();
     expect(await store.purgeExpired()).toBe(0);
+    expect((await db.exec(`SELECT event_id FROM "${table}"`)).map((row) => row['event_id'])).toEqual(['p-live']); // the live lease stays
     expect(await store.claim('p-1', 60_000)).toEqual({ status: 'claimed', lease: expect.any(String) });
     expect(await store.claim('p-live', 60_000)).toBe('in-flight');
   });
 
-  it('transact: in-flight while another transaction holds the event, the work own error on failure, done once committed', async () => {
+  it.runIf(driver.name === 'pg')('transact: in-flight while another transaction holds the event, the work own error on failure, done once committed', async () => {
     const table = uniqueTable();
     await storeOn({ table });
     const store = new PostgresEventStore({ pool: db.pool, table, transactional: true });
@@ -126,7 +128,6 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
   it('takes event ids and types of any characters: NUL, lone surrogates (told apart), long random ids', async () => {
     const table = uniqueTable();
     const plain = await storeOn({ table });
-    const transactional = new PostgresEventStore({ pool: db.pool, table, transactional: true });
     // PostgreSQL text holds neither NUL nor lone surrogates (drivers turn those into U+FFFD), and a
     // btree entry at most ~2.7 KB: each of these was a 503 on every redelivery, or a false "done"
     const random = Array.from(globalThis.crypto.getRandomValues(new Uint8Array(3_000)), (b) => b.toString(36)).join('');
@@ -138,6 +139,8 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
       await plain.complete(id, (claim as { lease: string }).lease);
       expect(await plain.claim(id, 60_000)).toBe('done');
     }
+    if (driver.name !== 'pg') return; // transactional mode is pg only
+    const transactional = new PostgresEventStore({ pool: db.pool, table, transactional: true });
     const event = { eventId: 'tx\u0000\ud800', type: 'odd\u0000type\udfff' };
     let ran = 0;
     expect(await transactional.transact(event, 5_000, async () => void (ran += 1))).toBe('handled');
@@ -165,6 +168,14 @@ describe('PostgresEventStore options', () => {
     expect(() => new PostgresEventStore({ pool, transactional: 'yes' as never })).toThrow(/transactional must be true or false/);
     expect(() => new PostgresEventStore({ pool, ttl: 5 } as never)).toThrow(/unknown option "ttl"/);
     expect(new PostgresEventStore({ pool, table: 'billing.webhook_events' }).table).toBe('"billing"."webhook_events"');
+  });
+
+  it('refuses a postgres.js sql in transactional mode, naming pg instead', () => {
+    const sql = Object.assign(() => undefined, { unsafe: async () => [], begin: async () => undefined });
+    expect(() => new PostgresEventStore({ pool: sql as unknown as PostgresPoolLike, transactional: true })).toThrow(PostgresTransactionError);
+    expect(new PostgresEventStore({ pool: sql as unknown as PostgresPoolLike }).transactional).toBe(false);
+    expect(() => new PostgresEventStore({ pool, table: 'pg_temp.events' })).toThrow(/pg_temp/);
+    expect(() => new PostgresEventStore({ pool, statementTimeoutMs: 0 })).toThrow(/statementTimeoutMs/);
   });
 
   it('has transact only in transactional mode', () => {

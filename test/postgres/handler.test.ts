@@ -3,7 +3,7 @@ import { createServer as createNetServer, connect as connectNet, type AddressInf
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { PostgresEventStore, PostgresStoreError } from 'checkout-partner-sdk/postgres';
+import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, signPayload, type WebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { eventually } from '../helpers/eventually.js';
@@ -85,7 +85,8 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     return { handler, entries, calls: () => calls };
   }
 
-  describe.each([false, true])('transactional: %s', (transactional) => {
+  // postgres.js is refused in transactional mode (faults.test.ts): plain mode only there
+  describe.each(driver.name === 'pg' ? [false, true] : [false])('transactional: %s', (transactional) => {
     it('runs onEvent once for 100 concurrent copies of an event across two handler instances', async () => {
       const { table, effects } = await tables();
       const ran: string[] = [];
@@ -133,7 +134,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
         await server.start();
       }
       expect(entries[0]).toMatchObject({ outcome: 'store-unavailable', status: 503, eventId: 'evt-down' });
-      expect(entries[0]!.error).toBeInstanceOf(PostgresStoreError);
+      expect(entries[0]!.error).toMatchObject({ name: 'PostgresStoreError', operation: expect.any(String) });
       expect(await eventually(async () => (await deliver(handler, { eventId: 'evt-down', type: 'pix.deposit.confirmed' })) === 200)).toBe(true);
       // the restart ended every session, the shared pools' idle ones too (57P01 on their next use):
       // the next tests start on fresh pools rather than depend on when each pool notices
@@ -143,7 +144,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     });
   });
 
-  it('transactional: a connection lost mid-COMMIT (committed, unacknowledged) is answered 503, and the redelivery 200 without running onEvent again', async () => {
+  it.runIf(driver.name === 'pg')('transactional: a connection lost mid-COMMIT (committed, unacknowledged) is answered 503, and the redelivery 200 without running onEvent again', async () => {
     const { table, effects } = await tables();
     // a proxy that passes the COMMIT on to PostgreSQL, then drops the connection before its answer
     const target = Number(new URL(server.url).port);
@@ -200,7 +201,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     }
   });
 
-  it('transactional: rolls back the partner writes with the claim when onEvent throws (500), and the redelivery runs it again', async () => {
+  it.runIf(driver.name === 'pg')('transactional: rolls back the partner writes with the claim when onEvent throws (500), and the redelivery runs it again', async () => {
     const { effects, ...rest } = await tables();
     const { handler, calls } = effectHandler({ effects, ...rest }, async (call) => {
       if (call === 1) throw new Error('partner bug');
@@ -232,7 +233,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     expect(await effectCount(effects, 'evt-killed')).toBe(1);
   });
 
-  it('transactional: past responseTimeoutMs answers 503 while the transaction goes on; copies get 409, other events go on, drain waits for the commit', async () => {
+  it.runIf(driver.name === 'pg')('transactional: past responseTimeoutMs answers 503 while the transaction goes on; copies get 409, other events go on, drain waits for the commit', async () => {
     const { table, effects } = await tables();
     const held = gate();
     const handler = createWebhookHandler({
@@ -314,7 +315,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     }
   });
 
-  it('transactional: a statement running past leaseMs is cancelled and its writes rolled back (failed), and the redelivery runs it', async () => {
+  it.runIf(driver.name === 'pg')('transactional: a statement running past leaseMs is cancelled and its writes rolled back (failed), and the redelivery runs it', async () => {
     const { table, effects } = await tables();
     const stuck = async (call: number, transaction: unknown) => {
       if (call === 1) await one.write(transaction, 'SELECT pg_sleep(5)'); // hung statement: cancelled at 2 s

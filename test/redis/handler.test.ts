@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { RedisEventStore, RedisStoreError } from 'checkout-partner-sdk/redis';
+import { RedisEventStore } from 'checkout-partner-sdk/redis';
 import {
   createWebhookHandler,
   signPayload,
@@ -189,10 +189,10 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
 
     expect(await answered).toBe(200); // onEvent did its work: a non-2xx would run it again
     const handled = entries.find((entry) => entry.outcome === 'handled' && entry.late !== true);
-    expect(handled?.error).toBeInstanceOf(RedisStoreError);
-    expect((handled?.error as RedisStoreError).operation).toBe('complete');
+    // entries carry the error as a plain object (an Error would serialise to {} in a JSON logger)
+    expect(handled?.error).toMatchObject({ name: 'RedisStoreError', operation: 'complete' });
     await a.drain(); // the retries of complete give up once A's lease would have passed
-    expect(entries.some((entry) => entry.late === true && entry.error instanceof Error)).toBe(true);
+    expect(entries.some((entry) => entry.late === true && typeof entry.error?.message === 'string')).toBe(true);
     expect(await one.raw('GET', `${prefix}evt-taken`)).toBe(bLease); // B's claim is untouched
     await b.complete('evt-taken');
     expect(await one.raw('GET', `${prefix}evt-taken`)).toBe('done');

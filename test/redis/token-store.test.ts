@@ -5,12 +5,13 @@ import { CheckoutClient, type StoredToken } from 'checkout-partner-sdk';
 import { RedisTokenStore } from 'checkout-partner-sdk/redis';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { eventually } from '../helpers/eventually.js';
+import { tokenStoreKey } from '../helpers/token-key.js';
 import { flavours, type Connection } from './clients.js';
 
 const ORIGIN = 'https://checkout.test';
 const TOKEN_URL = `${ORIGIN}/api/v1/partner-api/auth/token`;
 /** The key CheckoutClient asks its store for. */
-const CLIENT_KEY = `checkout-partner-sdk:token:${ORIGIN}/api/v1/partner-api:partner-1`;
+const CLIENT_KEY = tokenStoreKey(`${ORIGIN}/api/v1/partner-api`, 'partner-1', 's-1');
 
 let exchanges = 0;
 const msw = setupServer(

@@ -5,18 +5,25 @@ import {
   signEvent,
   type DeliveryReport,
   type FakeCheckoutStats,
+  type FakeMswHandler,
   type FakeRequestRecord,
   type FakeServer,
   type SignedEvent,
 } from 'checkout-partner-sdk/testing';
+import { fakeCheckoutHandlers } from 'checkout-partner-sdk/testing/msw';
 import type { HttpHandler } from 'msw';
+import { setupServer } from 'msw/node';
 import { describe, expectTypeOf, it } from 'vitest';
 
 describe('testing kit types', () => {
   const fake = createFakeCheckout({ partners: [{ partnerId: 'p', partnerSecret: 's' }], tokenTtlSeconds: 60 });
 
   it('types the fake', () => {
-    expectTypeOf(fake.handlers('https://checkout.test')).toEqualTypeOf<HttpHandler[]>();
+    // /testing's declarations never name msw's types (they fail under node10 with msw 3): any, so
+    // they spread into every msw version's setupServer; /testing/msw gives msw's own type
+    expectTypeOf(fake.handlers('https://checkout.test')).toEqualTypeOf<FakeMswHandler[]>();
+    expectTypeOf(fakeCheckoutHandlers(fake, 'https://checkout.test')).toEqualTypeOf<HttpHandler[]>();
+    expectTypeOf(setupServer).toBeCallableWith(...fake.handlers('https://checkout.test'), ...fakeCheckoutHandlers(fake, 'https://checkout.test'));
     expectTypeOf(fake.listen()).toEqualTypeOf<Promise<FakeServer>>();
     expectTypeOf(fake.fetch).toBeCallableWith(new Request('https://x.test'));
     expectTypeOf(fake.requests).toEqualTypeOf<readonly FakeRequestRecord[]>();

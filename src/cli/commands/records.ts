@@ -1,64 +1,62 @@
 import type { CheckoutClient, Order, Withdrawal } from '../../index.js';
-import { allowOnly, CREDENTIAL_OPTIONS, secondsOption, type ParsedArgs } from '../args.js';
+import { allowOnly, CREDENTIAL_OPTIONS, type ParsedArgs } from '../args.js';
+import type { AttemptTally } from '../attempt-tally.js';
+import { checkAwaited, isFinalStatus, statusesOf, statusMatches, type RecordKind } from '../awaited-status.js';
 import { clientFrom } from '../credentials.js';
+import { CALL_TIMEOUT_MS, durationOption, formatDuration, WAIT_TIMEOUT_MS } from '../duration.js';
+import { escapeText, quoted } from '../escape.js';
 import { CliError, ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
 import { formatJson, formatRecord } from '../format.js';
 import type { CliIo } from '../io.js';
 
-type Kind = 'order' | 'withdrawal';
-
-/** The status `--wait-until` compares: an order's settlement.status (or a top-level status), a withdrawal's status. */
-function statusOf(kind: Kind, record: Order | Withdrawal): string | undefined {
-  if (kind === 'withdrawal') return typeof record.status === 'string' ? record.status : undefined;
-  const order = record as Order;
-  return order.settlement?.status ?? (typeof order.status === 'string' ? order.status : undefined);
-}
-
-function statusMatches(kind: Kind, record: Order | Withdrawal, wanted: string): boolean {
-  if (statusOf(kind, record) === wanted) return true;
-  return kind === 'order' && record.status === wanted; // an order may carry both
-}
+type AnyRecord = Order | Withdrawal;
 
 /** `order <externalId>` and `withdrawal <externalId>`: read the status, or poll for one with --wait-until. */
-export async function recordCommand(kind: Kind, { positionals, options }: ParsedArgs, io: CliIo): Promise<ExitCodeValue> {
+export async function recordCommand(kind: RecordKind, { positionals, options }: ParsedArgs, io: CliIo, tally: AttemptTally): Promise<ExitCodeValue> {
   allowOnly(kind, options, [...CREDENTIAL_OPTIONS, 'json', 'wait-until', 'timeout', 'interval']);
   const externalId = positionals[1];
   if (externalId === undefined || externalId === '') throw usage(`missing <externalId>: checkout-partner ${kind} <externalId>`, kind);
   if (positionals.length > 2) throw usage(`"${kind}" takes one <externalId>, got ${positionals.length - 1} arguments`, kind);
   const wanted = options['wait-until'];
-  if (wanted === '') throw usage('--wait-until needs a status, e.g. Settled or Completed', kind);
-  if (wanted === undefined && (options.timeout !== undefined || options.interval !== undefined)) {
-    throw usage('--timeout and --interval only apply with --wait-until', kind);
+  if (wanted === undefined && options.interval !== undefined) throw usage('--interval only applies with --wait-until', kind);
+  const warning = wanted === undefined ? undefined : checkAwaited(kind, wanted);
+  const timeoutMs = durationOption(kind, 'timeout', options.timeout, wanted === undefined ? CALL_TIMEOUT_MS : WAIT_TIMEOUT_MS);
+  const intervalMs = durationOption(kind, 'interval', options.interval, 2000);
+  const client = await clientFrom(options, io, tally, kind);
+  const print = (record: AnyRecord) => io.out(options.json ? formatJson(record) : formatRecord(record));
+
+  if (wanted === undefined) {
+    const read = { signal: io.signal, timeoutMs };
+    print(kind === 'order' ? await client.getOrderByExternalId(externalId, read) : await client.getWithdrawalByExternalId(externalId, read));
+    return ExitCode.Ok;
   }
-  const timeoutMs = secondsOption(kind, 'timeout', options.timeout, 60);
-  const intervalMs = secondsOption(kind, 'interval', options.interval, 2);
-  const client = clientFrom(options, io);
-
-  const record = wanted === undefined ? await read(client, kind, externalId, io) : await waitFor(client, kind, externalId, wanted, { timeoutMs, intervalMs }, io);
-  io.out(options.json ? formatJson(record) : formatRecord(record));
-  return ExitCode.Ok;
+  if (warning !== undefined) io.err(warning);
+  const record = await waitFor(client, kind, externalId, wanted, { timeoutMs, intervalMs }, io, tally);
+  const statuses = statusesOf(kind, record);
+  print(record);
+  if (statuses.some((status) => statusMatches(status, wanted))) return ExitCode.Ok;
+  // the record is printed all the same: it is the final answer, and scripts may want its fields
+  const final = statuses.find((status) => isFinalStatus(kind, status)) ?? '';
+  throw new CliError(ExitCode.FinalStatus, `${kind} ${quoted(externalId)} reached ${quoted(final)}, a final status: it can never become ${quoted(wanted)}`);
 }
 
-function read(client: CheckoutClient, kind: Kind, externalId: string, io: CliIo): Promise<Order | Withdrawal> {
-  return kind === 'order'
-    ? client.getOrderByExternalId(externalId, { signal: io.signal })
-    : client.getWithdrawalByExternalId(externalId, { signal: io.signal });
-}
-
+/** Polls until the awaited status or a final one; a wait that never read the record is a failure to reach the service. */
 async function waitFor(
   client: CheckoutClient,
-  kind: Kind,
+  kind: RecordKind,
   externalId: string,
   wanted: string,
   timing: { timeoutMs: number; intervalMs: number },
   io: CliIo,
-): Promise<Order | Withdrawal> {
+  tally: AttemptTally,
+): Promise<AnyRecord> {
   let last: string | undefined;
-  const until = (record: Order | Withdrawal) => {
-    const status = statusOf(kind, record);
-    if (status !== last) io.err(`${kind} ${externalId}: ${status ?? '(no status)'}\n`);
+  const until = (record: AnyRecord) => {
+    const statuses = statusesOf(kind, record);
+    const status = statuses[0];
+    if (status !== last) io.err(`${kind} ${escapeText(externalId)}: ${status === undefined ? '(no status)' : escapeText(status)}\n`);
     last = status;
-    return statusMatches(kind, record, wanted);
+    return statuses.some((s) => statusMatches(s, wanted) || isFinalStatus(kind, s));
   };
   const options = { ...timing, signal: io.signal };
   try {
@@ -66,13 +64,20 @@ async function waitFor(
       ? await client.waitForOrder(externalId, until, options)
       : await client.waitForWithdrawal(externalId, until, options);
   } catch (error) {
-    if (error instanceof Error && error.name === 'WaitTimeoutError') {
-      const seconds = timing.timeoutMs / 1000;
+    if (!(error instanceof Error) || error.name !== 'WaitTimeoutError') throw error;
+    const within = formatDuration(timing.timeoutMs);
+    if ((error as { lastRecord?: unknown }).lastRecord === undefined) {
+      // not one read answered: the service is unreachable or hangs, which is exit 1 like any
+      // failed call, not "the status did not come" (5)
       throw new CliError(
-        ExitCode.WaitTimeout,
-        `timed out after ${seconds} s waiting for ${kind} ${externalId} to reach ${wanted} (last status: ${last ?? 'none read'})`,
+        ExitCode.ApiError,
+        `could not reach the service: no answer within ${within} while waiting for ${kind} ${quoted(externalId)} (${tally.typeName()})`,
+        'Check CHECKOUT_BASE_URL (or --base-url), or allow more with --timeout.',
       );
     }
-    throw error;
+    throw new CliError(
+      ExitCode.WaitTimeout,
+      `timed out after ${within} waiting for ${kind} ${quoted(externalId)} to reach ${quoted(wanted)} (last status: ${last === undefined ? 'none' : quoted(last)})`,
+    );
   }
 }

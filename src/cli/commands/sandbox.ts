@@ -1,6 +1,8 @@
 import { FakeCheckoutCore } from '../../testing/service.js';
 import { toHex } from '../../internal/hex.js';
 import { allowOnly, type ParsedArgs } from '../args.js';
+import { durationOption } from '../duration.js';
+import { escapeText } from '../escape.js';
 import { ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 
@@ -29,8 +31,10 @@ function seed(fake: FakeCheckoutCore): string[] {
 
 /** `sandbox`: the fake service on 127.0.0.1 with demo data, until SIGINT/SIGTERM. */
 export async function sandboxCommand({ positionals, options }: ParsedArgs, io: CliIo): Promise<ExitCodeValue> {
-  allowOnly('sandbox', options, ['port', 'json']);
+  allowOnly('sandbox', options, ['port', 'json', 'timeout']);
   if (positionals.length > 1) throw usage(`"sandbox" takes no arguments, got "${positionals[1]}"`, 'sandbox');
+  // --timeout: how long the sandbox runs (for CI scripts); by default until a signal
+  const runMs = options.timeout === undefined ? undefined : durationOption('sandbox', 'timeout', options.timeout, 0);
   const port = options.port === undefined ? 0 : Number(options.port);
   if (!/^\d+$/.test(options.port ?? '0') || !Number.isInteger(port) || port > 65_535) {
     throw usage(`--port must be a whole number from 0 to 65535, got "${options.port}"`, 'sandbox');
@@ -40,7 +44,7 @@ export async function sandboxCommand({ positionals, options }: ParsedArgs, io: C
   const fake = new FakeCheckoutCore({
     partners: [{ partnerId: SANDBOX_PARTNER_ID, partnerSecret }],
     maxLoggedRequests: 0,
-    onRequest: (r) => io.err(`${new Date(r.at).toISOString()}  ${r.method} ${r.path} -> ${r.status || 'dropped'}\n`),
+    onRequest: (r) => io.err(`${new Date(r.at).toISOString()}  ${escapeText(r.method)} ${escapeText(r.path)} -> ${r.status || 'dropped'}\n`),
   });
   const seeded = seed(fake);
   let server;
@@ -85,8 +89,9 @@ export async function sandboxCommand({ positionals, options }: ParsedArgs, io: C
   }
 
   await new Promise<void>((resolve) => {
+    const timer = runMs === undefined ? undefined : setTimeout(resolve, runMs);
     if (io.signal.aborted) resolve();
-    else io.signal.addEventListener('abort', () => resolve(), { once: true });
+    else io.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
   await server.close();
   io.err('sandbox stopped\n');

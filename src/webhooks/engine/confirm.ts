@@ -70,8 +70,17 @@ function orderTarget(event: WebhookEvent): ((order: Order) => boolean) | undefin
   // an event without a string tradeId confirms nothing (never `undefined === undefined` or `null === null`)
   const sameTrade = (order: Order) => typeof tradeId === 'string' && order.settlement?.tradeId === tradeId;
   if (event.type === 'otc.trade.settled') return (order) => sameTrade(order) && order.settlement?.status === 'Settled';
-  if (event.type === 'otc.trade.cancelled') return (order) => sameTrade(order) && order.settlement?.status !== 'Settled';
+  if (event.type === 'otc.trade.cancelled') return (order) => sameTrade(order) && namesCancellation(order.settlement?.status);
   return undefined;
+}
+
+/**
+ * Whether a settlement status names a cancellation. The spec names no cancelled value, so any status
+ * that begins with "cancel" in any case counts (`Cancelled`, `CANCELED`, `cancellation_done`); a
+ * `Pending`, `Settled` or other status does not, and is re-read like an unconfirmed settlement.
+ */
+function namesCancellation(status: unknown): boolean {
+  return typeof status === 'string' && /^cancel/i.test(status);
 }
 
 async function resolveId(resolver: ExternalIdResolver | undefined, event: WebhookEvent, name: string): Promise<string | undefined> {

@@ -10,6 +10,8 @@ import type { ResolvedOptions } from './resolve-options.js';
 import type { ClaimedLease } from '../../stores/event-store.js';
 import { runTransactional, transactionalStore } from './transactional.js';
 import { typeName } from '../../internal/type-name.js';
+import { quote } from '../../internal/quote.js';
+import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
 
 /** The body had not fully arrived at the response deadline: its read was stopped (logged with the late `timeout` entry). */
@@ -194,7 +196,7 @@ class LeaseDeadlineError extends CheckoutError {
   override readonly name = 'LeaseDeadlineError' as const;
   constructor(eventId: string) {
     super(
-      `The status read for event ${JSON.stringify(eventId)} did not finish before the claim's lease ran out; ` +
+      `The status read for event ${quote(eventId)} did not finish before the claim's lease ran out; ` +
         'the claim is released so a redelivery runs the event',
     );
   }
@@ -224,6 +226,6 @@ async function completeWhileLeased(config: ResolvedOptions, eventId: string, lea
 class CompleteFailedError extends CheckoutError {
   override readonly name = 'CompleteFailedError' as const;
   constructor(eventId: string) {
-    super(`The event ${JSON.stringify(eventId)} was handled but could not be marked done before its lease passed; a redelivery may run it again`);
+    super(`The event ${quote(eventId)} was handled but could not be marked done before its lease passed; a redelivery may run it again`);
   }
 }

@@ -2,7 +2,7 @@ import { timerMs } from '../../internal/timer-ms.js';
 import { typeName } from '../../internal/type-name.js';
 import { BodyDeadlineError, DrainingAbort, refusal, runDelivery } from './deliver.js';
 import type { DeliveryInput, DeliveryProgress, DeliveryResult, PlainResponse } from './delivery-types.js';
-import { writeLog, type WebhookLogEntry } from './logger.js';
+import { logError, logWriter, warnOnce, type WebhookLogEntry } from './logger.js';
 import type { WebhookHandlerOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
 import { OUTCOME_MESSAGE, OUTCOME_STATUS } from './outcome.js';
@@ -80,10 +80,23 @@ export type CreateEngine = <Transaction = undefined>(options: WebhookHandlerOpti
 
 const TEXT = 'text/plain; charset=utf-8';
 
+/** Given once at construction when neither resolver is set: no event can ever be confirmed. */
+const NEVER_CONFIRMS = {
+  warning: 'never-confirms',
+  message:
+    'createWebhookHandler has neither resolveOrderExternalId nor resolveWithdrawalExternalId, so no order or withdrawal ' +
+    'is ever read and onEvent always gets confirmed: false. Pass resolveOrderExternalId (otc.trade.*, pix.deposit.*) ' +
+    'and resolveWithdrawalExternalId (pix.withdrawal.*); logger: false silences this warning.',
+} as const;
+
 /** Builds `createEngine` over one entry point's signing functions. */
 export function engineFactory(signatures: Signatures): CreateEngine {
   return function createEngine<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookEngine {
     const config = resolveOptions(options);
+    const writeLog = logWriter(config.logger);
+    if (config.resolveOrderExternalId === undefined && config.resolveWithdrawalExternalId === undefined) {
+      warnOnce(config.logger, NEVER_CONFIRMS);
+    }
     /** Every delivery's work and background work still running, with what is known of its event. */
     const inHand = new Map<Promise<unknown>, DeliveryProgress>();
     /** One per delivery in progress: aborting it stops that delivery's body read, if still reading. */
@@ -100,8 +113,8 @@ export function engineFactory(signatures: Signatures): CreateEngine {
       if (result.type !== undefined) entry.type = result.type;
       if (result.confirmed !== undefined) entry.confirmed = result.confirmed;
       if (late) entry.late = true;
-      if (result.error !== undefined) entry.error = result.error;
-      writeLog(config.logger, entry);
+      if (result.error !== undefined) entry.error = logError(result.error);
+      writeLog(entry);
     };
 
     const answer = (result: DeliveryResult): PlainResponse => {

@@ -21,7 +21,8 @@ export interface WebhookContext {
   /**
    * Whether the status read confirms the event: `otc.trade.settled` when the order's settlement is
    * `Settled` with the event's `tradeId`; `otc.trade.cancelled` when the order's settlement has the
-   * event's `tradeId` and is not `Settled`; `pix.withdrawal.settled` when the withdrawal is
+   * event's `tradeId` and its status names a cancellation (begins with "cancel", any case: the spec
+   * names no value; `Pending` is re-read until the attempts are spent); `pix.withdrawal.settled` when the withdrawal is
    * `Completed`. Always `false` for other types (`pix.deposit.*`, other `pix.withdrawal.*`), whose
    * record is still read and handed over: look at `order` / `withdrawal` yourself. Also `false`
    * when nothing was read (no resolver, no id, unknown type), on a 404, or when the reads never
@@ -136,6 +137,11 @@ export interface WebhookHandlerOptions<Transaction = undefined> {
    * @default { attempts: 3, delayMs: 500 }
    */
   confirm?: ConfirmOptions | undefined;
-  /** Receives one structured entry per delivery. */
-  logger?: WebhookLogger | undefined;
+  /**
+   * Receives one structured entry per delivery. Without one, each delivery that fails (`onEvent`
+   * threw, a status read or the store failed) writes one line to stderr, and every delivery does
+   * with `CHECKOUT_LOG=debug`; `false` writes nothing, not even the construction warning.
+   * @default one stderr line per failed delivery
+   */
+  logger?: WebhookLogger | false | undefined;
 }

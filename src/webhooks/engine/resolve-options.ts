@@ -1,4 +1,5 @@
 import { signatureHeaderName } from '../../internal/arguments.js';
+import { quote } from '../../internal/quote.js';
 import { typeName } from '../../internal/type-name.js';
 import { MAX_TIMER_MS, timerMs } from '../../internal/timer-ms.js';
 import type { EventStore } from '../../stores/event-store.js';
@@ -22,7 +23,7 @@ export interface ResolvedOptions {
   leaseMs: number;
   attempts: number;
   delayMs: number;
-  logger: WebhookLogger | undefined;
+  logger: WebhookLogger | false | undefined;
 }
 
 const KNOWN = new Set<string>([
@@ -47,7 +48,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     throw new TypeError(`createWebhookHandler options must be an object, got ${typeName(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw new TypeError(`createWebhookHandler: unknown option "${key}"`);
+    if (!KNOWN.has(key)) throw new TypeError(`createWebhookHandler: unknown option ${quote(key)}`);
   }
   const client = options.client as unknown;
   if (
@@ -75,7 +76,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   const signatureHeader = signatureHeaderName(options.signatureHeader);
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   if (typeof maxBodyBytes !== 'number' || !Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
-    throw new TypeError(`maxBodyBytes must be a whole number of bytes of at least 1, got ${String(maxBodyBytes)}`);
+    throw new TypeError(`maxBodyBytes must be a whole number of bytes of at least 1, got ${quote(maxBodyBytes)}`);
   }
   const responseTimeoutMs = timerMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
   const leaseMs = timerMs('leaseMs', options.leaseMs, 60_000);
@@ -90,11 +91,11 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   }
   const attempts = confirm.attempts ?? 3;
   if (typeof attempts !== 'number' || !Number.isSafeInteger(attempts) || attempts < 1 || attempts > 100) {
-    throw new TypeError(`confirm.attempts must be a whole number from 1 to 100, got ${String(attempts)}`);
+    throw new TypeError(`confirm.attempts must be a whole number from 1 to 100, got ${quote(attempts)}`);
   }
   const delayMs = confirm.delayMs ?? 500;
   if (typeof delayMs !== 'number' || !(delayMs >= 0) || !Number.isFinite(delayMs)) {
-    throw new TypeError(`confirm.delayMs must be a number of milliseconds of at least 0, got ${String(delayMs)}`);
+    throw new TypeError(`confirm.delayMs must be a number of milliseconds of at least 0, got ${quote(delayMs)}`);
   }
   if (delayMs > MAX_TIMER_MS) {
     throw new TypeError(`confirm.delayMs must be at most ${MAX_TIMER_MS} milliseconds (the longest a timer can wait), got ${delayMs}`);
@@ -102,12 +103,13 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   const logger = options.logger as unknown;
   if (
     logger !== undefined &&
+    logger !== false &&
     typeof logger !== 'function' &&
     (logger === null ||
       typeof logger !== 'object' ||
       !['info', 'warn', 'error'].every((level) => typeof (logger as Record<string, unknown>)[level] === 'function'))
   ) {
-    throw new TypeError('logger must be a function or an object with info, warn and error methods');
+    throw new TypeError('logger must be a function or an object with info, warn and error methods (or false for no logging)');
   }
   return {
     secrets: secretList(options.secret),
@@ -124,7 +126,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     leaseMs,
     attempts,
     delayMs,
-    logger: logger as WebhookLogger | undefined,
+    logger: logger as WebhookLogger | false | undefined,
   };
 }
 

@@ -39,9 +39,12 @@ export async function runTransactional(
   } catch (error) {
     // onEvent (or a confirm read) threw: its writes were rolled back, so a redelivery runs it again
     if (failure !== undefined) {
-      const rolledBack = error === failure.error;
-      return { ...known, outcome: 'failed', error: rolledBack ? error : new AggregateError([failure.error, error], 'The event failed and its transaction could not be rolled back cleanly') };
+      if (error === failure.error) return { ...known, outcome: 'failed', error };
+      // the store failed under it (its session was lost): a store failure, answered 503 like any other
+      return { ...known, outcome: 'store-unavailable', error: new AggregateError([failure.error, error], 'The event failed and its transaction was lost (the store failed under it)') };
     }
+    // onEvent resolved but misused its transaction (ended it, left work running): its fault, so 500
+    if ((error as { misuse?: unknown } | null)?.misuse === true) return { ...known, outcome: 'failed', confirmed, error };
     return { ...known, outcome: 'store-unavailable', error };
   }
   if (result === 'handled') return { ...known, outcome: 'handled', confirmed };

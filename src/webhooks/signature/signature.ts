@@ -63,21 +63,34 @@ export type VerifySignature = (input: VerifySignatureInput) => Promise<boolean>;
 export type SignPayload = (payload: PayloadInput, secret: string) => Promise<string>;
 
 /**
- * Checks that `secret` is a non-empty string or a non-empty array of them, without copying it;
+ * Checks that `secret` is a non-empty string (not whitespace only) or a non-empty array of them, without copying it;
  * otherwise a `TypeError` that never shows a secret.
  */
 export function checkSecret(secret: unknown, name = 'secret'): asserts secret is WebhookSecret {
-  if (typeof secret === 'string' && secret !== '') return;
-  if (typeof secret === 'string') throw new TypeError(`${name} must be a non-empty string, got an empty string`);
+  if (typeof secret === 'string') {
+    const blank = blankSecret(secret);
+    if (blank === undefined) return;
+    throw new TypeError(`${name} must be a non-empty string, got ${blank}`);
+  }
   if (!Array.isArray(secret) || secret.length === 0) {
     throw new TypeError(`${name} must be a non-empty string or a non-empty array of them, got ${typeName(secret)}`);
   }
   for (let index = 0; index < secret.length; index += 1) {
     const item: unknown = secret[index];
-    if (typeof item !== 'string' || item === '') {
-      throw new TypeError(`${name}[${index}] must be a non-empty string, got ${item === '' ? 'an empty string' : typeName(item)}`);
-    }
+    const blank = typeof item === 'string' ? blankSecret(item) : typeName(item);
+    if (blank !== undefined) throw new TypeError(`${name}[${index}] must be a non-empty string, got ${blank}`);
   }
+}
+
+/**
+ * What is wrong with a string secret, or `undefined` when it is usable. A whitespace-only secret is
+ * refused like an empty one: it is what an unset variable padded by a template or a `.env` line
+ * gives, and anyone could guess it.
+ */
+function blankSecret(secret: string): string | undefined {
+  if (secret === '') return 'an empty string';
+  if (secret.trim() === '') return 'a string of whitespace only';
+  return undefined;
 }
 
 /** `secret` as a frozen, non-empty list of non-empty strings (a snapshot), or a `TypeError` that never shows it. */
@@ -110,9 +123,8 @@ export function timingSafeEqual(a: string, b: string): boolean {
 
 /** A non-empty string secret (signing takes exactly one), or a `TypeError` that never shows it. */
 function checkSigningSecret(secret: unknown): asserts secret is string {
-  if (typeof secret !== 'string' || secret === '') {
-    throw new TypeError(`secret must be a non-empty string, got ${secret === '' ? 'an empty string' : typeName(secret)}`);
-  }
+  const blank = typeof secret === 'string' ? blankSecret(secret) : typeName(secret);
+  if (blank !== undefined) throw new TypeError(`secret must be a non-empty string, got ${blank}`);
 }
 
 export function createSignatures(hmac: Hmac): Signatures {

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import type { WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import { MemoryEventStore, type EventStore, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../../examples/webhooks/nestjs.js';
 import { postSigned } from './framework-helpers.js';
@@ -64,5 +64,61 @@ describe('node(req, res) in a NestJS 11 controller', () => {
       ['timeout', undefined],
       ['handled', true],
     ]);
+  });
+
+  it('builds the handler in an async provider (useFactory): its setup is awaited before the app takes deliveries', async () => {
+    // a store with an async setup step, like PostgresEventStore.ensureSchema(): claims fail until it ran
+    let ready = false;
+    const inner = new MemoryEventStore();
+    const store: EventStore & { ensureSchema(): Promise<void> } = {
+      ensureSchema: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        ready = true;
+      },
+      claim: (eventId, leaseMs) => (ready ? inner.claim(eventId, leaseMs) : Promise.reject(new Error('no table yet'))),
+      complete: (eventId, lease) => inner.complete(eventId, lease),
+      release: (eventId, lease) => inner.release(eventId, lease),
+    };
+    const onEvent = vi.fn();
+    const { entries, logger } = memoryLogger();
+    const app = await createApp({
+      handler: async () => {
+        await store.ensureSchema();
+        return { secret: SECRET, client: makeClient(), store, onEvent, logger, resolveOrderExternalId: () => undefined };
+      },
+    });
+    apps.push(app);
+    expect(ready).toBe(true); // NestFactory.create awaited the factory
+    await app.listen(0, '127.0.0.1');
+    expect((await post(`${await app.getUrl()}/webhooks`)).status).toBe(200);
+    expect(onEvent).toHaveBeenCalledOnce();
+    expect(entries.map((e) => e.outcome)).toEqual(['handled']);
+  });
+
+  it('shutdown hooks: drain() in beforeApplicationShutdown, then onShutdown (e.g. pool.end()) in onApplicationShutdown', async () => {
+    const order: string[] = [];
+    const hold = deferred();
+    const app = await createApp({
+      handler: {
+        secret: SECRET,
+        client: makeClient(),
+        resolveOrderExternalId: () => undefined,
+        responseTimeoutMs: 100,
+        logger: (entry) => void order.push(`logged ${entry.outcome}${entry.late ? ' (late)' : ''}`),
+        onEvent: async () => {
+          await hold.promise;
+          order.push('onEvent done');
+        },
+      },
+      onShutdown: () => void order.push('onShutdown'),
+    });
+    await app.listen(0, '127.0.0.1');
+    expect((await post(`${await app.getUrl()}/webhooks`)).status).toBe(503); // onEvent still in hand
+    const closing = app.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(order).toEqual(['logged timeout']); // close waits on the drain
+    hold.resolve();
+    await closing;
+    expect(order).toEqual(['logged timeout', 'onEvent done', 'logged handled (late)', 'onShutdown']);
   });
 });

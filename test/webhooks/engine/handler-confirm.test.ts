@@ -79,7 +79,7 @@ describe('step 3: confirm through the client', () => {
     },
   );
 
-  it('confirms otc.trade.cancelled when the order has its tradeId and is not Settled', async () => {
+  it('confirms otc.trade.cancelled when the order has its tradeId and is Cancelled', async () => {
     state.orders.set('order-for-t-2', { externalId: 'order-for-t-2', settlement: { status: 'Cancelled', tradeId: 't-2' } });
     const { handler, seen } = setup();
     await handler.handle(await delivery({ eventId: 'e-c', type: 'otc.trade.cancelled', tradeId: 't-2' }));

@@ -8,7 +8,8 @@ import * as web from '../../../src/webhooks/index.js';
 
 const expectedHex = (payload: string | Uint8Array, secret: string) => createHmac('sha256', secret).update(payload).digest('hex');
 
-const secretArb = fc.string({ minLength: 1, maxLength: 40 });
+// a usable secret has a character other than whitespace (a blank one is refused, see secret-whitespace.test.ts)
+const secretArb = fc.string({ minLength: 1, maxLength: 40 }).filter((secret) => secret.trim() !== '');
 const bodyArb = fc.oneof(fc.string({ maxLength: 200 }), fc.uint8Array({ maxLength: 200 }));
 
 describe.each([

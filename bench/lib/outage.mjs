@@ -1,0 +1,163 @@
+// Outage scenarios for the load control (issue 18), shared by `bench/parts/outage.mjs` (figures) and
+// `scripts/load/outage.ts` (`npm run test:load`, which asserts them). A node:http server on
+// 127.0.0.1 in this process; the CheckoutClient class is passed in, so each caller picks the build.
+//
+//   outage():  `callers` callers read in a loop (`thinkMs` between calls) against a service that
+//              answers 503 for `downSeconds`, then 200 for `upSeconds`: requests per call during the
+//              outage (after its first `settleSeconds`), requests in the first second after
+//              recovery, and how long after recovery calls kept failing.
+//   silent():  `ratePerSecond` calls a second (each `callTimeoutMs`) against a service that accepts
+//              connections and never answers, for `seconds`, then answers again: the most sockets
+//              open at once, heap growth, requests in the 2 s after recovery, worst event-loop delay.
+import { createServer } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+const TOKEN = JSON.stringify({ accessToken: 'tok-outage', tokenType: 'Bearer', expiresIn: 3600 });
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function serve(handle) {
+  const sockets = new Set();
+  let maxSockets = 0;
+  const held = new Set();
+  const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+    req.resume();
+    if (req.url?.endsWith('/auth/token')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(TOKEN);
+      return;
+    }
+    handle(req, res, held);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    maxSockets = Math.max(maxSockets, sockets.size);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    maxSockets: () => maxSockets,
+    openSockets: () => sockets.size,
+    close: () =>
+      new Promise((resolve) => {
+        for (const res of held) res.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const ORDER = '{"externalId":"o-1","settlement":{"status":"Settled"}}';
+
+/** @param {{ CheckoutClient: any, budget: boolean, callers?: number, thinkMs?: number, downSeconds: number, upSeconds: number, settleSeconds?: number }} o */
+export async function outage({ CheckoutClient, budget, callers = 64, thinkMs = 25, downSeconds, upSeconds, settleSeconds = 2 }) {
+  let down = true;
+  const requests = []; // performance.now() of each order request
+  const server = await serve((req, res) => {
+    requests.push(performance.now());
+    if (down) res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"down"}');
+    else res.writeHead(200, { 'content-type': 'application/json' }).end(ORDER);
+  });
+  const client = new CheckoutClient({ baseUrl: server.url, partnerId: 'p-outage', partnerSecret: 's', retryBudget: budget });
+  await client.getAccessToken();
+  const calls = []; // { start, end, ok, attempts }
+  const start = performance.now();
+  const recoverAt = start + downSeconds * 1000;
+  const endAt = recoverAt + upSeconds * 1000;
+  const flip = setTimeout(() => (down = false), downSeconds * 1000);
+  const caller = async () => {
+    while (performance.now() < endAt) {
+      const began = performance.now();
+      try {
+        await client.getOrderByExternalId('o-1');
+        calls.push({ start: began, end: performance.now(), ok: true });
+      } catch (error) {
+        calls.push({ start: began, end: performance.now(), ok: false, attempts: error?.attempts });
+      }
+      await sleep(thinkMs);
+    }
+  };
+  await Promise.all(Array.from({ length: callers }, caller));
+  clearTimeout(flip);
+  await server.close();
+  const settledFrom = start + settleSeconds * 1000;
+  // calls started in the outage (after the settle), all of whose requests fell in it
+  const inOutage = calls.filter((c) => c.start >= settledFrom && c.end <= recoverAt);
+  const outageRequests = requests.filter((t) => t >= settledFrom && t <= recoverAt).length;
+  const outageCalls = calls.filter((c) => c.start >= settledFrom && c.start <= recoverAt).length;
+  const firstSeconds = calls.filter((c) => c.start < settledFrom);
+  const failedAfter = calls.filter((c) => c.start >= recoverAt && !c.ok);
+  const lastFailure = failedAfter.reduce((last, c) => Math.max(last, c.end), recoverAt);
+  return {
+    budget,
+    callers,
+    thinkMs,
+    downSeconds,
+    upSeconds,
+    calls: calls.length,
+    requestsPerCallFirstSeconds: requests.filter((t) => t < settledFrom).length / Math.max(1, firstSeconds.length),
+    requestsPerCallInOutage: outageRequests / Math.max(1, outageCalls),
+    attemptsPerFailedCallInOutage: inOutage.reduce((sum, c) => sum + (c.attempts ?? 0), 0) / Math.max(1, inOutage.length),
+    requestsFirstSecondAfterRecovery: requests.filter((t) => t >= recoverAt && t < recoverAt + 1000).length,
+    callsFailedAfterRecovery: failedAfter.length,
+    /** From recovery to the end of the last failing call started after it (0: none failed). */
+    recoveryMs: lastFailure - recoverAt,
+    successesAfterRecovery: calls.filter((c) => c.start >= recoverAt && c.ok).length,
+  };
+}
+
+/** @param {{ CheckoutClient: any, ratePerSecond?: number, seconds: number, callTimeoutMs?: number, rateLimit?: object }} o */
+export async function silent({ CheckoutClient, ratePerSecond = 50, seconds, callTimeoutMs = 5_000, rateLimit }) {
+  let answering = false;
+  const requests = [];
+  const server = await serve((req, res, held) => {
+    requests.push(performance.now());
+    if (answering) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(ORDER);
+      return;
+    }
+    held.add(res);
+    res.on('close', () => held.delete(res));
+  });
+  // attempts of 2/5 of the call's time: two retries fit in a call, as with the defaults (30 s per attempt)
+  const timeoutMs = Math.round((callTimeoutMs * 2) / 5);
+  const client = new CheckoutClient({ baseUrl: server.url, partnerId: 'p-silent', partnerSecret: 's', timeoutMs, ...(rateLimit ? { rateLimit } : {}) });
+  await client.getAccessToken();
+  globalThis.gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  let heapPeak = heapBefore;
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const pending = [];
+  const late = []; // how far past its own deadline each call ended
+  const start = performance.now();
+  const recoverAt = start + seconds * 1000;
+  for (let i = 0; performance.now() < recoverAt && i < ratePerSecond * seconds * 2; i++) {
+    const began = performance.now();
+    pending.push(
+      client.getOrderByExternalId(`o-${i}`, { timeoutMs: callTimeoutMs }).then(
+        () => late.push(performance.now() - began - callTimeoutMs),
+        () => late.push(performance.now() - began - callTimeoutMs),
+      ),
+    );
+    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+    await sleep(1000 / ratePerSecond);
+  }
+  answering = true;
+  const settled = Promise.all(pending);
+  await sleep(2_000);
+  const afterRecovery = requests.filter((t) => t >= recoverAt && t < recoverAt + 2000).length;
+  await settled;
+  loop.disable();
+  const maxSockets = server.maxSockets();
+  await server.close();
+  return {
+    ratePerSecond,
+    seconds,
+    calls: pending.length,
+    maxOpenSockets: maxSockets,
+    heapGrowthMB: (heapPeak - heapBefore) / 1e6,
+    requestsIn2sAfterRecovery: afterRecovery,
+    worstLatePastDeadlineMs: Math.max(...late),
+    eventLoopMaxDelayMs: loop.max / 1e6,
+  };
+}

@@ -1,0 +1,73 @@
+// A complete vitest file for a webhook receiver: the SDK's fake checkout service behind msw, a
+// real receiver on 127.0.0.1, and the fake payment provider (deliverEvent). Run: npx vitest run
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CheckoutClient } from 'checkout-partner-sdk';
+import { createEvent, createFakeCheckout, deliverEvent, EventDeliveryError, signEvent } from 'checkout-partner-sdk/testing';
+import { createWebhookHandler, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+
+const SECRET = 'whsec_test';
+const fake = createFakeCheckout({ partners: [{ partnerId: 'p-1', partnerSecret: 's-1' }] });
+const checkout = setupServer(...fake.handlers('https://checkout.test'));
+
+// your app: the handler as you build it, and what it does with a confirmed event
+const fulfilled: string[] = [];
+const handler: WebhookHandler = createWebhookHandler({
+  secret: SECRET,
+  client: new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's-1' }),
+  resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-${event['tradeId']}` : undefined),
+  onEvent: ({ order, confirmed }) => {
+    if (confirmed && order) fulfilled.push(order.externalId);
+  },
+});
+const receiver = http.createServer((req, res) => handler.node(req, res));
+let url = '';
+
+beforeAll(async () => {
+  // 'error': a request nothing answers fails the test (msw 3's option; msw 2 calls it onUnhandledRequest).
+  // deliverEvent reaches the loopback receiver past msw by itself.
+  checkout.listen({ onUnhandledFrame: 'error' });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
+});
+afterEach(() => {
+  vi.useRealTimers();
+  checkout.resetHandlers();
+  fake.reset();
+  fulfilled.length = 0;
+});
+afterAll(async () => {
+  await handler.drain();
+  await new Promise((resolve) => receiver.close(resolve));
+  checkout.close();
+});
+
+describe('webhook receiver', () => {
+  it('fulfils a settled order once, however often the provider delivers it', async () => {
+    fake.setOrder({ externalId: 'order-t-1', settlement: { status: 'Settled', tradeId: 't-1' } });
+    const report = await deliverEvent(url, createEvent('otc.trade.settled', { tradeId: 't-1' }), { secret: SECRET, duplicates: 2 });
+    expect(report.deliveries.map((delivery) => delivery.status)).toEqual([200, 200, 200]);
+    expect(fulfilled).toEqual(['order-t-1']);
+  });
+
+  it('re-reads an order that is not settled yet, with fake timers', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    fake.setOrder({ externalId: 'order-t-2', settlement: { status: 'Pending', tradeId: 't-2' } });
+    fake.settleOrder('order-t-2', { afterReads: 1 }); // Settled from the 2nd read, 500 ms later
+    const { body, headers } = await signEvent(createEvent('otc.trade.settled', { tradeId: 't-2' }), SECRET);
+    const answer = handler.handle(new Request(url, { method: 'POST', body, headers }));
+    // with fake timers, vi.waitFor moves the clock by `interval` at each check, so the reads' delay passes
+    await vi.waitFor(() => expect(fulfilled).toEqual(['order-t-2']), { interval: 50, timeout: 5_000 });
+    expect((await answer).status).toBe(200);
+  });
+
+  it('refuses a delivery signed with another secret', async () => {
+    fake.setOrder({ externalId: 'order-t-3', settlement: { status: 'Settled', tradeId: 't-3' } });
+    const delivery = deliverEvent(url, createEvent('otc.trade.settled', { tradeId: 't-3' }), { secret: 'not-the-secret', maxAttempts: 1 });
+    await expect(delivery).rejects.toThrow(EventDeliveryError);
+    await expect(delivery).rejects.toMatchObject({ attempts: [{ status: 401 }] });
+    expect(fulfilled).toEqual([]);
+  });
+});

@@ -1,0 +1,37 @@
+import type { ClientLogEntry } from '../index.js';
+import { logWriter } from '../client/log.js';
+import { escapeText } from './escape.js';
+
+/**
+ * The HTTP attempts one command made, for its failure message ("after 3 HTTP attempts"). An
+ * error's own `attempts` counts the failed call's requests but not the token exchange it waited
+ * on, so a service that never answers the exchange would read as "0 attempts": the CLI counts
+ * every attempt through the client's `logger` instead.
+ */
+export class AttemptTally {
+  #count = 0;
+  /** `CHECKOUT_LOG=debug`'s line writer, which a `logger` of our own would otherwise silence. */
+  readonly #debug = logWriter(undefined);
+
+  /** HTTP attempts made so far (token exchanges included), each counted when it ended. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Counts one attempt (of a webhook delivery, which has no client). */
+  add(): void {
+    this.#count += 1;
+  }
+
+  /** The client's `logger` option: counts each ended attempt, and keeps CHECKOUT_LOG=debug working. */
+  readonly logger = (entry: ClientLogEntry): void => {
+    if (entry.event === 'attempt') this.#count += 1;
+    // the request id is the service's header: escaped like any of its text before it reaches stderr
+    this.#debug?.({ ...entry, path: escapeText(entry.path), requestId: entry.requestId === undefined ? undefined : escapeText(entry.requestId) });
+  };
+
+  /** `3 HTTP attempts`, for messages. */
+  typeName(): string {
+    return `${this.#count} HTTP attempt${this.#count === 1 ? '' : 's'}`;
+  }
+}

@@ -1,0 +1,92 @@
+import { typeName } from '../../internal/type-name.js';
+
+/** The client option `rateLimit`: how many requests may be in flight at once, and how fast they may start. */
+export interface RateLimitOptions {
+  /**
+   * The most requests of this client in flight at once, the token exchange included; the others wait
+   * in a queue, in order, each bounded by its call's `timeoutMs` and `signal` and by the client's
+   * `timeoutMs` (the wait is part of the attempt). The default is far above what one process needs
+   * against a healthy service (64 reads in flight at ~20 ms each is ~3,000 reads/s), and low enough
+   * that a service which accepts connections and never answers holds 64 sockets, not thousands.
+   * A whole number from 1.
+   * @default 64
+   */
+  concurrency?: number | undefined;
+  /**
+   * The most requests of this client started in any one-second window (a sliding window, so no
+   * second ever holds more), retries and the token exchange included. A number above 1 is rounded
+   * down to a whole number; one below 1 spaces requests by `1 / requestsPerSecond` seconds.
+   * At most 10,000.
+   * @default no pace (only the concurrency bound, and the adaptive rate after a 429)
+   */
+  requestsPerSecond?: number | undefined;
+}
+
+/**
+ * The client option `retryBudget` as an object: the retry quota of AWS SDKs' standard retry mode.
+ * Every retry takes `retryCost` tokens (`timeoutCost` after a timeout or a network error) from a
+ * bucket of `capacity`; a success puts back 1 (or the retry's cost, when it followed a retry).
+ * With the bucket short of a retry's cost, calls fail on their first error.
+ */
+export interface RetryBudgetOptions {
+  /**
+   * Tokens in the bucket, full at start: `capacity / retryCost` retries in a row with no success between.
+   * @default 500
+   */
+  capacity?: number | undefined;
+  /**
+   * Tokens a retry after a 408, 429 or 5xx takes.
+   * @default 5
+   */
+  retryCost?: number | undefined;
+  /**
+   * Tokens a retry after a timeout or a network error takes (such a failure ties up a connection longer).
+   * @default 10
+   */
+  timeoutCost?: number | undefined;
+}
+
+/** The load control's settings, checked and with their defaults. */
+export interface LoadSettings {
+  concurrency: number;
+  requestsPerSecond: number | undefined;
+  budget: { capacity: number; retryCost: number; timeoutCost: number } | undefined;
+}
+
+/** A ring of this many send times is kept for `requestsPerSecond`: the bound keeps its memory small. */
+export const MAX_REQUESTS_PER_SECOND = 10_000;
+
+/** `rateLimit` and `retryBudget` checked, with their defaults; a `TypeError` naming the bad option. */
+export function loadSettings(rateLimit: unknown, retryBudget: unknown): LoadSettings {
+  if (rateLimit !== undefined && (rateLimit === null || typeof rateLimit !== 'object')) {
+    throw new TypeError(`rateLimit must be an object such as { concurrency: 16, requestsPerSecond: 50 }, got ${typeName(rateLimit)}`);
+  }
+  const limits = (rateLimit ?? {}) as RateLimitOptions;
+  const concurrency = wholeNumber('rateLimit.concurrency', limits.concurrency, 64, 1);
+  const rps = limits.requestsPerSecond;
+  if (rps !== undefined && (typeof rps !== 'number' || !(rps > 0) || !(rps <= MAX_REQUESTS_PER_SECOND))) {
+    throw new TypeError(`rateLimit.requestsPerSecond must be a number above 0 and at most ${MAX_REQUESTS_PER_SECOND}, got ${String(rps)}`);
+  }
+  return { concurrency, requestsPerSecond: rps, budget: budgetSettings(retryBudget) };
+}
+
+function budgetSettings(value: unknown): LoadSettings['budget'] {
+  if (value === false) return undefined;
+  if (value !== undefined && value !== true && (value === null || typeof value !== 'object')) {
+    throw new TypeError(`retryBudget must be true, false or { capacity?, retryCost?, timeoutCost? }, got ${typeName(value)}`);
+  }
+  const options = (typeof value === 'object' ? value : {}) as RetryBudgetOptions;
+  const capacity = wholeNumber('retryBudget.capacity', options.capacity, 500, 1);
+  const retryCost = wholeNumber('retryBudget.retryCost', options.retryCost, 5, 1);
+  const timeoutCost = wholeNumber('retryBudget.timeoutCost', options.timeoutCost, 10, 1);
+  // a cost above the capacity is allowed: that kind of failure is then never retried
+  return { capacity, retryCost, timeoutCost };
+}
+
+function wholeNumber(name: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new TypeError(`${name} must be a whole number of at least ${min}, got ${typeof value === 'number' ? String(value) : typeName(value)}`);
+  }
+  return value;
+}

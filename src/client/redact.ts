@@ -1,0 +1,94 @@
+/** What a redacted credential reads as. */
+export const REDACTED = '[redacted]';
+
+/** Below this length a value is not searched for in what the service sent back (it would blank ordinary words). */
+const MIN_REDACTED_LENGTH = 4;
+/** How deep a parsed body is walked; deeper values are replaced whole. */
+const MAX_DEPTH = 128;
+
+/**
+ * Finds the credentials a request carried in what came back, in every form a service, a proxy or a
+ * framework may have encoded them: as sent, JSON-escaped (`\/`, `\"`, `\\`, `\n`, ...), `\uXXXX`
+ * escapes, percent-encoded UTF-8 (upper or lower case hex), `+` for a space, and any mix of these
+ * character by character. Built once per failed request, never on the success path.
+ */
+export class Redactor {
+  readonly #pattern: RegExp | undefined;
+
+  constructor(values: readonly string[]) {
+    const sources = values.filter((value) => value.length >= MIN_REDACTED_LENGTH).map(anyEncoding);
+    // longest first, so a secret that contains another is replaced whole
+    sources.sort((a, b) => b.length - a.length);
+    this.#pattern = sources.length === 0 ? undefined : new RegExp(sources.join('|'), 'g');
+  }
+
+  /** `text` with every credential replaced by `[redacted]`. */
+  text(text: string): string {
+    if (this.#pattern === undefined) return text;
+    this.#pattern.lastIndex = 0;
+    return text.replace(this.#pattern, REDACTED);
+  }
+
+  /**
+   * A parsed body with every string (keys too) redacted: parsing decodes the escapes, so the
+   * decoded strings are searched again after the text was.
+   */
+  value(value: unknown, depth = 0): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (depth > MAX_DEPTH) return REDACTED;
+    if (Array.isArray(value)) return value.map((item) => this.value(item, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      // defineProperty: a `__proto__` key stays a plain key
+      Object.defineProperty(out, this.text(key), { value: this.value(item, depth + 1), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+
+  /** `headers` with credentials redacted in every value; the same object when nothing was found (a copy when `copy`). */
+  headers(headers: Headers, copy: boolean): Headers {
+    let out: Headers | undefined = copy ? new Headers(headers) : undefined;
+    for (const [name, value] of headers) {
+      const clean = this.text(value);
+      if (clean === value) continue;
+      out ??= new Headers(headers);
+      out.set(name, clean);
+    }
+    return out ?? headers;
+  }
+}
+
+/** A regular expression source matching `value` with each character in any of its encodings. */
+function anyEncoding(value: string): string {
+  let source = '';
+  for (const char of value) source += charForms(char);
+  return source;
+}
+
+const JSON_SHORT: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't' };
+
+function charForms(char: string): string {
+  const forms = [escapeRegExp(char)];
+  // \uXXXX, per UTF-16 code unit (a character outside the BMP is a surrogate pair)
+  let unicode = '';
+  for (let i = 0; i < char.length; i++) unicode += `\\\\u${hexDigits(char.charCodeAt(i), 4)}`;
+  forms.push(unicode);
+  const short = JSON_SHORT[char];
+  if (short !== undefined) forms.push(`\\\\${escapeRegExp(short)}`);
+  // percent-encoded UTF-8 bytes
+  let percent = '';
+  for (const byte of new TextEncoder().encode(char)) percent += `%${hexDigits(byte, 2)}`;
+  forms.push(percent);
+  if (char === ' ') forms.push('\\+');
+  return `(?:${forms.join('|')})`;
+}
+
+/** `n` as `width` hex digits, each letter matching either case. */
+function hexDigits(n: number, width: number): string {
+  return [...n.toString(16).padStart(width, '0')].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}

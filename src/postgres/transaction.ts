@@ -1,0 +1,184 @@
+import { PostgresTransactionError } from './errors.js';
+import type { PgPoolClientLike, PgPoolLike } from './driver.js';
+import { PgSession } from './pg-session.js';
+
+/** What {@link runProvenTransaction} hands `work`. */
+export interface ProvenTransaction {
+  /** `txid_current()` recorded right after `BEGIN`, as text: a statement that must run in this transaction can prove it with `txid_current() = $n::bigint`. */
+  readonly txid: string;
+  /** Runs one of the caller's own statements in the transaction, bounded like every other. */
+  query(text: string, values: unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * The `pg` client to hand to partner code (`onEvent`'s `transaction`): it refuses `BEGIN`,
+   * `COMMIT`, `ROLLBACK`, `END`, `ABORT`, `release()`, and every statement once the transaction
+   * has ended or its session died, with a {@link PostgresTransactionError}.
+   */
+  readonly handle: PgPoolClientLike;
+  /**
+   * Rejects with a {@link PostgresTransactionError} (`reason: 'misuse'`) when the partner code
+   * misused {@link handle}, left a statement running on it, or the session is no longer in the
+   * transaction that began (`txid_current()` differs: a COMMIT or ROLLBACK got through).
+   */
+  prove(): Promise<void>;
+  /**
+   * Closes {@link handle} (every later statement on it is refused: call it as soon as the partner
+   * code returns, before the caller's own last statements) and throws the misuse it saw (a refused
+   * statement, `release()`, a statement still running). The part of {@link prove} that needs no
+   * round trip: use it before a statement that proves the txid itself
+   * (`WHERE txid_current() = $n::bigint`), and call {@link prove} when that finds nothing.
+   */
+  closeHandle(): void;
+  /** Whether the session died or was destroyed (a statement on it can no longer succeed). */
+  readonly lost: boolean;
+}
+
+/** Bounds of {@link runProvenTransaction}, all in milliseconds. */
+export interface ProvenTransactionBounds {
+  /**
+   * PostgreSQL ends the transaction itself past this: `statement_timeout` and
+   * `idle_in_transaction_session_timeout` are set to it for the transaction (`SET LOCAL`).
+   */
+  leaseMs: number;
+  /**
+   * How much longer than `leaseMs` the client waits before it destroys the connection itself (the
+   * server's own end never reached it: a blackholed network); every single statement of the
+   * runner, and the checkout, is bounded by `leaseMs + graceMs` too.
+   */
+  graceMs: number;
+}
+
+/** `BEGIN`, `COMMIT` and the rest that end or replace a transaction; `ROLLBACK TO [SAVEPOINT]` stays allowed. */
+const ENDS_TRANSACTION = /^(?:\s|--[^\n]*\n|\/\*[^]*?\*\/)*(?:begin|start\s+transaction|commit|end|abort|rollback(?!\s+to\b)|prepare\s+transaction)\b/i;
+
+/**
+ * Runs `work` in a transaction on one `pg` connection whose every statement is proven to belong to
+ * it: `txid_current()` is recorded at `BEGIN`, the caller proves it before committing (see
+ * {@link ProvenTransaction.prove} and {@link ProvenTransaction.txid}), and the partner's handle is
+ * refused once the transaction is over. Waits are bounded (see {@link ProvenTransactionBounds}); a
+ * session that died or timed out is destroyed, never given back to the pool or used again.
+ *
+ * `work` resolves → `COMMIT`, then the result. `work` rejects → `ROLLBACK`, then that same error
+ * (the connection is destroyed when the rollback fails). Anything else (connecting, `BEGIN`,
+ * `COMMIT`, a lost session) rejects with what the driver threw or a timeout, and nothing commits
+ * that was not proven.
+ *
+ * @internal Shared by the stores of `checkout-partner-sdk/postgres`.
+ */
+export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTransactionBounds, work: (transaction: ProvenTransaction) => Promise<T>): Promise<T> {
+  const boundMs = Math.ceil(bounds.leaseMs + bounds.graceMs);
+  const session = await PgSession.open(pool, boundMs);
+  let state: 'open' | 'ended' = 'open';
+  let misuse: string | undefined;
+  let pending = 0;
+  let handleOpen = true;
+  // set once COMMIT or ROLLBACK answered: a session left in any other state is destroyed, not reused
+  let settled = false;
+  // the lease on the client's side: PostgreSQL ends the transaction at leaseMs, and when that never
+  // reaches us (a blackholed network) the connection is destroyed a grace later
+  const lease = setTimeout(() => session.destroy(new PostgresTransactionError(`the transaction was still open ${boundMs} ms after it began (leaseMs plus a grace): its connection was destroyed`, { reason: 'lost' })), boundMs);
+  try {
+    const leaseText = String(Math.max(1, Math.ceil(bounds.leaseMs)));
+    // one round trip, parameters inlined (two integers): BEGIN, the bounds, and the txid to prove
+    const results = await session.query(
+      `BEGIN; SET LOCAL statement_timeout = ${leaseText}; SET LOCAL idle_in_transaction_session_timeout = ${leaseText}; SELECT txid_current()::text AS txid`,
+      undefined,
+      boundMs,
+    );
+    const last = Array.isArray(results) ? (results.at(-1) as { rows?: Record<string, unknown>[] } | undefined) : undefined;
+    const txid = last?.rows?.[0]?.['txid'];
+    if (typeof txid !== 'string') throw new PostgresTransactionError('BEGIN did not report its transaction id', { reason: 'lost' });
+
+    const refuse = (why: string, reason: 'misuse' | 'ended' | 'lost'): PostgresTransactionError => new PostgresTransactionError(why, { reason });
+    const guardedQuery = (...args: unknown[]): unknown => {
+      const callback = typeof args.at(-1) === 'function' ? (args.pop() as (error: unknown) => void) : undefined;
+      const first = args[0] as { text?: unknown } | string | undefined;
+      const text = typeof first === 'string' ? first : typeof first?.text === 'string' ? first.text : '';
+      let refusal: PostgresTransactionError | undefined;
+      if (state !== 'open' || !handleOpen) refusal = refuse(ENDED, 'ended');
+      else if (session.broken !== undefined) refusal = refuse(`the delivery's database session is gone (${session.broken.message}); the delivery fails and is redelivered`, 'lost');
+      else if (ENDS_TRANSACTION.test(text)) {
+        misuse ??= MISUSE_CONTROL;
+        refusal = refuse(MISUSE_CONTROL, 'misuse');
+      }
+      if (refusal !== undefined) {
+        if (callback !== undefined) return void queueMicrotask(() => callback(refusal));
+        return Promise.reject(refusal);
+      }
+      const result = (session.client.query as (...a: unknown[]) => unknown)(...args, ...(callback ? [callback] : []));
+      if (result instanceof Promise) {
+        pending++;
+        return result.finally(() => void pending--);
+      }
+      return result;
+    };
+    const handle = new Proxy(session.client, {
+      get(target, property) {
+        if (property === 'query') return guardedQuery;
+        if (property === 'release') {
+          return () => {
+            misuse ??= MISUSE_RELEASE;
+            throw refuse(MISUSE_RELEASE, 'misuse');
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+
+    const transaction: ProvenTransaction = {
+      txid,
+      handle,
+      get lost() {
+        return session.broken !== undefined;
+      },
+      query: (text, values) => session.rows(text, values, boundMs),
+      closeHandle() {
+        handleOpen = false;
+        if (misuse === undefined && pending > 0) misuse = MISUSE_PENDING;
+        if (misuse !== undefined) throw refuse(misuse, 'misuse');
+      },
+      async prove() {
+        transaction.closeHandle();
+        const rows = await session.rows('SELECT txid_current()::text AS txid', [], boundMs);
+        if (rows[0]?.['txid'] !== txid) throw refuse(misuse = MISUSE_REPLACED, 'misuse');
+      },
+    };
+
+    let result: T;
+    try {
+      result = await work(transaction);
+      state = 'ended';
+    } catch (error) {
+      state = 'ended';
+      if (session.broken === undefined) {
+        try {
+          await session.query('ROLLBACK', undefined, boundMs);
+          settled = true;
+        } catch (rollbackError) {
+          session.destroy(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
+        }
+      }
+      // after a misuse the session's state is the partner's doing: it is not reused
+      if (misuse !== undefined) session.destroy(refuse(misuse, 'misuse'));
+      throw error;
+    }
+    if (misuse !== undefined) throw refuse(misuse, 'misuse'); // work did not call prove(): refuse to commit anyway
+    await session.query('COMMIT', undefined, boundMs);
+    settled = true;
+    return result;
+  } finally {
+    state = 'ended';
+    clearTimeout(lease);
+    // BEGIN failed half-way, COMMIT failed, or a misuse: PostgreSQL rolls back what is left when the connection closes
+    if (!settled) session.destroy(new PostgresTransactionError('the transaction did not end cleanly: its connection is closed, not reused', { reason: 'lost' }));
+    session.release();
+  }
+}
+
+const ENDED = "the delivery's transaction has ended (onEvent returned): a statement started on `transaction` after that is refused. Await every statement inside onEvent";
+const MISUSE_CONTROL =
+  "onEvent must not end or replace its transaction (BEGIN, COMMIT, ROLLBACK, END, ABORT through `transaction`): the store commits it together with the done mark. To undo part of the work use SAVEPOINT and ROLLBACK TO SAVEPOINT; to fail the event, throw";
+const MISUSE_RELEASE = 'onEvent must not release `transaction`: the store gives the connection back after it commits. Use SAVEPOINT / ROLLBACK TO SAVEPOINT for partial undo, throw to fail the event';
+const MISUSE_PENDING = 'onEvent returned while a statement it started on `transaction` was still running: await every statement (a write after the done mark would not be part of it). Use SAVEPOINT / ROLLBACK TO SAVEPOINT for partial undo';
+const MISUSE_REPLACED =
+  "onEvent ended or replaced its transaction (a COMMIT or ROLLBACK got through `transaction`, e.g. inside a multi-statement string): the event is not marked done. Do not end the transaction yourself: use SAVEPOINT and ROLLBACK TO SAVEPOINT, and throw to fail the event";
