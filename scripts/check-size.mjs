@@ -61,14 +61,18 @@ console.log('check-size: ok');
 // Start-up: which modules `import('checkout-partner-sdk')` makes Node load (the timing itself is in
 // `npm run bench`; the module list is deterministic). zod's public entries re-export all ~60 locale
 // modules, jose's root every JOSE operation, and ky probes fetch at import (making Node load its fetch
-// implementation, which the first request loads anyway): none may be loaded at import (README.md, Performance).
-const probe = `
+// implementation, which the first request loads anyway): none may be loaded at import (docs/performance.md, Performance).
+// @opentelemetry/api (an optional peer) is loaded at the first call that could emit, never at the
+// import of any entry: it is checked for every entry, the main one included.
+const probeOf = (file) => `
   import { registerHooks } from 'node:module';
   const loaded = [];
   registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
-  await import(${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)});
+  await import(${JSON.stringify(new URL(`../dist/${file}`, import.meta.url).href)});
   process.stdout.write(JSON.stringify(loaded));
 `;
+const probe = probeOf('index.js');
+const OTEL = /\/@opentelemetry\//;
 const { execFileSync } = await import('node:child_process');
 const { registerHooks } = await import('node:module');
 if (typeof registerHooks !== 'function') {
@@ -76,10 +80,19 @@ if (typeof registerHooks !== 'function') {
 } else {
   const loaded = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' }));
   const fromPackages = loaded.filter((url) => url.includes('/node_modules/'));
-  const banned = fromPackages.filter((url) => /\/zod\/v4\/locales\/|\/jose\/dist\/[^/]+\/index\.js$|\/ky\/distribution\//.test(url));
+  const banned = fromPackages.filter((url) => /\/zod\/v4\/locales\/|\/jose\/dist\/[^/]+\/index\.js$|\/ky\/distribution\//.test(url) || OTEL.test(url));
   console.log(`check-size: import('checkout-partner-sdk') loads ${loaded.length} modules, ${fromPackages.length} from node_modules`);
   if (banned.length > 0) {
     console.error(`check-size: FAIL: the main entry loads modules it must not at start-up:\n  ${banned.slice(0, 5).join('\n  ')}${banned.length > 5 ? `\n  ... ${banned.length - 5} more` : ''}`);
     process.exit(1);
   }
+  for (const file of ['webhooks.js', 'webhooks.node.js', 'redis.js', 'postgres.js', 'testing.js', 'index.cjs', 'webhooks.node.cjs']) {
+    const urls = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probeOf(file)], { encoding: 'utf8' }));
+    const otel = urls.filter((url) => OTEL.test(url));
+    if (otel.length > 0) {
+      console.error(`check-size: FAIL: dist/${file} loads @opentelemetry at import (it must load only at the first call that could emit):\n  ${otel.slice(0, 5).join('\n  ')}`);
+      process.exit(1);
+    }
+  }
+  console.log('check-size: no entry loads @opentelemetry at import');
 }

@@ -120,7 +120,7 @@ try {
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root));
   const tarball = join(work, packed[0].filename);
   const files = packed[0].files.map((f) => f.path);
-  const stray = files.filter((f) => !/^(dist\/|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(f));
+  const stray = files.filter((f) => !/^(dist\/|docs\/[\w-]+\.md$|examples\/[\w/.-]+\.ts$|README\.md$|CONTRIBUTING\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(f));
   if (stray.length > 0) throw new Error(`the tarball holds files outside the allow-list: ${stray.join(', ')}`);
   console.log(`packed ${packed[0].filename}: ${files.length} files, ${packed[0].size} bytes`);
 

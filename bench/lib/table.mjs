@@ -104,6 +104,13 @@ export function printResults({ machine, results, goals: checked }) {
       Object.entries(r.overhead).map(([name, v]) => [name, fmt(v.cpuUsPerCall), fmt(v.vsFetch, 2)]),
     );
   }
+  if (r.telemetry && !r.telemetry.error) {
+    table(
+      'OpenTelemetry: CPU per status read without I/O (nothing registered: the no-op path; the real JS SDK given as tracerProvider + meterProvider)',
+      ['variant', 'CPU µs/call', 'x no provider'],
+      Object.entries(r.telemetry).map(([name, v]) => [name, fmt(v.cpuUsPerCall), fmt(v.vsNoProvider, 2)]),
+    );
+  }
   if (r.tokens && !r.tokens.error) {
     const t = r.tokens;
     table(

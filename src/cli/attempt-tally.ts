@@ -31,7 +31,7 @@ export class AttemptTally {
   };
 
   /** `3 HTTP attempts`, for messages. */
-  typeName(): string {
+  describe(): string {
     return `${this.#count} HTTP attempt${this.#count === 1 ? '' : 's'}`;
   }
 }

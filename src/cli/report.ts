@@ -12,7 +12,7 @@ export function report(error: unknown, tally?: AttemptTally): { message: string;
   const lines = (first: string, hint?: string) => (hint === undefined ? escapeText(first) : `${escapeText(first)}\n${escapeText(hint)}`);
   if (error instanceof CliError) return { message: lines(error.message, error.hint), exitCode: error.exitCode };
   if (error instanceof ApiError) {
-    const details = [error.requestId ? `request id ${error.requestId}` : undefined, tally && tally.count > 0 ? tally.typeName() : undefined].filter(
+    const details = [error.requestId ? `request id ${error.requestId}` : undefined, tally && tally.count > 0 ? tally.describe() : undefined].filter(
       (part) => part !== undefined,
     );
     const said = `${error.message}${details.length > 0 ? ` (${details.join(', ')})` : ''}`;

@@ -1,6 +1,7 @@
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
+import { redactShort } from './redact.js';
 import { tokenStoreKey } from './token-key.js';
 import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from '../errors.js';
 import { sleep, untilAborted } from '../internal/abort.js';
@@ -17,6 +18,10 @@ import { timerMs } from '../internal/timer-ms.js';
 import { quote } from '../internal/quote.js';
 import { Transport, type CallTrace } from './transport.js';
 import { USER_AGENT } from './user-agent.js';
+import type { ObservedCall } from '../telemetry/client-call.js';
+import { TELEMETRY_OPTIONS, type TelemetryOptions } from '../telemetry/options.js';
+import { Telemetry } from '../telemetry/telemetry.js';
+import { loadHooks } from '../telemetry/load-hooks.js';
 import { TokenResponseSchema, type Me, type Order, type TokenResponse, type Withdrawal } from '../schemas.js';
 import type {
   CheckoutClientOptions,
@@ -50,7 +55,9 @@ export class CheckoutClient {
   readonly #timeoutMs: number;
   readonly #transport: Transport;
   readonly #tokens: TokenCache;
+  readonly #load: LoadControl;
   readonly #log: LogWriter;
+  readonly #telemetry: Telemetry;
   /** The last secret a `partnerSecret` function returned, redacted from business errors too. */
   #lastSecret: string | undefined;
   /** The last secret's store key, so a fingerprint is computed once per secret value. */
@@ -87,7 +94,9 @@ export class CheckoutClient {
       throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
     }
     this.#log = logWriter(options.logger);
-    const load = new LoadControl(loadSettings(options.rateLimit, options.retryBudget));
+    this.#telemetry = new Telemetry(options, this.baseUrl);
+    const load = new LoadControl(loadSettings(options.rateLimit, options.retryBudget), loadHooks(this.#telemetry));
+    this.#load = load;
     this.#transport = new Transport({
       apiBase: this.baseUrl,
       timeoutMs,
@@ -219,6 +228,11 @@ export class CheckoutClient {
     return { baseUrl: this.baseUrl, partnerId: this.partnerId };
   }
 
+  /** The providers the webhook handler and the status tracker default to. @internal */
+  get [TELEMETRY_OPTIONS](): TelemetryOptions {
+    return this.#telemetry.options;
+  }
+
   [inspectSymbol](): string {
     return `CheckoutClient { baseUrl: '${this.baseUrl}', partnerId: '${this.partnerId}' }`;
   }
@@ -242,20 +256,17 @@ export class CheckoutClient {
   async #exchange(secret: string, signal: AbortSignal): Promise<TokenResponse> {
     const trace = newTrace();
     const started = this.#log === undefined ? 0 : performance.now();
+    const use = this.#telemetry.use();
+    const observed = use === undefined ? undefined : (await use)?.exchange();
     try {
-      const response = await this.#transport.send({
-        method: 'post',
-        path: '/auth/token',
-        headers: { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT },
-        retry: true,
-        schema: TokenResponseSchema,
-        signal,
-        trace,
-      });
-      this.#logExchange(started, trace, undefined);
+      const headers = { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT };
+      observed?.inject(headers);
+      const send = () => this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
+      const response = await (observed === undefined ? send() : observed.run(send, trace));
+      this.#logExchange(started, trace, undefined, secret);
       return response;
     } catch (error) {
-      this.#logExchange(started, trace, error);
+      this.#logExchange(started, trace, error, secret);
       // a token response that failed validation may still hold a working token: keep it out of the error
       if (error instanceof ResponseValidationError) throw withoutToken(error);
       if (error instanceof AuthenticationError) throw credentialsRefused(error);
@@ -285,9 +296,10 @@ export class CheckoutClient {
     }
   }
 
-  #logExchange(started: number, trace: CallTrace, error: unknown): void {
+  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): void {
     if (this.#log === undefined) return;
     const response = trace.response ?? (error instanceof ApiError ? error : undefined);
+    const requestId = response?.headers.get('x-request-id');
     this.#log({
       event: 'exchange',
       method: 'POST',
@@ -295,7 +307,8 @@ export class CheckoutClient {
       status: response?.status,
       ms: performance.now() - started,
       attempt: trace.attempts,
-      requestId: response?.headers.get('x-request-id') ?? undefined,
+      // a service may echo the secret in its request id: redacted like in the errors
+      requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, [secret, this.#lastSecret]),
       ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
     });
   }
@@ -305,6 +318,13 @@ export class CheckoutClient {
    * once. The call's `signal` and `timeoutMs` bound all of it, the wait for an exchange included.
    */
   async #authed<T>(call: AuthedCall<T>, trace: CallTrace): Promise<T> {
+    // a span and metrics per call when OpenTelemetry is on; else nothing is made (nor loaded)
+    const use = this.#telemetry.use();
+    const observed = use === undefined ? undefined : (await use)?.call(call.method, call.path);
+    return observed === undefined ? this.#send(call, trace, undefined) : observed.run(() => this.#send(call, trace, observed), trace);
+  }
+
+  async #send<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined): Promise<T> {
     const { method, path, options, key } = call;
     const { timeoutMs, maxRetries } = options;
     // the same object for every call without per-call headers: the hot path builds only the token's
@@ -314,14 +334,21 @@ export class CheckoutClient {
     const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
     const { signal, deadline } = bound;
     const send = async () => {
+      // a Retry-After pause that outlasts the call (or its attempt's timeoutMs, as the gate counts)
+      // fails it now, also when it would first wait on an exchange, which the pause holds back too:
+      // not at the end of its timeoutMs, and without a partnerSecret call or a store read per call
+      const attemptEnd = performance.now() + this.#timeoutMs;
+      this.#load.throwIfPausedPast(deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), call, trace.attempts);
       const token = await this.#tokens.get(signal);
+      const headers: Record<string, string> =
+        extra === undefined
+          ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
+          : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` };
+      observed?.inject(headers);
       const sent = this.#transport.send({
         method,
         path,
-        headers:
-          extra === undefined
-            ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
-            : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` },
+        headers,
         retry: method === 'get' || key !== undefined,
         maxRetries,
         schema: call.schema,

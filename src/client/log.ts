@@ -91,7 +91,7 @@ function debugLine(entry: ClientLogEntry): void {
 }
 
 /** The log entries of one send's attempts: `attempt` when one ends, `retry` when one starts after another. */
-export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: string, path: string) {
+export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: string, path: string, redact: (requestId: string) => string) {
   const method = lowerMethod.toUpperCase();
   let started = 0;
   let previous: { status: number | undefined; endedAt: number } | undefined;
@@ -107,7 +107,9 @@ export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: 
       const endedAt = performance.now();
       const status = response?.status;
       previous = { status, endedAt };
-      const requestId = response?.headers.get('x-request-id') ?? undefined;
+      // a service may echo the credentials anywhere, its request id included: never into a log
+      const raw = response?.headers.get('x-request-id');
+      const requestId = raw === null || raw === undefined ? undefined : redact(raw);
       write({ event: 'attempt', method, path, status, ms: endedAt - started, attempt, requestId, ...(error === undefined ? {} : { error }) });
     },
   };

@@ -3,13 +3,14 @@
 import type { RateLimitOptions, RetryBudgetOptions } from './load/options.js';
 import type { ClientLogger } from './log.js';
 import type { TokenStore } from './token-store.js';
+import type { TelemetryOptions } from '../telemetry/options.js';
 import type { Me, Order, ParseSchema, Withdrawal } from '../schemas.js';
 
 /** The partner secret, or a function that returns it (sync or async), called at each token exchange. */
 export type PartnerSecret = string | (() => string | Promise<string>);
 
 /** Options of {@link CheckoutClient}. Every field may also come from the environment where noted. */
-export interface CheckoutClientOptions {
+export interface CheckoutClientOptions extends TelemetryOptions {
   /**
    * The checkout service's origin, e.g. `https://checkout.example.com`. `/api/v1/partner-api` is
    * appended unless already there; a trailing slash is fine.
@@ -65,6 +66,8 @@ export interface CheckoutClientOptions {
   /**
    * The `fetch` to use, e.g. one with a proxy agent or instrumentation. It must honour
    * `redirect: 'manual'` (Node's and every standard fetch do): a followed redirect is rejected.
+   * It should honour the request's `signal`: an attempt whose fetch ignores it keeps its
+   * `rateLimit.concurrency` slot until fetch settles, or 1 s after the attempt was aborted.
    * @default globalThis.fetch
    */
   fetch?: typeof globalThis.fetch | undefined;

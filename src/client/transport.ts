@@ -13,7 +13,7 @@ import { attemptLog, type LogWriter } from './log.js';
 import { kyLoaded, loadKy } from './ky.js';
 import { BodyTooLarge, readBody } from './read-body.js';
 import { retryAfterMs } from '../internal/retry-after.js';
-import { Redactor } from './redact.js';
+import { redactShort, Redactor } from './redact.js';
 
 export interface TransportOptions {
   /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
@@ -60,6 +60,12 @@ export interface SendOptions<T> {
 }
 
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
+/**
+ * How long an aborted attempt keeps its turn when its fetch does not settle: fetch settles within
+ * a tick of the abort (so the bound on requests in flight holds as fetch sees them), a custom one
+ * that ignores the signal must not hold the slot for ever.
+ */
+const ABORT_GRACE_MS = 1_000;
 /** The headers besides Retry-After that ky would take a retry's delay from. */
 const OTHER_TIMING_HEADERS = ['ratelimit-reset', 'x-ratelimit-retry-after', 'x-ratelimit-reset', 'x-rate-limit-reset'];
 /** A `Retry-After` longer than this fails the call at once, so a misconfigured service cannot park a call for hours. */
@@ -105,13 +111,13 @@ export class Transport {
 
   async send<T>(options: SendOptions<T>): Promise<T> {
     const { method, deadline, trace } = options;
-    // what the last attempt's fetch read: the body, as text
-    const read = { text: '' };
+    // what the last attempt's fetch read (the body, as text), and how long it waited for its turn
+    const read = { text: '', waitedMs: 0 };
     // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
     // method: browsers and Workers throw "Illegal invocation" for a detached fetch
     const fetchFn = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
     const maxBytes = this.#maxBytes;
-    const log = this.#log === undefined ? undefined : attemptLog(this.#log, method, options.path);
+    const log = this.#log === undefined ? undefined : attemptLog(this.#log, method, options.path, (id) => redactShort(id, credentialValues(options)));
     const load = this.#load;
     const timeoutMs = this.#timeoutMs;
     const firstAttempt = trace.attempts;
@@ -127,11 +133,12 @@ export class Transport {
         const signal = input instanceof Request ? input.signal : (requestInit?.signal ?? undefined);
         const attemptEnd = performance.now() + timeoutMs;
         const waiting = load.enter(input, signal, deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), options, trace);
-        if (waiting !== undefined) trace.queuedMs += await waiting;
+        read.waitedMs = waiting === undefined ? 0 : await waiting;
+        trace.queuedMs += read.waitedMs;
         const sentAt = performance.now();
         let response: Response | undefined;
         trace.attempts += 1;
-        try {
+        const attempt = async (): Promise<Response> => {
           if (log === undefined) {
             response = await fetchFn(input, requestInit);
             if (response.redirected) throw new FollowedRedirect(response.url);
@@ -149,8 +156,27 @@ export class Transport {
             log.end(trace.attempts, response, attemptError(error, input, options.signal));
             throw error;
           }
-        } finally {
+        };
+        let left = false;
+        const leave = () => {
+          if (left) return;
+          left = true;
           load.leave(response, sentAt);
+        };
+        // the turn is given back when fetch settles, or ABORT_GRACE_MS after the attempt was aborted
+        // (its timeout, the call's signal): a custom fetch that ignores the signal and never settles
+        // costs that call its timeout, not the client one of its rateLimit.concurrency slots forever
+        let grace: ReturnType<typeof setTimeout> | undefined;
+        const onAbort = () => {
+          grace = setTimeout(leave, ABORT_GRACE_MS);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        try {
+          return await attempt();
+        } finally {
+          signal?.removeEventListener('abort', onAbort);
+          clearTimeout(grace);
+          leave();
         }
       },
     };
@@ -166,7 +192,7 @@ export class Transport {
       // what ky's `prefix` did: one slash between the base and the path
       response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
     } catch (error) {
-      throw toCheckoutError(error, options, read.text, this.#timeoutMs, load);
+      throw toCheckoutError(error, options, read, this.#timeoutMs, load);
     }
     load.succeeded(trace.attempts - firstAttempt > 1);
     trace.response = response;
@@ -231,7 +257,13 @@ function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string
  * Messages quote only what is known to hold no header value (a Headers or Request error quotes the
  * offending value, which may be the token): a network error's fixed text and its system error code.
  */
-function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: string, timeoutMs: number, load: LoadControl): unknown {
+function toCheckoutError(
+  error: unknown,
+  options: SendOptions<unknown>,
+  { text, waitedMs }: { text: string; waitedMs: number },
+  timeoutMs: number,
+  load: LoadControl,
+): unknown {
   if (options.signal?.aborted) return options.signal.reason;
   const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
   const label = labelOf(options);
@@ -276,7 +308,9 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
         { request: label, attempts },
       );
     }
-    return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)`, { request: label, attempts });
+    // the wait for a turn counts in the attempt's timeoutMs: say so, or a queue reads as a slow service
+    const waited = waitedMs >= 1 ? `, ${Math.round(waitedMs)} ms of which it waited for its turn (rateLimit, a Retry-After pause)` : '';
+    return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)${waited}`, { request: label, attempts });
   }
   if (isNetworkError(error)) {
     const cause = error.cause;
@@ -289,13 +323,18 @@ function toCheckoutError(error: unknown, options: SendOptions<unknown>, text: st
 }
 
 /** The credentials a request carried (its Bearer token, the partner secret), to keep out of its errors in every encoded form. */
-function credentials({ headers, alsoRedact }: Pick<SendOptions<unknown>, 'headers' | 'alsoRedact'>): Redactor {
+function credentials(options: Pick<SendOptions<unknown>, 'headers' | 'alsoRedact'>): Redactor {
+  return new Redactor(credentialValues(options));
+}
+
+/** The credential values a request carried or may see quoted back (see {@link credentials}). */
+function credentialValues({ headers, alsoRedact }: Pick<SendOptions<unknown>, 'headers' | 'alsoRedact'>): string[] {
   const found: string[] = alsoRedact === undefined ? [] : [alsoRedact];
   const auth = headers.authorization;
   if (auth !== undefined) found.push(auth.replace(/^Bearer /, ''));
   const secret = headers['x-partner-secret'];
   if (secret !== undefined) found.push(secret);
-  return new Redactor(found);
+  return found;
 }
 
 /** A redirect's `Location` as origin and path, without userinfo, query or fragment; `undefined` when absent or not a URL. */

@@ -40,4 +40,5 @@ export type {
   WebhookSecret,
 } from './signature/signature.js';
 export type { PayloadInput } from './signature/bytes.js';
+export type { MeterProviderLike, TelemetryOptions, TracerProviderLike } from '../telemetry/options.js';
 export type { ClaimedLease, ClaimResult, EventStore, TransactionalEventStore, TransactResult } from '../stores/event-store.js';

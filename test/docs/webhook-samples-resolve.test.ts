@@ -3,21 +3,24 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { linesOf, markdownFiles } from './markdown-files.js';
 
 // A webhook handler without resolveOrderExternalId or resolveWithdrawalExternalId reads nothing, so
 // `confirmed` is always false and a sample's `if (confirmed) …` never runs. Every createWebhookHandler
-// call written out in README.md and examples/ names a resolver (or spreads options it is given).
+// call written out in README.md, docs/*.md and examples/ names a resolver (or spreads options it is given).
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 function readmeBlocks(): { where: string; code: string }[] {
-  const lines = readFileSync(join(root, 'README.md'), 'utf8').split('\n');
   const blocks: { where: string; code: string }[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? '')) continue;
-    let end = i + 1;
-    while (end < lines.length && !/^```\s*$/.test(lines[end] ?? '')) end++;
-    blocks.push({ where: `README.md:${i + 2}`, code: lines.slice(i + 1, end).join('\n') });
-    i = end;
+  for (const file of markdownFiles) {
+    const lines = linesOf(file);
+    for (let i = 0; i < lines.length; i++) {
+      if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? '')) continue;
+      let end = i + 1;
+      while (end < lines.length && !/^```\s*$/.test(lines[end] ?? '')) end++;
+      blocks.push({ where: `${file}:${i + 2}`, code: lines.slice(i + 1, end).join('\n') });
+      i = end;
+    }
   }
   return blocks;
 }
@@ -56,8 +59,9 @@ describe('webhook samples can confirm what they handle', () => {
     handlerCalls(code).map((call) => ({ where: `${where} (+${call.line - 1})`, ...call })),
   );
 
-  it('finds the samples (README and examples/)', () => {
-    expect(samples.filter((sample) => sample.where.startsWith('README.md')).length).toBeGreaterThanOrEqual(3);
+  it('finds the samples (README, docs/ and examples/)', () => {
+    expect(samples.filter((sample) => sample.where.startsWith('README.md')).length).toBeGreaterThanOrEqual(2);
+    expect(samples.filter((sample) => sample.where.startsWith('docs/')).length).toBeGreaterThanOrEqual(3);
     expect(samples.filter((sample) => sample.where.startsWith('examples')).length).toBeGreaterThanOrEqual(2);
   });
 

@@ -71,7 +71,7 @@ async function waitFor(
       // failed call, not "the status did not come" (5)
       throw new CliError(
         ExitCode.ApiError,
-        `could not reach the service: no answer within ${within} while waiting for ${kind} ${quoted(externalId)} (${tally.typeName()})`,
+        `could not reach the service: no answer within ${within} while waiting for ${kind} ${quoted(externalId)} (${tally.describe()})`,
         'Check CHECKOUT_BASE_URL (or --base-url), or allow more with --timeout.',
       );
     }

@@ -97,19 +97,19 @@ export async function webhookSendCommand({ positionals, options }: ParsedArgs, i
       printFailedAttempts(delivery.attempts.slice(0, -1), causes, io);
       io.out(
         `delivered ${eventId === undefined ? 'the body' : `event ${escapeText(eventId)}`}${type === undefined ? '' : ` (${escapeText(type)})`} ` +
-          `to ${escapeText(url)}: ${delivery.status} after ${tally.typeName()}\n`,
+          `to ${escapeText(url)}: ${delivery.status} after ${tally.describe()}\n`,
       );
     }
     return ExitCode.Ok;
   } catch (error) {
     if (error instanceof EventDeliveryError) {
       printFailedAttempts(error.attempts, causes, io);
-      throw new CliError(ExitCode.ApiError, `the receiver did not accept the event: no 2xx after ${tally.typeName()} (last: ${last ?? 'no response'})`);
+      throw new CliError(ExitCode.ApiError, `the receiver did not accept the event: no 2xx after ${tally.describe()} (last: ${last ?? 'no response'})`);
     }
     if (deadline.signal.aborted && !io.signal.aborted) {
       throw new CliError(
         ExitCode.ApiError,
-        `the receiver did not accept the event within --timeout (${formatDuration(timeoutMs)}): ${tally.typeName()} (last: ${last ?? 'no response'})`,
+        `the receiver did not accept the event within --timeout (${formatDuration(timeoutMs)}): ${tally.describe()} (last: ${last ?? 'no response'})`,
       );
     }
     throw error;

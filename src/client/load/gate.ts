@@ -7,6 +7,9 @@ export class PausedPastDeadline {
   constructor(readonly waitMs: number) {}
 }
 
+/** The longest delay a timer takes (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 interface Waiter {
   resolve(): void;
   reject(reason: unknown): void;
@@ -144,12 +147,13 @@ export class Gate {
     if (this.#timer !== undefined && this.#timerAt <= at) return;
     this.#clearTimer();
     this.#timerAt = at;
-    // a timer may fire up to 1 ms early on the performance clock: ceil, and #pump checks again anyway
+    // a timer may fire up to 1 ms early on the performance clock: ceil, and #pump checks again anyway;
+    // capped, since a longer delay (a requestsPerSecond of 1e-7) fires after 1 ms, every 1 ms
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#timerAt = Number.POSITIVE_INFINITY;
       this.#pump();
-    }, Math.ceil(delay));
+    }, Math.min(Math.ceil(delay), MAX_TIMER_MS));
   }
 
   #clearTimer(): void {

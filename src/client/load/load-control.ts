@@ -79,6 +79,15 @@ export class LoadControl {
     );
   }
 
+  /**
+   * Throws the `RateLimitError` a request would get at its turn when a `Retry-After` pause outlasts
+   * `deadline`: a call checks before waiting on a token exchange, which could not be sent either.
+   */
+  throwIfPausedPast(deadline: number, turn: TurnRequest, attempts: number): void {
+    const waitMs = this.#pause.until - performance.now();
+    if (this.#pause.until > deadline) throw this.#pausedError(new PausedPastDeadline(waitMs), turn, attempts);
+  }
+
   /** Whether `request` timed out (or aborted) while still waiting for its turn. */
   timedOutWaiting(request: unknown): boolean {
     return typeof request === 'object' && request !== null && this.#waiting.has(request);

@@ -116,8 +116,10 @@ export async function runDelivery(
   try {
     claim = await config.store.claim(event.eventId, config.leaseMs);
   } catch (error) {
+    progress.claim = 'failed';
     return { ...known, outcome: 'store-unavailable', error };
   }
+  progress.claim = claim === 'done' || claim === 'in-flight' ? claim : leaseOf(claim) === NOT_CLAIMED ? 'failed' : 'claimed';
   if (claim === 'done') return { ...known, outcome: 'duplicate' };
   if (claim === 'in-flight') return { ...known, outcome: 'in-flight' };
   const lease = leaseOf(claim);

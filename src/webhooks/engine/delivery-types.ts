@@ -1,4 +1,5 @@
 // What passes between the engine and the adapters, types only: a delivery in, an answer out.
+import type { ClaimAnswer } from '../../telemetry/webhook-delivery.js';
 import type { BodyResult } from './body.js';
 import type { WebhookOutcome } from './outcome.js';
 
@@ -29,6 +30,8 @@ export interface DeliveryResult {
 export interface DeliveryProgress {
   eventId?: string;
   type?: string;
+  /** What the event store answered the claim (for the delivery's span). */
+  claim?: ClaimAnswer;
 }
 
 /** What the handler answers, before it becomes a `Response` or is written to a Node response. */

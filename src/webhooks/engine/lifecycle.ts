@@ -7,6 +7,7 @@ import type { WebhookHandlerOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
 import { OUTCOME_MESSAGE, OUTCOME_STATUS } from './outcome.js';
 import type { Signatures } from '../signature/signature.js';
+import { Telemetry } from '../../telemetry/telemetry.js';
 
 // The engine of the webhook handler: deliveries in hand, the response deadline, logging, drain().
 // It knows no framework: each adapter (../adapters/) turns its request into a DeliveryInput and
@@ -97,6 +98,7 @@ export function engineFactory(signatures: Signatures): CreateEngine {
     if (config.resolveOrderExternalId === undefined && config.resolveWithdrawalExternalId === undefined) {
       warnOnce(config.logger, NEVER_CONFIRMS);
     }
+    const telemetry = new Telemetry(config.telemetry);
     /** Every delivery's work and background work still running, with what is known of its event. */
     const inHand = new Map<Promise<unknown>, DeliveryProgress>();
     /** One per delivery in progress: aborting it stops that delivery's body read, if still reading. */
@@ -137,9 +139,13 @@ export function engineFactory(signatures: Signatures): CreateEngine {
 
     async function deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {
       const started = Date.now();
+      // a span per delivery and its duration by outcome, when OpenTelemetry is on
+      const use = telemetry.use();
+      const observed = use === undefined ? undefined : (await use)?.delivery(input.headers);
       const refused = refusal(input) ?? (draining ? { outcome: 'draining' } : undefined);
       if (refused !== undefined) {
         log(refused, started);
+        observed?.answered(refused, OUTCOME_STATUS[refused.outcome], undefined);
         return answer(refused);
       }
       const progress: DeliveryProgress = {};
@@ -151,7 +157,8 @@ export function engineFactory(signatures: Signatures): CreateEngine {
       };
       const bodyRead = new AbortController();
       bodyReads.add(bodyRead);
-      const work = runDelivery(config, signatures, input, progress, background, bodyRead.signal).catch(
+      const run = () => runDelivery(config, signatures, input, progress, background, bodyRead.signal);
+      const work = (observed === undefined ? run() : observed.run(run)).catch(
         (error: unknown): DeliveryResult => ({ ...progress, outcome: 'failed', error }),
       );
       inHand.set(work, progress);
@@ -172,12 +179,17 @@ export function engineFactory(signatures: Signatures): CreateEngine {
       clearTimeout(timer);
       if (result !== undefined) {
         log(result, started);
+        observed?.answered(result, OUTCOME_STATUS[result.outcome], progress.claim);
         return answer(result);
       }
       const timeout: DeliveryResult = { ...progress, outcome: 'timeout' };
       log(timeout, started);
+      observed?.answered(timeout, OUTCOME_STATUS.timeout, progress.claim, true);
       // log never throws, and work never rejects
-      keepAlive(waitUntil, work.then((late) => log(late, started, true)));
+      keepAlive(waitUntil, work.then((late) => {
+        log(late, started, true);
+        observed?.late(late);
+      }));
       return answer(timeout);
     }
 

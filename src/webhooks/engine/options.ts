@@ -6,6 +6,7 @@ import type { EventStore, TransactionalEventStore } from '../../stores/event-sto
 import type { WebhookEvent } from '../event.js';
 import type { SignatureScheme, WebhookSecret } from '../signature/signature.js';
 import type { WebhookLogger } from './logger.js';
+import type { TelemetryOptions } from '../../telemetry/options.js';
 
 /** The part of `CheckoutClient` the handler uses to confirm events; a `CheckoutClient` fits. */
 export type WebhookClient = Pick<CheckoutClient, 'getOrderByExternalId' | 'getWithdrawalByExternalId'>;
@@ -77,7 +78,7 @@ export interface ConfirmOptions {
  * Options of `createWebhookHandler`. `Transaction` is inferred from a transactional `store` (the
  * type of `onEvent`'s `transaction`); it stays `undefined` with any other store.
  */
-export interface WebhookHandlerOptions<Transaction = undefined> {
+export interface WebhookHandlerOptions<Transaction = undefined> extends TelemetryOptions {
   /** The endpoint's signing secret, or a list of them while rotating (any match is valid). */
   secret: WebhookSecret;
   /** Reads the order or withdrawal to confirm each event: a `CheckoutClient`. */

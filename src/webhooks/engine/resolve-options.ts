@@ -5,6 +5,7 @@ import { MAX_TIMER_MS, timerMs } from '../../internal/timer-ms.js';
 import type { EventStore } from '../../stores/event-store.js';
 import { MemoryEventStore } from '../../stores/memory-event-store.js';
 import { secretList, type SignatureScheme } from '../signature/signature.js';
+import { clientTelemetryOptions, type TelemetryOptions } from '../../telemetry/options.js';
 import type { WebhookLogger } from './logger.js';
 import type { ExternalIdResolver, OnEvent, WebhookClient, WebhookHandlerOptions } from './options.js';
 
@@ -24,6 +25,8 @@ export interface ResolvedOptions {
   attempts: number;
   delayMs: number;
   logger: WebhookLogger | false | undefined;
+  /** The providers: the options', else the client's, else the global ones (looked up per delivery). */
+  telemetry: TelemetryOptions;
 }
 
 const KNOWN = new Set<string>([
@@ -40,6 +43,8 @@ const KNOWN = new Set<string>([
   'leaseMs',
   'confirm',
   'logger',
+  'tracerProvider',
+  'meterProvider',
 ]);
 
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
@@ -127,6 +132,10 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     attempts,
     delayMs,
     logger: logger as WebhookLogger | false | undefined,
+    telemetry: {
+      tracerProvider: options.tracerProvider ?? clientTelemetryOptions(client).tracerProvider,
+      meterProvider: options.meterProvider ?? clientTelemetryOptions(client).meterProvider,
+    },
   };
 }
 

@@ -1,0 +1,13 @@
+/**
+ * `error.type` of a failed call, as the HTTP semantic conventions say: the status code when an
+ * error status was received (`"503"`), else the error's class name (`TimeoutError`,
+ * `ConnectionError`, `ResponseValidationError`, `AbortError`), `_OTHER` for a throw that is not an
+ * error. Never the message, which may quote what the service answered.
+ */
+export function errorType(error: unknown): string {
+  // by shape, not class: this module may be another copy than the client's (its CommonJS build)
+  const status = (error as { status?: unknown } | null | undefined)?.status;
+  if (typeof status === 'number' && status >= 400) return String(status);
+  if (error instanceof Error || error instanceof DOMException) return error.name;
+  return '_OTHER';
+}

@@ -1,0 +1,52 @@
+import type { ChangeFacts, ReadFacts, RecordKind, TelemetryCore, WatchedCounts } from './telemetry-core.js';
+import type { Telemetry } from './telemetry.js';
+
+// The calls the status tracker (src/tracker/) makes (load control reports through load-hooks.ts).
+// Each costs one check and creates nothing while OpenTelemetry is off; the first use while it is on
+// loads the implementation, so a recording (not a span) may land a moment later than the call.
+
+/** A status change was seen `ms` milliseconds after the read that saw it was due. */
+export function trackerLag(telemetry: Telemetry, ms: number, kind: RecordKind, source: 'poll' | 'webhook'): void {
+  whenReady(telemetry, (core) => core.trackerLag(ms, kind, source));
+}
+
+/** Runs one read of a watched record inside a `checkout.tracker.read` span; `work` may `note` the status it found and whether it changed. */
+export async function trackerRead<T>(telemetry: Telemetry, kind: RecordKind, externalId: string, work: (note: (facts: ReadFacts) => void) => Promise<T>): Promise<T> {
+  const use = telemetry.use();
+  const core = use instanceof Promise ? await use : use;
+  return core === undefined ? work(ignore) : core.trackerRead(kind, externalId, work);
+}
+
+/** Runs `onChange` for one status change inside a `checkout.tracker.change` span. */
+export async function statusChange<T>(telemetry: Telemetry, change: ChangeFacts, work: () => Promise<T>): Promise<T> {
+  const use = telemetry.use();
+  const core = use instanceof Promise ? await use : use;
+  return core === undefined ? work() : core.statusChange(change, work);
+}
+
+/**
+ * Reports the watched records by kind (`checkout.tracker.watched`) each time metrics are collected:
+ * `count` is called then. Needs a meter provider when called (start the OpenTelemetry SDK before the
+ * tracker). Returns the function that stops the reports (call it when the tracker drains).
+ */
+export function watchedRecords(telemetry: Telemetry, count: () => WatchedCounts | Promise<WatchedCounts>): () => void {
+  let stop: (() => void) | undefined;
+  let stopped = false;
+  whenReady(telemetry, (core) => {
+    if (!stopped) stop = core.watchedRecords(count);
+  });
+  return () => {
+    stopped = true;
+    stop?.();
+  };
+}
+
+/** Runs `act` with the implementation when something may emit: at once, or once it has loaded. */
+export function whenReady(telemetry: Telemetry, act: (core: TelemetryCore) => void): void {
+  const use = telemetry.use();
+  if (use === undefined) return;
+  if (use instanceof Promise) void use.then((core) => core && act(core));
+  else act(use);
+}
+
+const ignore = (): void => undefined;

@@ -1,0 +1,44 @@
+/**
+ * An OpenTelemetry `TracerProvider` (from `@opentelemetry/api`; e.g. the SDK's `TracerProvider` or
+ * `NodeTracerProvider`). Typed by shape so the SDK's declarations do not need the optional peer.
+ */
+export interface TracerProviderLike {
+  getTracer(name: string, version?: string, options?: { schemaUrl?: string }): unknown;
+}
+
+/** An OpenTelemetry `MeterProvider` (from `@opentelemetry/api`; e.g. the SDK's `MeterProvider`), typed by shape. */
+export interface MeterProviderLike {
+  getMeter(name: string, version?: string, options?: { schemaUrl?: string }): unknown;
+}
+
+/**
+ * Where the SDK's traces and metrics go. Both need `@opentelemetry/api` installed (an optional peer
+ * dependency); without it nothing is loaded or emitted. See README.md, OpenTelemetry.
+ */
+export interface TelemetryOptions {
+  /**
+   * The OpenTelemetry tracer provider to create spans with. A webhook handler (or status tracker)
+   * without one uses its client's.
+   * @default the global one (`trace.setGlobalTracerProvider`, as the OpenTelemetry Node SDK registers it); none registered: no spans
+   */
+  tracerProvider?: TracerProviderLike | undefined;
+  /**
+   * The OpenTelemetry meter provider to record metrics with. A webhook handler (or status tracker)
+   * without one uses its client's.
+   * @default the global one (`metrics.setGlobalMeterProvider`); none registered: no metrics
+   */
+  meterProvider?: MeterProviderLike | undefined;
+}
+
+/**
+ * The key under which a `CheckoutClient` keeps its telemetry options, so the webhook handler and the
+ * status tracker default to their client's providers. Registered (`Symbol.for`) so that two copies of
+ * the SDK agree.
+ */
+export const TELEMETRY_OPTIONS = Symbol.for('checkout-partner-sdk.telemetry');
+
+/** `client`'s telemetry options, when it is a `CheckoutClient` (of any copy of the SDK); else none. */
+export function clientTelemetryOptions(client: unknown): TelemetryOptions {
+  const options = (client as { [TELEMETRY_OPTIONS]?: unknown } | null | undefined)?.[TELEMETRY_OPTIONS];
+  return options !== null && typeof options === 'object' ? (options as TelemetryOptions) : {};
+}

@@ -1,0 +1,70 @@
+import type { TelemetryCore } from './telemetry-core.js';
+import { otelApi, type OtelApiModule } from './api.js';
+import type { TelemetryOptions } from './options.js';
+
+/** What may emit; `undefined` while nothing can (the no-op path: nothing else is loaded or made). */
+export type TelemetryUse = TelemetryCore | Promise<TelemetryCore | undefined> | undefined;
+
+/**
+ * The telemetry of one client, webhook handler or status tracker. This part is all the SDK loads
+ * until something can emit: it asks whether `@opentelemetry/api` is installed and a provider
+ * registered (or given), and only then loads the implementation ({@link TelemetryCore}), once, on
+ * first use. So an app without OpenTelemetry neither loads nor bundles more than this file.
+ */
+export class Telemetry {
+  readonly options: TelemetryOptions;
+  readonly #apiBase: string | undefined;
+  #core: TelemetryCore | undefined;
+
+  /** Checks the providers: a `TypeError` naming one that is not one. */
+  constructor({ tracerProvider, meterProvider }: TelemetryOptions, apiBase?: string) {
+    check('tracerProvider', tracerProvider, 'getTracer');
+    check('meterProvider', meterProvider, 'getMeter');
+    this.options = { tracerProvider, meterProvider };
+    this.#apiBase = apiBase;
+  }
+
+  /** The implementation when something may emit (a promise the first time it loads); `undefined` when nothing can. */
+  use(): TelemetryUse {
+    const api = otelApi();
+    if (api === null || !emits(api, this.options)) return undefined;
+    return this.#core ?? loadCore().then((module) => module && (this.#core ??= new module.TelemetryCore(api, this.options, this.#apiBase)));
+  }
+}
+
+function check(name: string, provider: unknown, method: string): void {
+  if (provider !== undefined && typeof (provider as Record<string, unknown> | null)?.[method] !== 'function') {
+    throw new TypeError(`${name} must be an OpenTelemetry provider (with ${method})`);
+  }
+}
+
+/** This copy of the API's no-op tracer provider: what its global proxy delegates to while nothing is registered. */
+let noopTracers: unknown;
+
+/** Whether a tracer or meter provider other than the API's no-op ones is given or registered. */
+function emits(api: OtelApiModule, { tracerProvider, meterProvider }: TelemetryOptions): boolean {
+  const tracers = (tracerProvider ?? api.trace.getTracerProvider()) as { getDelegate?: () => unknown };
+  noopTracers ??= new api.ProxyTracerProvider().getDelegate();
+  return (
+    (tracers.getDelegate?.() ?? tracers) !== noopTracers ||
+    (meterProvider ?? api.metrics.getMeterProvider()).getMeter('checkout-partner-sdk') !== api.createNoopMeter()
+  );
+}
+
+let loading: Promise<typeof import('./telemetry-core.js') | undefined> | undefined;
+
+/**
+ * The implementation module, imported at its first use. Its address is computed, so bundlers leave it
+ * out of the SDK's bundle (the main entry's size budget holds): `telemetry-core.js` beside this
+ * module, in `dist/` as in the sources (where tsx and vitest find `telemetry-core.ts`). Where it cannot
+ * be loaded (an app bundled without it), nothing is emitted.
+ */
+function loadCore(): Promise<typeof import('./telemetry-core.js') | undefined> {
+  return (loading ??= (import(/* webpackIgnore: true */ /* @vite-ignore */ new URL('./telemetry-core.js', import.meta.url).href) as Promise<
+    typeof import('./telemetry-core.js')
+  >).catch((error: unknown) => {
+    // a provider is registered, so somebody expects spans: say once, through OpenTelemetry's own diagnostics, why none come
+    otelApi()?.diag.warn(`checkout-partner-sdk: no spans or metrics: its telemetry module (telemetry-core.js beside the SDK's entry) could not be loaded (${error instanceof Error ? error.name : 'error'}); an app bundler must copy it, or leave checkout-partner-sdk external`);
+    return undefined;
+  }));
+}

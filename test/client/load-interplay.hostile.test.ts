@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { CheckoutClient, RateLimitError, TimeoutError } from 'checkout-partner-sdk';
+
+// The load control (rateLimit's gate, Retry-After pause, retry budget) together with the rest of
+// the client, as a broken service, proxy or custom fetch would drive it.
+
+const TOKEN = JSON.stringify({ accessToken: 'tok-1', tokenType: 'Bearer', expiresIn: 3600 });
+const json = (body: string, status = 200, headers: Record<string, string> = {}) =>
+  new Response(body, { status, headers: { 'content-type': 'application/json', ...headers } });
+const urlOf = (input: RequestInfo | URL) => (input instanceof Request ? input.url : String(input));
+
+describe('the gate and a fetch that ignores abort', () => {
+  it('an attempt cut by its timeout gives its concurrency slot back even when the custom fetch never settles', async () => {
+    let business = 0;
+    const fetch = async (input: RequestInfo | URL) => {
+      if (urlOf(input).endsWith('/auth/token')) return json(TOKEN);
+      business += 1;
+      // the first two business requests hang and ignore the signal (a wrapper that drops it)
+      if (business <= 2) return new Promise<Response>(() => undefined);
+      return json('{"externalId":"o-1"}');
+    };
+    const client = new CheckoutClient({
+      baseUrl: 'https://checkout.test',
+      partnerId: 'p-1',
+      partnerSecret: 's',
+      fetch,
+      rateLimit: { concurrency: 2 },
+      timeoutMs: 5_000,
+      maxRetries: 0,
+    });
+    const cut = () => client.getOrderByExternalId('o-1', { timeoutMs: 150 }).catch((e: unknown) => e);
+    const hung = await Promise.all([cut(), cut()]);
+    for (const error of hung) expect(error).toBeInstanceOf(TimeoutError);
+    // both slots were held by the hung fetches: the next call still gets a turn (a moment after the aborts)
+    await expect(client.getOrderByExternalId('o-1')).resolves.toMatchObject({ externalId: 'o-1' });
+    expect(business).toBe(3);
+  });
+});
+
+describe('log entries and a service that echoes credentials', () => {
+  it('never carry the secret or the token a service put in x-request-id, as sent or encoded', async () => {
+    const secret = 'partner/secret value-987';
+    const token = 'tok-ABCDEFGH-1';
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (urlOf(input).endsWith('/auth/token')) {
+        // the secret as sent and percent-encoded
+        const echo = `${request.headers.get('x-partner-secret')}|${encodeURIComponent(secret)}`;
+        return json(JSON.stringify({ accessToken: token, tokenType: 'Bearer', expiresIn: 3600 }), 200, { 'x-request-id': echo });
+      }
+      return json('{}', 503, { 'x-request-id': `${request.headers.get('authorization')}` });
+    };
+    const entries: unknown[] = [];
+    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: secret, fetch, maxRetries: 0, logger: (entry) => entries.push(entry) });
+    await expect(client.getMe()).rejects.toThrow();
+    const logged = JSON.stringify(entries);
+    expect(entries.filter((entry) => (entry as { requestId?: string }).requestId !== undefined)).toHaveLength(3);
+    expect(logged).not.toContain(secret);
+    expect(logged).not.toContain(encodeURIComponent(secret));
+    expect(logged).not.toContain(token);
+    expect(logged).toContain('Bearer [redacted]');
+  });
+});
+
+describe('a very slow pace', () => {
+  it('a requestsPerSecond whose spacing exceeds a timer\'s range waits quietly (no timer firing every millisecond)', async () => {
+    let business = 0;
+    const fetch = async (input: RequestInfo | URL) => {
+      if (urlOf(input).endsWith('/auth/token')) return json(TOKEN);
+      business += 1;
+      return json('{"externalId":"o-1"}');
+    };
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      // one request per 10^7 s: the token exchange takes the only turn for months
+      const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { requestsPerSecond: 1e-7 } });
+      await client.getAccessToken();
+      await expect(client.getOrderByExternalId('o-1', { timeoutMs: 200 })).rejects.toBeInstanceOf(TimeoutError);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(business).toBe(0);
+    expect(warnings).not.toContain('TimeoutOverflowWarning');
+  });
+});
+
+describe('a Retry-After pause and a call that needs a new token', () => {
+  it('fails at once with RateLimitError when the pause outlasts its timeoutMs, as a call holding a token does', async () => {
+    let exchanges = 0;
+    const fetch = async (input: RequestInfo | URL) => {
+      if (urlOf(input).endsWith('/auth/token')) {
+        exchanges += 1;
+        // reused for the shortest window (1 s): the next call after it needs an exchange
+        return json(JSON.stringify({ accessToken: `tok-${exchanges}`, tokenType: 'Bearer', expiresIn: 1 }));
+      }
+      return json('{}', 429, { 'retry-after': '30' });
+    };
+    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, maxRetries: 0 });
+    // the 429 pauses the whole client for 30 s
+    await expect(client.getOrderByExternalId('o-1')).rejects.toBeInstanceOf(RateLimitError);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(client.tokenExpiresAt).toBeUndefined();
+    const began = performance.now();
+    const error = await client.getOrderByExternalId('o-2', { timeoutMs: 2_000 }).catch((e: unknown) => e);
+    // not a TimeoutError after waiting out its 2 s for an exchange that could not be sent
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(2_000);
+    expect(performance.now() - began).toBeLessThan(1_000);
+    expect(exchanges).toBe(1);
+  }, 10_000);
+});
+
+describe('a Retry-After pause and the partnerSecret function', () => {
+  it('calls that cannot be sent during the pause do not call the secret manager (one read per call before)', async () => {
+    let exchanges = 0;
+    let secretReads = 0;
+    const fetch = async (input: RequestInfo | URL) => {
+      if (urlOf(input).endsWith('/auth/token')) {
+        exchanges += 1;
+        return json(JSON.stringify({ accessToken: `tok-${exchanges}`, tokenType: 'Bearer', expiresIn: 1 }));
+      }
+      // 60 s: longer than the client's timeoutMs, so no attempt can wait it out
+      return json('{}', 429, { 'retry-after': '60' });
+    };
+    const partnerSecret = () => {
+      secretReads += 1;
+      return 's';
+    };
+    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret, fetch, maxRetries: 0, timeoutMs: 5_000 });
+    await expect(client.getOrderByExternalId('o-1')).rejects.toBeInstanceOf(RateLimitError);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    for (let i = 0; i < 5; i++) {
+      await expect(client.getOrderByExternalId(`o-${i}`)).rejects.toBeInstanceOf(RateLimitError);
+    }
+    expect(secretReads).toBe(1);
+    expect(exchanges).toBe(1);
+  }, 10_000);
+});
+
+describe('a timeout after a wait in the queue', () => {
+  it('says how much of the attempt\'s timeoutMs went to waiting for its turn, so a queue does not read as a slow service', async () => {
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (urlOf(input).endsWith('/auth/token')) return json(TOKEN);
+      const signal = input instanceof Request ? input.signal : init?.signal;
+      // the service takes 200 ms, and honours the abort
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, 200);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        });
+      });
+      return json('{"externalId":"o-1"}');
+    };
+    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { concurrency: 1 }, timeoutMs: 300, maxRetries: 0 });
+    await client.getAccessToken();
+    const [first, second] = await Promise.all([client.getOrderByExternalId('o-1').catch((e: unknown) => e), client.getOrderByExternalId('o-2').catch((e: unknown) => e)]);
+    expect(first).toMatchObject({ externalId: 'o-1' });
+    // sent after ~200 ms in the queue, cut at 300 ms: the service had ~100 ms, not 300
+    expect(second).toBeInstanceOf(TimeoutError);
+    expect((second as TimeoutError).message).toMatch(/within timeoutMs \(300 ms\), \d+ ms of which it waited for its turn/);
+    expect((second as TimeoutError).attempts).toBe(1);
+  });
+});

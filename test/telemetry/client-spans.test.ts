@@ -1,0 +1,218 @@
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { CheckoutClient, ConnectionError, NotFoundError, ServerError } from 'checkout-partner-sdk';
+import { createFakeCheckout } from 'checkout-partner-sdk/testing';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { installOtel, parentOf, total, type Otel } from './otel.js';
+
+// Client calls as OpenTelemetry sees them, with the real JS SDK registered globally (as the Node SDK
+// does) and the fake checkout service on a real local server.
+
+const partner = { partnerId: 'p-otel', partnerSecret: 'otel-partner-secret-81f3' };
+const fake = createFakeCheckout({ partners: [partner] });
+let url = '';
+let port = 0;
+let close: () => Promise<void>;
+let otel: Otel;
+
+beforeAll(async () => {
+  ({ url, close } = await fake.listen());
+  port = Number(new URL(url).port);
+});
+afterAll(() => close());
+beforeEach(() => {
+  fake.reset?.();
+  fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' } });
+  otel = installOtel();
+});
+afterEach(() => otel.uninstall());
+
+const newClient = (extra: object = {}) => new CheckoutClient({ baseUrl: url, ...partner, ...extra });
+const ORDER = 'GET /orders/by-external-id/{externalId}';
+const TOKEN = 'POST /auth/token';
+
+describe('a client call', () => {
+  it('is a CLIENT span named by its route template, a child of the application span, with the semconv attributes', async () => {
+    const client = newClient();
+    await otel.tracer.startActiveSpan('app', async (app) => {
+      await client.getOrderByExternalId('o-1');
+      app.end();
+    });
+    const app = otel.span('app');
+    const call = otel.span(ORDER);
+    expect(call.kind).toBe(SpanKind.CLIENT);
+    expect(parentOf(call)).toBe(app.spanContext().spanId);
+    expect(call.spanContext().traceId).toBe(app.spanContext().traceId);
+    expect(call.status.code).toBe(SpanStatusCode.UNSET);
+    const received = fake.requests.find((r) => r.path.endsWith('/orders/by-external-id/o-1'));
+    expect(call.attributes).toEqual({
+      'http.request.method': 'GET',
+      'url.template': '/orders/by-external-id/{externalId}',
+      'url.full': `${url}/api/v1/partner-api/orders/by-external-id/o-1`,
+      'server.address': '127.0.0.1',
+      'server.port': port,
+      'http.response.status_code': 200,
+      'checkout.attempts': 1,
+      'checkout.request_id': received?.headers['x-request-id'] ?? expect.any(String),
+      'checkout.token.waited': true,
+    });
+  });
+
+  it('sends traceparent, seen by the real server: the call span for the read, the exchange span for POST /auth/token', async () => {
+    const client = newClient();
+    await otel.tracer.startActiveSpan('app', async (app) => {
+      await client.getOrderByExternalId('o-1');
+      app.end();
+    });
+    const call = otel.span(ORDER);
+    const exchange = otel.span(TOKEN);
+    const traceId = call.spanContext().traceId;
+    const read = fake.requests.find((r) => r.path.endsWith('/orders/by-external-id/o-1'));
+    const token = fake.requests.find((r) => r.path.endsWith('/auth/token'));
+    expect(read?.headers['traceparent']).toBe(`00-${traceId}-${call.spanContext().spanId}-01`);
+    expect(token?.headers['traceparent']).toBe(`00-${traceId}-${exchange.spanContext().spanId}-01`);
+  });
+
+  it('has a token exchange span: a CLIENT child of the call that started it; a call that waited for it links to it', async () => {
+    const client = newClient();
+    await Promise.all([
+      otel.tracer.startActiveSpan('first', async (span) => {
+        await client.getOrderByExternalId('o-1');
+        span.end();
+      }),
+      otel.tracer.startActiveSpan('second', async (span) => {
+        await client.getMe();
+        span.end();
+      }),
+    ]);
+    const exchange = otel.span(TOKEN);
+    const first = otel.span(ORDER);
+    const second = otel.span('GET /auth/me');
+    expect(exchange.kind).toBe(SpanKind.CLIENT);
+    expect(parentOf(exchange)).toBe(first.spanContext().spanId);
+    expect(exchange.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.template': '/auth/token', 'http.response.status_code': 200, 'checkout.attempts': 1 });
+    expect(first.links).toEqual([]);
+    expect(second.attributes['checkout.token.waited']).toBe(true);
+    expect(second.links.map((link) => link.context.spanId)).toEqual([exchange.spanContext().spanId]);
+    const metrics = await otel.metrics();
+    expect(total(metrics.get('checkout.client.token.exchanges'))).toBe(1);
+    expect(total(metrics.get('http.client.request.duration'), { 'url.template': '/auth/token' })).toBe(1);
+    // a later call finds the token: no exchange, not marked
+    await client.getOrderByExternalId('o-1');
+    expect(otel.spans().filter((s) => s.name === ORDER).at(-1)?.attributes['checkout.token.waited']).toBeUndefined();
+  });
+
+  it('counts a retried call once, with its attempts, and its retries', async () => {
+    const client = newClient();
+    await client.getAccessToken();
+    fake.failNext(1, 503, { retryAfter: 0, only: 'business' });
+    await client.getOrderByExternalId('o-1');
+    const call = otel.span(ORDER);
+    expect(call.attributes['checkout.attempts']).toBe(2);
+    expect(call.attributes['http.response.status_code']).toBe(200);
+    expect(call.status.code).toBe(SpanStatusCode.UNSET);
+    const metrics = await otel.metrics();
+    const route = { 'url.template': '/orders/by-external-id/{externalId}', 'http.request.method': 'GET' };
+    expect(total(metrics.get('checkout.client.retries'), route)).toBe(1);
+    expect(total(metrics.get('http.client.request.duration'), { ...route, 'http.response.status_code': 200 })).toBe(1);
+    const [point] = metrics.get('http.client.request.duration')?.dataPoints ?? [];
+    expect(metrics.get('http.client.request.duration')?.descriptor.unit).toBe('s');
+    expect(point).toBeDefined();
+  });
+
+  it('marks a failure ERROR with error.type: the status code for an error status', async () => {
+    const client = newClient();
+    await expect(client.getOrderByExternalId('missing')).rejects.toBeInstanceOf(NotFoundError);
+    const call = otel.span(ORDER);
+    expect(call.status.code).toBe(SpanStatusCode.ERROR);
+    expect(call.attributes).toMatchObject({ 'error.type': '404', 'http.response.status_code': 404, 'checkout.attempts': 1 });
+    expect(call.attributes['checkout.request_id']).toEqual(expect.any(String));
+    const metrics = await otel.metrics();
+    expect(total(metrics.get('http.client.request.duration'), { 'error.type': '404', 'http.response.status_code': 404 })).toBe(1);
+  });
+
+  it('marks a failure without a response with the error class as error.type', async () => {
+    const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', ...partner, maxRetries: 0 });
+    await expect(client.getMe()).rejects.toBeInstanceOf(ConnectionError);
+    const exchange = otel.span(TOKEN);
+    expect(exchange.attributes['error.type']).toBe('ConnectionError');
+    expect(exchange.attributes['http.response.status_code']).toBeUndefined();
+    const call = otel.span('GET /auth/me');
+    expect(call.status).toEqual({ code: SpanStatusCode.ERROR, message: 'ConnectionError' });
+    const metrics = await otel.metrics();
+    expect(total(metrics.get('checkout.client.token.exchanges'), { 'error.type': 'ConnectionError' })).toBe(1);
+  });
+
+  it('names a request() by a template that keeps no id', async () => {
+    const client = newClient();
+    await expect(client.request('POST', '/orders/ord-77a/payment', { json: { amount: '1' } })).rejects.toBeInstanceOf(NotFoundError);
+    const call = otel.span('POST /orders/{id}/payment');
+    expect(call.attributes['url.template']).toBe('/orders/{id}/payment');
+    const metrics = await otel.metrics();
+    for (const point of metrics.get('http.client.request.duration')?.dataPoints ?? []) {
+      expect(JSON.stringify(point.attributes)).not.toContain('ord-77a');
+    }
+  });
+});
+
+describe('load control', () => {
+  it('a refused retry and a dry budget: events on the call span, counted by route', async () => {
+    const client = newClient({ retryBudget: { capacity: 5, retryCost: 5 } });
+    await client.getAccessToken();
+    fake.failNext(2, 503, { retryAfter: 0, only: 'business' });
+    await expect(client.getOrderByExternalId('o-1')).rejects.toBeInstanceOf(ServerError);
+    const call = otel.span(ORDER);
+    expect(call.events.map((event) => event.name)).toEqual(['checkout.retry_budget.exhausted', 'checkout.retry_budget.denied']);
+    expect(call.attributes).toMatchObject({ 'checkout.attempts': 2, 'error.type': '503' });
+    const metrics = await otel.metrics();
+    expect(total(metrics.get('checkout.client.retry_budget.denied'), { 'url.template': '/orders/by-external-id/{externalId}', 'http.request.method': 'GET' })).toBe(1);
+    expect(total(metrics.get('checkout.client.retry_budget.exhausted'), { 'server.address': '127.0.0.1' })).toBe(1);
+  });
+
+  it('a 429 with Retry-After: the pause, an event on the span and counted', async () => {
+    const client = newClient();
+    await client.getAccessToken();
+    fake.failNext(1, 429, { retryAfter: 1, only: 'business' });
+    await client.getOrderByExternalId('o-1');
+    const call = otel.span(ORDER);
+    const paused = call.events.find((event) => event.name === 'checkout.client.paused');
+    expect(paused?.attributes?.['checkout.pause_ms']).toBeGreaterThan(500);
+    expect(call.attributes['checkout.attempts']).toBe(2);
+    expect(total((await otel.metrics()).get('checkout.client.pauses'))).toBe(1);
+  });
+
+  it('a request that waited for its turn: the queue duration by route', async () => {
+    const client = newClient({ rateLimit: { concurrency: 1 } });
+    await client.getAccessToken();
+    fake.setDelay(20);
+    await Promise.all([client.getOrderByExternalId('o-1'), client.getMe()]);
+    fake.setDelay(0);
+    const queued = (await otel.metrics()).get('checkout.client.queue.duration');
+    expect(queued?.descriptor.unit).toBe('s');
+    expect(total(queued, { 'url.template': '/auth/me', 'http.request.method': 'GET', 'server.port': port })).toBe(1);
+  });
+});
+
+describe('providers', () => {
+  it('takes tracerProvider and meterProvider as options, with nothing registered globally', async () => {
+    await otel.uninstall();
+    otel = installOtel({ global: false });
+    const client = newClient({ tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider });
+    await client.getOrderByExternalId('o-1');
+    expect(otel.span(ORDER).kind).toBe(SpanKind.CLIENT);
+    expect(total((await otel.metrics()).get('http.client.request.duration'))).toBe(2);
+  });
+
+  it('emits nothing, and the call works, when no provider is registered', async () => {
+    await otel.uninstall();
+    otel = installOtel({ global: false });
+    const order = await newClient().getOrderByExternalId('o-1');
+    expect(order.externalId).toBe('o-1');
+    expect(otel.spans()).toEqual([]);
+    expect(fake.requests.every((r) => r.headers['traceparent'] === undefined)).toBe(true);
+  });
+
+  it('rejects a provider that is not one', () => {
+    expect(() => newClient({ tracerProvider: {} })).toThrow(/tracerProvider must be an OpenTelemetry provider \(with getTracer\)/);
+    expect(() => newClient({ meterProvider: 'x' })).toThrow(/meterProvider must be an OpenTelemetry provider \(with getMeter\)/);
+  });
+});
