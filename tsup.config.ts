@@ -11,6 +11,7 @@ export default defineConfig([
       'webhooks.node': 'src/webhooks/index.node.ts',
       redis: 'src/redis/index.ts',
       postgres: 'src/postgres/index.ts',
+      tracker: 'src/tracker/index.ts',
       testing: 'src/testing/index.ts',
       'testing/msw': 'src/testing/msw.ts',
       // not an export: loaded by its URL at the first call while OpenTelemetry is on (src/telemetry/telemetry.ts)
@@ -22,6 +23,7 @@ export default defineConfig([
         webhooks: 'src/webhooks/index.ts',
         redis: 'src/redis/index.ts',
         postgres: 'src/postgres/index.ts',
+        tracker: 'src/tracker/index.ts',
         testing: 'src/testing/index.ts',
         'testing/msw': 'src/testing/msw.ts',
       },

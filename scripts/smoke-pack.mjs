@@ -18,6 +18,7 @@ import { CheckoutClient, CheckoutError, NotFoundError, type Order } from 'checko
 import { createWebhookHandler, parseEvent } from 'checkout-partner-sdk/webhooks';
 import { RedisEventStore, RedisTokenStore, RedisStoreError } from 'checkout-partner-sdk/redis';
 import { createFakeCheckout, deliverEvent, signEvent } from 'checkout-partner-sdk/testing';
+import { createStatusTracker, MemoryStatusStore, type StatusChange } from 'checkout-partner-sdk/tracker';
 
 const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:1', partnerId: 'p', partnerSecret: 's' });
 export async function read(id: string): Promise<string | undefined> {
@@ -37,6 +38,11 @@ export const handler = createWebhookHandler({
   onEvent: (context) => { const id: string = context.event.eventId; void id; },
 });
 export const event = parseEvent('{}');
+export const tracker = createStatusTracker({
+  client,
+  store: new MemoryStatusStore({ maxRecords: 10 }),
+  onChange: (change: StatusChange) => { if (change.kind === 'order') { const s: string | undefined = change.record.settlement?.status ?? undefined; void s; } },
+});
 export const stores = [RedisEventStore, RedisTokenStore, RedisStoreError] as const;
 export const fake = createFakeCheckout({ partners: [{ partnerId: 'p', partnerSecret: 's' }] });
 export const helpers = [deliverEvent, signEvent] as const;
@@ -239,6 +245,12 @@ try {
      const redis = await import('checkout-partner-sdk/redis');
      const postgres = await import('checkout-partner-sdk/postgres');
      const testingMsw = await import('checkout-partner-sdk/testing/msw');
+     const trackerEntryCheck = (tracker) => {
+       if (typeof tracker.createStatusTracker !== 'function' || typeof tracker.MemoryStatusStore !== 'function') throw new Error('tracker entry lacks createStatusTracker / MemoryStatusStore');
+       if (!(new tracker.StatusStoreFullError(1) instanceof sdk.CheckoutError)) throw new Error('StatusStoreFullError is not a CheckoutError of the main entry');
+     };
+     trackerEntryCheck(await import('checkout-partner-sdk/tracker'));
+     if (typeof redis.RedisStatusStore !== 'function') throw new Error('redis entry lacks RedisStatusStore');
      // both builds in one process (the dual package hazard): one error tree for instanceof
      const cjs = require('checkout-partner-sdk');
      if (cjs.NotFoundError === sdk.NotFoundError) throw new Error('expected two builds');
@@ -260,6 +272,12 @@ try {
      const postgres = require('checkout-partner-sdk/postgres');
      const testingMsw = require('checkout-partner-sdk/testing/msw');
      require('checkout-partner-sdk/package.json');
+     const trackerEntryCheck = (tracker) => {
+       if (typeof tracker.createStatusTracker !== 'function' || typeof tracker.MemoryStatusStore !== 'function') throw new Error('tracker entry lacks createStatusTracker / MemoryStatusStore');
+       if (!(new tracker.StatusStoreFullError(1) instanceof sdk.CheckoutError)) throw new Error('StatusStoreFullError is not a CheckoutError of the main entry');
+     };
+     trackerEntryCheck(require('checkout-partner-sdk/tracker'));
+     if (typeof redis.RedisStatusStore !== 'function') throw new Error('redis entry lacks RedisStatusStore');
      (async () => { ${body('sdk', 'webhooks', 'testing', 'redis', 'postgres', 'testingMsw')} console.log('cjs ok'); })().catch((e) => { console.error(e); process.exit(1); });`,
   );
   process.stdout.write(run('node', ['smoke.mjs']));

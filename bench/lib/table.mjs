@@ -31,6 +31,14 @@ export function goals(results) {
       add(`exchanges in ${fmt(tokens.lifetimes.seconds, 0)} s, ${c.client}`, `${c.exchanges} (expected ${c.expected}, ${c.rejected401} 401s)`, 'expected ± 1', c.withinOne, `${c.exchanges - c.expected}`);
     }
   }
+  const tr = results.tracker;
+  if (tr && !tr.error) {
+    add(`tracker: webhook-path lag p99, ${tr.records} watched`, `${tr.webhook.lagMsP99} ms (p50 ${tr.webhook.lagMsP50} ms)`, '< 1000 ms', tr.webhook.lagMsP99 < 1000, `${1000 - tr.webhook.lagMsP99} ms`);
+    const rps = tr.requestsPerSecond;
+    add(`tracker: requests per second (1 s windows), ${tr.records} watched`, `max ${rps.max}, mean ${rps.mean}`, `≤ client rateLimit ${rps.clientRateLimit} (+5%)`, rps.max <= rps.clientRateLimit * 1.05, `${rps.clientRateLimit - rps.max}`);
+    add(`tracker: changes seen, ${tr.records} watched`, `${tr.webhook.seen + tr.poll.seen} of ${tr.webhook.of + tr.poll.of}`, 'all', tr.webhook.seen + tr.poll.seen === tr.webhook.of + tr.poll.of, '');
+    add('tracker: reads per record until its change is seen', `${tr.poll.readsUntilSeenMax} (poll), ${tr.webhook.readsUntilSeenMax} (webhook)`, '1', tr.poll.readsUntilSeenMax <= 1 && tr.webhook.readsUntilSeenMax <= 1, '');
+  }
   const wh = results.webhooks;
   if (wh && !wh.error) {
     const v = wh.verification.verifySignature;

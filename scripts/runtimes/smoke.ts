@@ -4,6 +4,7 @@
  * the same code runs on Node, Bun, Deno and workerd.
  */
 import { CheckoutClient, CheckoutError, NotFoundError } from 'checkout-partner-sdk';
+import { createStatusTracker, MemoryStatusStore, type StatusChange } from 'checkout-partner-sdk/tracker';
 import { createWebhookHandler, MemoryEventStore, parseEvent, signPayload, verifySignature, type WebhookContext } from 'checkout-partner-sdk/webhooks';
 
 export interface SmokeInput {
@@ -87,6 +88,20 @@ export async function smoke(input: SmokeInput): Promise<SmokeResult> {
     check(forged.status === 401 && seen.length === 1, 'a bad signature is 401');
     await handler.drain();
     pass('webhook handler (verify, confirm, deduplicate)');
+
+    const changes: StatusChange[] = [];
+    const tracker = createStatusTracker({ client, store: new MemoryStatusStore(), claimIntervalMs: 10, onChange: (change) => void changes.push(change) });
+    tracker.start();
+    const trackerHandler = createWebhookHandler({ secret, client, tracker, resolveOrderExternalId: () => 'smoke order/1' });
+    const nudged = await trackerHandler.handle(
+      new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-provider-signature': signature } }),
+    );
+    check(nudged.status === 200, `an event to a handler with a tracker is answered 200 (got ${nudged.status})`);
+    for (let turn = 0; turn < 500 && changes.length === 0; turn += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    check(changes.length === 1 && changes[0]?.status === 'Settled' && changes[0].source === 'webhook', 'the tracker handed the change over once, from the webhook');
+    const drained = await tracker.drain({ timeoutMs: 2_000 });
+    check(drained.drained && changes.length === 1, 'the tracker drained');
+    pass('status tracker (webhook nudge, onChange once)');
 
     return { ok: true, checks };
   } catch (error) {

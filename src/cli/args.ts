@@ -28,6 +28,7 @@ const OPTIONS = {
   'trade-id': { type: 'string' },
   'body-file': { type: 'string' },
   curl: { type: 'string' },
+  withdrawal: { type: 'boolean' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -47,6 +47,7 @@ Commands:
   me                         check the credentials (GET /auth/me)
   order <externalId>         read an order's status; --wait-until to poll for a status
   withdrawal <externalId>    read a PIX withdrawal's status; --wait-until to poll for a status
+  watch <externalId>...      print each status change of orders (or --withdrawal) as it happens
   token                      mint an access token and show its expiry (--show prints the token)
   webhook sign               sign a webhook body as the payment provider does (--curl prints a curl line)
   webhook verify             check a webhook body against its signature
@@ -103,6 +104,20 @@ Without --wait-until, --timeout bounds the one read (default 30s).
 ${CREDENTIALS}
 
 ${EXIT_CODES}
+`,
+  watch: `Usage: checkout-partner watch <externalId>... [--withdrawal] [--interval <duration>] [--timeout <duration>] [--json]
+
+Watches orders (or withdrawals, with --withdrawal) with the SDK's status tracker and prints each
+status change as it happens, one line each ("order order-42: Pending -> Settled"), until every
+record reached a final status (exit 0: Settled or cancelled; Completed, failed or cancelled), until
+--timeout runs out (exit 5), or until Ctrl-C (exit 0). A record not created yet is watched on.
+
+  --withdrawal            the ids are withdrawals (default: orders)
+  --interval <duration>   time between two reads of a record (default 2s; 500ms, 2s, 1.5m or seconds)
+  --timeout <duration>    give up after this long (default: no limit)
+  --json                  one JSON line per change: kind, externalId, status, previousStatus, source, record
+
+${CREDENTIALS}
 `,
   token: `Usage: checkout-partner token [--show] [--timeout <duration>] [--json]
 

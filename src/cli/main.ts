@@ -4,6 +4,7 @@ import { meCommand } from './commands/me.js';
 import { recordCommand } from './commands/records.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { tokenCommand } from './commands/token.js';
+import { watchCommand } from './commands/watch.js';
 import { webhookCommand } from './commands/webhook.js';
 import { AttemptTally } from './attempt-tally.js';
 import { escapeJsonOutput, escapeOutput } from './escape.js';
@@ -12,7 +13,7 @@ import { HELP, type HelpTopic } from './help.js';
 import type { CliIo } from './io.js';
 import { report } from './report.js';
 
-const COMMANDS = ['me', 'order', 'withdrawal', 'token', 'webhook', 'sandbox'] as const;
+const COMMANDS = ['me', 'order', 'withdrawal', 'watch', 'token', 'webhook', 'sandbox'] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Runs one command line; resolves with the exit code. Errors are reported on stderr, never thrown. */
@@ -58,6 +59,8 @@ export async function main(argv: readonly string[], rawIo: CliIo): Promise<ExitC
       case 'order':
       case 'withdrawal':
         return await recordCommand(command, args, io, tally);
+      case 'watch':
+        return await watchCommand(args, io, tally);
       case 'token':
         return await tokenCommand(args, io, tally);
       case 'webhook':

@@ -1,10 +1,21 @@
 import { CheckoutError } from '../errors.js';
 
 /** Which store operation a {@link RedisStoreError} comes from. */
-export type RedisStoreOperation = 'claim' | 'complete' | 'release' | 'get' | 'set';
+export type RedisStoreOperation =
+  | 'claim'
+  | 'complete'
+  | 'release'
+  | 'get'
+  | 'set'
+  | 'watch'
+  | 'unwatch'
+  | 'nudge'
+  | 'extend'
+  | 'commit'
+  | 'reschedule';
 
 /**
- * A Redis command behind `RedisEventStore` or `RedisTokenStore` failed: the connection was refused
+ * A Redis command behind `RedisEventStore`, `RedisTokenStore` or `RedisStatusStore` failed: the connection was refused
  * or lost, the command ran past `commandTimeoutMs`, Redis answered with an error, or the reply made
  * no sense. `cause` holds what the Redis client threw (for the token store, a copy without the
  * command's arguments, which hold the token). The message never holds a stored value.

@@ -1,6 +1,7 @@
 /**
  * `checkout-partner-sdk/redis`: Redis-backed stores that let many processes and machines share
- * webhook deduplication ({@link RedisEventStore}) and the access token ({@link RedisTokenStore}).
+ * webhook deduplication ({@link RedisEventStore}), the access token ({@link RedisTokenStore}) and
+ * the status tracker's records ({@link RedisStatusStore}).
  *
  * Bring your own client: `ioredis` (v5 or later) or node-redis (the `redis` package, v4 or later),
  * both optional peer dependencies that this entry never imports.
@@ -24,6 +25,8 @@
 export { RedisEventStore } from './event-store.js';
 export type { RedisEventStoreOptions } from './event-store.js';
 export { RedisTokenStore } from './token-store.js';
+export { RedisStatusStore } from './status-store.js';
+export type { RedisStatusStoreOptions } from './status-store.js';
 export type { RedisTokenStoreOptions } from './token-store.js';
 export { RedisStoreError } from './errors.js';
 export type { RedisStoreOperation } from './errors.js';

@@ -19,3 +19,7 @@ export { deliverEvent, EventDeliveryError } from './deliver-event.js';
 export type { DeliverEventOptions, Delivery, DeliveryAttempt, DeliveryReport } from './deliver-event.js';
 export { createEvent, signEvent } from './sign-event.js';
 export type { ProviderEvent, SignedEvent } from './sign-event.js';
+export { playTimeline } from './timeline.js';
+export type { PlayingTimeline, TimelineStep, TimelineTarget } from './timeline.js';
+export { createProviderSimulator } from './provider-simulator.js';
+export type { ProviderSimulator, ProviderSimulatorOptions, ProviderSimulatorStats } from './provider-simulator.js';

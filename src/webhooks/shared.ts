@@ -42,3 +42,4 @@ export type {
 export type { PayloadInput } from './signature/bytes.js';
 export type { MeterProviderLike, TelemetryOptions, TracerProviderLike } from '../telemetry/options.js';
 export type { ClaimedLease, ClaimResult, EventStore, TransactionalEventStore, TransactResult } from '../stores/event-store.js';
+export type { WebhookTracker } from './engine/options.js';

@@ -10,6 +10,7 @@ import type { ResolvedOptions } from './resolve-options.js';
 import type { ClaimedLease } from '../../stores/event-store.js';
 import { runTransactional, transactionalStore } from './transactional.js';
 import { typeName } from '../../internal/type-name.js';
+import { nudgeTracker, runTrackerDelivery } from './tracker-intake.js';
 import { quote } from '../../internal/quote.js';
 import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
@@ -104,6 +105,16 @@ export async function runDelivery(
   const known = { eventId: event.eventId, type: event.type };
   progress.eventId = known.eventId;
   progress.type = known.type;
+
+  // with a status tracker: nudge it (its onChange does the partner's work), see tracker-intake.ts
+  if (config.trackerOnly) return runTrackerDelivery(config, event);
+  if (config.tracker !== undefined) {
+    try {
+      await nudgeTracker(config, event);
+    } catch (error) {
+      return { ...known, outcome: 'store-unavailable', error };
+    }
+  }
 
   // a store that runs the event in its own transaction (PostgresEventStore, transactional) claims there
   const transactional = transactionalStore(config.store);

@@ -7,6 +7,7 @@ import type { WebhookEvent } from '../event.js';
 import type { SignatureScheme, WebhookSecret } from '../signature/signature.js';
 import type { WebhookLogger } from './logger.js';
 import type { TelemetryOptions } from '../../telemetry/options.js';
+import type { StatusTracker } from '../../tracker/types.js';
 
 /** The part of `CheckoutClient` the handler uses to confirm events; a `CheckoutClient` fits. */
 export type WebhookClient = Pick<CheckoutClient, 'getOrderByExternalId' | 'getWithdrawalByExternalId'>;
@@ -83,8 +84,18 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
   secret: WebhookSecret;
   /** Reads the order or withdrawal to confirm each event: a `CheckoutClient`. */
   client: WebhookClient;
-  /** Handles each new, verified event once. */
-  onEvent: OnEvent<Transaction>;
+  /**
+   * Handles each new, verified event once. Optional when `tracker` is given (then the tracker's
+   * `onChange` handles each status change, exactly once); with both, each event nudges the tracker
+   * and is also handed to `onEvent`.
+   */
+  onEvent?: OnEvent<Transaction> | undefined;
+  /**
+   * A status tracker (`createStatusTracker` from `checkout-partner-sdk/tracker`): each verified,
+   * new event asks it to read its order or withdrawal now (through the resolvers), and is answered
+   * 200 as soon as that request is stored. A nudge that fails is answered 503 (claim released).
+   */
+  tracker?: WebhookTracker | undefined;
   /**
    * Where handled events are recorded, so redeliveries are not handled twice. Use a shared store
    * (`RedisEventStore`, `PostgresEventStore`) when more than one process receives webhooks. A
@@ -146,3 +157,6 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
    */
   logger?: WebhookLogger | false | undefined;
 }
+
+/** The part of a status tracker the webhook handler uses: `nudge`. A `StatusTracker` fits. */
+export type WebhookTracker = Pick<StatusTracker, 'nudge'>;

@@ -7,13 +7,17 @@ import { MemoryEventStore } from '../../stores/memory-event-store.js';
 import { secretList, type SignatureScheme } from '../signature/signature.js';
 import { clientTelemetryOptions, type TelemetryOptions } from '../../telemetry/options.js';
 import type { WebhookLogger } from './logger.js';
-import type { ExternalIdResolver, OnEvent, WebhookClient, WebhookHandlerOptions } from './options.js';
+import type { ExternalIdResolver, OnEvent, WebhookClient, WebhookHandlerOptions, WebhookTracker } from './options.js';
 
 /** The options with every default applied, checked once. */
 export interface ResolvedOptions {
   secrets: readonly string[];
   client: WebhookClient;
   onEvent: OnEvent;
+  /** The tracker to nudge per event, if any. */
+  tracker: WebhookTracker | undefined;
+  /** `true` when only `tracker` handles events (no `onEvent`): no confirm reads in the handler. */
+  trackerOnly: boolean;
   store: EventStore;
   resolveOrderExternalId: ExternalIdResolver | undefined;
   resolveWithdrawalExternalId: ExternalIdResolver | undefined;
@@ -33,6 +37,7 @@ const KNOWN = new Set<string>([
   'secret',
   'client',
   'onEvent',
+  'tracker',
   'store',
   'resolveOrderExternalId',
   'resolveWithdrawalExternalId',
@@ -64,7 +69,11 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   ) {
     throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
   }
-  fn('onEvent', options.onEvent, true);
+  const tracker = options.tracker as unknown;
+  if (tracker !== undefined && (tracker === null || typeof tracker !== 'object' || typeof (tracker as WebhookTracker).nudge !== 'function')) {
+    throw new TypeError('tracker must be a status tracker (an object with nudge), from createStatusTracker');
+  }
+  fn('onEvent', options.onEvent, tracker === undefined);
   fn('resolveOrderExternalId', options.resolveOrderExternalId);
   fn('resolveWithdrawalExternalId', options.resolveWithdrawalExternalId);
   fn('scheme', options.scheme);
@@ -120,7 +129,9 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     secrets: secretList(options.secret),
     client: client as WebhookClient,
     // the handler passes `transaction` exactly when the store is transactional, as Transaction says
-    onEvent: options.onEvent as OnEvent,
+    onEvent: (options.onEvent ?? (() => undefined)) as OnEvent,
+    tracker: tracker as WebhookTracker | undefined,
+    trackerOnly: tracker !== undefined && options.onEvent === undefined,
     store,
     resolveOrderExternalId: options.resolveOrderExternalId,
     resolveWithdrawalExternalId: options.resolveWithdrawalExternalId,

@@ -1,0 +1,257 @@
+/**
+ * `npm run test:soak:tracker`: the status tracker under the worst the world does, against the BUILT
+ * package. Three tracker processes (createStatusTracker + RedisStatusStore, each with a webhook
+ * endpoint that nudges it) on one real redis-server (append-only file on); SOAK_RECORDS (2,000)
+ * orders and withdrawals whose statuses the fake service changes at planned random times; a
+ * provider simulator that loses 20% of the events, duplicates 20%, and delays them up to 3 s (so
+ * reorders them); one in 25 onChange calls throws. Mid-run one tracker process is SIGKILLed and
+ * restarted, and Redis is restarted once. Then every onChange line is checked against what the
+ * fake service did: every record's final status handed over (0 lost), no (record, status) handed
+ * twice (0 doubled; a copy by the SIGKILLed process within its last second, between onChange and
+ * the commit, is the one window a non-transactional store leaves, and is counted apart), statuses
+ * in the order they happened, previousStatus chained. Exits non-zero on any violation.
+ *
+ * Bounded: a 150 s hard limit, a time limit on every child, every child killed by pid on exit.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { assertFreshBuild, FROM_SRC, killAll, ROOT, spawnTs, type BoundedChild } from '../../chaos/children.js';
+import { freePort, startSoakRedis, type SoakRedis } from '../redis.js';
+import { planRecord, STATUS_PREFIX } from './plan.js';
+
+const RECORDS = Number(process.env.SOAK_RECORDS ?? 2_000);
+const PROCESSES = 3;
+const SEED = Number(process.env.SOAK_SEED ?? 20_261_124);
+const SPREAD_MS = 20_000;
+const HARD_LIMIT_MS = 150_000;
+const started = Date.now();
+const failures: string[] = [];
+const fail = (message: string) => failures.push(message);
+const note = (message: string) => console.log(`[tracker-soak +${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
+
+let redis: SoakRedis | undefined;
+const killRedis = () => {
+  const pid = redis?.pid();
+  if (pid !== undefined) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+};
+process.on('exit', killRedis);
+const hardStop = setTimeout(() => {
+  process.stderr.write(`FAIL: the tracker soak exceeded its ${HARD_LIMIT_MS / 1000} s hard limit\n`);
+  killAll();
+  killRedis();
+  process.exit(1);
+}, HARD_LIMIT_MS);
+
+function waitForLine(child: BoundedChild, lines: string[], pattern: RegExp, ms: number, name: string): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    const deadline = Date.now() + ms;
+    const poll = setInterval(() => {
+      for (const line of lines) {
+        const match = pattern.exec(line);
+        if (match) {
+          clearInterval(poll);
+          resolve(match);
+          return;
+        }
+      }
+      if (child.child.exitCode !== null || child.child.signalCode !== null || Date.now() > deadline) {
+        clearInterval(poll);
+        reject(new Error(`${name} did not print ${pattern} within ${ms} ms: ${child.output.stderr.trim().slice(-1500)}`));
+      }
+    }, 20);
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'tracker-soak-'));
+const logFile = join(dir, 'changes.log');
+const truthFile = join(dir, 'truth.log');
+const secret = `whsec-tracker-soak-${randomUUID()}`;
+
+try {
+  if (!FROM_SRC) assertFreshBuild(['index.js', 'webhooks.node.js', 'redis.js', 'tracker.js', 'testing.js']);
+  mkdirSync(join(dir, 'redis'));
+  redis = await startSoakRedis(join(dir, 'redis'));
+  note(`redis-server pid ${redis.pid()} on ${redis.url} (appendonly yes)`);
+
+  const ports = await Promise.all(Array.from({ length: PROCESSES }, () => freePort()));
+  const epoch = Date.now() + 8_000; // time for every child to start
+  const common = {
+    SOAK_RECORDS: String(RECORDS),
+    SOAK_SEED: String(SEED),
+    SOAK_EPOCH: String(epoch),
+    SOAK_SPREAD_MS: String(SPREAD_MS),
+    SOAK_WEBHOOK_SECRET: secret,
+  };
+  const fakeLines: string[] = [];
+  const fake = spawnTs(join(ROOT, 'scripts/soak/tracker/fake.ts'), [], {
+    name: 'fake',
+    timeoutMs: HARD_LIMIT_MS,
+    env: { ...common, SOAK_TRUTH: truthFile, SOAK_WEBHOOK_URLS: ports.map((port) => `http://127.0.0.1:${port}/`).join(',') },
+    onLine: (line) => fakeLines.push(line),
+  });
+  const fakeUrl = (await waitForLine(fake, fakeLines, /^FAKE-URL (\S+)$/, 30_000, 'the fake service'))[1] as string;
+  note(`fake checkout service and provider simulator on ${fakeUrl}`);
+
+  const procs: Array<{ proc: BoundedChild; lines: string[] }> = [];
+  const startProcess = async (index: number) => {
+    const lines: string[] = [];
+    const proc = spawnTs(join(ROOT, 'scripts/soak/tracker/tracker-process.ts'), [], {
+      name: `p${index}`,
+      timeoutMs: HARD_LIMIT_MS,
+      env: {
+        ...common,
+        SOAK_INDEX: String(index),
+        SOAK_PROCESSES: String(PROCESSES),
+        SOAK_PORT: String(ports[index]),
+        SOAK_LOG: logFile,
+        SOAK_REDIS_URL: redis?.url,
+        SOAK_FAKE_URL: fakeUrl,
+      },
+      onLine: (line) => lines.push(line),
+    });
+    await waitForLine(proc, lines, /^READY /, 30_000, `tracker process p${index}`);
+    procs[index] = { proc, lines };
+  };
+  await Promise.all(Array.from({ length: PROCESSES }, (_, i) => startProcess(i)));
+  note(`${PROCESSES} tracker processes ready; ${RECORDS} records, watched over ${SPREAD_MS / 1000} s from the epoch`);
+
+  await sleep(Math.max(0, epoch + 14_000 - Date.now()));
+  const victim = procs[2]!;
+  const victimPid = victim.proc.child.pid as number;
+  const killedAt = Date.now();
+  note(`SIGKILL p2 (pid ${victimPid})`);
+  victim.proc.child.kill('SIGKILL');
+  await victim.proc.exited;
+  await sleep(1_500);
+  await startProcess(2);
+  note('p2 restarted');
+
+  await sleep(Math.max(0, epoch + 26_000 - Date.now()));
+  const restartAt = Date.now();
+  await redis.stop();
+  await redis.start();
+  note(`redis-server restarted in ${Date.now() - restartAt} ms (AOF replayed)`);
+
+  // every planned change is done by then; wait until no record is watched any more
+  const lastChange = Math.max(...Array.from({ length: RECORDS }, (_, i) => Math.max(...planRecord(i, SEED, SPREAD_MS).changes.map((c) => c.atMs))));
+  await sleep(Math.max(0, epoch + lastChange - Date.now()));
+  note('the last planned change is applied; waiting for every watch to end');
+  const probe = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  probe.on('error', () => undefined);
+  let watched = -1;
+  const watchDeadline = Date.now() + 40_000;
+  while (Date.now() < watchDeadline) {
+    watched = Number(await probe.zcard(`${STATUS_PREFIX}due`).catch(() => -1));
+    if (watched === 0) break;
+    await sleep(500);
+  }
+  probe.disconnect();
+  if (watched !== 0) fail(`${watched} records were still watched 40 s after the last change`);
+  note(`every watch ended (${((Date.now() - epoch - lastChange) / 1000).toFixed(1)} s after the last change)`);
+
+  for (const { proc } of procs) proc.child.kill('SIGTERM');
+  const exits = await Promise.all(procs.map(({ proc }) => proc.exited));
+  exits.forEach((exit, i) => {
+    if (exit.code !== 0) fail(`tracker process p${i} did not drain and exit cleanly (code ${exit.code}, signal ${exit.signal})`);
+  });
+  const processStats = procs.map(({ lines }) => lines.find((line) => line.startsWith('STATS '))?.slice(6) ?? '{}');
+  fake.child.kill('SIGTERM');
+  await fake.exited;
+  const provider = fakeLines.find((line) => line.startsWith('PROVIDER '))?.slice(9) ?? '{}';
+  await redis.stop();
+
+  // ---- the check ----
+  const truth = new Map<string, string[]>();
+  for (const line of readFileSync(truthFile, 'utf8').split('\n')) {
+    const [kind, id, status] = line.split(' ');
+    if (kind === undefined || id === undefined || status === undefined) continue;
+    truth.set(id, [...(truth.get(id) ?? []), status]);
+  }
+  const handed = new Map<string, Array<{ status: string; previous: string; source: string; pid: number; at: number }>>();
+  let lines = 0;
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    const [tag, , id, status, previous, source, pid, at] = line.split(' ');
+    if (tag !== 'C' || id === undefined || status === undefined) continue;
+    lines += 1;
+    handed.set(id, [...(handed.get(id) ?? []), { status, previous: previous!, source: source!, pid: Number(pid), at: Number(at) }]);
+  }
+  let lost = 0;
+  let doubled = 0;
+  let killWindow = 0;
+  let outOfOrder = 0;
+  let brokenChain = 0;
+  let changesExpected = 0;
+  let changesHanded = 0;
+  let bySource = { poll: 0, webhook: 0 };
+  const examples: string[] = [];
+  for (let i = 0; i < RECORDS; i++) {
+    const plan = planRecord(i, SEED, SPREAD_MS);
+    const happened = truth.get(plan.externalId) ?? [];
+    const got = (handed.get(plan.externalId) ?? []).sort((a, b) => a.at - b.at);
+    changesExpected += happened.length;
+    const final = plan.changes.at(-1)!.status;
+    const distinct: typeof got = [];
+    for (const entry of got) {
+      const earlier = distinct.find((d) => d.status === entry.status);
+      if (earlier === undefined) {
+        distinct.push(entry);
+        continue;
+      }
+      // the one window a non-transactional store leaves: onChange ran in the killed process, which died before the commit
+      if (earlier.pid === victimPid && earlier.at <= killedAt && earlier.at > killedAt - 1_000) killWindow += 1;
+      else {
+        doubled += 1;
+        if (examples.length < 5) examples.push(`${plan.externalId} ${entry.status} twice`);
+      }
+    }
+    changesHanded += distinct.length;
+    for (const entry of distinct) bySource[entry.source as 'poll' | 'webhook'] += 1;
+    if (!distinct.some((d) => d.status === final)) {
+      lost += 1;
+      if (examples.length < 5) examples.push(`${plan.externalId}: final ${final} never handed (got ${distinct.map((d) => d.status).join(',')})`);
+    }
+    const order = distinct.map((d) => happened.indexOf(d.status));
+    if (order.some((v, k) => v < 0 || (k > 0 && v <= order[k - 1]!))) {
+      outOfOrder += 1;
+      if (examples.length < 5) examples.push(`${plan.externalId}: handed ${distinct.map((d) => d.status).join(',')} but it went ${happened.join(',')}`);
+    }
+    distinct.forEach((d, k) => {
+      if (d.previous !== (k === 0 ? '-' : distinct[k - 1]!.status) && !(k > 0 && distinct[k - 1]!.pid === victimPid)) brokenChain += 1;
+    });
+  }
+  note(`onChange lines: ${lines}; distinct (record, status) handed: ${changesHanded} of ${changesExpected} statuses the records went through (${(changesExpected - changesHanded)} intermediate ones changed again between two reads)`);
+  note(`by source: ${JSON.stringify(bySource)}; provider: ${provider}`);
+  note(`tracker processes: ${processStats.join(' ')}`);
+  note(`lost ${lost}, doubled ${doubled}, out of order ${outOfOrder}, broken previousStatus chains ${brokenChain}; in the SIGKILL window (onChange ran, the process died before its commit): ${killWindow}`);
+  if (lost > 0) fail(`${lost} records whose final status never reached onChange`);
+  if (doubled > 0) fail(`${doubled} (record, status) changes handed over more than once outside the SIGKILL window`);
+  if (outOfOrder > 0) fail(`${outOfOrder} records whose changes were handed out of order`);
+  if (brokenChain > 0) fail(`${brokenChain} changes whose previousStatus is not the status handed before`);
+  if (bySource.webhook === 0 || bySource.poll === 0) fail('no change was seen by one of the two paths (webhook, poll): the soak did not exercise both');
+  if (examples.length > 0) note(`examples: ${examples.join(' | ')}`);
+} catch (error) {
+  fail(`the soak itself failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+} finally {
+  clearTimeout(hardStop);
+  killAll();
+  killRedis();
+}
+
+if (failures.length > 0) {
+  for (const message of failures) process.stderr.write(`FAIL: ${message}\n`);
+  process.stderr.write(`(files kept in ${dir})\n`);
+  process.exit(1);
+}
+rmSync(dir, { recursive: true, force: true });
+note('PASS');
+process.exit(0);

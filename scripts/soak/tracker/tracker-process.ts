@@ -1,0 +1,96 @@
+/**
+ * One tracker process of the tracker soak (a child of run.ts), from the BUILT package: a
+ * `createStatusTracker` on `RedisStatusStore` (shared prefix), and a webhook endpoint
+ * (`createWebhookHandler({ tracker })` on `RedisEventStore`) that nudges it. It watches the records
+ * assigned to it (index % SOAK_PROCESSES) at their planned times; after a restart it watches again
+ * those already due (a watch is idempotent). Each `onChange` appends one line to SOAK_LOG (O_APPEND):
+ *   C <kind> <id> <status> <previousStatus|-> <source> <pid> <epoch ms>
+ * SIGTERM: drain the handler and the tracker, exit 0. Prints `READY <port>` once listening.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { Redis } from 'ioredis';
+import { CheckoutClient } from 'checkout-partner-sdk';
+import { RedisEventStore, RedisStatusStore } from 'checkout-partner-sdk/redis';
+import { createStatusTracker } from 'checkout-partner-sdk/tracker';
+import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
+import { EVENT_PREFIX, orderForTrade, PARTNER_ID, PARTNER_SECRET, planRecord, requiredEnv, STATUS_PREFIX } from './plan.js';
+
+const index = Number(requiredEnv('SOAK_INDEX'));
+const processes = Number(requiredEnv('SOAK_PROCESSES'));
+const records = Number(requiredEnv('SOAK_RECORDS'));
+const seed = Number(requiredEnv('SOAK_SEED'));
+const epoch = Number(requiredEnv('SOAK_EPOCH'));
+const spreadMs = Number(requiredEnv('SOAK_SPREAD_MS'));
+const port = Number(requiredEnv('SOAK_PORT'));
+const log = openSync(requiredEnv('SOAK_LOG'), 'a');
+const stats = { reads: 0, storeFailed: 0, leaseLost: 0, changeFailed: 0 };
+
+const redis = new Redis(requiredEnv('SOAK_REDIS_URL'), { maxRetriesPerRequest: 1 });
+redis.on('error', () => undefined);
+const client = new CheckoutClient({ baseUrl: requiredEnv('SOAK_FAKE_URL'), partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, timeoutMs: 5_000, maxRetries: 1 });
+
+const tracker = createStatusTracker({
+  client,
+  store: new RedisStatusStore({ client: redis, prefix: STATUS_PREFIX, commandTimeoutMs: 2_000 }),
+  owner: `p${index}-${process.pid}`,
+  leaseMs: 10_000,
+  maxConcurrentReads: 16,
+  onChange: async (change) => {
+    // one in 25 calls fails on purpose: the same change must come back, and be recorded once
+    if (Math.random() < 0.04) throw new Error('injected onChange failure');
+    writeSync(log, `C ${change.kind} ${change.externalId} ${change.status} ${change.previousStatus ?? '-'} ${change.source} ${process.pid} ${Date.now()}\n`);
+  },
+  logger: (entry) => {
+    if (entry.type === 'read') stats.reads += 1;
+    else if (entry.type === 'store-failed') stats.storeFailed += 1;
+    else if (entry.type === 'lease-lost') stats.leaseLost += 1;
+    else if (entry.type === 'change-failed') stats.changeFailed += 1;
+  },
+});
+
+const handler = createWebhookHandler({
+  secret: requiredEnv('SOAK_WEBHOOK_SECRET'),
+  client,
+  tracker,
+  store: new RedisEventStore({ client: redis, prefix: EVENT_PREFIX, commandTimeoutMs: 2_000 }),
+  resolveOrderExternalId: (event) => orderForTrade(event['tradeId']) ?? (typeof event['endUserId'] === 'string' ? event['endUserId'] : undefined),
+  resolveWithdrawalExternalId: (event) => (typeof event['withdrawalExternalId'] === 'string' ? event['withdrawalExternalId'] : undefined),
+  logger: () => undefined,
+});
+
+const timers: ReturnType<typeof setTimeout>[] = [];
+const watch = async (i: number): Promise<void> => {
+  const plan = planRecord(i, seed, spreadMs);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      await (plan.kind === 'order' ? tracker.watchOrder(plan.externalId) : tracker.watchWithdrawal(plan.externalId));
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200)); // Redis restarting: try again
+    }
+  }
+  process.stderr.write(`could not watch ${plan.externalId}\n`);
+};
+for (let i = index; i < records; i += processes) {
+  timers.push(setTimeout(() => void watch(i), Math.max(0, epoch + planRecord(i, seed, spreadMs).watchAtMs - Date.now())));
+}
+
+tracker.start();
+const server = createServer((req, res) => handler.node(req, res));
+server.keepAliveTimeout = 2000;
+server.listen(port, '127.0.0.1', () => process.stdout.write(`READY ${port}\n`));
+
+process.once('SIGTERM', () => {
+  for (const timer of timers) clearTimeout(timer);
+  const watchdog = setTimeout(() => process.exit(1), 15_000);
+  void Promise.all([handler.drain({ timeoutMs: 5_000 }), tracker.drain({ timeoutMs: 5_000 })]).then(() => {
+    process.stdout.write(`STATS ${JSON.stringify(stats)}\n`);
+    server.closeAllConnections();
+    server.close();
+    redis.disconnect();
+    closeSync(log);
+    clearTimeout(watchdog);
+    process.exit(0);
+  });
+});

@@ -1,0 +1,74 @@
+import { createStatusTracker } from '../../tracker/tracker.js';
+import { MemoryStatusStore } from '../../tracker/memory-store.js';
+import type { StatusChange, StatusKind } from '../../tracker/types.js';
+import { allowOnly, CREDENTIAL_OPTIONS, type ParsedArgs } from '../args.js';
+import type { AttemptTally } from '../attempt-tally.js';
+import { clientFrom } from '../credentials.js';
+import { durationOption, formatDuration } from '../duration.js';
+import { escapeText } from '../escape.js';
+import { CliError, ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
+
+/**
+ * `watch <externalId>...`: a status tracker in this process, printing each status change as it
+ * happens (one line each, or one JSON line with --json) until every record reached a final status
+ * (exit 0), --timeout runs out (exit 5) or Ctrl-C (exit 0).
+ */
+export async function watchCommand({ positionals, options }: ParsedArgs, io: CliIo, tally: AttemptTally): Promise<ExitCodeValue> {
+  allowOnly('watch', options, [...CREDENTIAL_OPTIONS, 'json', 'withdrawal', 'timeout', 'interval']);
+  const ids = positionals.slice(1);
+  if (ids.length === 0 || ids.some((id) => id === '')) throw usage('missing <externalId>: checkout-partner watch <externalId>... [--withdrawal]', 'watch');
+  const kind: StatusKind = options.withdrawal ? 'withdrawal' : 'order';
+  const timeoutMs = options.timeout === undefined ? undefined : durationOption('watch', 'timeout', options.timeout, 0);
+  const intervalMs = durationOption('watch', 'interval', options.interval, 2000);
+  const client = await clientFrom(options, io, tally, 'watch');
+
+  const open = new Set(ids);
+  let finished: () => void = () => undefined;
+  const allFinal = new Promise<void>((resolve) => {
+    finished = resolve;
+  });
+  const print = (change: StatusChange) => {
+    if (options.json) {
+      const { kind: k, externalId, status, previousStatus, source, record } = change;
+      io.out(`${JSON.stringify({ kind: k, externalId, status, previousStatus: previousStatus ?? null, source, record })}\n`);
+    } else {
+      const shown = (status: string | null) => (status === null ? '(none)' : escapeText(status));
+      io.out(`${change.kind} ${escapeText(change.externalId)}: ${change.previousStatus === undefined ? '' : `${shown(change.previousStatus)} -> `}${shown(change.status)}\n`);
+    }
+  };
+  const tracker = createStatusTracker({
+    client,
+    store: new MemoryStatusStore({ maxRecords: ids.length + 1 }),
+    // a person watching: every interval for as long as it runs, never backing off
+    schedule: { fastIntervalMs: intervalMs, fastForMs: Number.MAX_SAFE_INTEGER, maxIntervalMs: intervalMs, jitter: 0 },
+    onChange: print,
+    onWatchEnd: ({ externalId }) => {
+      open.delete(externalId);
+      if (open.size === 0) finished();
+    },
+    logger: (entry) => {
+      const id = escapeText(entry.externalId ?? '');
+      if (entry.type === 'read' && entry.outcome === 'not-found') io.err(`${kind} ${id}: not found (yet); still watching\n`);
+      if (entry.type === 'read' && entry.outcome === 'failed') io.err(`${kind} ${id}: read failed: ${escapeText(entry.error?.message ?? 'unknown error')}\n`);
+    },
+  });
+  for (const id of ids) await (kind === 'order' ? tracker.watchOrder(id) : tracker.watchWithdrawal(id));
+  tracker.start();
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    if (timeoutMs !== undefined) timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  const interrupted = new Promise<'interrupted'>((resolve) => {
+    if (io.signal.aborted) resolve('interrupted');
+    io.signal.addEventListener('abort', () => resolve('interrupted'), { once: true });
+  });
+  const outcome = await Promise.race([allFinal.then(() => 'final' as const), timedOut, interrupted]);
+  clearTimeout(timer);
+  await tracker.drain({ timeoutMs: 5_000 });
+  if (outcome === 'timeout') {
+    throw new CliError(ExitCode.WaitTimeout, `timed out after ${formatDuration(timeoutMs!)} with ${[...open].map(escapeText).join(', ')} not final yet`);
+  }
+  return ExitCode.Ok;
+}

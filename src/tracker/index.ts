@@ -1,0 +1,42 @@
+/**
+ * `checkout-partner-sdk/tracker`: every status change of the partner's orders and withdrawals,
+ * handed over once, from polling and provider webhooks together.
+ *
+ * @example
+ * import { createStatusTracker, MemoryStatusStore } from 'checkout-partner-sdk/tracker';
+ * const tracker = createStatusTracker({ client, store: new MemoryStatusStore(), onChange: async (change) => { ... } });
+ * tracker.start();
+ * await tracker.watchOrder('order-42');
+ *
+ * @module
+ */
+export { createStatusTracker } from './tracker.js';
+export { MemoryStatusStore } from './memory-store.js';
+export type { MemoryStatusStoreOptions } from './memory-store.js';
+export { StatusStoreFullError } from './errors.js';
+export { NUDGE_PRIORITY_MS } from './types.js';
+export type {
+  ClaimDueRequest,
+  ClaimedStatusRecord,
+  OnStatusChange,
+  OrderStatusChange,
+  StatusChange,
+  StatusKind,
+  StatusLease,
+  StatusNext,
+  StatusRecordState,
+  StatusScheduleOptions,
+  StatusSource,
+  StatusStore,
+  StatusTracker,
+  StatusTrackerOptions,
+  StatusTurn,
+  TrackerClient,
+  TrackerDrainReport,
+  TrackerLogEntry,
+  TrackerLogger,
+  TransactionalStatusChange,
+  TransactionalStatusStore,
+  WatchEndReason,
+  WithdrawalStatusChange,
+} from './types.js';

@@ -1,0 +1,266 @@
+import { typeName } from '../internal/type-name.js';
+import type { WebhookEvent } from '../webhooks/event.js';
+import { checkExternalId, checkKind, wholeNumber } from './arguments.js';
+import { DueHeap } from './due-heap.js';
+import { StatusStoreFullError } from './errors.js';
+import { NUDGE_PRIORITY_MS } from './types.js';
+import type {
+  ClaimDueRequest,
+  ClaimedStatusRecord,
+  StatusKind,
+  StatusLease,
+  StatusRecordState,
+  StatusStore,
+  StatusTurn,
+} from './types.js';
+
+/** Options of {@link MemoryStatusStore}. */
+export interface MemoryStatusStoreOptions {
+  /**
+   * The most records kept. Records whose watch ended are dropped first (oldest first) to make
+   * room; when every record is still watched, a new watch rejects with `StatusStoreFullError`.
+   * @default 100_000
+   */
+  maxRecords?: number | undefined;
+  /**
+   * How long a record's last handled status is kept after its watch ended, in milliseconds, so a
+   * replayed provider event finds it and calls nothing. Keep it far longer than the provider
+   * retries a delivery.
+   * @default 2_592_000_000 (30 days)
+   */
+  retentionMs?: number | undefined;
+}
+
+interface Entry extends StatusRecordState {
+  dueAt: number | undefined;
+  lease: { token: string; owner: string; until: number; nudges: number } | undefined;
+  /** Nudges so far: a turn whose claim saw fewer was overtaken by a nudge. */
+  nudges: number;
+  endedAt: number | undefined;
+}
+
+const DEFAULT_MAX_RECORDS = 100_000;
+const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * A {@link StatusStore} in this process's memory: for one process, tests and the sandbox. Its
+ * records are lost on restart (a restart then hands each record's current status over once more);
+ * use `RedisStatusStore` or `PostgresStatusStore` for a fleet or for durability.
+ *
+ * Due records are found through a min-heap of due times (a watched record costs one map entry and
+ * one heap node, not a timer). Bounded by `maxRecords`; an ended watch's status is kept for
+ * `retentionMs`.
+ *
+ * @example
+ * const tracker = createStatusTracker({ client, store: new MemoryStatusStore({ maxRecords: 10_000 }), onChange });
+ */
+export class MemoryStatusStore implements StatusStore {
+  /** The bound on records kept. */
+  readonly maxRecords: number;
+  /** Milliseconds an ended watch's status is kept. */
+  readonly retentionMs: number;
+  readonly #records = new Map<string, Entry>();
+  readonly #due = new DueHeap();
+  /** Keys of ended watches, in the order they ended (the eviction and retention order). */
+  readonly #ended = new Map<string, number>();
+  #tokens = 0;
+
+  constructor(options: MemoryStatusStoreOptions = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`MemoryStatusStore options must be an object, got ${typeName(options)}`);
+    }
+    this.maxRecords = wholeNumber('maxRecords', options.maxRecords, DEFAULT_MAX_RECORDS);
+    this.retentionMs = wholeNumber('retentionMs', options.retentionMs, DEFAULT_RETENTION_MS);
+  }
+
+  /** Records kept (watched and retained). */
+  get size(): number {
+    return this.#records.size;
+  }
+
+  async watch(kind: StatusKind, externalId: string, now: number): Promise<void> {
+    const entry = this.#entry(kind, externalId, now);
+    if (entry.watching) return;
+    this.#startWatch(entry, now);
+  }
+
+  async unwatch(kind: StatusKind, externalId: string): Promise<void> {
+    checkKind(kind);
+    checkExternalId(externalId);
+    const key = keyOf(kind, externalId);
+    const entry = this.#records.get(key);
+    if (entry === undefined || !entry.watching) return;
+    this.#end(key, entry, Date.now());
+  }
+
+  async nudge(kind: StatusKind, externalId: string, nudge: { now: number; event?: WebhookEvent | undefined }): Promise<void> {
+    const { now, event } = nudge;
+    const entry = this.#entry(kind, externalId, now);
+    entry.nudgedAt = now;
+    if (event !== undefined) entry.event = structuredClone(event);
+    entry.nudges += 1;
+    if (!entry.watching) this.#startWatch(entry, now, now - NUDGE_PRIORITY_MS);
+    else this.#schedule(entry, this.#leaseLive(entry, now) ? entry.lease!.until : now - NUDGE_PRIORITY_MS);
+  }
+
+  async claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]> {
+    const { now, limit, leaseMs, owner } = request;
+    this.#expire(now);
+    const claimed: ClaimedStatusRecord[] = [];
+    while (claimed.length < limit) {
+      const key = this.#due.popDue(now);
+      if (key === undefined) break;
+      const entry = this.#records.get(key);
+      if (entry === undefined || !entry.watching) continue;
+      this.#tokens += 1;
+      const token = `${owner}:${this.#tokens}`;
+      entry.lease = { token, owner, until: now + leaseMs, nudges: entry.nudges };
+      this.#schedule(entry, now + leaseMs);
+      claimed.push({ ...snapshot(entry), lease: { kind: entry.kind, externalId: entry.externalId, owner, token } });
+    }
+    return claimed;
+  }
+
+  async extend(lease: StatusLease, extension: { now: number; leaseMs: number }): Promise<boolean> {
+    const entry = this.#held(lease);
+    if (entry === undefined) return false;
+    entry.lease!.until = extension.now + extension.leaseMs;
+    if (entry.watching) this.#schedule(entry, entry.lease!.until);
+    return true;
+  }
+
+  async commit(lease: StatusLease, status: string | null, turn: StatusTurn): Promise<boolean> {
+    const entry = this.#held(lease);
+    if (entry === undefined) return false;
+    entry.handled = { status, at: turn.now };
+    if (entry.nudges === entry.lease!.nudges && turn.keepNudge !== true) {
+      entry.nudgedAt = undefined;
+      entry.event = undefined;
+    }
+    this.#endTurn(entry, turn);
+    return true;
+  }
+
+  async reschedule(lease: StatusLease, turn: StatusTurn): Promise<boolean> {
+    const entry = this.#held(lease);
+    if (entry === undefined) return false;
+    this.#endTurn(entry, turn);
+    return true;
+  }
+
+  async release(lease: StatusLease, now: number): Promise<void> {
+    const entry = this.#held(lease);
+    if (entry === undefined) return;
+    entry.lease = undefined;
+    if (entry.watching) this.#schedule(entry, now);
+  }
+
+  async get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined> {
+    checkKind(kind);
+    checkExternalId(externalId);
+    const entry = this.#records.get(keyOf(kind, externalId));
+    return entry === undefined ? undefined : snapshot(entry);
+  }
+
+  #endTurn(entry: Entry, turn: StatusTurn): void {
+    const nudged = entry.nudges !== entry.lease!.nudges;
+    entry.lease = undefined;
+    entry.failures = turn.failures;
+    if (!entry.watching) return; // unwatched during the turn
+    if (nudged) this.#schedule(entry, turn.now - NUDGE_PRIORITY_MS);
+    else if ('delayMs' in turn.next) this.#schedule(entry, turn.now + turn.next.delayMs);
+    else this.#end(keyOf(entry.kind, entry.externalId), entry, turn.now);
+  }
+
+  #startWatch(entry: Entry, now: number, dueAt = now): void {
+    const key = keyOf(entry.kind, entry.externalId);
+    this.#ended.delete(key);
+    entry.endedAt = undefined;
+    entry.watching = true;
+    entry.watchedAt = now;
+    this.#schedule(entry, this.#leaseLive(entry, now) ? entry.lease!.until : dueAt);
+  }
+
+  #end(key: string, entry: Entry, now: number): void {
+    entry.watching = false;
+    entry.nudgedAt = undefined;
+    entry.event = undefined;
+    entry.dueAt = undefined;
+    entry.endedAt = now;
+    this.#due.delete(key);
+    this.#ended.delete(key);
+    this.#ended.set(key, now);
+  }
+
+  #schedule(entry: Entry, at: number): void {
+    entry.dueAt = at;
+    this.#due.set(keyOf(entry.kind, entry.externalId), at);
+  }
+
+  #leaseLive(entry: Entry, now: number): boolean {
+    return entry.lease !== undefined && entry.lease.until > now;
+  }
+
+  /** The entry `lease` still holds, else undefined. */
+  #held(lease: StatusLease): Entry | undefined {
+    if (lease === null || typeof lease !== 'object') throw new TypeError(`lease must be the lease claimDue returned, got ${typeName(lease)}`);
+    const entry = this.#records.get(keyOf(lease.kind, lease.externalId));
+    return entry?.lease?.token === lease.token ? entry : undefined;
+  }
+
+  /** The record's entry, created (room made first) when absent. */
+  #entry(kind: StatusKind, externalId: string, now: number): Entry {
+    checkKind(kind);
+    checkExternalId(externalId);
+    const key = keyOf(kind, externalId);
+    const found = this.#records.get(key);
+    if (found !== undefined) return found;
+    this.#expire(now);
+    if (this.#records.size >= this.maxRecords) {
+      const oldest = this.#ended.keys().next();
+      if (oldest.done === true) throw new StatusStoreFullError(this.maxRecords);
+      this.#ended.delete(oldest.value);
+      this.#records.delete(oldest.value);
+    }
+    const entry: Entry = {
+      kind,
+      externalId,
+      watching: false,
+      watchedAt: now,
+      failures: 0,
+      dueAt: undefined,
+      lease: undefined,
+      nudges: 0,
+      endedAt: undefined,
+    };
+    this.#records.set(key, entry);
+    return entry;
+  }
+
+  /** Drops the ended watches older than `retentionMs` (they sit at the front of `#ended`). */
+  #expire(now: number): void {
+    for (const [key, endedAt] of this.#ended) {
+      if (endedAt + this.retentionMs > now) break;
+      this.#ended.delete(key);
+      this.#records.delete(key);
+    }
+  }
+}
+
+function keyOf(kind: StatusKind, externalId: string): string {
+  return `${kind}:${externalId}`;
+}
+
+function snapshot(entry: Entry): StatusRecordState {
+  const state: StatusRecordState = {
+    kind: entry.kind,
+    externalId: entry.externalId,
+    watching: entry.watching,
+    watchedAt: entry.watchedAt,
+    failures: entry.failures,
+  };
+  if (entry.handled !== undefined) state.handled = { ...entry.handled };
+  if (entry.nudgedAt !== undefined) state.nudgedAt = entry.nudgedAt;
+  if (entry.event !== undefined) state.event = structuredClone(entry.event);
+  return state;
+}

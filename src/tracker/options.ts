@@ -1,0 +1,113 @@
+import { typeName } from '../internal/type-name.js';
+import { clientTelemetryOptions, type TelemetryOptions } from '../telemetry/options.js';
+import { timerMs } from '../internal/timer-ms.js';
+import { wholeNumber } from './arguments.js';
+import { checkLogger } from './logger.js';
+import { MemoryStatusStore } from './memory-store.js';
+import { resolveSchedule, type Schedule } from './schedule.js';
+import { defaultIsFinal } from './status.js';
+import type {
+  StatusChange,
+  StatusStore,
+  StatusTrackerOptions,
+  TrackerClient,
+  TrackerLogger,
+  TransactionalStatusStore,
+  WatchEndReason,
+  StatusKind,
+} from './types.js';
+
+/** The tracker's options with every default applied, checked once. */
+export interface ResolvedTrackerOptions {
+  client: TrackerClient;
+  store: StatusStore;
+  transactional: TransactionalStatusStore<unknown> | undefined;
+  onChange: (change: StatusChange & { transaction?: unknown }) => void | Promise<void>;
+  isFinal: (change: StatusChange) => boolean;
+  schedule: Schedule;
+  leaseMs: number;
+  maxConcurrentReads: number;
+  claimIntervalMs: number;
+  readTimeoutMs: number;
+  owner: string;
+  logger: TrackerLogger | undefined;
+  onWatchEnd: ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
+  /** The providers of the tracker's spans (`checkout.tracker.read`, `checkout.tracker.change`): its own, else its client's. */
+  telemetry: TelemetryOptions;
+}
+
+const KNOWN = new Set([
+  'client',
+  'store',
+  'onChange',
+  'isFinal',
+  'schedule',
+  'leaseMs',
+  'maxConcurrentReads',
+  'claimIntervalMs',
+  'readTimeoutMs',
+  'owner',
+  'logger',
+  'onWatchEnd',
+  'tracerProvider',
+  'meterProvider',
+]);
+
+const STORE_METHODS = ['watch', 'unwatch', 'nudge', 'claimDue', 'extend', 'commit', 'reschedule', 'release', 'get'] as const;
+
+/** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
+export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions<Transaction>): ResolvedTrackerOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`createStatusTracker options must be an object, got ${typeName(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new TypeError(`createStatusTracker: unknown option "${key}"`);
+  }
+  const client = options.client as unknown;
+  if (
+    client === null ||
+    typeof client !== 'object' ||
+    typeof (client as TrackerClient).getOrderByExternalId !== 'function' ||
+    typeof (client as TrackerClient).getWithdrawalByExternalId !== 'function'
+  ) {
+    throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
+  }
+  fn('onChange', options.onChange, true);
+  fn('isFinal', options.isFinal);
+  fn('onWatchEnd', options.onWatchEnd);
+  const store = (options.store ?? new MemoryStatusStore()) as unknown;
+  if (store === null || typeof store !== 'object' || !STORE_METHODS.every((method) => typeof (store as Record<string, unknown>)[method] === 'function')) {
+    throw new TypeError(`store must be a StatusStore (an object with ${STORE_METHODS.join(', ')})`);
+  }
+  const transact = (store as Partial<TransactionalStatusStore<unknown>>).transact;
+  const leaseMs = timerMs('leaseMs', options.leaseMs, 60_000);
+  if (leaseMs < 1_000) throw new TypeError(`leaseMs must be at least 1000 milliseconds, got ${leaseMs}`);
+  const owner = options.owner ?? `tracker-${globalThis.crypto.randomUUID()}`;
+  if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
+  return {
+    client: client as TrackerClient,
+    store: store as StatusStore,
+    transactional: typeof transact === 'function' ? (store as TransactionalStatusStore<unknown>) : undefined,
+    // the tracker passes `transaction` exactly when the store is transactional, as Transaction says
+    onChange: options.onChange as ResolvedTrackerOptions['onChange'],
+    isFinal: options.isFinal ?? defaultIsFinal,
+    schedule: resolveSchedule(options.schedule),
+    leaseMs,
+    maxConcurrentReads: wholeNumber('maxConcurrentReads', options.maxConcurrentReads, 8),
+    claimIntervalMs: timerMs('claimIntervalMs', options.claimIntervalMs, 250),
+    // a read longer than the lease would be wasted: another process takes the record meanwhile
+    readTimeoutMs: timerMs('readTimeoutMs', options.readTimeoutMs, Math.min(15_000, leaseMs / 2)),
+    owner,
+    logger: checkLogger(options.logger),
+    onWatchEnd: options.onWatchEnd,
+    telemetry: {
+      tracerProvider: options.tracerProvider ?? clientTelemetryOptions(client).tracerProvider,
+      meterProvider: options.meterProvider ?? clientTelemetryOptions(client).meterProvider,
+    },
+  };
+}
+
+function fn(name: string, value: unknown, required = false): void {
+  if (value === undefined && !required) return;
+  if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${typeName(value)}`);
+}

@@ -1,0 +1,468 @@
+import type { CheckoutClient } from '../client/client.js';
+import type { TelemetryOptions } from '../telemetry/options.js';
+import type { Order, Withdrawal } from '../schemas.js';
+import type { WebhookEvent } from '../webhooks/event.js';
+
+/** What a status tracker watches: an order (`settlement.status`) or a withdrawal (`status`). */
+export type StatusKind = 'order' | 'withdrawal';
+
+/** How the tracker came to read the record that showed a change. */
+export type StatusSource = 'poll' | 'webhook';
+
+/** What every {@link StatusChange} carries, whatever its kind. */
+interface StatusChangeBase {
+  /** The record's externalId (the partner's own id). */
+  externalId: string;
+  /**
+   * The status now: an order's `settlement.status` (`null` when the order has no settlement or no
+   * status yet), a withdrawal's `status`.
+   */
+  status: string | null;
+  /**
+   * The status last handed to `onChange` for this record (the call resolved); `undefined` the
+   * first time the record is seen.
+   */
+  previousStatus: string | null | undefined;
+  /**
+   * `'webhook'` when a provider event asked for the read that showed this change (the event is in
+   * `event`), else `'poll'` (the record was read on its schedule).
+   */
+  source: StatusSource;
+  /** The provider event that asked for the read, when `source` is `'webhook'`. */
+  event?: WebhookEvent | undefined;
+}
+
+/** An order's status changed. */
+export interface OrderStatusChange extends StatusChangeBase {
+  /** An order. */
+  kind: 'order';
+  /** The order as the read returned it, every field kept. */
+  record: Order;
+}
+
+/** A withdrawal's status changed. */
+export interface WithdrawalStatusChange extends StatusChangeBase {
+  /** A withdrawal. */
+  kind: 'withdrawal';
+  /** The withdrawal as the read returned it, every field kept. */
+  record: Withdrawal;
+}
+
+/**
+ * One status change of one order or withdrawal, handed to `onChange` once: the unit of
+ * exactly-once is the change, not the delivery that announced it. Narrow on `kind` for `record`.
+ */
+export type StatusChange = OrderStatusChange | WithdrawalStatusChange;
+
+/**
+ * What `onChange` gets with a transactional store: the change and the store's transaction in which
+ * the record's new status will be written. The partner's writes through `transaction` commit
+ * together with it (or roll back when `onChange` throws or the process dies).
+ */
+export type TransactionalStatusChange<Transaction> = StatusChange & {
+  /** The store's own transaction; do not commit, roll back or release it, and use it only until `onChange` resolves. */
+  transaction: Transaction;
+};
+
+/**
+ * Handles one status change. Resolve once it is handled (the store then records the status);
+ * throw to have the same change handed over again at a later read.
+ */
+export type OnStatusChange<Transaction = undefined> = (
+  change: [Transaction] extends [undefined] ? StatusChange : TransactionalStatusChange<Transaction>,
+) => void | Promise<void>;
+
+// ---------------------------------------------------------------------------------------------
+// The storage contract
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * How far before `now` a store puts a nudged record's due time (one day): due records are claimed
+ * earliest first, so a record a provider event asked about is read before a backlog of records
+ * that are merely on schedule, and the webhook path stays fast when polling falls behind.
+ */
+export const NUDGE_PRIORITY_MS = 86_400_000;
+
+/**
+ * A record's lease, as {@link StatusStore.claimDue} hands it out: the tracker passes it back
+ * unchanged to `extend`, `commit`, `reschedule` and `release`, and the store acts only while the
+ * record still holds this `token` (so a process whose lease ran out cannot settle another's).
+ */
+export interface StatusLease {
+  /** The record's kind. */
+  readonly kind: StatusKind;
+  /** The record's externalId. */
+  readonly externalId: string;
+  /** Who holds it (the tracker's `owner`), for logs and inspection. */
+  readonly owner: string;
+  /** Unique per claim; what the store compares. */
+  readonly token: string;
+}
+
+/** What a store keeps per record, as `get` and `claimDue` return it. */
+export interface StatusRecordState {
+  /** The record's kind. */
+  kind: StatusKind;
+  /** The record's externalId. */
+  externalId: string;
+  /** Whether the record is being watched (read on schedule); `false` once its watch ended (kept for retention). */
+  watching: boolean;
+  /** When the current watch began (milliseconds since the epoch, the caller's `now`): the schedule's age is counted from it. */
+  watchedAt: number;
+  /**
+   * The status last handed to `onChange` that resolved, and when it was recorded; absent until the
+   * first one. `{ status: null }` is a handled "no status yet".
+   */
+  handled?:
+    | {
+        /** The status handled. */
+        status: string | null;
+        /** When it was recorded (milliseconds since the epoch). */
+        at: number;
+      }
+    | undefined;
+  /**
+   * When the record was last nudged (an event asked to read it) since its last handled change:
+   * the tracker reads it at the fast pace for a bounded time after this. Cleared when a change is
+   * handled (unless a newer nudge came while the change was being handled).
+   */
+  nudgedAt?: number | undefined;
+  /** The latest nudge's event (as JSON-compatible data), handed over as `StatusChange.event`; cleared with `nudgedAt`. */
+  event?: WebhookEvent | undefined;
+  /** Reads or `onChange` calls that failed in a row (the tracker backs off by it); 0 after a success. */
+  failures: number;
+}
+
+/** A due record, claimed: the record's state as of the claim, and the lease that now holds it. */
+export interface ClaimedStatusRecord extends StatusRecordState {
+  /** The lease the claim took; pass it back to the store's other operations. */
+  lease: StatusLease;
+}
+
+/** What {@link StatusStore.claimDue} is asked for. */
+export interface ClaimDueRequest {
+  /** The caller's clock, milliseconds since the epoch: records due at or before it are claimed. */
+  now: number;
+  /** At most this many records (the tracker's free read slots). */
+  limit: number;
+  /** How long each lease holds, in milliseconds, unless extended: the record is due again when it runs out. */
+  leaseMs: number;
+  /** The claiming tracker's owner id, stored with the lease. */
+  owner: string;
+}
+
+/**
+ * How a claimed record's turn ends, for {@link StatusStore.commit} and {@link StatusStore.reschedule}:
+ * read it again after `delayMs`, or end its watch (its last handled status is kept for the store's
+ * retention, so a replayed event finds it and calls nothing).
+ */
+export type StatusNext =
+  | {
+      /** Read the record again after this many milliseconds. */
+      delayMs: number;
+    }
+  | {
+      /** `'final'`: the status is final; `'max-age'`: the watch ran out without a final status. */
+      end: 'final' | 'max-age';
+    };
+
+/** What {@link StatusStore.commit} and {@link StatusStore.reschedule} record with the lease released. */
+export interface StatusTurn {
+  /** The caller's clock, milliseconds since the epoch. */
+  now: number;
+  /**
+   * What comes next. When a nudge reached the store after the claim, the store ignores `next`
+   * and makes the record due at once, ahead of the backlog (`now - NUDGE_PRIORITY_MS`): the read in
+   * hand may predate the event.
+   */
+  next: StatusNext;
+  /** The new count of failures in a row (0 after a read whose outcome was handled or needed nothing). */
+  failures: number;
+  /**
+   * For `commit`: keep `nudgedAt` and `event` although a change was handled, because it is not yet
+   * the change the nudge's event announced (e.g. `Pending` read after an early `otc.trade.settled`),
+   * so the record stays at the fast pace and the announced change is still attributed to the event.
+   */
+  keepNudge?: boolean | undefined;
+}
+
+/**
+ * Where a status tracker keeps its records, so a fleet of processes shares one schedule and each
+ * status change is handed over once. A watched record costs one row (or hash), not a timer.
+ *
+ * The shape fits a Redis sorted set (score: the time a record is due) and an indexed SQL column
+ * (`due_at`): a claim moves a due record's due time to the end of its lease, so a record whose
+ * claimer dies is simply due again when the lease runs out, and the due records are found through
+ * that index, never by scanning every record.
+ *
+ * Rules every store keeps (the tracker's exactly-once rests on them):
+ * - One live lease per record: `claimDue` never returns a record whose lease is live.
+ * - `commit` records the handled status only while the lease still holds the record (same atomic
+ *   step: a Lua script, a row lock); otherwise it changes nothing and answers `false`.
+ * - A `nudge` never breaks a live lease; it is remembered, and the lease's `commit` or
+ *   `reschedule` then makes the record due at once.
+ * - Times are the caller's `now` (milliseconds since the epoch). A store may use its own clock
+ *   instead, as long as it does so for every operation.
+ *
+ * Implementations: `MemoryStatusStore` (one process, bounded), `RedisStatusStore` from
+ * `checkout-partner-sdk/redis`, `PostgresStatusStore` from `checkout-partner-sdk/postgres`.
+ */
+export interface StatusStore {
+  /**
+   * Starts watching the record, due at `now` (idempotent: a record already watched keeps its
+   * schedule; one whose watch ended starts a new watch and keeps its handled status).
+   */
+  watch(kind: StatusKind, externalId: string, now: number): Promise<void>;
+  /** Stops watching the record (its handled status is kept for retention); nothing when unknown. */
+  unwatch(kind: StatusKind, externalId: string): Promise<void>;
+  /**
+   * Asks for the record to be read at once: sets `nudgedAt` (and `event` when given), starts a
+   * watch when it is not watched, and makes it due at `now - NUDGE_PRIORITY_MS` (ahead of any
+   * backlog of records merely scheduled) unless a live lease holds it (then the lease's end of turn
+   * makes it due so).
+   */
+  nudge(kind: StatusKind, externalId: string, nudge: { now: number; event?: WebhookEvent | undefined }): Promise<void>;
+  /**
+   * Claims up to `limit` records due at or before `now`, earliest first, through the due index:
+   * each gets a new lease for `leaseMs` (its due time becomes `now + leaseMs`).
+   */
+  claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]>;
+  /** Extends a live lease to `now + leaseMs` (a heartbeat while `onChange` runs); `false` when the lease was lost. */
+  extend(lease: StatusLease, extension: { now: number; leaseMs: number }): Promise<boolean>;
+  /**
+   * Records `status` as the record's handled status (and clears `nudgedAt`/`event` unless a newer
+   * nudge came), ends the turn as `turn` says, and releases the lease — all in one atomic step
+   * that first checks the lease still holds the record. `false`: the lease was lost, nothing changed.
+   */
+  commit(lease: StatusLease, status: string | null, turn: StatusTurn): Promise<boolean>;
+  /** Ends the turn without a handled change (no change, a failed read or `onChange`); `false` when the lease was lost. */
+  reschedule(lease: StatusLease, turn: StatusTurn): Promise<boolean>;
+  /** Gives the record back, due at `now` (a draining tracker); nothing when the lease was lost. */
+  release(lease: StatusLease, now: number): Promise<void>;
+  /** The record's state, or `undefined` when the store has none (never watched, or past retention). */
+  get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined>;
+}
+
+/**
+ * A {@link StatusStore} that can run `onChange` inside its own database transaction, so the
+ * partner's writes and the record's new handled status commit together (exactly-once effects even
+ * when the process is killed). The tracker calls `transact` instead of `commit` when the store has it.
+ */
+export interface TransactionalStatusStore<Transaction> extends StatusStore {
+  /**
+   * Opens a transaction, checks (and locks) that `lease` still holds the record, then calls
+   * `work(transaction)`. When `work` resolves, records `status` and ends the turn as `turn` says
+   * (as `commit` does) in the same transaction, commits, and resolves `true`. Resolves `false`
+   * without calling `work` when the lease was lost. When `work` rejects, rolls back and rejects
+   * with that same error (the tracker then reschedules). Any other failure rejects with the
+   * store's error.
+   */
+  transact(
+    lease: StatusLease,
+    status: string | null,
+    turn: StatusTurn,
+    work: (transaction: Transaction) => Promise<void>,
+  ): Promise<boolean>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tracker's options
+// ---------------------------------------------------------------------------------------------
+
+/** The part of `CheckoutClient` the tracker reads through (its rate, concurrency and retry budget apply). */
+export type TrackerClient = Pick<CheckoutClient, 'getOrderByExternalId' | 'getWithdrawalByExternalId'>;
+
+/**
+ * When a watched record is read. Fast while a checkout is open, then backing off, with jitter so
+ * that many records watched at once never read in step.
+ */
+export interface StatusScheduleOptions {
+  /**
+   * Milliseconds between reads during the fast period (and while a nudge keeps the pace fast).
+   * @default 2_000
+   */
+  fastIntervalMs?: number | undefined;
+  /**
+   * How long after a watch begins its record is read every `fastIntervalMs`, in milliseconds (the
+   * spec's "polls briefly while the checkout is open").
+   * @default 600_000 (10 minutes)
+   */
+  fastForMs?: number | undefined;
+  /**
+   * The longest wait between two reads, in milliseconds. After the fast period the interval
+   * equals the time since the fast period ended (so it doubles at each read) up to this.
+   * @default 300_000 (5 minutes)
+   */
+  maxIntervalMs?: number | undefined;
+  /**
+   * Each delay is moved by a random amount of up to this fraction of it, either way (0 to 1).
+   * @default 0.2
+   */
+  jitter?: number | undefined;
+  /**
+   * After this many milliseconds of watching without a final status the watch ends, reported to
+   * the logger (`give-up`) and to `onWatchEnd`.
+   * @default 604_800_000 (7 days)
+   */
+  maxAgeMs?: number | undefined;
+  /**
+   * How long a nudge (a provider event) keeps the record at the fast pace when the reads do not
+   * show a change yet, in milliseconds.
+   * @default 600_000 (10 minutes)
+   */
+  nudgeFastForMs?: number | undefined;
+  /**
+   * The wait after a failed read or a throwing `onChange`, in milliseconds; it doubles with each
+   * failure in a row, up to `maxIntervalMs`.
+   * @default 1_000
+   */
+  retryDelayMs?: number | undefined;
+}
+
+/** Why a watch ended, as `onWatchEnd` and the logger report it. */
+export type WatchEndReason = 'final' | 'max-age';
+
+/** One structured entry of the tracker's logger. It never holds a secret. */
+export interface TrackerLogEntry {
+  /**
+   * What happened: `read` (a record was read; `outcome` says what it showed), `change` (`onChange`
+   * resolved and the status was recorded), `change-failed` (`onChange` threw), `ended` (the watch
+   * ended at a final status), `give-up` (the watch ran out after `maxAgeMs`), `lease-lost` (this
+   * process lost a record's lease; its change was not recorded here), `store-failed` (a store
+   * operation failed).
+   */
+  type: 'read' | 'change' | 'change-failed' | 'ended' | 'give-up' | 'lease-lost' | 'store-failed';
+  /** The record's kind (absent for a store failure that concerns no one record). */
+  kind?: StatusKind;
+  /** The record's externalId (absent for a store failure that concerns no one record). */
+  externalId?: string;
+  /** For `read`: `changed`, `same`, `not-found` (404: kept watching) or `failed`. */
+  outcome?: 'changed' | 'same' | 'not-found' | 'failed';
+  /** The status read (or recorded). */
+  status?: string | null | undefined;
+  /** The status handled before, for `change` and `read`. */
+  previousStatus?: string | null | undefined;
+  /** For `read` and `change`: what asked for the read. */
+  source?: StatusSource;
+  /** Milliseconds the read (or `onChange`) took. */
+  ms?: number;
+  /** What failed, as a plain object (`name`, `message`, `status` where there is one). */
+  error?: {
+    /** The error's name, e.g. `ServerError`. */
+    name: string;
+    /** Its message (the SDK's never carry a secret). */
+    message: string;
+    /** The HTTP status, for an `ApiError`. */
+    status?: number;
+  };
+}
+
+/**
+ * Where the tracker reports: a function (every entry), or a logger object (pino, `console`) whose
+ * `debug` gets `read` entries (skipped without `debug`), `info` gets `change` and `ended`, `warn`
+ * gets `give-up` and `lease-lost`, and `error` gets `change-failed` and `store-failed`. A logger
+ * that throws is ignored.
+ */
+export type TrackerLogger =
+  | ((entry: TrackerLogEntry) => void)
+  | {
+      /** Gets the `read` entries (optional: without it they are skipped). */
+      debug?(entry: TrackerLogEntry): unknown;
+      /** Gets `change` and `ended`. */
+      info(entry: TrackerLogEntry): unknown;
+      /** Gets `give-up` and `lease-lost`. */
+      warn(entry: TrackerLogEntry): unknown;
+      /** Gets `change-failed` and `store-failed`. */
+      error(entry: TrackerLogEntry): unknown;
+    };
+
+/**
+ * Options of `createStatusTracker`. `Transaction` is inferred from a transactional `store` (the
+ * type of `onChange`'s `transaction`); it stays `undefined` with any other store.
+ */
+export interface StatusTrackerOptions<Transaction = undefined> extends TelemetryOptions {
+  /** Reads the records: a `CheckoutClient`, whose `rateLimit` and retry budget bound the tracker's reads. */
+  client: TrackerClient;
+  /**
+   * Where records, schedules and handled statuses live. Use a shared store (`RedisStatusStore`,
+   * `PostgresStatusStore`) when more than one process tracks, or to survive restarts.
+   * @default new MemoryStatusStore()
+   */
+  store?: StatusStore | TransactionalStatusStore<Transaction> | undefined;
+  /** Handles each status change once (see {@link StatusChange}); throw to have it handed over again. */
+  onChange: OnStatusChange<Transaction>;
+  /**
+   * Whether a status is final: the watch ends once such a change is handled.
+   * @default an order whose `settlement.status` is `Settled` or begins with "cancel" (any case); a
+   *   withdrawal whose `status` is `Completed`, or begins with "fail", "cancel" or "reject" (any case)
+   */
+  isFinal?: ((change: StatusChange) => boolean) | undefined;
+  /** When records are read; see {@link StatusScheduleOptions} for each default. */
+  schedule?: StatusScheduleOptions | undefined;
+  /**
+   * How long a claimed record is held by this process, in milliseconds, before another process
+   * may read it. Extended every third of it while `onChange` runs, so a slow `onChange` keeps it.
+   * @default 60_000
+   */
+  leaseMs?: number | undefined;
+  /**
+   * At most this many reads (and `onChange` calls) in flight at once in this process. The client's
+   * own `rateLimit` still paces the requests.
+   * @default 8
+   */
+  maxConcurrentReads?: number | undefined;
+  /**
+   * How often, in milliseconds, an idle tracker asks the store for due records (a nudge in this
+   * process wakes it at once).
+   * @default 250
+   */
+  claimIntervalMs?: number | undefined;
+  /**
+   * Each read's time limit in milliseconds (passed to the client's `timeoutMs`). Whatever it is, a
+   * change is handed over only after the lease was extended once the read ended, so a read that
+   * outlived the lease hands nothing over (the process that took the record does).
+   * @default 15_000, or half of `leaseMs` when that is less
+   */
+  readTimeoutMs?: number | undefined;
+  /**
+   * This process's name in leases and logs.
+   * @default a random id
+   */
+  owner?: string | undefined;
+  /** Receives one entry per read, change, give-up, lease lost and store failure; `false` or absent: none. */
+  logger?: TrackerLogger | false | undefined;
+  /** Called when a watch ends (at a final status or after `maxAgeMs`); a callback that throws is ignored. */
+  onWatchEnd?: ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
+}
+
+/** What `drain()` reports. */
+export interface TrackerDrainReport {
+  /** `true` when every claimed record was finished or released before the timeout. */
+  drained: boolean;
+  /** The records still in hand when the timeout passed (their leases run out and other processes take them). */
+  inHand: Array<{
+    /** The record's kind. */
+    kind: StatusKind;
+    /** The record's externalId. */
+    externalId: string;
+  }>;
+}
+
+/** A status tracker, from `createStatusTracker`. */
+export interface StatusTracker {
+  /** Starts watching an order (durable and idempotent): it is read on schedule until its status is final. */
+  watchOrder(externalId: string): Promise<void>;
+  /** Starts watching a withdrawal, as {@link StatusTracker.watchOrder}. */
+  watchWithdrawal(externalId: string): Promise<void>;
+  /** Stops watching a record; its handled status is kept. */
+  unwatch(kind: StatusKind, externalId: string): Promise<void>;
+  /**
+   * Asks for the record to be read now (a webhook handler does this per event, with the event),
+   * watching it when it is not watched.
+   */
+  nudge(kind: StatusKind, externalId: string, options?: { event?: WebhookEvent | undefined }): Promise<void>;
+  /** Begins reading what is due, in the background; safe on any number of processes sharing a store. Idempotent. */
+  start(): void;
+  /** Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000). */
+  drain(options?: { timeoutMs?: number | undefined }): Promise<TrackerDrainReport>;
+}

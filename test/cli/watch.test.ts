@@ -1,0 +1,62 @@
+import { createFakeCheckout, playTimeline } from 'checkout-partner-sdk/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startCli } from './run-cli.js';
+
+const fake = createFakeCheckout({ partners: [{ partnerId: 'p-cli', partnerSecret: 's-cli' }] });
+let close: () => Promise<void>;
+let env: Record<string, string>;
+beforeAll(async () => {
+  const server = await fake.listen();
+  close = server.close;
+  env = { CHECKOUT_BASE_URL: server.url, CHECKOUT_PARTNER_ID: 'p-cli', CHECKOUT_PARTNER_SECRET: 's-cli' };
+});
+afterAll(() => close?.());
+
+describe('checkout-partner watch', () => {
+  it('prints each status change as it happens and exits 0 once every record is final', { timeout: 30_000 }, async () => {
+    fake.setOrder({ externalId: 'order-42', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+    fake.setOrder({ externalId: 'order-43', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-43' } });
+    const child = startCli(['watch', 'order-42', 'order-43', '--interval', '0.1'], env);
+    const result = { code: null as number | null, stdout: '', stderr: '' };
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (result.stderr += chunk));
+    const closed = new Promise<void>((resolve) => child.on('close', (code) => ((result.code = code), resolve())));
+    // the records change only once the command has printed their first status
+    await new Promise<void>((resolve) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        result.stdout += chunk;
+        if ((result.stdout.match(/: Pending\n/g) ?? []).length === 2) resolve();
+      });
+      void closed.then(resolve);
+    });
+    playTimeline(fake, [
+      { atMs: 500, order: 'order-42', patch: { settlement: { status: 'Processing' } } },
+      { atMs: 1_000, order: 'order-42', patch: { settlement: { status: 'Settled' } } },
+      { atMs: 1_000, order: 'order-43', patch: { settlement: { status: 'Cancelled' } } },
+    ]);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await closed;
+    clearTimeout(timer);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('order order-42'))).toEqual([
+      'order order-42: Pending',
+      'order order-42: Pending -> Processing',
+      'order order-42: Processing -> Settled',
+    ]);
+    expect(lines.filter((l) => l.startsWith('order order-43'))).toEqual(['order order-43: Pending', 'order order-43: Pending -> Cancelled']);
+  });
+
+  it('exits 5 when --timeout runs out before a final status; --json prints one object per change', { timeout: 30_000 }, async () => {
+    fake.setWithdrawal({ externalId: 'w-7', status: 'Processing' });
+    const result = await runCli(['watch', 'w-7', '--withdrawal', '--interval', '0.1', '--timeout', '1', '--json'], { env, timeoutMs: 25_000 });
+    expect(result.code).toBe(5);
+    expect(JSON.parse(result.stdout.trim())).toMatchObject({ kind: 'withdrawal', externalId: 'w-7', status: 'Processing', previousStatus: null, source: 'poll' });
+    expect(result.stderr).toMatch(/timed out after 1 s with w-7 not final yet/);
+  });
+
+  it('refuses a missing id with a usage error', async () => {
+    const result = await runCli(['watch'], { env });
+    expect(result.code).toBe(2);
+  });
+});
