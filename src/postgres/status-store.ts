@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 import { eventRowId } from '../stores/event-key.js';
 import { checkExternalId, checkKind, wholeNumber } from '../tracker/arguments.js';
@@ -157,7 +157,7 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
 
   constructor(options: PostgresStatusStoreOptions<Pool, Transactional>) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`PostgresStatusStore options must be an object, got ${describe(options)}`);
+      throw new TypeError(`PostgresStatusStore options must be an object, got ${typeName(options)}`);
     }
     for (const key of Object.keys(options)) {
       if (!OPTIONS.includes(key)) throw new TypeError(`PostgresStatusStore: unknown option ${quote(key)}`);
@@ -172,7 +172,7 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
     this.#transactionTimeoutMs = wholeNumber('transactionTimeoutMs', options.transactionTimeoutMs, DEFAULT_TRANSACTION_TIMEOUT_MS);
     const transactional = options.transactional ?? false;
     if (typeof transactional !== 'boolean') {
-      throw new TypeError(`transactional must be true or false, got ${describe(transactional)}`);
+      throw new TypeError(`transactional must be true or false, got ${typeName(transactional)}`);
     }
     if (transactional && this.#driver.pgPool === undefined) {
       throw new PostgresTransactionError(
@@ -357,7 +357,7 @@ async function keyOf(kind: StatusKind, externalId: string): Promise<string> {
 
 async function leaseKey(lease: StatusLease): Promise<string> {
   if (lease === null || typeof lease !== 'object' || typeof lease.token !== 'string') {
-    throw new TypeError(`lease must be the lease claimDue returned, got ${describe(lease)}`);
+    throw new TypeError(`lease must be the lease claimDue returned, got ${typeName(lease)}`);
   }
   return keyOf(lease.kind, lease.externalId);
 }

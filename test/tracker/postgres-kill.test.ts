@@ -6,7 +6,7 @@ import { PostgresStatusStore } from 'checkout-partner-sdk/postgres';
 import { createStatusTracker } from 'checkout-partner-sdk/tracker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { eventually } from '../redis/clients.js';
+import { eventually } from '../helpers/eventually.js';
 import { fakeService } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -53,7 +53,7 @@ it('a tracker process SIGKILLed inside onChange leaves no effect; another proces
   }
   const effectRows = async () => (await pool.query(`SELECT status, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows;
   // PostgreSQL rolled the dead session's transaction back: no effect, no handled status
-  await eventually(async () => (await pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0].n === 0, 5_000);
+  expect(await eventually(async () => (await pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0].n === 0, 5_000)).toBe(true);
   expect(await effectRows()).toEqual([]);
   expect((await store.get('order', 'k-1'))?.handled).toBeUndefined();
 

@@ -2,7 +2,8 @@ import pg from 'pg';
 import { PostgresStatusStore, PostgresStoreError, PostgresTransactionError } from 'checkout-partner-sdk/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { drivers, eventually, type Connection } from '../postgres/drivers.js';
+import { eventually } from '../helpers/eventually.js';
+import { drivers, type Connection } from '../postgres/drivers.js';
 import { statusStoreContract } from './store-contract.js';
 
 let server: PostgresServer;
@@ -70,7 +71,7 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
       await other.query(`SELECT 1 FROM "${table}" WHERE external_id = 'o-1' FOR UPDATE`);
       const committing = store.commit(record!.lease, 'Settled', { now: T + 1, failures: 0, next: { end: 'final' } });
       // the commit's statement is waiting for the row; the other session re-leases it and commits
-      await eventually(async () => (await db.exec(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"${table}"%'`))[0]!['n'] === 1);
+      expect(await eventually(async () => (await db.exec(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"${table}"%'`))[0]!['n'] === 1)).toBe(true);
       await other.query(`UPDATE "${table}" SET lease_token = 'b:1', lease_owner = 'b' WHERE external_id = 'o-1'`);
       await other.query('COMMIT');
       expect(await committing).toBe(false);

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { drivers, type Connection } from '../postgres/drivers.js';
-import { eventually } from '../redis/clients.js';
+import { eventually } from '../helpers/eventually.js';
 import { fakeService } from './helpers.js';
 
 let server: PostgresServer;
