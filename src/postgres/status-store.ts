@@ -71,7 +71,7 @@ export interface PostgresStatusStoreOptions<Pool extends PostgresPoolLike = Post
 
 /**
  * Runs one status change inside the store's transaction; see
- * {@link TransactionalStatusStore.transact}. `Transaction` is the `pg` `PoolClient` the pool gives.
+ * `TransactionalStatusStore.transact` (`checkout-partner-sdk/tracker`). `Transaction` is the `pg` `PoolClient` the pool gives.
  */
 export type PostgresStatusTransact<Transaction> = (
   lease: StatusLease,
@@ -146,7 +146,7 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
   readonly schemaSql: string;
   /**
    * Present in transactional mode only (`undefined` otherwise): the tracker records each change
-   * through it. See {@link TransactionalStatusStore.transact}.
+   * through it. See `TransactionalStatusStore.transact` (`checkout-partner-sdk/tracker`).
    */
   readonly transact: Transactional extends true ? PostgresStatusTransact<PostgresTransaction<Pool>> : undefined;
   readonly #driver: Driver;
