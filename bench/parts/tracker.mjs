@@ -6,13 +6,17 @@
 // - change-detection lag (from the status change at the service to onChange), p50 and p99, for
 //   the webhook path (a nudge at the change, as the webhook handler does) and the polling path;
 // - reads per record until its change was seen (reads of that record after its change);
-// - memory per watched record: MemoryStatusStore (heap, after GC) and RedisStatusStore (Redis used_memory);
-// - store time per read: one claimDue + reschedule per record, for the memory and the Redis store.
+// - memory per watched record: MemoryStatusStore (heap, after GC), RedisStatusStore (Redis used_memory)
+//   and PostgresStatusStore (the table's and its indexes' size on disk);
+// - store time per read: one claimDue + reschedule per record, for the memory, Redis and PostgreSQL stores.
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { RedisStatusStore } from 'checkout-partner-sdk/redis';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
 import { createStatusTracker, MemoryStatusStore } from 'checkout-partner-sdk/tracker';
 import { Redis } from 'ioredis';
+import pg from 'pg';
+import { PostgresStatusStore } from 'checkout-partner-sdk/postgres';
+import { startPostgres } from '../../test/helpers/postgres-server.ts';
 import { flag, report } from '../lib/measure.mjs';
 import { startRedis } from '../lib/redis.mjs';
 
@@ -34,6 +38,9 @@ for (let i = 0; i < RECORDS; i++) fake.setOrder({ externalId: `o-${i}`, currency
 const server = await fake.listen({ host: '127.0.0.1' });
 const redis = await startRedis();
 let ioredis;
+// PostgreSQL is optional here: without its binaries the PostgreSQL store is left out, said in the report
+const postgres = await startPostgres().catch((error) => ({ error: error.message.split('\n')[0] }));
+let pgPool;
 
 try {
   // ---- memory per watched record, and store time per read ----
@@ -61,6 +68,15 @@ try {
     ioredis = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await ioredis.info('memory'))[1]);
     stores.push(await storeCost('redis', new RedisStatusStore({ client: ioredis, prefix: 'bench:status:' }), usedMemory));
+  }
+  if (postgres.error === undefined) {
+    pgPool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+    const store = new PostgresStatusStore({ pool: pgPool, table: 'bench_status' });
+    await store.ensureSchema();
+    const tableBytes = async () => Number((await pgPool.query(`SELECT pg_total_relation_size('bench_status') AS n`)).rows[0].n);
+    stores.push(await storeCost('postgres', store, tableBytes));
+  } else {
+    stores.push({ store: 'postgres', skipped: postgres.error });
   }
 
   // ---- the tracker, 10,000 records, one process ----
@@ -146,6 +162,8 @@ try {
   });
 } finally {
   await ioredis?.quit().catch(() => undefined);
+  await pgPool?.end().catch(() => undefined);
+  await postgres.stop?.();
   if (redis.stop) await redis.stop();
   await server.close();
 }
