@@ -52,7 +52,7 @@ function isFailure(entry: TrackerLogEntry): boolean {
  * at `maxAgeMs`), the same failure at most once per {@link REPEAT_WINDOW_MS} (a store failure is one
  * failure whatever the record; any other, per record); with `CHECKOUT_LOG=debug`, every entry.
  */
-export function stderrTrackerLogger(now: () => number = Date.now): TrackerLogger {
+export function stderrTrackerLogger(now: () => number = Date.now): (entry: TrackerLogEntry) => void {
   const every = debugLogging();
   const limiter = new RepeatLimiter(REPEAT_WINDOW_MS, now);
   return (entry) => {
