@@ -48,7 +48,7 @@ export type PostgresTransactionErrorReason = 'misuse' | 'ended' | 'lost' | 'unsu
  * A delivery's transaction could not be trusted, so nothing was acknowledged:
  *
  * - `'misuse'`: `onEvent` ended or replaced its transaction (`COMMIT`, `ROLLBACK`, `BEGIN` through
- *   `transaction`), released it, or returned while a statement on it was still running. The
+ *   `transaction`), released or `end()`ed it, or returned while a statement on it was still running. The
  *   delivery fails (500), its claim is released, and the message says what to do instead.
  * - `'ended'`: a statement was started on `transaction` after `onEvent` returned; it is refused,
  *   never run (it would land in another delivery's transaction).

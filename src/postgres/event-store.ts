@@ -1,14 +1,14 @@
 import { checkEventId } from '../internal/arguments.js';
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { eventRowId } from '../stores/event-key.js';
 import { LeaseMemory } from '../stores/lease-memory.js';
-import type { ClaimedLease, EventStore } from '../stores/event-store.js';
-import type { TransactionalEventStore, TransactResult } from '../webhooks/engine/transactional.js';
+import type { ClaimedLease, EventStore, TransactionalEventStore, TransactResult } from '../stores/event-store.js';
 import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, PostgresTransactionError, storeError } from './errors.js';
 import { runProvenTransaction } from './transaction.js';
 import { statementsFor, tableName, type TableStatements } from './sql.js';
 import { quote } from '../internal/quote.js';
+import { MAX_TIMER_MS } from '../internal/timer-ms.js';
 
 /** Options of {@link PostgresEventStore}. */
 export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
@@ -47,7 +47,7 @@ export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = Postg
    * transaction (a plain-mode claim, `complete`, `release`, a purge, `ensureSchema()`) before it
    * gives up; with `pg`, that connection is then destroyed, not returned to the pool, so a dead
    * network costs a bounded wait. A transaction's statements are bounded by the handler's
-   * `leaseMs` instead.
+   * `leaseMs` instead. At most 2^31 − 1 (about 24.8 days): no timer waits longer.
    * @default 10_000
    */
   statementTimeoutMs?: number | undefined;
@@ -89,7 +89,7 @@ class Settled {
  * `onEvent` does (emails, calls to other services) stays at-least-once. Each transaction is proven:
  * its `txid_current()` is recorded at `BEGIN` and the done mark only applies in that transaction,
  * so a lost session fails the delivery (503) and never marks it done elsewhere; `transaction`
- * refuses `COMMIT`/`ROLLBACK`/`BEGIN`/`release()`, and every statement once `onEvent` resolved (a
+ * refuses `COMMIT`/`ROLLBACK`/`BEGIN`/`release()`/`end()`, and every statement once `onEvent` resolved (a
  * misuse fails the delivery with 500 and a {@link PostgresTransactionError}). A transaction is
  * bounded by the handler's `leaseMs` on both sides: `statement_timeout` and
  * `idle_in_transaction_session_timeout` (`SET LOCAL`), and client-side waits after which its
@@ -149,7 +149,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
 
   constructor(options: PostgresEventStoreOptions<Pool, Transactional>) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`PostgresEventStore options must be an object, got ${describe(options)}`);
+      throw new TypeError(`PostgresEventStore options must be an object, got ${typeName(options)}`);
     }
     for (const key of Object.keys(options)) {
       if (!['pool', 'table', 'transactional', 'ttlSeconds', 'statementTimeoutMs'].includes(key)) {
@@ -170,10 +170,14 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     if (typeof statementTimeoutMs !== 'number' || !Number.isFinite(statementTimeoutMs) || !(statementTimeoutMs >= 1)) {
       throw new TypeError(`statementTimeoutMs must be a number of milliseconds of at least 1, got ${quote(statementTimeoutMs)}`);
     }
+    // a longer timer fires at once, which would time out every statement
+    if (statementTimeoutMs > MAX_TIMER_MS) {
+      throw new TypeError(`statementTimeoutMs must be at most ${MAX_TIMER_MS} milliseconds (the longest a timer can wait), got ${statementTimeoutMs}`);
+    }
     this.#statementTimeoutMs = statementTimeoutMs;
     const transactional = options.transactional ?? false;
     if (typeof transactional !== 'boolean') {
-      throw new TypeError(`transactional must be true or false, got ${describe(transactional)}`);
+      throw new TypeError(`transactional must be true or false, got ${typeName(transactional)}`);
     }
     if (transactional && this.#driver.pgPool === undefined) {
       throw new PostgresTransactionError(

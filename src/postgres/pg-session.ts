@@ -1,24 +1,25 @@
-import type { PgPoolClientLike, PgPoolLike } from './driver.js';
+import type { PgPoolClientLike, PgPoolLike } from './pg-types.js';
 
-/** A statement or a checkout did not answer in time: its connection is destroyed, never reused. */
+/** A statement or a checkout did not answer in time; `aftermath` says what became of its connection. */
 export class TimedOut extends Error {
   override readonly name = 'TimedOut';
-  constructor(what: string, ms: number) {
-    super(`${what} did not answer within ${ms} ms (the connection is destroyed)`);
+  constructor(what: string, ms: number, aftermath = 'the connection is destroyed') {
+    super(`${what} did not answer within ${ms} ms (${aftermath})`);
   }
 }
 
 /**
  * `promise`, or a {@link TimedOut} rejection after `ms` (then `onTimeout` runs). A late resolve of
  * `promise` is handed to `late`, so a checkout that arrives after its deadline is given back.
+ * `aftermath` is what the message says became of the connection (by default: destroyed).
  */
-export function within<T>(promise: Promise<T>, ms: number, what: string, onTimeout: () => void, late?: (value: T) => void): Promise<T> {
+export function within<T>(promise: Promise<T>, ms: number, what: string, onTimeout: () => void, late?: (value: T) => void, aftermath?: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     const timer = setTimeout(() => {
       settled = true;
       onTimeout();
-      reject(new TimedOut(what, ms));
+      reject(new TimedOut(what, ms, aftermath));
     }, ms);
     promise.then(
       (value) => {

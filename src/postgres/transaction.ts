@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../internal/timer-ms.js';
 import { PostgresTransactionError } from './errors.js';
 import type { PgPoolClientLike, PgPoolLike } from './driver.js';
 import { PgSession } from './pg-session.js';
@@ -10,7 +11,7 @@ export interface ProvenTransaction {
   query(text: string, values: unknown[]): Promise<Record<string, unknown>[]>;
   /**
    * The `pg` client to hand to partner code (`onEvent`'s `transaction`): it refuses `BEGIN`,
-   * `COMMIT`, `ROLLBACK`, `END`, `ABORT`, `release()`, and every statement once the transaction
+   * `COMMIT`, `ROLLBACK`, `END`, `ABORT`, `release()`, `end()`, and every statement once the transaction
    * has ended or its session died, with a {@link PostgresTransactionError}.
    */
   readonly handle: PgPoolClientLike;
@@ -47,8 +48,12 @@ export interface ProvenTransactionBounds {
   graceMs: number;
 }
 
-/** `BEGIN`, `COMMIT` and the rest that end or replace a transaction; `ROLLBACK TO [SAVEPOINT]` stays allowed. */
-const ENDS_TRANSACTION = /^(?:\s|--[^\n]*\n|\/\*[^]*?\*\/)*(?:begin|start\s+transaction|commit|end|abort|rollback(?!\s+to\b)|prepare\s+transaction)\b/i;
+/**
+ * `BEGIN`, `COMMIT` and the rest that end or replace a transaction; `ROLLBACK [WORK | TRANSACTION]
+ * TO [SAVEPOINT]` (partial undo, in every spelling PostgreSQL takes) stays allowed.
+ */
+const ENDS_TRANSACTION =
+  /^(?:\s|--[^\n]*\n|\/\*[^]*?\*\/)*(?:begin|start\s+transaction|commit|end|abort|rollback(?!\s+(?:(?:work|transaction)\s+)?to\b)|prepare\s+transaction)\b/i;
 
 /**
  * Runs `work` in a transaction on one `pg` connection whose every statement is proven to belong to
@@ -65,7 +70,8 @@ const ENDS_TRANSACTION = /^(?:\s|--[^\n]*\n|\/\*[^]*?\*\/)*(?:begin|start\s+tran
  * @internal Shared by the stores of `checkout-partner-sdk/postgres`.
  */
 export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTransactionBounds, work: (transaction: ProvenTransaction) => Promise<T>): Promise<T> {
-  const boundMs = Math.ceil(bounds.leaseMs + bounds.graceMs);
+  // never past what a timer holds: a longer one fires at once (a leaseMs near 2^31 - 1 plus the grace)
+  const boundMs = Math.min(Math.ceil(bounds.leaseMs + bounds.graceMs), MAX_TIMER_MS);
   const session = await PgSession.open(pool, boundMs);
   let state: 'open' | 'ended' = 'open';
   let misuse: string | undefined;
@@ -118,6 +124,13 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
           return () => {
             misuse ??= MISUSE_RELEASE;
             throw refuse(MISUSE_RELEASE, 'misuse');
+          };
+        }
+        if (property === 'end') {
+          // end() would close the connection under the store: refused (a promise, as pg's end() gives)
+          return () => {
+            misuse ??= MISUSE_END;
+            return Promise.reject(refuse(MISUSE_END, 'misuse'));
           };
         }
         const value: unknown = Reflect.get(target, property, target);
@@ -179,6 +192,7 @@ const ENDED = "the delivery's transaction has ended (onEvent returned): a statem
 const MISUSE_CONTROL =
   "onEvent must not end or replace its transaction (BEGIN, COMMIT, ROLLBACK, END, ABORT through `transaction`): the store commits it together with the done mark. To undo part of the work use SAVEPOINT and ROLLBACK TO SAVEPOINT; to fail the event, throw";
 const MISUSE_RELEASE = 'onEvent must not release `transaction`: the store gives the connection back after it commits. Use SAVEPOINT / ROLLBACK TO SAVEPOINT for partial undo, throw to fail the event';
+const MISUSE_END = 'onEvent must not end() `transaction` (it would close the connection the store commits on): the store gives the connection back after it commits. Use SAVEPOINT / ROLLBACK TO SAVEPOINT for partial undo, throw to fail the event';
 const MISUSE_PENDING = 'onEvent returned while a statement it started on `transaction` was still running: await every statement (a write after the done mark would not be part of it). Use SAVEPOINT / ROLLBACK TO SAVEPOINT for partial undo';
 const MISUSE_REPLACED =
   "onEvent ended or replaced its transaction (a COMMIT or ROLLBACK got through `transaction`, e.g. inside a multi-statement string): the event is not marked done. Do not end the transaction yourself: use SAVEPOINT and ROLLBACK TO SAVEPOINT, and throw to fail the event";

@@ -1,5 +1,5 @@
-import { describe } from '../internal/path.js';
-import { positiveMs } from '../internal/arguments.js';
+import { typeName } from '../internal/type-name.js';
+import { timerMs } from '../internal/timer-ms.js';
 import { toHex } from '../internal/hex.js';
 import { escapeControl } from '../internal/quote.js';
 import { RedisStoreError, type RedisStoreOperation } from './errors.js';
@@ -51,7 +51,8 @@ export class RedisConnection {
 
   constructor(client: unknown, options: { owner: string; commandTimeoutMs: unknown; redactCauses: boolean }) {
     this.#send = sender(client, options.owner);
-    this.#timeoutMs = positiveMs('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS);
+    // at most what a timer holds: a longer one fires at once, timing out every command
+    this.#timeoutMs = timerMs('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS);
     this.#redactCauses = options.redactCauses;
   }
 
@@ -115,7 +116,7 @@ function sender(client: unknown, owner: string): (args: string[]) => unknown {
   const expected =
     `${owner}: client must be an ioredis client (with call()) or a connected node-redis client ` +
     `(with sendCommand(args)), got`;
-  if (client === null || typeof client !== 'object') throw new TypeError(`${expected} ${describe(client)}`);
+  if (client === null || typeof client !== 'object') throw new TypeError(`${expected} ${typeName(client)}`);
   const candidate = client as Partial<Record<'call' | 'sendCommand' | 'getSlotMaster', unknown>>;
   if (typeof candidate.call === 'function') {
     const call = candidate.call as (command: string, ...args: string[]) => unknown;

@@ -1,6 +1,6 @@
 import type { ClaimedLease, EventStore } from '../stores/event-store.js';
 import { checkEventId } from '../internal/arguments.js';
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { eventKeySuffix } from '../stores/event-key.js';
@@ -90,7 +90,8 @@ return 'foreign'`,
  *   since a redelivery may run the event again if that worker's claim ends without completing.
  * - `release` acts only on this store's own live lease; otherwise it does nothing (never throws).
  * - Event ids of any characters are accepted; ids over 200 UTF-8 bytes are keyed by their SHA-256
- *   (`prefix + "sha256:" + hex`), so keys stay short.
+ *   (`prefix + "sha256:" + hex`), so keys stay short, and so is an id that itself starts with
+ *   `sha256` (so no literal id can be taken for another id's hash).
  * - Leases taken are remembered in this instance until completed or released, so complete and
  *   release go through the instance that claimed. A live lease is never forgotten; leases expired
  *   in Redis are swept out once 10,000 are held, so memory follows the claims in progress (those
@@ -124,7 +125,7 @@ export class RedisEventStore implements EventStore {
 
   constructor(options: RedisEventStoreOptions) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`RedisEventStore options must be an object, got ${describe(options)}`);
+      throw new TypeError(`RedisEventStore options must be an object, got ${typeName(options)}`);
     }
     this.#redis = new RedisConnection(options.client, {
       owner: 'RedisEventStore',
@@ -211,7 +212,7 @@ export class RedisEventStore implements EventStore {
   #token(eventId: string, lease: unknown): string | undefined {
     if (lease === undefined) return this.#leases.get(eventId);
     if (typeof lease !== 'string' || !lease.startsWith(LEASE) || lease === NO_LEASE) {
-      throw new TypeError(`lease must be the lease this store's claim returned, got ${describe(lease)}`);
+      throw new TypeError(`lease must be the lease this store's claim returned, got ${typeName(lease)}`);
     }
     return lease;
   }
@@ -223,8 +224,9 @@ export class RedisEventStore implements EventStore {
 
 function ttlOption(value: unknown): number {
   if (value === undefined) return DEFAULT_TTL_SECONDS;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new TypeError(`ttlSeconds must be a whole number of seconds of at least 1, got ${quote(value)}`);
+  // a safe integer: EX takes a 64-bit count, and a larger number would be sent in exponent form
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`ttlSeconds must be a whole number of seconds from 1 to ${Number.MAX_SAFE_INTEGER}, got ${quote(value)}`);
   }
   return value;
 }

@@ -149,6 +149,44 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     expect(ran).toBe(2);
   });
 
+  it('a statement past statementTimeoutMs rejects with PostgresStoreError saying truly what became of its connection', async () => {
+    const table = uniqueTable();
+    await (await storeOn({ table })).claim('evt-held', 60_000);
+    const quick = new PostgresEventStore({ pool: db.pool, table, statementTimeoutMs: 200 });
+    // another session holds the row: the next claim's upsert waits for it, past statementTimeoutMs
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder =
+      driver.name === 'pg'
+        ? (async () => {
+            const client = await (db.pool as import('pg').Pool).connect();
+            await client.query('BEGIN');
+            await client.query(`SELECT 1 FROM "${table}" WHERE event_id = 'evt-held' FOR UPDATE`);
+            locked();
+            await held;
+            await client.query('ROLLBACK');
+            client.release();
+          })()
+        : (db.pool as import('postgres').Sql).begin(async (tx) => {
+            await tx.unsafe(`SELECT 1 FROM "${table}" WHERE event_id = 'evt-held' FOR UPDATE`);
+            locked();
+            await held;
+          });
+    await isLocked;
+    try {
+      const error = await quick.claim('evt-held', 60_000).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PostgresStoreError);
+      expect((error as Error).message).toMatch(/did not answer within 200 ms/);
+      // pg's connection is destroyed; postgres.js gives no handle on it, so it is not
+      expect((error as Error).message).toMatch(driver.name === 'pg' ? /the connection is destroyed/ : /postgres\.js keeps the connection/);
+    } finally {
+      letGo();
+      await holder;
+    }
+  });
+
   it('rejects with PostgresStoreError when the table is missing, naming the operation', async () => {
     const store = new PostgresEventStore({ pool: db.pool, table: uniqueTable() });
     const error = await store.claim('evt-x', 1_000).catch((e: unknown) => e);

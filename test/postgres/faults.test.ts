@@ -5,8 +5,10 @@ import { CheckoutClient } from 'checkout-partner-sdk';
 import { PostgresEventStore, PostgresStoreError, PostgresTransactionError } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, signPayload, type WebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { keepEntries } from '../helpers/memory-logger.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
-import { eventually, uniqueTable } from './drivers.js';
+import { eventually } from '../helpers/eventually.js';
+import { uniqueTable } from './drivers.js';
 
 // Faults of a real database network, with pg (postgres.js is refused in transactional mode).
 const SECRET = 'whsec-test';
@@ -53,7 +55,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       secret: SECRET,
       client,
       ...options,
-      logger: (entry) => entries.push(entry),
+      logger: keepEntries(entries),
       store: new PostgresEventStore({ pool, table, transactional: true }),
       onEvent: ({ event, transaction }) => onEvent({ eventId: event.eventId, transaction }),
     });
@@ -83,15 +85,15 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       expect(during).toEqual([503, 503, 503]);
       // each gives up on its own within the lease and a grace, though nothing ever answers
       const settled = () => entries.filter((entry) => entry.eventId?.startsWith('evt-bh-') && entry.outcome !== 'timeout');
-      await eventually(() => settled().length === 3, 6_000);
+      expect(await eventually(() => settled().length === 3, 6_000)).toBe(true);
       expect(settled().map((entry) => entry.outcome)).toEqual(['store-unavailable', 'store-unavailable', 'store-unavailable']);
       // destroyed, not returned (a checkout begun meanwhile ends at connectionTimeoutMillis)
-      await eventually(() => pool.totalCount === 0, 4_000);
+      expect(await eventually(() => pool.totalCount === 0, 4_000)).toBe(true);
       proxy.restore();
       // within about one lease, the same pool works again
-      await eventually(async () => (await deliver(handler, 'evt-after')) === 200, 6_000);
+      expect(await eventually(async () => (await deliver(handler, 'evt-after')) === 200, 6_000)).toBe(true);
       for (const id of ['evt-bh-1', 'evt-bh-2', 'evt-bh-3']) {
-        await eventually(async () => (await deliver(handler, id)) === 200, 6_000); // PostgreSQL ended the held sessions
+        expect(await eventually(async () => (await deliver(handler, id)) === 200, 6_000)).toBe(true); // PostgreSQL ended the held sessions
         expect(await deliver(handler, id)).toBe(200);
         expect(await effectsOf(effects, id)).toBe(1);
       }
@@ -157,7 +159,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       for (const id of Object.keys(faults)) {
         expect(await deliver(handler, id), id).toBe(503);
         expect(entries.at(-1), id).toMatchObject({ outcome: 'store-unavailable' });
-        await eventually(async () => (await deliver(handler, id)) === 200, 10_000);
+        expect(await eventually(async () => (await deliver(handler, id)) === 200, 10_000)).toBe(true);
         expect(await deliver(handler, 'evt-plain-' + id)).toBe(200);
         expect(await effectsOf(effects, id), id).toBe(1);
       }
@@ -182,6 +184,38 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       expect(await effectsOf(effects, 'evt-misuse'), statement).toBe(0); // refused before it reached PostgreSQL
       expect(await deliver(handler, 'evt-misuse')).toBe(200);
       expect(await effectsOf(effects, 'evt-misuse'), statement).toBe(1);
+    }
+  });
+
+  it('onEvent that closes its transaction\'s connection (transaction.end()) is refused as a misuse: 500 naming it, not a store failure', async () => {
+    const { table, effects } = await tables();
+    let calls = 0;
+    const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
+      calls++;
+      await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
+      if (calls === 1) await Promise.resolve(transaction.end()).catch(() => undefined); // swallowed: the store must still see it
+    });
+    expect(await deliver(handler, 'evt-ended')).toBe(500);
+    expect(entries[0]).toMatchObject({ outcome: 'failed', error: { name: 'PostgresTransactionError', message: expect.stringMatching(/end\(\)/) } });
+    expect(await effectsOf(effects, 'evt-ended')).toBe(0);
+    expect(await deliver(handler, 'evt-ended')).toBe(200);
+    expect(await effectsOf(effects, 'evt-ended')).toBe(1);
+  });
+
+  it('partial undo in every spelling PostgreSQL takes (ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT]) is allowed, not taken for a misuse', async () => {
+    const { table, effects } = await tables();
+    const spellings = ['ROLLBACK TO SAVEPOINT s', 'ROLLBACK TO s', 'rollback work to savepoint s', 'ROLLBACK TRANSACTION TO s', '/* undo */ ROLLBACK\n  TRANSACTION TO SAVEPOINT s'];
+    for (const [n, undo] of spellings.entries()) {
+      const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
+        await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
+        await transaction.query('SAVEPOINT s');
+        await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [`${eventId}-undone`]);
+        await transaction.query(undo);
+      });
+      expect(await deliver(handler, `evt-undo-${n}`), undo).toBe(200);
+      expect(entries[0]?.error, undo).toBeUndefined();
+      expect(await effectsOf(effects, `evt-undo-${n}`), undo).toBe(1);
+      expect(await effectsOf(effects, `evt-undo-${n}-undone`), undo).toBe(0);
     }
   });
 
@@ -255,6 +289,27 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     } finally {
       void sql.end({ timeout: 0 });
     }
+  });
+
+  it('the longest leaseMs the handler accepts (2^31 - 1 ms) handles a delivery: no bound overflows a timer into firing at once', async () => {
+    const { table, effects } = await tables();
+    const { handler, entries } = handlerOn(
+      admin,
+      table,
+      ({ eventId, transaction }) => transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]).then(() => undefined),
+      { leaseMs: 2_147_483_647 },
+    );
+    expect(await deliver(handler, 'evt-longest-lease')).toBe(200);
+    expect(entries.map((entry) => entry.outcome)).toEqual(['handled']);
+    expect(await effectsOf(effects, 'evt-longest-lease')).toBe(1);
+  });
+
+  it('statementTimeoutMs past what a timer can hold is refused at construction (it would time out every statement at once)', async () => {
+    const { table } = await tables();
+    expect(() => new PostgresEventStore({ pool: admin, table, statementTimeoutMs: 2_147_483_648 })).toThrow(/statementTimeoutMs must be at most 2147483647/);
+    const longest = new PostgresEventStore({ pool: admin, table, statementTimeoutMs: 2_147_483_647 });
+    await expect(longest.claim('evt-longest-statement', 60_000)).resolves.toMatchObject({ status: 'claimed' });
+    await expect(longest.ensureSchema()).resolves.toBeUndefined();
   });
 
   it('a literal id that looks like a hashed one never collides with the long id it names', async () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutError } from 'checkout-partner-sdk';
 import { RedisEventStore, RedisStoreError } from 'checkout-partner-sdk/redis';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
-import { eventually, flavours, type Connection } from './clients.js';
+import { eventually } from '../helpers/eventually.js';
+import { flavours, type Connection } from './clients.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -69,6 +70,13 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     const ttl = Number(await one.raw('TTL', `${prefix}order:42/settled`));
     expect(ttl).toBeGreaterThan(3500);
     expect(ttl).toBeLessThanOrEqual(3600);
+  });
+
+  it('completes with the longest ttlSeconds it accepts (Number.MAX_SAFE_INTEGER): Redis takes that EX', async () => {
+    const { a } = pair({ ttlSeconds: Number.MAX_SAFE_INTEGER });
+    await a.claim('e-forever', 60_000);
+    await expect(a.complete('e-forever')).resolves.toBeUndefined();
+    await expect(a.claim('e-forever', 60_000)).resolves.toBe('done');
   });
 
   it('uses the documented default prefix and a 7-day ttl', async () => {
@@ -224,6 +232,29 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     expect(await one.raw('EXISTS', `${prefix}${exact}`)).toBe(1);
   });
 
+  it('never takes a literal id that looks like a hashed one for the long id it names', async () => {
+    const { a, b, prefix } = pair();
+    const long = 'x'.repeat(300);
+    const digest = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(long))).toString('hex');
+    await expect(a.claim(long, 60_000)).resolves.toMatchObject({ status: 'claimed' });
+    await a.complete(long);
+    // an attacker-chosen (or just unlucky) id spelling the long id's key is a new event
+    await expect(b.claim(`sha256:${digest}`, 60_000)).resolves.toMatchObject({ status: 'claimed' });
+    await expect(b.claim(long, 60_000)).resolves.toBe('done');
+    // the other way round too: the literal one done first does not answer for the long one
+    const other = 'y'.repeat(300);
+    const otherDigest = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(other))).toString('hex');
+    await a.claim(`sha256:${otherDigest}`, 60_000);
+    await a.complete(`sha256:${otherDigest}`);
+    await expect(b.claim(other, 60_000)).resolves.toMatchObject({ status: 'claimed' });
+    // an ordinary id keeps the key it always had, so dedupe survives an upgrade
+    await a.claim('evt_ordinary-1', 60_000);
+    expect(await one.raw('EXISTS', `${prefix}evt_ordinary-1`)).toBe(1);
+    const nul = 'evt\u0000nul';
+    await a.claim(nul, 60_000);
+    expect(await one.raw('EXISTS', `${prefix}${nul}`)).toBe(1);
+  });
+
   it('accepts ids of any characters, lone surrogates included, without mixing them up', async () => {
     const { a, b } = pair();
     const ids = ['with space', 'new\nline', '*?[glob]', '💳 pix', '\uD800', '\uDC00', '\uFFFD', 'sha256:abc'];
@@ -280,6 +311,17 @@ describe('RedisEventStore arguments', () => {
     for (const commandTimeoutMs of [0, -1, Number.NaN]) {
       expect(() => new RedisEventStore({ client, commandTimeoutMs })).toThrow(/commandTimeoutMs/);
     }
+  });
+
+  it('refuses a commandTimeoutMs or ttlSeconds past what a timer or Redis can hold, instead of failing every command', async () => {
+    // a timer over 2^31 - 1 ms fires at once: every command would "time out" the moment it is sent
+    expect(() => new RedisEventStore({ client, commandTimeoutMs: 2_147_483_648 })).toThrow(/commandTimeoutMs must be at most 2147483647/);
+    const answering = { call: (command: string) => new Promise((resolve) => setTimeout(() => resolve(command === 'EVALSHA' ? 'claimed' : null), 5)) };
+    const longest = new RedisEventStore({ client: answering, commandTimeoutMs: 2_147_483_647 });
+    await expect(longest.claim('e-1', 1_000)).resolves.toMatchObject({ status: 'claimed' });
+    // EX takes at most a 64-bit count of milliseconds: 1e20 s would have every complete refused after onEvent ran
+    expect(() => new RedisEventStore({ client, ttlSeconds: 1e20 })).toThrow(/ttlSeconds/);
+    expect(new RedisEventStore({ client, ttlSeconds: Number.MAX_SAFE_INTEGER }).ttlSeconds).toBe(Number.MAX_SAFE_INTEGER);
   });
 
   it('rejects a bad event id or lease with a TypeError before any command', async () => {

@@ -35,6 +35,7 @@ describe('exported telemetry', () => {
         secret: SIGNING_SECRET,
         client,
         resolveOrderExternalId: () => 'o-scan',
+        logger: false, // the failed deliveries are the point here: not written to the test run's stderr
         onEvent: ({ event }) => {
           if (event['fail'] === true) throw new Error('onevent-error-message-6a0b');
         },

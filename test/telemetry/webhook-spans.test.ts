@@ -34,6 +34,7 @@ function newHandler(onEvent: () => Promise<void> | void = () => undefined, extra
     client: new CheckoutClient({ baseUrl: url, ...partner }),
     resolveOrderExternalId: (event) => `order-${String(event['tradeId'])}`,
     onEvent,
+    logger: false, // failures and 503s are the point here: not written to the test run's stderr
     ...extra,
   });
 }
@@ -156,7 +157,7 @@ describe('a delivery', () => {
     expect(otel.span(DELIVERY).attributes['checkout.webhook.outcome']).toBe('handled');
 
     const own = installOtel({ global: false });
-    const other = createWebhookHandler({ secret: SECRET, client, onEvent: () => undefined, tracerProvider: own.tracerProvider, meterProvider: own.meterProvider });
+    const other = createWebhookHandler({ secret: SECRET, client, onEvent: () => undefined, logger: false, tracerProvider: own.tracerProvider, meterProvider: own.meterProvider });
     expect((await other.handle(await delivery({ ...settled, eventId: 'evt-2' }))).status).toBe(200);
     expect(own.span(DELIVERY).attributes['checkout.webhook.event_id']).toBe('evt-2');
     expect(total((await own.metrics()).get('checkout.webhook.delivery.duration'))).toBe(1);

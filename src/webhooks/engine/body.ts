@@ -1,9 +1,23 @@
+import { CheckoutError } from '../../errors.js';
 import { untilAborted } from '../../internal/abort.js';
+import { escapeControl } from '../../internal/quote.js';
 import { RawBodyUnavailableError } from './raw-body-error.js';
 
 /** Returned instead of the body once it passes the limit. */
 export const TOO_LARGE: unique symbol = Symbol('too-large');
 export type BodyResult = Uint8Array | typeof TOO_LARGE;
+
+/**
+ * The request body stopped arriving before its end: the sender closed the connection (or the
+ * stream failed under it). Nothing was verified or claimed; the delivery is answered `aborted`.
+ */
+export class BodyAbortedError extends CheckoutError {
+  override readonly name = 'BodyAbortedError' as const;
+  constructor(cause: unknown) {
+    const reason = cause instanceof Error ? escapeControl(cause.message).slice(0, 200) : 'the stream failed';
+    super(`The request body did not arrive whole (the sender closed the connection?): ${reason}`, { cause });
+  }
+}
 
 /** The Content-Length a request declares, when it declares a valid one. */
 export function declaredLength(headers: Headers): number | undefined {
@@ -74,8 +88,11 @@ export async function readRequestBody(request: Request, limit: number, signal?: 
     }
   } catch (error) {
     // not awaited: a cancel can wait on the read still pending, which is what the abort ends
-    if (signal?.aborted === true) void reader.cancel(signal.reason).catch(() => undefined);
-    throw error;
+    if (signal?.aborted === true) {
+      void reader.cancel(signal.reason).catch(() => undefined);
+      throw error;
+    }
+    throw new BodyAbortedError(error);
   }
 }
 
@@ -92,7 +109,14 @@ export async function readStreamBody(stream: AsyncIterable<unknown>, limit: numb
   const iterator = stream[Symbol.asyncIterator]();
   const buffer = new BoundedBuffer(limit);
   for (;;) {
-    const { done, value } = await untilAborted(iterator.next(), signal);
+    let next: IteratorResult<unknown>;
+    try {
+      next = await untilAborted(iterator.next(), signal);
+    } catch (error) {
+      if (signal?.aborted === true && error === signal.reason) throw error;
+      throw new BodyAbortedError(error);
+    }
+    const { done, value } = next;
     if (done === true) return buffer.bytes();
     const chunk = typeof value === 'string' ? encoder.encode(value) : value;
     if (!(chunk instanceof Uint8Array)) throw new TypeError('The request stream yielded something other than bytes or text');

@@ -1,9 +1,10 @@
 import { NotFoundError } from '../../errors.js';
 import { sleep, untilAborted } from '../../internal/abort.js';
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import type { Order, Withdrawal } from '../../schemas.js';
 import type { WebhookEvent } from '../event.js';
-import type { ExternalIdResolver, ResolvedOptions, WebhookContext } from './options.js';
+import type { ExternalIdResolver, WebhookContext } from './options.js';
+import type { ResolvedOptions } from './resolve-options.js';
 
 type ConfirmConfig = Pick<
   ResolvedOptions,
@@ -30,14 +31,14 @@ export interface ConfirmDeadline {
  * over with `confirmed: false` (a re-read could never confirm it). A 404 gives `confirmed: false`;
  * any other failure rejects, so the delivery fails and is redelivered.
  *
- * Every read gets `deadline.signal`, and a read still running when it aborts rejects with its
- * reason (even from a client that ignores the signal). No wait and next read is started that
+ * Every read gets `deadline.signal`, and a read (or a resolver) still running when it aborts
+ * rejects with its reason (even from a client that ignores the signal). No wait and next read is started that
  * could not end before `deadline.at`: the reads stop there as if `attempts` were spent.
  */
 export async function confirmEvent(event: WebhookEvent, config: ConfirmConfig, deadline: ConfirmDeadline): Promise<WebhookContext> {
   const { type } = event;
   if (type.startsWith('otc.trade.') || type.startsWith('pix.deposit.')) {
-    const externalId = await resolveId(config.resolveOrderExternalId, event, 'resolveOrderExternalId');
+    const externalId = await resolveId(config.resolveOrderExternalId, event, 'resolveOrderExternalId', deadline.signal);
     if (externalId === undefined) return { event, confirmed: false };
     const read = await readUntil(
       (signal) => config.client.getOrderByExternalId(externalId, { signal }),
@@ -48,7 +49,7 @@ export async function confirmEvent(event: WebhookEvent, config: ConfirmConfig, d
     return read.record === undefined ? { event, confirmed: false } : { event, order: read.record, confirmed: read.confirmed };
   }
   if (type.startsWith('pix.withdrawal.')) {
-    const externalId = await resolveId(config.resolveWithdrawalExternalId, event, 'resolveWithdrawalExternalId');
+    const externalId = await resolveId(config.resolveWithdrawalExternalId, event, 'resolveWithdrawalExternalId', deadline.signal);
     if (externalId === undefined) return { event, confirmed: false };
     const read = await readUntil(
       (signal) => config.client.getWithdrawalByExternalId(externalId, { signal }),
@@ -82,11 +83,16 @@ function namesCancellation(status: unknown): boolean {
   return typeof status === 'string' && /^cancel/i.test(status);
 }
 
-async function resolveId(resolver: ExternalIdResolver | undefined, event: WebhookEvent, name: string): Promise<string | undefined> {
+/**
+ * The resolver's id, under the same deadline as the reads: a resolver is partner code (a lookup in
+ * their database) that can hang like a read, and past the lease a redelivery could run the event twice.
+ */
+async function resolveId(resolver: ExternalIdResolver | undefined, event: WebhookEvent, name: string, signal: AbortSignal): Promise<string | undefined> {
   if (resolver === undefined) return undefined;
-  const id: unknown = await resolver(event);
+  signal.throwIfAborted();
+  const id: unknown = await untilAborted(Promise.resolve(resolver(event)), signal);
   if (id === undefined || id === null || id === '') return undefined;
-  if (typeof id !== 'string') throw new TypeError(`${name} must return a string, null or undefined, got ${describe(id)}`);
+  if (typeof id !== 'string') throw new TypeError(`${name} must return a string, null or undefined, got ${typeName(id)}`);
   return id;
 }
 

@@ -55,11 +55,13 @@ export interface WebhookLogEntry {
  * Where the handler reports deliveries: a function, or a logger object with `info`, `warn` and
  * `error` methods that take an object first (pino, `console`). On an object, `handled`,
  * `duplicate` and `in-flight` go to `info`; refused or timed-out deliveries (`bad-signature`,
- * `invalid`, `too-large`, `draining`, `timeout`) to `warn`; `failed`, `misconfigured` and
+ * `invalid`, `too-large`, `aborted`, `draining`, `timeout`) to `warn`; `failed`, `misconfigured` and
  * `store-unavailable` to `error`. A logger that throws is ignored.
  *
- * Without a logger, each delivery that fails (`onEvent` threw, a status read or the store failed)
- * writes one line to stderr; with `CHECKOUT_LOG=debug` in the environment, every delivery does.
+ * Without a logger, each delivery that fails (`onEvent` threw, a status read or the store failed,
+ * or its verified event was still being handled at `responseTimeoutMs`) writes one line to stderr
+ * (a timed-out one whose work then fails, a second, `late`, line); with `CHECKOUT_LOG=debug` in
+ * the environment, every delivery does.
  * `logger: false` writes nothing at all.
  *
  * @example
@@ -89,6 +91,7 @@ const LEVEL: Readonly<Record<WebhookOutcome, 'info' | 'warn' | 'error'>> = {
   'bad-signature': 'warn',
   invalid: 'warn',
   'too-large': 'warn',
+  aborted: 'warn',
   draining: 'warn',
   timeout: 'warn',
   failed: 'error',
@@ -99,10 +102,16 @@ const LEVEL: Readonly<Record<WebhookOutcome, 'info' | 'warn' | 'error'>> = {
 /** Writes one entry, never throwing. */
 export type LogWrite = (entry: WebhookLogEntry) => void;
 
-/** Whether a delivery failed: `onEvent`, a read, the store, or the raw body (what is written to stderr by default). */
+/**
+ * Whether a delivery failed: `onEvent`, a read, the store, or the raw body, or it was answered 503
+ * at `responseTimeoutMs` while its verified event was being handled (what is written to stderr by default).
+ */
 function isFailure(entry: WebhookLogEntry): boolean {
   // a `handled` entry with an error: onEvent ran but the store could not mark the event done
-  return LEVEL[entry.outcome] === 'error' || (entry.outcome === 'handled' && entry.error !== undefined);
+  if (LEVEL[entry.outcome] === 'error' || (entry.outcome === 'handled' && entry.error !== undefined)) return true;
+  // a hung onEvent or read would otherwise leave no trace at all; a timeout without an eventId is
+  // a body still arriving (a slow sender, which anyone can be), not a failure of the handling
+  return entry.outcome === 'timeout' && entry.eventId !== undefined && entry.late !== true;
 }
 
 /**

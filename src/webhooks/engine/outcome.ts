@@ -8,6 +8,8 @@
  * - `bad-signature`: signature missing or wrong (401)
  * - `invalid`: not a valid event (400)
  * - `too-large`: the body is over `maxBodyBytes` (413)
+ * - `aborted`: the body stopped arriving before its end (the sender closed the connection); nothing
+ *   was verified or claimed (400, which the sender is no longer there to read)
  * - `failed`: `onEvent`, a resolver or a status read failed; the claim was released (500)
  * - `misconfigured`: a body parser consumed the raw body before the adapter (500, with the fix for the framework)
  * - `timeout`: not finished within `responseTimeoutMs`; the work goes on (503)
@@ -23,6 +25,7 @@ export type WebhookOutcome =
   | 'bad-signature'
   | 'invalid'
   | 'too-large'
+  | 'aborted'
   | 'failed'
   | 'misconfigured'
   | 'timeout'
@@ -39,6 +42,7 @@ export const OUTCOME_STATUS: Readonly<Record<WebhookOutcome, number>> = {
   'bad-signature': 401,
   invalid: 400,
   'too-large': 413,
+  aborted: 400,
   failed: 500,
   misconfigured: 500,
   timeout: 503,
@@ -58,6 +62,7 @@ export const OUTCOME_MESSAGE: Readonly<Record<WebhookOutcome, string>> = {
   'bad-signature': 'Unauthorized: missing or invalid signature',
   invalid: 'Bad Request: the body is not a valid event',
   'too-large': 'Payload Too Large',
+  aborted: 'Bad Request: the request body did not arrive whole',
   failed: 'Internal Server Error: the event was not handled; redeliver it',
   misconfigured: 'Internal Server Error: the raw request body is not available',
   timeout: 'Service Unavailable: still handling the event; redeliver it later',

@@ -1,7 +1,7 @@
 import { HttpResponse } from 'msw';
 import { createWebhookHandler, type EventStore, type WebhookHandlerOptions, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { delivery, makeClient, mockCheckout, SECRET } from '../helpers.js';
+import { delivery, makeClient, mockCheckout, SECRET, until } from '../helpers.js';
 
 // API.md "Failures are visible by default": without a logger, each failed delivery writes one
 // line to stderr; `logger: false` silences it; CHECKOUT_LOG=debug prints every delivery. Logger
@@ -76,6 +76,59 @@ describe('without a logger, a failed delivery writes one line to stderr', () => 
     expect(lines()[0]).not.toMatch(/[\r\n\u001b]/);
     expect(lines()[0]).toContain('eventId="e\\n2" type="custom.type\\r\\nINFO forged"');
     expect(lines()[0]).toContain('error=Error "boom\\r\\nfake line\\u001b[2J"');
+  });
+});
+
+describe('a delivery that times out (503) is a failure too', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  /** Delivers with a fake clock moved past responseTimeoutMs only once onEvent runs (so the event is known by then). */
+  async function deliverPastDeadline(handler: ReturnType<typeof handlerWith>, event: object, entered: () => boolean): Promise<number> {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const answered = handler.handle(await delivery(event));
+    await until(entered);
+    await vi.advanceTimersByTimeAsync(1_000);
+    return (await answered).status;
+  }
+
+  it('an onEvent that never ends: one timeout line at the 503, never silence', async () => {
+    let entered = false;
+    const handler = handlerWith({ responseTimeoutMs: 1_000, onEvent: () => new Promise<void>(() => void (entered = true)) });
+    expect(await deliverPastDeadline(handler, EVENT, () => entered)).toBe(503);
+    expect(lines()).toEqual([expect.stringMatching(/^checkout-partner-sdk webhook timeout status=503 eventId="evt-visible" type="otc.trade.settled" ms=\d+$/)]);
+  });
+
+  it('late work that then succeeds adds nothing; late work that fails adds its one line', async () => {
+    // a holder, so each delivery's onEvent leaves its own settle function there
+    const gate: { finish?: ((error?: Error) => void) | undefined } = {};
+    const pending = () => new Promise<void>((resolve, reject) => (gate.finish = (error) => (error ? reject(error) : resolve())));
+    const settle = (error?: Error) => gate.finish?.(error);
+    const handler = handlerWith({ responseTimeoutMs: 1_000, onEvent: pending });
+    expect(await deliverPastDeadline(handler, EVENT, () => gate.finish !== undefined)).toBe(503);
+    settle();
+    await handler.drain();
+    expect(lines()).toHaveLength(1);
+    gate.finish = undefined;
+    const other = handlerWith({ responseTimeoutMs: 1_000, onEvent: pending });
+    expect(await deliverPastDeadline(other, { ...EVENT, eventId: 'evt-late' }, () => gate.finish !== undefined)).toBe(503);
+    settle(new Error('late failure'));
+    await other.drain();
+    expect(lines().slice(1)).toEqual([
+      expect.stringMatching(/^checkout-partner-sdk webhook timeout status=503 eventId="evt-late"/),
+      expect.stringMatching(/^checkout-partner-sdk webhook failed status=500 eventId="evt-late" .* late error=Error "late failure"$/),
+    ]);
+  });
+
+  it('a body that has not arrived by the deadline (a slow sender, anyone) writes nothing', async () => {
+    const handler = handlerWith({ responseTimeoutMs: 50 });
+    const stalled = new Request('https://partner.test/webhooks', {
+      method: 'POST',
+      body: new ReadableStream({ pull: () => new Promise(() => undefined) }),
+      duplex: 'half',
+    } as RequestInit);
+    expect((await handler.handle(stalled)).status).toBe(503);
+    await handler.drain();
+    expect(lines()).toEqual([]);
   });
 });
 

@@ -99,6 +99,29 @@ describe('confirm reads end before the claim lease', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it.each([
+    ['resolveOrderExternalId', settled],
+    ['resolveWithdrawalExternalId', { eventId: 'evt-lease', type: 'pix.withdrawal.settled' }],
+  ] as const)('cuts off a %s that never answers at the same deadline (it is part of the confirm step): claim released, onEvent not run', async (resolver, event) => {
+    fakeClock();
+    let asked = 0;
+    const hung = () => {
+      asked += 1;
+      return new Promise<string>(() => undefined); // e.g. pool.query on a blackholed network
+    };
+    const { handler, calls, entries, onEvent } = setup({ leaseMs: 60_000, [resolver]: hung });
+    void handler.handle(await delivery(event));
+    await until(() => asked === 1);
+    await vi.advanceTimersByTimeAsync(54_999);
+    expect(calls).toEqual(['claim:evt-lease']);
+    await vi.advanceTimersByTimeAsync(1);
+    await until(() => calls.includes('release:evt-lease'));
+    await until(() => entries.length === 2);
+    expect(entries[1]).toMatchObject({ outcome: 'failed', late: true, error: { name: 'LeaseDeadlineError' } });
+    expect(onEvent).not.toHaveBeenCalled();
+    expect(await handler.drain({ timeoutMs: 1 })).toMatchObject({ timedOut: false, inHand: 0 });
+  });
+
   it('counts the deadline from the claim: a claim that took most of the lease leaves no time to read', async () => {
     fakeClock();
     state.orders.set('o-1', settledOrder);

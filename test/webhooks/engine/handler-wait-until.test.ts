@@ -15,6 +15,8 @@ const base = (overrides: Partial<WebhookHandlerOptions> = {}): WebhookHandlerOpt
   secret: SECRET,
   client: makeClient(),
   onEvent: () => undefined,
+  // no resolvers on purpose (nothing to confirm here): no construction warning, no stderr lines
+  logger: false,
   ...overrides,
 });
 

@@ -1,4 +1,4 @@
-import { createWebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, signPayload, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { makeClient, SECRET } from '../helpers.js';
 
@@ -39,9 +39,23 @@ describe('a handler that can never confirm anything warns once at construction',
     expect(stderr).not.toHaveBeenCalled();
   });
 
+  it('not from a construction that then throws (an option checked last, e.g. meterProvider)', () => {
+    expect(() => createWebhookHandler({ ...base(), meterProvider: {} as never })).toThrow(TypeError);
+    expect(() => createWebhookHandler({ ...base(), tracerProvider: {} as never })).toThrow(TypeError);
+    expect(stderr).not.toHaveBeenCalled();
+  });
+
   it('once per handler, not per delivery', async () => {
     const handler = createWebhookHandler(base());
     await handler.handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', body: '{}' }));
+    for (let n = 0; n < 3; n += 1) {
+      const body = JSON.stringify({ eventId: `evt-once-${n}`, type: 'otc.trade.settled', tradeId: 't-1' });
+      const signed = new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: { 'x-provider-signature': await signPayload(body, SECRET) } });
+      expect((await handler.handle(signed)).status).toBe(200);
+    }
     expect(stderr).toHaveBeenCalledOnce();
+    // a second handler warns once more: the warning belongs to each handler built that way
+    createWebhookHandler(base());
+    expect(stderr).toHaveBeenCalledTimes(2);
   });
 });
