@@ -1,7 +1,7 @@
 import { createStatusTracker, MemoryStatusStore, type StatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { MeterProvider, type Histogram } from '@opentelemetry/sdk-metrics';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { eventually } from '../redis/clients.js';
+import { eventually } from '../helpers/eventually.js';
 import { installOtel, points, type Otel } from '../telemetry/otel.js';
 import { FAKE_TIMERS, fakeService, recorder } from './helpers.js';
 
