@@ -49,6 +49,7 @@ const INTEGRATION = [
   'test/webhooks/adapters/**/*.test.ts',
   'test/webhooks/engine/handler.hostile.test.ts',
   'test/webhooks/engine/methods-encodings.test.ts',
+  'test/webhooks/engine/sender-aborts.test.ts',
   'test/webhooks/engine/slow-sender.test.ts',
   'test/webhooks/examples.test.ts',
   'test/webhooks/runtime-neutral.test.ts',

@@ -10,6 +10,7 @@ export type RedisStoreOperation =
   | 'watch'
   | 'unwatch'
   | 'nudge'
+  | 'count'
   | 'extend'
   | 'commit'
   | 'reschedule';

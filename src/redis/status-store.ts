@@ -95,14 +95,15 @@ return 1`,
 /**
  * KEYS: the due index. ARGV: now, limit, lease ms, owner, token base, record key prefix. Claims the
  * due records earliest first: each gets a lease token and its due time moves to the lease's end.
- * Replies member, HGETALL, member, HGETALL, …
+ * Replies member, due time (the score before the claim), HGETALL, member, due time, HGETALL, …
  */
 const CLAIM_DUE: LuaScript = {
   source: `local now = tonumber(ARGV[1])
 local leaseEnd = now + tonumber(ARGV[3])
-local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
-for i, m in ipairs(members) do
+for i = 1, #due, 2 do
+  local m = due[i]
   local rec = ARGV[6] .. m
   if redis.call('HGET', rec, 'w') ~= '1' then
     redis.call('ZREM', KEYS[1], m)
@@ -110,6 +111,7 @@ for i, m in ipairs(members) do
     redis.call('HSET', rec, 'lt', ARGV[5] .. ':' .. i, 'lo', ARGV[4], 'lu', string.format('%d', leaseEnd), 'ls', redis.call('HGET', rec, 'ns') or '0')
     redis.call('ZADD', KEYS[1], leaseEnd, m)
     out[#out + 1] = m
+    out[#out + 1] = due[i + 1]
     out[#out + 1] = redis.call('HGETALL', rec)
   end
 end
@@ -223,16 +225,24 @@ export class RedisStatusStore implements StatusStore {
     const { now, limit, leaseMs, owner } = request;
     const base = `${owner}:${globalThis.crypto.randomUUID()}`;
     const reply = await this.#redis.script('claim', CLAIM_DUE, [`${this.prefix}due`], [ms(now), String(limit), ms(leaseMs), owner, base, `${this.prefix}r:`]);
-    if (!Array.isArray(reply) || reply.length % 2 !== 0) throw unexpected('claim');
+    if (!Array.isArray(reply) || reply.length % 3 !== 0) throw unexpected('claim');
     const claimed: ClaimedStatusRecord[] = [];
-    for (let i = 0; i < reply.length; i += 2) {
-      const fields = hashFields(reply[i + 1]);
+    for (let i = 0; i < reply.length; i += 3) {
+      const fields = hashFields(reply[i + 2]);
       const state = fields === undefined ? undefined : stateOf(fields);
       const token = fields?.get('lt');
       if (state === undefined || token === undefined) throw unexpected('claim');
-      claimed.push({ ...state, lease: { kind: state.kind, externalId: state.externalId, owner, token } });
+      const dueAt = Number(replyString(reply[i + 1]));
+      claimed.push({ ...state, lease: { kind: state.kind, externalId: state.externalId, owner, token }, ...(Number.isFinite(dueAt) ? { dueAt } : {}) });
     }
     return claimed;
+  }
+
+  /** Records watched now: the size of the due index (ZCARD, O(1)), which holds exactly the watched records. */
+  async countWatched(): Promise<number> {
+    const reply = Number(await this.#redis.command('count', ['ZCARD', `${this.prefix}due`]));
+    if (!Number.isSafeInteger(reply)) throw new RedisStoreError('Redis count failed: unexpected reply from the status store', { operation: 'count' });
+    return reply;
   }
 
   async extend(lease: StatusLease, extension: { now: number; leaseMs: number }): Promise<boolean> {

@@ -39,8 +39,8 @@ export interface LoadEvent {
   requestsPerSecond?: number | undefined;
 }
 
-/** Watched records by kind, e.g. `{ order: 12, withdrawal: 3 }`. */
-export type WatchedCounts = Partial<Record<RecordKind, number>>;
+/** Watched records: a total (reported without attributes), or by kind, e.g. `{ order: 12, withdrawal: 3 }`. */
+export type WatchedCounts = number | Partial<Record<RecordKind, number>>;
 
 /** The HTTP server a client calls, as the semantic conventions name it. */
 interface Endpoint {
@@ -211,7 +211,8 @@ export class TelemetryCore {
     const callback = async (result: { observe(value: number, attributes?: Attributes): void }) => {
       try {
         const counts = await count();
-        for (const [kind, value] of Object.entries(counts)) result.observe(value, { [ATTR.recordKind]: kind });
+        if (typeof counts === 'number') result.observe(counts);
+        else for (const [kind, value] of Object.entries(counts)) result.observe(value, { [ATTR.recordKind]: kind });
       } catch {
         // a store that cannot count now reports nothing this time
       }

@@ -114,9 +114,10 @@ export class MemoryStatusStore implements StatusStore {
       if (entry === undefined || !entry.watching) continue;
       this.#tokens += 1;
       const token = `${owner}:${this.#tokens}`;
+      const dueAt = entry.dueAt;
       entry.lease = { token, owner, until: now + leaseMs, nudges: entry.nudges };
       this.#schedule(entry, now + leaseMs);
-      claimed.push({ ...snapshot(entry), lease: { kind: entry.kind, externalId: entry.externalId, owner, token } });
+      claimed.push({ ...snapshot(entry), lease: { kind: entry.kind, externalId: entry.externalId, owner, token }, ...(dueAt === undefined ? {} : { dueAt }) });
     }
     return claimed;
   }
@@ -153,6 +154,11 @@ export class MemoryStatusStore implements StatusStore {
     if (entry === undefined) return;
     entry.lease = undefined;
     if (entry.watching) this.#schedule(entry, now);
+  }
+
+  /** Records watched now: those kept minus the ended ones (O(1)). */
+  async countWatched(): Promise<number> {
+    return this.#records.size - this.#ended.size;
   }
 
   async get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined> {

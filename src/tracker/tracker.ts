@@ -1,5 +1,6 @@
 import { typeName } from '../internal/type-name.js';
 import { timerMs } from '../internal/timer-ms.js';
+import { watchedRecords } from '../telemetry/hooks.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import type { WebhookEvent } from '../webhooks/event.js';
 import { checkExternalId, checkKind } from './arguments.js';
@@ -33,6 +34,8 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
   const inHand = new Map<string, { handle: TurnHandle; done: Promise<void> }>();
   let running = false;
   let loop: Promise<void> | undefined;
+  /** Stops the `checkout.tracker.watched` reports (registered at start, removed at drain). */
+  let stopWatchedReports: (() => void) | undefined;
   /** Wakes the loop from its wait (a nudge, a finished turn, drain). */
   let poke: (() => void) | undefined;
 
@@ -133,6 +136,8 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
     start(): void {
       if (running) return;
       running = true;
+      const countWatched = store.countWatched;
+      if (typeof countWatched === 'function') stopWatchedReports = watchedRecords(telemetry, () => countWatched.call(store));
       const previous = loop ?? Promise.resolve();
       // a restart after drain waits for the old loop to have stopped
       loop = previous.then(run);
@@ -144,6 +149,8 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       }
       const timeoutMs = timerMs('drain timeoutMs', drainOptions?.timeoutMs, 10_000);
       running = false;
+      stopWatchedReports?.();
+      stopWatchedReports = undefined;
       wake();
       // reads not yet handing over a change are given back (released), not waited for
       for (const { handle } of inHand.values()) if (!handle.changing) handle.controller.abort();

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../errors.js';
 import type { Order, Withdrawal } from '../schemas.js';
-import { statusChange, trackerRead } from '../telemetry/hooks.js';
+import { statusChange, trackerLag, trackerRead } from '../telemetry/hooks.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
@@ -60,6 +60,7 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
     return;
   }
 
+  const seenAt = Date.now();
   const status = statusOf(kind, read);
   const previousStatus = record.handled?.status;
   const change = {
@@ -136,8 +137,21 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
     return;
   }
   log({ type: 'change', status, previousStatus, source, ms: Date.now() - changeStarted });
+  const dueAt = dueTime(record);
+  // once per handed-over change (not per read of it), so a retried onChange does not count it twice
+  if (dueAt !== undefined) trackerLag(telemetry, seenAt - dueAt, kind, source);
   const next = scheduled(config, record, final);
   if ('end' in next) reportEnd(config, record, next.end, status);
+}
+
+/**
+ * When the read that saw a change was due: the store's `dueAt`, or the nudge when it came later
+ * (a nudged record is put `NUDGE_PRIORITY_MS` before the nudge in the due index, to be read first;
+ * its lag counts from the nudge). `undefined` when the store does not give `dueAt`.
+ */
+function dueTime(record: ClaimedStatusRecord): number | undefined {
+  if (record.dueAt === undefined) return undefined;
+  return record.nudgedAt === undefined ? record.dueAt : Math.max(record.dueAt, record.nudgedAt);
 }
 
 /** What comes after a turn that needed nothing more: the watch ends (final, or too old), else the next scheduled read. */

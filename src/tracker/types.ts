@@ -137,6 +137,12 @@ export interface StatusRecordState {
 export interface ClaimedStatusRecord extends StatusRecordState {
   /** The lease the claim took; pass it back to the store's other operations. */
   lease: StatusLease;
+  /**
+   * When the record was due, as the due index had it just before this claim (milliseconds since the
+   * epoch; for a nudged record, `NUDGE_PRIORITY_MS` before the nudge). Optional for a store: the
+   * tracker's `checkout.tracker.lag` metric is recorded only for records that carry it.
+   */
+  dueAt?: number | undefined;
 }
 
 /** What {@link StatusStore.claimDue} is asked for. */
@@ -241,6 +247,13 @@ export interface StatusStore {
   release(lease: StatusLease, now: number): Promise<void>;
   /** The record's state, or `undefined` when the store has none (never watched, or past retention). */
   get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined>;
+  /**
+   * How many records are watched now (both kinds), for the tracker's `checkout.tracker.watched`
+   * gauge, called each time metrics are collected: keep it O(1) or index-backed (a counter, the due
+   * index's size, a partial index), never a scan of every record. Optional: without it the gauge
+   * reports nothing.
+   */
+  countWatched?(): Promise<number>;
 }
 
 /**
@@ -429,7 +442,15 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
    * @default a random id
    */
   owner?: string | undefined;
-  /** Receives one entry per read, change, give-up, lease lost and store failure; `false` or absent: none. */
+  /**
+   * Receives one entry per read, change, give-up, lease lost and store failure. `false`: none.
+   * Absent: each failure (`change-failed`, `store-failed`, `lease-lost`, `give-up`, a `read` whose
+   * outcome is `failed`) writes one line to stderr with the kind, externalId, what happened and the
+   * error's name and message (never a secret or a record's body), the same failure at most once a
+   * minute (the next line counts those held back); with `CHECKOUT_LOG=debug` in the environment,
+   * every entry does, reads and changes included.
+   * @default one stderr line per failure, at most once a minute per failure
+   */
   logger?: TrackerLogger | false | undefined;
   /** Called when a watch ends (at a final status or after `maxAgeMs`); a callback that throws is ignored. */
   onWatchEnd?: ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;

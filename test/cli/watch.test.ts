@@ -55,6 +55,17 @@ describe('checkout-partner watch', () => {
     expect(result.stderr).toMatch(/timed out after 1 s with w-7 not final yet/);
   });
 
+  it('says once that a record is not created yet, not at every read', { timeout: 30_000 }, async () => {
+    const result = await runCli(['watch', 'order-late', '--interval', '0.1', '--timeout', '1.5'], { env, timeoutMs: 25_000 });
+    expect(result.code).toBe(5);
+    expect(result.stderr.split('\n').filter((line) => line.includes('order-late'))).toEqual([
+      'order order-late: not found (yet); still watching',
+      expect.stringMatching(/timed out after 1\.5 s with order-late not final yet/),
+    ]);
+    // nothing from the SDK's default stderr lines: the command's own logger took every entry
+    expect(result.stderr).not.toContain('checkout-partner-sdk tracker');
+  });
+
   it('refuses a missing id with a usage error', async () => {
     const result = await runCli(['watch'], { env });
     expect(result.code).toBe(2);

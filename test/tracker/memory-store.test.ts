@@ -1,10 +1,14 @@
 import { CheckoutError } from 'checkout-partner-sdk';
 import { MemoryStatusStore, StatusStoreFullError } from 'checkout-partner-sdk/tracker';
 import { describe, expect, it } from 'vitest';
-import { statusStoreContract } from './store-contract.js';
+import { statusStoreContract, statusStoreMetricsContract } from './store-contract.js';
 
 describe('MemoryStatusStore: the StatusStore contract', () => {
   statusStoreContract(() => new MemoryStatusStore());
+});
+
+describe('MemoryStatusStore: what it gives the metrics (dueAt, countWatched)', () => {
+  statusStoreMetricsContract(() => new MemoryStatusStore());
 });
 
 describe('MemoryStatusStore bounds', () => {

@@ -2,7 +2,7 @@ import { RedisStatusStore } from 'checkout-partner-sdk/redis';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { flavours, type Connection } from '../redis/clients.js';
-import { statusStoreContract } from './store-contract.js';
+import { statusStoreContract, statusStoreMetricsContract } from './store-contract.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -19,4 +19,5 @@ describe.each(flavours)('RedisStatusStore with $name: the StatusStore contract',
   });
   afterAll(() => connection?.close());
   statusStoreContract(() => new RedisStatusStore({ client: connection.client, prefix: `status-test-${flavour.name}-${++prefixes}:` }));
+  statusStoreMetricsContract(() => new RedisStatusStore({ client: connection.client, prefix: `status-test-${flavour.name}-${++prefixes}:` }));
 });

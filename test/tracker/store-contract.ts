@@ -1,4 +1,4 @@
-import type { StatusStore } from 'checkout-partner-sdk/tracker';
+import { NUDGE_PRIORITY_MS, type StatusStore } from 'checkout-partner-sdk/tracker';
 import { expect, it } from 'vitest';
 
 /**
@@ -115,5 +115,55 @@ export function statusStoreContract(fresh: () => StatusStore | Promise<StatusSto
     expect((await claim(store, T + 1_600, 'b')).map((r) => r.externalId)).toEqual(['o-2']);
     expect(await store.get('order', 'never')).toBeUndefined();
     await expect(store.watch('order', '', T)).rejects.toThrow(TypeError);
+  });
+}
+
+/**
+ * What a store gives the tracker's metrics, for the stores that implement it (both parts are
+ * optional in the StatusStore contract): `dueAt` on each claimed record (`checkout.tracker.lag`)
+ * and `countWatched()` (`checkout.tracker.watched`).
+ */
+export function statusStoreMetricsContract(fresh: () => StatusStore | Promise<StatusStore>): void {
+  const T = 1_700_000_000_000;
+  const claim = (store: StatusStore, now: number, owner = 'a') => store.claimDue({ now, limit: 10, leaseMs: 1_000, owner });
+
+  it('hands each claimed record the time it was due (its schedule, a nudge, or a lapsed lease)', async () => {
+    const store = await fresh();
+    await store.watch('order', 'o-1', T);
+    const [first] = await claim(store, T + 40);
+    expect(first?.dueAt).toBe(T);
+    await store.reschedule(first!.lease, { now: T + 50, failures: 0, next: { delayMs: 500 } });
+    const [second] = await claim(store, T + 600);
+    expect(second?.dueAt).toBe(T + 550);
+    // the claimer died: due again when its lease lapses
+    const [third] = await claim(store, T + 2_000, 'b');
+    expect(third?.dueAt).toBe(T + 1_600);
+    await store.release(third!.lease, T + 2_001);
+    await store.nudge('order', 'o-1', { now: T + 3_000 });
+    const [nudged] = await claim(store, T + 3_010);
+    // nudged records are put ahead of the backlog (NUDGE_PRIORITY_MS before the nudge)
+    expect(nudged?.dueAt).toBe(T + 3_000 - NUDGE_PRIORITY_MS);
+    expect(nudged?.nudgedAt).toBe(T + 3_000);
+  });
+
+  it('countWatched counts the records watched now, not those whose watch ended', async () => {
+    const store = await fresh();
+    expect(await store.countWatched!()).toBe(0);
+    await store.watch('order', 'o-1', T);
+    await store.watch('order', 'o-1', T); // idempotent
+    await store.watch('withdrawal', 'w-1', T);
+    await store.nudge('order', 'o-2', { now: T });
+    expect(await store.countWatched!()).toBe(3);
+    await store.unwatch('order', 'o-2');
+    expect(await store.countWatched!()).toBe(2);
+    const [record] = await claim(store, T);
+    // a claim (a live lease) does not change the count; a final status ends the watch
+    expect(await store.countWatched!()).toBe(2);
+    await store.commit(record!.lease, 'Settled', { now: T + 1, failures: 0, next: { end: 'final' } });
+    expect(await store.countWatched!()).toBe(1);
+    // the ended record's status is kept (retention) and is not counted; watching it again is
+    expect((await store.get('order', record!.externalId))?.handled?.status).toBe('Settled');
+    await store.watch(record!.kind, record!.externalId, T + 2);
+    expect(await store.countWatched!()).toBe(2);
   });
 }

@@ -5,9 +5,11 @@
  * orders and withdrawals whose statuses the fake service changes at planned random times; a
  * provider simulator that loses 20% of the events, duplicates 20%, and delays them up to 3 s (so
  * reorders them); one in 25 onChange calls throws. Mid-run one tracker process is SIGKILLed and
- * restarted, and Redis is restarted once. Then every onChange line is checked against what the
- * fake service did: every record's final status handed over (0 lost), no (record, status) handed
- * twice (0 doubled; a copy by the SIGKILLed process within its last second, between onChange and
+ * restarted, and Redis is restarted once. The fake holds each status until the fleet handed it over
+ * (at least 3 fast poll intervals), so every status of every timeline is observable. Then every
+ * onChange line is checked against what the fake service did: every (record, status) pair of
+ * every timeline handed over (0 lost), none twice
+ * (0 doubled; a copy by the SIGKILLed process within its last second, between onChange and
  * the commit, is the one window a non-transactional store leaves, and is counted apart), statuses
  * in the order they happened, previousStatus chained. Exits non-zero on any violation.
  *
@@ -121,7 +123,7 @@ try {
   const fake = spawnTs(join(ROOT, 'scripts/soak/tracker/fake.ts'), [], {
     name: 'fake',
     timeoutMs: HARD_LIMIT_MS,
-    env: { ...common, SOAK_TRUTH: truthFile, SOAK_WEBHOOK_URLS: ports.map((port) => `http://127.0.0.1:${port}/`).join(',') },
+    env: { ...common, SOAK_TRUTH: truthFile, SOAK_LOG: logFile, SOAK_WEBHOOK_URLS: ports.map((port) => `http://127.0.0.1:${port}/`).join(',') },
     onLine: (line) => fakeLines.push(line),
   });
   const fakeUrl = (await waitForLine(fake, fakeLines, /^FAKE-URL (\S+)$/, 30_000, 'the fake service'))[1] as string;
@@ -205,6 +207,7 @@ try {
   fake.child.kill('SIGTERM');
   await fake.exited;
   const provider = fakeLines.find((line) => line.startsWith('PROVIDER '))?.slice(9) ?? '{}';
+  const holds = fakeLines.find((line) => line.startsWith('HOLDS '))?.slice(6) ?? '{}';
   await redis?.stop();
   // PostgreSQL mode: the effect rows written through `transaction` are what was handed over (the log is at least once)
   const effectLines =
@@ -234,6 +237,8 @@ try {
     handed.set(id, [...(handed.get(id) ?? []), { status, previous: previous!, source: source!, pid: Number(pid), at: Number(at) }]);
   }
   let lost = 0;
+  let recordsWithLoss = 0;
+  let finalLost = 0;
   let doubled = 0;
   let killWindow = 0;
   let outOfOrder = 0;
@@ -264,10 +269,14 @@ try {
     }
     changesHanded += distinct.length;
     for (const entry of distinct) bySource[entry.source as 'poll' | 'webhook'] += 1;
-    if (!distinct.some((d) => d.status === final)) {
-      lost += 1;
-      if (examples.length < 5) examples.push(`${plan.externalId}: final ${final} never handed (got ${distinct.map((d) => d.status).join(',')})`);
+    // every status of the timeline (the fake held each until it was handed over) exactly once
+    const missing = happened.filter((status) => !distinct.some((d) => d.status === status));
+    lost += missing.length;
+    if (missing.length > 0) {
+      recordsWithLoss += 1;
+      if (examples.length < 5) examples.push(`${plan.externalId}: ${missing.join(',')} never handed (got ${distinct.map((d) => d.status).join(',')})`);
     }
+    if (!distinct.some((d) => d.status === final)) finalLost += 1;
     const order = distinct.map((d) => happened.indexOf(d.status));
     if (order.some((v, k) => v < 0 || (k > 0 && v <= order[k - 1]!))) {
       outOfOrder += 1;
@@ -277,15 +286,16 @@ try {
       if (d.previous !== (k === 0 ? '-' : distinct[k - 1]!.status) && !(k > 0 && distinct[k - 1]!.pid === victimPid)) brokenChain += 1;
     });
   }
-  note(`onChange lines: ${lines}; distinct (record, status) handed: ${changesHanded} of ${changesExpected} statuses the records went through (${(changesExpected - changesHanded)} intermediate ones changed again between two reads)`);
-  note(`by source: ${JSON.stringify(bySource)}; provider: ${provider}`);
+  note(`onChange lines: ${lines}; (record, status) pairs: ${changesExpected} in the timelines, ${changesHanded} handed over, ${lost} lost (in ${recordsWithLoss} records; final status lost: ${finalLost}), ${doubled} doubled`);
+  note(`by source: ${JSON.stringify(bySource)}; provider: ${provider}; fake holds (a status kept past its planned end until handed over): ${holds}`);
   note(`tracker processes: ${processStats.join(' ')}`);
   if (effectLines !== undefined) {
     const logged = readFileSync(logFile, 'utf8').split('\n').filter((line) => line.startsWith('C ')).length;
     note(`PostgreSQL: ${effectLines.length} effect rows; ${logged - effectLines.length} onChange calls completed but rolled back (the SIGKILL, the restart), their effects gone with them`);
   }
   note(`lost ${lost}, doubled ${doubled}, out of order ${outOfOrder}, broken previousStatus chains ${brokenChain}; in the SIGKILL window (onChange ran, the process died before its commit): ${killWindow}`);
-  if (lost > 0) fail(`${lost} records whose final status never reached onChange`);
+  if (lost > 0) fail(`${lost} (record, status) changes of the timelines never reached onChange (${finalLost} of them final)`);
+  if (changesHanded + lost !== changesExpected) fail(`handed ${changesHanded} + lost ${lost} != ${changesExpected} statuses in the timelines`);
   if (doubled > 0) fail(`${doubled} (record, status) changes handed over more than once outside the SIGKILL window`);
   if (outOfOrder > 0) fail(`${outOfOrder} records whose changes were handed out of order`);
   if (brokenChain > 0) fail(`${brokenChain} changes whose previousStatus is not the status handed before`);

@@ -1,3 +1,4 @@
+import { stderrTrackerLogger } from '../../tracker/logger.js';
 import { createStatusTracker } from '../../tracker/tracker.js';
 import { MemoryStatusStore } from '../../tracker/memory-store.js';
 import type { StatusChange, StatusKind } from '../../tracker/types.js';
@@ -37,6 +38,17 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
       io.out(`${change.kind} ${escapeText(change.externalId)}: ${change.previousStatus === undefined ? '' : `${shown(change.previousStatus)} -> `}${shown(change.status)}\n`);
     }
   };
+  // the SDK's stderr line for the failures the notes below do not cover (at most once a minute each)
+  const failures = stderrTrackerLogger();
+  /** Per record, the note last printed: a note repeats only when what it says changed (no line per read). */
+  const noted = new Map<string, string>();
+  const noteOnce = (externalId: string, note: string | undefined) => {
+    if (note === undefined) noted.delete(externalId);
+    else if (noted.get(externalId) !== note) {
+      noted.set(externalId, note);
+      io.err(`${kind} ${escapeText(externalId)}: ${note}\n`);
+    }
+  };
   const tracker = createStatusTracker({
     client,
     store: new MemoryStatusStore({ maxRecords: ids.length + 1 }),
@@ -47,10 +59,17 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
       open.delete(externalId);
       if (open.size === 0) finished();
     },
+    // one line per read outcome that needs telling, and only when it changes: a record that is
+    // not created yet or a service that is down says so once, not at every --interval
     logger: (entry) => {
-      const id = escapeText(entry.externalId ?? '');
-      if (entry.type === 'read' && entry.outcome === 'not-found') io.err(`${kind} ${id}: not found (yet); still watching\n`);
-      if (entry.type === 'read' && entry.outcome === 'failed') io.err(`${kind} ${id}: read failed: ${escapeText(entry.error?.message ?? 'unknown error')}\n`);
+      if (entry.type !== 'read') {
+        failures(entry);
+        return;
+      }
+      const id = entry.externalId ?? '';
+      if (entry.outcome === 'not-found') noteOnce(id, 'not found (yet); still watching');
+      else if (entry.outcome === 'failed') noteOnce(id, `read failed: ${escapeText(entry.error?.message ?? 'unknown error')}; still watching`);
+      else noteOnce(id, undefined);
     },
   });
   for (const id of ids) await (kind === 'order' ? tracker.watchOrder(id) : tracker.watchWithdrawal(id));

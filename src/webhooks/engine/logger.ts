@@ -1,6 +1,6 @@
-import { env } from '../../internal/env.js';
 import { ignoreFailure } from '../../internal/ignore-failure.js';
-import { escapeControl, quote } from '../../internal/quote.js';
+import { quote } from '../../internal/quote.js';
+import { debugLogging, describeLineError, stderrLine } from '../../internal/stderr-log.js';
 import type { WebhookOutcome } from './outcome.js';
 
 /**
@@ -126,7 +126,7 @@ export function logWriter(logger: WebhookLogger | false | undefined): LogWrite {
     // into a failed delivery, nor end the process with an unhandled rejection
     return (entry) => ignoreFailure(() => (typeof logger === 'function' ? logger(entry) : logger[LEVEL[entry.outcome]](entry)));
   }
-  const every = env('CHECKOUT_LOG')?.trim().toLowerCase() === 'debug';
+  const every = debugLogging();
   return (entry) => {
     if (every || isFailure(entry)) stderrLine(logLine(entry));
   };
@@ -144,14 +144,8 @@ export function logLine(entry: WebhookLogEntry): string {
   parts.push(`ms=${Math.round(entry.ms)}`);
   if (entry.confirmed !== undefined) parts.push(`confirmed=${entry.confirmed}`);
   if (entry.late === true) parts.push('late');
-  if (entry.error !== undefined) parts.push(`error=${describeError(entry.error)}`);
+  if (entry.error !== undefined) parts.push(`error=${describeLineError(entry.error)}`);
   return parts.join(' ');
-}
-
-function describeError(error: WebhookLogError): string {
-  const status = error.status === undefined ? '' : ` status=${error.status}`;
-  const inner = error.errors === undefined ? '' : ` (${error.errors.map(describeError).join('; ')})`;
-  return `${escapeControl(error.name)} ${quote(error.message, 500)}${status}${inner}`;
 }
 
 /** Writes a warning at construction (a handler that can never confirm an event) where the partner will see it. */
@@ -172,14 +166,6 @@ export interface WebhookWarning {
   warning: string;
   /** What is wrong and which option fixes it. */
   message: string;
-}
-
-function stderrLine(line: string): void {
-  try {
-    console.error(line);
-  } catch {
-    // a closed stderr must not break a delivery
-  }
 }
 
 /** `value` (anything thrown or rejected) as a {@link WebhookLogError}. */

@@ -1,0 +1,71 @@
+import { env } from './env.js';
+import { escapeControl, quote } from './quote.js';
+
+// The SDK's default logging, shared by the webhook handler and the status tracker: without a
+// `logger` option, failures are written to stderr, one line each; `CHECKOUT_LOG=debug` writes every
+// entry. Lines start with `checkout-partner-sdk <feature>` and quote every value from outside.
+
+/** What failed, as a log line shows it: the error's name, message and HTTP status, and the errors it holds. */
+export interface LineError {
+  name: string;
+  message: string;
+  status?: number | undefined;
+  errors?: readonly LineError[] | undefined;
+}
+
+/** Whether `CHECKOUT_LOG=debug` (any case) asks for every entry on stderr, not only failures. */
+export function debugLogging(): boolean {
+  return env('CHECKOUT_LOG')?.trim().toLowerCase() === 'debug';
+}
+
+/** Writes one line to stderr; a closed or broken stderr never breaks the caller. */
+export function stderrLine(line: string): void {
+  try {
+    console.error(line);
+  } catch {
+    // a closed stderr must not break a delivery or a read
+  }
+}
+
+/** `Name "message" status=…` (and the inner errors), with the name escaped and the message quoted and cut. */
+export function describeLineError(error: LineError): string {
+  const status = error.status === undefined ? '' : ` status=${error.status}`;
+  const inner = error.errors === undefined ? '' : ` (${error.errors.map(describeLineError).join('; ')})`;
+  return `${escapeControl(error.name)} ${quote(error.message, 500)}${status}${inner}`;
+}
+
+/** The most distinct lines {@link RepeatLimiter} remembers; beyond it, the oldest are forgotten (and may repeat early). */
+const MAX_REMEMBERED = 1_000;
+
+/**
+ * Lets a line through once per `windowMs` per key, so a failure that repeats (a store down, a read
+ * retried every second) writes one line a minute, not one per retry. The next line let through for
+ * a key says how many were held back since.
+ */
+export class RepeatLimiter {
+  readonly #windowMs: number;
+  readonly #now: () => number;
+  /** Per key: when its window ends and how many lines were held back in it. Insertion order = oldest first. */
+  readonly #seen = new Map<string, { until: number; held: number }>();
+
+  constructor(windowMs: number, now: () => number = Date.now) {
+    this.#windowMs = windowMs;
+    this.#now = now;
+  }
+
+  /** `undefined` when the line is held back; else how many of its kind were held back before it (0 the first time). */
+  pass(key: string): number | undefined {
+    const now = this.#now();
+    const seen = this.#seen.get(key);
+    if (seen !== undefined && seen.until > now) {
+      seen.held += 1;
+      return undefined;
+    }
+    const held = seen?.held ?? 0;
+    this.#seen.delete(key);
+    this.#seen.set(key, { until: now + this.#windowMs, held: 0 });
+    // bounded: the key let through longest ago goes first
+    if (this.#seen.size > MAX_REMEMBERED) this.#seen.delete(this.#seen.keys().next().value!);
+    return held;
+  }
+}

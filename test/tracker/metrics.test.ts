@@ -1,0 +1,148 @@
+import { createStatusTracker, MemoryStatusStore, type StatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
+import { MeterProvider, type Histogram } from '@opentelemetry/sdk-metrics';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
+import { installOtel, points, type Otel } from '../telemetry/otel.js';
+import { FAKE_TIMERS, fakeService, recorder } from './helpers.js';
+
+// checkout.tracker.lag and checkout.tracker.watched through the real OpenTelemetry SDK's metric reader.
+
+let otel: Otel;
+let tracker: StatusTracker | undefined;
+beforeEach(() => {
+  otel = installOtel();
+});
+afterEach(async () => {
+  await tracker?.drain({ timeoutMs: 1_000 });
+  tracker = undefined;
+  vi.useRealTimers();
+  await otel.uninstall();
+});
+
+/**
+ * Loads the SDK's telemetry module with real timers (a dynamic import), so that under fake timers
+ * the reads measured are not held up by it.
+ */
+async function warmUp(): Promise<void> {
+  const { fake, client } = fakeService();
+  const seen = recorder();
+  fake.setOrder({ externalId: 'warm-up', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
+  const warm = createStatusTracker({ client, onChange: seen.onChange, logger: false, claimIntervalMs: 10, meterProvider: new MeterProvider() }); // its recordings go nowhere
+  warm.start();
+  await warm.watchOrder('warm-up');
+  expect(await eventually(async () => seen.changes.length === 1, 5_000)).toBe(true);
+  await warm.drain();
+}
+
+/** A store that delegates to `memory` and leaves out what `omit` names (a store written before those optional parts). */
+function olderStore(memory: MemoryStatusStore, omit: { dueAt?: boolean; countWatched?: boolean }): StatusStore {
+  const store: StatusStore = {
+    watch: (...args) => memory.watch(...args),
+    unwatch: (...args) => memory.unwatch(...args),
+    nudge: (...args) => memory.nudge(...args),
+    claimDue: async (request) => (await memory.claimDue(request)).map(({ dueAt, ...record }) => (omit.dueAt === true ? record : { ...record, dueAt })),
+    extend: (...args) => memory.extend(...args),
+    commit: (...args) => memory.commit(...args),
+    reschedule: (...args) => memory.reschedule(...args),
+    release: (...args) => memory.release(...args),
+    get: (...args) => memory.get(...args),
+  };
+  if (omit.countWatched !== true) store.countWatched = () => memory.countWatched();
+  return store;
+}
+
+const lagPoints = async (match: Record<string, string>) => points((await otel.metrics()).get('checkout.tracker.lag'), match);
+const histogram = (point: { value: unknown } | undefined) => point?.value as Histogram | undefined;
+
+describe('checkout.tracker.lag', () => {
+  it('measures how late a poll saw a change after its read was due', async () => {
+    await warmUp();
+    vi.useFakeTimers(FAKE_TIMERS);
+    const { fake, client, advance } = fakeService();
+    const seen = recorder();
+    fake.setOrder({ externalId: 'lag-1', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+    // an idle tracker looks for due records every 5 s, so the read due 2 s after the first is 3 s late
+    tracker = createStatusTracker({ client, onChange: seen.onChange, logger: false, claimIntervalMs: 5_000, schedule: { jitter: 0 } });
+    tracker.start();
+    await advance(100);
+    await tracker.watchOrder('lag-1');
+    await advance(1_000);
+    expect(seen.statuses('lag-1')).toEqual(['Pending']);
+    fake.updateOrder('lag-1', { settlement: { status: 'Processing' } });
+    await advance(5_000);
+    expect(seen.statuses('lag-1')).toEqual(['Pending', 'Processing']);
+    const [point] = await lagPoints({ 'checkout.record.kind': 'order', 'checkout.change.source': 'poll' });
+    // one recording per change handed over: the first read (at once, lag ~0) and the late one (~3 s)
+    expect(histogram(point)?.count).toBe(2);
+    expect(histogram(point)?.min).toBeLessThan(0.3);
+    expect(histogram(point)?.max).toBeGreaterThan(2.7);
+    expect(histogram(point)?.max).toBeLessThan(3.3);
+  });
+
+  it('counts a webhook-nudged change from the nudge, not from its place ahead of the backlog', async () => {
+    await warmUp();
+    vi.useFakeTimers(FAKE_TIMERS);
+    const { fake, client, advance } = fakeService();
+    const seen = recorder();
+    fake.setWithdrawal({ externalId: 'lag-w', status: 'Completed' });
+    tracker = createStatusTracker({ client, onChange: seen.onChange, logger: false });
+    tracker.start();
+    await tracker.nudge('withdrawal', 'lag-w', { event: { eventId: 'e-1', type: 'pix.withdrawal.settled' } });
+    await advance(1_000);
+    expect(seen.changes.map((c) => [c.status, c.source])).toEqual([['Completed', 'webhook']]);
+    const [point] = await lagPoints({ 'checkout.record.kind': 'withdrawal', 'checkout.change.source': 'webhook' });
+    expect(histogram(point)?.count).toBe(1);
+    // the store puts it a day before the nudge to be read first; the lag is the read's, under a second
+    expect(histogram(point)?.max).toBeLessThan(1);
+  });
+
+  it('is not recorded for a store that gives no dueAt (optional in the contract)', async () => {
+    const { fake, client } = fakeService();
+    const seen = recorder();
+    fake.setOrder({ externalId: 'lag-2', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
+    const store = olderStore(new MemoryStatusStore(), { dueAt: true, countWatched: true });
+    tracker = createStatusTracker({ client, store, onChange: seen.onChange, logger: false, claimIntervalMs: 10 });
+    tracker.start();
+    await tracker.watchOrder('lag-2');
+    expect(await eventually(async () => seen.changes.length === 1, 5_000)).toBe(true);
+    expect(await lagPoints({})).toEqual([]);
+    expect(points((await otel.metrics()).get('checkout.tracker.watched'))).toEqual([]);
+  });
+});
+
+describe('checkout.tracker.watched', () => {
+  const watchedPoints = async () => points((await otel.metrics()).get('checkout.tracker.watched'));
+
+  it('reports the store count while started, and stops asking the store once drained', async () => {
+    const { fake, client } = fakeService();
+    const seen = recorder();
+    const memory = new MemoryStatusStore();
+    const store = olderStore(memory, {});
+    const counted = vi.spyOn(store, 'countWatched');
+    fake.setOrder({ externalId: 'g-1', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+    fake.setOrder({ externalId: 'g-2', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+    tracker = createStatusTracker({ client, store, onChange: seen.onChange, logger: false, claimIntervalMs: 10 });
+    await tracker.watchOrder('g-1');
+    await tracker.watchOrder('g-2');
+    await tracker.watchWithdrawal('g-3');
+    // registered at start(), not before
+    expect(await watchedPoints()).toEqual([]);
+    tracker.start();
+    expect(await eventually(async () => (await watchedPoints())[0]?.value === 3, 5_000)).toBe(true);
+    expect((await watchedPoints())[0]?.attributes).toEqual({});
+    fake.updateOrder('g-1', { settlement: { status: 'Settled' } });
+    expect(await eventually(async () => (await watchedPoints())[0]?.value === 2, 10_000)).toBe(true);
+    await tracker.drain({ timeoutMs: 1_000 });
+    const calls = counted.mock.calls.length;
+    await memory.watch('order', 'g-4', Date.now());
+    // the SDK keeps a gauge's last value; the tracker no longer reports a new one
+    expect((await watchedPoints()).map((p) => p.value)).toEqual([2]);
+    expect(counted.mock.calls.length).toBe(calls);
+    // a restart registers it again, once
+    tracker.start();
+    expect(await eventually(async () => (await watchedPoints())[0]?.value === 3, 5_000)).toBe(true);
+    const before = counted.mock.calls.length;
+    await otel.metrics();
+    expect(counted.mock.calls.length).toBe(before + 1);
+  });
+});
