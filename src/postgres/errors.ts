@@ -16,7 +16,8 @@ export type PostgresStoreOperation =
   | 'extend'
   | 'commit'
   | 'reschedule'
-  | 'get';
+  | 'get'
+  | 'count';
 
 /**
  * A statement behind `PostgresEventStore` or `PostgresStatusStore` failed: the connection was refused or lost, PostgreSQL

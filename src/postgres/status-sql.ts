@@ -104,7 +104,8 @@ WHERE ${pk} AND r.watching`,
      * $1 now, $2 limit, $3 lease ms, $4 owner, $5 token base. Takes the due rows earliest first
      * through the `due_at` index (`ORDER BY due_at LIMIT n`: an index scan that stops after n rows,
      * never a scan of every record), skipping rows another claimer or transaction holds, and writes
-     * each one's lease (owner, token, end) and its new due time in the same statement.
+     * each one's lease (owner, token, end) and its new due time in the same statement. Returns each
+     * row's due time before the claim (`was_due_at`, read under the row lock) for the lag metric.
      */
     claimDue: `WITH due AS (
   SELECT kind, external_id, due_at FROM ${t}
@@ -113,14 +114,14 @@ WHERE ${pk} AND r.watching`,
   LIMIT $2::int
   FOR UPDATE SKIP LOCKED
 ), numbered AS (
-  SELECT kind, external_id, row_number() OVER (ORDER BY due_at, kind, external_id) AS n FROM due
+  SELECT kind, external_id, due_at, row_number() OVER (ORDER BY due_at, kind, external_id) AS n FROM due
 )
 UPDATE ${t} AS r
 SET lease_token = $5::text || ':' || d.n, lease_owner = $4::text, lease_until = $1::bigint + $3::bigint,
   due_at = $1::bigint + $3::bigint, lease_nudges = r.nudges
 FROM numbered d
 WHERE r.kind = d.kind AND r.external_id = d.external_id
-RETURNING d.n, ${state('r')}`,
+RETURNING d.n, d.due_at::float8 AS was_due_at, ${state('r')}`,
     /** $1 kind, $2 key, $3 token, $4 lease end. */
     extend: `UPDATE ${t} AS r SET lease_until = $4::bigint, due_at = CASE WHEN r.watching THEN $4::bigint ELSE r.due_at END
 WHERE ${pk} AND r.lease_token = $3::text
@@ -153,6 +154,11 @@ RETURNING 1 AS ended`,
     release: `UPDATE ${t} AS r SET lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL,
   due_at = CASE WHEN r.watching THEN $4::bigint ELSE NULL END
 WHERE ${pk} AND r.lease_token = $3::text`,
+    /**
+     * The records watched now: a count over the partial `due_at` index, which holds exactly the
+     * watched rows (a watched row always has a due time; `unwatch` and an ended turn clear it).
+     */
+    countWatched: `SELECT count(*)::float8 AS watched FROM ${t} WHERE due_at IS NOT NULL`,
     /** $1 kind, $2 key. */
     get: `SELECT ${state('r')} FROM ${t} r WHERE ${pk}`,
     /**

@@ -258,8 +258,22 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
       const state = stateOf(row);
       const token = row['lease_token'];
       if (typeof token !== 'string') throw new PostgresStoreError('PostgreSQL claim failed: a claimed row came back without its lease', { operation: 'claim' });
-      return { ...state, lease: { kind: state.kind, externalId: state.externalId, owner, token } };
+      // the time it was due before the claim moved it to the lease end (the tracker's lag metric)
+      const dueAt = Number(row['was_due_at']);
+      return { ...state, lease: { kind: state.kind, externalId: state.externalId, owner, token }, ...(Number.isFinite(dueAt) ? { dueAt } : {}) };
     });
+  }
+
+  /**
+   * Records watched now (both kinds), for the tracker's `checkout.tracker.watched` gauge: a count
+   * over the partial `due_at` index, which holds exactly the watched records.
+   *
+   * @throws {PostgresStoreError} (operation `'count'`)
+   */
+  async countWatched(): Promise<number> {
+    const watched = Number((await this.#run('count', this.#sql.countWatched, []))[0]?.['watched']);
+    if (!Number.isSafeInteger(watched)) throw new PostgresStoreError('PostgreSQL count failed: unexpected reply from the status table', { operation: 'count' });
+    return watched;
   }
 
   async extend(lease: StatusLease, extension: { now: number; leaseMs: number }): Promise<boolean> {

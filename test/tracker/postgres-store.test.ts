@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { drivers, type Connection } from '../postgres/drivers.js';
-import { statusStoreContract } from './store-contract.js';
+import { statusStoreContract, statusStoreMetricsContract } from './store-contract.js';
 
 let server: PostgresServer;
 beforeAll(async () => {
@@ -32,6 +32,10 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     statusStoreContract(() => fresh());
   });
 
+  describe('what it gives the metrics (dueAt, countWatched)', () => {
+    statusStoreMetricsContract(() => fresh());
+  });
+
   it('keeps one row per record and finds due records through the due_at index, not a scan', async () => {
     const table = uniqueTable();
     const store = await fresh({ table });
@@ -55,6 +59,11 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     const text = JSON.stringify(plan);
     expect(text).toContain(`${table}_due_at_idx`);
     expect(text).not.toContain('Seq Scan');
+    // countWatched counts through the partial due_at index too (10,200 watched of 20,200 rows)
+    const countPlan = JSON.stringify(await db.exec(`EXPLAIN (FORMAT JSON) SELECT count(*)::float8 AS watched FROM "${table}" WHERE due_at IS NOT NULL`));
+    expect(countPlan).toContain(`${table}_due_at_idx`);
+    expect(countPlan).not.toContain('Seq Scan');
+    expect(await store.countWatched()).toBe(10_200);
     expect((await store.claimDue({ now: T + 10_000, limit: 3, leaseMs: 1_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-5', 'o-0', 'o-1']);
   });
 
