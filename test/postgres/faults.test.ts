@@ -62,7 +62,11 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     return { handler, entries };
   }
 
-  it('a blackholed network: deliveries fail within the lease, the dead connections are destroyed, and deliveries succeed again once it is back; drain() and pool.end() finish', async () => {
+  it('a blackholed network: deliveries fail within the lease, the dead connections are destroyed, and deliveries succeed again once it is back; drain() and pool.end() finish', { timeout: 120_000 }, async () => {
+    // Each wait below is for something that must end by itself (a bound, not a speed): nominally
+    // the whole test takes 3 s, but a delivery waiting for one of the pool's 2 connections can
+    // take two leases plus graces, and CI's 2 cores run at load ~10. A hang still fails.
+    const BOUND_MS = 20_000;
     const { table, effects } = await tables();
     const proxy = await startTcpProxy(server.port);
     const pool = new pg.Pool({ connectionString: proxy.via(server.url), max: 2, connectionTimeoutMillis: 1_000 });
@@ -85,22 +89,22 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       expect(during).toEqual([503, 503, 503]);
       // each gives up on its own within the lease and a grace, though nothing ever answers
       const settled = () => entries.filter((entry) => entry.eventId?.startsWith('evt-bh-') && entry.outcome !== 'timeout');
-      expect(await eventually(() => settled().length === 3, 6_000)).toBe(true);
+      expect(await eventually(() => settled().length === 3, BOUND_MS)).toBe(true);
       expect(settled().map((entry) => entry.outcome)).toEqual(['store-unavailable', 'store-unavailable', 'store-unavailable']);
       // destroyed, not returned (a checkout begun meanwhile ends at connectionTimeoutMillis)
-      expect(await eventually(() => pool.totalCount === 0, 4_000)).toBe(true);
+      expect(await eventually(() => pool.totalCount === 0, BOUND_MS)).toBe(true);
       proxy.restore();
       // within about one lease, the same pool works again
-      expect(await eventually(async () => (await deliver(handler, 'evt-after')) === 200, 6_000)).toBe(true);
+      expect(await eventually(async () => (await deliver(handler, 'evt-after')) === 200, BOUND_MS)).toBe(true);
       for (const id of ['evt-bh-1', 'evt-bh-2', 'evt-bh-3']) {
-        expect(await eventually(async () => (await deliver(handler, id)) === 200, 6_000)).toBe(true); // PostgreSQL ended the held sessions
+        expect(await eventually(async () => (await deliver(handler, id)) === 200, BOUND_MS)).toBe(true); // PostgreSQL ended the held sessions
         expect(await deliver(handler, id)).toBe(200);
         expect(await effectsOf(effects, id)).toBe(1);
       }
-      expect(await handler.drain({ timeoutMs: 3_000 })).toMatchObject({ timedOut: false });
+      expect(await handler.drain({ timeoutMs: BOUND_MS })).toMatchObject({ timedOut: false });
     } finally {
       proxy.restore();
-      await Promise.race([pool.end(), sleep(5_000).then(() => Promise.reject(new Error('pool.end() hung')))]);
+      await Promise.race([pool.end(), sleep(BOUND_MS).then(() => Promise.reject(new Error('pool.end() hung')))]);
       await proxy.close();
     }
     const idle = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`);
