@@ -1,5 +1,5 @@
 import { HEADER_NAME } from '../internal/arguments.js';
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 
 /** What a header value may hold: no CR, LF, NUL or other control character but tab. */
@@ -31,7 +31,7 @@ const RESERVED = new Set([
 export function callHeaders(headers: unknown): Record<string, string> | undefined {
   if (headers === undefined) return undefined;
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
-    throw new TypeError(`headers must be an object of header names to string values, got ${describe(headers)}`);
+    throw new TypeError(`headers must be an object of header names to string values, got ${typeName(headers)}`);
   }
   const entries = headers instanceof Headers ? [...headers] : Object.entries(headers);
   const out: Record<string, string> = {};

@@ -2,7 +2,8 @@ import { TimeoutError } from '../errors.js';
 import { MeSchema, OrderSchema, WithdrawalSchema, type Me, type Order, type ParseSchema, type Withdrawal } from '../schemas.js';
 import type { RawRequestOptions, RequestOptions } from './options.js';
 import { callHeaders, idempotencyKey, retriesOption } from './call-headers.js';
-import { describe, pathSegment } from '../internal/path.js';
+import { pathSegment } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { timerMs } from '../internal/timer-ms.js';
 import type { CallTrace } from './transport.js';
 
@@ -10,7 +11,7 @@ import type { CallTrace } from './transport.js';
 
 /** A call's per-call options, checked: a `TypeError` for a bad one. */
 export function checkRequestOptions<O extends RequestOptions>(options: O): O {
-  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${describe(options)}`);
+  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${typeName(options)}`);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError('signal must be an AbortSignal');
   }
@@ -67,7 +68,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  */
 export function rawCall<T>(apiBase: string, method: string, path: string, options: RawRequestOptions<T>): AuthedCall<T> {
   if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) {
-    throw new TypeError(`method must be an HTTP method such as "GET", got ${describe(method)}`);
+    throw new TypeError(`method must be an HTTP method such as "GET", got ${typeName(method)}`);
   }
   if (typeof path === 'string' && CONTROL.test(path)) {
     throw new TypeError('path must not contain control characters (TAB, LF, CR, ...): percent-encode them in the segment');

@@ -12,7 +12,8 @@ import { retriesOption } from './call-headers.js';
 import { logWriter, type LogWriter } from './log.js';
 import { env } from '../internal/env.js';
 import { checkTransportSecurity } from './insecure-http.js';
-import { describe, pathSegment } from '../internal/path.js';
+import { pathSegment } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { timerMs } from '../internal/timer-ms.js';
 import { quote } from '../internal/quote.js';
 import { Transport, type CallTrace } from './transport.js';
@@ -64,10 +65,10 @@ export class CheckoutClient {
 
   constructor(options: CheckoutClientOptions = {}) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`CheckoutClient options must be an object, got ${describe(options)}`);
+      throw new TypeError(`CheckoutClient options must be an object, got ${typeName(options)}`);
     }
     if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== 'boolean') {
-      throw new TypeError(`allowInsecureHttp must be a boolean, got ${describe(options.allowInsecureHttp)}`);
+      throw new TypeError(`allowInsecureHttp must be a boolean, got ${typeName(options.allowInsecureHttp)}`);
     }
     this.baseUrl = partnerApiBase(required('baseUrl', 'CHECKOUT_BASE_URL', options.baseUrl));
     checkTransportSecurity(this.baseUrl, options.allowInsecureHttp === true);
@@ -89,7 +90,7 @@ export class CheckoutClient {
       throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${quote(skewSeconds)}`);
     }
     if (options.fetch !== undefined && typeof options.fetch !== 'function') {
-      throw new TypeError(`fetch must be a function, got ${describe(options.fetch)}`);
+      throw new TypeError(`fetch must be a function, got ${typeName(options.fetch)}`);
     }
     const store = options.tokenStore;
     if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
@@ -243,7 +244,7 @@ export class CheckoutClient {
   async #resolveSecret(signal: AbortSignal): Promise<string> {
     const secret = typeof this.#secret === 'function' ? await this.#callSecret(this.#secret, signal) : this.#secret;
     if (typeof secret !== 'string' || secret === '') {
-      throw new TypeError(`The partnerSecret function must return a non-empty string, got ${describe(secret)}`);
+      throw new TypeError(`The partnerSecret function must return a non-empty string, got ${typeName(secret)}`);
     }
     if (typeof this.#secret === 'function') this.#lastSecret = secret;
     return secret;
@@ -450,7 +451,7 @@ function required(name: string, envName: string, value: unknown): string {
   if (resolved === undefined || resolved === '') {
     throw new TypeError(`CheckoutClient: missing ${name}: pass the ${name} option or set ${envName}`);
   }
-  if (typeof resolved !== 'string') throw new TypeError(`${name} must be a string, got ${describe(resolved)}`);
+  if (typeof resolved !== 'string') throw new TypeError(`${name} must be a string, got ${typeName(resolved)}`);
   return resolved;
 }
 

@@ -38,10 +38,11 @@ export interface CheckoutClientOptions extends TelemetryOptions {
    */
   timeoutMs?: number | undefined;
   /**
-   * How many times a GET or the token exchange is retried after a network error (a body cut midway
-   * included), a timeout, 408, 429 or 5xx, with exponential backoff and jitter, honouring
-   * `Retry-After`. A `Retry-After` over 60 s, or past the call's own `timeoutMs`, fails at once.
-   * Other requests are never retried.
+   * How many times a GET, the token exchange, or a request sent with an `idempotencyKey` (a POST
+   * included) is retried after a network error (a body cut midway included), a timeout, 408, 429 or
+   * 5xx, with exponential backoff and jitter, honouring `Retry-After`. A `Retry-After` over 60 s, or
+   * past the call's own `timeoutMs`, fails at once. A request without an idempotency key other than
+   * a GET (a plain POST) is sent once, never retried.
    * @default 2
    */
   maxRetries?: number | undefined;

@@ -1,4 +1,4 @@
-import { describe } from './path.js';
+import { typeName } from './type-name.js';
 import { quote } from './quote.js';
 
 /** `value` as a positive, finite number of milliseconds (`fallback` when undefined), else a `TypeError` naming `name`. */
@@ -13,7 +13,7 @@ export function positiveMs(name: string, value: unknown, fallback: number): numb
 /** An event store's `eventId` argument: a non-empty string, else a `TypeError`. */
 export function checkEventId(eventId: unknown): asserts eventId is string {
   if (typeof eventId !== 'string' || eventId === '') {
-    throw new TypeError(`eventId must be a non-empty string, got ${eventId === '' ? 'an empty string' : describe(eventId)}`);
+    throw new TypeError(`eventId must be a non-empty string, got ${eventId === '' ? 'an empty string' : typeName(eventId)}`);
   }
 }
 
@@ -24,7 +24,7 @@ export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export function signatureHeaderName(value: unknown): string {
   if (value === undefined) return 'x-provider-signature';
   if (typeof value !== 'string' || !HEADER_NAME.test(value)) {
-    throw new TypeError(`signatureHeader must be an HTTP header name such as "x-provider-signature", got ${describe(value)}`);
+    throw new TypeError(`signatureHeader must be an HTTP header name such as "x-provider-signature", got ${typeName(value)}`);
   }
   return value.toLowerCase();
 }

@@ -1,19 +1,14 @@
+import { typeName } from './type-name.js';
+
 /**
  * `value` as one percent-encoded path segment (`a/b` → `a%2Fb`), or a `TypeError` for what cannot
  * be one: a non-string, an empty string, `.`/`..` (URL parsers resolve them, even encoded, so they
  * would address another path), or a string with a lone surrogate.
  */
 export function pathSegment(value: unknown, name: string): string {
-  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${describe(value)}`);
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeName(value)}`);
   if (value === '') throw new TypeError(`${name} must not be empty`);
   if (value === '.' || value === '..') throw new TypeError(`${name} cannot be ${JSON.stringify(value)}: it is not a path segment`);
   if (!value.isWellFormed()) throw new TypeError(`${name} contains a lone surrogate and cannot be encoded`);
   return encodeURIComponent(value);
-}
-
-/** A short, secret-free description of an argument's type for error messages. */
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value;
 }

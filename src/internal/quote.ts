@@ -1,4 +1,4 @@
-import { describe } from './path.js';
+import { typeName } from './type-name.js';
 
 /** The longest part of a string value {@link quote} shows; the rest is cut off (marked with `…`). */
 const MAX_QUOTED_CHARS = 120;
@@ -35,7 +35,7 @@ export function quote(value: unknown, maxChars = MAX_QUOTED_CHARS): string {
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === undefined || value === null) {
     return String(value);
   }
-  return describe(value);
+  return typeName(value);
 }
 
 /**

@@ -1,30 +1,9 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { PgSession, within } from './pg-session.js';
 
-/**
- * The part of a node-postgres (`pg`, v8) `Pool` the store uses: `query` for single statements and
- * `connect` for a client to run a transaction on. A `pg.Pool` fits.
- */
-export interface PgPoolLike {
-  /** Runs one statement on a pooled connection. */
-  query(text: string, values?: unknown[]): Promise<PgQueryResult>;
-  /** Checks out a client for a transaction. */
-  connect(): Promise<PgPoolClientLike>;
-}
+import type { PgPoolClientLike, PgPoolLike } from './pg-types.js';
 
-/** The part of a `pg` query result the store reads. */
-export interface PgQueryResult {
-  /** The rows, as plain objects. */
-  rows: unknown[];
-}
-
-/** The part of a `pg` `PoolClient` the store uses. */
-export interface PgPoolClientLike {
-  /** Runs one statement on this client's connection. */
-  query(text: string, values?: unknown[]): Promise<PgQueryResult>;
-  /** Gives the client back to the pool; with an error, the pool discards its connection. */
-  release(error?: Error | boolean): void;
-}
+export type { PgPoolClientLike, PgPoolLike, PgQueryResult } from './pg-types.js';
 
 /**
  * The part of a [postgres.js](https://github.com/porsager/postgres) (`postgres`, v3) `sql` instance
@@ -86,7 +65,7 @@ export function driverOf(pool: unknown, owner: string): Driver {
   if (pool !== null && typeof pool === 'object' && typeof candidate?.query === 'function' && typeof candidate.connect === 'function') {
     return pgDriver(pool as PgPoolLike);
   }
-  throw new TypeError(`${owner}: pool must be a pg Pool (new pg.Pool(...)) or a postgres.js sql (postgres(url)), got ${describe(pool)}`);
+  throw new TypeError(`${owner}: pool must be a pg Pool (new pg.Pool(...)) or a postgres.js sql (postgres(url)), got ${typeName(pool)}`);
 }
 
 function pgDriver(pool: PgPoolLike): Driver {

@@ -1,9 +1,8 @@
 import { checkEventId } from '../internal/arguments.js';
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { eventRowId } from '../stores/event-key.js';
 import { LeaseMemory } from '../stores/lease-memory.js';
-import type { ClaimedLease, EventStore } from '../stores/event-store.js';
-import type { TransactionalEventStore, TransactResult } from '../webhooks/engine/transactional.js';
+import type { ClaimedLease, EventStore, TransactionalEventStore, TransactResult } from '../stores/event-store.js';
 import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, PostgresTransactionError, storeError } from './errors.js';
 import { runProvenTransaction } from './transaction.js';
@@ -150,7 +149,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
 
   constructor(options: PostgresEventStoreOptions<Pool, Transactional>) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`PostgresEventStore options must be an object, got ${describe(options)}`);
+      throw new TypeError(`PostgresEventStore options must be an object, got ${typeName(options)}`);
     }
     for (const key of Object.keys(options)) {
       if (!['pool', 'table', 'transactional', 'ttlSeconds', 'statementTimeoutMs'].includes(key)) {
@@ -178,7 +177,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     this.#statementTimeoutMs = statementTimeoutMs;
     const transactional = options.transactional ?? false;
     if (typeof transactional !== 'boolean') {
-      throw new TypeError(`transactional must be true or false, got ${describe(transactional)}`);
+      throw new TypeError(`transactional must be true or false, got ${typeName(transactional)}`);
     }
     if (transactional && this.#driver.pgPool === undefined) {
       throw new PostgresTransactionError(

@@ -1,4 +1,4 @@
-import type { PgPoolClientLike, PgPoolLike } from './driver.js';
+import type { PgPoolClientLike, PgPoolLike } from './pg-types.js';
 
 /** A statement or a checkout did not answer in time; `aftermath` says what became of its connection. */
 export class TimedOut extends Error {

@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 
 /** The table's name when the `table` option is not given. */
 export const DEFAULT_TABLE = 'checkout_webhook_events';
@@ -28,12 +28,12 @@ export function tableName(value: unknown): TableName {
   if (parts.length < 1 || parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
     throw new TypeError(
       `table must be a table name such as "${DEFAULT_TABLE}" or "myschema.${DEFAULT_TABLE}" ` +
-        `(letters, digits, _ and $, at most 63 each), got ${describe(value)}`,
+        `(letters, digits, _ and $, at most 63 each), got ${typeName(value)}`,
     );
   }
   const schema = parts.length === 2 ? parts[0] : undefined;
   if (schema !== undefined && /^pg_/i.test(schema)) {
-    throw new TypeError(`table must be in a schema shared by every session, not ${JSON.stringify(schema)} (pg_temp holds one temporary table per session), got ${describe(value)}`);
+    throw new TypeError(`table must be in a schema shared by every session, not ${JSON.stringify(schema)} (pg_temp holds one temporary table per session), got ${typeName(value)}`);
   }
   const name = parts[parts.length - 1] ?? DEFAULT_TABLE;
   const index = `${name}_first_seen_idx`;

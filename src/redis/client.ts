@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { timerMs } from '../internal/timer-ms.js';
 import { toHex } from '../internal/hex.js';
 import { escapeControl } from '../internal/quote.js';
@@ -116,7 +116,7 @@ function sender(client: unknown, owner: string): (args: string[]) => unknown {
   const expected =
     `${owner}: client must be an ioredis client (with call()) or a connected node-redis client ` +
     `(with sendCommand(args)), got`;
-  if (client === null || typeof client !== 'object') throw new TypeError(`${expected} ${describe(client)}`);
+  if (client === null || typeof client !== 'object') throw new TypeError(`${expected} ${typeName(client)}`);
   const candidate = client as Partial<Record<'call' | 'sendCommand' | 'getSlotMaster', unknown>>;
   if (typeof candidate.call === 'function') {
     const call = candidate.call as (command: string, ...args: string[]) => unknown;

@@ -1,6 +1,6 @@
 import type { ClaimedLease, EventStore } from '../stores/event-store.js';
 import { checkEventId } from '../internal/arguments.js';
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { eventKeySuffix } from '../stores/event-key.js';
@@ -125,7 +125,7 @@ export class RedisEventStore implements EventStore {
 
   constructor(options: RedisEventStoreOptions) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`RedisEventStore options must be an object, got ${describe(options)}`);
+      throw new TypeError(`RedisEventStore options must be an object, got ${typeName(options)}`);
     }
     this.#redis = new RedisConnection(options.client, {
       owner: 'RedisEventStore',
@@ -212,7 +212,7 @@ export class RedisEventStore implements EventStore {
   #token(eventId: string, lease: unknown): string | undefined {
     if (lease === undefined) return this.#leases.get(eventId);
     if (typeof lease !== 'string' || !lease.startsWith(LEASE) || lease === NO_LEASE) {
-      throw new TypeError(`lease must be the lease this store's claim returned, got ${describe(lease)}`);
+      throw new TypeError(`lease must be the lease this store's claim returned, got ${typeName(lease)}`);
     }
     return lease;
   }

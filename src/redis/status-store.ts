@@ -1,5 +1,5 @@
 import { eventKeySuffix } from '../stores/event-key.js';
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { checkExternalId, checkKind, wholeNumber } from '../tracker/arguments.js';
 import { NUDGE_PRIORITY_MS } from '../tracker/types.js';
 import type {
@@ -196,7 +196,7 @@ export class RedisStatusStore implements StatusStore {
 
   constructor(options: RedisStatusStoreOptions) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`RedisStatusStore options must be an object, got ${describe(options)}`);
+      throw new TypeError(`RedisStatusStore options must be an object, got ${typeName(options)}`);
     }
     this.#redis = new RedisConnection(options.client, { owner: 'RedisStatusStore', commandTimeoutMs: options.commandTimeoutMs, redactCauses: false });
     this.prefix = prefixOption(options.prefix, DEFAULT_PREFIX);
@@ -284,7 +284,7 @@ export class RedisStatusStore implements StatusStore {
 
   async #leaseMember(lease: StatusLease): Promise<string> {
     if (lease === null || typeof lease !== 'object' || typeof lease.token !== 'string') {
-      throw new TypeError(`lease must be the lease claimDue returned, got ${describe(lease)}`);
+      throw new TypeError(`lease must be the lease claimDue returned, got ${typeName(lease)}`);
     }
     return this.#member(lease.kind, lease.externalId);
   }

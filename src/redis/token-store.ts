@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { StoredToken, TokenStore } from '../client/token-store.js';
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { positiveMs } from '../internal/arguments.js';
 import { DELETE_IF_OWNER, RedisConnection, replyString, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
@@ -81,7 +81,7 @@ export class RedisTokenStore implements TokenStore {
 
   constructor(options: RedisTokenStoreOptions) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`RedisTokenStore options must be an object, got ${describe(options)}`);
+      throw new TypeError(`RedisTokenStore options must be an object, got ${typeName(options)}`);
     }
     this.#redis = new RedisConnection(options.client, {
       owner: 'RedisTokenStore',
@@ -140,6 +140,6 @@ export class RedisTokenStore implements TokenStore {
 
 function checkKey(key: unknown): asserts key is string {
   if (typeof key !== 'string' || key === '') {
-    throw new TypeError(`key must be a non-empty string, got ${key === '' ? 'an empty string' : describe(key)}`);
+    throw new TypeError(`key must be a non-empty string, got ${key === '' ? 'an empty string' : typeName(key)}`);
   }
 }

@@ -45,3 +45,32 @@ export interface EventStore {
    */
   release(eventId: string, lease?: unknown): Promise<void>;
 }
+
+/** What {@link TransactionalEventStore.transact} found and did. */
+export type TransactResult = 'handled' | 'in-flight' | 'done';
+
+/**
+ * An {@link EventStore} that can also run an event's handling inside its own database transaction,
+ * so the partner's writes and the "done" mark commit together (exactly-once effects). The webhook
+ * handler uses `transact` instead of `claim` / `complete` / `release` when the store has it.
+ *
+ * Implementation: `PostgresEventStore` from `checkout-partner-sdk/postgres` with `transactional: true`.
+ */
+export interface TransactionalEventStore<Transaction> extends EventStore {
+  /**
+   * Opens a transaction and takes `event.eventId` in it without waiting: resolves `"in-flight"`
+   * when another transaction (or a live claim) holds it, `"done"` when it was completed (neither
+   * calls `work`). Otherwise calls `work(transaction)`; when `work` resolves, marks the event done
+   * and commits, then resolves `"handled"`. When `work` rejects, rolls back and rejects with that
+   * same error, or with the store's own error when the transaction was lost under it (its session
+   * died: answered 503). Any other failure (connecting, locking, committing) rejects with the store's error.
+   * A transaction left idle or in a statement for longer than `leaseMs` is ended by the store.
+   * When `work` resolved but misused its transaction (ended it, left a statement running), the
+   * store rolls back and rejects with an error whose `misuse` is `true`: the delivery fails (500).
+   */
+  transact(
+    event: { eventId: string; type: string },
+    leaseMs: number,
+    work: (transaction: Transaction) => Promise<void>,
+  ): Promise<TransactResult>;
+}

@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { checkEventId, positiveMs } from '../internal/arguments.js';
 import { LeaseLostError } from '../webhooks/errors.js';
 import type { ClaimedLease, EventStore } from './event-store.js';
@@ -43,7 +43,7 @@ function expiry(entry: Entry): number {
 
 function checkLease(lease: unknown): MemoryLease | undefined {
   if (lease === undefined || lease instanceof MemoryLease) return lease;
-  throw new TypeError(`lease must be the lease this store's claim returned, got ${describe(lease)}`);
+  throw new TypeError(`lease must be the lease this store's claim returned, got ${typeName(lease)}`);
 }
 
 /**
@@ -91,7 +91,7 @@ export class MemoryEventStore implements EventStore {
 
   constructor(options: MemoryEventStoreOptions = {}) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`MemoryEventStore options must be an object, got ${describe(options)}`);
+      throw new TypeError(`MemoryEventStore options must be an object, got ${typeName(options)}`);
     }
     const { maxEntries = 100_000, ttlMs = 86_400_000 } = options;
     if (typeof maxEntries !== 'number' || !Number.isSafeInteger(maxEntries) || maxEntries < 1) {

@@ -3,11 +3,13 @@
  * `NodeTracerProvider`). Typed by shape so the SDK's declarations do not need the optional peer.
  */
 export interface TracerProviderLike {
+  /** The tracer named `name` (the SDK asks for `checkout-partner-sdk` at its version). */
   getTracer(name: string, version?: string, options?: { schemaUrl?: string }): unknown;
 }
 
 /** An OpenTelemetry `MeterProvider` (from `@opentelemetry/api`; e.g. the SDK's `MeterProvider`), typed by shape. */
 export interface MeterProviderLike {
+  /** The meter named `name` (the SDK asks for `checkout-partner-sdk` at its version). */
   getMeter(name: string, version?: string, options?: { schemaUrl?: string }): unknown;
 }
 

@@ -1,5 +1,5 @@
 import { CheckoutError } from '../errors.js';
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { pause } from './faults.js';
 import { signatureHeaderName } from '../internal/arguments.js';
 import { MAX_TIMER_MS } from '../internal/timer-ms.js';
@@ -226,7 +226,7 @@ function checkUrl(url: unknown): string {
   try {
     parsed = new URL(url instanceof URL ? url.href : (url as string));
   } catch {
-    throw new TypeError(`deliverEvent: url must be an absolute http(s) URL, got ${describe(url)}`);
+    throw new TypeError(`deliverEvent: url must be an absolute http(s) URL, got ${typeName(url)}`);
   }
   if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError('deliverEvent: url must be a string or a URL');
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {

@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 
 /** Which requests a fault injected with `failNext` applies to. */
@@ -64,7 +64,7 @@ export class FaultQueue {
     const retryAfter = options.retryAfter;
     if (retryAfter !== undefined) {
       const ok = typeof retryAfter === 'string' ? retryAfter !== '' : Number.isFinite(retryAfter) && retryAfter >= 0;
-      if (!ok) throw new TypeError(`failNext: retryAfter must be seconds (a number of at least 0) or an HTTP date, got ${describe(retryAfter)}`);
+      if (!ok) throw new TypeError(`failNext: retryAfter must be seconds (a number of at least 0) or an HTTP date, got ${typeName(retryAfter)}`);
       headers['retry-after'] = String(retryAfter);
     }
     const delayMs = options.delayMs ?? 0;

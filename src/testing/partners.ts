@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 
 /** A partner account of the fake checkout service. */
 export interface FakePartner {
@@ -29,11 +29,11 @@ export interface ResolvedPartner {
 /** `value` checked as a {@link FakePartner}; a `TypeError` names what is wrong (never the secret). */
 export function checkPartner(value: unknown, where = 'partner'): ResolvedPartner {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new TypeError(`${where} must be an object, got ${describe(value)}`);
+    throw new TypeError(`${where} must be an object, got ${typeName(value)}`);
   }
   const partner = value as Partial<Record<keyof FakePartner, unknown>>;
   if (typeof partner.partnerId !== 'string' || partner.partnerId === '') {
-    throw new TypeError(`${where}.partnerId must be a non-empty string, got ${describe(partner.partnerId)}`);
+    throw new TypeError(`${where}.partnerId must be a non-empty string, got ${typeName(partner.partnerId)}`);
   }
   if (typeof partner.partnerSecret !== 'string' || partner.partnerSecret === '') {
     throw new TypeError(`${where}.partnerSecret must be a non-empty string`);
@@ -48,6 +48,6 @@ export function checkPartner(value: unknown, where = 'partner'): ResolvedPartner
 
 function flag(value: unknown, name: string): boolean {
   if (value === undefined) return true;
-  if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean, got ${describe(value)}`);
+  if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean, got ${typeName(value)}`);
   return value;
 }

@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { deliverEvent, type DeliverEventOptions } from './deliver-event.js';
 import type { ProviderEvent } from './sign-event.js';
 
@@ -74,7 +74,7 @@ export interface ProviderSimulator {
  * await provider.settled();
  */
 export function createProviderSimulator(options: ProviderSimulatorOptions): ProviderSimulator {
-  if (options === null || typeof options !== 'object') throw new TypeError(`createProviderSimulator options must be an object, got ${describe(options)}`);
+  if (options === null || typeof options !== 'object') throw new TypeError(`createProviderSimulator options must be an object, got ${typeName(options)}`);
   if (typeof options.url !== 'string' || options.url === '') throw new TypeError('createProviderSimulator: url must be a non-empty string');
   if (typeof options.secret !== 'string' || options.secret === '') throw new TypeError('createProviderSimulator: secret must be a non-empty string');
   const loss = share('loss', options.loss);

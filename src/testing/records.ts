@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import type { ParseSchema } from '../schemas.js';
 import { quote } from '../internal/quote.js';
 
@@ -98,7 +98,7 @@ export class RecordTable<T extends { externalId: string }> {
 
   #existing(externalId: unknown, caller: string): string {
     if (typeof externalId !== 'string' || externalId === '') {
-      throw new TypeError(`${caller}: externalId must be a non-empty string, got ${describe(externalId)}`);
+      throw new TypeError(`${caller}: externalId must be a non-empty string, got ${typeName(externalId)}`);
     }
     if (!this.#records.has(externalId)) {
       throw new TypeError(`${caller}: no ${this.#kind} with externalId ${quote(externalId)}; add it with set${this.#title()}() first`);
@@ -108,7 +108,7 @@ export class RecordTable<T extends { externalId: string }> {
 
   #check(value: unknown, caller: string): T {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw new TypeError(`${caller}: the ${this.#kind} must be an object, got ${describe(value)}`);
+      throw new TypeError(`${caller}: the ${this.#kind} must be an object, got ${typeName(value)}`);
     }
     let copy: unknown;
     try {

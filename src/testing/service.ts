@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { OrderSchema, WithdrawalSchema, type Order, type Withdrawal } from '../schemas.js';
 import { FaultQueue, pause, type FailNextOptions, type FaultStatus } from './faults.js';
 import { serveOnNodeHttp, type FakeServer, type ListenOptions } from './node-server.js';
@@ -66,10 +66,10 @@ export class FakeCheckoutCore {
 
   constructor(options: FakeCheckoutOptions = {}) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`createFakeCheckout options must be an object, got ${describe(options)}`);
+      throw new TypeError(`createFakeCheckout options must be an object, got ${typeName(options)}`);
     }
     const partners = options.partners ?? [];
-    if (!Array.isArray(partners)) throw new TypeError(`partners must be an array, got ${describe(partners)}`);
+    if (!Array.isArray(partners)) throw new TypeError(`partners must be an array, got ${typeName(partners)}`);
     this.#initialPartners = partners.map((partner, i) => checkPartner(partner, `partners[${i}]`));
     const ids = new Set<string>();
     for (const partner of this.#initialPartners) {
@@ -85,7 +85,7 @@ export class FakeCheckoutCore {
       throw new TypeError(`maxLoggedRequests must be a whole number of at least 0, got ${quote(options.maxLoggedRequests)}`);
     }
     if (options.onRequest !== undefined && typeof options.onRequest !== 'function') {
-      throw new TypeError(`onRequest must be a function, got ${describe(options.onRequest)}`);
+      throw new TypeError(`onRequest must be a function, got ${typeName(options.onRequest)}`);
     }
     this.#log = new RequestLog(maxLogged, options.onRequest);
     this.#restorePartners();

@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { signatureHeaderName } from '../internal/arguments.js';
 import { signPayload } from '../webhooks/index.js';
 
@@ -28,9 +28,9 @@ export interface SignedEvent {
  * const event = createEvent('otc.trade.settled', { tradeId: 't-1' });
  */
 export function createEvent(type: string, fields: Record<string, unknown> = {}): ProviderEvent {
-  if (typeof type !== 'string' || type === '') throw new TypeError(`createEvent: type must be a non-empty string, got ${describe(type)}`);
+  if (typeof type !== 'string' || type === '') throw new TypeError(`createEvent: type must be a non-empty string, got ${typeName(type)}`);
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
-    throw new TypeError(`createEvent: fields must be an object, got ${describe(fields)}`);
+    throw new TypeError(`createEvent: fields must be an object, got ${typeName(fields)}`);
   }
   return { eventId: `evt_${crypto.randomUUID().replaceAll('-', '')}`, ...fields, type };
 }
@@ -60,7 +60,7 @@ export async function signEvent(
 export function eventBody(event: ProviderEvent | string): string {
   if (typeof event === 'string') return event;
   if (event === null || typeof event !== 'object' || Array.isArray(event)) {
-    throw new TypeError(`the event must be an object or a raw JSON string, got ${describe(event)}`);
+    throw new TypeError(`the event must be an object or a raw JSON string, got ${typeName(event)}`);
   }
   return JSON.stringify(event);
 }

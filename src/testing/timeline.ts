@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import type { Order, Withdrawal } from '../schemas.js';
 
 /** One step of a {@link playTimeline}: at `atMs` after the start, patch an order or a withdrawal. */
@@ -54,7 +54,7 @@ export interface PlayingTimeline {
  * await timeline.done;
  */
 export function playTimeline(fake: TimelineTarget, steps: readonly TimelineStep[]): PlayingTimeline {
-  if (!Array.isArray(steps)) throw new TypeError(`playTimeline: steps must be an array, got ${describe(steps)}`);
+  if (!Array.isArray(steps)) throw new TypeError(`playTimeline: steps must be an array, got ${typeName(steps)}`);
   for (const [index, step] of steps.entries()) {
     if (step === null || typeof step !== 'object' || typeof step.atMs !== 'number' || !(step.atMs >= 0) || !Number.isFinite(step.atMs)) {
       throw new TypeError(`playTimeline: steps[${index}].atMs must be a number of milliseconds of at least 0`);

@@ -1,17 +1,17 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import type { StatusKind } from './types.js';
 
 /** A tracker's or store's `kind` argument: `'order'` or `'withdrawal'`, else a `TypeError`. */
 export function checkKind(kind: unknown): asserts kind is StatusKind {
   if (kind !== 'order' && kind !== 'withdrawal') {
-    throw new TypeError(`kind must be "order" or "withdrawal", got ${describe(kind)}`);
+    throw new TypeError(`kind must be "order" or "withdrawal", got ${typeName(kind)}`);
   }
 }
 
 /** A record's `externalId` argument: a non-empty string, else a `TypeError`. */
 export function checkExternalId(externalId: unknown): asserts externalId is string {
   if (typeof externalId !== 'string' || externalId === '') {
-    throw new TypeError(`externalId must be a non-empty string, got ${externalId === '' ? 'an empty string' : describe(externalId)}`);
+    throw new TypeError(`externalId must be a non-empty string, got ${externalId === '' ? 'an empty string' : typeName(externalId)}`);
   }
 }
 
@@ -19,7 +19,7 @@ export function checkExternalId(externalId: unknown): asserts externalId is stri
 export function wholeNumber(name: string, value: unknown, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new TypeError(`${name} must be a whole number of at least ${min}, got ${describe(value)}`);
+    throw new TypeError(`${name} must be a whole number of at least ${min}, got ${typeName(value)}`);
   }
   return value;
 }

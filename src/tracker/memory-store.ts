@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import type { WebhookEvent } from '../webhooks/event.js';
 import { checkExternalId, checkKind, wholeNumber } from './arguments.js';
 import { DueHeap } from './due-heap.js';
@@ -67,7 +67,7 @@ export class MemoryStatusStore implements StatusStore {
 
   constructor(options: MemoryStatusStoreOptions = {}) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`MemoryStatusStore options must be an object, got ${describe(options)}`);
+      throw new TypeError(`MemoryStatusStore options must be an object, got ${typeName(options)}`);
     }
     this.maxRecords = wholeNumber('maxRecords', options.maxRecords, DEFAULT_MAX_RECORDS);
     this.retentionMs = wholeNumber('retentionMs', options.retentionMs, DEFAULT_RETENTION_MS);
@@ -203,7 +203,7 @@ export class MemoryStatusStore implements StatusStore {
 
   /** The entry `lease` still holds, else undefined. */
   #held(lease: StatusLease): Entry | undefined {
-    if (lease === null || typeof lease !== 'object') throw new TypeError(`lease must be the lease claimDue returned, got ${describe(lease)}`);
+    if (lease === null || typeof lease !== 'object') throw new TypeError(`lease must be the lease claimDue returned, got ${typeName(lease)}`);
     const entry = this.#records.get(keyOf(lease.kind, lease.externalId));
     return entry?.lease?.token === lease.token ? entry : undefined;
   }

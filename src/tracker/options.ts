@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { clientTelemetryOptions, type TelemetryOptions } from '../telemetry/options.js';
 import { timerMs } from '../internal/timer-ms.js';
 import { wholeNumber } from './arguments.js';
@@ -58,7 +58,7 @@ const STORE_METHODS = ['watch', 'unwatch', 'nudge', 'claimDue', 'extend', 'commi
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
 export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions<Transaction>): ResolvedTrackerOptions {
   if (options === null || typeof options !== 'object') {
-    throw new TypeError(`createStatusTracker options must be an object, got ${describe(options)}`);
+    throw new TypeError(`createStatusTracker options must be an object, got ${typeName(options)}`);
   }
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key)) throw new TypeError(`createStatusTracker: unknown option "${key}"`);
@@ -83,7 +83,7 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
   const leaseMs = timerMs('leaseMs', options.leaseMs, 60_000);
   if (leaseMs < 1_000) throw new TypeError(`leaseMs must be at least 1000 milliseconds, got ${leaseMs}`);
   const owner = options.owner ?? `tracker-${globalThis.crypto.randomUUID()}`;
-  if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${describe(owner)}`);
+  if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
   return {
     client: client as TrackerClient,
     store: store as StatusStore,
@@ -109,5 +109,5 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
 
 function fn(name: string, value: unknown, required = false): void {
   if (value === undefined && !required) return;
-  if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${describe(value)}`);
+  if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${typeName(value)}`);
 }

@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { MAX_TIMER_MS, timerMs } from '../internal/timer-ms.js';
 import type { StatusRecordState, StatusScheduleOptions } from './types.js';
 
@@ -16,7 +16,7 @@ export interface Schedule {
 /** Checks the `schedule` option and applies the defaults; a wrong field is a `TypeError` naming it. */
 export function resolveSchedule(options: StatusScheduleOptions | undefined): Schedule {
   if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw new TypeError(`schedule must be an object, got ${describe(options)}`);
+    throw new TypeError(`schedule must be an object, got ${typeName(options)}`);
   }
   const given = options ?? {};
   const jitter = given.jitter ?? 0.2;

@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { timerMs } from '../internal/timer-ms.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import type { WebhookEvent } from '../webhooks/event.js';
@@ -123,7 +123,7 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       checkKind(kind);
       checkExternalId(externalId);
       if (nudgeOptions !== undefined && (nudgeOptions === null || typeof nudgeOptions !== 'object')) {
-        throw new TypeError(`nudge options must be an object { event? }, got ${describe(nudgeOptions)}`);
+        throw new TypeError(`nudge options must be an object { event? }, got ${typeName(nudgeOptions)}`);
       }
       const event = nudgeOptions?.event;
       await store.nudge(kind, externalId, event === undefined ? { now: Date.now() } : { now: Date.now(), event });
@@ -140,7 +140,7 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
 
     async drain(drainOptions?: { timeoutMs?: number | undefined }): Promise<TrackerDrainReport> {
       if (drainOptions !== undefined && (drainOptions === null || typeof drainOptions !== 'object')) {
-        throw new TypeError(`drain options must be an object { timeoutMs? }, got ${describe(drainOptions)}`);
+        throw new TypeError(`drain options must be an object { timeoutMs? }, got ${typeName(drainOptions)}`);
       }
       const timeoutMs = timerMs('drain timeoutMs', drainOptions?.timeoutMs, 10_000);
       running = false;

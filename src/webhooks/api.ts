@@ -1,6 +1,12 @@
-import { handlerFactory, type CreateWebhookHandler } from './engine/handler.js';
+import { fastifyAdapter } from './adapters/fastify.js';
+import { fetchAdapter } from './adapters/fetch.js';
+import { koaAdapter } from './adapters/koa.js';
+import { nodeAdapter } from './adapters/node.js';
+import { engineFactory } from './engine/lifecycle.js';
+import type { WebhookHandlerOptions } from './engine/options.js';
 import type { Hmac } from './signature/hmac.js';
-import { createSignatures, type SignPayload, type VerifySignature } from './signature/signature.js';
+import { createSignatures, type Signatures, type SignPayload, type VerifySignature } from './signature/signature.js';
+import type { CreateWebhookHandler, WebhookHandler } from './types.js';
 
 /** The public functions that compute HMACs, built once per entry point over its HMAC implementation. */
 export interface HmacBoundApi {
@@ -13,4 +19,19 @@ export function hmacBoundApi(hmac: Hmac): HmacBoundApi {
   const signatures = createSignatures(hmac);
   const { verifySignature, signPayload } = signatures;
   return { verifySignature, signPayload, createWebhookHandler: handlerFactory(signatures) };
+}
+
+/** `createWebhookHandler` over one entry point's signing functions: one engine per handler, every adapter on it. */
+function handlerFactory(signatures: Signatures): CreateWebhookHandler {
+  const createEngine = engineFactory(signatures);
+  return function createWebhookHandler<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookHandler {
+    const engine = createEngine(options);
+    return {
+      handle: fetchAdapter(engine),
+      node: nodeAdapter(engine),
+      fastify: fastifyAdapter(engine),
+      koa: koaAdapter(engine),
+      drain: (drainOptions) => engine.drain(drainOptions),
+    };
+  };
 }

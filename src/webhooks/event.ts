@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { ValidationIssue } from '../errors.js';
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 import { WebhookPayloadError } from './errors.js';
 
@@ -162,7 +162,7 @@ export function parseEvent(payload: string | Uint8Array): WebhookEvent {
       throw invalid('The webhook body is not valid UTF-8', [{ code: 'invalid_utf8', path: [], message: 'Not valid UTF-8' }]);
     }
   } else {
-    throw new TypeError(`payload must be a string or a Uint8Array, got ${describe(payload)}`);
+    throw new TypeError(`payload must be a string or a Uint8Array, got ${typeName(payload)}`);
   }
   let json: unknown;
   try {

@@ -3,7 +3,7 @@
  * with HMACs computed by node:crypto over a pre-made `KeyObject` per secret. Only Node loads it.
  */
 import { hmacBoundApi } from './api.js';
-import type { CreateWebhookHandler } from './engine/handler.js';
+import type { CreateWebhookHandler } from './types.js';
 import { nodeHmac } from './signature/hmac.node.js';
 import type { SignPayload, VerifySignature } from './signature/signature.js';
 

@@ -4,7 +4,7 @@
  * on Node the `node` export condition loads `index.node.ts`, the same API over node:crypto.
  */
 import { hmacBoundApi } from './api.js';
-import type { CreateWebhookHandler } from './engine/handler.js';
+import type { CreateWebhookHandler } from './types.js';
 import { webCryptoHmac } from './signature/hmac.web.js';
 import type { SignPayload, VerifySignature } from './signature/signature.js';
 

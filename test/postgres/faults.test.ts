@@ -7,7 +7,8 @@ import { createWebhookHandler, signPayload, type WebhookHandler, type WebhookLog
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { keepEntries } from '../helpers/memory-logger.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
-import { eventually, uniqueTable } from './drivers.js';
+import { eventually } from '../helpers/eventually.js';
+import { uniqueTable } from './drivers.js';
 
 // Faults of a real database network, with pg (postgres.js is refused in transactional mode).
 const SECRET = 'whsec-test';
@@ -84,15 +85,15 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       expect(during).toEqual([503, 503, 503]);
       // each gives up on its own within the lease and a grace, though nothing ever answers
       const settled = () => entries.filter((entry) => entry.eventId?.startsWith('evt-bh-') && entry.outcome !== 'timeout');
-      await eventually(() => settled().length === 3, 6_000);
+      expect(await eventually(() => settled().length === 3, 6_000)).toBe(true);
       expect(settled().map((entry) => entry.outcome)).toEqual(['store-unavailable', 'store-unavailable', 'store-unavailable']);
       // destroyed, not returned (a checkout begun meanwhile ends at connectionTimeoutMillis)
-      await eventually(() => pool.totalCount === 0, 4_000);
+      expect(await eventually(() => pool.totalCount === 0, 4_000)).toBe(true);
       proxy.restore();
       // within about one lease, the same pool works again
-      await eventually(async () => (await deliver(handler, 'evt-after')) === 200, 6_000);
+      expect(await eventually(async () => (await deliver(handler, 'evt-after')) === 200, 6_000)).toBe(true);
       for (const id of ['evt-bh-1', 'evt-bh-2', 'evt-bh-3']) {
-        await eventually(async () => (await deliver(handler, id)) === 200, 6_000); // PostgreSQL ended the held sessions
+        expect(await eventually(async () => (await deliver(handler, id)) === 200, 6_000)).toBe(true); // PostgreSQL ended the held sessions
         expect(await deliver(handler, id)).toBe(200);
         expect(await effectsOf(effects, id)).toBe(1);
       }
@@ -158,7 +159,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       for (const id of Object.keys(faults)) {
         expect(await deliver(handler, id), id).toBe(503);
         expect(entries.at(-1), id).toMatchObject({ outcome: 'store-unavailable' });
-        await eventually(async () => (await deliver(handler, id)) === 200, 10_000);
+        expect(await eventually(async () => (await deliver(handler, id)) === 200, 10_000)).toBe(true);
         expect(await deliver(handler, 'evt-plain-' + id)).toBe(200);
         expect(await effectsOf(effects, id), id).toBe(1);
       }

@@ -63,13 +63,3 @@ const nodeRedis: Flavour = {
 };
 
 export const flavours: readonly Flavour[] = [ioredis, nodeRedis];
-
-/** Polls `check` every 20 ms until it is true; false after `timeoutMs` (bounded, never a timing assertion). */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return check();
-}

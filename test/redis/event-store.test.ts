@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutError } from 'checkout-partner-sdk';
 import { RedisEventStore, RedisStoreError } from 'checkout-partner-sdk/redis';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
-import { eventually, flavours, type Connection } from './clients.js';
+import { eventually } from '../helpers/eventually.js';
+import { flavours, type Connection } from './clients.js';
 
 let server: RedisServer;
 beforeAll(async () => {

@@ -10,7 +10,8 @@ import {
 } from 'checkout-partner-sdk/webhooks';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { keepEntries } from '../helpers/memory-logger.js';
-import { eventually, flavours, type Connection } from './clients.js';
+import { eventually } from '../helpers/eventually.js';
+import { flavours, type Connection } from './clients.js';
 
 const SECRET = 'whsec-test';
 // Nothing is read through it: without resolvers the handler confirms nothing.
@@ -127,7 +128,8 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
     const gates = [gate(), gate()];
     const entries: WebhookLogEntry[] = [];
     const store = new RedisEventStore({ client: one.client, prefix });
-    const options = { secret: SECRET, client, store, leaseMs: 300, responseTimeoutMs: 200, logger: keepEntries(entries) };
+    // the first worker's lease runs out when Redis expires it (below), not on a race with a short real-time lease
+    const options = { secret: SECRET, client, store, leaseMs: 60_000, responseTimeoutMs: 200, logger: keepEntries(entries) };
     const handler = createWebhookHandler({
       ...options,
       onEvent: async () => {
@@ -138,10 +140,14 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
       },
     });
     expect(await deliver(handler, event)).toBe(503);
+    expect(await deliver(handler, event)).toBe(409); // the first worker's claim holds
+    const firstLease = await one.raw('GET', `${prefix}evt-one-process`);
+    await one.raw('PEXPIRE', `${prefix}evt-one-process`, '1'); // its lease runs out while it still works
     let status = 409;
     expect(await eventually(async () => (status = await deliver(handler, event)) !== 409)).toBe(true);
     expect(status).toBe(503); // a second worker in this process claimed it and is working
     const secondLease = await one.raw('GET', `${prefix}evt-one-process`);
+    expect(secondLease).not.toBe(firstLease);
 
     gates[0]?.open(); // the first worker fails and releases with its own lease: a no-op
     expect(await eventually(async () => entries.some((entry) => entry.outcome === 'failed'))).toBe(true);

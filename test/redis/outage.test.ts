@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient, CheckoutError } from 'checkout-partner-sdk';
 import { RedisEventStore, RedisStoreError, RedisTokenStore } from 'checkout-partner-sdk/redis';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
-import { eventually, flavours, type Connection } from './clients.js';
+import { eventually } from '../helpers/eventually.js';
+import { flavours, type Connection } from './clients.js';
 
 /** What a store call rejected with (fails the test when it resolved). */
 async function rejection(call: Promise<unknown>): Promise<RedisStoreError> {

@@ -4,8 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient, type StoredToken } from 'checkout-partner-sdk';
 import { RedisTokenStore } from 'checkout-partner-sdk/redis';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { eventually } from '../helpers/eventually.js';
 import { tokenStoreKey } from '../helpers/token-key.js';
-import { eventually, flavours, type Connection } from './clients.js';
+import { flavours, type Connection } from './clients.js';
 
 const ORIGIN = 'https://checkout.test';
 const TOKEN_URL = `${ORIGIN}/api/v1/partner-api/auth/token`;

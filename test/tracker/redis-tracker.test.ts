@@ -3,7 +3,8 @@ import { createEvent, playTimeline } from 'checkout-partner-sdk/testing';
 import { createStatusTracker, type StatusChange, type StatusTracker, type StatusTrackerOptions } from 'checkout-partner-sdk/tracker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
-import { eventually, flavours, type Connection } from '../redis/clients.js';
+import { eventually } from '../helpers/eventually.js';
+import { flavours, type Connection } from '../redis/clients.js';
 import { fakeService, recorder } from './helpers.js';
 
 let server: RedisServer;

@@ -1,6 +1,6 @@
 import { createStatusTracker, MemoryStatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually } from '../redis/clients.js';
+import { eventually } from '../helpers/eventually.js';
 import { installOtel, type Otel } from '../telemetry/otel.js';
 import { fakeService, recorder } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { createEvent, signEvent, type ProviderEvent } from 'checkout-partner-sdk
 import { createStatusTracker, MemoryStatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { createWebhookHandler, MemoryEventStore, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../redis/clients.js';
+import { eventually } from '../helpers/eventually.js';
 import { fakeService, recorder } from './helpers.js';
 
 const SECRET = 'whsec_tracker_test';

@@ -107,16 +107,19 @@ export function recordingStore(inner: EventStore = new MemoryEventStore()) {
 }
 
 /**
- * Waits (on real macrotasks, never moving fake clocks) until `condition` holds; fails after
- * 50 000 turns of the event loop (well under a second when idle, but Web Crypto's HMAC runs on the
- * thread pool, which a loaded machine can keep busy for thousands of turns).
+ * Lets the work in flight run until `condition` holds, never moving the clock: each turn runs the
+ * fake timers due now and the promise callbacks they release (`vi.advanceTimersByTimeAsync(0)`),
+ * or one real macrotask without fake timers. A delivery's steps are promise chains (on the Node
+ * entry the HMAC is synchronous, off the thread pool), so the turns it takes do not depend on the
+ * machine's load; the bound only turns a missed condition into a failure.
  */
 export async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; turn < 50_000; turn += 1) {
+  for (let turn = 0; turn < 1_000; turn += 1) {
     if (condition()) return;
-    await new Promise((resolve) => setImmediate(resolve));
+    if (vi.isFakeTimers()) await vi.advanceTimersByTimeAsync(0);
+    else await new Promise((resolve) => setImmediate(resolve));
   }
-  throw new Error('condition not reached within 50000 event-loop turns');
+  throw new Error('condition not reached within 1,000 turns');
 }
 
 /** A handler with a recording store and an onEvent that records its contexts; `overrides` replace options. */

@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+// the Web Crypto build, which Workers, Deno, Bun and browsers load (the package name is the Node build here)
+import * as web from '../../src/webhooks/index.js';
 
 const src = (path: string) => fileURLToPath(new URL(`../../src/webhooks/${path}`, import.meta.url));
 
@@ -48,4 +50,27 @@ describe('entry points', () => {
     const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(diagnostics).toEqual([]);
   }, 60_000);
+});
+
+describe('the Web Crypto build at run time', () => {
+  it('verifies deliveries with crypto.subtle: a signed one is handled (200), a forged one refused (401)', async () => {
+    const verify = vi.spyOn(crypto.subtle, 'verify');
+    try {
+      const seen: string[] = [];
+      const handler = web.createWebhookHandler({
+        secret: 'whsec-web',
+        client: { getOrderByExternalId: () => Promise.reject(new Error('unused')), getWithdrawalByExternalId: () => Promise.reject(new Error('unused')) },
+        onEvent: ({ event }) => void seen.push(event.eventId),
+      });
+      const body = JSON.stringify({ eventId: 'e-web', type: 'custom' });
+      const post = (signature: string) =>
+        handler.handle(new Request('https://partner.test/webhooks', { method: 'POST', headers: { 'x-provider-signature': signature }, body }));
+      expect((await post(await web.signPayload(body, 'whsec-web'))).status).toBe(200);
+      expect((await post(await web.signPayload(body, 'another-secret'))).status).toBe(401);
+      expect(seen).toEqual(['e-web']);
+      expect(verify).toHaveBeenCalledTimes(2);
+    } finally {
+      verify.mockRestore();
+    }
+  });
 });

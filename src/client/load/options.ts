@@ -1,4 +1,4 @@
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 
 /** The client option `rateLimit`: how many requests may be in flight at once, and how fast they may start. */
 export interface RateLimitOptions {
@@ -59,7 +59,7 @@ export const MAX_REQUESTS_PER_SECOND = 10_000;
 /** `rateLimit` and `retryBudget` checked, with their defaults; a `TypeError` naming the bad option. */
 export function loadSettings(rateLimit: unknown, retryBudget: unknown): LoadSettings {
   if (rateLimit !== undefined && (rateLimit === null || typeof rateLimit !== 'object')) {
-    throw new TypeError(`rateLimit must be an object such as { concurrency: 16, requestsPerSecond: 50 }, got ${describe(rateLimit)}`);
+    throw new TypeError(`rateLimit must be an object such as { concurrency: 16, requestsPerSecond: 50 }, got ${typeName(rateLimit)}`);
   }
   const limits = (rateLimit ?? {}) as RateLimitOptions;
   const concurrency = wholeNumber('rateLimit.concurrency', limits.concurrency, 64, 1);
@@ -73,7 +73,7 @@ export function loadSettings(rateLimit: unknown, retryBudget: unknown): LoadSett
 function budgetSettings(value: unknown): LoadSettings['budget'] {
   if (value === false) return undefined;
   if (value !== undefined && value !== true && (value === null || typeof value !== 'object')) {
-    throw new TypeError(`retryBudget must be true, false or { capacity?, retryCost?, timeoutCost? }, got ${describe(value)}`);
+    throw new TypeError(`retryBudget must be true, false or { capacity?, retryCost?, timeoutCost? }, got ${typeName(value)}`);
   }
   const options = (typeof value === 'object' ? value : {}) as RetryBudgetOptions;
   const capacity = wholeNumber('retryBudget.capacity', options.capacity, 500, 1);
@@ -86,7 +86,7 @@ function budgetSettings(value: unknown): LoadSettings['budget'] {
 function wholeNumber(name: string, value: unknown, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new TypeError(`${name} must be a whole number of at least ${min}, got ${typeof value === 'number' ? String(value) : describe(value)}`);
+    throw new TypeError(`${name} must be a whole number of at least ${min}, got ${typeof value === 'number' ? String(value) : typeName(value)}`);
   }
   return value;
 }

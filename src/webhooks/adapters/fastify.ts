@@ -1,6 +1,7 @@
-import { describe } from '../../internal/path.js';
-import type { DeliveryInput } from '../engine/deliver.js';
-import { isNodeRequest, isNodeResponse, nodeDeliveryInput, type NodeRequestLike, type NodeResponseLike } from './node.js';
+import { typeName } from '../../internal/type-name.js';
+import type { DeliveryInput } from '../engine/delivery-types.js';
+import type { WebhookEngine } from '../engine/lifecycle.js';
+import { deliverToNode, isNodeRequest, isNodeResponse, nodeDeliveryInput, type NodeRequestLike, type NodeResponseLike } from './node.js';
 
 /**
  * The part of a Fastify request the `fastify` adapter uses. Typed structurally, so this entry
@@ -26,10 +27,20 @@ export interface FastifyReplyLike {
 /** Checks the arguments of `handler.fastify` (a `TypeError` otherwise) and makes the delivery of `request`. */
 export function fastifyDeliveryInput(request: FastifyRequestLike, reply: FastifyReplyLike): DeliveryInput {
   if (request === null || typeof request !== 'object' || !isNodeRequest(request.raw)) {
-    throw new TypeError(`fastify takes a Fastify request (with request.raw), got ${describe(request)}`);
+    throw new TypeError(`fastify takes a Fastify request (with request.raw), got ${typeName(request)}`);
   }
   if (reply === null || typeof reply !== 'object' || typeof reply.hijack !== 'function' || !isNodeResponse(reply.raw)) {
-    throw new TypeError(`fastify takes a Fastify reply (with reply.hijack() and reply.raw), got ${describe(reply)}`);
+    throw new TypeError(`fastify takes a Fastify reply (with reply.hijack() and reply.raw), got ${typeName(reply)}`);
   }
   return nodeDeliveryInput(request.raw, { framework: 'fastify', kept: request });
+}
+
+/** `handler.fastify(request, reply)`. */
+export function fastifyAdapter(engine: WebhookEngine): (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<void> {
+  return async function fastify(request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> {
+    const input = fastifyDeliveryInput(request, reply);
+    // the answer is written on reply.raw, after Fastify's own reply is set aside
+    reply.hijack();
+    await deliverToNode(engine, reply.raw, input);
+  };
 }

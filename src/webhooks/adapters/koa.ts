@@ -1,6 +1,7 @@
-import { describe } from '../../internal/path.js';
-import type { DeliveryInput } from '../engine/deliver.js';
-import { isNodeRequest, isNodeResponse, nodeDeliveryInput, type KeptBody, type NodeRequestLike, type NodeResponseLike } from './node.js';
+import { typeName } from '../../internal/type-name.js';
+import type { DeliveryInput } from '../engine/delivery-types.js';
+import type { WebhookEngine } from '../engine/lifecycle.js';
+import { deliverToNode, isNodeRequest, isNodeResponse, nodeDeliveryInput, type KeptBody, type NodeRequestLike, type NodeResponseLike } from './node.js';
 
 /**
  * The part of a Koa context the `koa` adapter uses. Typed structurally, so this entry needs no
@@ -30,7 +31,17 @@ export function koaDeliveryInput(ctx: KoaContextLike): DeliveryInput {
     ctx.request === null ||
     typeof ctx.request !== 'object'
   ) {
-    throw new TypeError(`koa takes a Koa context (with ctx.req, ctx.res and ctx.request), got ${describe(ctx)}`);
+    throw new TypeError(`koa takes a Koa context (with ctx.req, ctx.res and ctx.request), got ${typeName(ctx)}`);
   }
   return nodeDeliveryInput(ctx.req, { framework: 'koa', kept: ctx.request });
+}
+
+/** `handler.koa(ctx)`. */
+export function koaAdapter(engine: WebhookEngine): (ctx: KoaContextLike) => Promise<void> {
+  return async function koa(ctx: KoaContextLike): Promise<void> {
+    const input = koaDeliveryInput(ctx);
+    // Koa then leaves ctx.res to the adapter (and ctx.status reads the status written)
+    ctx.respond = false;
+    await deliverToNode(engine, ctx.res, input);
+  };
 }

@@ -1,5 +1,7 @@
+import { typeName } from '../../internal/type-name.js';
 import { declaredLength, readStreamBody, TOO_LARGE, type BodyResult } from '../engine/body.js';
-import type { DeliveryInput } from '../engine/deliver.js';
+import type { DeliveryInput, PlainResponse } from '../engine/delivery-types.js';
+import type { WebhookEngine } from '../engine/lifecycle.js';
 import { RawBodyUnavailableError } from '../engine/raw-body-error.js';
 import { nodeFramework, rawBodyFix, type Framework } from './raw-body-fix.js';
 
@@ -38,13 +40,6 @@ export interface NodeResponseLike {
   setHeader(name: string, value: string): unknown;
   /** Sends the body and ends the response. */
   end(chunk: string): unknown;
-}
-
-/** What the handler answers, before it becomes a `Response` or is written to a Node response. */
-export interface PlainResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
 }
 
 const encoder = new TextEncoder();
@@ -138,4 +133,23 @@ export function writeNodeResponse(res: NodeResponseLike, response: PlainResponse
   if (cutOff && !http2) res.setHeader('connection', 'close');
   res.end(response.body);
   if (cutOff && http2) (stream as { close(): void }).close();
+}
+
+/** Delivers `input` through `engine` and writes the answer to the Node response `res`. */
+export function deliverToNode(engine: WebhookEngine, res: NodeResponseLike, input: DeliveryInput): Promise<void> {
+  return engine.deliver(input).then((response) => writeNodeResponse(res, response));
+}
+
+/** `handler.node(req, res)`: node:http, Express and NestJS (on Express). */
+export function nodeAdapter(engine: WebhookEngine): (req: NodeRequestLike, res: NodeResponseLike) => void {
+  return function node(req: NodeRequestLike, res: NodeResponseLike): void {
+    if (!isNodeRequest(req)) {
+      throw new TypeError(
+        `node takes a Node request (IncomingMessage), got ${typeName(req)}; ` +
+          'in Fastify use handler.fastify(request, reply), in Koa handler.koa(ctx)',
+      );
+    }
+    if (!isNodeResponse(res)) throw new TypeError(`node takes a Node response (ServerResponse), got ${typeName(res)}`);
+    void deliverToNode(engine, res, nodeDeliveryInput(req));
+  };
 }

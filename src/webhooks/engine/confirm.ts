@@ -1,9 +1,10 @@
 import { NotFoundError } from '../../errors.js';
 import { sleep, untilAborted } from '../../internal/abort.js';
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import type { Order, Withdrawal } from '../../schemas.js';
 import type { WebhookEvent } from '../event.js';
-import type { ExternalIdResolver, ResolvedOptions, WebhookContext } from './options.js';
+import type { ExternalIdResolver, WebhookContext } from './options.js';
+import type { ResolvedOptions } from './resolve-options.js';
 
 type ConfirmConfig = Pick<
   ResolvedOptions,
@@ -91,7 +92,7 @@ async function resolveId(resolver: ExternalIdResolver | undefined, event: Webhoo
   signal.throwIfAborted();
   const id: unknown = await untilAborted(Promise.resolve(resolver(event)), signal);
   if (id === undefined || id === null || id === '') return undefined;
-  if (typeof id !== 'string') throw new TypeError(`${name} must return a string, null or undefined, got ${describe(id)}`);
+  if (typeof id !== 'string') throw new TypeError(`${name} must return a string, null or undefined, got ${typeName(id)}`);
   return id;
 }
 

@@ -4,47 +4,17 @@ import { confirmEvent } from './confirm.js';
 import { WebhookPayloadError } from '../errors.js';
 import { RawBodyUnavailableError } from './raw-body-error.js';
 import { parseEvent, type WebhookEvent } from '../event.js';
-import type { ResolvedOptions, WebhookContext } from './options.js';
+import type { DeliveryInput, DeliveryProgress, DeliveryResult } from './delivery-types.js';
+import type { WebhookContext } from './options.js';
+import type { ResolvedOptions } from './resolve-options.js';
 import type { ClaimedLease } from '../../stores/event-store.js';
 import { runTransactional, transactionalStore } from './transactional.js';
+import { typeName } from '../../internal/type-name.js';
 import { nudgeTracker, runTrackerDelivery } from './tracker-intake.js';
 import { withinLease } from './lease-deadline.js';
-import { describe } from '../../internal/path.js';
 import { quote } from '../../internal/quote.js';
 import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
-import type { ClaimAnswer } from '../../telemetry/webhook-delivery.js';
-
-/** One delivery as an adapter hands it over: its headers and a way to read its body within a limit. */
-export interface DeliveryInput {
-  /** The request method as the adapter saw it (`undefined` when the framework does not say). */
-  method: string | undefined;
-  headers: Headers;
-  /**
-   * The raw body, or `TOO_LARGE` past `limit`. When `signal` aborts (the response deadline, or
-   * `drain()`) while the body is still arriving, stop reading and reject with `signal.reason`.
-   */
-  readBody(limit: number, signal?: AbortSignal): Promise<BodyResult>;
-}
-
-/** How a delivery ended, and what is known of it. */
-export interface DeliveryResult {
-  outcome: WebhookOutcome;
-  eventId?: string;
-  type?: string;
-  confirmed?: boolean;
-  error?: unknown;
-  /** A plain-text body other than the outcome's usual one. */
-  message?: string;
-}
-
-/** Filled in as the delivery goes, so a timed-out delivery can still be logged with its event. */
-export interface DeliveryProgress {
-  eventId?: string;
-  type?: string;
-  /** What the event store answered the claim (for the delivery's span). */
-  claim?: ClaimAnswer;
-}
 
 /** The body had not fully arrived at the response deadline: its read was stopped (logged with the late `timeout` entry). */
 export class BodyDeadlineError extends CheckoutError {
@@ -171,7 +141,7 @@ export async function runDelivery(
   const lease = leaseOf(claim);
   if (lease === NOT_CLAIMED) {
     const error = new TypeError(
-      `store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${describe(claim)}`,
+      `store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${typeName(claim)}`,
     );
     return { ...known, outcome: 'store-unavailable', error };
   }

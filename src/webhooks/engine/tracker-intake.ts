@@ -1,13 +1,12 @@
 import { untilAborted } from '../../internal/abort.js';
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import { withinLease } from './lease-deadline.js';
 import type { StatusKind, StatusTracker } from '../../tracker/types.js';
-import type { DeliveryResult } from './deliver.js';
+import type { DeliveryResult } from './delivery-types.js';
 import type { WebhookEvent } from '../event.js';
-import type { ExternalIdResolver, ResolvedOptions } from './options.js';
+import type { ExternalIdResolver } from './options.js';
+import type { ResolvedOptions } from './resolve-options.js';
 
-/** The part of a status tracker the webhook handler uses: `nudge`. A `StatusTracker` fits. */
-export type WebhookTracker = Pick<StatusTracker, 'nudge'>;
 
 /**
  * Asks the tracker to read the record `event` is about now, with the event: `otc.trade.*` and
@@ -42,7 +41,7 @@ export async function nudgeTracker(
   signal.throwIfAborted();
   const externalId: unknown = await untilAborted(Promise.resolve(resolver(event)), signal);
   if (externalId === undefined || externalId === null || externalId === '') return false;
-  if (typeof externalId !== 'string') throw new TypeError(`the externalId resolver must return a string, null or undefined, got ${describe(externalId)}`);
+  if (typeof externalId !== 'string') throw new TypeError(`the externalId resolver must return a string, null or undefined, got ${typeName(externalId)}`);
   signal.throwIfAborted();
   await untilAborted(tracker.nudge(kind, externalId, { event }), signal);
   return true;
@@ -68,7 +67,7 @@ export async function runTrackerDelivery(config: ResolvedOptions, event: Webhook
   if (claim === 'in-flight') return { ...known, outcome: 'in-flight' };
   const lease = claim !== null && typeof claim === 'object' ? (claim as { lease?: unknown }).lease : undefined;
   if (claim !== 'claimed' && lease === undefined) {
-    const error = new TypeError(`store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${describe(claim)}`);
+    const error = new TypeError(`store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${typeName(claim)}`);
     return { ...known, outcome: 'store-unavailable', error };
   }
   try {

@@ -1,4 +1,4 @@
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 
 /** A payload as the public functions accept it: the raw body as text or bytes. */
 export type PayloadInput = string | Uint8Array | ArrayBuffer;
@@ -12,7 +12,7 @@ export function payloadData(payload: unknown, name = 'payload'): string | Uint8A
   if (typeof payload === 'string' || payload instanceof Uint8Array) return payload;
   if (payload instanceof ArrayBuffer) return new Uint8Array(payload);
   if (ArrayBuffer.isView(payload)) return new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength);
-  throw new TypeError(`${name} must be a string, a Uint8Array or an ArrayBuffer, got ${describe(payload)}`);
+  throw new TypeError(`${name} must be a string, a Uint8Array or an ArrayBuffer, got ${typeName(payload)}`);
 }
 
 const encoder = new TextEncoder();

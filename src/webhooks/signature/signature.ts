@@ -1,4 +1,4 @@
-import { describe } from '../../internal/path.js';
+import { typeName } from '../../internal/type-name.js';
 import { payloadData, signatureHex, type PayloadInput } from './bytes.js';
 import type { Hmac } from './hmac.js';
 
@@ -73,11 +73,11 @@ export function checkSecret(secret: unknown, name = 'secret'): asserts secret is
     throw new TypeError(`${name} must be a non-empty string, got ${blank}`);
   }
   if (!Array.isArray(secret) || secret.length === 0) {
-    throw new TypeError(`${name} must be a non-empty string or a non-empty array of them, got ${describe(secret)}`);
+    throw new TypeError(`${name} must be a non-empty string or a non-empty array of them, got ${typeName(secret)}`);
   }
   for (let index = 0; index < secret.length; index += 1) {
     const item: unknown = secret[index];
-    const blank = typeof item === 'string' ? blankSecret(item) : describe(item);
+    const blank = typeof item === 'string' ? blankSecret(item) : typeName(item);
     if (blank !== undefined) throw new TypeError(`${name}[${index}] must be a non-empty string, got ${blank}`);
   }
 }
@@ -123,7 +123,7 @@ export function timingSafeEqual(a: string, b: string): boolean {
 
 /** A non-empty string secret (signing takes exactly one), or a `TypeError` that never shows it. */
 function checkSigningSecret(secret: unknown): asserts secret is string {
-  const blank = typeof secret === 'string' ? blankSecret(secret) : describe(secret);
+  const blank = typeof secret === 'string' ? blankSecret(secret) : typeName(secret);
   if (blank !== undefined) throw new TypeError(`secret must be a non-empty string, got ${blank}`);
 }
 
@@ -171,12 +171,12 @@ export function createSignatures(hmac: Hmac): Signatures {
     },
     async verifySignature(input) {
       if (input === null || typeof input !== 'object') {
-        throw new TypeError(`verifySignature takes { payload, signature, secret }, got ${describe(input)}`);
+        throw new TypeError(`verifySignature takes { payload, signature, secret }, got ${typeName(input)}`);
       }
       const { payload, signature, secret } = input;
       const data = payloadData(payload);
       if (signature !== undefined && signature !== null && typeof signature !== 'string') {
-        throw new TypeError(`signature must be a string, null or undefined, got ${describe(signature)}`);
+        throw new TypeError(`signature must be a string, null or undefined, got ${typeName(signature)}`);
       }
       checkSecret(secret);
       const verified = verifyChecked(data, signature, secret);

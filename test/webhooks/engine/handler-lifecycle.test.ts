@@ -148,24 +148,30 @@ describe('drain()', () => {
 
 describe('drain({ timeoutMs })', () => {
   it('resolves at timeoutMs with what is still in hand, whose claim then lapses by its lease and is redelivered', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const store = new MemoryEventStore();
     const stuck = vi.fn(() => new Promise<void>(() => undefined)); // an onEvent that never settles
     const handler = createWebhookHandler(base({ store, onEvent: stuck, responseTimeoutMs: 50, leaseMs: 400 }));
     const event = { eventId: 'evt-stuck', type: 'otc.trade.cancelled' };
-    expect((await handler.handle(await delivery(event))).status).toBe(503);
-    expect(stuck).toHaveBeenCalledOnce();
+    const answered = handler.handle(await delivery(event));
+    await until(() => stuck.mock.calls.length === 1); // claimed at 0 ms
+    await vi.advanceTimersByTimeAsync(50);
+    expect((await answered).status).toBe(503);
 
-    const started = Date.now();
-    const report = await handler.drain({ timeoutMs: 150 });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    let report: unknown;
+    void handler.drain({ timeoutMs: 150 }).then((r) => (report = r));
+    await vi.advanceTimersByTimeAsync(149);
+    expect(report).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1); // 200 ms
     expect(report).toEqual({ timedOut: true, inHand: 1, events: [{ eventId: 'evt-stuck', type: 'otc.trade.cancelled' }] });
 
-    // the next process (here a second handler on the same store) gets 409 until the lease lapses, then runs it
+    // the next process (here a second handler on the same store) gets 409 until the lease lapses at 400 ms, then runs it
     const onEvent = vi.fn();
     const next = createWebhookHandler(base({ store, onEvent }));
     expect((await next.handle(await delivery(event))).status).toBe(409);
-    await new Promise((resolve) => setTimeout(resolve, 400 - (Date.now() - started) + 50));
+    await vi.advanceTimersByTimeAsync(199);
+    expect((await next.handle(await delivery(event))).status).toBe(409);
+    await vi.advanceTimersByTimeAsync(2);
     expect((await next.handle(await delivery(event))).status).toBe(200);
     expect(onEvent).toHaveBeenCalledOnce();
   });
@@ -176,7 +182,7 @@ describe('drain({ timeoutMs })', () => {
       const onEvent = vi.fn(() => new Promise<void>(() => undefined));
       const handler = createWebhookHandler(base({ onEvent, responseTimeoutMs: 1_000 }));
       const answered = handler.handle(await delivery({ eventId: 'evt-default', type: 'custom' }));
-      // the signature check runs on real threads: let the delivery reach onEvent before moving the clock
+      // let the delivery reach onEvent before moving the clock
       await until(() => onEvent.mock.calls.length === 1);
       await vi.advanceTimersByTimeAsync(1_000);
       expect((await answered).status).toBe(503);

@@ -1,25 +1,19 @@
 import { timerMs } from '../../internal/timer-ms.js';
-import { describe } from '../../internal/path.js';
-import { readRequestBody } from './body.js';
-import { BodyDeadlineError, DrainingAbort, refusal, runDelivery, type DeliveryInput, type DeliveryProgress, type DeliveryResult } from './deliver.js';
+import { typeName } from '../../internal/type-name.js';
+import { BodyDeadlineError, DrainingAbort, refusal, runDelivery } from './deliver.js';
+import type { DeliveryInput, DeliveryProgress, DeliveryResult, PlainResponse } from './delivery-types.js';
 import { logError, logWriter, warnOnce, type WebhookLogEntry } from './logger.js';
-import { fastifyDeliveryInput, type FastifyReplyLike, type FastifyRequestLike } from '../adapters/fastify.js';
-import { koaDeliveryInput, type KoaContextLike } from '../adapters/koa.js';
-import {
-  isNodeRequest,
-  isNodeResponse,
-  nodeDeliveryInput,
-  writeNodeResponse,
-  type NodeRequestLike,
-  type NodeResponseLike,
-  type PlainResponse,
-} from '../adapters/node.js';
-import { resolveOptions, type WebhookHandlerOptions } from './options.js';
+import type { WebhookHandlerOptions } from './options.js';
+import { resolveOptions } from './resolve-options.js';
 import { OUTCOME_MESSAGE, OUTCOME_STATUS } from './outcome.js';
 import type { Signatures } from '../signature/signature.js';
 import { Telemetry } from '../../telemetry/telemetry.js';
 
-/** The second argument of {@link WebhookHandler.handle}. */
+// The engine of the webhook handler: deliveries in hand, the response deadline, logging, drain().
+// It knows no framework: each adapter (../adapters/) turns its request into a DeliveryInput and
+// writes the PlainResponse back, so adapters depend on the engine and never the reverse.
+
+/** The second argument of `handler.handle(request, options)`. */
 export interface HandleOptions {
   /**
    * Keeps the runtime alive for work that goes on after the response: a delivery answered 503 at
@@ -37,7 +31,7 @@ export interface HandleOptions {
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
 }
 
-/** The argument of {@link WebhookHandler.drain}. */
+/** The argument of `handler.drain(options)`. */
 export interface DrainOptions {
   /**
    * How long `drain()` waits for the deliveries in hand, in milliseconds, before it resolves with
@@ -71,78 +65,19 @@ export interface DrainReport {
   events: DrainedEvent[];
 }
 
-/** What `createWebhookHandler` returns: the same handling behind a Fetch API adapter and a Node one. */
-export interface WebhookHandler {
+/** The handling every adapter shares: a delivery in, the answer to send out; and the shutdown. */
+export interface WebhookEngine {
   /**
-   * Handles one delivery as a Fetch API `Request` (Hono, Next.js route handlers, Bun, Deno,
-   * Cloudflare Workers) and resolves with the `Response` to send. Never rejects for a delivery's
-   * own failure; it answers it. On Workers, pass `{ waitUntil }` (see {@link HandleOptions}) so
-   * work that goes on after a 503 is not stopped with the request.
-   *
-   * @example
-   * app.post('/webhooks', (c) => handler.handle(c.req.raw)); // Hono on Node, Bun or Deno
-   * app.post('/webhooks', (c) => handler.handle(c.req.raw, { waitUntil: c.executionCtx.waitUntil.bind(c.executionCtx) })); // Workers
+   * Handles one delivery as an adapter hands it over (its headers and a function that reads its
+   * body) and resolves with the answer to send. Never rejects: an unexpected failure is answered 500.
    */
-  handle(request: Request, options?: HandleOptions): Promise<Response>;
-  /**
-   * Handles one delivery on node:http, Express or NestJS (on Express). It reads the raw body from
-   * the request stream itself (bounded by `maxBodyBytes`), so the route needs no body parser; raw
-   * bytes a framework kept are used as they are: `req.rawBody` (NestJS with
-   * `NestFactory.create(AppModule, { rawBody: true })`), or bytes or text left in `req.body` by
-   * `express.raw()` / `express.text()`. A route whose raw body is gone is answered 500 with the fix.
-   *
-   * @example
-   * http.createServer((req, res) => handler.node(req, res)); // node:http
-   * app.post('/webhooks', (req, res) => handler.node(req, res)); // Express, before express.json()
-   * // NestJS controller: @Post() receive(@Req() req: RawBodyRequest<Request>, @Res() res: Response) { this.handler.node(req, res); }
-   */
-  node(req: NodeRequestLike, res: NodeResponseLike): void;
-  /**
-   * Handles one delivery in Fastify. Fastify's default JSON parser keeps no raw bytes, so register
-   * the webhook route in its own plugin with a `parseAs: 'buffer'` (or `'string'`) content-type
-   * parser, whose `request.body` the adapter takes as the raw body; `request.rawBody` from
-   * fastify-raw-body works too. It hijacks the reply (`reply.hijack()`) and answers on `reply.raw`,
-   * and resolves once the answer is written. A parsed `request.body` is answered 500 with the fix.
-   * Arguments that are not a Fastify request and reply reject with a `TypeError`.
-   *
-   * @example
-   * app.register(async (webhooks) => {
-   *   // scoped to this plugin: the rest of the app keeps Fastify's JSON parser
-   *   webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-   *   webhooks.post('/webhooks', (request, reply) => handler.fastify(request, reply));
-   * });
-   */
-  fastify(request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void>;
-  /**
-   * Handles one delivery in Koa. It takes the raw body a body parser kept in `ctx.request.rawBody`
-   * (@koa/bodyparser, koa-bodyparser), or reads `ctx.req` itself when nothing read it; it sets
-   * `ctx.respond = false`, writes the answer to `ctx.res`, and resolves once it is written. A body
-   * parsed by a parser that keeps no raw body is answered 500 with the fix. An argument that is not
-   * a Koa context rejects with a `TypeError`.
-   *
-   * @example
-   * router.post('/webhooks', (ctx) => handler.koa(ctx)); // @koa/router, with or without @koa/bodyparser
-   * app.use((ctx, next) => (ctx.method === 'POST' && ctx.path === '/webhooks' ? handler.koa(ctx) : next()));
-   */
-  koa(ctx: KoaContextLike): Promise<void>;
-  /**
-   * Stops taking new deliveries (they are answered 503, so the provider redelivers them), answers
-   * 503 at once to those whose body is still arriving, and resolves once every delivery in hand
-   * has completed or released its claim, or once `timeoutMs` (25 s) has passed, with a
-   * {@link DrainReport} of what was still running. Call it on SIGTERM before closing the server.
-   *
-   * @example
-   * process.once('SIGTERM', async () => {
-   *   const report = await handler.drain({ timeoutMs: 20_000 });
-   *   if (report.timedOut) console.warn('left to redelivery', report.events);
-   *   server.close();
-   * });
-   */
+  deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse>;
+  /** `handler.drain()`: stops taking deliveries and waits for those in hand (see `WebhookHandler.drain`). */
   drain(options?: DrainOptions): Promise<DrainReport>;
 }
 
-/** `createWebhookHandler`'s signature (the same in the Web Crypto and the node:crypto build). */
-export type CreateWebhookHandler = <Transaction = undefined>(options: WebhookHandlerOptions<Transaction>) => WebhookHandler;
+/** `createEngine(options)`: checks the options (a `TypeError` for a bad one) and starts an engine. */
+export type CreateEngine = <Transaction = undefined>(options: WebhookHandlerOptions<Transaction>) => WebhookEngine;
 
 const TEXT = 'text/plain; charset=utf-8';
 
@@ -155,9 +90,9 @@ const NEVER_CONFIRMS = {
     'and resolveWithdrawalExternalId (pix.withdrawal.*); logger: false silences this warning.',
 } as const;
 
-/** Builds `createWebhookHandler` over one entry point's signing functions. */
-export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
-  return function createWebhookHandler<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookHandler {
+/** Builds `createEngine` over one entry point's signing functions. */
+export function engineFactory(signatures: Signatures): CreateEngine {
+  return function createEngine<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookEngine {
     const config = resolveOptions(options);
     const writeLog = logWriter(config.logger);
     const telemetry = new Telemetry(config.telemetry);
@@ -192,13 +127,6 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
       if (result.outcome === 'unsupported-encoding') headers['accept-encoding'] = 'identity'; // RFC 9110 §15.5.16
       return { status, headers, body: result.message ?? OUTCOME_MESSAGE[result.outcome] };
     };
-
-    /** Delivers `input` and writes the answer to the Node response `res`; never rejects. */
-    const deliverTo = (res: NodeResponseLike, input: DeliveryInput): Promise<void> =>
-      deliver(input).then(
-        (response) => writeNodeResponse(res, response),
-        () => writeNodeResponse(res, answer({ outcome: 'failed' })),
-      );
 
     /** Hands `work` (which never rejects) to the runtime's `waitUntil`, if the adapter has one. */
     const keepAlive = (waitUntil: HandleOptions['waitUntil'], work: Promise<unknown>): void => {
@@ -277,52 +205,11 @@ export function handlerFactory(signatures: Signatures): CreateWebhookHandler {
     }
 
     return {
-      async handle(request: Request, options?: HandleOptions): Promise<Response> {
-        if (request === null || typeof request !== 'object' || typeof request.headers?.get !== 'function') {
-          throw new TypeError(`handle takes a Fetch API Request, got ${describe(request)}`);
-        }
-        if (options !== undefined && (options === null || typeof options !== 'object')) {
-          throw new TypeError(`handle options must be an object { waitUntil? }, got ${describe(options)}`);
-        }
-        const waitUntil = options?.waitUntil;
-        if (waitUntil !== undefined && typeof waitUntil !== 'function') {
-          throw new TypeError(`handle options.waitUntil must be a function (e.g. ctx.waitUntil.bind(ctx)), got ${describe(waitUntil)}`);
-        }
-        const response = await deliver(
-          { method: request.method, headers: request.headers, readBody: (limit, signal) => readRequestBody(request, limit, signal) },
-          waitUntil,
-        );
-        return new Response(response.body, { status: response.status, headers: response.headers });
-      },
-
-      node(req: NodeRequestLike, res: NodeResponseLike): void {
-        if (!isNodeRequest(req)) {
-          throw new TypeError(
-            `node takes a Node request (IncomingMessage), got ${describe(req)}; ` +
-              'in Fastify use handler.fastify(request, reply), in Koa handler.koa(ctx)',
-          );
-        }
-        if (!isNodeResponse(res)) throw new TypeError(`node takes a Node response (ServerResponse), got ${describe(res)}`);
-        void deliverTo(res, nodeDeliveryInput(req));
-      },
-
-      async fastify(request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> {
-        const input = fastifyDeliveryInput(request, reply);
-        // the answer is written on reply.raw, after Fastify's own reply is set aside
-        reply.hijack();
-        await deliverTo(reply.raw, input);
-      },
-
-      async koa(ctx: KoaContextLike): Promise<void> {
-        const input = koaDeliveryInput(ctx);
-        // Koa then leaves ctx.res to the adapter (and ctx.status reads the status written)
-        ctx.respond = false;
-        await deliverTo(ctx.res, input);
-      },
+      deliver: (input, waitUntil) => deliver(input, waitUntil).catch(() => answer({ outcome: 'failed' })),
 
       async drain(options?: DrainOptions): Promise<DrainReport> {
         if (options !== undefined && (options === null || typeof options !== 'object')) {
-          throw new TypeError(`drain options must be an object { timeoutMs? }, got ${describe(options)}`);
+          throw new TypeError(`drain options must be an object { timeoutMs? }, got ${typeName(options)}`);
         }
         const timeoutMs = timerMs('drain timeoutMs', options?.timeoutMs, 25_000);
         draining = true;

@@ -1,0 +1,156 @@
+import { signatureHeaderName } from '../../internal/arguments.js';
+import { quote } from '../../internal/quote.js';
+import { typeName } from '../../internal/type-name.js';
+import { MAX_TIMER_MS, timerMs } from '../../internal/timer-ms.js';
+import type { EventStore } from '../../stores/event-store.js';
+import { MemoryEventStore } from '../../stores/memory-event-store.js';
+import { secretList, type SignatureScheme } from '../signature/signature.js';
+import { clientTelemetryOptions, type TelemetryOptions } from '../../telemetry/options.js';
+import type { WebhookLogger } from './logger.js';
+import type { ExternalIdResolver, OnEvent, WebhookClient, WebhookHandlerOptions, WebhookTracker } from './options.js';
+
+/** The options with every default applied, checked once. */
+export interface ResolvedOptions {
+  secrets: readonly string[];
+  client: WebhookClient;
+  onEvent: OnEvent;
+  /** The tracker to nudge per event, if any. */
+  tracker: WebhookTracker | undefined;
+  /** `true` when only `tracker` handles events (no `onEvent`): no confirm reads in the handler. */
+  trackerOnly: boolean;
+  store: EventStore;
+  resolveOrderExternalId: ExternalIdResolver | undefined;
+  resolveWithdrawalExternalId: ExternalIdResolver | undefined;
+  signatureHeader: string;
+  scheme: SignatureScheme | undefined;
+  maxBodyBytes: number;
+  responseTimeoutMs: number;
+  leaseMs: number;
+  attempts: number;
+  delayMs: number;
+  logger: WebhookLogger | false | undefined;
+  /** The providers: the options', else the client's, else the global ones (looked up per delivery). */
+  telemetry: TelemetryOptions;
+}
+
+const KNOWN = new Set<string>([
+  'secret',
+  'client',
+  'onEvent',
+  'tracker',
+  'store',
+  'resolveOrderExternalId',
+  'resolveWithdrawalExternalId',
+  'signatureHeader',
+  'scheme',
+  'maxBodyBytes',
+  'responseTimeoutMs',
+  'leaseMs',
+  'confirm',
+  'logger',
+  'tracerProvider',
+  'meterProvider',
+]);
+
+/** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
+export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Transaction>): ResolvedOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`createWebhookHandler options must be an object, got ${typeName(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new TypeError(`createWebhookHandler: unknown option ${quote(key)}`);
+  }
+  const client = options.client as unknown;
+  if (
+    client === null ||
+    typeof client !== 'object' ||
+    typeof (client as WebhookClient).getOrderByExternalId !== 'function' ||
+    typeof (client as WebhookClient).getWithdrawalByExternalId !== 'function'
+  ) {
+    throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
+  }
+  const tracker = options.tracker as unknown;
+  if (tracker !== undefined && (tracker === null || typeof tracker !== 'object' || typeof (tracker as WebhookTracker).nudge !== 'function')) {
+    throw new TypeError('tracker must be a status tracker (an object with nudge), from createStatusTracker');
+  }
+  fn('onEvent', options.onEvent, tracker === undefined);
+  fn('resolveOrderExternalId', options.resolveOrderExternalId);
+  fn('resolveWithdrawalExternalId', options.resolveWithdrawalExternalId);
+  fn('scheme', options.scheme);
+  const store = options.store ?? new MemoryEventStore();
+  if (
+    store === null ||
+    typeof store !== 'object' ||
+    typeof store.claim !== 'function' ||
+    typeof store.complete !== 'function' ||
+    typeof store.release !== 'function'
+  ) {
+    throw new TypeError('store must be an EventStore (an object with claim, complete and release methods)');
+  }
+  const signatureHeader = signatureHeaderName(options.signatureHeader);
+  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  if (typeof maxBodyBytes !== 'number' || !Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new TypeError(`maxBodyBytes must be a whole number of bytes of at least 1, got ${quote(maxBodyBytes)}`);
+  }
+  const responseTimeoutMs = timerMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
+  const leaseMs = timerMs('leaseMs', options.leaseMs, 60_000);
+  if (leaseMs < responseTimeoutMs) {
+    throw new TypeError(
+      `leaseMs (${leaseMs}) must be at least responseTimeoutMs (${responseTimeoutMs}): a claim must outlive the delivery that made it`,
+    );
+  }
+  const confirm = options.confirm ?? {};
+  if (confirm === null || typeof confirm !== 'object') {
+    throw new TypeError(`confirm must be an object { attempts?, delayMs? }, got ${typeName(confirm)}`);
+  }
+  const attempts = confirm.attempts ?? 3;
+  if (typeof attempts !== 'number' || !Number.isSafeInteger(attempts) || attempts < 1 || attempts > 100) {
+    throw new TypeError(`confirm.attempts must be a whole number from 1 to 100, got ${quote(attempts)}`);
+  }
+  const delayMs = confirm.delayMs ?? 500;
+  if (typeof delayMs !== 'number' || !(delayMs >= 0) || !Number.isFinite(delayMs)) {
+    throw new TypeError(`confirm.delayMs must be a number of milliseconds of at least 0, got ${quote(delayMs)}`);
+  }
+  if (delayMs > MAX_TIMER_MS) {
+    throw new TypeError(`confirm.delayMs must be at most ${MAX_TIMER_MS} milliseconds (the longest a timer can wait), got ${delayMs}`);
+  }
+  const logger = options.logger as unknown;
+  if (
+    logger !== undefined &&
+    logger !== false &&
+    typeof logger !== 'function' &&
+    (logger === null ||
+      typeof logger !== 'object' ||
+      !['info', 'warn', 'error'].every((level) => typeof (logger as Record<string, unknown>)[level] === 'function'))
+  ) {
+    throw new TypeError('logger must be a function or an object with info, warn and error methods (or false for no logging)');
+  }
+  return {
+    secrets: secretList(options.secret),
+    client: client as WebhookClient,
+    // the handler passes `transaction` exactly when the store is transactional, as Transaction says
+    onEvent: (options.onEvent ?? (() => undefined)) as OnEvent,
+    tracker: tracker as WebhookTracker | undefined,
+    trackerOnly: tracker !== undefined && options.onEvent === undefined,
+    store,
+    resolveOrderExternalId: options.resolveOrderExternalId,
+    resolveWithdrawalExternalId: options.resolveWithdrawalExternalId,
+    signatureHeader,
+    scheme: options.scheme,
+    maxBodyBytes,
+    responseTimeoutMs,
+    leaseMs,
+    attempts,
+    delayMs,
+    logger: logger as WebhookLogger | false | undefined,
+    telemetry: {
+      tracerProvider: options.tracerProvider ?? clientTelemetryOptions(client).tracerProvider,
+      meterProvider: options.meterProvider ?? clientTelemetryOptions(client).meterProvider,
+    },
+  };
+}
+
+function fn(name: string, value: unknown, required = false): void {
+  if (value === undefined && !required) return;
+  if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${typeName(value)}`);
+}
