@@ -73,6 +73,9 @@ export class CheckoutClient {
     this.baseUrl = partnerApiBase(required('baseUrl', 'CHECKOUT_BASE_URL', options.baseUrl));
     checkTransportSecurity(this.baseUrl, options.allowInsecureHttp === true);
     this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
+    // fixed at run time too, not only in TypeScript: request()'s path guard, the token exchange and
+    // the token store key read them. Still own enumerable data, so JSON, spread and inspect are unchanged.
+    Object.defineProperties(this, { baseUrl: { writable: false, configurable: false }, partnerId: { writable: false, configurable: false } });
     this.#secret = secretOption(options.partnerSecret);
     const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 30_000);
     this.#timeoutMs = timeoutMs;

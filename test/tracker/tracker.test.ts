@@ -203,7 +203,8 @@ describe('createStatusTracker: a read that outlives its lease', () => {
       },
       getWithdrawalByExternalId: client.getWithdrawalByExternalId.bind(client),
     };
-    const a = track({ client: slow, store, onChange, leaseMs: 1_000, readTimeoutMs: 5_000, claimIntervalMs: 20 });
+    // logger: false: its lease-lost line is expected here (the stderr line itself is tested in failures-visible.test.ts)
+    const a = track({ client: slow, store, onChange, leaseMs: 1_000, readTimeoutMs: 5_000, claimIntervalMs: 20, logger: false });
     await a.watchOrder('slow-read');
     await new Promise((resolve) => setTimeout(resolve, 300));
     // process B starts once A holds the record

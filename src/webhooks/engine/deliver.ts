@@ -11,6 +11,7 @@ import type { ClaimedLease } from '../../stores/event-store.js';
 import { runTransactional, transactionalStore } from './transactional.js';
 import { typeName } from '../../internal/type-name.js';
 import { nudgeTracker, runTrackerDelivery } from './tracker-intake.js';
+import { withinLease } from './lease-deadline.js';
 import { quote } from '../../internal/quote.js';
 import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
@@ -112,7 +113,9 @@ export async function runDelivery(
   if (config.trackerOnly) return runTrackerDelivery(config, event);
   if (config.tracker !== undefined) {
     try {
-      await nudgeTracker(config, event);
+      // nothing is claimed yet, but a resolver or nudge that never answers must not hold the
+      // delivery (and drain()) forever: it gets the same time as work under a claim made now
+      await withinLease(event.eventId, config.leaseMs, Date.now(), 'tracker nudge', ({ signal }) => nudgeTracker(config, event, signal));
     } catch (error) {
       return { ...known, outcome: 'store-unavailable', error };
     }
@@ -181,40 +184,13 @@ function leaseOf(claim: unknown): unknown {
   return NOT_CLAIMED;
 }
 
-/** The confirm reads end this long before the claim's lease passes: 10% of `leaseMs`, at most 5 s. */
-function leaseMarginMs(leaseMs: number): number {
-  return Math.min(leaseMs * 0.1, 5_000);
-}
-
 /**
  * {@link confirmEvent} under a deadline shortly before the claim's lease passes: past the lease a
  * redelivery can claim the event, so a read still running then would let `onEvent` run twice.
  * A read cut off by the deadline fails the delivery, so the claim is released and a redelivery runs it.
  */
-async function confirmWithinLease(event: WebhookEvent, config: ResolvedOptions, claimedAt: number): Promise<WebhookContext> {
-  const at = claimedAt + config.leaseMs - leaseMarginMs(config.leaseMs);
-  const controller = new AbortController();
-  const abort = () => controller.abort(new LeaseDeadlineError(event.eventId));
-  const remainingMs = at - Date.now();
-  // already past it (a slow claim): abort now, not on a timer a fast read could beat
-  if (remainingMs <= 0) abort();
-  const timer = remainingMs > 0 ? setTimeout(abort, remainingMs) : undefined;
-  try {
-    return await confirmEvent(event, config, { signal: controller.signal, at });
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The status reads did not end before the claim's lease (less a margin) would pass. */
-class LeaseDeadlineError extends CheckoutError {
-  override readonly name = 'LeaseDeadlineError' as const;
-  constructor(eventId: string) {
-    super(
-      `The status read for event ${quote(eventId)} did not finish before the claim's lease ran out; ` +
-        'the claim is released so a redelivery runs the event',
-    );
-  }
+function confirmWithinLease(event: WebhookEvent, config: ResolvedOptions, claimedAt: number): Promise<WebhookContext> {
+  return withinLease(event.eventId, config.leaseMs, claimedAt, 'status read', (deadline) => confirmEvent(event, config, deadline));
 }
 
 /** First retry delay of a failed `complete()`; each next one doubles, up to {@link COMPLETE_RETRY_MAX_MS}. */

@@ -1,4 +1,6 @@
+import { untilAborted } from '../../internal/abort.js';
 import { typeName } from '../../internal/type-name.js';
+import { withinLease } from './lease-deadline.js';
 import type { StatusKind, StatusTracker } from '../../tracker/types.js';
 import type { DeliveryResult } from './delivery-types.js';
 import type { WebhookEvent } from '../event.js';
@@ -11,8 +13,16 @@ import type { ResolvedOptions } from './resolve-options.js';
  * `pix.deposit.*` nudge the order (`resolveOrderExternalId`), `pix.withdrawal.*` the withdrawal
  * (`resolveWithdrawalExternalId`). Other types, or a resolver that finds no id, nudge nothing:
  * the record is still read on its schedule. Resolves once the nudge is stored.
+ *
+ * The resolver and the nudge are partner code and a store that can hang: when `signal` aborts
+ * (the lease deadline) while either still runs, this rejects with its reason (they go on, unheard:
+ * a late nudge only asks for one more read).
  */
-export async function nudgeTracker(config: Pick<ResolvedOptions, 'tracker' | 'resolveOrderExternalId' | 'resolveWithdrawalExternalId'>, event: WebhookEvent): Promise<boolean> {
+export async function nudgeTracker(
+  config: Pick<ResolvedOptions, 'tracker' | 'resolveOrderExternalId' | 'resolveWithdrawalExternalId'>,
+  event: WebhookEvent,
+  signal: AbortSignal,
+): Promise<boolean> {
   const tracker = config.tracker;
   if (tracker === undefined) return false;
   const { type } = event;
@@ -28,22 +38,26 @@ export async function nudgeTracker(config: Pick<ResolvedOptions, 'tracker' | 're
     return false;
   }
   if (resolver === undefined) return false;
-  const externalId: unknown = await resolver(event);
+  signal.throwIfAborted();
+  const externalId: unknown = await untilAborted(Promise.resolve(resolver(event)), signal);
   if (externalId === undefined || externalId === null || externalId === '') return false;
   if (typeof externalId !== 'string') throw new TypeError(`the externalId resolver must return a string, null or undefined, got ${typeName(externalId)}`);
-  await tracker.nudge(kind, externalId, { event });
+  signal.throwIfAborted();
+  await untilAborted(tracker.nudge(kind, externalId, { event }), signal);
   return true;
 }
 
 /**
  * A delivery to a handler with a `tracker` and no `onEvent`: claim the event (dedupe), nudge the
  * tracker, mark it done, 200. The reads and the partner's effect happen in the tracker, outside
- * the provider's 10 s. A nudge that fails releases the claim and answers 503, so the provider
- * redelivers it.
+ * the provider's 10 s. A nudge that fails, or that (with its resolver) has not ended shortly
+ * before the claim's lease passes (the confirm reads' deadline), releases the claim and answers
+ * 503, so the provider redelivers it.
  */
 export async function runTrackerDelivery(config: ResolvedOptions, event: WebhookEvent): Promise<DeliveryResult> {
   const known = { eventId: event.eventId, type: event.type };
   let claim: unknown;
+  const claimedAt = Date.now();
   try {
     claim = await config.store.claim(event.eventId, config.leaseMs);
   } catch (error) {
@@ -57,7 +71,7 @@ export async function runTrackerDelivery(config: ResolvedOptions, event: Webhook
     return { ...known, outcome: 'store-unavailable', error };
   }
   try {
-    await nudgeTracker(config, event);
+    await withinLease(event.eventId, config.leaseMs, claimedAt, 'tracker nudge', ({ signal }) => nudgeTracker(config, event, signal));
   } catch (error) {
     try {
       await config.store.release(event.eventId, lease);

@@ -1,0 +1,45 @@
+import { CheckoutError } from '../../errors.js';
+import { quote } from '../../internal/quote.js';
+
+/** The work under a claim ends this long before its lease passes: 10% of `leaseMs`, at most 5 s. */
+export function leaseMarginMs(leaseMs: number): number {
+  return Math.min(leaseMs * 0.1, 5_000);
+}
+
+/**
+ * Runs `work` with a signal that aborts, with a {@link LeaseDeadlineError}, shortly before the
+ * claim made at `claimedAt` lets go (`claimedAt + leaseMs - margin`): past the lease a redelivery
+ * can claim the event, so work still running then could run twice. `work` gets the deadline too
+ * (epoch ms), to start nothing that could not end before it. No timer is left behind.
+ */
+export async function withinLease<T>(
+  eventId: string,
+  leaseMs: number,
+  claimedAt: number,
+  step: string,
+  work: (deadline: { signal: AbortSignal; at: number }) => Promise<T>,
+): Promise<T> {
+  const at = claimedAt + leaseMs - leaseMarginMs(leaseMs);
+  const controller = new AbortController();
+  const abort = () => controller.abort(new LeaseDeadlineError(eventId, step));
+  const remainingMs = at - Date.now();
+  // already past it (a slow claim): abort now, not on a timer a fast step could beat
+  if (remainingMs <= 0) abort();
+  const timer = remainingMs > 0 ? setTimeout(abort, remainingMs) : undefined;
+  try {
+    return await work({ signal: controller.signal, at });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A step under a claim (the status reads, a resolver, the tracker's nudge) did not end before the claim's lease (less a margin) would pass. */
+export class LeaseDeadlineError extends CheckoutError {
+  override readonly name = 'LeaseDeadlineError' as const;
+  constructor(eventId: string, step = 'status read') {
+    super(
+      `The ${step} for event ${quote(eventId)} did not finish before the claim's lease ran out; ` +
+        'the claim is released so a redelivery runs the event',
+    );
+  }
+}
