@@ -14,6 +14,7 @@
  * once. A status not handed within MAX_HOLD_MS of its planned end is let go anyway; the checker then counts it lost.
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import pg from 'pg';
 import { createFakeCheckout, createProviderSimulator, type ProviderSimulator } from 'checkout-partner-sdk/testing';
 import { PARTNER_ID, PARTNER_SECRET, planRecord, random, requiredEnv } from './plan.js';
 
@@ -67,7 +68,27 @@ const readHanded = () => {
     }
   }
 };
-const tail = setInterval(readHanded, HOLD_CHECK_MS);
+// PostgreSQL mode: handed over means committed. An onChange whose transaction then rolled back (the
+// SIGKILL, the restart) wrote its log line but no effect row, and its change is handed over again
+// later: the status must be held until its effect row exists, or the checker would count it lost.
+const effectsUrl = process.env['SOAK_PG_URL'];
+const effectsTable = process.env['SOAK_PG_EFFECTS'];
+const effects = effectsUrl === undefined || effectsTable === undefined ? undefined : new pg.Pool({ connectionString: effectsUrl, max: 1, connectionTimeoutMillis: 2_000 });
+effects?.on('error', () => undefined); // an idle connection ended by the restart: the next poll reconnects
+let polling = false;
+const readCommitted = async () => {
+  if (polling || effects === undefined) return;
+  polling = true;
+  try {
+    const { rows } = await effects.query<{ external_id: string; status: string | null }>(`SELECT external_id, status FROM "${effectsTable}"`);
+    for (const row of rows) handed.add(`${row.external_id} ${row.status}`);
+  } catch {
+    // PostgreSQL restarting: the next poll reads it
+  } finally {
+    polling = false;
+  }
+};
+const tail = effects === undefined ? setInterval(readHanded, HOLD_CHECK_MS) : setInterval(() => void readCommitted(), 500);
 const holds = { held: 0, maxHeldMs: 0, letGo: 0 };
 
 const timers: ReturnType<typeof setTimeout>[] = [];
@@ -140,6 +161,7 @@ const stop = () => {
   for (const provider of providers) provider.stop();
   closeSync(truth);
   closeSync(changes);
+  void effects?.end();
   void server.close().finally(() => process.exit(0));
   setTimeout(() => process.exit(1), 3000).unref();
 };

@@ -123,7 +123,14 @@ try {
   const fake = spawnTs(join(ROOT, 'scripts/soak/tracker/fake.ts'), [], {
     name: 'fake',
     timeoutMs: HARD_LIMIT_MS,
-    env: { ...common, SOAK_TRUTH: truthFile, SOAK_LOG: logFile, SOAK_WEBHOOK_URLS: ports.map((port) => `http://127.0.0.1:${port}/`).join(',') },
+    env: {
+      ...common,
+      SOAK_TRUTH: truthFile,
+      SOAK_LOG: logFile,
+      SOAK_WEBHOOK_URLS: ports.map((port) => `http://127.0.0.1:${port}/`).join(','),
+      // PostgreSQL mode: the fake holds a status until its effect row has committed
+      ...(postgres === undefined ? {} : { SOAK_PG_URL: postgres.url, SOAK_PG_EFFECTS: PG_EFFECTS }),
+    },
     onLine: (line) => fakeLines.push(line),
   });
   const fakeUrl = (await waitForLine(fake, fakeLines, /^FAKE-URL (\S+)$/, 30_000, 'the fake service'))[1] as string;
