@@ -14,7 +14,7 @@ export default defineConfig([
       tracker: 'src/tracker/index.ts',
       testing: 'src/testing/index.ts',
       'testing/msw': 'src/testing/msw.ts',
-      // not an export: loaded by its URL at the first call while OpenTelemetry is on (src/telemetry/telemetry.ts)
+      // not an export: imported at the first call while OpenTelemetry is on (src/telemetry/telemetry.ts)
       'telemetry-core': 'src/telemetry/telemetry-core.ts',
     },
     dts: {

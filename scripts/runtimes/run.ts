@@ -156,7 +156,8 @@ try {
 } finally {
   await server.close();
   killAll();
-  rmSync(consumer, { recursive: true, force: true });
+  // RUNTIMES_KEEP=1 keeps the consumer directory (the bundles each runtime ran) for a look after a failure
+  if (!process.env.RUNTIMES_KEEP) rmSync(consumer, { recursive: true, force: true });
   clearTimeout(hardStop);
 }
 

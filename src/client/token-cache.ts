@@ -237,7 +237,7 @@ export class TokenCache {
   /** Stores `token` (skipped while the store is skipped), then lets go of the lock; nobody awaits it. */
   async #storeBehind(store: TokenStore, key: string, token: StoredToken, locked: (() => Promise<void>) | undefined): Promise<void> {
     // a store that fails to keep the token costs other processes an exchange, not this caller its token
-    if (this.#circuit.closed) await this.#storeCall(store, () => store.set(key, token), undefined, NEVER_ABORTED);
+    if (this.#circuit.closed) await this.#storeCall(store, () => store.set(key, token), undefined, NEVER_ABORTED());
     if (locked !== undefined) release(locked);
   }
 
@@ -312,8 +312,10 @@ function storeOperationMs(store: TokenStore): number {
   return Math.min(storeWaitMs(store), MAX_STORE_OPERATION_MS);
 }
 
-/** A signal for the write behind, which no caller's abort stops. */
-const NEVER_ABORTED = new AbortController().signal;
+/** The write behind's signal, which no caller's abort stops. */
+let neverAborted: AbortSignal | undefined;
+/** Made at first use: Cloudflare Workers refuse an `AbortController` made in the global scope (the module's load). */
+const NEVER_ABORTED = (): AbortSignal => (neverAborted ??= new AbortController().signal);
 
 /** How long to wait for another process's token (the store's `lockMs`, when valid). */
 function storeWaitMs(store: TokenStore): number {

@@ -54,17 +54,15 @@ function emits(api: OtelApiModule, { tracerProvider, meterProvider }: TelemetryO
 let loading: Promise<typeof import('./telemetry-core.js') | undefined> | undefined;
 
 /**
- * The implementation module, imported at its first use. Its address is computed, so bundlers leave it
- * out of the SDK's bundle (the main entry's size budget holds): `telemetry-core.js` beside this
- * module, in `dist/` as in the sources (where tsx and vitest find `telemetry-core.ts`). Where it cannot
- * be loaded (an app bundled without it), nothing is emitted.
+ * The implementation module, imported at its first use, so a process without OpenTelemetry never
+ * loads it. The specifier is a literal: tsup keeps the module its own file (`dist/telemetry-core.js`,
+ * a split entry), an app bundler that splits code makes it a lazy chunk and one that does not inlines
+ * it (spans then still come), and runtimes that check imports statically (workerd) accept it.
  */
 function loadCore(): Promise<typeof import('./telemetry-core.js') | undefined> {
-  return (loading ??= (import(/* webpackIgnore: true */ /* @vite-ignore */ new URL('./telemetry-core.js', import.meta.url).href) as Promise<
-    typeof import('./telemetry-core.js')
-  >).catch((error: unknown) => {
+  return (loading ??= import('./telemetry-core.js').catch((error: unknown) => {
     // a provider is registered, so somebody expects spans: say once, through OpenTelemetry's own diagnostics, why none come
-    otelApi()?.diag.warn(`checkout-partner-sdk: no spans or metrics: its telemetry module (telemetry-core.js beside the SDK's entry) could not be loaded (${error instanceof Error ? error.name : 'error'}); an app bundler must copy it, or leave checkout-partner-sdk external`);
+    otelApi()?.diag.warn(`checkout-partner-sdk: no spans or metrics: its telemetry module could not be loaded (${error instanceof Error ? error.name : 'error'})`);
     return undefined;
   }));
 }
