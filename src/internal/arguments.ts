@@ -10,6 +10,12 @@ export function positiveMs(name: string, value: unknown, fallback: number): numb
   return value;
 }
 
+/** A function option: nothing when undefined and not `required`, else a `TypeError` naming `name` unless it is a function. */
+export function functionOption(name: string, value: unknown, required = false): void {
+  if (value === undefined && !required) return;
+  if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${typeName(value)}`);
+}
+
 /** An event store's `eventId` argument: a non-empty string, else a `TypeError`. */
 export function checkEventId(eventId: unknown): asserts eventId is string {
   if (typeof eventId !== 'string' || eventId === '') {

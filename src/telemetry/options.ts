@@ -44,3 +44,12 @@ export function clientTelemetryOptions(client: unknown): TelemetryOptions {
   const options = (client as { [TELEMETRY_OPTIONS]?: unknown } | null | undefined)?.[TELEMETRY_OPTIONS];
   return options !== null && typeof options === 'object' ? (options as TelemetryOptions) : {};
 }
+
+/** The providers a webhook handler or tracker uses: its own options first, then its client's. */
+export function inheritedTelemetry(options: TelemetryOptions, client: unknown): TelemetryOptions {
+  const fromClient = clientTelemetryOptions(client);
+  return {
+    tracerProvider: options.tracerProvider ?? fromClient.tracerProvider,
+    meterProvider: options.meterProvider ?? fromClient.meterProvider,
+  };
+}

@@ -1,5 +1,6 @@
+import { functionOption } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
-import { clientTelemetryOptions, type TelemetryOptions } from '../telemetry/options.js';
+import { inheritedTelemetry, type TelemetryOptions } from '../telemetry/options.js';
 import { timerMs } from '../internal/timer-ms.js';
 import { wholeNumber } from './arguments.js';
 import { checkLogger } from './logger.js';
@@ -72,9 +73,9 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
   ) {
     throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
   }
-  fn('onChange', options.onChange, true);
-  fn('isFinal', options.isFinal);
-  fn('onWatchEnd', options.onWatchEnd);
+  functionOption('onChange', options.onChange, true);
+  functionOption('isFinal', options.isFinal);
+  functionOption('onWatchEnd', options.onWatchEnd);
   const store = (options.store ?? new MemoryStatusStore()) as unknown;
   if (store === null || typeof store !== 'object' || !STORE_METHODS.every((method) => typeof (store as Record<string, unknown>)[method] === 'function')) {
     throw new TypeError(`store must be a StatusStore (an object with ${STORE_METHODS.join(', ')})`);
@@ -100,14 +101,7 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     owner,
     logger: checkLogger(options.logger),
     onWatchEnd: options.onWatchEnd,
-    telemetry: {
-      tracerProvider: options.tracerProvider ?? clientTelemetryOptions(client).tracerProvider,
-      meterProvider: options.meterProvider ?? clientTelemetryOptions(client).meterProvider,
-    },
+    telemetry: inheritedTelemetry(options, client),
   };
 }
 
-function fn(name: string, value: unknown, required = false): void {
-  if (value === undefined && !required) return;
-  if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${typeName(value)}`);
-}

@@ -1,11 +1,11 @@
-import { signatureHeaderName } from '../../internal/arguments.js';
+import { functionOption, signatureHeaderName } from '../../internal/arguments.js';
 import { quote } from '../../internal/quote.js';
 import { typeName } from '../../internal/type-name.js';
 import { MAX_TIMER_MS, timerMs } from '../../internal/timer-ms.js';
 import type { EventStore } from '../../stores/event-store.js';
 import { MemoryEventStore } from '../../stores/memory-event-store.js';
 import { secretList, type SignatureScheme } from '../signature/signature.js';
-import { clientTelemetryOptions, type TelemetryOptions } from '../../telemetry/options.js';
+import { inheritedTelemetry, type TelemetryOptions } from '../../telemetry/options.js';
 import type { WebhookLogger } from './logger.js';
 import type { ExternalIdResolver, OnEvent, WebhookClient, WebhookHandlerOptions, WebhookTracker } from './options.js';
 
@@ -73,10 +73,10 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   if (tracker !== undefined && (tracker === null || typeof tracker !== 'object' || typeof (tracker as WebhookTracker).nudge !== 'function')) {
     throw new TypeError('tracker must be a status tracker (an object with nudge), from createStatusTracker');
   }
-  fn('onEvent', options.onEvent, tracker === undefined);
-  fn('resolveOrderExternalId', options.resolveOrderExternalId);
-  fn('resolveWithdrawalExternalId', options.resolveWithdrawalExternalId);
-  fn('scheme', options.scheme);
+  functionOption('onEvent', options.onEvent, tracker === undefined);
+  functionOption('resolveOrderExternalId', options.resolveOrderExternalId);
+  functionOption('resolveWithdrawalExternalId', options.resolveWithdrawalExternalId);
+  functionOption('scheme', options.scheme);
   const store = options.store ?? new MemoryEventStore();
   if (
     store === null ||
@@ -143,14 +143,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     attempts,
     delayMs,
     logger: logger as WebhookLogger | false | undefined,
-    telemetry: {
-      tracerProvider: options.tracerProvider ?? clientTelemetryOptions(client).tracerProvider,
-      meterProvider: options.meterProvider ?? clientTelemetryOptions(client).meterProvider,
-    },
+    telemetry: inheritedTelemetry(options, client),
   };
 }
 
-function fn(name: string, value: unknown, required = false): void {
-  if (value === undefined && !required) return;
-  if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${typeName(value)}`);
-}
