@@ -38,8 +38,9 @@ export class LeaseDeadlineError extends CheckoutError {
   override readonly name = 'LeaseDeadlineError' as const;
   constructor(eventId: string, step = 'status read') {
     super(
-      `The ${step} for event ${quote(eventId)} did not finish before the claim's lease ran out; ` +
-        'the claim is released so a redelivery runs the event',
+      // true on both paths: a claim is released, and a nudge before any claim (tracker + onEvent) took none
+      `The ${step} for event ${quote(eventId)} did not finish within the delivery's lease; ` +
+        'nothing is acknowledged, so a redelivery runs the event',
     );
   }
 }
