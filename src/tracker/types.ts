@@ -77,7 +77,7 @@ export type OnStatusChange<Transaction = undefined> = (
 // ---------------------------------------------------------------------------------------------
 
 /**
- * How far before `now` a store puts a nudged record's due time (one day): due records are claimed
+ * How far before its own `now` a store puts a nudged record's due time (one day): due records are claimed
  * earliest first, so a record a provider event asked about is read before a backlog of records
  * that are merely on schedule, and the webhook path stays fast when polling falls behind.
  */
@@ -107,7 +107,7 @@ export interface StatusRecordState {
   externalId: string;
   /** Whether the record is being watched (read on schedule); `false` once its watch ended (kept for retention). */
   watching: boolean;
-  /** When the current watch began (milliseconds since the epoch, the caller's `now`): the schedule's age is counted from it. */
+  /** When the current watch began (milliseconds, on the store's clock): the schedule's age is counted from it. */
   watchedAt: number;
   /**
    * The status last handed to `onChange` that resolved, and when it was recorded; absent until the
@@ -117,7 +117,7 @@ export interface StatusRecordState {
     | {
         /** The status handled. */
         status: string | null;
-        /** When it was recorded (milliseconds since the epoch). */
+        /** When it was recorded (milliseconds, on the store's clock). */
         at: number;
       }
     | undefined;
@@ -138,6 +138,12 @@ export interface ClaimedStatusRecord extends StatusRecordState {
   /** The lease the claim took; pass it back to the store's other operations. */
   lease: StatusLease;
   /**
+   * The store's clock at the claim (milliseconds). Every time in the record (`watchedAt`,
+   * `handled.at`, `nudgedAt`, `dueAt`) is on that same clock, so the tracker measures ages as
+   * differences from it and never compares them with its own wall clock.
+   */
+  claimedAt: number;
+  /**
    * When the record was due, as the due index had it just before this claim (milliseconds since the
    * epoch; for a nudged record, `NUDGE_PRIORITY_MS` before the nudge). Optional for a store: the
    * tracker's `checkout.tracker.lag` metric is recorded only for records that carry it.
@@ -147,8 +153,6 @@ export interface ClaimedStatusRecord extends StatusRecordState {
 
 /** What {@link StatusStore.claimDue} is asked for. */
 export interface ClaimDueRequest {
-  /** The caller's clock, milliseconds since the epoch: records due at or before it are claimed. */
-  now: number;
   /** At most this many records (the tracker's free read slots). */
   limit: number;
   /** How long each lease holds, in milliseconds, unless extended: the record is due again when it runs out. */
@@ -168,18 +172,19 @@ export type StatusNext =
       delayMs: number;
     }
   | {
-      /** `'final'`: the status is final; `'max-age'`: the watch ran out without a final status. */
-      end: 'final' | 'max-age';
+      /**
+       * `'final'`: the status is final; `'max-age'`: the watch ran out without a final status;
+       * `'not-found'`: the record was never found (404) within the tracker's `notFoundForMs`.
+       */
+      end: 'final' | 'max-age' | 'not-found';
     };
 
 /** What {@link StatusStore.commit} and {@link StatusStore.reschedule} record with the lease released. */
 export interface StatusTurn {
-  /** The caller's clock, milliseconds since the epoch. */
-  now: number;
   /**
-   * What comes next. When a nudge reached the store after the claim, the store ignores `next`
-   * and makes the record due at once, ahead of the backlog (`now - NUDGE_PRIORITY_MS`): the read in
-   * hand may predate the event.
+   * What comes next (`delayMs` from the store's own now). When a nudge reached the store after the
+   * claim, the store ignores `next` and makes the record due at once, ahead of the backlog
+   * (`now - NUDGE_PRIORITY_MS`): the read in hand may predate the event.
    */
   next: StatusNext;
   /** The new count of failures in a row (0 after a read whose outcome was handled or needed nothing). */
@@ -207,34 +212,37 @@ export interface StatusTurn {
  *   step: a Lua script, a row lock); otherwise it changes nothing and answers `false`.
  * - A `nudge` never breaks a live lease; it is remembered, and the lease's `commit` or
  *   `reschedule` then makes the record due at once.
- * - Times are the caller's `now` (milliseconds since the epoch). A store may use its own clock
- *   instead, as long as it does so for every operation.
+ * - One clock: every time is the store's own (Redis `TIME`, PostgreSQL `clock_timestamp()`, a
+ *   monotonic clock in memory), never the caller's. The tracker passes durations (`leaseMs`,
+ *   `delayMs`) and reads ages against `claimedAt`, so a wall-clock step on one host, or skew
+ *   between the hosts of a fleet, never ends a live lease early or stops the schedule.
  *
  * Implementations: `MemoryStatusStore` (one process, bounded), `RedisStatusStore` from
  * `checkout-partner-sdk/redis`, `PostgresStatusStore` from `checkout-partner-sdk/postgres`.
  */
 export interface StatusStore {
   /**
-   * Starts watching the record, due at `now` (idempotent: a record already watched keeps its
-   * schedule; one whose watch ended starts a new watch and keeps its handled status).
+   * Starts watching the record, due at the store's now (idempotent: a record already watched keeps
+   * its schedule; one whose watch ended starts a new watch and keeps its handled status).
    */
-  watch(kind: StatusKind, externalId: string, now: number): Promise<void>;
+  watch(kind: StatusKind, externalId: string): Promise<void>;
   /** Stops watching the record (its handled status is kept for retention); nothing when unknown. */
   unwatch(kind: StatusKind, externalId: string): Promise<void>;
   /**
    * Asks for the record to be read at once: sets `nudgedAt` (and `event` when given), starts a
    * watch when it is not watched, and makes it due at `now - NUDGE_PRIORITY_MS` (ahead of any
    * backlog of records merely scheduled) unless a live lease holds it (then the lease's end of turn
-   * makes it due so).
+   * makes it due so). The tracker passes a bounded projection of the event (see
+   * `MAX_TRACKED_EVENT_BYTES`), never a whole provider payload.
    */
-  nudge(kind: StatusKind, externalId: string, nudge: { now: number; event?: WebhookEvent | undefined }): Promise<void>;
+  nudge(kind: StatusKind, externalId: string, nudge: { event?: WebhookEvent | undefined }): Promise<void>;
   /**
-   * Claims up to `limit` records due at or before `now`, earliest first, through the due index:
-   * each gets a new lease for `leaseMs` (its due time becomes `now + leaseMs`).
+   * Claims up to `limit` records due at or before the store's now, earliest first, through the due
+   * index: each gets a new lease for `leaseMs` (its due time becomes `now + leaseMs`).
    */
   claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]>;
-  /** Extends a live lease to `now + leaseMs` (a heartbeat while `onChange` runs); `false` when the lease was lost. */
-  extend(lease: StatusLease, extension: { now: number; leaseMs: number }): Promise<boolean>;
+  /** Extends a live lease to the store's `now + leaseMs` (a heartbeat while `onChange` runs); `false` when the lease was lost. */
+  extend(lease: StatusLease, extension: { leaseMs: number }): Promise<boolean>;
   /**
    * Records `status` as the record's handled status (and clears `nudgedAt`/`event` unless a newer
    * nudge came), ends the turn as `turn` says, and releases the lease — all in one atomic step
@@ -243,8 +251,15 @@ export interface StatusStore {
   commit(lease: StatusLease, status: string | null, turn: StatusTurn): Promise<boolean>;
   /** Ends the turn without a handled change (no change, a failed read or `onChange`); `false` when the lease was lost. */
   reschedule(lease: StatusLease, turn: StatusTurn): Promise<boolean>;
-  /** Gives the record back, due at `now` (a draining tracker); nothing when the lease was lost. */
-  release(lease: StatusLease, now: number): Promise<void>;
+  /** Gives the record back, due at the store's now (a draining tracker); nothing when the lease was lost. */
+  release(lease: StatusLease): Promise<void>;
+  /**
+   * Ends every live lease that `owner` holds, each record due at once (its nudge, event and
+   * failures kept): a process restarted with the same `owner` takes back at start what its previous
+   * life held, instead of waiting a whole lease. Resolves with how many leases it ended. Found
+   * through an index of leases by owner (or the due index), never by scanning every record.
+   */
+  reclaim(owner: string): Promise<number>;
   /** The record's state, or `undefined` when the store has none (never watched, or past retention). */
   get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined>;
   /**
@@ -262,6 +277,12 @@ export interface StatusStore {
  * when the process is killed). The tracker calls `transact` instead of `commit` when the store has it.
  */
 export interface TransactionalStatusStore<Transaction> extends StatusStore {
+  /**
+   * As {@link StatusStore.watch}; with `transaction` (the partner's own open transaction, of the
+   * store's driver) the watch is written through it and commits or rolls back with the partner's
+   * write, so an order is never inserted without its watch.
+   */
+  watch(kind: StatusKind, externalId: string, options?: { transaction?: Transaction | undefined }): Promise<void>;
   /**
    * Opens a transaction, checks (and locks) that `lease` still holds the record, then calls
    * `work(transaction)`. When `work` resolves, records `status` and ends the turn as `turn` says
