@@ -46,6 +46,7 @@ const INTEGRATION = [
   'test/tracker/postgres-tracker.test.ts',
   'test/tracker/redis-store.test.ts',
   'test/tracker/redis-tracker.test.ts',
+  'test/tracker/skewed-clock.test.ts',
   'test/webhooks/adapters/**/*.test.ts',
   'test/webhooks/engine/handler.hostile.test.ts',
   'test/webhooks/engine/methods-encodings.test.ts',
