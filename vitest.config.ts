@@ -41,6 +41,7 @@ const INTEGRATION = [
   'test/telemetry/client-spans.test.ts',
   'test/telemetry/secrets.test.ts',
   'test/telemetry/webhook-spans.test.ts',
+  'test/tracker/memory-store.heap.test.ts',
   'test/tracker/postgres-kill.test.ts',
   'test/tracker/postgres-store.test.ts',
   'test/tracker/postgres-tracker.test.ts',
