@@ -15,10 +15,10 @@ export type FakeRouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 const METHODS: readonly FakeRouteMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-/** The `:name` segments of a path template, e.g. `'orderId'` for `'/orders/:orderId/payment'`. */
-type ParamNames<Path extends string> = Path extends `${string}:${infer Rest}`
+/** The names of a path template's `:name` segments, e.g. `'orderId'` for `'/orders/:orderId/payment'`. */
+export type FakeRouteParamNames<Path extends string> = Path extends `${string}:${infer Rest}`
   ? Rest extends `${infer Name}/${infer Tail}`
-    ? Name | ParamNames<Tail>
+    ? Name | FakeRouteParamNames<Tail>
     : Rest
   : never;
 
@@ -28,7 +28,7 @@ type ParamNames<Path extends string> = Path extends `${string}:${infer Rest}`
  */
 export type FakeRouteParams<Path extends string = string> = string extends Path
   ? Readonly<Record<string, string>>
-  : Readonly<{ [Name in ParamNames<Path>]: string }>;
+  : Readonly<{ [Name in FakeRouteParamNames<Path>]: string }>;
 
 /**
  * The fake's records as a partner route sees them (`request.fake`): the same methods as on the
@@ -74,7 +74,10 @@ export interface FakeRouteRequest<Path extends string = string> {
   /** The request headers. */
   readonly headers: Headers;
   /** The partner the Bearer token was issued to. */
-  readonly partner: { readonly partnerId: string };
+  readonly partner: {
+    /** The partner's id (`x-partner-id` of its token exchange). */
+    readonly partnerId: string;
+  };
   /** The `Idempotency-Key` header, when sent. */
   readonly idempotencyKey: string | undefined;
   /** The fake's `x-request-id` for this request. */
