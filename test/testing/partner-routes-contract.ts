@@ -184,28 +184,30 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
 
     it('answers 409 while the first request with a key still runs', async () => {
       let release!: () => void;
+      let arrived!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
+      const reached = new Promise<void>((resolve) => (arrived = resolve));
+      let runs = 0;
       fake.route('PUT', '/slow/:id', async ({ params }) => {
+        runs += 1;
+        arrived();
         await held;
         return { body: { id: params.id } };
       });
       const authorization = `Bearer ${await token()}`;
       const put = () => served.fetch(`${served.baseUrl}${API}/slow/1`, { method: 'PUT', headers: { authorization, 'idempotency-key': 'k-1' } });
       const first = put();
-      let second: Response | undefined;
-      // bounded: the first request reaches the route within a few event-loop turns in either mode
-      for (let i = 0; i < 200 && second === undefined; i += 1) {
-        const response = await put();
-        if (response.status === 409) second = response;
-        else throw new Error(`expected 409 while the first runs, got ${response.status}`);
-      }
-      expect(second?.status).toBe(409);
-      expect(second?.headers.get('retry-after')).toBe('1');
+      await reached;
+      const second = await put();
+      expect(second.status).toBe(409);
+      expect(second.headers.get('retry-after')).toBe('1');
+      expect(await second.json()).toMatchObject({ error: 'idempotency_key_in_use' });
       release();
       expect((await first).status).toBe(200);
       const replay = await put();
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(await replay.json()).toEqual({ id: '1' });
+      expect(runs).toBe(1);
     });
 
     it('answers 500 naming the route when it throws or returns what is not a response, and does not remember the key', async () => {
