@@ -37,6 +37,7 @@ const INTEGRATION = [
   'test/testing/deliver-event-msw.test.ts',
   'test/testing/fake-options.test.ts',
   'test/testing/fake.server.test.ts',
+  'test/testing/partner-routes.server.test.ts',
   'test/telemetry/api-absent.test.ts',
   'test/telemetry/client-spans.test.ts',
   'test/telemetry/secrets.test.ts',

@@ -9,6 +9,8 @@ export { createFakeCheckout, FakeCheckout } from './fake-checkout.js';
 export type { FakeMswHandler } from './fake-checkout.js';
 export { MissingPeerDependencyError } from './load-msw.js';
 export type { FakeCheckoutOptions } from './service.js';
+export { defineFakeRoute } from './partner-routes.js';
+export type { FakeRecords, FakeRoute, FakeRouteMethod, FakeRouteParamNames, FakeRouteParams, FakeRouteRequest, FakeRouteResponse } from './partner-routes.js';
 export type { FakeCheckoutStats, FakeRequestRecord } from './request-log.js';
 export type { FakePartner } from './partners.js';
 export type { ChangeOptions } from './records.js';

@@ -12,6 +12,8 @@ export interface RouteContext {
   partner(partnerId: string): ResolvedPartner | undefined;
   order(externalId: string): Order | undefined;
   withdrawal(externalId: string): Withdrawal | undefined;
+  /** The partner's own routes (`fake.route()`): their response, or `undefined` when none matches `path`. */
+  partnerRoute(request: Request, url: URL, path: string, partnerId: string): Promise<Response> | undefined;
 }
 
 const REJECTIONS: Record<TokenRejection, string> = {
@@ -22,7 +24,7 @@ const REJECTIONS: Record<TokenRejection, string> = {
   revoked: 'The access token has been revoked; mint a new one through POST /auth/token',
 };
 
-/** Routes one request as the spec describes the service (section 4 and 5). */
+/** Routes one request as the spec describes the service (section 4 and 5), then to the partner's own routes. */
 export async function handleRoute(request: Request, url: URL, ctx: RouteContext): Promise<Response> {
   const at = url.pathname.indexOf(API_PATH);
   const route = at === -1 ? undefined : url.pathname.slice(at + API_PATH.length);
@@ -48,7 +50,9 @@ export async function handleRoute(request: Request, url: URL, ctx: RouteContext)
   }
 
   const match = /^\/(auth\/me|orders\/by-external-id\/([^/]+)|withdrawals\/by-external-id\/([^/]+))\/?$/.exec(route);
-  if (match === null) return problem(404, 'not_found', `No endpoint at ${url.pathname}`, ctx.requestId);
+  if (match === null) {
+    return ctx.partnerRoute(request, url, route, partner.partnerId) ?? problem(404, 'not_found', `No endpoint at ${url.pathname}`, ctx.requestId);
+  }
   if (request.method !== 'GET') {
     return problem(405, 'method_not_allowed', `${request.method} is not allowed here; use GET`, ctx.requestId, { allow: 'GET' });
   }

@@ -7,6 +7,15 @@ import { RecordTable, type ChangeOptions } from './records.js';
 import { RequestLog, type FakeCheckoutStats, type FakeRequestRecord } from './request-log.js';
 import { maskHeaders, problem } from './responses.js';
 import { handleRoute, type RouteContext } from './routes.js';
+import {
+  IdempotencyKeys,
+  PartnerRoutes,
+  servePartnerRoute,
+  type FakeRecords,
+  type FakeRoute,
+  type FakeRouteRequest,
+  type FakeRouteResponse,
+} from './partner-routes.js';
 import { TokenAuthority } from './tokens.js';
 import { quote } from '../internal/quote.js';
 
@@ -32,6 +41,12 @@ export interface FakeCheckoutOptions {
    * What it throws is ignored.
    */
   onRequest?: ((record: FakeRequestRecord) => void) | undefined;
+  /**
+   * The partner's own endpoints (checkout creation, payment…), served behind the fake's Bearer
+   * checks with `Idempotency-Key` replay; see {@link FakeRoute}. More can be added with `route()`.
+   * @default []
+   */
+  routes?: readonly FakeRoute[] | undefined;
 }
 
 /** Returned by the internal handler when the connection must be dropped without a response. */
@@ -42,7 +57,7 @@ export const DROP_CONNECTION: unique symbol = Symbol('drop connection');
  * as the CLI's sandbox, does not load msw). Partners use {@link FakeCheckout} through
  * `createFakeCheckout`.
  */
-export class FakeCheckoutCore {
+export class FakeCheckoutCore implements FakeRecords {
   /**
    * The service as a Web fetch function: give it a `Request` (or fetch's arguments), get its
    * `Response`. Bound, so it can be passed around, e.g. as the client's `fetch`. An injected
@@ -60,6 +75,8 @@ export class FakeCheckoutCore {
   readonly #tokenTtlSeconds: number;
   readonly #log: RequestLog;
   readonly #faults = new FaultQueue();
+  readonly #routes: PartnerRoutes;
+  readonly #idempotency = new IdempotencyKeys();
   #tokens = new TokenAuthority();
   #delayMs = 0;
   #nextRequestId = 1;
@@ -88,6 +105,7 @@ export class FakeCheckoutCore {
       throw new TypeError(`onRequest must be a function, got ${typeName(options.onRequest)}`);
     }
     this.#log = new RequestLog(maxLogged, options.onRequest);
+    this.#routes = new PartnerRoutes(options.routes);
     this.#restorePartners();
     this.fetch = async (input, init) => {
       const outcome = await this.respond(new Request(input, init));
@@ -120,6 +138,29 @@ export class FakeCheckoutCore {
     if (changes === null || typeof changes !== 'object') throw new TypeError('updatePartner: changes must be an object');
     const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     this.#partners.set(partnerId, checkPartner({ ...current, ...defined, partnerId }));
+  }
+
+  /**
+   * Adds an endpoint of the partner's own (one the spec does not show, so the SDK does not type it)
+   * to the fake: `path` is below the API base as `client.request` takes it, `:name` segments are
+   * parameters. The fake checks the Bearer token first (401 as for its own endpoints), parses the
+   * JSON body, and replays the first response for a repeated `Idempotency-Key` (422 when the key
+   * comes back with another request). Faults (`failNext`), the delay and the request log apply.
+   * `reset()` removes the routes added this way (those given to `createFakeCheckout` stay).
+   * A bad definition throws a `TypeError` naming what is wrong.
+   *
+   * @example
+   * fake.route('POST', '/orders/:orderId/payment', ({ params, fake }) => {
+   *   fake.settleOrder(params.orderId);
+   *   return { body: { tradeId: fake.getOrder(params.orderId)?.settlement?.tradeId ?? null } };
+   * });
+   */
+  route<Path extends string>(
+    method: FakeRoute['method'],
+    path: Path,
+    handler: (request: FakeRouteRequest<Path>) => FakeRouteResponse | Promise<FakeRouteResponse>,
+  ): void {
+    this.#routes.add({ method, path, handler }, 'route()');
   }
 
   /**
@@ -261,11 +302,14 @@ export class FakeCheckoutCore {
   }
 
   /**
-   * Back to the state right after creation: the partners as first given, no orders or
-   * withdrawals, an empty log, zeroed stats, no faults or delay, and every token revoked.
+   * Back to the state right after creation: the partners and routes as first given (routes added
+   * with `route()` removed), no orders or withdrawals, no remembered idempotency keys, an empty
+   * log, zeroed stats, no faults or delay, and every token revoked.
    */
   reset(): void {
     this.#restorePartners();
+    this.#routes.reset();
+    this.#idempotency.clear();
     this.#orders.clear();
     this.#withdrawals.clear();
     this.#faults.clear();
@@ -331,6 +375,16 @@ export class FakeCheckoutCore {
       partner: (id) => this.#partners.get(id),
       order: (id) => this.#orders.read(id),
       withdrawal: (id) => this.#withdrawals.read(id),
+      partnerRoute: (request, url, path, partnerId) => {
+        const match = this.#routes.match(request.method.toUpperCase(), path);
+        if (match === undefined) return undefined;
+        if ('badEncoding' in match) return Promise.resolve(problem(400, 'bad_request', 'The path is not valid percent-encoding', requestId));
+        if ('allow' in match) {
+          const allow = match.allow.join(', ');
+          return Promise.resolve(problem(405, 'method_not_allowed', `${request.method} is not allowed here; use ${allow}`, requestId, { allow }));
+        }
+        return servePartnerRoute(request, url, path, match, { partnerId, requestId, records: this, idempotency: this.#idempotency });
+      },
     };
   }
 

@@ -1,6 +1,8 @@
 import type { Order, Withdrawal } from 'checkout-partner-sdk';
 import {
   createFakeCheckout,
+  defineFakeRoute,
+  type FakeRoute,
   deliverEvent,
   signEvent,
   type DeliveryReport,
@@ -43,5 +45,24 @@ describe('testing kit types', () => {
     expectTypeOf(signEvent('{}', 's')).toEqualTypeOf<Promise<SignedEvent>>();
     // @ts-expect-error the secret is required
     void deliverEvent('http://127.0.0.1:1', { eventId: 'e', type: 't' }, {});
+  });
+});
+
+describe('partner routes', () => {
+  it('types the path parameters from the template', () => {
+    const fake = createFakeCheckout();
+    fake.route('POST', '/orders/:orderId/items/:itemId', ({ params, body, partner }) => {
+      expectTypeOf(params).toEqualTypeOf<Readonly<{ orderId: string; itemId: string }>>();
+      expectTypeOf(body).toBeUnknown();
+      expectTypeOf(partner.partnerId).toBeString();
+      return { status: 201, body: { ok: true } };
+    });
+    const route = defineFakeRoute('post', '/checkouts/:id', ({ params }) => ({ body: params.id }));
+    expectTypeOf(route).toMatchTypeOf<FakeRoute>();
+    createFakeCheckout({ routes: [route, { method: 'GET', path: '/x', handler: ({ params }) => ({ body: params['y'] }) }] });
+    // @ts-expect-error -- not a parameter of this template
+    fake.route('GET', '/orders/:orderId', ({ params }) => ({ body: params.id }));
+    // @ts-expect-error -- a handler returns { status?, body?, headers? }
+    fake.route('GET', '/orders/:orderId', () => ({ json: {} }));
   });
 });
