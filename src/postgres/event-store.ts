@@ -6,6 +6,7 @@ import type { ClaimedLease, EventStore, TransactionalEventStore, TransactResult 
 import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, PostgresTransactionError, storeError } from './errors.js';
 import { runProvenTransaction } from './transaction.js';
+import { ensureTable } from './schema.js';
 import { statementsFor, tableName, type TableStatements } from './sql.js';
 import { quote } from '../internal/quote.js';
 import { MAX_TIMER_MS } from '../internal/timer-ms.js';
@@ -194,27 +195,16 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   }
 
   /**
-   * Creates the table and its index when they do not exist (`CREATE … IF NOT EXISTS`, serialised by
-   * an advisory lock so receivers starting together do not race). Safe to call on every start.
+   * Checks the table's shape and the role's rights on it, and creates only what is missing
+   * (`CREATE … IF NOT EXISTS`, serialised by an advisory lock so receivers starting together do not
+   * race). A table your migrations made from `schemaSql` thus needs no CREATE right: SELECT,
+   * INSERT, UPDATE and DELETE are enough. Safe to call on every start.
    *
-   * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (no CREATE right).
+   * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (the message names
+   *   the missing right), or the table exists with another shape (the message names what is wrong).
    */
   async ensureSchema(): Promise<void> {
-    let problems: string[];
-    try {
-      // one simple query, so one implicit transaction holds the lock over the DDL without BEGIN
-      await this.#driver.script(`${this.#sql.schemaLock}\n${this.schemaSql}`, this.#statementTimeoutMs);
-      problems = (await this.#driver.query(this.#sql.shape, [], this.#statementTimeoutMs)).map((row) => String(row['problem']));
-    } catch (error) {
-      throw storeError('schema', error);
-    }
-    if (problems.length > 0) {
-      throw new PostgresStoreError(
-        `PostgreSQL schema failed: the table ${this.table} exists but does not have the shape the store needs: ${problems.join('; ')}. ` +
-          'Fix or rename it (the SQL is in schemaSql)',
-        { operation: 'schema' },
-      );
-    }
+    await ensureTable(this.#driver, this.#sql, this.table, this.#statementTimeoutMs);
   }
 
   /**
