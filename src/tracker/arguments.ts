@@ -23,3 +23,10 @@ export function wholeNumber(name: string, value: unknown, fallback: number, min 
   }
   return value;
 }
+
+/** A lease owner (the tracker's `owner`, `reclaim`'s argument): a non-empty string, else a `TypeError`. */
+export function checkOwner(owner: unknown): asserts owner is string {
+  if (typeof owner !== 'string' || owner === '') {
+    throw new TypeError(`owner must be a non-empty string, got ${owner === '' ? 'an empty string' : typeName(owner)}`);
+  }
+}

@@ -1,6 +1,6 @@
 import { typeName } from '../internal/type-name.js';
 import type { WebhookEvent } from '../webhooks/event.js';
-import { checkExternalId, checkKind, wholeNumber } from './arguments.js';
+import { checkExternalId, checkKind, checkOwner, wholeNumber } from './arguments.js';
 import { DueHeap } from './due-heap.js';
 import { StatusStoreFullError } from './errors.js';
 import { NUDGE_PRIORITY_MS } from './types.js';
@@ -29,6 +29,12 @@ export interface MemoryStatusStoreOptions {
    * @default 2_592_000_000 (30 days)
    */
   retentionMs?: number | undefined;
+  /**
+   * The store's clock, in milliseconds: every lease, due time and time it hands back (`watchedAt`,
+   * `claimedAt`, `handled.at`...) comes from it. It must never go back; tests pass a manual clock.
+   * @default a monotonic clock (`performance.timeOrigin + performance.now()`), which a wall-clock step never moves
+   */
+  clock?: (() => number) | undefined;
 }
 
 interface Entry extends StatusRecordState {
@@ -41,6 +47,9 @@ interface Entry extends StatusRecordState {
 
 const DEFAULT_MAX_RECORDS = 100_000;
 const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+// timeOrigin is fixed at process start, so this moves only with performance.now() (monotonic, no wall-clock step) and still reads as epoch milliseconds.
+const monotonicNow = (): number => performance.timeOrigin + performance.now();
 
 /**
  * A {@link StatusStore} in this process's memory: for one process, tests and the sandbox. Its
@@ -63,6 +72,9 @@ export class MemoryStatusStore implements StatusStore {
   readonly #due = new DueHeap();
   /** Keys of ended watches, in the order they ended (the eviction and retention order). */
   readonly #ended = new Map<string, number>();
+  /** owner → keys of the records whose lease it took last (live or lapsed), for `reclaim`. */
+  readonly #leasesByOwner = new Map<string, Set<string>>();
+  readonly #clock: () => number;
   #tokens = 0;
 
   constructor(options: MemoryStatusStoreOptions = {}) {
@@ -71,6 +83,10 @@ export class MemoryStatusStore implements StatusStore {
     }
     this.maxRecords = wholeNumber('maxRecords', options.maxRecords, DEFAULT_MAX_RECORDS);
     this.retentionMs = wholeNumber('retentionMs', options.retentionMs, DEFAULT_RETENTION_MS);
+    if (options.clock !== undefined && typeof options.clock !== 'function') {
+      throw new TypeError(`MemoryStatusStore clock must be a function returning milliseconds, got ${typeName(options.clock)}`);
+    }
+    this.#clock = options.clock ?? monotonicNow;
   }
 
   /** Records kept (watched and retained). */
@@ -78,7 +94,8 @@ export class MemoryStatusStore implements StatusStore {
     return this.#records.size;
   }
 
-  async watch(kind: StatusKind, externalId: string, now: number): Promise<void> {
+  async watch(kind: StatusKind, externalId: string): Promise<void> {
+    const now = this.#clock();
     const entry = this.#entry(kind, externalId, now);
     if (entry.watching) return;
     this.#startWatch(entry, now);
@@ -90,21 +107,25 @@ export class MemoryStatusStore implements StatusStore {
     const key = keyOf(kind, externalId);
     const entry = this.#records.get(key);
     if (entry === undefined || !entry.watching) return;
-    this.#end(key, entry, Date.now());
+    this.#end(key, entry, this.#clock());
   }
 
-  async nudge(kind: StatusKind, externalId: string, nudge: { now: number; event?: WebhookEvent | undefined }): Promise<void> {
-    const { now, event } = nudge;
+  async nudge(kind: StatusKind, externalId: string, nudge: { event?: WebhookEvent | undefined } = {}): Promise<void> {
+    if (nudge === null || typeof nudge !== 'object') throw new TypeError(`nudge must be an object, got ${typeName(nudge)}`);
+    const { event } = nudge;
+    const now = this.#clock();
     const entry = this.#entry(kind, externalId, now);
     entry.nudgedAt = now;
     if (event !== undefined) entry.event = structuredClone(event);
     entry.nudges += 1;
     if (!entry.watching) this.#startWatch(entry, now, now - NUDGE_PRIORITY_MS);
-    else this.#schedule(entry, this.#leaseLive(entry, now) ? entry.lease!.until : now - NUDGE_PRIORITY_MS);
+    // a live lease's end of turn decides; after a failed turn the back-off holds (the event is kept for the next read)
+    else if (!this.#leaseLive(entry, now) && entry.failures === 0) this.#schedule(entry, now - NUDGE_PRIORITY_MS);
   }
 
   async claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]> {
-    const { now, limit, leaseMs, owner } = request;
+    const { limit, leaseMs, owner } = request;
+    const now = this.#clock();
     this.#expire(now);
     const claimed: ClaimedStatusRecord[] = [];
     while (claimed.length < limit) {
@@ -115,17 +136,26 @@ export class MemoryStatusStore implements StatusStore {
       this.#tokens += 1;
       const token = `${owner}:${this.#tokens}`;
       const dueAt = entry.dueAt;
+      this.#dropLease(key, entry);
       entry.lease = { token, owner, until: now + leaseMs, nudges: entry.nudges };
+      let keys = this.#leasesByOwner.get(owner);
+      if (keys === undefined) this.#leasesByOwner.set(owner, (keys = new Set()));
+      keys.add(key);
       this.#schedule(entry, now + leaseMs);
-      claimed.push({ ...snapshot(entry), lease: { kind: entry.kind, externalId: entry.externalId, owner, token }, ...(dueAt === undefined ? {} : { dueAt }) });
+      claimed.push({
+        ...snapshot(entry),
+        lease: { kind: entry.kind, externalId: entry.externalId, owner, token },
+        claimedAt: now,
+        ...(dueAt === undefined ? {} : { dueAt }),
+      });
     }
     return claimed;
   }
 
-  async extend(lease: StatusLease, extension: { now: number; leaseMs: number }): Promise<boolean> {
+  async extend(lease: StatusLease, extension: { leaseMs: number }): Promise<boolean> {
     const entry = this.#held(lease);
     if (entry === undefined) return false;
-    entry.lease!.until = extension.now + extension.leaseMs;
+    entry.lease!.until = this.#clock() + extension.leaseMs;
     if (entry.watching) this.#schedule(entry, entry.lease!.until);
     return true;
   }
@@ -133,27 +163,45 @@ export class MemoryStatusStore implements StatusStore {
   async commit(lease: StatusLease, status: string | null, turn: StatusTurn): Promise<boolean> {
     const entry = this.#held(lease);
     if (entry === undefined) return false;
-    entry.handled = { status, at: turn.now };
+    const now = this.#clock();
+    entry.handled = { status, at: now };
     if (entry.nudges === entry.lease!.nudges && turn.keepNudge !== true) {
       entry.nudgedAt = undefined;
       entry.event = undefined;
     }
-    this.#endTurn(entry, turn);
+    this.#endTurn(entry, turn, now);
     return true;
   }
 
   async reschedule(lease: StatusLease, turn: StatusTurn): Promise<boolean> {
     const entry = this.#held(lease);
     if (entry === undefined) return false;
-    this.#endTurn(entry, turn);
+    this.#endTurn(entry, turn, this.#clock());
     return true;
   }
 
-  async release(lease: StatusLease, now: number): Promise<void> {
+  async release(lease: StatusLease): Promise<void> {
     const entry = this.#held(lease);
     if (entry === undefined) return;
-    entry.lease = undefined;
-    if (entry.watching) this.#schedule(entry, now);
+    this.#dropLease(keyOf(entry.kind, entry.externalId), entry);
+    if (entry.watching) this.#schedule(entry, this.#clock());
+  }
+
+  async reclaim(owner: string): Promise<number> {
+    checkOwner(owner);
+    const keys = this.#leasesByOwner.get(owner);
+    if (keys === undefined) return 0;
+    const now = this.#clock();
+    let ended = 0;
+    for (const key of keys) {
+      const entry = this.#records.get(key);
+      if (entry === undefined || entry.lease?.owner !== owner) continue;
+      if (this.#leaseLive(entry, now)) ended += 1;
+      entry.lease = undefined;
+      if (entry.watching) this.#schedule(entry, now);
+    }
+    this.#leasesByOwner.delete(owner);
+    return ended;
   }
 
   /** Records watched now: those kept minus the ended ones (O(1)). */
@@ -168,14 +216,25 @@ export class MemoryStatusStore implements StatusStore {
     return entry === undefined ? undefined : snapshot(entry);
   }
 
-  #endTurn(entry: Entry, turn: StatusTurn): void {
+  #endTurn(entry: Entry, turn: StatusTurn, now: number): void {
     const nudged = entry.nudges !== entry.lease!.nudges;
-    entry.lease = undefined;
+    const key = keyOf(entry.kind, entry.externalId);
+    this.#dropLease(key, entry);
     entry.failures = turn.failures;
     if (!entry.watching) return; // unwatched during the turn
-    if (nudged) this.#schedule(entry, turn.now - NUDGE_PRIORITY_MS);
-    else if ('delayMs' in turn.next) this.#schedule(entry, turn.now + turn.next.delayMs);
-    else this.#end(keyOf(entry.kind, entry.externalId), entry, turn.now);
+    // a nudge during the turn reads again at once, unless the turn failed (its back-off holds)
+    if (nudged && turn.failures === 0) this.#schedule(entry, now - NUDGE_PRIORITY_MS);
+    else if ('delayMs' in turn.next) this.#schedule(entry, now + turn.next.delayMs);
+    else this.#end(key, entry, now);
+  }
+
+  /** Forgets the entry's lease (live or lapsed) and its place in the owner index. */
+  #dropLease(key: string, entry: Entry): void {
+    if (entry.lease === undefined) return;
+    const keys = this.#leasesByOwner.get(entry.lease.owner);
+    keys?.delete(key);
+    if (keys?.size === 0) this.#leasesByOwner.delete(entry.lease.owner);
+    entry.lease = undefined;
   }
 
   #startWatch(entry: Entry, now: number, dueAt = now): void {
@@ -225,8 +284,7 @@ export class MemoryStatusStore implements StatusStore {
     if (this.#records.size >= this.maxRecords) {
       const oldest = this.#ended.keys().next();
       if (oldest.done === true) throw new StatusStoreFullError(this.maxRecords);
-      this.#ended.delete(oldest.value);
-      this.#records.delete(oldest.value);
+      this.#forget(oldest.value);
     }
     const entry: Entry = {
       kind,
@@ -247,9 +305,16 @@ export class MemoryStatusStore implements StatusStore {
   #expire(now: number): void {
     for (const [key, endedAt] of this.#ended) {
       if (endedAt + this.retentionMs > now) break;
-      this.#ended.delete(key);
-      this.#records.delete(key);
+      this.#forget(key);
     }
+  }
+
+  /** Drops an ended record entirely. */
+  #forget(key: string): void {
+    const entry = this.#records.get(key);
+    if (entry !== undefined) this.#dropLease(key, entry);
+    this.#ended.delete(key);
+    this.#records.delete(key);
   }
 }
 
