@@ -100,7 +100,8 @@ ON CONFLICT (kind, external_id) DO UPDATE
     /**
      * $1 kind, $2 key, $3 id JSON, $4 event JSON (or null), $5 priority ms. Remembers the nudge
      * (the counter tells a turn that a nudge came during it), watches the record when it is not
-     * watched, and makes it due ahead of the backlog unless a live lease holds it.
+     * watched, and makes it due ahead of the backlog unless a live lease holds it (its end of turn
+     * decides) or its last turn failed (the back-off holds; the event is kept for the next read).
      */
     nudge: `INSERT INTO ${t} AS r (kind, external_id, external_id_json, watching, watched_at, due_at, nudged_at, event, nudges)
 VALUES ($1::text, $2::text, $3::text, true, ${now}, ${now} - $5::bigint, ${now}, $4::text, 1)
@@ -108,7 +109,10 @@ ON CONFLICT (kind, external_id) DO UPDATE
   SET nudged_at = ${now}, event = coalesce($4::text, r.event), nudges = r.nudges + 1,
     watched_at = CASE WHEN r.watching THEN r.watched_at ELSE ${now} END,
     watching = true, ended_at = NULL,
-    due_at = ${dueUnlessLeased(`${now} - $5::bigint`)}`,
+    due_at = CASE
+      WHEN r.lease_token IS NOT NULL AND r.lease_until > ${now} THEN r.lease_until
+      WHEN r.watching AND r.failures > 0 THEN r.due_at
+      ELSE ${now} - $5::bigint END`,
     /** $1 kind, $2 key. Ends the watch (the handled status stays for retention, counted from now). */
     unwatch: `UPDATE ${t} AS r SET watching = false, due_at = NULL, nudged_at = NULL, event = NULL, ended_at = now()
 WHERE ${pk} AND r.watching`,
@@ -144,7 +148,8 @@ RETURNING 1 AS extended`,
      * $1 kind, $2 key, $3 token, $4 commit (records $5 as the handled status), $5 status, $6 next
      * ('delay' | 'final' | 'max-age' | 'not-found'), $7 delay ms, $8 failures, $9 priority ms, $10
      * keep the nudge, $11 the txid that must run it (null: any). Checks the lease and ends the turn
-     * in one statement: a nudge that came during the turn makes the record due at once; an ended
+     * in one statement: a nudge that came during a turn that did not fail makes the record due at
+     * once (after a failed one, the back-off holds); an ended
      * watch keeps its handled status for the retention. Every condition is on the row itself (no
      * CTE read beforehand): when the UPDATE waits for a row another session changed, PostgreSQL
      * re-checks these conditions on the row as committed, so a lease taken meanwhile is never ended.
@@ -158,7 +163,7 @@ RETURNING 1 AS extended`,
   watching = r.watching AND NOT ${ends},
   due_at = CASE
     WHEN NOT r.watching OR ${ends} THEN NULL
-    WHEN r.nudges <> r.lease_nudges THEN ${now} - $9::bigint
+    WHEN r.nudges <> r.lease_nudges AND $8::int = 0 THEN ${now} - $9::bigint
     ELSE ${now} + $7::bigint END,
   ended_at = CASE WHEN ${ends} THEN now() ELSE r.ended_at END,
   lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL
@@ -169,14 +174,14 @@ RETURNING 1 AS ended`,
   due_at = CASE WHEN r.watching THEN ${now} ELSE NULL END
 WHERE ${pk} AND r.lease_token = $3::text`,
     /**
-     * $1 owner, $2 priority ms. Ends every lease `owner` holds (found through the partial
-     * `lease_owner` index, never a scan), each watched record due at once (ahead of the backlog
-     * when a nudge is pending), its nudge, event and failures kept.
+     * $1 owner. Ends every live lease `owner` holds (found through the partial `lease_owner`
+     * index, never a scan), each watched record due at once, its nudge, event and failures kept. A
+     * lapsed lease is left as it is: its record is due already, since the lease's end.
      */
     reclaim: `WITH ended AS (
   UPDATE ${t} AS r SET lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL,
-    due_at = CASE WHEN NOT r.watching THEN NULL WHEN r.nudged_at IS NOT NULL AND r.failures = 0 THEN ${now} - $2::bigint ELSE ${now} END
-  WHERE r.lease_owner = $1::text
+    due_at = CASE WHEN r.watching THEN ${now} ELSE NULL END
+  WHERE r.lease_owner = $1::text AND r.lease_token IS NOT NULL AND r.lease_until > ${now}
   RETURNING 1
 )
 SELECT count(*)::int AS reclaimed FROM ended`,

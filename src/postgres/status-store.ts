@@ -1,7 +1,7 @@
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 import { eventRowId } from '../stores/event-key.js';
-import { checkExternalId, checkKind, wholeNumber } from '../tracker/arguments.js';
+import { checkExternalId, checkKind, checkOwner, wholeNumber } from '../tracker/arguments.js';
 import { NUDGE_PRIORITY_MS } from '../tracker/types.js';
 import type {
   ClaimDueRequest,
@@ -254,9 +254,10 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
   }
 
   async nudge(kind: StatusKind, externalId: string, nudge: { event?: WebhookEvent | undefined } = {}): Promise<void> {
+    if (nudge === null || typeof nudge !== 'object') throw new TypeError(`nudge must be an object, got ${typeName(nudge)}`);
     const key = await keyOf(kind, externalId);
     // JSON escapes a NUL and lone surrogates, which PostgreSQL text cannot hold
-    const event = nudge?.event === undefined ? null : JSON.stringify(nudge.event);
+    const event = nudge.event === undefined ? null : JSON.stringify(nudge.event);
     await this.#run('nudge', this.#sql.nudge, [kind, key, JSON.stringify(externalId), event, NUDGE_PRIORITY_MS]);
   }
 
@@ -326,7 +327,7 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
    */
   async reclaim(owner: string): Promise<number> {
     checkOwner(owner);
-    const rows = await this.#run('reclaim', this.#sql.reclaim, [owner, NUDGE_PRIORITY_MS]);
+    const rows = await this.#run('reclaim', this.#sql.reclaim, [owner]);
     return Number(rows[0]?.['reclaimed'] ?? 0);
   }
 
@@ -393,11 +394,6 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
     // best effort: a failed purge is retried a minute later, and never fails a claim
     this.purgeExpired().catch(() => undefined);
   }
-}
-
-/** The `owner` of a claim or a reclaim: a non-empty string. */
-function checkOwner(owner: unknown): asserts owner is string {
-  if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
 }
 
 /**

@@ -28,12 +28,15 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     return store;
   };
 
+  // the store's clock is PostgreSQL's: time passes for it by waiting
+  const underTest = async () => ({ store: await fresh(), advance: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) });
+
   describe('the StatusStore contract', () => {
-    statusStoreContract(() => fresh());
+    statusStoreContract(underTest);
   });
 
   describe('what it gives the metrics (dueAt, countWatched)', () => {
-    statusStoreMetricsContract(() => fresh());
+    statusStoreMetricsContract(underTest);
   });
 
   it('keeps one row per record and finds due records through the due_at index, not a scan', async () => {
@@ -67,6 +70,42 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     expect(countPlan).not.toContain('Seq Scan');
     expect(await store.countWatched()).toBe(10_200);
     expect((await store.claimDue({ limit: 3, leaseMs: 1_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-5', 'o-0', 'o-1']);
+  });
+
+  it('reclaim finds an owner\'s leases through the partial lease_owner index, never a scan', async () => {
+    const table = uniqueTable();
+    const store = await fresh({ table });
+    for (let i = 0; i < 6; i += 1) await store.watch('order', `o-${i}`);
+    const held = await store.claimDue({ limit: 4, leaseMs: 600_000, owner: 'restarted' });
+    expect(held).toHaveLength(4);
+    // 20,000 other records, 5,000 of them leased by other owners
+    await db.exec(
+      `INSERT INTO "${table}" (kind, external_id, external_id_json, watching, watched_at, due_at, lease_token, lease_owner, lease_until)
+       SELECT 'withdrawal', 'w-' || i, to_json('w-' || i)::text, true, 0, 9e15::bigint, CASE WHEN i % 4 = 0 THEN 'x:' || i END,
+         CASE WHEN i % 4 = 0 THEN 'owner-' || (i % 50) END, CASE WHEN i % 4 = 0 THEN 9e15::bigint END
+       FROM generate_series(1, 20000) AS i`,
+    );
+    await db.exec(`ANALYZE "${table}"`);
+    const plan = JSON.stringify(await db.exec(`EXPLAIN (FORMAT JSON) UPDATE "${table}" AS r SET lease_token = NULL WHERE r.lease_owner = 'restarted' AND r.lease_token IS NOT NULL AND r.lease_until > 0`));
+    expect(plan).toContain(`${table}_lease_owner_idx`);
+    expect(plan).not.toContain('Seq Scan');
+    expect(await store.reclaim('restarted')).toBe(4);
+    // due at once, for the restarted process (or anyone)
+    expect((await store.claimDue({ limit: 10, leaseMs: 1_000, owner: 'restarted' })).map((r) => r.externalId).sort()).toEqual(['o-0', 'o-1', 'o-2', 'o-3', 'o-4', 'o-5']);
+    await expect(store.reclaim(42 as never)).rejects.toThrow(TypeError);
+  });
+
+  it('claimedAt and every time in a record are the database\'s clock', async () => {
+    const store = await fresh();
+    const dbNow = async () => Number((await db.exec(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`))[0]!['t']);
+    const before = await dbNow();
+    await store.watch('order', 'o-1');
+    const [record] = await store.claimDue({ limit: 1, leaseMs: 1_000, owner: 'a' });
+    const after = await dbNow();
+    for (const time of [record!.claimedAt, record!.watchedAt, record!.dueAt!]) {
+      expect(time).toBeGreaterThanOrEqual(before);
+      expect(time).toBeLessThanOrEqual(after);
+    }
   });
 
   it('a commit that waits for a row whose lease another session takes meanwhile records nothing (the token is re-checked on the row as committed)', async () => {
@@ -151,5 +190,59 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
       expect(new PostgresStatusStore({ pool: db.pool, transactional: true as never }).transact).toBeTypeOf('function');
     }
     expect(new PostgresStatusStore({ pool: db.pool }).transact).toBeUndefined();
+  });
+});
+
+describe('PostgresStatusStore.watch(kind, id, { transaction }) (pg, transactional)', () => {
+  let pool: pg.Pool;
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: server.url, max: 4 });
+    pool.on('error', () => undefined);
+  });
+  afterAll(() => pool?.end());
+
+  /** The partner's own transaction: an order row and its watch, then `end` (COMMIT or ROLLBACK). */
+  const partnerTransaction = async (store: PostgresStatusStore<pg.Pool, true>, orders: string, id: string, end: 'COMMIT' | 'ROLLBACK') => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`INSERT INTO "${orders}" (id) VALUES ($1)`, [id]);
+      await store.watch('order', id, { transaction: client });
+      // not visible outside the partner's transaction before it commits
+      expect(await store.get('order', id)).toBeUndefined();
+      await client.query(end);
+    } finally {
+      client.release();
+    }
+  };
+
+  it('a committed partner transaction leaves the order and its watch; a rolled-back one leaves neither', async () => {
+    const table = uniqueTable();
+    const orders = `${table}_orders`;
+    const store = new PostgresStatusStore({ pool, table, transactional: true });
+    await store.ensureSchema();
+    await pool.query(`CREATE TABLE "${orders}" (id text PRIMARY KEY)`);
+    await partnerTransaction(store, orders, 'o-committed', 'COMMIT');
+    await partnerTransaction(store, orders, 'o-rolled-back', 'ROLLBACK');
+    expect((await pool.query(`SELECT id FROM "${orders}"`)).rows).toEqual([{ id: 'o-committed' }]);
+    expect(await store.get('order', 'o-committed')).toMatchObject({ watching: true });
+    expect(await store.get('order', 'o-rolled-back')).toBeUndefined();
+    expect((await store.claimDue({ limit: 10, leaseMs: 1_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-committed']);
+  });
+
+  it('refuses a pool (it would write outside the transaction) and a transaction on a plain store, with a TypeError', async () => {
+    const table = uniqueTable();
+    const store = new PostgresStatusStore({ pool, table, transactional: true });
+    await store.ensureSchema();
+    await expect(store.watch('order', 'o-1', { transaction: pool as never })).rejects.toThrow(/a pool would write the watch outside it/);
+    await expect(store.watch('order', 'o-1', { bogus: 1 } as never)).rejects.toThrow(/unknown option "bogus"/);
+    const client = await pool.connect();
+    try {
+      const plain = new PostgresStatusStore({ pool, table });
+      await expect(plain.watch('order', 'o-1', { transaction: client as never })).rejects.toThrow(/needs a transactional store/);
+    } finally {
+      client.release();
+    }
+    expect(await store.get('order', 'o-1')).toBeUndefined();
   });
 });
