@@ -111,6 +111,8 @@ class Settled {
  * import pg from 'pg';
  * import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000, keepAlive: true });
+ * // pg requires it: an idle client whose session ends (a restart, a failover) is reported here, else the process crashes
+ * pool.on('error', (error) => console.warn('idle PostgreSQL client lost', error.message));
  * const store = new PostgresEventStore({ pool, transactional: true });
  * await store.ensureSchema();
  * const handler = createWebhookHandler({
@@ -357,7 +359,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
 
   /** Starts one purge batch in the background when the last one began a minute ago or more. */
   #purgeNow(): void {
-    const now = Date.now();
+    const now = performance.now(); // pacing only, on a monotonic clock: a wall-clock step neither stops nor floods it
     if (now < this.#nextPurgeAt) return;
     this.#nextPurgeAt = now + PURGE_EVERY_MS;
     // best effort: a failed purge is retried a minute later, and never fails a delivery

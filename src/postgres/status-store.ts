@@ -119,6 +119,16 @@ class LeaseLost {}
  * with a `PostgresStoreError` and records nothing. The record's row is not locked while `onChange`
  * runs, so a webhook's `nudge` of that record is stored at once and the heartbeat keeps the lease.
  *
+ * **One clock.** Every lease and due time is PostgreSQL's (`statement_timestamp()` inside each
+ * statement, milliseconds since the epoch), never a tracker's: a wall-clock step on one host, or
+ * hosts whose clocks disagree, neither ends a live lease early nor stops the schedule; `claimDue`
+ * hands back that clock as `claimedAt`. `reclaim(owner)` ends a restarted process's own live
+ * leases through the partial `lease_owner` index.
+ *
+ * The store's transactions run at READ COMMITTED whatever the server's
+ * `default_transaction_isolation`; a statement outside them that fails with a serialization
+ * failure or a deadlock (40001, 40P01) is retried a few times within `statementTimeoutMs`.
+ *
  * External ids of any characters are accepted (keyed as the event stores key event ids).
  * Every database failure rejects with {@link PostgresStoreError}. Requires PostgreSQL 11 or later.
  *
@@ -127,6 +137,8 @@ class LeaseLost {}
  * import { PostgresStatusStore } from 'checkout-partner-sdk/postgres';
  * import { createStatusTracker } from 'checkout-partner-sdk/tracker';
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000, keepAlive: true });
+ * // pg requires it: an idle client whose session ends (a restart, a failover) is reported here, else the process crashes
+ * pool.on('error', (error) => console.warn('idle PostgreSQL client lost', error.message));
  * const store = new PostgresStatusStore({ pool, transactional: true });
  * await store.ensureSchema();
  * const tracker = createStatusTracker({
