@@ -2,6 +2,7 @@ import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 import { eventRowId } from '../stores/event-key.js';
 import { checkExternalId, checkKind, checkOwner, wholeNumber } from '../tracker/arguments.js';
+import { projectEvent } from '../tracker/event-projection.js';
 import { NUDGE_PRIORITY_MS } from '../tracker/types.js';
 import type {
   ClaimDueRequest,
@@ -268,8 +269,9 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
   async nudge(kind: StatusKind, externalId: string, nudge: { event?: WebhookEvent | undefined } = {}): Promise<void> {
     if (nudge === null || typeof nudge !== 'object') throw new TypeError(`nudge must be an object, got ${typeName(nudge)}`);
     const key = await keyOf(kind, externalId);
+    // a bounded projection (MAX_TRACKED_EVENT_BYTES), whoever calls: a row never holds a whole payload;
     // JSON escapes a NUL and lone surrogates, which PostgreSQL text cannot hold
-    const event = nudge.event === undefined ? null : JSON.stringify(nudge.event);
+    const event = nudge.event === undefined ? null : JSON.stringify(projectEvent(nudge.event));
     await this.#run('nudge', this.#sql.nudge, [kind, key, JSON.stringify(externalId), event, NUDGE_PRIORITY_MS]);
   }
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { drivers, type Connection } from '../postgres/drivers.js';
+import { MAX_TRACKED_EVENT_BYTES } from 'checkout-partner-sdk/tracker';
 import { statusStoreContract, statusStoreMetricsContract } from './store-contract.js';
 
 let server: PostgresServer;
@@ -157,6 +158,17 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     expect(claimed.map((r) => r.externalId).sort()).toEqual([...odd].sort());
     await store.nudge('order', 'nul\u0000id', { event: { eventId: 'e\u0000', type: 't' } });
     expect((await store.get('order', 'nul\u0000id'))?.event?.eventId).toBe('e\u0000');
+  });
+
+  it('keeps a bounded projection of a nudge\'s event, whatever its size (MAX_TRACKED_EVENT_BYTES)', async () => {
+    const table = uniqueTable();
+    const store = await fresh({ table });
+    const big = { eventId: 'e-big', type: 'otc.trade.settled', tradeId: 't-1', payload: { blob: 'x'.repeat(200_000) }, note: 'y'.repeat(10_000) };
+    await store.nudge('order', 'o-big', { event: big as never });
+    const bytes = Number((await db.exec(`SELECT octet_length(event) AS n FROM "${table}"`))[0]!['n']);
+    expect(bytes).toBeLessThanOrEqual(MAX_TRACKED_EVENT_BYTES);
+    expect((await store.get('order', 'o-big'))?.event).toMatchObject({ eventId: 'e-big', type: 'otc.trade.settled', tradeId: 't-1' });
+    await expect(store.nudge('order', 'o-big', { event: { type: 'no id' } as never })).rejects.toThrow(TypeError);
   });
 
   it('ensureSchema names what is wrong with a table of another shape', async () => {
