@@ -5,6 +5,7 @@ import { PostgresEventStore, PostgresStatusStore } from 'checkout-partner-sdk/po
 import { createWebhookHandler, signPayload, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { drivers, uniqueTable } from './drivers.js';
+import { runTrackerMember } from './tracker-member.js';
 
 // Issue 24: managed servers often run with default_transaction_isolation = 'serializable' (or
 // 'repeatable read'). The stores' own transactions run at READ COMMITTED whatever the default, and a
@@ -126,6 +127,27 @@ describe.each(['serializable', 'repeatable read'])("with default_transaction_iso
     } finally {
       await connection.close();
     }
+  });
+
+  it('3 transactional tracker processes on 30 records: no failure logged (no serialization failure), every change once', { timeout: 90_000 }, async () => {
+    const table = uniqueTable();
+    const effects = `${table}_effects`;
+    const pool = newPool();
+    const store = new PostgresStatusStore({ pool, table, transactional: true });
+    await store.ensureSchema();
+    await pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, status text, owner text NOT NULL)`);
+    for (let i = 0; i < 30; i++) await store.watch('order', `o-${i}`);
+    const fleet = await Promise.all(
+      ['t-1', 't-2', 't-3'].map((owner) => runTrackerMember({ url: server.url, table, effects, owner, count: 30, workMs: 200 })),
+    );
+    for (const member of fleet) {
+      expect(member.exitCode, member.stderr).toBe(0);
+      expect(member.failures).toEqual([]);
+    }
+    expect(fleet.flatMap((member) => member.calls)).toHaveLength(30);
+    const rows = (await pool.query(`SELECT external_id, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows as { n: number }[];
+    expect(rows).toHaveLength(30);
+    expect(rows.every((row) => row.n === 1)).toBe(true);
   });
 
   it('3 transactional status stores claiming 90 records at once: no failed claim or turn, each change committed once', async () => {
