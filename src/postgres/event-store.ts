@@ -242,8 +242,9 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     // a claim answered after its lease would be worthless: it waits no longer than that
     const row = await this.#one('claim', this.#sql.claim, [await eventRowId(eventId), owner, Math.ceil(leaseMs)], Math.min(this.#statementTimeoutMs, leaseMs));
     if (row['claimed'] !== true) return row['state'] === 'done' ? 'done' : 'in-flight';
-    // timed from the reply, which came after PostgreSQL set the lease: it ends there no later
-    this.#leases.remember(eventId, owner, Date.now() + leaseMs);
+    // timed from the reply on this process's monotonic clock (PostgreSQL set the lease before it
+    // answered, so it ends there no later); a wall-clock step never moves it
+    this.#leases.rememberFor(eventId, owner, leaseMs);
     return { status: 'claimed', lease: owner };
   }
 
