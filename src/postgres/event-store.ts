@@ -46,7 +46,8 @@ export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = Postg
   /**
    * How long, in milliseconds, the store waits for one of its own statements outside a delivery's
    * transaction (a plain-mode claim, `complete`, `release`, a purge, `ensureSchema()`) before it
-   * gives up; with `pg`, that connection is then destroyed, not returned to the pool, so a dead
+   * gives up (its retries after a serialization failure or a deadlock included); with `pg`, that
+   * connection is then destroyed, not returned to the pool, so a dead
    * network costs a bounded wait. A transaction's statements are bounded by the handler's
    * `leaseMs` instead. At most 2^31 − 1 (about 24.8 days): no timer waits longer.
    * @default 10_000

@@ -64,8 +64,9 @@ export interface PostgresStatusStoreOptions<Pool extends PostgresPoolLike = Post
   retentionSeconds?: number | undefined;
   /**
    * How long, in milliseconds, the store waits for one of its statements outside an `onChange`
-   * transaction before it rejects with `PostgresStoreError`; with `pg`, that connection is then
-   * destroyed, not returned to the pool, so a dead network costs a bounded wait.
+   * transaction (its retries after a serialization failure or a deadlock included) before it
+   * rejects with `PostgresStoreError`; with `pg`, that connection is then destroyed, not returned
+   * to the pool, so a dead network costs a bounded wait.
    * @default 10_000
    */
   statementTimeoutMs?: number | undefined;
