@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { PostgresEventStore, PostgresStatusStore } from 'checkout-partner-sdk/postgres';
+import { PostgresEventStore, PostgresStatusStore, PostgresStoreError } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, signPayload, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { drivers, uniqueTable } from './drivers.js';
@@ -190,5 +190,58 @@ describe.each(['serializable', 'repeatable read'])("with default_transaction_iso
     const rows = (await pools.at(-1)!.query(`SELECT external_id, count(*)::int AS n FROM "${effects}" GROUP BY external_id`)).rows as { n: number }[];
     expect(rows).toHaveLength(90);
     expect(rows.every((row) => row.n === 1)).toBe(true);
+  });
+});
+
+describe('a serialization failure or a deadlock outside a transaction', () => {
+  // a trigger makes the real server fail the store's statement with the real SQLSTATE, counting the
+  // attempts in a sequence (which a rollback does not undo)
+  const failing = async (pool: pg.Pool, table: string, code: '40001' | '40P01', times: number) => {
+    await pool.query(`CREATE SEQUENCE "${table}_attempts"`);
+    await pool.query(`CREATE FUNCTION "${table}_fail"() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('"${table}_attempts"') <= ${times} THEN
+          RAISE EXCEPTION 'simulated contention' USING ERRCODE = '${code}';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await pool.query(`CREATE TRIGGER fail BEFORE UPDATE ON "${table}" FOR EACH STATEMENT EXECUTE FUNCTION "${table}_fail"()`);
+    return async () => Number((await pool.query(`SELECT last_value FROM "${table}_attempts"`)).rows[0].last_value);
+  };
+
+  it.each(['40001', '40P01'] as const)('%s twice: the third attempt succeeds, the caller sees nothing', async (code) => {
+    const pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    pool.on('error', () => undefined);
+    try {
+      const table = uniqueTable();
+      const store = new PostgresStatusStore({ pool, table });
+      await store.ensureSchema();
+      await store.watch('order', 'o-1');
+      const attempts = await failing(pool, table, code, 2);
+      expect((await store.claimDue({ limit: 1, leaseMs: 10_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-1']);
+      expect(await attempts()).toBe(3);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('one that persists fails after 5 attempts with a PostgresStoreError that says what it is', async () => {
+    const pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    pool.on('error', () => undefined);
+    try {
+      const table = uniqueTable();
+      const store = new PostgresEventStore({ pool, table });
+      await store.ensureSchema();
+      const claim = await store.claim('evt-1', 10_000);
+      const attempts = await failing(pool, table, '40001', 1_000);
+      const error = await store.complete('evt-1', claim !== 'done' && claim !== 'in-flight' ? claim.lease : undefined).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PostgresStoreError);
+      expect((error as Error).message).toMatch(/^PostgreSQL complete failed: a serialization failure \(40001\) in each of 5 attempts: simulated contention\. /);
+      expect((error as Error).message).toMatch(/default_transaction_isolation/);
+      expect(((error as Error).cause as { code?: string }).code).toBe('40001');
+      expect(await attempts()).toBe(5);
+    } finally {
+      await pool.end();
+    }
   });
 });
