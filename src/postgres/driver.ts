@@ -46,7 +46,9 @@ export interface Driver {
   /**
    * Runs one statement within `timeoutMs`, rows as plain objects. With `pg`, a statement past it
    * has its connection destroyed (never given back to the pool); postgres.js gives no handle on its
-   * connection, so there the wait ends and the statement is left to its own timeouts.
+   * connection, so there the wait ends and the statement is left to its own timeouts. A
+   * serialization failure or a deadlock (the session's default isolation applies to a statement
+   * outside a transaction) is retried, a bounded number of times within `timeoutMs`.
    */
   query(text: string, values: unknown[], timeoutMs: number): Promise<Record<string, unknown>[]>;
   /**
@@ -68,17 +70,52 @@ export function driverOf(pool: unknown, owner: string): Driver {
   throw new TypeError(`${owner}: pool must be a pg Pool (new pg.Pool(...)) or a postgres.js sql (postgres(url)), got ${typeName(pool)}`);
 }
 
+/**
+ * SQLSTATEs after which a statement outside a transaction is run again: `40001` serialization
+ * failure and `40P01` deadlock. Such a statement runs alone in a transaction at the session's
+ * default isolation (`default_transaction_isolation`, `serializable` or `repeatable read` on some
+ * managed servers), where two trackers claiming the same due rows, or two copies of one webhook,
+ * can fail this way; PostgreSQL rolled the whole statement back, so running it again is safe.
+ */
+const RETRIED = new Set(['40001', '40P01']);
+/** Attempts of one statement, the first included, when each fails as {@link RETRIED}. */
+export const SERIALIZATION_ATTEMPTS = 5;
+
+/**
+ * Runs `attempt` until it does not fail with {@link RETRIED}, at most {@link SERIALIZATION_ATTEMPTS}
+ * times and within `timeoutMs` in all (each attempt gets what is left), with a short random pause
+ * between attempts so that the contenders do not collide again in step. The last failure is
+ * rethrown as it came (its `code` tells what it is).
+ */
+async function retried<T>(timeoutMs: number, attempt: (timeoutMs: number) => Promise<T>): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(Math.max(1, Math.ceil(deadline - performance.now())));
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      const pauseMs = Math.random() * 10 * n;
+      if (typeof code !== 'string' || !RETRIED.has(code) || n >= SERIALIZATION_ATTEMPTS || performance.now() + pauseMs >= deadline) {
+        if (typeof code === 'string' && RETRIED.has(code) && error instanceof Error) (error as { attempts?: number }).attempts = n;
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+}
+
 function pgDriver(pool: PgPoolLike): Driver {
   // each statement checks out its own client rather than pool.query: only then can one that stops
   // answering (a blackholed network) have its connection destroyed instead of returned to the pool
-  const run = async (text: string, values: unknown[] | undefined, timeoutMs: number): Promise<unknown> => {
-    const session = await PgSession.open(pool, timeoutMs);
-    try {
-      return await session.query(text, values, timeoutMs);
-    } finally {
-      session.release();
-    }
-  };
+  const run = (text: string, values: unknown[] | undefined, timeoutMs: number): Promise<unknown> =>
+    retried(timeoutMs, async (leftMs) => {
+      const session = await PgSession.open(pool, leftMs);
+      try {
+        return await session.query(text, values, leftMs);
+      } finally {
+        session.release();
+      }
+    });
   return {
     kind: 'pg',
     pgPool: pool,
@@ -101,11 +138,11 @@ function postgresJsDriver(sql: PostgresJsSqlLike): Driver {
     kind: 'postgres.js',
     pgPool: undefined,
     async query(text, values, timeoutMs) {
-      return [...((await bounded(sql.unsafe(text, values as never[]), timeoutMs)) as Iterable<Record<string, unknown>>)];
+      return retried(timeoutMs, async (leftMs) => [...((await bounded(sql.unsafe(text, values as never[]), leftMs)) as Iterable<Record<string, unknown>>)]);
     },
     async script(text, timeoutMs) {
       // no parameters: postgres.js sends it as one simple query
-      await bounded(sql.unsafe(text), timeoutMs);
+      await retried(timeoutMs, (leftMs) => bounded(sql.unsafe(text), leftMs));
     },
   };
 }

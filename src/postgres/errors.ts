@@ -17,7 +17,8 @@ export type PostgresStoreOperation =
   | 'commit'
   | 'reschedule'
   | 'get'
-  | 'count';
+  | 'count'
+  | 'reclaim';
 
 /**
  * A statement behind `PostgresEventStore` or `PostgresStatusStore` failed: the connection was refused or lost, PostgreSQL
@@ -53,6 +54,18 @@ export function storeError(operation: PostgresStoreOperation, error: unknown): P
   const masked = escapeControl(message.replace(/\/\/[^\s/@]*@/g, '//***@').replace(/\s+/g, ' ').trim()) || 'unknown error';
   const reason = masked.length > 200 ? `${masked.slice(0, 200)}…` : masked;
   const suffix = typeof code === 'string' && code !== '' && !reason.includes(code) ? ` (${code})` : '';
+  const attempts = (error as { attempts?: unknown } | null)?.attempts;
+  if (code === '40001' || code === '40P01') {
+    // said for what it is: contention the server's isolation level creates, not an outage
+    const what = code === '40001' ? 'a serialization failure' : 'a deadlock';
+    const tries = typeof attempts === 'number' ? ` in each of ${attempts} attempts` : '';
+    return new PostgresStoreError(
+      `PostgreSQL ${operation} failed: ${what} (${code})${tries}: ${reason}. The store's own transactions run at READ COMMITTED; ` +
+        'a statement outside them runs at the server\'s default_transaction_isolation, where concurrent trackers or deliveries conflict: ' +
+        'it is retried, and handed over again later when it keeps failing',
+      { operation, cause: error },
+    );
+  }
   return new PostgresStoreError(`PostgreSQL ${operation} failed: ${reason}${suffix}`, { operation, cause: error });
 }
 

@@ -6,6 +6,7 @@ import type { ClaimedLease, EventStore, TransactionalEventStore, TransactResult 
 import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, PostgresTransactionError, storeError } from './errors.js';
 import { runProvenTransaction } from './transaction.js';
+import { ensureTable } from './schema.js';
 import { statementsFor, tableName, type TableStatements } from './sql.js';
 import { quote } from '../internal/quote.js';
 import { MAX_TIMER_MS } from '../internal/timer-ms.js';
@@ -45,7 +46,8 @@ export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = Postg
   /**
    * How long, in milliseconds, the store waits for one of its own statements outside a delivery's
    * transaction (a plain-mode claim, `complete`, `release`, a purge, `ensureSchema()`) before it
-   * gives up; with `pg`, that connection is then destroyed, not returned to the pool, so a dead
+   * gives up (its retries after a serialization failure or a deadlock included); with `pg`, that
+   * connection is then destroyed, not returned to the pool, so a dead
    * network costs a bounded wait. A transaction's statements are bounded by the handler's
    * `leaseMs` instead. At most 2^31 − 1 (about 24.8 days): no timer waits longer.
    * @default 10_000
@@ -110,6 +112,8 @@ class Settled {
  * import pg from 'pg';
  * import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000, keepAlive: true });
+ * // pg requires it: an idle client whose session ends (a restart, a failover) is reported here, else the process crashes
+ * pool.on('error', (error) => console.warn('idle PostgreSQL client lost', error.message));
  * const store = new PostgresEventStore({ pool, transactional: true });
  * await store.ensureSchema();
  * const handler = createWebhookHandler({
@@ -194,27 +198,16 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   }
 
   /**
-   * Creates the table and its index when they do not exist (`CREATE … IF NOT EXISTS`, serialised by
-   * an advisory lock so receivers starting together do not race). Safe to call on every start.
+   * Checks the table's shape and the role's rights on it, and creates only what is missing
+   * (`CREATE … IF NOT EXISTS`, serialised by an advisory lock so receivers starting together do not
+   * race). A table your migrations made from `schemaSql` thus needs no CREATE right: SELECT,
+   * INSERT, UPDATE and DELETE are enough. Safe to call on every start.
    *
-   * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (no CREATE right).
+   * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (the message names
+   *   the missing right), or the table exists with another shape (the message names what is wrong).
    */
   async ensureSchema(): Promise<void> {
-    let problems: string[];
-    try {
-      // one simple query, so one implicit transaction holds the lock over the DDL without BEGIN
-      await this.#driver.script(`${this.#sql.schemaLock}\n${this.schemaSql}`, this.#statementTimeoutMs);
-      problems = (await this.#driver.query(this.#sql.shape, [], this.#statementTimeoutMs)).map((row) => String(row['problem']));
-    } catch (error) {
-      throw storeError('schema', error);
-    }
-    if (problems.length > 0) {
-      throw new PostgresStoreError(
-        `PostgreSQL schema failed: the table ${this.table} exists but does not have the shape the store needs: ${problems.join('; ')}. ` +
-          'Fix or rename it (the SQL is in schemaSql)',
-        { operation: 'schema' },
-      );
-    }
+    await ensureTable(this.#driver, this.#sql, this.table, this.#statementTimeoutMs);
   }
 
   /**
@@ -250,8 +243,9 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     // a claim answered after its lease would be worthless: it waits no longer than that
     const row = await this.#one('claim', this.#sql.claim, [await eventRowId(eventId), owner, Math.ceil(leaseMs)], Math.min(this.#statementTimeoutMs, leaseMs));
     if (row['claimed'] !== true) return row['state'] === 'done' ? 'done' : 'in-flight';
-    // timed from the reply, which came after PostgreSQL set the lease: it ends there no later
-    this.#leases.remember(eventId, owner, Date.now() + leaseMs);
+    // timed from the reply on this process's monotonic clock (PostgreSQL set the lease before it
+    // answered, so it ends there no later); a wall-clock step never moves it
+    this.#leases.rememberFor(eventId, owner, leaseMs);
     return { status: 'claimed', lease: owner };
   }
 
@@ -367,7 +361,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
 
   /** Starts one purge batch in the background when the last one began a minute ago or more. */
   #purgeNow(): void {
-    const now = Date.now();
+    const now = performance.now(); // pacing only, on a monotonic clock: a wall-clock step neither stops nor floods it
     if (now < this.#nextPurgeAt) return;
     this.#nextPurgeAt = now + PURGE_EVERY_MS;
     // best effort: a failed purge is retried a minute later, and never fails a delivery

@@ -9,7 +9,9 @@
  * @example
  * import pg from 'pg';
  * import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
- * const store = new PostgresEventStore({ pool: new pg.Pool(), transactional: true });
+ * const pool = new pg.Pool();
+ * pool.on('error', (error) => console.warn('idle PostgreSQL client lost', error.message)); // pg requires it
+ * const store = new PostgresEventStore({ pool, transactional: true });
  * await store.ensureSchema();
  *
  * @module

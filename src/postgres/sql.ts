@@ -153,6 +153,8 @@ const EVENT_TABLE_SHAPE: TableShape = {
   ],
   primaryKey: ['event_id'],
   deterministic: ['event_id'],
+  // the purge finds old rows through it
+  indexed: ['first_seen'],
 };
 
 /** The statements of one table. `$n` are parameters; every value travels as one, never in the text. */

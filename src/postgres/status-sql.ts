@@ -4,9 +4,10 @@ import { indexName, resolvedNameSql, schemaLockSql, shapeSql, type TableName, ty
 export const DEFAULT_STATUS_TABLE = 'checkout_status_records';
 
 /**
- * The columns {@link statusStatementsFor} reads and writes. Times the tracker passes (`now`) are
- * milliseconds since the epoch in `bigint` columns, as the contract keeps the caller's clock;
- * `ended_at` (retention) is PostgreSQL's own clock, as the event store's TTL is.
+ * The columns {@link statusStatementsFor} reads and writes. Every time is PostgreSQL's own clock
+ * (one clock for the fleet, never a tracker's): the record's times are milliseconds since the epoch
+ * in `bigint` columns, taken from {@link NOW_MS} inside each statement; `ended_at` (retention) is
+ * a `timestamptz`, as the event store's TTL is.
  */
 const STATUS_TABLE_SHAPE: TableShape = {
   columns: [
@@ -30,9 +31,17 @@ const STATUS_TABLE_SHAPE: TableShape = {
   ],
   primaryKey: ['kind', 'external_id'],
   deterministic: ['kind', 'external_id'],
-  // claimDue finds due rows through it; without it every claim would scan the table
-  indexed: ['due_at', 'ended_at'],
+  // claimDue finds due rows through due_at, the purge ended rows through ended_at, reclaim an
+  // owner's leases through lease_owner: without them each would scan the table
+  indexed: ['due_at', 'ended_at', 'lease_owner'],
 };
+
+/**
+ * PostgreSQL's clock in milliseconds since the epoch: `statement_timestamp()`, the time the
+ * statement arrived, which is one value however often a statement reads it (unlike
+ * `clock_timestamp()`) and, unlike `now()`, is the statement's own time inside a long transaction.
+ */
+export const NOW_MS = `floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint`;
 
 /** The columns every statement that returns a record returns, so one parser reads them all (`r`: the table's alias). */
 const state = (r: string) => `${r}.kind, ${r}.external_id_json, ${r}.watching, ${r}.watched_at::float8 AS watched_at, ${r}.handled_status,
@@ -46,11 +55,12 @@ const state = (r: string) => `${r}.kind, ${r}.external_id_json, ${r}.watching, $
  */
 export function statusStatementsFor(table: TableName) {
   const t = table.quoted;
+  const now = NOW_MS;
   const pk = `r.kind = $1::text AND r.external_id = $2::text`;
-  /** Due at the end of a live lease, else at `at` (watch and nudge). `$4` is now. */
-  /** The turn ends the watch: watched, no nudge since the claim, and `next` is not a delay (`$7`). */
-  const ends = `(r.watching AND r.nudges = r.lease_nudges AND $7::text <> 'delay')`;
-  const dueUnlessLeased = (at: string) => `CASE WHEN r.lease_token IS NOT NULL AND r.lease_until > $4::bigint THEN r.lease_until ELSE ${at} END`;
+  /** The turn ends the watch: watched, no nudge since the claim, and `next` is not a delay (`$6`). */
+  const ends = `(r.watching AND r.nudges = r.lease_nudges AND $6::text <> 'delay')`;
+  /** Due at the end of a live lease (on the database's clock), else at `at` (watch and nudge). */
+  const dueUnlessLeased = (at: string) => `CASE WHEN r.lease_token IS NOT NULL AND r.lease_until > ${now} THEN r.lease_until ELSE ${at} END`;
   return {
     schema: [
       `CREATE TABLE IF NOT EXISTS ${t} (
@@ -76,84 +86,105 @@ export function statusStatementsFor(table: TableName) {
       // partial: records whose watch ended (NULL due_at) cost the index nothing
       `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'due_at_idx')} ON ${t} (due_at) WHERE due_at IS NOT NULL;`,
       `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'ended_at_idx')} ON ${t} (ended_at) WHERE ended_at IS NOT NULL;`,
+      // partial: only leased rows (a few per tracker process) are in it, for reclaim(owner)
+      `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'lease_owner_idx')} ON ${t} (lease_owner) WHERE lease_owner IS NOT NULL;`,
     ],
     schemaLock: schemaLockSql(table),
     shape: shapeSql(table, STATUS_TABLE_SHAPE),
-    /** $1 kind, $2 key, $3 id JSON, $4 now. A watched record keeps its schedule; otherwise a watch starts now. */
+    /** $1 kind, $2 key, $3 id JSON. A watched record keeps its schedule; otherwise a watch starts now. */
     watch: `INSERT INTO ${t} AS r (kind, external_id, external_id_json, watching, watched_at, due_at)
-VALUES ($1::text, $2::text, $3::text, true, $4::bigint, $4::bigint)
+VALUES ($1::text, $2::text, $3::text, true, ${now}, ${now})
 ON CONFLICT (kind, external_id) DO UPDATE
-  SET watching = true, watched_at = $4::bigint, ended_at = NULL, due_at = ${dueUnlessLeased('$4::bigint')}
+  SET watching = true, watched_at = ${now}, ended_at = NULL, due_at = ${dueUnlessLeased(now)}
   WHERE NOT r.watching`,
     /**
-     * $1 kind, $2 key, $3 id JSON, $4 now, $5 event JSON (or null), $6 priority ms. Remembers the
-     * nudge (the counter tells a turn that a nudge came during it), watches the record when it is
-     * not watched, and makes it due ahead of the backlog unless a live lease holds it.
+     * $1 kind, $2 key, $3 id JSON, $4 event JSON (or null), $5 priority ms. Remembers the nudge
+     * (the counter tells a turn that a nudge came during it), watches the record when it is not
+     * watched, and makes it due ahead of the backlog unless a live lease holds it (its end of turn
+     * decides) or its last turn failed (the back-off holds; the event is kept for the next read).
      */
     nudge: `INSERT INTO ${t} AS r (kind, external_id, external_id_json, watching, watched_at, due_at, nudged_at, event, nudges)
-VALUES ($1::text, $2::text, $3::text, true, $4::bigint, $4::bigint - $6::bigint, $4::bigint, $5::text, 1)
+VALUES ($1::text, $2::text, $3::text, true, ${now}, ${now} - $5::bigint, ${now}, $4::text, 1)
 ON CONFLICT (kind, external_id) DO UPDATE
-  SET nudged_at = $4::bigint, event = coalesce($5::text, r.event), nudges = r.nudges + 1,
-    watched_at = CASE WHEN r.watching THEN r.watched_at ELSE $4::bigint END,
+  SET nudged_at = ${now}, event = coalesce($4::text, r.event), nudges = r.nudges + 1,
+    watched_at = CASE WHEN r.watching THEN r.watched_at ELSE ${now} END,
     watching = true, ended_at = NULL,
-    due_at = ${dueUnlessLeased('$4::bigint - $6::bigint')}`,
+    due_at = CASE
+      WHEN r.lease_token IS NOT NULL AND r.lease_until > ${now} THEN r.lease_until
+      WHEN r.watching AND r.failures > 0 THEN r.due_at
+      ELSE ${now} - $5::bigint END`,
     /** $1 kind, $2 key. Ends the watch (the handled status stays for retention, counted from now). */
     unwatch: `UPDATE ${t} AS r SET watching = false, due_at = NULL, nudged_at = NULL, event = NULL, ended_at = now()
 WHERE ${pk} AND r.watching`,
     /**
-     * $1 now, $2 limit, $3 lease ms, $4 owner, $5 token base. Takes the due rows earliest first
-     * through the `due_at` index (`ORDER BY due_at LIMIT n`: an index scan that stops after n rows,
-     * never a scan of every record), skipping rows another claimer or transaction holds, and writes
-     * each one's lease (owner, token, end) and its new due time in the same statement. Returns each
-     * row's due time before the claim (`was_due_at`, read under the row lock) for the lag metric.
+     * $1 limit, $2 lease ms, $3 owner, $4 token base. Takes the rows due on the database's clock,
+     * earliest first, through the `due_at` index (`ORDER BY due_at LIMIT n`: an index scan that
+     * stops after n rows, never a scan of every record), skipping rows another claimer or
+     * transaction holds and rows under a live lease (a leased row is due at its lease's end, so
+     * this only guards against a row written otherwise), and writes each one's lease (owner, token,
+     * end) and its new due time in the same statement. Returns each row's due time before the
+     * claim (`was_due_at`, read under the row lock) for the lag metric, and the clock of the claim.
      */
     claimDue: `WITH due AS (
   SELECT kind, external_id, due_at FROM ${t}
-  WHERE due_at IS NOT NULL AND due_at <= $1::bigint
+  WHERE due_at IS NOT NULL AND due_at <= ${now} AND (lease_token IS NULL OR lease_until <= ${now})
   ORDER BY due_at
-  LIMIT $2::int
+  LIMIT $1::int
   FOR UPDATE SKIP LOCKED
 ), numbered AS (
   SELECT kind, external_id, due_at, row_number() OVER (ORDER BY due_at, kind, external_id) AS n FROM due
 )
 UPDATE ${t} AS r
-SET lease_token = $5::text || ':' || d.n, lease_owner = $4::text, lease_until = $1::bigint + $3::bigint,
-  due_at = $1::bigint + $3::bigint, lease_nudges = r.nudges
+SET lease_token = $4::text || ':' || d.n, lease_owner = $3::text, lease_until = ${now} + $2::bigint,
+  due_at = ${now} + $2::bigint, lease_nudges = r.nudges
 FROM numbered d
 WHERE r.kind = d.kind AND r.external_id = d.external_id
-RETURNING d.n, d.due_at::float8 AS was_due_at, ${state('r')}`,
-    /** $1 kind, $2 key, $3 token, $4 lease end. */
-    extend: `UPDATE ${t} AS r SET lease_until = $4::bigint, due_at = CASE WHEN r.watching THEN $4::bigint ELSE r.due_at END
+RETURNING d.n, d.due_at::float8 AS was_due_at, ${now}::float8 AS claimed_at, ${state('r')}`,
+    /** $1 kind, $2 key, $3 token, $4 lease ms. */
+    extend: `UPDATE ${t} AS r SET lease_until = ${now} + $4::bigint, due_at = CASE WHEN r.watching THEN ${now} + $4::bigint ELSE r.due_at END
 WHERE ${pk} AND r.lease_token = $3::text
 RETURNING 1 AS extended`,
     /**
-     * $1 kind, $2 key, $3 token, $4 now, $5 commit (records $6 as the handled status), $6 status,
-     * $7 next ('delay' | 'final' | 'max-age'), $8 delay ms, $9 failures, $10 priority ms, $11 keep
-     * the nudge, $12 the txid that must run it (null: any). Checks the lease and ends the turn in
-     * one statement: a nudge that came during the turn makes the record due at once; an ended
+     * $1 kind, $2 key, $3 token, $4 commit (records $5 as the handled status), $5 status, $6 next
+     * ('delay' | 'final' | 'max-age' | 'not-found'), $7 delay ms, $8 failures, $9 priority ms, $10
+     * keep the nudge, $11 the txid that must run it (null: any). Checks the lease and ends the turn
+     * in one statement: a nudge that came during a turn that did not fail makes the record due at
+     * once (after a failed one, the back-off holds); an ended
      * watch keeps its handled status for the retention. Every condition is on the row itself (no
      * CTE read beforehand): when the UPDATE waits for a row another session changed, PostgreSQL
      * re-checks these conditions on the row as committed, so a lease taken meanwhile is never ended.
      */
     endTurn: `UPDATE ${t} AS r SET
-  handled_status = CASE WHEN $5::boolean THEN $6::text ELSE r.handled_status END,
-  handled_at = CASE WHEN $5::boolean THEN $4::bigint ELSE r.handled_at END,
-  nudged_at = CASE WHEN ${ends} OR ($5::boolean AND r.nudges = r.lease_nudges AND NOT $11::boolean) THEN NULL ELSE r.nudged_at END,
-  event = CASE WHEN ${ends} OR ($5::boolean AND r.nudges = r.lease_nudges AND NOT $11::boolean) THEN NULL ELSE r.event END,
-  failures = $9::int,
+  handled_status = CASE WHEN $4::boolean THEN $5::text ELSE r.handled_status END,
+  handled_at = CASE WHEN $4::boolean THEN ${now} ELSE r.handled_at END,
+  nudged_at = CASE WHEN ${ends} OR ($4::boolean AND r.nudges = r.lease_nudges AND NOT $10::boolean) THEN NULL ELSE r.nudged_at END,
+  event = CASE WHEN ${ends} OR ($4::boolean AND r.nudges = r.lease_nudges AND NOT $10::boolean) THEN NULL ELSE r.event END,
+  failures = $8::int,
   watching = r.watching AND NOT ${ends},
   due_at = CASE
     WHEN NOT r.watching OR ${ends} THEN NULL
-    WHEN r.nudges <> r.lease_nudges THEN $4::bigint - $10::bigint
-    ELSE $4::bigint + $8::bigint END,
+    WHEN r.nudges <> r.lease_nudges AND $8::int = 0 THEN ${now} - $9::bigint
+    ELSE ${now} + $7::bigint END,
   ended_at = CASE WHEN ${ends} THEN now() ELSE r.ended_at END,
   lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL
-WHERE ${pk} AND r.lease_token = $3::text AND ($12::bigint IS NULL OR txid_current() = $12::bigint)
+WHERE ${pk} AND r.lease_token = $3::text AND ($11::bigint IS NULL OR txid_current() = $11::bigint)
 RETURNING 1 AS ended`,
-    /** $1 kind, $2 key, $3 token, $4 now. Gives the record back, due at once while watched. */
+    /** $1 kind, $2 key, $3 token. Gives the record back, due at once while watched. */
     release: `UPDATE ${t} AS r SET lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL,
-  due_at = CASE WHEN r.watching THEN $4::bigint ELSE NULL END
+  due_at = CASE WHEN r.watching THEN ${now} ELSE NULL END
 WHERE ${pk} AND r.lease_token = $3::text`,
+    /**
+     * $1 owner. Ends every live lease `owner` holds (found through the partial `lease_owner`
+     * index, never a scan), each watched record due at once, its nudge, event and failures kept. A
+     * lapsed lease is left as it is: its record is due already, since the lease's end.
+     */
+    reclaim: `WITH ended AS (
+  UPDATE ${t} AS r SET lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL,
+    due_at = CASE WHEN r.watching THEN ${now} ELSE NULL END
+  WHERE r.lease_owner = $1::text AND r.lease_token IS NOT NULL AND r.lease_until > ${now}
+  RETURNING 1
+)
+SELECT count(*)::int AS reclaimed FROM ended`,
     /**
      * The records watched now: a count over the partial `due_at` index, which holds exactly the
      * watched rows (a watched row always has a due time; `unwatch` and an ended turn clear it).

@@ -1,7 +1,8 @@
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 import { eventRowId } from '../stores/event-key.js';
-import { checkExternalId, checkKind, wholeNumber } from '../tracker/arguments.js';
+import { checkExternalId, checkKind, checkOwner, wholeNumber } from '../tracker/arguments.js';
+import { projectEvent } from '../tracker/event-projection.js';
 import { NUDGE_PRIORITY_MS } from '../tracker/types.js';
 import type {
   ClaimDueRequest,
@@ -18,6 +19,7 @@ import { PostgresStoreError, PostgresTransactionError, storeError, type Postgres
 import { DEFAULT_STATUS_TABLE, statusStatementsFor, type StatusStatements } from './status-sql.js';
 import { tableName } from './sql.js';
 import { runProvenTransaction } from './transaction.js';
+import { ensureTable } from './schema.js';
 
 /** Options of {@link PostgresStatusStore}. */
 export interface PostgresStatusStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
@@ -62,8 +64,9 @@ export interface PostgresStatusStoreOptions<Pool extends PostgresPoolLike = Post
   retentionSeconds?: number | undefined;
   /**
    * How long, in milliseconds, the store waits for one of its statements outside an `onChange`
-   * transaction before it rejects with `PostgresStoreError`; with `pg`, that connection is then
-   * destroyed, not returned to the pool, so a dead network costs a bounded wait.
+   * transaction (its retries after a serialization failure or a deadlock included) before it
+   * rejects with `PostgresStoreError`; with `pg`, that connection is then destroyed, not returned
+   * to the pool, so a dead network costs a bounded wait.
    * @default 10_000
    */
   statementTimeoutMs?: number | undefined;
@@ -118,6 +121,16 @@ class LeaseLost {}
  * with a `PostgresStoreError` and records nothing. The record's row is not locked while `onChange`
  * runs, so a webhook's `nudge` of that record is stored at once and the heartbeat keeps the lease.
  *
+ * **One clock.** Every lease and due time is PostgreSQL's (`statement_timestamp()` inside each
+ * statement, milliseconds since the epoch), never a tracker's: a wall-clock step on one host, or
+ * hosts whose clocks disagree, neither ends a live lease early nor stops the schedule; `claimDue`
+ * hands back that clock as `claimedAt`. `reclaim(owner)` ends a restarted process's own live
+ * leases through the partial `lease_owner` index.
+ *
+ * The store's transactions run at READ COMMITTED whatever the server's
+ * `default_transaction_isolation`; a statement outside them that fails with a serialization
+ * failure or a deadlock (40001, 40P01) is retried a few times within `statementTimeoutMs`.
+ *
  * External ids of any characters are accepted (keyed as the event stores key event ids).
  * Every database failure rejects with {@link PostgresStoreError}. Requires PostgreSQL 11 or later.
  *
@@ -126,6 +139,8 @@ class LeaseLost {}
  * import { PostgresStatusStore } from 'checkout-partner-sdk/postgres';
  * import { createStatusTracker } from 'checkout-partner-sdk/tracker';
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000, keepAlive: true });
+ * // pg requires it: an idle client whose session ends (a restart, a failover) is reported here, else the process crashes
+ * pool.on('error', (error) => console.warn('idle PostgreSQL client lost', error.message));
  * const store = new PostgresStatusStore({ pool, transactional: true });
  * await store.ensureSchema();
  * const tracker = createStatusTracker({
@@ -188,34 +203,18 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
   }
 
   /**
-   * Creates the table and its indexes when they do not exist (`CREATE … IF NOT EXISTS`, serialised
-   * by an advisory lock so trackers starting together do not race), then checks the shape the
-   * store depends on (columns and types, the primary key, deterministic collations, the `due_at`
-   * index). Safe to call on every start.
+   * Checks the shape the store depends on (columns and types, the primary key, deterministic
+   * collations, the `due_at`, `ended_at` and `lease_owner` indexes) and the role's rights on the
+   * table; creates only what is missing (`CREATE … IF NOT EXISTS`, serialised by an advisory lock
+   * so trackers starting together do not race). A table your migrations made from `schemaSql` thus
+   * needs no CREATE right: SELECT, INSERT, UPDATE and DELETE are enough. Safe to call on every start.
    *
-   * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (no CREATE right), or
-   *   the table exists with another shape (the message names what is wrong).
+   * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (the message names
+   *   the missing right: CREATE on the schema, the table's ownership, or a table right), or the
+   *   table exists with another shape (the message names what is wrong).
    */
   async ensureSchema(): Promise<void> {
-    let problems: string[];
-    const shapeProblems = async () => (await this.#driver.query(this.#sql.shape, [], this.#statementTimeoutMs)).map((row) => String(row['problem']));
-    try {
-      // one simple query, so one implicit transaction holds the lock over the DDL without BEGIN
-      await this.#driver.script(`${this.#sql.schemaLock}\n${this.schemaSql}`, this.#statementTimeoutMs);
-      problems = await shapeProblems();
-    } catch (error) {
-      // a table of another shape fails CREATE INDEX (a missing column): say what is wrong with it instead
-      const found = await shapeProblems().catch(() => []);
-      if (found.length === 0) throw storeError('schema', error);
-      problems = found;
-    }
-    if (problems.length > 0) {
-      throw new PostgresStoreError(
-        `PostgreSQL schema failed: the table ${this.table} exists but does not have the shape the store needs: ${problems.join('; ')}. ` +
-          'Fix or rename it (the SQL is in schemaSql)',
-        { operation: 'schema' },
-      );
-    }
+    await ensureTable(this.#driver, this.#sql, this.table, this.#statementTimeoutMs);
   }
 
   /**
@@ -231,27 +230,61 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
     return Number(rows[0]?.['purged'] ?? 0);
   }
 
-  async watch(kind: StatusKind, externalId: string, now: number): Promise<void> {
+  /**
+   * Starts watching the record, due at once (idempotent: a record already watched keeps its
+   * schedule). With `transaction` (transactional mode), the partner's own open transaction (the
+   * `pg` client they ran `BEGIN` on), the watch is written through it: it commits
+   * with the partner's own write (an order row and its watch) or rolls back with it. The store
+   * never ends or bounds that transaction; the partner does.
+   *
+   * @throws {TypeError} when `transaction` is not a `pg` client (a pool is refused: it would write
+   *   outside the transaction), or the store is not transactional.
+   * @throws {PostgresStoreError} (operation `'watch'`)
+   */
+  async watch(
+    kind: StatusKind,
+    externalId: string,
+    options?: { transaction?: (Transactional extends true ? PostgresTransaction<Pool> : never) | undefined },
+  ): Promise<void> {
     const key = await keyOf(kind, externalId);
-    await this.#run('watch', this.#sql.watch, [kind, key, JSON.stringify(externalId), ms(now)]);
+    const values = [kind, key, JSON.stringify(externalId)];
+    const transaction = watchOptions(options);
+    if (transaction !== undefined && !this.transactional) {
+      throw new TypeError('watch: { transaction } needs a transactional store (new PostgresStatusStore({ pool, transactional: true }))');
+    }
+    if (transaction === undefined) {
+      await this.#run('watch', this.#sql.watch, values);
+      return;
+    }
+    try {
+      await transaction(this.#sql.watch, values);
+    } catch (error) {
+      throw storeError('watch', error);
+    }
   }
 
   async unwatch(kind: StatusKind, externalId: string): Promise<void> {
     await this.#run('unwatch', this.#sql.unwatch, [kind, await keyOf(kind, externalId)]);
   }
 
-  async nudge(kind: StatusKind, externalId: string, nudge: { now: number; event?: WebhookEvent | undefined }): Promise<void> {
+  async nudge(kind: StatusKind, externalId: string, nudge: { event?: WebhookEvent | undefined } = {}): Promise<void> {
+    if (nudge === null || typeof nudge !== 'object') throw new TypeError(`nudge must be an object, got ${typeName(nudge)}`);
     const key = await keyOf(kind, externalId);
+    // a bounded projection (MAX_TRACKED_EVENT_BYTES), whoever calls: a row never holds a whole payload;
     // JSON escapes a NUL and lone surrogates, which PostgreSQL text cannot hold
-    const event = nudge.event === undefined ? null : JSON.stringify(nudge.event);
-    await this.#run('nudge', this.#sql.nudge, [kind, key, JSON.stringify(externalId), ms(nudge.now), event, NUDGE_PRIORITY_MS]);
+    const event = nudge.event === undefined ? null : JSON.stringify(projectEvent(nudge.event));
+    await this.#run('nudge', this.#sql.nudge, [kind, key, JSON.stringify(externalId), event, NUDGE_PRIORITY_MS]);
   }
 
   async claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]> {
-    const { now, limit, leaseMs, owner } = request;
+    if (request === null || typeof request !== 'object') throw new TypeError(`claimDue needs { limit, leaseMs, owner }, got ${typeName(request)}`);
+    const { limit, leaseMs, owner } = request;
+    wholeNumber('limit', limit, 1);
+    wholeNumber('leaseMs', leaseMs, 1);
+    checkOwner(owner);
     this.#purgeNow();
     const base = `${owner}:${globalThis.crypto.randomUUID()}`;
-    const rows = await this.#run('claim', this.#sql.claimDue, [ms(now), limit, ms(leaseMs), owner, base]);
+    const rows = await this.#run('claim', this.#sql.claimDue, [limit, ms(leaseMs), owner, base]);
     // RETURNING has no order: n is each row's place in due order
     rows.sort((a, b) => Number(a['n']) - Number(b['n']));
     return rows.map((row) => {
@@ -260,7 +293,8 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
       if (typeof token !== 'string') throw new PostgresStoreError('PostgreSQL claim failed: a claimed row came back without its lease', { operation: 'claim' });
       // the time it was due before the claim moved it to the lease end (the tracker's lag metric)
       const dueAt = Number(row['was_due_at']);
-      return { ...state, lease: { kind: state.kind, externalId: state.externalId, owner, token }, ...(Number.isFinite(dueAt) ? { dueAt } : {}) };
+      const claimedAt = Number(row['claimed_at']);
+      return { ...state, lease: { kind: state.kind, externalId: state.externalId, owner, token }, claimedAt, ...(Number.isFinite(dueAt) ? { dueAt } : {}) };
     });
   }
 
@@ -276,9 +310,10 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
     return watched;
   }
 
-  async extend(lease: StatusLease, extension: { now: number; leaseMs: number }): Promise<boolean> {
+  async extend(lease: StatusLease, extension: { leaseMs: number }): Promise<boolean> {
     const key = await leaseKey(lease);
-    const rows = await this.#run('extend', this.#sql.extend, [lease.kind, key, lease.token, ms(extension.now + extension.leaseMs)]);
+    const leaseMs = wholeNumber('leaseMs', extension?.leaseMs, 1);
+    const rows = await this.#run('extend', this.#sql.extend, [lease.kind, key, lease.token, ms(leaseMs)]);
     return rows.length === 1;
   }
 
@@ -292,9 +327,23 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
     return (await this.#run('reschedule', this.#sql.endTurn, endTurnValues(lease, key, undefined, turn, null))).length === 1;
   }
 
-  async release(lease: StatusLease, now: number): Promise<void> {
+  async release(lease: StatusLease): Promise<void> {
     const key = await leaseKey(lease);
-    await this.#run('release', this.#sql.release, [lease.kind, key, lease.token, ms(now)]);
+    await this.#run('release', this.#sql.release, [lease.kind, key, lease.token]);
+  }
+
+  /**
+   * Ends every lease `owner` holds, each watched record due at once (its nudge, event and failures
+   * kept), and resolves with how many it ended: a tracker restarted with the same `owner` takes
+   * back what its previous life held instead of waiting a whole lease. Found through the partial
+   * `lease_owner` index, never by scanning the table.
+   *
+   * @throws {PostgresStoreError} (operation `'reclaim'`)
+   */
+  async reclaim(owner: string): Promise<number> {
+    checkOwner(owner);
+    const rows = await this.#run('reclaim', this.#sql.reclaim, [owner]);
+    return Number(rows[0]?.['reclaimed'] ?? 0);
   }
 
   async get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined> {
@@ -354,12 +403,36 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
 
   /** Starts one purge batch in the background when the last one began a minute ago or more. */
   #purgeNow(): void {
-    const now = Date.now();
+    const now = performance.now(); // pacing only, on a monotonic clock: a wall-clock step neither stops nor floods it
     if (now < this.#nextPurgeAt) return;
     this.#nextPurgeAt = now + PURGE_EVERY_MS;
     // best effort: a failed purge is retried a minute later, and never fails a claim
     this.purgeExpired().catch(() => undefined);
   }
+}
+
+/**
+ * The `transaction` of a watch as a way to run one statement on it, or undefined without one: a
+ * `pg` client. A pool is refused: each of its statements would run on whichever connection is
+ * free, outside the partner's transaction.
+ */
+function watchOptions(options: unknown): ((text: string, values: unknown[]) => Promise<unknown>) | undefined {
+  if (options === undefined) return undefined;
+  if (options === null || typeof options !== 'object') throw new TypeError(`watch options must be an object, got ${typeName(options)}`);
+  for (const key of Object.keys(options)) {
+    if (key !== 'transaction') throw new TypeError(`watch: unknown option ${quote(key)}`);
+  }
+  const transaction = (options as { transaction?: unknown }).transaction;
+  if (transaction === undefined) return undefined;
+  const candidate = transaction as Partial<Record<'query' | 'totalCount' | 'idleCount', unknown>> | null;
+  if (transaction === null || typeof transaction !== 'object' || typeof candidate?.query !== 'function' || 'totalCount' in transaction || 'idleCount' in transaction) {
+    throw new TypeError(
+      'watch: transaction must be your open transaction, the pg client you ran BEGIN on (from pool.connect()); a pool would write the watch outside it. ' +
+        `Got ${typeName(transaction)}`,
+    );
+  }
+  const query = candidate.query as (text: string, values: unknown[]) => Promise<unknown>;
+  return async (text, values) => query.call(transaction, text, values);
 }
 
 /** A record's key column: its externalId as the event stores key ids (hashed when text cannot hold it). */
@@ -380,7 +453,7 @@ async function leaseKey(lease: StatusLease): Promise<string> {
 function endTurnValues(lease: StatusLease, key: string, status: string | null | undefined, turn: StatusTurn, txid: string | null): unknown[] {
   const next = 'delayMs' in turn.next ? 'delay' : turn.next.end;
   const delay = 'delayMs' in turn.next ? ms(turn.next.delayMs) : 0;
-  return [lease.kind, key, lease.token, ms(turn.now), status !== undefined, status ?? null, next, delay, turn.failures, NUDGE_PRIORITY_MS, turn.keepNudge === true, txid];
+  return [lease.kind, key, lease.token, status !== undefined, status ?? null, next, delay, turn.failures, NUDGE_PRIORITY_MS, turn.keepNudge === true, txid];
 }
 
 function ms(value: number): number {

@@ -84,9 +84,12 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
   const lease = setTimeout(() => session.destroy(new PostgresTransactionError(`the transaction was still open ${boundMs} ms after it began (leaseMs plus a grace): its connection was destroyed`, { reason: 'lost' })), boundMs);
   try {
     const leaseText = String(Math.max(1, Math.ceil(bounds.leaseMs)));
-    // one round trip, parameters inlined (two integers): BEGIN, the bounds, and the txid to prove
+    // one round trip, parameters inlined (two integers): BEGIN at the isolation level the store's
+    // statements were written for (whatever the server's default_transaction_isolation: at
+    // REPEATABLE READ or SERIALIZABLE a row another delivery changed fails with 40001 instead of
+    // being re-checked), the bounds, and the txid to prove
     const results = await session.query(
-      `BEGIN; SET LOCAL statement_timeout = ${leaseText}; SET LOCAL idle_in_transaction_session_timeout = ${leaseText}; SELECT txid_current()::text AS txid`,
+      `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = ${leaseText}; SET LOCAL idle_in_transaction_session_timeout = ${leaseText}; SELECT txid_current()::text AS txid`,
       undefined,
       boundMs,
     );

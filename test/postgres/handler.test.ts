@@ -152,7 +152,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
 
   pgOnly('transactional: a connection lost mid-COMMIT (committed, unacknowledged) is answered 503, and the redelivery 200 without running onEvent again', async () => {
     const { table, effects } = await tables();
-    // a proxy that passes the COMMIT on to PostgreSQL, then drops the connection before its answer
+    // a proxy that passes the COMMIT on to PostgreSQL (the query "COMMIT", not BEGIN's "READ COMMITTED"), then drops the connection before its answer
     const target = Number(new URL(server.url).port);
     let cut = false;
     const proxy = createNetServer((inbound) => {
@@ -162,7 +162,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       outbound.on('error', () => undefined);
       inbound.on('data', (chunk: Buffer) => {
         outbound.write(chunk);
-        if (!cut && /commit/i.test(chunk.toString('latin1'))) {
+        if (!cut && /\bcommit\0/i.test(chunk.toString('latin1'))) {
           cut = true;
           dropping = true;
           setTimeout(() => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { drivers, type Connection } from '../postgres/drivers.js';
+import { MAX_TRACKED_EVENT_BYTES } from 'checkout-partner-sdk/tracker';
 import { statusStoreContract, statusStoreMetricsContract } from './store-contract.js';
 
 let server: PostgresServer;
@@ -28,21 +29,26 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     return store;
   };
 
+  // the store's clock is PostgreSQL's: time passes for it by waiting
+  const underTest = async () => ({ store: await fresh(), advance: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) });
+
   describe('the StatusStore contract', () => {
-    statusStoreContract(() => fresh());
+    statusStoreContract(underTest);
   });
 
   describe('what it gives the metrics (dueAt, countWatched)', () => {
-    statusStoreMetricsContract(() => fresh());
+    statusStoreMetricsContract(underTest);
   });
 
   it('keeps one row per record and finds due records through the due_at index, not a scan', async () => {
     const table = uniqueTable();
     const store = await fresh({ table });
-    const T = 1_700_000_000_000;
-    for (let i = 0; i < 200; i += 1) await store.watch('order', `o-${i}`, T + i * 1_000);
-    await store.nudge('order', 'o-5', { now: T });
-    await store.watch('order', 'o-5', T); // idempotent: still one row
+    for (let i = 0; i < 200; i += 1) await store.watch('order', `o-${i}`);
+    // on the database's clock: o-i due i seconds from now
+    const T = Number((await db.exec(`SELECT floor(extract(epoch FROM now()) * 1000)::float8 AS t`))[0]!['t']) - 10_000;
+    await db.exec(`UPDATE "${table}" SET due_at = ${T} + substr(external_id, 3)::int * 1000`);
+    await store.nudge('order', 'o-5');
+    await store.watch('order', 'o-5'); // idempotent: still one row
     expect((await db.exec(`SELECT count(*)::int AS n FROM "${table}"`))[0]!['n']).toBe(200);
     // a fleet's worth of records, most of them due far later or ended
     await db.exec(
@@ -64,21 +70,56 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     expect(countPlan).toContain(`${table}_due_at_idx`);
     expect(countPlan).not.toContain('Seq Scan');
     expect(await store.countWatched()).toBe(10_200);
-    expect((await store.claimDue({ now: T + 10_000, limit: 3, leaseMs: 1_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-5', 'o-0', 'o-1']);
+    expect((await store.claimDue({ limit: 3, leaseMs: 1_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-5', 'o-0', 'o-1']);
+  });
+
+  it('reclaim finds an owner\'s leases through the partial lease_owner index, never a scan', async () => {
+    const table = uniqueTable();
+    const store = await fresh({ table });
+    for (let i = 0; i < 6; i += 1) await store.watch('order', `o-${i}`);
+    const held = await store.claimDue({ limit: 4, leaseMs: 600_000, owner: 'restarted' });
+    expect(held).toHaveLength(4);
+    // 20,000 other records, 5,000 of them leased by other owners
+    await db.exec(
+      `INSERT INTO "${table}" (kind, external_id, external_id_json, watching, watched_at, due_at, lease_token, lease_owner, lease_until)
+       SELECT 'withdrawal', 'w-' || i, to_json('w-' || i)::text, true, 0, 9e15::bigint, CASE WHEN i % 4 = 0 THEN 'x:' || i END,
+         CASE WHEN i % 4 = 0 THEN 'owner-' || (i % 50) END, CASE WHEN i % 4 = 0 THEN 9e15::bigint END
+       FROM generate_series(1, 20000) AS i`,
+    );
+    await db.exec(`ANALYZE "${table}"`);
+    const plan = JSON.stringify(await db.exec(`EXPLAIN (FORMAT JSON) UPDATE "${table}" AS r SET lease_token = NULL WHERE r.lease_owner = 'restarted' AND r.lease_token IS NOT NULL AND r.lease_until > 0`));
+    expect(plan).toContain(`${table}_lease_owner_idx`);
+    expect(plan).not.toContain('Seq Scan');
+    expect(await store.reclaim('restarted')).toBe(4);
+    // due at once, for the restarted process (or anyone)
+    expect((await store.claimDue({ limit: 10, leaseMs: 1_000, owner: 'restarted' })).map((r) => r.externalId).sort()).toEqual(['o-0', 'o-1', 'o-2', 'o-3', 'o-4', 'o-5']);
+    await expect(store.reclaim(42 as never)).rejects.toThrow(TypeError);
+  });
+
+  it('claimedAt and every time in a record are the database\'s clock', async () => {
+    const store = await fresh();
+    const dbNow = async () => Number((await db.exec(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`))[0]!['t']);
+    const before = await dbNow();
+    await store.watch('order', 'o-1');
+    const [record] = await store.claimDue({ limit: 1, leaseMs: 1_000, owner: 'a' });
+    const after = await dbNow();
+    for (const time of [record!.claimedAt, record!.watchedAt, record!.dueAt!]) {
+      expect(time).toBeGreaterThanOrEqual(before);
+      expect(time).toBeLessThanOrEqual(after);
+    }
   });
 
   it('a commit that waits for a row whose lease another session takes meanwhile records nothing (the token is re-checked on the row as committed)', async () => {
     const table = uniqueTable();
     const store = await fresh({ table });
-    const T = 1_700_000_000_000;
-    await store.watch('order', 'o-1', T);
-    const [record] = await store.claimDue({ now: T, limit: 1, leaseMs: 1_000, owner: 'a' });
+    await store.watch('order', 'o-1');
+    const [record] = await store.claimDue({ limit: 1, leaseMs: 1_000, owner: 'a' });
     const other = new pg.Client({ connectionString: server.url });
     await other.connect();
     try {
       await other.query('BEGIN');
       await other.query(`SELECT 1 FROM "${table}" WHERE external_id = 'o-1' FOR UPDATE`);
-      const committing = store.commit(record!.lease, 'Settled', { now: T + 1, failures: 0, next: { end: 'final' } });
+      const committing = store.commit(record!.lease, 'Settled', { failures: 0, next: { end: 'final' } });
       // the commit's statement is waiting for the row; the other session re-leases it and commits
       expect(await eventually(async () => (await db.exec(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"${table}"%'`))[0]!['n'] === 1)).toBe(true);
       await other.query(`UPDATE "${table}" SET lease_token = 'b:1', lease_owner = 'b' WHERE external_id = 'o-1'`);
@@ -95,13 +136,12 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
   it('keeps the handled status after the watch ends, and purges it after the retention in bounded batches', async () => {
     const table = uniqueTable();
     const store = await fresh({ table, retentionSeconds: 1 });
-    const T = 1_700_000_000_000;
     for (const id of ['a', 'b', 'c']) {
-      await store.watch('order', id, T);
-      const [record] = await store.claimDue({ now: T, limit: 1, leaseMs: 1_000, owner: 'x' });
-      await store.commit(record!.lease, 'Settled', { now: T + 1, failures: 0, next: { end: 'final' } });
+      await store.watch('order', id);
+      const [record] = await store.claimDue({ limit: 1, leaseMs: 1_000, owner: 'x' });
+      await store.commit(record!.lease, 'Settled', { failures: 0, next: { end: 'final' } });
     }
-    await store.watch('order', 'still-watched', T);
+    await store.watch('order', 'still-watched');
     expect(await store.get('order', 'a')).toMatchObject({ watching: false, handled: { status: 'Settled' } });
     await db.exec(`UPDATE "${table}" SET ended_at = now() - interval '2 seconds' WHERE ended_at IS NOT NULL`);
     expect(await store.purgeExpired(2)).toBe(2);
@@ -112,13 +152,23 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
 
   it('stores ids PostgreSQL text cannot hold, apart from literal ids that look hashed', async () => {
     const store = await fresh();
-    const T = 1_700_000_000_000;
     const odd = ['nul\u0000id', 'lone\ud800', 'x'.repeat(300), 'sha256:abc'];
-    for (const id of odd) await store.watch('order', id, T);
-    const claimed = await store.claimDue({ now: T, limit: 10, leaseMs: 1_000, owner: 'a' });
+    for (const id of odd) await store.watch('order', id);
+    const claimed = await store.claimDue({ limit: 10, leaseMs: 1_000, owner: 'a' });
     expect(claimed.map((r) => r.externalId).sort()).toEqual([...odd].sort());
-    await store.nudge('order', 'nul\u0000id', { now: T, event: { eventId: 'e\u0000', type: 't' } });
+    await store.nudge('order', 'nul\u0000id', { event: { eventId: 'e\u0000', type: 't' } });
     expect((await store.get('order', 'nul\u0000id'))?.event?.eventId).toBe('e\u0000');
+  });
+
+  it('keeps a bounded projection of a nudge\'s event, whatever its size (MAX_TRACKED_EVENT_BYTES)', async () => {
+    const table = uniqueTable();
+    const store = await fresh({ table });
+    const big = { eventId: 'e-big', type: 'otc.trade.settled', tradeId: 't-1', payload: { blob: 'x'.repeat(200_000) }, note: 'y'.repeat(10_000) };
+    await store.nudge('order', 'o-big', { event: big as never });
+    const bytes = Number((await db.exec(`SELECT octet_length(event) AS n FROM "${table}"`))[0]!['n']);
+    expect(bytes).toBeLessThanOrEqual(MAX_TRACKED_EVENT_BYTES);
+    expect((await store.get('order', 'o-big'))?.event).toMatchObject({ eventId: 'e-big', type: 'otc.trade.settled', tradeId: 't-1' });
+    await expect(store.nudge('order', 'o-big', { event: { type: 'no id' } as never })).rejects.toThrow(TypeError);
   });
 
   it('ensureSchema names what is wrong with a table of another shape', async () => {
@@ -132,14 +182,14 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     expect((error as Error).message).toMatch(/no index leads with due_at/);
   });
 
-  it('a 63-character table name gets both its indexes (their names are shortened, never cut to the table name)', async () => {
+  it('a 63-character table name gets all its indexes (their names are shortened, never cut to the table name)', async () => {
     const table = `s${process.pid}_${driver.name.replace(/\W/g, '')}`.padEnd(63, 'x');
     const store = await fresh({ table });
     await store.ensureSchema(); // again: the shape check finds both indexes
     const indexes = await db.exec(`SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY 1`, [table]);
     const names = indexes.map((row) => String(row['indexname']));
-    expect(names).toHaveLength(3); // the primary key's, due_at's and ended_at's
-    expect(names.filter((name) => /_(due|ended)_at_idx$/.test(name) && name.length <= 63)).toHaveLength(2);
+    expect(names).toHaveLength(4); // the primary key's, due_at's, ended_at's and lease_owner's
+    expect(names.filter((name) => /_(due_at|ended_at|lease_owner)_idx$/.test(name) && name.length <= 63)).toHaveLength(3);
   });
 
   it('rejects bad options with a TypeError, and postgres.js in transactional mode', () => {
@@ -152,5 +202,59 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
       expect(new PostgresStatusStore({ pool: db.pool, transactional: true as never }).transact).toBeTypeOf('function');
     }
     expect(new PostgresStatusStore({ pool: db.pool }).transact).toBeUndefined();
+  });
+});
+
+describe('PostgresStatusStore.watch(kind, id, { transaction }) (pg, transactional)', () => {
+  let pool: pg.Pool;
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: server.url, max: 4 });
+    pool.on('error', () => undefined);
+  });
+  afterAll(() => pool?.end());
+
+  /** The partner's own transaction: an order row and its watch, then `end` (COMMIT or ROLLBACK). */
+  const partnerTransaction = async (store: PostgresStatusStore<pg.Pool, true>, orders: string, id: string, end: 'COMMIT' | 'ROLLBACK') => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`INSERT INTO "${orders}" (id) VALUES ($1)`, [id]);
+      await store.watch('order', id, { transaction: client });
+      // not visible outside the partner's transaction before it commits
+      expect(await store.get('order', id)).toBeUndefined();
+      await client.query(end);
+    } finally {
+      client.release();
+    }
+  };
+
+  it('a committed partner transaction leaves the order and its watch; a rolled-back one leaves neither', async () => {
+    const table = uniqueTable();
+    const orders = `${table}_orders`;
+    const store = new PostgresStatusStore({ pool, table, transactional: true });
+    await store.ensureSchema();
+    await pool.query(`CREATE TABLE "${orders}" (id text PRIMARY KEY)`);
+    await partnerTransaction(store, orders, 'o-committed', 'COMMIT');
+    await partnerTransaction(store, orders, 'o-rolled-back', 'ROLLBACK');
+    expect((await pool.query(`SELECT id FROM "${orders}"`)).rows).toEqual([{ id: 'o-committed' }]);
+    expect(await store.get('order', 'o-committed')).toMatchObject({ watching: true });
+    expect(await store.get('order', 'o-rolled-back')).toBeUndefined();
+    expect((await store.claimDue({ limit: 10, leaseMs: 1_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-committed']);
+  });
+
+  it('refuses a pool (it would write outside the transaction) and a transaction on a plain store, with a TypeError', async () => {
+    const table = uniqueTable();
+    const store = new PostgresStatusStore({ pool, table, transactional: true });
+    await store.ensureSchema();
+    await expect(store.watch('order', 'o-1', { transaction: pool as never })).rejects.toThrow(/a pool would write the watch outside it/);
+    await expect(store.watch('order', 'o-1', { bogus: 1 } as never)).rejects.toThrow(/unknown option "bogus"/);
+    const client = await pool.connect();
+    try {
+      const plain = new PostgresStatusStore({ pool, table });
+      await expect(plain.watch('order', 'o-1', { transaction: client as never })).rejects.toThrow(/needs a transactional store/);
+    } finally {
+      client.release();
+    }
+    expect(await store.get('order', 'o-1')).toBeUndefined();
   });
 });

@@ -35,3 +35,12 @@ test('postgres.js is refused in transactional mode; a plain store hands onChange
     });
   }
 });
+
+test('watch takes the partner transaction (a pg PoolClient) on a transactional store only', async () => {
+  const client = await pool.connect();
+  await new PostgresStatusStore({ pool, transactional: true }).watch('order', 'o-1', { transaction: client });
+  // @ts-expect-error a plain store writes no watch through the partner's transaction
+  await new PostgresStatusStore({ pool }).watch('order', 'o-1', { transaction: client });
+  await new PostgresStatusStore({ pool }).watch('order', 'o-1');
+  expectTypeOf(new PostgresStatusStore({ pool }).reclaim).returns.resolves.toBeNumber();
+});
