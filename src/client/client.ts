@@ -357,6 +357,7 @@ export class CheckoutClient {
         schema: call.schema,
         json: call.json,
         searchParams: call.searchParams,
+        externalId: call.externalId,
         signal,
         deadline,
         trace,

@@ -49,6 +49,12 @@ export interface SendOptions<T> {
   schema: ParseSchema<T> | undefined;
   json?: unknown;
   searchParams?: Record<string, string | number | boolean> | URLSearchParams | undefined;
+  /**
+   * The `externalId` of the record asked for (the by-external-id reads): a valid record that carries
+   * another one is refused with a `ResponseValidationError` naming both, and not retried (a caching
+   * proxy or a service bug answering B's record for A would repeat it; a retry would hide it).
+   */
+  externalId?: string | undefined;
   /** The call's signal: the caller's, combined with the call's deadline when it has one. */
   signal?: AbortSignal | undefined;
   /** `performance.now()` at which the call times out: a `Retry-After` reaching past it fails at once. */
@@ -390,7 +396,10 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
   const { schema } = options;
   if (schema === undefined) return data as T;
   const result = schema.safeParse(data);
-  if (result.success) return result.data;
+  if (result.success) {
+    if (options.externalId !== undefined) checkIdentity(response, result.data, text, options.externalId, options);
+    return result.data;
+  }
   const label = labelOf(options);
   const issues = result.error.issues.map(({ code, path, message }) => ({ code, path, message }));
   const first = issues[0];
@@ -405,6 +414,32 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
       request: label,
       body: clean === text ? sent.value(data) : sent.value(parsedOr(clean)),
       issues,
+      attempts: options.trace.attempts,
+    },
+  );
+}
+
+/**
+ * Refuses a record whose `externalId` is not the one asked for: the tracker, the webhook
+ * confirmation and `waitFor*` read through here, so none of them ever takes B's record for A's.
+ * The ids are the partner's own (not secrets); the one received is quoted with JSON escapes and cut
+ * short, since it is the service's text.
+ */
+function checkIdentity(response: Response, record: unknown, text: string, asked: string, options: SendOptions<unknown>): void {
+  const received = (record as { externalId?: unknown }).externalId;
+  if (received === asked) return;
+  const label = labelOf(options);
+  const sent = credentials(options);
+  const shown = typeof received === 'string' ? JSON.stringify(received.length > 200 ? `${received.slice(0, 200)}…` : received) : typeof received;
+  throw new ResponseValidationError(
+    `${response.status} from ${label}: the service answered with the record of externalId ${sent.text(shown)}, not the one asked for (${JSON.stringify(asked)}); ` +
+      'the record was refused (a caching proxy or a service fault answering for another record?)',
+    {
+      status: response.status,
+      headers: sent.headers(response.headers, false),
+      request: label,
+      body: sent.value(parsedOr(sent.text(text))),
+      issues: [{ code: 'custom', path: ['externalId'], message: `Expected the record of externalId ${JSON.stringify(asked)}, received ${sent.text(shown)}` }],
       attempts: options.trace.attempts,
     },
   );
