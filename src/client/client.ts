@@ -360,6 +360,7 @@ export class CheckoutClient {
         externalId: call.externalId,
         signal,
         deadline,
+        callTimeoutMs: timeoutMs,
         trace,
         // a service may quote the partner secret on any endpoint, not only the one it was sent to
         alsoRedact: typeof this.#secret === 'string' ? this.#secret : this.#lastSecret,

@@ -60,6 +60,8 @@ export interface SendOptions<T> {
   signal?: AbortSignal | undefined;
   /** `performance.now()` at which the call times out: a `Retry-After` reaching past it fails at once. */
   deadline?: number | undefined;
+  /** The call's own `timeoutMs` (that `deadline` comes from), for the message of a call that ran out of it in the queue. */
+  callTimeoutMs?: number | undefined;
   /** Counts the call's attempts and keeps its response. */
   trace: CallTrace;
   /** Credentials this request does not carry but a service may still quote (the partner secret, on a business call): redacted from its errors too. */
@@ -148,6 +150,29 @@ export class Transport {
     const load = this.#load;
     const timeoutMs = this.#timeoutMs;
     const firstAttempt = trace.attempts;
+    // The call's first request takes its turn here, before ky builds anything for it: a waiting call
+    // then costs a small waiter, not a Request, its signals and a timer (13 KB a waiter when it
+    // waited inside ky's fetch). It waits at most half of timeoutMs (within the call's own deadline
+    // and signal), and once sent has its whole timeoutMs. Retries take theirs inside ky's fetch,
+    // within their attempt. A refusal or an abort here rejects as if from ky.
+    let held: number | undefined;
+    const end = performance.now() + timeoutMs;
+    try {
+      const turn = load.enter(undefined, options.signal, deadline === undefined ? end : Math.min(deadline, end), options, trace);
+      if (typeof turn === 'number') {
+        held = turn;
+      } else {
+        const before = performance.now();
+        read.queued = true;
+        held = await turn;
+        read.queued = false;
+        trace.queuedMs += performance.now() - before;
+      }
+    } catch (error) {
+      // the call's own timeoutMs bounded the wait: say so in its terms
+      const own = deadline !== undefined && deadline < end && options.callTimeoutMs !== undefined;
+      throw toCheckoutError(own ? ownDeadlineInQueue(error, options) : error, options, read, timeoutMs, load);
+    }
     const init: Options = {
       headers: options.headers,
       retry: options.retry ? this.#retry(method, deadline, options.maxRetries) : 0,
@@ -155,12 +180,13 @@ export class Transport {
       // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
       redirect: 'manual',
       fetch: async (input, requestInit) => {
-        // the attempt's turn (concurrency, pace, a Retry-After pause): waiting is part of the attempt,
-        // bounded by its timeout and the call's signal and deadline
         const signal = input instanceof Request ? input.signal : (requestInit?.signal ?? undefined);
-        const attemptEnd = performance.now() + timeoutMs;
-        const turn = load.enter(input, signal, deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), options, trace);
+        // the first attempt's turn, taken before ky; a retry's (concurrency, pace, a Retry-After pause)
+        // is taken here, part of its attempt, bounded by its timeout and the call's signal and deadline
         let ticket: number;
+        const attemptEnd = performance.now() + timeoutMs;
+        const turn = held ?? load.enter(input, signal, deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), options, trace);
+        held = undefined;
         if (typeof turn === 'number') {
           ticket = turn;
           read.waitedMs = 0;
@@ -235,6 +261,9 @@ export class Transport {
       response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
     } catch (error) {
       throw toCheckoutError(error, options, read, this.#timeoutMs, load);
+    } finally {
+      // ky failed before its fetch (a bad header, an aborted signal): the turn taken for it goes back
+      if (held !== undefined) load.leave(undefined, performance.now(), held);
     }
     load.succeeded(trace.attempts - firstAttempt > 1);
     trace.response = response;
@@ -282,6 +311,23 @@ function retryOptions(limit: number, methods: string[] | undefined, deadline: nu
   };
   if (methods !== undefined) retry.methods = methods;
   return retry;
+}
+
+/**
+ * A queue timeout of a request whose wait the call's own `timeoutMs` bounded (its deadline came
+ * before the end of the client's attempt): said in the call's terms, as a timeout of the call itself.
+ */
+function ownDeadlineInQueue(error: unknown, options: SendOptions<unknown>): unknown {
+  if (refusalOf(error) !== 'checkout.queue_timeout') return error;
+  const label = labelOf(options);
+  return refused(
+    new TimeoutError(
+      `${label} did not complete within its timeoutMs (${options.callTimeoutMs} ms): it ran out while waiting for its turn in the client's queue ` +
+        '(rateLimit concurrency or requestsPerSecond, a Retry-After pause), and was not sent with less than half of it left',
+      { request: label, attempts: options.trace.attempts },
+    ),
+    'checkout.queue_timeout',
+  );
 }
 
 /** Thrown when a custom `fetch` followed a redirect despite `redirect: 'manual'`. */

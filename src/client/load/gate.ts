@@ -44,6 +44,7 @@ class Waiter {
     readonly gate: Gate,
     readonly resolve: (ticket: number) => void,
     readonly reject: (reason: unknown) => void,
+    /** The signal that ends the wait; `undefined` for none (the call's first request without a signal: its `sendBy` ends it). */
     readonly signal: AbortSignal | undefined,
     /** `performance.now()` past which this request cannot wait (its call's deadline or its attempt's timeout). */
     readonly deadline: number,
@@ -166,37 +167,46 @@ export class Gate {
     if (this.#queue.size === 0) this.#clearTimer();
   }
 
-  /** Lets the head of the queue go while it may; else sets the one timer for when it may. */
+  /**
+   * Lets the head of the queue go while it may, and fails the heads past their `sendBy`; else sets
+   * the one timer for when the head may go or expires, whichever comes first.
+   */
   #pump(): void {
-    while (this.#queue.size > 0 && this.#inFlight < this.#limit) {
-      const now = performance.now();
-      const delay = this.#delay(now);
-      if (delay > 0) {
-        this.#wakeAt(now + delay, delay);
-        return;
-      }
+    while (this.#queue.size > 0) {
       const head = this.#queue.values().next().value as Waiter;
-      this.#leave(head);
+      const now = performance.now();
       if (now > head.sendBy) {
-        // too little of its attempt left to be worth sending: a queue timeout, and the next may go
+        // too little of its attempt left to be worth sending: a queue timeout, and the next one's turn
+        this.#leave(head);
         head.reject(new QueueTimedOut(now - head.since, head.deadline - now));
         continue;
       }
+      // no slot: a release pumps again; meanwhile the timer fails the head when it expires
+      if (this.#inFlight >= this.#limit) break;
+      const delay = this.#delay(now);
+      if (delay > 0) {
+        this.#wakeAt(Math.min(now + delay, head.sendBy));
+        return;
+      }
+      this.#leave(head);
       head.resolve(this.#take(now));
     }
+    const head = this.#queue.values().next().value;
+    if (head !== undefined) this.#wakeAt(head.sendBy);
   }
 
-  #wakeAt(at: number, delay: number): void {
+  #wakeAt(at: number): void {
     if (this.#timer !== undefined && this.#timerAt <= at) return;
     this.#clearTimer();
     this.#timerAt = at;
+    const delay = at - performance.now();
     // a timer may fire up to 1 ms early on the performance clock: ceil, and #pump checks again anyway;
     // capped, since a longer delay (a requestsPerSecond of 1e-7) fires after 1 ms, every 1 ms
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#timerAt = Number.POSITIVE_INFINITY;
       this.#pump();
-    }, Math.min(Math.ceil(delay), MAX_TIMER_MS));
+    }, Math.min(Math.max(1, Math.ceil(delay)), MAX_TIMER_MS));
   }
 
   #clearTimer(): void {
