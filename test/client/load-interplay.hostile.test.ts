@@ -185,7 +185,7 @@ describe('a timeout after a wait in the queue', () => {
     const [first, second] = await Promise.all([client.getOrderByExternalId('o-1').catch((e: unknown) => e), client.getOrderByExternalId('o-2').catch((e: unknown) => e)]);
     expect(first).toMatchObject({ externalId: 'o-1' });
     expect(second).toBeInstanceOf(TimeoutError);
-    expect((second as TimeoutError).message).toMatch(/^GET \/orders\/by-external-id\/o-2 timed out waiting for its turn and was not sent: after \d+ ms in the client's queue/);
+    expect((second as TimeoutError).message).toMatch(/^GET \/orders\/by-external-id\/o-2 timed out waiting for its turn and was not sent: it waited \d+ ms in the client's queue/);
     expect((second as TimeoutError).attempts).toBe(0);
     // never sent, and not retried although GETs are (maxRetries 2 by default)
     expect(reads).toEqual(['/orders/by-external-id/o-1']);

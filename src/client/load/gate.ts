@@ -14,10 +14,7 @@ export class QueueFull {
 
 /** Rejects a queued request that reached the head with less than a usable share of its attempt left: it is not sent. */
 export class QueueTimedOut {
-  constructor(
-    readonly waitedMs: number,
-    readonly leftMs: number,
-  ) {}
+  constructor(readonly waitedMs: number) {}
 }
 
 /** The longest delay a timer takes (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
@@ -178,7 +175,7 @@ export class Gate {
       if (now > head.sendBy) {
         // too little of its attempt left to be worth sending: a queue timeout, and the next one's turn
         this.#leave(head);
-        head.reject(new QueueTimedOut(now - head.since, head.deadline - now));
+        head.reject(new QueueTimedOut(now - head.since));
         continue;
       }
       // no slot: a release pumps again; meanwhile the timer fails the head when it expires

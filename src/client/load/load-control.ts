@@ -150,9 +150,9 @@ export class LoadControl {
     if (error instanceof QueueTimedOut) {
       return refused(
         new TimeoutError(
-          `${label} timed out waiting for its turn and was not sent: after ${Math.round(error.waitedMs)} ms in the client's queue ` +
-            `(rateLimit concurrency or requestsPerSecond, a Retry-After pause), only ${Math.max(0, Math.round(error.leftMs))} ms of its attempt ` +
-            "(the client's timeoutMs, or what was left of the call's own) remained, less than half of it",
+          `${label} timed out waiting for its turn and was not sent: it waited ${Math.round(error.waitedMs)} ms in the client's queue ` +
+            "(rateLimit concurrency or requestsPerSecond, a Retry-After pause), and a request waits at most half of its attempt " +
+            "(the client's timeoutMs, or what is left of the call's own), so that once sent it has the rest",
           { request: label, attempts },
         ),
         'checkout.queue_timeout',

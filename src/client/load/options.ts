@@ -4,21 +4,25 @@ import { typeName } from '../../internal/type-name.js';
 export interface RateLimitOptions {
   /**
    * The most requests of this client in flight at once, the token exchange included; the others wait
-   * in a queue, in order, each bounded by its call's `timeoutMs` and `signal` and by the client's
-   * `timeoutMs` (the wait is part of the attempt). A request is sent only with at least half of its
-   * attempt left; one that waited longer fails with a `TimeoutError`, unsent, so a service that never
-   * answers receives about `concurrency × elapsed / timeoutMs` requests (at most twice that)
-   * whatever the number of callers. The default is far above what one process needs
-   * against a healthy service (64 reads in flight at ~20 ms each is ~3,000 reads/s), and low enough
-   * that a service which accepts connections and never answers holds 64 sockets, not thousands.
+   * in a queue, in order, each bounded by its call's `timeoutMs` and `signal`. A request waits at
+   * most half of its attempt (a call's first request before its `timeoutMs` starts, a retry within
+   * its attempt) and fails unsent with a `TimeoutError` past that, so once sent it has at least
+   * half of `timeoutMs`, and a service that never answers receives about
+   * `concurrency × elapsed / timeoutMs` requests (at most twice that) whatever the number of callers.
+   * The default is far above what one process needs against a healthy service (64 reads in flight
+   * at ~20 ms each is ~3,000 reads/s), and low enough that a service which accepts connections and
+   * never answers holds 64 sockets, not thousands.
    * A whole number from 1.
    * @default 64
    */
   concurrency?: number | undefined;
   /**
-   * The most requests of this client started in any one-second window (a sliding window, so no
-   * second ever holds more), retries and the token exchange included. A number above 1 is rounded
-   * down to a whole number; one below 1 spaces requests by `1 / requestsPerSecond` seconds.
+   * The most requests of this client reaching the service in any one-second window (a sliding
+   * window, so no second ever holds more), retries and the token exchange included: a request
+   * counts from its answer, or while it has none from 1 s after it was sent (a new connection can
+   * delay its arrival), so connection set-up does not crowd more than this many into one second
+   * there. A number above 1 is rounded down to a whole number; one below 1 spaces requests by
+   * `1 / requestsPerSecond` seconds.
    * At most 10,000.
    * @default no pace (only the concurrency bound, and the adaptive rate after a 429)
    */
@@ -28,8 +32,8 @@ export interface RateLimitOptions {
    * `concurrency`, the pace, a `Retry-After` pause). Past it a call fails at once, unsent, with a
    * `QueueFullError`, so calls arriving faster than a slow or silent service answers cannot grow the
    * queue, and the heap, without bound. The default is far above a batch a process sends at once
-   * (10,000 reads take ~3 s at 64 in flight of ~20 ms each) and holds well under 10 MB of waiters
-   * (see docs/load-control.md). A whole number from 1.
+   * (10,000 reads take ~3 s at 64 in flight of ~20 ms each); a waiting call costs about 3.4 KB of
+   * heap, so a full default queue holds about 35 MB. A whole number from 1.
    * @default 10000
    */
   maxQueue?: number | undefined;
