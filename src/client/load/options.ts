@@ -32,8 +32,8 @@ export interface RateLimitOptions {
    * `concurrency`, the pace, a `Retry-After` pause). Past it a call fails at once, unsent, with a
    * `QueueFullError`, so calls arriving faster than a slow or silent service answers cannot grow the
    * queue, and the heap, without bound. The default is far above a batch a process sends at once
-   * (10,000 reads take ~3 s at 64 in flight of ~20 ms each); a waiting call costs about 3.4 KB of
-   * heap, so a full default queue holds about 35 MB. A whole number from 1.
+   * (10,000 reads take ~3 s at 64 in flight of ~20 ms each); a waiting call costs about 3 KB of
+   * heap, so a full default queue holds about 30 MB. A whole number from 1.
    * @default 10000
    */
   maxQueue?: number | undefined;
