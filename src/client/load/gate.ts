@@ -63,8 +63,8 @@ class Waiter {
  * A request that may go at once goes synchronously (nothing allocated); the others wait in one
  * bounded FIFO queue (`maxQueue`; past it a request is refused at once) that costs a small object,
  * a promise and an abort listener each, and one timer for the whole queue (for the head's pace,
- * rate or pause), none while only slots are awaited. An aborted waiter leaves at once; one that
- * reaches the head with less than {@link USABLE_SHARE} of its attempt left fails unsent.
+ * rate or pause, or the moment the head has waited as long as it may). An aborted waiter leaves at
+ * once; one that has waited past its share of its attempt ({@link USABLE_SHARE}) fails unsent.
  */
 export class Gate {
   readonly #limit: number;
