@@ -12,7 +12,8 @@
  * 3. The hung-service convoy (issue 23), the service in a child process counting what reaches it:
  *    concurrency 1, 300 ms attempts, 50 looping callers for 3 s: the requests reaching it stay
  *    within 2 × `concurrency × elapsed / timeoutMs` (not hundreds); 200 looping callers for 8 s:
- *    the sockets open stay within concurrency + 3, and the requests within the same bound.
+ *    the sockets open stay within concurrency + 3, and the requests within the same bound; and at
+ *    concurrency 64, within 64 + 16 sockets.
  *
  * Bounded: a 150 s hard limit. Env: LOAD_SECONDS (the outage's length, default 20).
  */
@@ -53,11 +54,16 @@ check(
   `hung service, 200 looping callers for ${(twoHundred.elapsedMs / 1000).toFixed(1)} s: at most ${twoHundred.maxOpenSockets} sockets open (≤ concurrency 1 + 3), ${twoHundred.connections} connections in all`,
 );
 check(twoHundred.requests <= 2 * twoHundred.bound, `hung service, 200 callers: ${twoHundred.requests} requests reached it (≤ 2 × ${twoHundred.bound.toFixed(1)})`);
+const wide = await convoy({ CheckoutClient, callers: 200, seconds: 8, concurrency: 64, timeoutMs: 300 });
+check(
+  wide.maxOpenSockets <= wide.concurrency + 16 && wide.requests <= 2 * wide.bound,
+  `hung service, concurrency 64, 200 looping callers: at most ${wide.maxOpenSockets} sockets open (≤ 64 + 16), ${wide.requests} requests (≤ 2 × ${wide.bound.toFixed(0)})`,
+);
 
 const timers = process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
 check(timers === 0, `no timer left after the calls (${timers})`);
 
-process.stdout.write(`${JSON.stringify({ budgetOn: on, budgetOff: off, silent: quiet, convoy: { fifty, twoHundred } })}\n`);
+process.stdout.write(`${JSON.stringify({ budgetOn: on, budgetOff: off, silent: quiet, convoy: { fifty, twoHundred, wide } })}\n`);
 if (failures.length > 0) {
   process.stderr.write(`load: ${failures.length} check(s) failed\n`);
   process.exitCode = 1;
