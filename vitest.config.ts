@@ -15,6 +15,7 @@ const INTEGRATION = [
   'test/cli/**/*.test.ts',
   'test/client/call-bounds.test.ts',
   'test/client/load/concurrency.test.ts',
+  'test/client/load/pace-service.test.ts',
   'test/client/load/pause.test.ts',
   'test/client/load/retry-after.test.ts',
   'test/client/load/retry-budget.test.ts',

@@ -177,6 +177,24 @@ export class TimeoutError extends ApiError {
   declare readonly status: undefined;
 }
 
+/**
+ * A call refused at once, unsent: `maxQueue` requests of this client already wait for their turn
+ * (`rateLimit.concurrency`, `requestsPerSecond`, a `Retry-After` pause), so a burst or a service
+ * that stopped answering cannot grow the queue, and the process's memory, without bound. Not
+ * retried; `maxQueue` is the bound that was reached.
+ */
+export class QueueFullError extends ApiError {
+  override readonly name = 'QueueFullError' as const;
+  declare readonly status: undefined;
+  /** The client's `rateLimit.maxQueue`. */
+  readonly maxQueue: number;
+
+  constructor(message: string, init: ApiErrorInit & { maxQueue: number }) {
+    super(message, init);
+    this.maxQueue = init.maxQueue;
+  }
+}
+
 /** A 2xx whose body is not JSON or does not match the schema. `issues` says what did not match. */
 export class ResponseValidationError extends ApiError {
   override readonly name = 'ResponseValidationError' as const;

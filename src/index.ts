@@ -20,6 +20,7 @@ export {
   ConnectionError,
   NotFoundError,
   PermissionDeniedError,
+  QueueFullError,
   RateLimitError,
   ResponseTooLargeError,
   ResponseValidationError,

@@ -40,3 +40,20 @@ export function silent(options: {
   callTimeoutMs?: number;
   rateLimit?: object;
 }): Promise<SilentResult>;
+export interface ConvoyResult {
+  callers: number;
+  seconds: number;
+  concurrency: number;
+  timeoutMs: number;
+  elapsedMs: number;
+  calls: number;
+  unsent: number;
+  timedOut: number;
+  other: number;
+  requests: number;
+  bound: number;
+  maxOpenSockets: number;
+  connections: number;
+}
+export function convoy(options: { CheckoutClient: unknown; callers: number; seconds: number; concurrency: number; timeoutMs: number }): Promise<ConvoyResult>;
+export function waiterHeap(options: { CheckoutClient: unknown; waiters: number }): Promise<{ waiters: number; heapPerWaiterBytes: number }>;

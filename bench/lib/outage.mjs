@@ -161,3 +161,109 @@ export async function silent({ CheckoutClient, ratePerSecond = 50, seconds, call
     eventLoopMaxDelayMs: loop.max / 1e6,
   };
 }
+
+/**
+ * The hung-service convoy (issue 23): `callers` callers read in a loop for `seconds` against a
+ * service that accepts connections and never answers, with `rateLimit.concurrency` and attempts of
+ * `timeoutMs`. The service runs in a child process and counts what reaches it: requests (about
+ * `concurrency × elapsed / timeoutMs` is the bound), sockets open at once (within `concurrency`
+ * plus a few), connections made.
+ * @param {{ CheckoutClient: any, callers: number, seconds: number, concurrency: number, timeoutMs: number }} o
+ */
+export async function convoy({ CheckoutClient, callers, seconds, concurrency, timeoutMs }) {
+  const { fork } = await import('node:child_process');
+  const child = fork(new URL('./hung-server.mjs', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  try {
+    const port = await new Promise((resolve, reject) => {
+      child.once('message', (message) => resolve(message.port));
+      child.once('exit', (code) => reject(new Error(`the hung server exited (${code})`)));
+    });
+    let last = { open: 0, maxOpen: 0, connections: 0, requests: 0 };
+    child.on('message', (message) => {
+      if (message.requests !== undefined) last = message;
+    });
+    const client = new CheckoutClient({ baseUrl: `http://127.0.0.1:${port}`, partnerId: 'p-convoy', partnerSecret: 's', timeoutMs, rateLimit: { concurrency } });
+    await client.getAccessToken();
+    const start = performance.now();
+    const outcomes = { calls: 0, unsent: 0, timedOut: 0, other: 0 };
+    const caller = async () => {
+      while (performance.now() - start < seconds * 1000) {
+        outcomes.calls += 1;
+        try {
+          await client.getOrderByExternalId('o-1');
+          outcomes.other += 1;
+        } catch (error) {
+          if (/was not sent/.test(error?.message)) outcomes.unsent += 1;
+          else if (error?.name === 'TimeoutError') outcomes.timedOut += 1;
+          else outcomes.other += 1;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: callers }, caller));
+    const elapsedMs = performance.now() - start;
+    // the last report, once the closes of the last aborted requests reached the server
+    await sleep(200);
+    const final = await new Promise((resolve) => {
+      child.once('message', resolve);
+      child.send('report');
+    });
+    return {
+      callers,
+      seconds,
+      concurrency,
+      timeoutMs,
+      elapsedMs,
+      ...outcomes,
+      requests: final.requests,
+      /** `concurrency × elapsed / timeoutMs`: a request per slot per attempt. */
+      bound: (concurrency * elapsedMs) / timeoutMs,
+      maxOpenSockets: Math.max(final.maxOpen, last.maxOpen),
+      connections: final.connections,
+    };
+  } finally {
+    child.send('stop');
+    await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
+  }
+}
+
+/**
+ * Heap per waiting call: `waiters` calls queued behind one request that never answers (concurrency
+ * 1, a `fetch` that never settles until aborted), heapUsed after a full GC before and while they
+ * wait. Run with --expose-gc.
+ * @param {{ CheckoutClient: any, waiters: number }} o
+ */
+export async function waiterHeap({ CheckoutClient, waiters }) {
+  if (typeof globalThis.gc !== 'function') throw new Error('run with --expose-gc');
+  const heap = () => {
+    globalThis.gc();
+    globalThis.gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url.endsWith('/auth/token')) return new Response(TOKEN, { status: 200, headers: { 'content-type': 'application/json' } });
+    const signal = input instanceof Request ? input.signal : init?.signal;
+    return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+  };
+  const client = new CheckoutClient({
+    baseUrl: 'http://127.0.0.1:9',
+    partnerId: 'p-heap',
+    partnerSecret: 's',
+    fetch,
+    timeoutMs: 600_000,
+    maxRetries: 0,
+    rateLimit: { concurrency: 1, maxQueue: waiters + 1 },
+  });
+  await client.getAccessToken();
+  const controller = new AbortController();
+  const head = client.getOrderByExternalId('head', { signal: controller.signal }).catch(() => undefined);
+  await sleep(10);
+  const before = heap();
+  const calls = [];
+  for (let i = 0; i < waiters; i++) calls.push(client.getOrderByExternalId(`o-${i}`, { signal: controller.signal }).catch(() => undefined));
+  await sleep(50);
+  const during = heap();
+  controller.abort();
+  await Promise.all([head, ...calls]);
+  return { waiters, heapPerWaiterBytes: (during - before) / waiters };
+}

@@ -76,6 +76,13 @@ export function goals(results) {
     const u = outage.silent.unbounded;
     add(`silent service, ${b.ratePerSecond} calls/s: most sockets open (default concurrency 64)`, `${b.maxOpenSockets} (bound lifted: ${u.maxOpenSockets})`, '≤ 2 × 64 + 1', b.maxOpenSockets <= 129, `${129 - b.maxOpenSockets}`);
     add('silent service: latest call past its own deadline', `${fmt(b.worstLatePastDeadlineMs, 0)} ms`, '≤ 250 ms', b.worstLatePastDeadlineMs <= 250, '');
+    if (outage.queue) {
+      const c = outage.queue.convoy;
+      add(`hung-service convoy (${c.callers} callers, concurrency ${c.concurrency}, ${c.timeoutMs} ms): requests reaching it`, `${c.requests} (bound ${fmt(c.bound, 1)})`, '≤ 2 × bound', c.requests <= 2 * c.bound, `${fmt(2 * c.bound - c.requests, 1)}`);
+      add('hung-service convoy: most sockets open', `${c.maxOpenSockets}`, `≤ concurrency + 3`, c.maxOpenSockets <= c.concurrency + 3, `${c.concurrency + 3 - c.maxOpenSockets}`);
+      const h = outage.queue.heap;
+      add(`heap per call waiting for its turn (${h.waiters.toLocaleString('en')} waiting)`, `${fmt(h.heapPerWaiterBytes / KB, 2)} KB`, '≤ 4 KB (15.8 KB before issue 23)', h.heapPerWaiterBytes <= 4 * KB, `${fmt((4 * KB - h.heapPerWaiterBytes) / KB, 2)} KB`);
+    }
   }
   return out;
 }

@@ -9,11 +9,16 @@
  *    sockets open stay within 2 × the default concurrency (64; undici keeps an aborted request's
  *    connection a while), every call ends by its own deadline, and afterwards no timer is left and
  *    the process exits by itself.
+ * 3. The hung-service convoy (issue 23), the service in a child process counting what reaches it:
+ *    concurrency 1, 300 ms attempts, 50 looping callers for 3 s: the requests reaching it stay
+ *    within 2 × `concurrency × elapsed / timeoutMs` (not hundreds); 200 looping callers for 8 s:
+ *    the sockets open stay within concurrency + 3, and the requests within the same bound; and at
+ *    concurrency 64, within 64 + 16 sockets.
  *
  * Bounded: a 150 s hard limit. Env: LOAD_SECONDS (the outage's length, default 20).
  */
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { outage, silent } from '../../bench/lib/outage.mjs';
+import { convoy, outage, silent } from '../../bench/lib/outage.mjs';
 import { exitWatchdog } from '../chaos/children.js';
 
 const seconds = Number(process.env.LOAD_SECONDS ?? 20);
@@ -38,10 +43,27 @@ check(off.requestsPerCallInOutage >= 2.7, `retry budget off: ${off.requestsPerCa
 const quiet = await silent({ CheckoutClient, seconds: Math.min(seconds, 10) });
 check(quiet.maxOpenSockets <= 129, `silent service, ${quiet.calls} calls at 50/s: at most ${quiet.maxOpenSockets} sockets open (≤ 2 × 64 + 1)`);
 check(quiet.worstLatePastDeadlineMs <= 250, `every call ended by its deadline (latest: ${quiet.worstLatePastDeadlineMs.toFixed(0)} ms past it)`);
+const fifty = await convoy({ CheckoutClient, callers: 50, seconds: 3, concurrency: 1, timeoutMs: 300 });
+check(
+  fifty.requests <= 2 * fifty.bound,
+  `hung service, concurrency 1, 300 ms attempts, 50 looping callers for ${(fifty.elapsedMs / 1000).toFixed(1)} s: ${fifty.requests} requests reached it (≤ 2 × ${fifty.bound.toFixed(1)}); ${fifty.unsent} calls failed unsent as queue timeouts`,
+);
+const twoHundred = await convoy({ CheckoutClient, callers: 200, seconds: 8, concurrency: 1, timeoutMs: 300 });
+check(
+  twoHundred.maxOpenSockets <= twoHundred.concurrency + 3,
+  `hung service, 200 looping callers for ${(twoHundred.elapsedMs / 1000).toFixed(1)} s: at most ${twoHundred.maxOpenSockets} sockets open (≤ concurrency 1 + 3), ${twoHundred.connections} connections in all`,
+);
+check(twoHundred.requests <= 2 * twoHundred.bound, `hung service, 200 callers: ${twoHundred.requests} requests reached it (≤ 2 × ${twoHundred.bound.toFixed(1)})`);
+const wide = await convoy({ CheckoutClient, callers: 200, seconds: 8, concurrency: 64, timeoutMs: 300 });
+check(
+  wide.maxOpenSockets <= wide.concurrency + 16 && wide.requests <= 2 * wide.bound,
+  `hung service, concurrency 64, 200 looping callers: at most ${wide.maxOpenSockets} sockets open (≤ 64 + 16), ${wide.requests} requests (≤ 2 × ${wide.bound.toFixed(0)})`,
+);
+
 const timers = process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
 check(timers === 0, `no timer left after the calls (${timers})`);
 
-process.stdout.write(`${JSON.stringify({ budgetOn: on, budgetOff: off, silent: quiet })}\n`);
+process.stdout.write(`${JSON.stringify({ budgetOn: on, budgetOff: off, silent: quiet, convoy: { fifty, twoHundred, wide } })}\n`);
 if (failures.length > 0) {
   process.stderr.write(`load: ${failures.length} check(s) failed\n`);
   process.exitCode = 1;

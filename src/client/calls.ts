@@ -35,6 +35,8 @@ export interface AuthedCall<T> {
   json?: unknown;
   searchParams?: RawRequestOptions<T>['searchParams'];
   key?: string | undefined;
+  /** The `externalId` asked for: a record carrying another one is refused (see {@link SendOptions.externalId}). */
+  externalId?: string | undefined;
 }
 
 export const newTrace = (): CallTrace => ({ attempts: 0, response: undefined, queuedMs: 0 });
@@ -45,12 +47,12 @@ export function meCall(options: RequestOptions): AuthedCall<Me> {
 
 export function orderCall(externalId: string, options: RequestOptions): AuthedCall<Order> {
   const path = `/orders/by-external-id/${pathSegment(externalId, 'externalId')}`;
-  return { method: 'get', path, schema: OrderSchema, options: checkRequestOptions(options) };
+  return { method: 'get', path, schema: OrderSchema, options: checkRequestOptions(options), externalId };
 }
 
 export function withdrawalCall(externalId: string, options: RequestOptions): AuthedCall<Withdrawal> {
   const path = `/withdrawals/by-external-id/${pathSegment(externalId, 'externalId')}`;
-  return { method: 'get', path, schema: WithdrawalSchema, options: checkRequestOptions(options) };
+  return { method: 'get', path, schema: WithdrawalSchema, options: checkRequestOptions(options), externalId };
 }
 
 /** A `.` or `..` segment, percent-encoded or not, between `/` or `\` (URL parsers resolve each, climbing out of the API base). */

@@ -357,8 +357,10 @@ export class CheckoutClient {
         schema: call.schema,
         json: call.json,
         searchParams: call.searchParams,
+        externalId: call.externalId,
         signal,
         deadline,
+        callTimeoutMs: timeoutMs,
         trace,
         // a service may quote the partner secret on any endpoint, not only the one it was sent to
         alsoRedact: typeof this.#secret === 'string' ? this.#secret : this.#lastSecret,

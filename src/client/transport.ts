@@ -8,6 +8,7 @@ import {
   TimeoutError,
 } from '../errors.js';
 import type { LoadControl } from './load/load-control.js';
+import { refusalOf, refused } from './load/refusal.js';
 import type { ParseSchema } from '../schemas.js';
 import { attemptLog, type LogWriter } from './log.js';
 import { kyLoaded, loadKy } from './ky.js';
@@ -49,10 +50,18 @@ export interface SendOptions<T> {
   schema: ParseSchema<T> | undefined;
   json?: unknown;
   searchParams?: Record<string, string | number | boolean> | URLSearchParams | undefined;
+  /**
+   * The `externalId` of the record asked for (the by-external-id reads): a valid record that carries
+   * another one is refused with a `ResponseValidationError` naming both, and not retried (a caching
+   * proxy or a service bug answering B's record for A would repeat it; a retry would hide it).
+   */
+  externalId?: string | undefined;
   /** The call's signal: the caller's, combined with the call's deadline when it has one. */
   signal?: AbortSignal | undefined;
   /** `performance.now()` at which the call times out: a `Retry-After` reaching past it fails at once. */
   deadline?: number | undefined;
+  /** The call's own `timeoutMs` (that `deadline` comes from), for the message of a call that ran out of it in the queue. */
+  callTimeoutMs?: number | undefined;
   /** Counts the call's attempts and keeps its response. */
   trace: CallTrace;
   /** Credentials this request does not carry but a service may still quote (the partner secret, on a business call): redacted from its errors too. */
@@ -66,6 +75,26 @@ const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
  * that ignores the signal must not hold the slot for ever.
  */
 const ABORT_GRACE_MS = 1_000;
+/**
+ * How long the slot of an attempt cut by its abort (its timeout, the call's signal) is held after
+ * fetch settled. Node's fetch (undici 7) destroys the aborted request's socket at once, but then
+ * opens a replacement connection for the aborted request before noticing it was aborted
+ * (nodejs/undici#5845), and that connection sits idle in the pool. Sent at once, the next request
+ * finds no idle connection yet and opens its own, so against a service that never answers every
+ * slot came to hold two or three sockets (193 at concurrency 64, 200 callers). Held a little, the
+ * next request finds the replacement connected and uses it: sockets stay within `concurrency` plus
+ * a few (measured on loopback with plain fetch: 64 workers aborting at 300 ms hold 64 to 66 sockets
+ * with a 50 ms hold, 90 to 101 without; the client with 200 callers holds 66 at concurrency 64, 3
+ * at 1). 100 ms leaves room for a slower connection set-up; only aborted attempts pay it.
+ */
+const ABORT_SETTLE_MS = 100;
+
+/** Gives an aborted attempt's turn back after {@link ABORT_SETTLE_MS}, without keeping a process that is done alive. */
+function holdAfterAbort(leave: () => void): void {
+  const timer = setTimeout(leave, ABORT_SETTLE_MS);
+  (timer as { unref?: () => void }).unref?.();
+}
+
 /** The headers besides Retry-After that ky would take a retry's delay from. */
 const OTHER_TIMING_HEADERS = ['ratelimit-reset', 'x-ratelimit-retry-after', 'x-ratelimit-reset', 'x-rate-limit-reset'];
 /** A `Retry-After` longer than this fails the call at once, so a misconfigured service cannot park a call for hours. */
@@ -111,8 +140,9 @@ export class Transport {
 
   async send<T>(options: SendOptions<T>): Promise<T> {
     const { method, deadline, trace } = options;
-    // what the last attempt's fetch read (the body, as text), and how long it waited for its turn
-    const read = { text: '', waitedMs: 0 };
+    // what the last attempt's fetch read (the body, as text), how long it waited for its turn, and
+    // whether it is waiting now (a call deadline that fires then is a queue timeout)
+    const read = { text: '', waitedMs: 0, queued: false };
     // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
     // method: browsers and Workers throw "Illegal invocation" for a detached fetch
     const fetchFn = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
@@ -121,6 +151,29 @@ export class Transport {
     const load = this.#load;
     const timeoutMs = this.#timeoutMs;
     const firstAttempt = trace.attempts;
+    // The call's first request takes its turn here, before ky builds anything for it: a waiting call
+    // then costs a small waiter, not a Request, its signals and a timer (13 KB a waiter when it
+    // waited inside ky's fetch). It waits at most half of timeoutMs (within the call's own deadline
+    // and signal), and once sent has its whole timeoutMs. Retries take theirs inside ky's fetch,
+    // within their attempt. A refusal or an abort here rejects as if from ky.
+    let held: number | undefined;
+    const end = performance.now() + timeoutMs;
+    try {
+      const turn = load.enter(undefined, options.signal, deadline === undefined ? end : Math.min(deadline, end), options, trace);
+      if (typeof turn === 'number') {
+        held = turn;
+      } else {
+        const before = performance.now();
+        read.queued = true;
+        held = await turn;
+        read.queued = false;
+        trace.queuedMs += performance.now() - before;
+      }
+    } catch (error) {
+      // the call's own timeoutMs bounded the wait: say so in its terms
+      const own = deadline !== undefined && deadline < end && options.callTimeoutMs !== undefined;
+      throw toCheckoutError(own ? ownDeadlineInQueue(error, options) : error, options, read, timeoutMs, load);
+    }
     const init: Options = {
       headers: options.headers,
       retry: options.retry ? this.#retry(method, deadline, options.maxRetries) : 0,
@@ -128,12 +181,24 @@ export class Transport {
       // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
       redirect: 'manual',
       fetch: async (input, requestInit) => {
-        // the attempt's turn (concurrency, pace, a Retry-After pause): waiting is part of the attempt,
-        // bounded by its timeout and the call's signal and deadline
         const signal = input instanceof Request ? input.signal : (requestInit?.signal ?? undefined);
+        // the first attempt's turn, taken before ky; a retry's (concurrency, pace, a Retry-After pause)
+        // is taken here, part of its attempt, bounded by its timeout and the call's signal and deadline
+        let ticket: number;
         const attemptEnd = performance.now() + timeoutMs;
-        const waiting = load.enter(input, signal, deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), options, trace);
-        read.waitedMs = waiting === undefined ? 0 : await waiting;
+        const turn = held ?? load.enter(input, signal, deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), options, trace);
+        held = undefined;
+        if (typeof turn === 'number') {
+          ticket = turn;
+          read.waitedMs = 0;
+        } else {
+          const before = performance.now();
+          // left true when the wait fails: the call's deadline firing in the queue is then said to be a queue timeout
+          read.queued = true;
+          ticket = await turn;
+          read.queued = false;
+          read.waitedMs = performance.now() - before;
+        }
         trace.queuedMs += read.waitedMs;
         const sentAt = performance.now();
         let response: Response | undefined;
@@ -161,7 +226,7 @@ export class Transport {
         const leave = () => {
           if (left) return;
           left = true;
-          load.leave(response, sentAt);
+          load.leave(response, sentAt, ticket);
         };
         // the turn is given back when fetch settles, or ABORT_GRACE_MS after the attempt was aborted
         // (its timeout, the call's signal): a custom fetch that ignores the signal and never settles
@@ -171,12 +236,16 @@ export class Transport {
           grace = setTimeout(leave, ABORT_GRACE_MS);
         };
         signal?.addEventListener('abort', onAbort, { once: true });
+        let completed = false;
         try {
-          return await attempt();
+          const answered = await attempt();
+          completed = true;
+          return answered;
         } finally {
           signal?.removeEventListener('abort', onAbort);
           clearTimeout(grace);
-          leave();
+          if (completed || signal?.aborted !== true) leave();
+          else holdAfterAbort(leave);
         }
       },
     };
@@ -193,6 +262,9 @@ export class Transport {
       response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
     } catch (error) {
       throw toCheckoutError(error, options, read, this.#timeoutMs, load);
+    } finally {
+      // ky failed before its fetch (a bad header, an aborted signal): the turn taken for it goes back
+      if (held !== undefined) load.leave(undefined, performance.now(), held);
     }
     load.succeeded(trace.attempts - firstAttempt > 1);
     trace.response = response;
@@ -218,6 +290,8 @@ function retryOptions(limit: number, methods: string[] | undefined, deadline: nu
     jitter: true,
     // a wait past the cap or past the call's deadline fails now rather than sleeping first
     shouldRetry: ({ error }) => {
+      // a request the client refused to send (queue full, queue timeout, a pause past the deadline)
+      if (refusalOf(error) !== undefined) return false;
       const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
       if (!isHTTPError(error)) {
         // what ky retries besides statuses; a timeout while still queued is the client's own (not retried)
@@ -240,6 +314,23 @@ function retryOptions(limit: number, methods: string[] | undefined, deadline: nu
   return retry;
 }
 
+/**
+ * A queue timeout of a request whose wait the call's own `timeoutMs` bounded (its deadline came
+ * before the end of the client's attempt): said in the call's terms, as a timeout of the call itself.
+ */
+function ownDeadlineInQueue(error: unknown, options: SendOptions<unknown>): unknown {
+  if (refusalOf(error) !== 'checkout.queue_timeout') return error;
+  const label = labelOf(options);
+  return refused(
+    new TimeoutError(
+      `${label} did not complete within its timeoutMs (${options.callTimeoutMs} ms): it ran out while waiting for its turn in the client's queue ` +
+        '(rateLimit concurrency or requestsPerSecond, a Retry-After pause), and was not sent with less than half of it left',
+      { request: label, attempts: options.trace.attempts },
+    ),
+    'checkout.queue_timeout',
+  );
+}
+
 /** Thrown when a custom `fetch` followed a redirect despite `redirect: 'manual'`. */
 class FollowedRedirect {
   constructor(readonly url: string) {}
@@ -260,11 +351,26 @@ function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string
 function toCheckoutError(
   error: unknown,
   options: SendOptions<unknown>,
-  { text, waitedMs }: { text: string; waitedMs: number },
+  { text, waitedMs, queued }: { text: string; waitedMs: number; queued: boolean },
   timeoutMs: number,
   load: LoadControl,
 ): unknown {
-  if (options.signal?.aborted) return options.signal.reason;
+  if (options.signal?.aborted) {
+    const reason: unknown = options.signal.reason;
+    // the call's own timeoutMs ran out while this request still waited for its turn: say so
+    if (queued && reason instanceof TimeoutError) {
+      return refused(
+        new TimeoutError(
+          `${reason.message}: it ran out while waiting for its turn in the client's queue (rateLimit concurrency or requestsPerSecond, a Retry-After pause), unsent`,
+          { request: labelOf(options), attempts: options.trace.attempts },
+        ),
+        'checkout.queue_timeout',
+      );
+    }
+    return reason;
+  }
+  // refused unsent, already typed (a queue TimeoutError reads as ky's by its name)
+  if (refusalOf(error) !== undefined) return error;
   const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
   const label = labelOf(options);
   const { attempts } = options.trace;
@@ -303,9 +409,12 @@ function toCheckoutError(
   }
   if (isTimeoutError(error)) {
     if (load.timedOutWaiting(error.request)) {
-      return new TimeoutError(
-        `${label} timed out waiting for its turn: the client's rateLimit (concurrency, requestsPerSecond) or a Retry-After pause held it for timeoutMs (${timeoutMs} ms)`,
-        { request: label, attempts },
+      return refused(
+        new TimeoutError(
+          `${label} timed out waiting for its turn and was not sent: the client's rateLimit (concurrency, requestsPerSecond) or a Retry-After pause held it for timeoutMs (${timeoutMs} ms)`,
+          { request: label, attempts },
+        ),
+        'checkout.queue_timeout',
       );
     }
     // the wait for a turn counts in the attempt's timeoutMs: say so, or a queue reads as a slow service
@@ -390,7 +499,10 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
   const { schema } = options;
   if (schema === undefined) return data as T;
   const result = schema.safeParse(data);
-  if (result.success) return result.data;
+  if (result.success) {
+    if (options.externalId !== undefined) checkIdentity(response, result.data, text, options.externalId, options);
+    return result.data;
+  }
   const label = labelOf(options);
   const issues = result.error.issues.map(({ code, path, message }) => ({ code, path, message }));
   const first = issues[0];
@@ -405,6 +517,32 @@ function parseBody<T>(response: Response, text: string, options: SendOptions<T>)
       request: label,
       body: clean === text ? sent.value(data) : sent.value(parsedOr(clean)),
       issues,
+      attempts: options.trace.attempts,
+    },
+  );
+}
+
+/**
+ * Refuses a record whose `externalId` is not the one asked for: the tracker, the webhook
+ * confirmation and `waitFor*` read through here, so none of them ever takes B's record for A's.
+ * The ids are the partner's own (not secrets); the one received is quoted with JSON escapes and cut
+ * short, since it is the service's text.
+ */
+function checkIdentity(response: Response, record: unknown, text: string, asked: string, options: SendOptions<unknown>): void {
+  const received = (record as { externalId?: unknown }).externalId;
+  if (received === asked) return;
+  const label = labelOf(options);
+  const sent = credentials(options);
+  const shown = typeof received === 'string' ? JSON.stringify(received.length > 200 ? `${received.slice(0, 200)}…` : received) : typeof received;
+  throw new ResponseValidationError(
+    `${response.status} from ${label}: the service answered with the record of externalId ${sent.text(shown)}, not the one asked for (${JSON.stringify(asked)}); ` +
+      'the record was refused (a caching proxy or a service fault answering for another record?)',
+    {
+      status: response.status,
+      headers: sent.headers(response.headers, false),
+      request: label,
+      body: sent.value(parsedOr(sent.text(text))),
+      issues: [{ code: 'custom', path: ['externalId'], message: `Expected the record of externalId ${JSON.stringify(asked)}, received ${sent.text(shown)}` }],
       attempts: options.trace.attempts,
     },
   );

@@ -1,7 +1,7 @@
 import type { Attributes, Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import { ignoreFailure } from '../internal/ignore-failure.js';
 import type { OtelApiModule } from './api.js';
-import { errorType } from './error-type.js';
+import { errorType, refusedUnsent } from './error-type.js';
 import type { Instruments } from './instruments.js';
 import { ATTR } from './names.js';
 
@@ -104,7 +104,9 @@ export class ObservedCall {
   end(trace: CallTrace, error: unknown): void {
     // by shape, not class: this module may be another copy than the client's (its CommonJS build)
     const failure = error as { status?: unknown; requestId?: unknown } | null | undefined;
-    const status = trace.response?.status ?? (typeof failure?.status === 'number' ? failure.status : undefined);
+    // a call the client refused to send (paused, queue full, queue timeout) got no response: no status
+    // code (the semantic conventions set it only for a response), and an error.type of its own
+    const status = refusedUnsent(error) ? undefined : (trace.response?.status ?? (typeof failure?.status === 'number' ? failure.status : undefined));
     const requestId = trace.response?.headers.get('x-request-id') ?? (typeof failure?.requestId === 'string' ? failure.requestId : undefined);
     const type = error === undefined ? undefined : errorType(error);
     const span = this.#span;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CheckoutClient, RateLimitError, TimeoutError } from 'checkout-partner-sdk';
 
 // The load control (rateLimit's gate, Retry-After pause, retry budget) together with the rest of
@@ -141,27 +141,66 @@ describe('a Retry-After pause and the partnerSecret function', () => {
 });
 
 describe('a timeout after a wait in the queue', () => {
-  it('says how much of the attempt\'s timeoutMs went to waiting for its turn, so a queue does not read as a slow service', async () => {
+  /** A service that takes `ms(path)` per order read (for ever when `undefined`), honours the abort, and counts the reads it received. */
+  function slowService(ms: (path: string) => number | undefined) {
+    const reads: string[] = [];
     const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
       if (urlOf(input).endsWith('/auth/token')) return json(TOKEN);
       const signal = input instanceof Request ? input.signal : init?.signal;
-      // the service takes 200 ms, and honours the abort
+      const path = new URL(urlOf(input)).pathname.replace('/api/v1/partner-api', '');
+      reads.push(path);
+      const wait = ms(path);
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, 200);
+        const timer = wait === undefined ? undefined : setTimeout(resolve, wait);
         signal?.addEventListener('abort', () => {
           clearTimeout(timer);
           reject(signal.reason);
         });
       });
-      return json('{"externalId":"o-1"}');
+      return json(`{"externalId":"${path.split('/').pop()}"}`);
     };
+    return { reads, fetch };
+  }
+
+  it("a call's first request waits before its attempt: sent after a wait, it has its whole timeoutMs", async () => {
+    // o-1 takes 100 ms, o-2 250 ms: o-2 waits 100 ms, then is answered 250 ms after it was sent, within its 300 ms
+    const { fetch } = slowService((path) => (path.endsWith('/o-1') ? 100 : 250));
     const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { concurrency: 1 }, timeoutMs: 300, maxRetries: 0 });
+    await client.getAccessToken();
+    vi.useFakeTimers();
+    try {
+      const calls = Promise.all([client.getOrderByExternalId('o-1').catch((e: unknown) => e), client.getOrderByExternalId('o-2').catch((e: unknown) => e)]);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(await calls).toEqual([{ externalId: 'o-1' }, { externalId: 'o-2' }]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('does not send a request whose turn comes with less than half of its attempt left: a queue timeout, unsent, not retried', async () => {
+    // o-1 takes 200 ms of the 300 ms attempt: o-2's turn comes with ~100 ms left, too little to be worth sending
+    const { reads, fetch } = slowService(() => 200);
+    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { concurrency: 1 }, timeoutMs: 300 });
     await client.getAccessToken();
     const [first, second] = await Promise.all([client.getOrderByExternalId('o-1').catch((e: unknown) => e), client.getOrderByExternalId('o-2').catch((e: unknown) => e)]);
     expect(first).toMatchObject({ externalId: 'o-1' });
-    // sent after ~200 ms in the queue, cut at 300 ms: the service had ~100 ms, not 300
     expect(second).toBeInstanceOf(TimeoutError);
-    expect((second as TimeoutError).message).toMatch(/within timeoutMs \(300 ms\), \d+ ms of which it waited for its turn/);
-    expect((second as TimeoutError).attempts).toBe(1);
+    expect((second as TimeoutError).message).toMatch(/^GET \/orders\/by-external-id\/o-2 timed out waiting for its turn and was not sent: it waited \d+ ms in the client's queue/);
+    expect((second as TimeoutError).attempts).toBe(0);
+    // never sent, and not retried although GETs are (maxRetries 2 by default)
+    expect(reads).toEqual(['/orders/by-external-id/o-1']);
+  });
+
+  it("a call's own timeoutMs that runs out in the queue says so", async () => {
+    const { reads, fetch } = slowService(() => undefined);
+    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { concurrency: 1 }, timeoutMs: 10_000 });
+    await client.getAccessToken();
+    const hung = client.getOrderByExternalId('o-1', { timeoutMs: 400 }).catch((e: unknown) => e);
+    // its own timeoutMs of 100 ms ends long before half of the client's 10 s attempt
+    const queued = await client.getOrderByExternalId('o-2', { timeoutMs: 100 }).catch((e: unknown) => e);
+    expect(queued).toBeInstanceOf(TimeoutError);
+    expect((queued as TimeoutError).message).toMatch(/^GET \/orders\/by-external-id\/o-2 did not complete within its timeoutMs \(100 ms\): it ran out while waiting for its turn in the client's queue/);
+    await hung;
+    expect(reads).toEqual(['/orders/by-external-id/o-1']);
   });
 });

@@ -6,6 +6,7 @@ import {
   CheckoutError,
   ConnectionError,
   OrderSchema,
+  QueueFullError,
   WaitTimeoutError,
   type Me,
   type Order,
@@ -58,6 +59,10 @@ describe('public types', () => {
     expectTypeOf<AuthenticationError['name']>().toEqualTypeOf<'AuthenticationError'>();
     expectTypeOf<AuthenticationError['status']>().toEqualTypeOf<number>();
     expectTypeOf<ConnectionError['status']>().toEqualTypeOf<undefined>();
+    expectTypeOf<QueueFullError>().toExtend<ApiError>();
+    expectTypeOf<QueueFullError['name']>().toEqualTypeOf<'QueueFullError'>();
+    expectTypeOf<QueueFullError['status']>().toEqualTypeOf<undefined>();
+    expectTypeOf<QueueFullError['maxQueue']>().toEqualTypeOf<number>();
     expectTypeOf<ApiError['requestId']>().toEqualTypeOf<string | undefined>();
   });
 });

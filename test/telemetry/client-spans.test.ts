@@ -1,8 +1,8 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { CheckoutClient, ConnectionError, NotFoundError, ServerError } from 'checkout-partner-sdk';
+import { CheckoutClient, ConnectionError, NotFoundError, QueueFullError, RateLimitError, ServerError, TimeoutError } from 'checkout-partner-sdk';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { installOtel, parentOf, total, type Otel } from './otel.js';
+import { installOtel, parentOf, points, total, type Otel } from './otel.js';
 
 // Client calls as OpenTelemetry sees them, with the real JS SDK registered globally (as the Node SDK
 // does) and the fake checkout service on a real local server.
@@ -189,6 +189,58 @@ describe('load control', () => {
     const queued = (await otel.metrics()).get('checkout.client.queue.duration');
     expect(queued?.descriptor.unit).toBe('s');
     expect(total(queued, { 'url.template': '/auth/me', 'http.request.method': 'GET', 'server.port': port })).toBe(1);
+  });
+});
+
+describe('a call the client refused to send', () => {
+  /** The duration points of `error.type` `type`, and whether any of them carries a status code. */
+  async function durationPoints(type: string) {
+    const metric = (await otel.metrics()).get('http.client.request.duration');
+    const matching = points(metric, { 'error.type': type });
+    return { count: total(metric, { 'error.type': type }), withStatus: matching.filter((point) => 'http.response.status_code' in point.attributes).length };
+  }
+
+  it('paused by a Retry-After past its deadline: no status code (no response came), error.type checkout.paused, not the service\'s 429', async () => {
+    const client = newClient();
+    await client.getAccessToken();
+    fake.failNext(1, 429, { retryAfter: 30, only: 'business' });
+    // the service's own 429: a response, recorded as one
+    await expect(client.getOrderByExternalId('o-1', { timeoutMs: 2_000 })).rejects.toBeInstanceOf(RateLimitError);
+    const refused = await client.getMe({ timeoutMs: 2_000 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimitError);
+    const span = otel.span('GET /auth/me');
+    expect(span.attributes['error.type']).toBe('checkout.paused');
+    expect(span.attributes).not.toHaveProperty('http.response.status_code');
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    expect(await durationPoints('checkout.paused')).toEqual({ count: 1, withStatus: 0 });
+    // only the service's own 429 counts as one
+    expect(await durationPoints('429')).toEqual({ count: 1, withStatus: 1 });
+  });
+
+  it('past rateLimit.maxQueue: error.type checkout.queue_full, no status code', async () => {
+    const client = newClient({ rateLimit: { concurrency: 1, maxQueue: 1 } });
+    await client.getAccessToken();
+    fake.setDelay(200);
+    const outcomes = await Promise.all([client.getOrderByExternalId('o-1'), client.getMe(), client.getMe()].map((call) => call.catch((e: unknown) => e)));
+    fake.setDelay(0);
+    expect(outcomes[2]).toBeInstanceOf(QueueFullError);
+    const refused = otel.spans().filter((span) => span.attributes['error.type'] === 'checkout.queue_full');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]?.attributes).not.toHaveProperty('http.response.status_code');
+    expect(await durationPoints('checkout.queue_full')).toEqual({ count: 1, withStatus: 0 });
+  });
+
+  it('a queue timeout: error.type checkout.queue_timeout, no status code', async () => {
+    const client = newClient({ rateLimit: { concurrency: 1 } });
+    await client.getAccessToken();
+    fake.setDelay(400);
+    const outcomes = await Promise.all([client.getOrderByExternalId('o-1'), client.getMe({ timeoutMs: 200 })].map((call) => call.catch((e: unknown) => e)));
+    fake.setDelay(0);
+    expect(outcomes[1]).toBeInstanceOf(TimeoutError);
+    const span = otel.span('GET /auth/me');
+    expect(span.attributes['error.type']).toBe('checkout.queue_timeout');
+    expect(span.attributes).not.toHaveProperty('http.response.status_code');
+    expect(await durationPoints('checkout.queue_timeout')).toEqual({ count: 1, withStatus: 0 });
   });
 });
 

@@ -1,11 +1,12 @@
-import { RateLimitError } from '../../errors.js';
+import { QueueFullError, RateLimitError, TimeoutError } from '../../errors.js';
 import { retryAfterMs } from '../../internal/retry-after.js';
 import { AdaptiveRate } from './adaptive-rate.js';
-import { Gate, PausedPastDeadline } from './gate.js';
+import { Gate, PausedPastDeadline, QueueFull, QueueTimedOut } from './gate.js';
 import { notify, type LoadHooks } from './hooks.js';
 import type { LoadSettings } from './options.js';
 import { Pace } from './pace.js';
 import { Pause } from './pause.js';
+import { refused } from './refusal.js';
 import { RetryBudget } from './retry-budget.js';
 
 /** The request asking for a turn: `METHOD /path`, for the error of a call that cannot wait out a pause. */
@@ -36,7 +37,7 @@ export class LoadControl {
     this.budget = settings.budget === undefined ? undefined : new RetryBudget(settings.budget, hooks);
     this.#rate = new AdaptiveRate(hooks);
     const pace = settings.requestsPerSecond === undefined ? undefined : new Pace(settings.requestsPerSecond);
-    this.#gate = new Gate(settings.concurrency, pace, this.#rate, this.#pause);
+    this.#gate = new Gate(settings.concurrency, settings.maxQueue, pace, this.#rate, this.#pause);
   }
 
   /** Requests in flight and waiting, now. */
@@ -45,11 +46,14 @@ export class LoadControl {
   }
 
   /**
-   * Waits for the request's turn: `undefined` when it may start now, else a promise of the
-   * milliseconds it waited. `signal` is the attempt's (the call's own, its deadline's and the
-   * attempt's timeout); `deadline` the `performance.now()` past which it cannot wait. Rejects (or throws) with the signal's reason when it aborts, and with a
-   * `RateLimitError` when a `Retry-After` pause ends after its deadline. `request` is the object a
-   * timeout error will carry (ky's `Request`), to tell a queue timeout from the service's.
+   * Takes the request's turn: a ticket (a number) when it may start now, else a promise of the
+   * ticket once it may; the ticket goes back with {@link leave}. `signal` is the attempt's (the
+   * call's own, its deadline's and the attempt's timeout); `deadline` the `performance.now()` past
+   * which it cannot wait. Rejects (or throws) with the signal's reason when it aborts, and, unsent,
+   * with a `RateLimitError` when a `Retry-After` pause ends after its deadline, a `QueueFullError`
+   * when `maxQueue` requests already wait, a `TimeoutError` when its turn came with less than a
+   * usable share of its attempt left. `request` is the object a timeout error will carry (ky's
+   * `Request`), to tell a queue timeout from the service's.
    */
   enter(
     request: unknown,
@@ -57,24 +61,25 @@ export class LoadControl {
     deadline: number,
     turn: TurnRequest,
     trace: { readonly attempts: number },
-  ): Promise<number> | undefined {
-    let waiting: Promise<number> | undefined;
+  ): Promise<number> | number {
+    let waiting: Promise<number> | number;
     try {
       waiting = this.#gate.acquire(signal, deadline);
     } catch (error) {
-      throw this.#pausedError(error, turn, trace.attempts);
+      throw this.#refusal(error, turn, trace.attempts);
     }
-    if (waiting === undefined) return undefined;
+    if (typeof waiting === 'number') return waiting;
     const tracked = typeof request === 'object' && request !== null ? request : undefined;
     if (tracked !== undefined) this.#waiting.add(tracked);
+    const since = performance.now();
     return waiting.then(
-      (waitedMs) => {
+      (ticket) => {
         if (tracked !== undefined) this.#waiting.delete(tracked);
-        notify(this.hooks, 'queued', { method: turn.method.toUpperCase(), path: turn.path, waitedMs });
-        return waitedMs;
+        notify(this.hooks, 'queued', { method: turn.method.toUpperCase(), path: turn.path, waitedMs: performance.now() - since });
+        return ticket;
       },
       (error: unknown) => {
-        throw this.#pausedError(error, turn, trace.attempts);
+        throw this.#refusal(error, turn, trace.attempts);
       },
     );
   }
@@ -85,7 +90,7 @@ export class LoadControl {
    */
   throwIfPausedPast(deadline: number, turn: TurnRequest, attempts: number): void {
     const waitMs = this.#pause.until - performance.now();
-    if (this.#pause.until > deadline) throw this.#pausedError(new PausedPastDeadline(waitMs), turn, attempts);
+    if (this.#pause.until > deadline) throw this.#refusal(new PausedPastDeadline(waitMs), turn, attempts);
   }
 
   /** Whether `request` timed out (or aborted) while still waiting for its turn. */
@@ -93,10 +98,10 @@ export class LoadControl {
     return typeof request === 'object' && request !== null && this.#waiting.has(request);
   }
 
-  /** Gives the turn back once the attempt ended, with its response (`undefined` when none came). */
-  leave(response: Response | undefined, sentAt: number): void {
+  /** Gives the turn (its `ticket`) back once the attempt ended, with its response (`undefined` when none came). */
+  leave(response: Response | undefined, sentAt: number, ticket: number): void {
     if (response !== undefined) this.#observe(response, sentAt);
-    this.#gate.release();
+    this.#gate.release(ticket, performance.now());
   }
 
   /**
@@ -129,14 +134,39 @@ export class LoadControl {
     }
   }
 
-  #pausedError(error: unknown, turn: TurnRequest, attempts: number): unknown {
-    if (!(error instanceof PausedPastDeadline)) return error;
+  /** The typed error of a request the client refused to send; any other error (an abort's reason) as it is. */
+  #refusal(error: unknown, turn: TurnRequest, attempts: number): unknown {
     const label = `${turn.method.toUpperCase()} ${turn.path}`;
+    if (error instanceof QueueFull) {
+      return refused(
+        new QueueFullError(
+          `${label} was not sent: ${error.maxQueue} requests of this client already wait for their turn (rateLimit.maxQueue); ` +
+            'the service is slower than the calls arrive (or paused them with a Retry-After): shed load, or raise rateLimit.concurrency or maxQueue',
+          { request: label, attempts, maxQueue: error.maxQueue },
+        ),
+        'checkout.queue_full',
+      );
+    }
+    if (error instanceof QueueTimedOut) {
+      return refused(
+        new TimeoutError(
+          `${label} timed out waiting for its turn and was not sent: it waited ${Math.round(error.waitedMs)} ms in the client's queue ` +
+            "(rateLimit concurrency or requestsPerSecond, a Retry-After pause), and a request waits at most half of its attempt " +
+            "(the client's timeoutMs, or what is left of the call's own), so that once sent it has the rest",
+          { request: label, attempts },
+        ),
+        'checkout.queue_timeout',
+      );
+    }
+    if (!(error instanceof PausedPastDeadline)) return error;
     const seconds = Math.ceil(error.waitMs / 1000);
-    return new RateLimitError(
-      `${label} was not sent: the service asked this client to wait ${Math.ceil(error.waitMs)} ms (Retry-After on a 429), ` +
-        "longer than this call's timeoutMs (or the client's timeoutMs) allows",
-      { status: 429, headers: new Headers({ 'retry-after': String(seconds) }), request: label, attempts, retryAfterMs: error.waitMs },
+    return refused(
+      new RateLimitError(
+        `${label} was not sent: the service asked this client to wait ${Math.ceil(error.waitMs)} ms (Retry-After on a 429), ` +
+          "longer than this call's timeoutMs (or the client's timeoutMs) allows",
+        { status: 429, headers: new Headers({ 'retry-after': String(seconds) }), request: label, attempts, retryAfterMs: error.waitMs },
+      ),
+      'checkout.paused',
     );
   }
 }

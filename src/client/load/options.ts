@@ -4,22 +4,39 @@ import { typeName } from '../../internal/type-name.js';
 export interface RateLimitOptions {
   /**
    * The most requests of this client in flight at once, the token exchange included; the others wait
-   * in a queue, in order, each bounded by its call's `timeoutMs` and `signal` and by the client's
-   * `timeoutMs` (the wait is part of the attempt). The default is far above what one process needs
-   * against a healthy service (64 reads in flight at ~20 ms each is ~3,000 reads/s), and low enough
-   * that a service which accepts connections and never answers holds 64 sockets, not thousands.
+   * in a queue, in order, each bounded by its call's `timeoutMs` and `signal`. A request waits at
+   * most half of its attempt (a call's first request before its `timeoutMs` starts, a retry within
+   * its attempt) and fails unsent with a `TimeoutError` past that, so once sent it has at least
+   * half of `timeoutMs`, and a service that never answers receives about
+   * `concurrency × elapsed / timeoutMs` requests (at most twice that) whatever the number of callers.
+   * The default is far above what one process needs against a healthy service (64 reads in flight
+   * at ~20 ms each is ~3,000 reads/s), and low enough that a service which accepts connections and
+   * never answers holds 64 sockets, not thousands.
    * A whole number from 1.
    * @default 64
    */
   concurrency?: number | undefined;
   /**
-   * The most requests of this client started in any one-second window (a sliding window, so no
-   * second ever holds more), retries and the token exchange included. A number above 1 is rounded
-   * down to a whole number; one below 1 spaces requests by `1 / requestsPerSecond` seconds.
+   * The most requests of this client reaching the service in any one-second window (a sliding
+   * window, so no second ever holds more), retries and the token exchange included: a request
+   * counts from its answer, or while it has none from 1 s after it was sent (a new connection can
+   * delay its arrival), so connection set-up does not crowd more than this many into one second
+   * there. A number above 1 is rounded down to a whole number; one below 1 spaces requests by
+   * `1 / requestsPerSecond` seconds.
    * At most 10,000.
    * @default no pace (only the concurrency bound, and the adaptive rate after a 429)
    */
   requestsPerSecond?: number | undefined;
+  /**
+   * The most requests of this client waiting for their turn at once (for a slot under
+   * `concurrency`, the pace, a `Retry-After` pause). Past it a call fails at once, unsent, with a
+   * `QueueFullError`, so calls arriving faster than a slow or silent service answers cannot grow the
+   * queue, and the heap, without bound. The default is far above a batch a process sends at once
+   * (10,000 reads take ~3 s at 64 in flight of ~20 ms each); a waiting call costs about 3 KB of
+   * heap, so a full default queue holds about 30 MB. A whole number from 1.
+   * @default 10000
+   */
+  maxQueue?: number | undefined;
 }
 
 /**
@@ -49,9 +66,13 @@ export interface RetryBudgetOptions {
 /** The load control's settings, checked and with their defaults. */
 export interface LoadSettings {
   concurrency: number;
+  maxQueue: number;
   requestsPerSecond: number | undefined;
   budget: { capacity: number; retryCost: number; timeoutCost: number } | undefined;
 }
+
+/** `rateLimit.maxQueue` by default. */
+export const DEFAULT_MAX_QUEUE = 10_000;
 
 /** A ring of this many send times is kept for `requestsPerSecond`: the bound keeps its memory small. */
 export const MAX_REQUESTS_PER_SECOND = 10_000;
@@ -59,15 +80,16 @@ export const MAX_REQUESTS_PER_SECOND = 10_000;
 /** `rateLimit` and `retryBudget` checked, with their defaults; a `TypeError` naming the bad option. */
 export function loadSettings(rateLimit: unknown, retryBudget: unknown): LoadSettings {
   if (rateLimit !== undefined && (rateLimit === null || typeof rateLimit !== 'object')) {
-    throw new TypeError(`rateLimit must be an object such as { concurrency: 16, requestsPerSecond: 50 }, got ${typeName(rateLimit)}`);
+    throw new TypeError(`rateLimit must be an object such as { concurrency: 16, requestsPerSecond: 50, maxQueue: 1000 }, got ${typeName(rateLimit)}`);
   }
   const limits = (rateLimit ?? {}) as RateLimitOptions;
   const concurrency = wholeNumber('rateLimit.concurrency', limits.concurrency, 64, 1);
+  const maxQueue = wholeNumber('rateLimit.maxQueue', limits.maxQueue, DEFAULT_MAX_QUEUE, 1);
   const rps = limits.requestsPerSecond;
   if (rps !== undefined && (typeof rps !== 'number' || !(rps > 0) || !(rps <= MAX_REQUESTS_PER_SECOND))) {
     throw new TypeError(`rateLimit.requestsPerSecond must be a number above 0 and at most ${MAX_REQUESTS_PER_SECOND}, got ${String(rps)}`);
   }
-  return { concurrency, requestsPerSecond: rps, budget: budgetSettings(retryBudget) };
+  return { concurrency, maxQueue, requestsPerSecond: rps, budget: budgetSettings(retryBudget) };
 }
 
 function budgetSettings(value: unknown): LoadSettings['budget'] {

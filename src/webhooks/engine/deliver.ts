@@ -11,7 +11,7 @@ import type { ClaimedLease } from '../../stores/event-store.js';
 import { runTransactional, transactionalStore } from './transactional.js';
 import { typeName } from '../../internal/type-name.js';
 import { nudgeTracker, runTrackerDelivery } from './tracker-intake.js';
-import { withinLease } from './lease-deadline.js';
+import { boundedStoreCall, withinLease } from './lease-deadline.js';
 import { quote } from '../../internal/quote.js';
 import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
@@ -154,7 +154,7 @@ export async function runDelivery(
     await config.onEvent(context);
   } catch (error) {
     try {
-      await config.store.release(event.eventId, lease);
+      await boundedStoreCall('release', event.eventId, config.leaseMs, () => config.store.release(event.eventId, lease));
     } catch (releaseError) {
       // the claim now holds until its lease passes: redeliveries get 409 until then
       return { ...known, outcome: 'failed', error: new AggregateError([error, releaseError], 'The event failed and its claim could not be released') };
@@ -162,7 +162,7 @@ export async function runDelivery(
     return { ...known, outcome: 'failed', error };
   }
   try {
-    await config.store.complete(event.eventId, lease);
+    await boundedStoreCall('complete', event.eventId, config.leaseMs, () => config.store.complete(event.eventId, lease));
   } catch (error) {
     // onEvent did its work, so 200 (a non-2xx would have it run again). The claim still holds, so
     // redeliveries get 409 while completing is retried; only if that fails until the lease passes
@@ -204,7 +204,8 @@ async function completeWhileLeased(config: ResolvedOptions, eventId: string, lea
   while (Date.now() + delay < claimedAt + config.leaseMs) {
     await new Promise((resolve) => setTimeout(resolve, delay));
     try {
-      await config.store.complete(eventId, lease);
+      // each try bounded too: one that never answers ends, and the lease check above ends the tries
+      await boundedStoreCall('complete', eventId, config.leaseMs, () => config.store.complete(eventId, lease));
       return;
     } catch {
       delay = Math.min(delay * 2, COMPLETE_RETRY_MAX_MS);

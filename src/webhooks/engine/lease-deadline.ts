@@ -44,3 +44,47 @@ export class LeaseDeadlineError extends CheckoutError {
     );
   }
 }
+
+/**
+ * How long a `store.complete` or `store.release` may take before it is given up: the lease's
+ * margin (10% of `leaseMs`, at most 5 s). A store that never answers must not hold the delivery's
+ * work, its background retries and `drain()` for ever: given up, a complete is retried (until the
+ * lease passes) and a release is left to lapse at the lease's end, both logged.
+ */
+export function storeCallLimitMs(leaseMs: number): number {
+  return Math.max(1, leaseMarginMs(leaseMs));
+}
+
+/**
+ * `store[step](eventId, lease)` bounded by {@link storeCallLimitMs}: rejects with a
+ * {@link StoreTimeoutError} when it has not settled by then. The call itself cannot be stopped;
+ * what it settles with later is dropped. No timer is left behind.
+ */
+export async function boundedStoreCall(step: 'complete' | 'release', eventId: string, leaseMs: number, call: () => Promise<void> | void): Promise<void> {
+  const limitMs = storeCallLimitMs(leaseMs);
+  const pending = Promise.resolve().then(call);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreTimeoutError(step, eventId, limitMs)), limitMs);
+  });
+  try {
+    await Promise.race([pending, timedOut]);
+  } finally {
+    clearTimeout(timer);
+    // a late rejection of a call given up is not an unhandled one
+    pending.catch(() => undefined);
+  }
+}
+
+/** `store.complete` or `store.release` did not answer within its limit (see {@link storeCallLimitMs}). */
+export class StoreTimeoutError extends CheckoutError {
+  override readonly name = 'StoreTimeoutError' as const;
+  constructor(step: 'complete' | 'release', eventId: string, limitMs: number) {
+    super(
+      `store.${step} for event ${quote(eventId)} did not answer within ${limitMs} ms (10% of leaseMs, at most 5 s) and was given up; ` +
+        (step === 'complete'
+          ? 'it is retried until the lease passes, after which a redelivery may run the event again'
+          : 'the claim lapses when its lease passes, and a redelivery runs the event then'),
+    );
+  }
+}

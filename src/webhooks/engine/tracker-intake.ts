@@ -1,6 +1,6 @@
 import { untilAborted } from '../../internal/abort.js';
 import { typeName } from '../../internal/type-name.js';
-import { withinLease } from './lease-deadline.js';
+import { boundedStoreCall, withinLease } from './lease-deadline.js';
 import type { StatusKind, StatusTracker } from '../../tracker/types.js';
 import type { DeliveryResult } from './delivery-types.js';
 import type { WebhookEvent } from '../event.js';
@@ -74,14 +74,14 @@ export async function runTrackerDelivery(config: ResolvedOptions, event: Webhook
     await withinLease(event.eventId, config.leaseMs, claimedAt, 'tracker nudge', ({ signal }) => nudgeTracker(config, event, signal));
   } catch (error) {
     try {
-      await config.store.release(event.eventId, lease);
+      await boundedStoreCall('release', event.eventId, config.leaseMs, () => config.store.release(event.eventId, lease));
     } catch (releaseError) {
       return { ...known, outcome: 'store-unavailable', error: new AggregateError([error, releaseError], 'The tracker could not be nudged and the claim could not be released') };
     }
     return { ...known, outcome: 'store-unavailable', error };
   }
   try {
-    await config.store.complete(event.eventId, lease);
+    await boundedStoreCall('complete', event.eventId, config.leaseMs, () => config.store.complete(event.eventId, lease));
   } catch (error) {
     // the nudge is stored: a redelivery would only nudge again, which reads once more and calls nothing twice
     return { ...known, outcome: 'handled', error };

@@ -29,7 +29,8 @@ function recordingFetch(answer: (url: string, n: number) => Response) {
   return { sent, fetch };
 }
 
-const ok = () => new Response('{"externalId":"o-1"}', { status: 200, headers: { 'content-type': 'application/json' } });
+/** The record asked for (the client refuses another one's). */
+const ok = (url: string) => new Response(JSON.stringify({ externalId: decodeURIComponent(url.split('/').pop() ?? '') }), { status: 200, headers: { 'content-type': 'application/json' } });
 
 /** The most requests that started within any window of `ms`. */
 function busiestWindow(times: number[], ms: number): number {
@@ -46,8 +47,8 @@ describe('rateLimit.requestsPerSecond', () => {
     vi.useFakeTimers();
     const { sent, fetch } = recordingFetch(ok);
     const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { requestsPerSecond: rps } });
-    // as many as the pace lets through within the 30 s attempt timeout (a queued call waits at most that)
-    const n = Math.floor(rps) * 20;
+    // as many as the pace lets through within half of the 30 s attempt timeout (a queued call is sent only with half of it left)
+    const n = Math.floor(rps) * 14;
     const calls = Promise.all(Array.from({ length: n }, (_, i) => client.getOrderByExternalId(`o-${i}`)));
     await vi.advanceTimersByTimeAsync(22_000);
     await expect(calls).resolves.toHaveLength(n);
@@ -74,14 +75,14 @@ describe('429 without Retry-After: the adaptive rate', () => {
     let tokens = 20;
     let refilled = performance.now();
     const statuses: { at: number; status: number }[] = [];
-    const { fetch } = recordingFetch(() => {
+    const { fetch } = recordingFetch((url) => {
       const now = performance.now();
       tokens = Math.min(20, tokens + ((now - refilled) / 1000) * 20);
       refilled = now;
       const status = tokens >= 1 ? 200 : 429;
       if (status === 200) tokens -= 1;
       statuses.push({ at: now, status });
-      return status === 200 ? ok() : new Response('{"message":"slow down"}', { status: 429, headers: { 'content-type': 'application/json' } });
+      return status === 200 ? ok(url) : new Response('{"message":"slow down"}', { status: 429, headers: { 'content-type': 'application/json' } });
     });
     const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p-1', partnerSecret: 's', fetch });
     const start = performance.now();

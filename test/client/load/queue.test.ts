@@ -1,0 +1,99 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ApiError, CheckoutClient, CheckoutError, QueueFullError, TimeoutError } from 'checkout-partner-sdk';
+
+// The queue of a client's requests waiting for their turn: bounded (rateLimit.maxQueue), and a
+// request is sent only with half of its attempt left, so a service that never answers receives
+// about concurrency × elapsed / timeoutMs requests whatever the number of callers. Fake timers and
+// a fetch that never answers (it honours the abort, as Node's does).
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const TOKEN = JSON.stringify({ accessToken: 'tok-1', tokenType: 'Bearer', expiresIn: 3600 });
+
+/** A service that answers the token exchange and never answers anything else; counts the reads it received. */
+function silentService() {
+  const reads: string[] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url.endsWith('/auth/token')) return new Response(TOKEN, { status: 200, headers: { 'content-type': 'application/json' } });
+    reads.push(url);
+    const signal = input instanceof Request ? input.signal : init?.signal;
+    return new Promise<Response>((_, reject) => {
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  };
+  return { reads, fetch };
+}
+
+const base = { baseUrl: 'http://127.0.0.1:9', partnerId: 'p-1', partnerSecret: 's' };
+
+// ky is imported at the first request: done on the real clock, a fake one would run ahead meanwhile
+beforeAll(async () => {
+  const { fetch } = silentService();
+  await new CheckoutClient({ ...base, fetch }).getAccessToken();
+});
+
+describe('rateLimit.maxQueue', () => {
+  it('past it, a call fails at once with QueueFullError, unsent; the waiting calls are not disturbed', async () => {
+    const { reads, fetch } = silentService();
+    const client = new CheckoutClient({ ...base, fetch, timeoutMs: 1_000, maxRetries: 0, rateLimit: { concurrency: 1, maxQueue: 2 } });
+    await client.getAccessToken();
+    const held = [client.getOrderByExternalId('o-1'), client.getOrderByExternalId('o-2'), client.getOrderByExternalId('o-3')].map((call) =>
+      call.catch((e: unknown) => e),
+    );
+    const refused = await client.getOrderByExternalId('o-4').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(QueueFullError);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toBeInstanceOf(CheckoutError);
+    const error = refused as QueueFullError;
+    expect(error.name).toBe('QueueFullError');
+    expect(error.maxQueue).toBe(2);
+    expect(error.status).toBeUndefined();
+    expect(error.attempts).toBe(0);
+    expect(error.message).toMatch(/^GET \/orders\/by-external-id\/o-4 was not sent: 2 requests of this client already wait for their turn \(rateLimit\.maxQueue\)/);
+    expect(reads).toHaveLength(1);
+    for (const outcome of await Promise.all(held)) expect(outcome).toBeInstanceOf(TimeoutError);
+  });
+
+  it('defaults to 10,000 waiters', async () => {
+    const { fetch } = silentService();
+    const client = new CheckoutClient({ ...base, fetch, timeoutMs: 60_000, maxRetries: 0, rateLimit: { concurrency: 1 } });
+    await client.getAccessToken();
+    const controller = new AbortController();
+    const calls = Array.from({ length: 10_001 }, (_, i) => client.getOrderByExternalId(`o-${i}`, { signal: controller.signal }).catch((e: unknown) => e));
+    await expect(client.getOrderByExternalId('one-too-many')).rejects.toMatchObject({ name: 'QueueFullError', maxQueue: 10_000 });
+    controller.abort();
+    await Promise.all(calls);
+  });
+});
+
+describe('a service that accepts connections and never answers', () => {
+  it.each([1, 4])('concurrency %d, 300 ms attempts, 50 looping callers for 3 s: about concurrency × elapsed / timeoutMs requests reach it', async (concurrency) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
+    const { reads, fetch } = silentService();
+    const client = new CheckoutClient({ ...base, fetch, timeoutMs: 300, rateLimit: { concurrency } });
+    await client.getAccessToken();
+    const start = performance.now();
+    const outcomes = new Map<string, number>();
+    const caller = async () => {
+      while (performance.now() - start < 3_000) {
+        const error = (await client.getOrderByExternalId('o-1').catch((e: unknown) => e)) as Error;
+        const kind = /was not sent/.test(error.message) ? 'unsent' : error.name;
+        outcomes.set(kind, (outcomes.get(kind) ?? 0) + 1);
+      }
+    };
+    let done = false;
+    const callers = Promise.all(Array.from({ length: 50 }, caller)).then(() => (done = true));
+    // the last calls end within their attempts and retries after the 3 s
+    for (let step = 0; step < 100 && !done; step += 1) await vi.advanceTimersByTimeAsync(100);
+    await callers;
+    const bound = (concurrency * 3_000) / 300;
+    // each request sent holds its slot at least half an attempt: at most twice the bound, never hundreds
+    expect(reads.length).toBeLessThanOrEqual(2 * bound + concurrency);
+    expect(reads.length).toBeGreaterThanOrEqual(bound / 2);
+    // the other calls failed as queue timeouts, unsent
+    expect(outcomes.get('unsent')).toBeGreaterThan(0);
+  });
+});
