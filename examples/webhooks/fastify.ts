@@ -19,8 +19,8 @@ export function createApp(options: WebhookHandlerOptions): { app: FastifyInstanc
   // app.close() (on SIGTERM below): finish the events in hand before the server stops
   // (an async hook that resolves with a value fails Fastify's close, so the report is logged, not returned)
   app.addHook('preClose', async () => {
-    const report = await handler.drain({ timeoutMs: 20_000 });
-    if (report.timedOut) app.log.warn({ events: report.events }, `left ${report.inHand} deliveries to redelivery`);
+    const report = await handler.drain(); // 15 s by default: within a 30 s grace period
+    if (!report.drained) app.log.warn({ inHand: report.inHand }, `left ${report.inHand.length} deliveries to redelivery`);
   });
   return { app, handler };
 }

@@ -13,12 +13,13 @@
  * SIGTERM: drain() (new deliveries get 503), close the server, quit Redis, exit 0 (exit 1 if the
  * drain takes over 15 s). Prints `READY <port>` once listening.
  */
+import type { WebhookLogEntry, WebhookWarning } from 'checkout-partner-sdk';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { RedisEventStore } from 'checkout-partner-sdk/redis';
-import { createWebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { PARTNER_ID, PARTNER_SECRET, PREFIX, requiredEnv } from './events.js';
 
 const env = requiredEnv;
@@ -51,8 +52,8 @@ const handler = createWebhookHandler({
     // the rest of a partner's handler (a notification, a cache update) after its main side effect
     await new Promise((resolve) => setTimeout(resolve, Math.random() * tailMs));
   },
-  logger: (entry: WebhookLogEntry) => {
-    if (entry.outcome === 'handled' && entry.error !== undefined) line(`C ${entry.eventId} ${receiver} ${process.pid} ${Date.now()}`);
+  logger: (entry: WebhookLogEntry | WebhookWarning) => {
+    if (entry.event === 'webhook.delivery' && entry.outcome === 'handled' && entry.error !== undefined) line(`C ${entry.eventId} ${receiver} ${process.pid} ${Date.now()}`);
   },
 });
 

@@ -25,7 +25,7 @@ export class AttemptTally {
 
   /** The client's `logger` option: counts each ended attempt, and keeps CHECKOUT_LOG=debug working. */
   readonly logger = (entry: ClientLogEntry): void => {
-    if (entry.event === 'attempt') this.#count += 1;
+    if (entry.event === 'client.attempt') this.#count += 1;
     // the request id is the service's header: escaped like any of its text before it reaches stderr
     this.#debug?.({ ...entry, path: escapeText(entry.path), requestId: entry.requestId === undefined ? undefined : escapeText(entry.requestId) });
   };

@@ -304,7 +304,7 @@ export class CheckoutClient {
     const response = trace.response ?? (error instanceof ApiError ? error : undefined);
     const requestId = response?.headers.get('x-request-id');
     this.#log({
-      event: 'exchange',
+      event: 'client.exchange',
       method: 'POST',
       path: '/auth/token',
       status: response?.status,

@@ -1,7 +1,7 @@
 // The client's public contract: its options and the per-call options, types only (one TSDoc
 // block per option, with @default where there is one). CheckoutClient resolves the defaults.
 import type { RateLimitOptions, RetryBudgetOptions } from './load/options.js';
-import type { ClientLogger } from './log.js';
+import type { ClientLogEntry, Logger } from '../logger.js';
 import type { TokenStore } from './token-store.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import type { Me, Order, ParseSchema, Withdrawal } from '../schemas.js';
@@ -88,11 +88,11 @@ export interface CheckoutClientOptions extends TelemetryOptions {
   /**
    * Receives one entry per HTTP attempt, per retry and per token exchange (method, path, status,
    * ms, attempt, requestId, retryInMs; never a secret, token, header or body): a function, or a
-   * console-like object (`console`, pino). Without one, `CHECKOUT_LOG=debug` (any case) in the environment
-   * prints one line per entry on stderr.
-   * @default none
+   * console-like object (`console`, pino; see {@link Logger}); `false` for none. Without one,
+   * `CHECKOUT_LOG=debug` (any case) in the environment prints one line per entry on stderr.
+   * @default none (the client's failures reach the caller as errors)
    */
-  logger?: ClientLogger | undefined;
+  logger?: Logger<ClientLogEntry> | false | undefined;
   /**
    * Bounds this client's requests (the token exchange included): at most `concurrency` in flight
    * (default 64; the others queue, each bounded by its call's `timeoutMs` and `signal` and the

@@ -1,36 +1,26 @@
-import { ignoreFailure } from '../internal/ignore-failure.js';
+import { resolveLogger, type LogLevel, type LogWrite } from '../internal/log.js';
 import { quote } from '../internal/quote.js';
 import { debugLogging, describeLineError, RepeatLimiter, stderrLine } from '../internal/stderr-log.js';
-import type { TrackerLogEntry, TrackerLogger } from './types.js';
+import type { TrackerLogEntry } from '../logger.js';
 
-const LEVEL: Readonly<Record<TrackerLogEntry['type'], 'debug' | 'info' | 'warn' | 'error'>> = {
-  read: 'debug',
-  change: 'info',
-  ended: 'info',
-  'give-up': 'warn',
-  'lease-lost': 'warn',
-  'change-failed': 'error',
-  'store-failed': 'error',
+export { plainError } from '../internal/log.js';
+
+const LEVEL: Readonly<Record<TrackerLogEntry['event'], LogLevel>> = {
+  'tracker.read': 'debug',
+  'tracker.change': 'info',
+  'tracker.ended': 'info',
+  'tracker.give-up': 'warn',
+  'tracker.lease-lost': 'warn',
+  'tracker.change-failed': 'error',
+  'tracker.store-failed': 'error',
 };
 
-/** Writes `entry`; a logger that throws (or rejects) never changes what the tracker does. */
-export function writeTrackerLog(logger: TrackerLogger | undefined, entry: TrackerLogEntry): void {
-  if (logger === undefined) return;
-  ignoreFailure(() => {
-    if (typeof logger === 'function') return logger(entry);
-    const level = LEVEL[entry.type];
-    const write = logger[level];
-    return typeof write === 'function' ? write.call(logger, entry) : undefined;
-  });
-}
+/** The tracker's writer: a guarded partner logger, nothing, or the stderr default. */
+export type TrackerLog = LogWrite<TrackerLogEntry> | undefined;
 
-/** An error as a plain object a log line can hold: `name`, `message`, and `status` when it has one. */
-export function plainError(error: unknown): { name: string; message: string; status?: number } {
-  if (error instanceof Error) {
-    const status = (error as { status?: unknown }).status;
-    return typeof status === 'number' ? { name: error.name, message: error.message, status } : { name: error.name, message: error.message };
-  }
-  return { name: 'Error', message: String(error) };
+/** Writes `entry`; a logger that throws (or rejects) never changes what the tracker does. */
+export function writeTrackerLog(log: TrackerLog, entry: TrackerLogEntry): void {
+  log?.(entry);
 }
 
 /**
@@ -43,7 +33,7 @@ export const REPEAT_WINDOW_MS = 60_000;
 
 /** Whether an entry reports a failure: what the default logger writes to stderr. */
 function isFailure(entry: TrackerLogEntry): boolean {
-  return entry.type === 'change-failed' || entry.type === 'store-failed' || entry.type === 'lease-lost' || entry.type === 'give-up' || entry.outcome === 'failed';
+  return LEVEL[entry.event] === 'error' || LEVEL[entry.event] === 'warn' || entry.outcome === 'failed';
 }
 
 /**
@@ -62,22 +52,22 @@ export function stderrTrackerLogger(now: () => number = () => performance.now())
       return;
     }
     if (!isFailure(entry)) return;
-    const record = entry.type === 'store-failed' ? '' : `${entry.kind ?? ''}:${entry.externalId ?? ''}`;
-    const held = limiter.pass(`${entry.type}\u0000${record}\u0000${entry.error?.name ?? ''}\u0000${entry.error?.message ?? ''}`);
+    const record = entry.event === 'tracker.store-failed' ? '' : `${entry.kind ?? ''}:${entry.externalId ?? ''}`;
+    const held = limiter.pass(`${entry.event}\u0000${record}\u0000${entry.error?.name ?? ''}\u0000${entry.error?.message ?? ''}`);
     if (held !== undefined) stderrLine(trackerLogLine(entry, held));
   };
 }
 
 /**
- * One line for stderr: `checkout-partner-sdk tracker <type> kind=… externalId="…" status="…" … error=Name "message"`.
+ * One line for stderr: `checkout-partner-sdk tracker <what> kind=… externalId="…" status="…" … error=Name "message"`.
  * Every value from outside is quoted with its control characters escaped (so an id, a status or a
  * message cannot forge another line); never a secret or a record's body. `held`: lines of the same
  * failure held back since the last one written.
  */
 export function trackerLogLine(entry: TrackerLogEntry, held: number): string {
-  const parts = [`checkout-partner-sdk tracker ${entry.type}`];
+  const parts = [`checkout-partner-sdk tracker ${entry.event.slice('tracker.'.length)}`];
   if (entry.outcome !== undefined) parts.push(`outcome=${entry.outcome}`);
-  if (entry.type === 'give-up' && entry.reason !== undefined) parts.push(`reason=${entry.reason}`);
+  if (entry.event === 'tracker.give-up' && entry.reason !== undefined) parts.push(`reason=${entry.reason}`);
   if (entry.kind !== undefined) parts.push(`kind=${entry.kind}`);
   if (entry.externalId !== undefined) parts.push(`externalId=${quote(entry.externalId)}`);
   if (entry.status !== undefined) parts.push(`status=${quote(entry.status)}`);
@@ -89,13 +79,7 @@ export function trackerLogLine(entry: TrackerLogEntry, held: number): string {
   return parts.join(' ');
 }
 
-/** Checks the `logger` option: `false` is none, absent is {@link stderrTrackerLogger}. */
-export function checkLogger(logger: unknown): TrackerLogger | undefined {
-  if (logger === false) return undefined;
-  if (logger === undefined) return stderrTrackerLogger();
-  if (typeof logger === 'function') return logger as TrackerLogger;
-  if (logger !== null && typeof logger === 'object' && ['info', 'warn', 'error'].every((level) => typeof (logger as Record<string, unknown>)[level] === 'function')) {
-    return logger as TrackerLogger;
-  }
-  throw new TypeError('logger must be a function, an object with info, warn and error methods (debug optional), or false');
+/** The `logger` option as one writer: `false` is none, absent is {@link stderrTrackerLogger}; a `TypeError` for anything else. */
+export function trackerLog(logger: unknown): TrackerLog {
+  return resolveLogger<TrackerLogEntry>('logger', logger, { level: (entry) => LEVEL[entry.event], fallback: () => stderrTrackerLogger() });
 }

@@ -3,7 +3,7 @@ import { typeName } from '../internal/type-name.js';
 import { inheritedTelemetry, type TelemetryOptions } from '../telemetry/options.js';
 import { timerMs } from '../internal/timer-ms.js';
 import { wholeNumber } from './arguments.js';
-import { checkLogger } from './logger.js';
+import { trackerLog, type TrackerLog } from './logger.js';
 import { MemoryStatusStore } from './memory-store.js';
 import { resolveSchedule, type Schedule } from './schedule.js';
 import { defaultIsFinal } from './status.js';
@@ -12,7 +12,6 @@ import type {
   StatusStore,
   StatusTrackerOptions,
   TrackerClient,
-  TrackerLogger,
   TransactionalStatusStore,
   WatchEndReason,
   StatusKind,
@@ -35,7 +34,7 @@ export interface ResolvedTrackerOptions {
   ownerGiven: boolean;
   /** The time limit of each store operation of a turn (a third of `leaseMs`, the renewal interval). */
   storeTimeoutMs: number;
-  logger: TrackerLogger | undefined;
+  logger: TrackerLog;
   onWatchEnd: ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
   /** The providers of the tracker's spans (`checkout.tracker.read`, `checkout.tracker.change`): its own, else its client's. */
   telemetry: TelemetryOptions;
@@ -114,7 +113,7 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     owner,
     ownerGiven,
     storeTimeoutMs: Math.ceil(leaseMs / 3),
-    logger: checkLogger(options.logger),
+    logger: trackerLog(options.logger),
     onWatchEnd: options.onWatchEnd,
     telemetry: inheritedTelemetry(options, client),
   };

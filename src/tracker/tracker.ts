@@ -6,9 +6,10 @@ import type { WebhookEvent } from '../webhooks/event.js';
 import { checkExternalId, checkKind } from './arguments.js';
 import { projectEvent } from './event-projection.js';
 import { plainError, writeTrackerLog } from './logger.js';
+import type { DrainOptions, DrainReport, InHandRecord } from '../drain.js';
 import { resolveTrackerOptions } from './options.js';
 import { bounded, runTurn, TurnHandle } from './turn.js';
-import type { ClaimedStatusRecord, StatusKind, StatusTracker, StatusTrackerOptions, TrackerDrainReport, WatchArguments } from './types.js';
+import type { ClaimedStatusRecord, StatusKind, StatusTracker, StatusTrackerOptions, WatchArguments } from './types.js';
 
 /**
  * Creates a status tracker: every status change of the orders and withdrawals it watches, handed
@@ -95,7 +96,7 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
         try {
           await runTurn(config, handle, telemetry);
         } catch (error) {
-          writeTrackerLog(config.logger, { type: 'store-failed', kind: record.kind, externalId: record.externalId, error: plainError(error) });
+          writeTrackerLog(config.logger, { event: 'tracker.store-failed', kind: record.kind, externalId: record.externalId, error: plainError(error) });
         }
         // checked and removed in one step: a claim adopted after this starts a turn of its own
         const unused = handle.takeUnused();
@@ -118,7 +119,7 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       try {
         await bounded(config.storeTimeoutMs, 'reclaim', store.reclaim(config.owner));
       } catch (error) {
-        writeTrackerLog(config.logger, { type: 'store-failed', error: plainError(error) });
+        writeTrackerLog(config.logger, { event: 'tracker.store-failed', error: plainError(error) });
       }
     }
     /** Claims that failed in a row: the wait before the next doubles, up to 5 s (a store outage is not hammered). */
@@ -140,7 +141,7 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
           storeFailures = 0;
         } catch (error) {
           storeFailures += 1;
-          writeTrackerLog(config.logger, { type: 'store-failed', error: plainError(error) });
+          writeTrackerLog(config.logger, { event: 'tracker.store-failed', error: plainError(error) });
         }
       }
       if (!running) break;
@@ -205,7 +206,7 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       loop = previous.then(run);
     },
 
-    async drain(drainOptions?: { timeoutMs?: number | undefined }): Promise<TrackerDrainReport> {
+    async drain(drainOptions?: DrainOptions): Promise<DrainReport> {
       if (drainOptions !== undefined && (drainOptions === null || typeof drainOptions !== 'object')) {
         throw new TypeError(`drain options must be an object { timeoutMs? }, got ${typeName(drainOptions)}`);
       }
@@ -223,7 +224,7 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       try {
         const settled = Promise.all([loop, ...[...inHand.values()].map(({ done }) => done)]).then(() => false as const);
         const timedOut = await Promise.race([settled, deadline]);
-        const left = [...inHand.values()].map(({ handle }) => ({ kind: handle.record.kind, externalId: handle.record.externalId }));
+        const left = [...inHand.values()].map(({ handle }): InHandRecord => ({ work: 'tracker.record', kind: handle.record.kind, externalId: handle.record.externalId }));
         return { drained: !timedOut && left.length === 0, inHand: left };
       } finally {
         clearTimeout(timer);

@@ -7,7 +7,8 @@ import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
 import { nextDelayMs, retryDelayMs } from './schedule.js';
 import { announces, statusOf } from './status.js';
-import type { ClaimedStatusRecord, StatusChange, StatusLease, StatusNext, StatusSource, StatusTurn, TrackerLogEntry, WatchEndReason } from './types.js';
+import type { ClaimedStatusRecord, StatusChange, StatusLease, StatusNext, StatusSource, StatusTurn, WatchEndReason } from './types.js';
+import type { TrackerLogEntry } from '../logger.js';
 
 /** This process's own clock for its deadlines: monotonic, so a wall-clock step never moves them. */
 export const monotonic = (): number => performance.now();
@@ -136,14 +137,14 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
       return;
     }
     if (isNotFound(error)) {
-      log({ type: 'read', outcome: 'not-found', source, ms: elapsed(started) });
+      log({ event: 'tracker.read', outcome: 'not-found', source, ms: elapsed(started) });
       // never found within notFoundForMs (an id the service does not know): the watch ends;
       // else not created yet (a checkout opened before its order): keep watching on schedule
       const lost = record.handled === undefined && handle.storeNow() - record.watchedAt >= config.schedule.notFoundForMs;
       await endTurn(config, handle, { failures: 0, next: lost ? { end: 'not-found' } : scheduled(config, handle, false) }, undefined);
       return;
     }
-    log({ type: 'read', outcome: 'failed', source, ms: elapsed(started), error: plainError(error) });
+    log({ event: 'tracker.read', outcome: 'failed', source, ms: elapsed(started), error: plainError(error) });
     const failures = record.failures + 1;
     const next = aged(config, handle) ? { end: 'max-age' as const } : { delayMs: retryDelayMs(config.schedule, failures) };
     await endTurn(config, handle, { failures, next }, undefined);
@@ -164,7 +165,7 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
   } as StatusChange;
   const final = isFinal(config, change, log);
   const same = record.handled !== undefined && previousStatus === status;
-  log({ type: 'read', outcome: same ? 'same' : 'changed', status, previousStatus, source, ms: elapsed(started) });
+  log({ event: 'tracker.read', outcome: same ? 'same' : 'changed', status, previousStatus, source, ms: elapsed(started) });
   if (same) {
     await endTurn(config, handle, { failures: 0, next: scheduled(config, handle, final) }, status);
     return;
@@ -179,11 +180,11 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
     held = await withLease(config, handle, 'extend', () => config.store.extend(lease, { leaseMs: config.leaseMs }));
     if (held) handle.extended(lease, sentAt);
   } catch (error) {
-    log({ type: 'store-failed', status, error: plainError(error) });
+    log({ event: 'tracker.store-failed', status, error: plainError(error) });
     return; // the lease lapses and the record is read again
   }
   if (!held) {
-    log({ type: 'lease-lost', status, error: { name: 'LeaseLost', message: 'the lease passed to another process during the read; the change is left to it' } });
+    log({ event: 'tracker.lease-lost', status, error: { name: 'LeaseLost', message: 'the lease passed to another process during the read; the change is left to it' } });
     return;
   }
   handle.changing = true;
@@ -218,20 +219,20 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
   } catch (error) {
     heartbeat.stop();
     if (failed === undefined) {
-      log({ type: 'store-failed', status, error: plainError(error) });
+      log({ event: 'tracker.store-failed', status, error: plainError(error) });
       return; // the lease lapses and the record is read again: nothing is recorded, nothing lost
     }
-    log({ type: 'change-failed', status, previousStatus, source, ms: elapsed(changeStarted), error: plainError(failed.error) });
+    log({ event: 'tracker.change-failed', status, previousStatus, source, ms: elapsed(changeStarted), error: plainError(failed.error) });
     const failures = record.failures + 1;
     await endTurn(config, handle, { failures, next: { delayMs: retryDelayMs(config.schedule, failures) } }, status, true);
     return;
   }
   heartbeat.stop();
   if (!committed) {
-    log({ type: 'lease-lost', status, error: { name: 'LeaseLost', message: 'the lease passed to another process before the change was recorded; it is not recorded by this process' } });
+    log({ event: 'tracker.lease-lost', status, error: { name: 'LeaseLost', message: 'the lease passed to another process before the change was recorded; it is not recorded by this process' } });
     return;
   }
-  log({ type: 'change', status, previousStatus, source, ms: elapsed(changeStarted) });
+  log({ event: 'tracker.change', status, previousStatus, source, ms: elapsed(changeStarted) });
   const dueAt = dueTime(record);
   // once per handed-over change (not per read of it), so a retried onChange does not count it twice
   if (dueAt !== undefined) trackerLag(telemetry, Math.max(0, seenAt - dueAt), kind, source);
@@ -274,11 +275,11 @@ async function endTurn(config: ResolvedTrackerOptions, handle: TurnHandle, turn:
   try {
     kept = await withLease(config, handle, 'reschedule', (lease) => config.store.reschedule(lease, turn));
   } catch (error) {
-    writeTrackerLog(config.logger, { type: 'store-failed', kind, externalId, error: plainError(error) });
+    writeTrackerLog(config.logger, { event: 'tracker.store-failed', kind, externalId, error: plainError(error) });
     return;
   }
   if (!kept) {
-    writeTrackerLog(config.logger, { type: 'lease-lost', kind, externalId });
+    writeTrackerLog(config.logger, { event: 'tracker.lease-lost', kind, externalId });
     return;
   }
   if ('end' in turn.next && !afterFailure) reportEnd(config, record, turn.next.end, status);
@@ -286,7 +287,7 @@ async function endTurn(config: ResolvedTrackerOptions, handle: TurnHandle, turn:
 
 function reportEnd(config: ResolvedTrackerOptions, record: ClaimedStatusRecord, reason: WatchEndReason, status: string | null | undefined): void {
   const { kind, externalId } = record;
-  writeTrackerLog(config.logger, reason === 'final' ? { type: 'ended', kind, externalId, status, reason } : { type: 'give-up', kind, externalId, status, reason });
+  writeTrackerLog(config.logger, reason === 'final' ? { event: 'tracker.ended', kind, externalId, status, reason } : { event: 'tracker.give-up', kind, externalId, status, reason });
   const onWatchEnd = config.onWatchEnd;
   if (onWatchEnd === undefined) return;
   try {
@@ -301,7 +302,7 @@ function isFinal(config: ResolvedTrackerOptions, change: StatusChange, log: Log)
     return config.isFinal(change) === true;
   } catch (error) {
     // an isFinal that throws keeps the record watched (ending it could lose a later change)
-    log({ type: 'change-failed', status: change.status, error: plainError(error) });
+    log({ event: 'tracker.change-failed', status: change.status, error: plainError(error) });
     return false;
   }
 }
@@ -361,7 +362,7 @@ class Heartbeat {
         (held) => {
           if (held) handle.extended(lease, sentAt);
         },
-        (error: unknown) => log({ type: 'store-failed', error: plainError(error) }),
+        (error: unknown) => log({ event: 'tracker.store-failed', error: plainError(error) }),
       );
     }, config.leaseMs / 3);
   }
@@ -375,7 +376,7 @@ async function quietly(config: ResolvedTrackerOptions, log: Log, work: () => Pro
   try {
     await work();
   } catch (error) {
-    log({ type: 'store-failed', error: plainError(error) });
+    log({ event: 'tracker.store-failed', error: plainError(error) });
   }
 }
 

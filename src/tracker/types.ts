@@ -3,11 +3,11 @@ import type { TelemetryOptions } from '../telemetry/options.js';
 import type { Order, Withdrawal } from '../schemas.js';
 import type { WebhookEvent } from '../webhooks/event.js';
 
-/** What a status tracker watches: an order (`settlement.status`) or a withdrawal (`status`). */
-export type StatusKind = 'order' | 'withdrawal';
+import type { StatusKind, StatusSource, WatchEndReason } from './kinds.js';
+import type { Logger, TrackerLogEntry } from '../logger.js';
+import type { DrainOptions, DrainReport } from '../drain.js';
 
-/** How the tracker came to read the record that showed a change. */
-export type StatusSource = 'poll' | 'webhook';
+export type { StatusKind, StatusSource, WatchEndReason } from './kinds.js';
 
 /** What every {@link StatusChange} carries, whatever its kind. */
 interface StatusChangeBase {
@@ -374,69 +374,6 @@ export interface StatusScheduleOptions {
   notFoundForMs?: number | undefined;
 }
 
-/**
- * Why a watch ended, as `onWatchEnd` and the logger report it: `'final'` (a final status was
- * handled), `'max-age'` (watched `maxAgeMs` without a final status), `'not-found'` (never found
- * within `notFoundForMs`).
- */
-export type WatchEndReason = 'final' | 'max-age' | 'not-found';
-
-/** One structured entry of the tracker's logger. It never holds a secret. */
-export interface TrackerLogEntry {
-  /**
-   * What happened: `read` (a record was read; `outcome` says what it showed), `change` (`onChange`
-   * resolved and the status was recorded), `change-failed` (`onChange` threw), `ended` (the watch
-   * ended at a final status), `give-up` (the watch ran out after `maxAgeMs`, or the record was never
-   * found within `notFoundForMs`: see `reason`), `lease-lost` (this
-   * process lost a record's lease; its change was not recorded here), `store-failed` (a store
-   * operation failed).
-   */
-  type: 'read' | 'change' | 'change-failed' | 'ended' | 'give-up' | 'lease-lost' | 'store-failed';
-  /** The record's kind (absent for a store failure that concerns no one record). */
-  kind?: StatusKind;
-  /** The record's externalId (absent for a store failure that concerns no one record). */
-  externalId?: string;
-  /** For `ended` and `give-up`: why the watch ended. */
-  reason?: WatchEndReason;
-  /** For `read`: `changed`, `same`, `not-found` (404: kept watching until `notFoundForMs`) or `failed`. */
-  outcome?: 'changed' | 'same' | 'not-found' | 'failed';
-  /** The status read (or recorded). */
-  status?: string | null | undefined;
-  /** The status handled before, for `change` and `read`. */
-  previousStatus?: string | null | undefined;
-  /** For `read` and `change`: what asked for the read. */
-  source?: StatusSource;
-  /** Milliseconds the read (or `onChange`) took. */
-  ms?: number;
-  /** What failed, as a plain object (`name`, `message`, `status` where there is one). */
-  error?: {
-    /** The error's name, e.g. `ServerError`. */
-    name: string;
-    /** Its message (the SDK's never carry a secret). */
-    message: string;
-    /** The HTTP status, for an `ApiError`. */
-    status?: number;
-  };
-}
-
-/**
- * Where the tracker reports: a function (every entry), or a logger object (pino, `console`) whose
- * `debug` gets `read` entries (skipped without `debug`), `info` gets `change` and `ended`, `warn`
- * gets `give-up` and `lease-lost`, and `error` gets `change-failed` and `store-failed`. A logger
- * that throws is ignored.
- */
-export type TrackerLogger =
-  | ((entry: TrackerLogEntry) => void)
-  | {
-      /** Gets the `read` entries (optional: without it they are skipped). */
-      debug?(entry: TrackerLogEntry): unknown;
-      /** Gets `change` and `ended`. */
-      info(entry: TrackerLogEntry): unknown;
-      /** Gets `give-up` and `lease-lost`. */
-      warn(entry: TrackerLogEntry): unknown;
-      /** Gets `change-failed` and `store-failed`. */
-      error(entry: TrackerLogEntry): unknown;
-    };
 
 /**
  * Options of `createStatusTracker`. `Transaction` is inferred from a transactional `store` (the
@@ -508,22 +445,9 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
    * every entry does, reads and changes included.
    * @default one stderr line per failure, at most once a minute per failure
    */
-  logger?: TrackerLogger | false | undefined;
+  logger?: Logger<TrackerLogEntry> | false | undefined;
   /** Called when a watch ends (at a final status, after `maxAgeMs`, or never found within `notFoundForMs`); a callback that throws is ignored. */
   onWatchEnd?: ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
-}
-
-/** What `drain()` reports. */
-export interface TrackerDrainReport {
-  /** `true` when every claimed record was finished or released before the timeout. */
-  drained: boolean;
-  /** The records still in hand when the timeout passed (their leases run out and other processes take them). */
-  inHand: Array<{
-    /** The record's kind. */
-    kind: StatusKind;
-    /** The record's externalId. */
-    externalId: string;
-  }>;
 }
 
 /**
@@ -563,6 +487,6 @@ export interface StatusTracker<Transaction = undefined> {
   nudge(kind: StatusKind, externalId: string, options?: { event?: WebhookEvent | undefined }): Promise<void>;
   /** Begins reading what is due, in the background; safe on any number of processes sharing a store. Idempotent. */
   start(): void;
-  /** Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000). */
-  drain(options?: { timeoutMs?: number | undefined }): Promise<TrackerDrainReport>;
+  /** Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000: after the handler's 15 s, both fit a 30 s grace period). */
+  drain(options?: DrainOptions): Promise<DrainReport>;
 }

@@ -13,8 +13,7 @@ export type {
   WebhookEventBase,
 } from './event.js';
 export type { CreateWebhookHandler, WebhookHandler } from './types.js';
-export type { DrainedEvent, DrainOptions, DrainReport, HandleOptions } from './engine/lifecycle.js';
-export type { WebhookLogEntry, WebhookLogError, WebhookLogger, WebhookWarning } from './engine/logger.js';
+export type { HandleOptions } from './engine/lifecycle.js';
 export { MemoryEventStore } from '../stores/memory-event-store.js';
 export { tagValue } from './tags.js';
 export type { MemoryEventStoreOptions } from '../stores/memory-event-store.js';

@@ -3,7 +3,8 @@
 import type { FastifyReplyLike, FastifyRequestLike } from './adapters/fastify.js';
 import type { KoaContextLike } from './adapters/koa.js';
 import type { NodeRequestLike, NodeResponseLike } from './adapters/node.js';
-import type { DrainOptions, DrainReport, HandleOptions } from './engine/lifecycle.js';
+import type { HandleOptions } from './engine/lifecycle.js';
+import type { DrainOptions, DrainReport } from '../drain.js';
 import type { WebhookHandlerOptions } from './engine/options.js';
 
 /** What `createWebhookHandler` returns: the same handling behind a Fetch API adapter and a Node one. */
@@ -63,13 +64,14 @@ export interface WebhookHandler {
   /**
    * Stops taking new deliveries (they are answered 503, so the provider redelivers them), answers
    * 503 at once to those whose body is still arriving, and resolves once every delivery in hand
-   * has completed or released its claim, or once `timeoutMs` (25 s) has passed, with a
-   * {@link DrainReport} of what was still running. Call it on SIGTERM before closing the server.
+   * has completed or released its claim, or once `timeoutMs` (15 s) has passed, with a
+   * {@link DrainReport} of what was still running. Call it on SIGTERM before closing the server
+   * (then `tracker.drain()`, 10 s by default: both fit a 30 s grace period).
    *
    * @example
    * process.once('SIGTERM', async () => {
-   *   const report = await handler.drain({ timeoutMs: 20_000 });
-   *   if (report.timedOut) console.warn('left to redelivery', report.events);
+   *   const report = await handler.drain();
+   *   if (!report.drained) console.warn('left to redelivery', report.inHand);
    *   server.close();
    * });
    */

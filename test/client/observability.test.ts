@@ -42,11 +42,11 @@ describe('logger', () => {
     const entries: ClientLogEntry[] = [];
     await newClient({ logger: (entry: ClientLogEntry) => entries.push(entry) }).getOrderByExternalId('o-1');
     expect(entries.map((e) => [e.event, e.method, e.path, e.status, e.attempt, e.requestId])).toEqual([
-      ['attempt', 'POST', '/auth/token', 200, 1, undefined],
-      ['exchange', 'POST', '/auth/token', 200, 1, undefined],
-      ['attempt', 'GET', '/orders/by-external-id/o-1', 503, 1, 'req-1'],
-      ['retry', 'GET', '/orders/by-external-id/o-1', 503, 2, undefined],
-      ['attempt', 'GET', '/orders/by-external-id/o-1', 200, 2, 'req-2'],
+      ['client.attempt', 'POST', '/auth/token', 200, 1, undefined],
+      ['client.exchange', 'POST', '/auth/token', 200, 1, undefined],
+      ['client.attempt', 'GET', '/orders/by-external-id/o-1', 503, 1, 'req-1'],
+      ['client.retry', 'GET', '/orders/by-external-id/o-1', 503, 2, undefined],
+      ['client.attempt', 'GET', '/orders/by-external-id/o-1', 200, 2, 'req-2'],
     ]);
     for (const entry of entries) expect(entry.ms).toBeGreaterThanOrEqual(0);
     expect(entries[3]?.retryInMs).toBeGreaterThanOrEqual(0);
@@ -59,18 +59,19 @@ describe('logger', () => {
     server.use(http.get(ORDER_PATH, () => HttpResponse.error()));
     const entries: ClientLogEntry[] = [];
     await newClient({ maxRetries: 0, logger: (entry: ClientLogEntry) => entries.push(entry) }).getOrderByExternalId('o-1').catch(() => undefined);
-    expect(entries.at(-1)).toMatchObject({ event: 'attempt', status: undefined, error: 'ConnectionError' });
+    expect(entries.at(-1)).toMatchObject({ event: 'client.attempt', status: undefined, error: 'ConnectionError' });
   });
 
   it('takes a console-like object: successes to debug, exchanges to info, failures and retries to warn', async () => {
     answers([500]);
-    const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn() };
+    const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
     await newClient({ logger }).getOrderByExternalId('o-1');
-    expect(logger.info.mock.calls.map(([e]) => (e as ClientLogEntry).event)).toEqual(['exchange']);
+    expect(logger.info.mock.calls.map(([e]) => (e as ClientLogEntry).event)).toEqual(['client.exchange']);
     expect(logger.warn.mock.calls.map(([e]) => [(e as ClientLogEntry).event, (e as ClientLogEntry).status])).toEqual([
-      ['attempt', 500],
-      ['retry', 500],
+      ['client.attempt', 500],
+      ['client.retry', 500],
     ]);
+    expect(logger.error).not.toHaveBeenCalled();
     expect(logger.debug.mock.calls.map(([e]) => [(e as ClientLogEntry).path, (e as ClientLogEntry).status])).toEqual([
       ['/auth/token', 200],
       ['/orders/by-external-id/o-1', 200],
@@ -95,7 +96,7 @@ describe('logger', () => {
       const rejecting = async () => {
         throw new Error('log sink down');
       };
-      for (const logger of [rejecting, { debug: rejecting, info: rejecting, warn: rejecting }]) {
+      for (const logger of [rejecting, { debug: rejecting, info: rejecting, warn: rejecting, error: rejecting }]) {
         answers([]);
         expect(await newClient({ logger }).getOrderByExternalId('o-1')).toEqual(order('o-1'));
       }
@@ -107,8 +108,22 @@ describe('logger', () => {
     }
   });
 
-  it.each([42, 'console', {}, { debug: () => undefined }])('refuses logger %j with a TypeError', (logger) => {
-    expect(() => newClient({ logger })).toThrow(/logger must be a function or an object with debug, info and warn/);
+  it.each([42, 'console', true, null, {}, { debug: () => undefined, info: () => undefined, warn: () => undefined }])('refuses logger %j with a TypeError', (logger) => {
+    expect(() => newClient({ logger: logger as never })).toThrow(/logger must be a function, an object with info, warn and error methods and an optional debug \(console, pino\), or false/);
+  });
+
+  it('takes an object without debug (its successful attempts are skipped), and logger: false silences CHECKOUT_LOG=debug', async () => {
+    answers([]);
+    const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+    await newClient({ logger }).getOrderByExternalId('o-1');
+    expect(logger.info).toHaveBeenCalledOnce();
+    expect(logger.warn).not.toHaveBeenCalled();
+    vi.stubEnv('CHECKOUT_LOG', 'debug');
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: unknown) => void lines.push(String(line)));
+    answers([]);
+    await newClient({ logger: false }).getOrderByExternalId('o-1');
+    expect(lines).toEqual([]);
   });
 
   it('CHECKOUT_LOG=debug prints one line per entry on stderr when no logger is given', async () => {

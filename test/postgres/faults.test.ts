@@ -1,9 +1,10 @@
+import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { PostgresEventStore, PostgresStoreError, PostgresTransactionError } from 'checkout-partner-sdk/postgres';
-import { createWebhookHandler, signPayload, type WebhookHandler, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, signPayload, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { keepEntries } from '../helpers/memory-logger.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
@@ -101,7 +102,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
         expect(await deliver(handler, id)).toBe(200);
         expect(await effectsOf(effects, id)).toBe(1);
       }
-      expect(await handler.drain({ timeoutMs: BOUND_MS })).toMatchObject({ timedOut: false });
+      expect(await handler.drain({ timeoutMs: BOUND_MS })).toMatchObject({ drained: true });
     } finally {
       proxy.restore();
       await Promise.race([pool.end(), sleep(BOUND_MS).then(() => Promise.reject(new Error('pool.end() hung')))]);

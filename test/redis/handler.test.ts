@@ -1,3 +1,4 @@
+import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { RedisEventStore } from 'checkout-partner-sdk/redis';
@@ -6,7 +7,6 @@ import {
   signPayload,
   type OnEvent,
   type WebhookHandler,
-  type WebhookLogEntry,
 } from 'checkout-partner-sdk/webhooks';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { keepEntries } from '../helpers/memory-logger.js';

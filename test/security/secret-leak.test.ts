@@ -1,3 +1,4 @@
+import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +13,6 @@ import {
   signPayload,
   verifySignature,
   type EventStore,
-  type WebhookLogEntry,
 } from 'checkout-partner-sdk/webhooks';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 

@@ -133,7 +133,7 @@ describe('logger: false and CHECKOUT_LOG=debug', () => {
     tracker.start();
     await tracker.watchOrder('own-1');
     await advance(500);
-    expect(seen.log.some((entry) => entry.type === 'change-failed')).toBe(true);
+    expect(seen.log.some((entry) => entry.event === 'tracker.change-failed')).toBe(true);
     expect(stderr).not.toHaveBeenCalled();
   });
 });

@@ -179,7 +179,7 @@ describe('a record never found', () => {
     expect(ends).toEqual([]);
     await advance(2 * 60_000, 1_000);
     expect(ends).toEqual([{ kind: 'order', externalId: 'ghost', reason: 'not-found', status: undefined }]);
-    expect(seen.log.filter((e) => e.type === 'give-up')).toEqual([{ type: 'give-up', kind: 'order', externalId: 'ghost', reason: 'not-found', status: undefined }]);
+    expect(seen.log.filter((e) => e.event === 'tracker.give-up')).toEqual([{ event: 'tracker.give-up', kind: 'order', externalId: 'ghost', reason: 'not-found', status: undefined }]);
     expect((await store.get('order', 'ghost'))?.watching).toBe(false);
     const after = reads.get('ghost');
     await advance(10 * 60_000, 10_000);

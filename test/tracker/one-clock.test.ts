@@ -110,7 +110,7 @@ describe('one clock: a wall-clock step on the tracker\'s host', () => {
     await advance(10_000);
     expect(seen.statuses('brz-1')).toEqual(['Pending']);
     expect(overlapped).toBe(false);
-    expect(seen.log.filter((e) => e.type === 'lease-lost' || e.type === 'store-failed')).toEqual([]);
+    expect(seen.log.filter((e) => e.event === 'tracker.lease-lost' || e.event === 'tracker.store-failed')).toEqual([]);
     // after the step, the record is still read every fastIntervalMs (2 s, jitter ±20%)
     const before = reads.get('brz-1')!;
     await advance(20_000);
@@ -147,7 +147,7 @@ describe('one clock: a wall-clock step on the tracker\'s host', () => {
     stepWallClock(8 * 24 * HOUR);
     await advance(10_000);
     expect(ends).toEqual([]);
-    expect(seen.log.filter((e) => e.type === 'give-up')).toEqual([]);
+    expect(seen.log.filter((e) => e.event === 'tracker.give-up')).toEqual([]);
   });
 });
 
@@ -185,11 +185,11 @@ describe('what is in hand is tracked by record', () => {
     expect(calls).toBe(1);
     expect(overlapped).toBe(false);
     expect(seen.statuses('o-3')).toEqual(['Settled']);
-    expect(seen.log.filter((e) => e.type === 'lease-lost')).toEqual([]);
-    expect(seen.log.some((e) => e.type === 'change')).toBe(true);
+    expect(seen.log.filter((e) => e.event === 'tracker.lease-lost')).toEqual([]);
+    expect(seen.log.some((e) => e.event === 'tracker.change')).toBe(true);
     expect(await memory.get('order', 'o-3')).toMatchObject({ watching: false, handled: { status: 'Settled' } });
     // the hung renewals were given up and said so
-    expect(seen.log.some((e) => e.type === 'store-failed' && e.error?.name === 'StatusStoreTimeoutError')).toBe(true);
+    expect(seen.log.some((e) => e.event === 'tracker.store-failed' && e.error?.name === 'StatusStoreTimeoutError')).toBe(true);
   });
 });
 
@@ -221,8 +221,8 @@ describe('a store that never answers', () => {
     const calls: StatusChange[] = [];
     await track({ client, store, leaseMs: 3_000, logger: seen.logger, onChange: (change) => void calls.push(change) }).watchOrder('o-4');
     await advance(5_000);
-    const failed = seen.log.filter((e) => e.type === 'store-failed');
-    expect(failed[0]?.error).toEqual({ name: 'StatusStoreTimeoutError', message: 'status store commit did not answer within 1000 ms' });
+    const failed = seen.log.filter((e) => e.event === 'tracker.store-failed');
+    expect(failed[0]?.error).toMatchObject({ name: 'StatusStoreTimeoutError', message: 'status store commit did not answer within 1000 ms' });
     expect(calls.map((c) => c.status)).toEqual(['Settled']);
     // nothing was recorded: the lease lapsed, the next read hands the change over again (and records it)
     hung = false;
@@ -253,7 +253,7 @@ describe('a store that never answers', () => {
     await advance(1_100);
     // the release was given up after 1 s (leaseMs / 3): drain is done, well before its own timeout
     expect(await drained).toEqual({ drained: true, inHand: [] });
-    expect(seen.log.some((e) => e.type === 'store-failed' && e.error?.name === 'StatusStoreTimeoutError')).toBe(true);
+    expect(seen.log.some((e) => e.event === 'tracker.store-failed' && e.error?.name === 'StatusStoreTimeoutError')).toBe(true);
     expect(new StatusStoreTimeoutError('release', 1_000).operation).toBe('release');
   });
 
@@ -267,7 +267,7 @@ describe('a store that never answers', () => {
     const tracker = track({ client, store, leaseMs: 3_000, logger: seen.logger, onChange: seen.onChange });
     await tracker.watchOrder('o-6');
     await advance(8_000);
-    expect(seen.log.filter((e) => e.type === 'store-failed' && e.error?.name === 'StatusStoreTimeoutError')).toHaveLength(2);
+    expect(seen.log.filter((e) => e.event === 'tracker.store-failed' && e.error?.name === 'StatusStoreTimeoutError')).toHaveLength(2);
     expect(seen.statuses('o-6')).toEqual(['Pending']);
   });
 });

@@ -1,7 +1,8 @@
+import type { TrackerLogEntry } from 'checkout-partner-sdk';
 import pg from 'pg';
 import { PostgresStatusStore, type PostgresPoolLike } from 'checkout-partner-sdk/postgres';
 import { playTimeline, type TimelineStep } from 'checkout-partner-sdk/testing';
-import { createStatusTracker, type StatusChange, type StatusTracker, type TrackerLogEntry } from 'checkout-partner-sdk/tracker';
+import { createStatusTracker, type StatusChange, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
@@ -132,7 +133,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
     }
     expect(thrown).toBeGreaterThan(0);
     expect(calls).toBe(rows.length + thrown);
-    expect(log.filter((e) => e.type === 'change-failed')).toHaveLength(thrown);
+    expect(log.filter((e) => e.event === 'tracker.change-failed')).toHaveLength(thrown);
   });
 
   it('a slow onChange (longer than leaseMs) keeps its record: the heartbeat extends the lease, no other tracker runs it', async () => {
@@ -226,7 +227,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
     expect(await eventually(async () => (await store.get('order', 'l-1'))?.watching === false, 10_000)).toBe(true);
     expect(calls).toBe(2);
     expect(await effectRows()).toEqual([{ external_id: 'l-1', status: 'Settled', n: 1 }]);
-    expect(log.some((e) => e.type === 'lease-lost')).toBe(true);
+    expect(log.some((e) => e.event === 'tracker.lease-lost')).toBe(true);
   });
 
   it('a misused transaction (COMMIT through it, the refusal swallowed) records nothing, and the change is handed over again', async () => {
@@ -254,7 +255,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
     expect(await eventually(async () => (await store.get('withdrawal', 'w-1'))?.watching === false, 10_000)).toBe(true);
     expect(calls).toBe(2);
     expect(await effectRows()).toEqual([{ external_id: 'w-1', status: 'Completed', n: 1 }]);
-    const failed = log.find((e) => e.type === 'store-failed');
+    const failed = log.find((e) => e.event === 'tracker.store-failed');
     expect(failed?.error).toMatchObject({ name: 'PostgresTransactionError', message: expect.stringMatching(/must not end or replace its transaction/) });
   });
 
@@ -286,7 +287,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
     expect(await eventually(async () => (await store.get('order', 'k-1'))?.watching === false, 10_000)).toBe(true);
     expect(calls).toBe(2);
     expect(await effectRows()).toEqual([{ external_id: 'k-1', status: 'Settled', n: 1 }]);
-    expect(log.find((e) => e.type === 'store-failed')?.error?.name).toBe('PostgresStoreError');
+    expect(log.find((e) => e.event === 'tracker.store-failed')?.error?.name).toBe('PostgresStoreError');
   });
 
   it('a blackholed network mid-onChange: the turn fails within transactionTimeoutMs plus a grace, nothing is recorded, and once the network is back the change is written once', async () => {
@@ -309,7 +310,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
         schedule: FAST,
         logger: (entry) => {
           log.push(entry);
-          if (entry.type === 'store-failed' && failedAt === 0 && holedAt.ms > 0) failedAt = Date.now();
+          if (entry.event === 'tracker.store-failed' && failedAt === 0 && holedAt.ms > 0) failedAt = Date.now();
         },
         onChange: async ({ externalId, status, transaction }) => {
           calls += 1;

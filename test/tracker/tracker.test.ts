@@ -37,7 +37,7 @@ describe('createStatusTracker on MemoryStatusStore', () => {
     expect(seen.statuses('o-1')).toEqual(['Pending', 'Processing', 'Settled']);
     expect(seen.changes.map((c) => c.previousStatus)).toEqual([undefined, 'Pending', 'Processing']);
     expect(seen.changes.every((c) => c.source === 'poll' && c.kind === 'order')).toBe(true);
-    expect(seen.log.some((e) => e.type === 'ended' && e.externalId === 'o-1')).toBe(true);
+    expect(seen.log.some((e) => e.event === 'tracker.ended' && e.externalId === 'o-1')).toBe(true);
     const readsAtEnd = reads.get('o-1');
     await advance(600_000);
     expect(reads.get('o-1')).toBe(readsAtEnd);
@@ -112,8 +112,8 @@ describe('createStatusTracker on MemoryStatusStore', () => {
     await tracker.watchWithdrawal('w-1');
     await advance(60_000);
     expect(calls.map((c) => [c.kind, c.status, c.previousStatus])).toEqual(Array(4).fill(['withdrawal', 'Completed', undefined]));
-    expect(seen.log.filter((e) => e.type === 'change-failed')).toHaveLength(3);
-    expect(seen.log.filter((e) => e.type === 'change')).toHaveLength(1);
+    expect(seen.log.filter((e) => e.event === 'tracker.change-failed')).toHaveLength(3);
+    expect(seen.log.filter((e) => e.event === 'tracker.change')).toHaveLength(1);
     await advance(600_000);
     expect(calls).toHaveLength(4);
   });
@@ -124,7 +124,7 @@ describe('createStatusTracker on MemoryStatusStore', () => {
     const tracker = track({ client, onChange: seen.onChange, logger: seen.logger });
     await tracker.watchOrder('later-1');
     await advance(10_000);
-    expect(seen.log.some((e) => e.type === 'read' && e.outcome === 'not-found')).toBe(true);
+    expect(seen.log.some((e) => e.event === 'tracker.read' && e.outcome === 'not-found')).toBe(true);
     fake.setOrder({ externalId: 'later-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-9' } });
     await advance(5_000);
     expect(seen.statuses('later-1')).toEqual(['Pending']);
@@ -145,7 +145,7 @@ describe('createStatusTracker on MemoryStatusStore', () => {
     await tracker.watchOrder('o-4');
     await advance(2 * 3_600_000, 1_000);
     expect(ends).toEqual([{ kind: 'order', externalId: 'o-4', reason: 'max-age', status: 'Pending' }]);
-    expect(seen.log.filter((e) => e.type === 'give-up')).toHaveLength(1);
+    expect(seen.log.filter((e) => e.event === 'tracker.give-up')).toHaveLength(1);
     const after = reads.get('o-4');
     // the schedule backed off: far fewer reads than one per 2 s over the hour
     expect(after).toBeLessThan(3_600_000 / FAST / 4);

@@ -1,6 +1,7 @@
+import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import { createEvent, signEvent, type ProviderEvent } from 'checkout-partner-sdk/testing';
 import { createStatusTracker, MemoryStatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
-import { createWebhookHandler, MemoryEventStore, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore } from 'checkout-partner-sdk/webhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { fakeService, recorder } from './helpers.js';
@@ -40,7 +41,7 @@ function setup() {
     store: new MemoryEventStore(),
     resolveOrderExternalId: (event) => trades.get(String(event['tradeId'])),
     resolveWithdrawalExternalId: (event) => (typeof event['withdrawalId'] === 'string' ? event['withdrawalId'] : undefined),
-    logger: (entry) => entries.push(entry),
+    logger: (entry) => void (entry.event === 'webhook.delivery' && entries.push(entry)),
   });
   return { ...service, seen, store, tracker, trades, handler, entries };
 }
@@ -90,7 +91,7 @@ describe('createWebhookHandler({ tracker })', () => {
         },
       },
       resolveWithdrawalExternalId: (event) => String(event['withdrawalId']),
-      logger: (entry) => entries.push(entry),
+      logger: (entry) => void (entry.event === 'webhook.delivery' && entries.push(entry)),
     });
     const event = createEvent('pix.withdrawal.settled', { withdrawalId: 'w-1' });
     expect(await post(handler, event)).toBe(503);

@@ -1,3 +1,4 @@
+import type { DrainOptions, DrainReport, InHandWork, WebhookLogEntry } from 'checkout-partner-sdk';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CheckoutClient, Order, Withdrawal } from 'checkout-partner-sdk';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -15,8 +16,6 @@ import {
   LeaseLostError,
   type ClaimedLease,
   type ClaimResult,
-  type DrainOptions,
-  type DrainReport,
   type EventStore,
   type FastifyReplyLike,
   type FastifyRequestLike,
@@ -29,7 +28,6 @@ import {
   type WebhookContext,
   type WebhookEvent,
   type WebhookHandler,
-  type WebhookLogEntry,
 } from 'checkout-partner-sdk/webhooks';
 import { describe, expectTypeOf, it } from 'vitest';
 import * as node from '../../src/webhooks/index.node.js';
@@ -44,7 +42,8 @@ describe('webhook types', () => {
     expectTypeOf(node.verifySignature).toEqualTypeOf(verifySignature);
     expectTypeOf<WebhookHandler['handle']>().toEqualTypeOf<(request: Request, options?: HandleOptions) => Promise<Response>>();
     expectTypeOf<WebhookHandler['drain']>().toEqualTypeOf<(options?: DrainOptions) => Promise<DrainReport>>();
-    expectTypeOf<DrainReport>().toEqualTypeOf<{ timedOut: boolean; inHand: number; events: { eventId: string; type: string }[] }>();
+    expectTypeOf<DrainReport['drained']>().toEqualTypeOf<boolean>();
+    expectTypeOf<DrainReport['inHand'][number]>().toEqualTypeOf<InHandWork>();
     expectTypeOf<HandleOptions['waitUntil']>().toEqualTypeOf<((promise: Promise<unknown>) => void) | undefined>();
     expectTypeOf<MemoryEventStore>().toMatchTypeOf<EventStore>();
     expectTypeOf<ReturnType<EventStore['claim']>>().toEqualTypeOf<Promise<ClaimResult>>();

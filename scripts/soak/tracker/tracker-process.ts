@@ -49,10 +49,10 @@ const options: Omit<StatusTrackerOptions, 'store' | 'onChange'> = {
   leaseMs: 10_000,
   maxConcurrentReads: 16,
   logger: (entry) => {
-    if (entry.type === 'read') stats.reads += 1;
-    else if (entry.type === 'store-failed') stats.storeFailed += 1;
-    else if (entry.type === 'lease-lost') stats.leaseLost += 1;
-    else if (entry.type === 'change-failed') stats.changeFailed += 1;
+    if (entry.event === 'tracker.read') stats.reads += 1;
+    else if (entry.event === 'tracker.store-failed') stats.storeFailed += 1;
+    else if (entry.event === 'tracker.lease-lost') stats.leaseLost += 1;
+    else if (entry.event === 'tracker.change-failed') stats.changeFailed += 1;
   },
 };
 

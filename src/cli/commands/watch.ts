@@ -62,7 +62,7 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
     // one line per read outcome that needs telling, and only when it changes: a record that is
     // not created yet or a service that is down says so once, not at every --interval
     logger: (entry) => {
-      if (entry.type !== 'read') {
+      if (entry.event !== 'tracker.read') {
         failures(entry);
         return;
       }

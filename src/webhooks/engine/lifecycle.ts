@@ -2,7 +2,9 @@ import { timerMs } from '../../internal/timer-ms.js';
 import { typeName } from '../../internal/type-name.js';
 import { BodyDeadlineError, DrainingAbort, refusal, runDelivery } from './deliver.js';
 import type { DeliveryInput, DeliveryProgress, DeliveryResult, PlainResponse } from './delivery-types.js';
-import { logError, logWriter, warnOnce, type WebhookLogEntry } from './logger.js';
+import { logError } from './logger.js';
+import type { WebhookLogEntry } from '../../logger.js';
+import type { DrainOptions, DrainReport, InHandDelivery } from '../../drain.js';
 import type { WebhookHandlerOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
 import { OUTCOME_MESSAGE, OUTCOME_STATUS } from './outcome.js';
@@ -29,40 +31,6 @@ export interface HandleOptions {
    * // plain Workers: export default { fetch: (request, env, ctx) => handler.handle(request, { waitUntil: ctx.waitUntil.bind(ctx) }) }
    */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
-}
-
-/** The argument of `handler.drain(options)`. */
-export interface DrainOptions {
-  /**
-   * How long `drain()` waits for the deliveries in hand, in milliseconds, before it resolves with
-   * what is still running. The default leaves 5 s of a 30 s termination grace period (Kubernetes'
-   * default, also Cloud Run's and ECS's order of magnitude) for closing the server and the rest.
-   * @default 25_000
-   */
-  timeoutMs?: number | undefined;
-}
-
-/** An event whose delivery was still in hand when `drain()` resolved. */
-export interface DrainedEvent {
-  /** The event's `eventId`. */
-  eventId: string;
-  /** The event's `type`. */
-  type: string;
-}
-
-/**
- * What `drain()` resolves with. When `timedOut`, the deliveries counted in `inHand` were still
- * running (an `onEvent` that had not settled, a status read, a retried `complete`); their work is
- * not stopped, and if the process exits now their claims lapse when their lease (`leaseMs`) passes,
- * so the provider's redeliveries run those events again. Nothing is lost.
- */
-export interface DrainReport {
-  /** `true` when `timeoutMs` passed with deliveries still in hand. */
-  timedOut: boolean;
-  /** How many deliveries were still in hand (0 when every one settled). */
-  inHand: number;
-  /** The events among them that were identified (a delivery whose body was not yet verified has no event). */
-  events: DrainedEvent[];
 }
 
 /** The handling every adapter shares: a delivery in, the answer to send out; and the shutdown. */
@@ -94,11 +62,11 @@ const NEVER_CONFIRMS = {
 export function engineFactory(signatures: Signatures): CreateEngine {
   return function createEngine<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookEngine {
     const config = resolveOptions(options);
-    const writeLog = logWriter(config.logger);
+    const writeLog = config.logger;
     const telemetry = new Telemetry(config.telemetry);
     // after every check that can throw: a handler that is never made warns about nothing
     if (config.resolveOrderExternalId === undefined && config.resolveWithdrawalExternalId === undefined) {
-      warnOnce(config.logger, NEVER_CONFIRMS);
+      writeLog({ event: 'webhook.warning', ...NEVER_CONFIRMS });
     }
     /** Every delivery's work and background work still running, with what is known of its event. */
     const inHand = new Map<Promise<unknown>, DeliveryProgress>();
@@ -108,6 +76,7 @@ export function engineFactory(signatures: Signatures): CreateEngine {
 
     const log = (result: DeliveryResult, started: number, late?: true): void => {
       const entry: WebhookLogEntry = {
+        event: 'webhook.delivery',
         outcome: result.outcome,
         status: OUTCOME_STATUS[result.outcome],
         ms: Date.now() - started,
@@ -195,13 +164,9 @@ export function engineFactory(signatures: Signatures): CreateEngine {
     }
 
     /** What is still in hand; a delivery and the background work it handed on count once. */
-    function report(timedOut: boolean): DrainReport {
-      const deliveries = new Set(inHand.values());
-      const events: DrainedEvent[] = [];
-      for (const { eventId, type } of deliveries) {
-        if (eventId !== undefined && type !== undefined) events.push({ eventId, type });
-      }
-      return { timedOut, inHand: deliveries.size, events };
+    function report(): DrainReport {
+      const deliveries = [...new Set(inHand.values())].map(({ eventId, type }): InHandDelivery => ({ work: 'webhook.delivery', eventId, type }));
+      return { drained: deliveries.length === 0, inHand: deliveries };
     }
 
     return {
@@ -211,7 +176,7 @@ export function engineFactory(signatures: Signatures): CreateEngine {
         if (options !== undefined && (options === null || typeof options !== 'object')) {
           throw new TypeError(`drain options must be an object { timeoutMs? }, got ${typeName(options)}`);
         }
-        const timeoutMs = timerMs('drain timeoutMs', options?.timeoutMs, 25_000);
+        const timeoutMs = timerMs('drain timeoutMs', options?.timeoutMs, 15_000);
         draining = true;
         // a body still arriving is never waited for: that delivery is answered 503 and redelivered
         for (const bodyRead of bodyReads) bodyRead.abort(new DrainingAbort());
@@ -223,9 +188,9 @@ export function engineFactory(signatures: Signatures): CreateEngine {
           // work in hand may hand on background work (retries of a failed complete): wait for that too
           while (inHand.size > 0) {
             const timedOut = await Promise.race([Promise.allSettled([...inHand.keys()]), deadline]);
-            if (timedOut === true) return report(true);
+            if (timedOut === true) return report();
           }
-          return report(false);
+          return report();
         } finally {
           clearTimeout(timer);
         }

@@ -1,88 +1,15 @@
-import { ignoreFailure } from '../../internal/ignore-failure.js';
+import { resolveLogger, type LogLevel } from '../../internal/log.js';
 import { quote } from '../../internal/quote.js';
 import { debugLogging, describeLineError, stderrLine } from '../../internal/stderr-log.js';
+import type { WebhookLogEntry, WebhookWarning } from '../../logger.js';
 import type { WebhookOutcome } from './outcome.js';
 
-/**
- * What failed, as a plain object: an `Error` itself would serialise to `{}` in a JSON logger (its
- * fields are not enumerable). Errors of the SDK never carry secrets; an error thrown by `onEvent`
- * is shown as it is.
- */
-export interface WebhookLogError {
-  /** The error's class name, e.g. `ServerError`, `PostgresStoreError`, `TypeError`. */
-  name: string;
-  /** The error's message (for a thrown value that is not an `Error`: that value as text, or its type). */
-  message: string;
-  /** The HTTP status, for an `ApiError` from a status read. */
-  status?: number;
-  /** The service's `x-request-id`, for an `ApiError` that carried one. */
-  requestId?: string;
-  /** The store operation that failed (`claim`, `complete`…), for a `RedisStoreError` or a `PostgresStoreError`. */
-  operation?: string;
-  /** The stack trace, where the runtime gives one. */
-  stack?: string;
-  /** The errors an `AggregateError` holds (e.g. `onEvent`'s and then the release's). */
-  errors?: WebhookLogError[];
-}
+export { plainError as logError } from '../../internal/log.js';
 
-/**
- * One structured entry per delivery (plus a `late` one when a timed-out delivery's work ends).
- * It never holds a secret, a signature or the body.
- */
-export interface WebhookLogEntry {
-  /** The event's id, once the body was verified and parsed. */
-  eventId?: string;
-  /** The event's type, once the body was verified and parsed. */
-  type?: string;
-  /** How the delivery ended. */
-  outcome: WebhookOutcome;
-  /** The HTTP status answered. */
-  status: number;
-  /** Milliseconds from the delivery's arrival to its answer (to the end of the work for a `late` entry). */
-  ms: number;
-  /** Whether the status read confirmed the event, when `onEvent` ran. */
-  confirmed?: boolean;
-  /**
-   * `true` on the second entry of a delivery that timed out: the work went on after the 503 and
-   * ended with this `outcome` (`status` is what it would have answered).
-   */
-  late?: true;
-  /** What failed, for `failed`, `store-unavailable`, `misconfigured` and the like, as a plain object. */
-  error?: WebhookLogError;
-}
+/** What the handler logs: one entry per delivery, and a warning at construction. */
+export type WebhookLog = WebhookLogEntry | WebhookWarning;
 
-/**
- * Where the handler reports deliveries: a function, or a logger object with `info`, `warn` and
- * `error` methods that take an object first (pino, `console`). On an object, `handled`,
- * `duplicate` and `in-flight` go to `info`; refused or timed-out deliveries (`bad-signature`,
- * `invalid`, `too-large`, `aborted`, `draining`, `timeout`) to `warn`; `failed`, `misconfigured` and
- * `store-unavailable` to `error`. A logger that throws is ignored.
- *
- * Without a logger, each delivery that fails (`onEvent` threw, a status read or the store failed,
- * or its verified event was still being handled at `responseTimeoutMs`) writes one line to stderr
- * (a timed-out one whose work then fails, a second, `late`, line); with `CHECKOUT_LOG=debug` in
- * the environment, every delivery does.
- * `logger: false` writes nothing at all.
- *
- * @example
- * createWebhookHandler({ ..., logger: (entry) => metrics.increment(`webhook.${entry.outcome}`) });
- * createWebhookHandler({ ..., logger: pino() });
- */
-export type WebhookLogger =
-  | ((entry: WebhookLogEntry) => void)
-  | {
-      /** Gets the entries of deliveries handled or skipped as duplicates. */
-      info(entry: WebhookLogEntry): unknown;
-      /**
-       * Gets the entries of rejected deliveries (bad signature, size, payload), and once, when the
-       * handler is created, a {@link WebhookWarning} about a configuration that cannot work as meant.
-       */
-      warn(entry: WebhookLogEntry | WebhookWarning): unknown;
-      /** Gets the entries of deliveries that failed (store, confirmation, `onEvent`). */
-      error(entry: WebhookLogEntry): unknown;
-    };
-
-const LEVEL: Readonly<Record<WebhookOutcome, 'info' | 'warn' | 'error'>> = {
+const LEVEL: Readonly<Record<WebhookOutcome, LogLevel>> = {
   'method-not-allowed': 'warn',
   'unsupported-encoding': 'warn',
   handled: 'info',
@@ -100,7 +27,7 @@ const LEVEL: Readonly<Record<WebhookOutcome, 'info' | 'warn' | 'error'>> = {
 };
 
 /** Writes one entry, never throwing. */
-export type LogWrite = (entry: WebhookLogEntry) => void;
+export type LogWrite = (entry: WebhookLog) => void;
 
 /**
  * Whether a delivery failed: `onEvent`, a read, the store, or the raw body, or it was answered 503
@@ -117,19 +44,20 @@ function isFailure(entry: WebhookLogEntry): boolean {
 /**
  * The `logger` option as one writer, resolved once: the partner's logger (a throw or a rejection is
  * ignored), nothing for `false`, or, without a logger, one stderr line per failed delivery (per
- * delivery with `CHECKOUT_LOG=debug`, any case).
+ * delivery with `CHECKOUT_LOG=debug`, any case) and per warning. A `TypeError` for anything else.
  */
-export function logWriter(logger: WebhookLogger | false | undefined): LogWrite {
-  if (logger === false) return () => {};
-  if (logger !== undefined) {
-    // a broken logger (one that throws, or an async one that rejects) must not turn a handled event
-    // into a failed delivery, nor end the process with an unhandled rejection
-    return (entry) => ignoreFailure(() => (typeof logger === 'function' ? logger(entry) : logger[LEVEL[entry.outcome]](entry)));
-  }
-  const every = debugLogging();
-  return (entry) => {
-    if (every || isFailure(entry)) stderrLine(logLine(entry));
-  };
+export function logWriter(logger: unknown): LogWrite {
+  const write = resolveLogger<WebhookLog>('logger', logger, {
+    level: (entry) => (entry.event === 'webhook.warning' ? 'warn' : LEVEL[entry.outcome]),
+    fallback: () => {
+      const every = debugLogging();
+      return (entry) => {
+        if (entry.event === 'webhook.warning') stderrLine(`checkout-partner-sdk webhook warning ${entry.warning}: ${entry.message}`);
+        else if (every || isFailure(entry)) stderrLine(logLine(entry));
+      };
+    },
+  });
+  return write ?? (() => {});
 }
 
 /**
@@ -148,49 +76,3 @@ export function logLine(entry: WebhookLogEntry): string {
   return parts.join(' ');
 }
 
-/** Writes a warning at construction (a handler that can never confirm an event) where the partner will see it. */
-export function warnOnce(logger: WebhookLogger | false | undefined, warning: WebhookWarning): void {
-  if (logger === false) return;
-  if (logger !== undefined && typeof logger === 'object') {
-    // pino and console take any object; `warning` names it so it can be filtered
-    ignoreFailure(() => logger.warn(warning));
-    return;
-  }
-  // a function logger takes delivery entries only: the warning goes to stderr, once
-  stderrLine(`checkout-partner-sdk webhook warning ${warning.warning}: ${warning.message}`);
-}
-
-/** A warning about the handler's configuration, given once when it is created. */
-export interface WebhookWarning {
-  /** What the warning is about, e.g. `never-confirms`. */
-  warning: string;
-  /** What is wrong and which option fixes it. */
-  message: string;
-}
-
-/** `value` (anything thrown or rejected) as a {@link WebhookLogError}. */
-export function logError(value: unknown, depth = 0): WebhookLogError {
-  if (!(value instanceof Error)) {
-    return { name: 'NonError', message: typeof value === 'string' ? value : `a thrown ${describeThrown(value)}` };
-  }
-  const plain: WebhookLogError = { name: text(value.name, 'Error'), message: text(value.message, '') };
-  const { status, requestId, operation } = value as { status?: unknown; requestId?: unknown; operation?: unknown };
-  if (typeof status === 'number') plain.status = status;
-  if (typeof requestId === 'string') plain.requestId = requestId;
-  if (typeof operation === 'string') plain.operation = operation;
-  if (typeof value.stack === 'string') plain.stack = value.stack;
-  if (value instanceof AggregateError && Array.isArray(value.errors) && depth < 2) {
-    plain.errors = value.errors.slice(0, 10).map((inner: unknown) => logError(inner, depth + 1));
-  }
-  return plain;
-}
-
-function text(value: unknown, fallback: string): string {
-  return typeof value === 'string' ? value : fallback;
-}
-
-function describeThrown(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}

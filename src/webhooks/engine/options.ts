@@ -5,7 +5,7 @@ import type { Order, Withdrawal } from '../../schemas.js';
 import type { EventStore, TransactionalEventStore } from '../../stores/event-store.js';
 import type { WebhookEvent } from '../event.js';
 import type { SignatureScheme, WebhookSecret } from '../signature/signature.js';
-import type { WebhookLogger } from './logger.js';
+import type { Logger, WebhookLogEntry, WebhookWarning } from '../../logger.js';
 import type { TelemetryOptions } from '../../telemetry/options.js';
 import type { StatusTracker } from '../../tracker/types.js';
 
@@ -156,7 +156,7 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
    * with `CHECKOUT_LOG=debug`; `false` writes nothing, not even the construction warning.
    * @default one stderr line per failed delivery
    */
-  logger?: WebhookLogger | false | undefined;
+  logger?: Logger<WebhookLogEntry | WebhookWarning> | false | undefined;
 }
 
 /** The part of a status tracker the webhook handler uses: `nudge`. A `StatusTracker` fits. */

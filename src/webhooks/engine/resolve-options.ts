@@ -6,7 +6,7 @@ import type { EventStore } from '../../stores/event-store.js';
 import { MemoryEventStore } from '../../stores/memory-event-store.js';
 import { secretList, type SignatureScheme } from '../signature/signature.js';
 import { inheritedTelemetry, type TelemetryOptions } from '../../telemetry/options.js';
-import type { WebhookLogger } from './logger.js';
+import { logWriter, type LogWrite } from './logger.js';
 import type { ExternalIdResolver, OnEvent, WebhookClient, WebhookHandlerOptions, WebhookTracker } from './options.js';
 
 /** The options with every default applied, checked once. */
@@ -28,7 +28,8 @@ export interface ResolvedOptions {
   leaseMs: number;
   attempts: number;
   delayMs: number;
-  logger: WebhookLogger | false | undefined;
+  /** The `logger` option as one writer (never throws). */
+  logger: LogWrite;
   /** The providers: the options', else the client's, else the global ones (looked up per delivery). */
   telemetry: TelemetryOptions;
 }
@@ -114,17 +115,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   if (delayMs > MAX_TIMER_MS) {
     throw new TypeError(`confirm.delayMs must be at most ${MAX_TIMER_MS} milliseconds (the longest a timer can wait), got ${delayMs}`);
   }
-  const logger = options.logger as unknown;
-  if (
-    logger !== undefined &&
-    logger !== false &&
-    typeof logger !== 'function' &&
-    (logger === null ||
-      typeof logger !== 'object' ||
-      !['info', 'warn', 'error'].every((level) => typeof (logger as Record<string, unknown>)[level] === 'function'))
-  ) {
-    throw new TypeError('logger must be a function or an object with info, warn and error methods (or false for no logging)');
-  }
+  const logger = logWriter(options.logger);
   return {
     secrets: secretList(options.secret),
     client: client as WebhookClient,
@@ -142,7 +133,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     leaseMs,
     attempts,
     delayMs,
-    logger: logger as WebhookLogger | false | undefined,
+    logger,
     telemetry: inheritedTelemetry(options, client),
   };
 }

@@ -30,7 +30,7 @@ describe('429 with Retry-After', () => {
     let got429: () => void = () => undefined;
     const throttled = new Promise<void>((resolve) => (got429 = resolve));
     const logger = (entry: ClientLogEntry) => {
-      if (entry.event === 'attempt' && entry.status === 429) got429();
+      if (entry.event === 'client.attempt' && entry.status === 429) got429();
     };
     const client = new CheckoutClient({ baseUrl: server.url, partnerId: 'p-1', partnerSecret: 's', logger });
     await client.getAccessToken();

@@ -1,5 +1,6 @@
+import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import { HttpResponse } from 'msw';
-import { createWebhookHandler, type EventStore, type WebhookHandlerOptions, type WebhookLogEntry } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, type EventStore, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { delivery, makeClient, mockCheckout, SECRET, until } from '../helpers.js';
 
@@ -156,7 +157,7 @@ describe('logger: false and CHECKOUT_LOG=debug', () => {
 
   it('a logger given replaces the stderr line', async () => {
     const entries: WebhookLogEntry[] = [];
-    const handler = handlerWith({ logger: (entry) => void entries.push(entry), onEvent: () => Promise.reject(new Error('to the logger')) });
+    const handler = handlerWith({ logger: (entry) => void (entry.event === 'webhook.delivery' && entries.push(entry)), onEvent: () => Promise.reject(new Error('to the logger')) });
     await handler.handle(await delivery(EVENT));
     expect(entries).toHaveLength(1);
     expect(lines()).toEqual([]);
@@ -178,7 +179,7 @@ describe('logger entries carry error as a plain object', () => {
   it('an ApiError from the status read keeps its status and requestId', async () => {
     state.orders.set('order-1', () => HttpResponse.json({ message: 'busy' }, { status: 503, headers: { 'x-request-id': 'req-9' } }));
     const entries: WebhookLogEntry[] = [];
-    const handler = handlerWith({ logger: (entry) => void entries.push(entry) });
+    const handler = handlerWith({ logger: (entry) => void (entry.event === 'webhook.delivery' && entries.push(entry)) });
     await handler.handle(await delivery(EVENT));
     const error = JSON.parse(JSON.stringify(entries[0]?.error)) as Record<string, unknown>;
     expect(error).toMatchObject({ name: 'ServerError', status: 503, requestId: 'req-9' });
@@ -193,7 +194,7 @@ describe('logger entries carry error as a plain object', () => {
       complete: async () => {},
       release: () => Promise.reject(new Error('release failed')),
     };
-    const handler = handlerWith({ logger: (entry) => void entries.push(entry), store: failing, onEvent: () => Promise.reject('a string') });
+    const handler = handlerWith({ logger: (entry) => void (entry.event === 'webhook.delivery' && entries.push(entry)), store: failing, onEvent: () => Promise.reject('a string') });
     await handler.handle(await delivery(EVENT));
     expect(JSON.parse(JSON.stringify(entries[0]?.error))).toMatchObject({
       name: 'AggregateError',

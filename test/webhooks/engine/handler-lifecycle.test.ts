@@ -128,7 +128,7 @@ describe('drain()', () => {
 
   it('waits for work whose response already timed out, and resolves at once when idle', async () => {
     const idle = createWebhookHandler(base());
-    await expect(idle.drain()).resolves.toEqual({ timedOut: false, inHand: 0, events: [] });
+    await expect(idle.drain()).resolves.toEqual({ drained: true, inHand: [] });
 
     const gate = deferred();
     const { calls, store } = recordingStore();
@@ -163,7 +163,7 @@ describe('drain({ timeoutMs })', () => {
     await vi.advanceTimersByTimeAsync(149);
     expect(report).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1); // 200 ms
-    expect(report).toEqual({ timedOut: true, inHand: 1, events: [{ eventId: 'evt-stuck', type: 'otc.trade.cancelled' }] });
+    expect(report).toEqual({ drained: false, inHand: [{ work: 'webhook.delivery', eventId: 'evt-stuck', type: 'otc.trade.cancelled' }] });
 
     // the next process (here a second handler on the same store) gets 409 until the lease lapses at 400 ms, then runs it
     const onEvent = vi.fn();
@@ -176,7 +176,7 @@ describe('drain({ timeoutMs })', () => {
     expect(onEvent).toHaveBeenCalledOnce();
   });
 
-  it('waits 25 s by default, the length that fits a 30 s termination grace period', async () => {
+  it('waits 15 s by default: with the tracker\'s 10 s, both fit a 30 s termination grace period', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {
       const onEvent = vi.fn(() => new Promise<void>(() => undefined));
@@ -188,10 +188,10 @@ describe('drain({ timeoutMs })', () => {
       expect((await answered).status).toBe(503);
       let report: unknown;
       void handler.drain().then((r) => (report = r));
-      await vi.advanceTimersByTimeAsync(24_999);
+      await vi.advanceTimersByTimeAsync(14_999);
       expect(report).toBeUndefined();
       await vi.advanceTimersByTimeAsync(1);
-      expect(report).toEqual({ timedOut: true, inHand: 1, events: [{ eventId: 'evt-default', type: 'custom' }] });
+      expect(report).toEqual({ drained: false, inHand: [{ work: 'webhook.delivery', eventId: 'evt-default', type: 'custom' }] });
     } finally {
       vi.useRealTimers();
     }
@@ -200,7 +200,7 @@ describe('drain({ timeoutMs })', () => {
   it('counts a delivery not yet identified, and rejects bad options with TypeError', async () => {
     const handler = createWebhookHandler(base({ scheme: () => new Promise<boolean>(() => undefined), responseTimeoutMs: 50 }));
     expect((await handler.handle(await delivery({ eventId: 'evt-x', type: 'custom' }))).status).toBe(503);
-    await expect(handler.drain({ timeoutMs: 20 })).resolves.toEqual({ timedOut: true, inHand: 1, events: [] });
+    await expect(handler.drain({ timeoutMs: 20 })).resolves.toEqual({ drained: false, inHand: [{ work: 'webhook.delivery', eventId: undefined, type: undefined }] });
     await expect(handler.drain({ timeoutMs: -1 })).rejects.toThrow(/drain timeoutMs must be a positive number/);
     await expect(handler.drain({ timeoutMs: 2 ** 31 })).rejects.toThrow(/drain timeoutMs must be at most 2147483647 milliseconds/);
     await expect(handler.drain(null as never)).rejects.toThrow(TypeError);
@@ -258,7 +258,7 @@ describe('options', () => {
     ['confirm.attempts 0', { confirm: { attempts: 0 } }, /confirm.attempts must be a whole number/],
     ['a negative confirm.delayMs', { confirm: { delayMs: -5 } }, /confirm.delayMs must be a number/],
     ['confirm.delayMs past 2^31 - 1', { confirm: { delayMs: 2 ** 31 } }, /confirm.delayMs must be at most 2147483647 milliseconds/],
-    ['a logger without warn', { logger: { info() {}, error() {} } }, /logger must be a function or an object/],
+    ['a logger without warn', { logger: { info() {}, error() {} } }, /logger must be a function, an object with info, warn and error methods/],
     ['an unknown option', { secrets: ['a'] }, /unknown option "secrets"/],
   ])('rejects %s with a TypeError', (_label, overrides, message) => {
     const options = { ...base(), ...overrides } as WebhookHandlerOptions;

@@ -61,7 +61,7 @@ describe('createWebhookHandler({ tracker }): the resolver and the nudge end befo
     expect(entries[1]).toMatchObject({ outcome: 'store-unavailable', late: true, error: { name: 'LeaseDeadlineError' } });
     expect(calls).toEqual(['claim:evt-tracker-lease', 'release:evt-tracker-lease']);
     expect(nudged).toEqual([]);
-    expect(await handler.drain({ timeoutMs: 1 })).toMatchObject({ timedOut: false, inHand: 0 });
+    expect(await handler.drain({ timeoutMs: 1 })).toEqual({ drained: true, inHand: [] });
     expect(vi.getTimerCount()).toBe(0);
   });
 
@@ -83,7 +83,7 @@ describe('createWebhookHandler({ tracker }): the resolver and the nudge end befo
     const drained = handler.drain({ timeoutMs: 60_000 });
     await vi.advanceTimersByTimeAsync(8_000);
     // drained at the deadline (9 s after the claim), long before its own 60 s
-    expect(await drained).toMatchObject({ timedOut: false, inHand: 0 });
+    expect(await drained).toEqual({ drained: true, inHand: [] });
     expect(calls).toEqual(['claim:evt-tracker-lease', 'release:evt-tracker-lease']);
     expect(entries.at(-1)).toMatchObject({ outcome: 'store-unavailable', late: true, error: { name: 'LeaseDeadlineError' } });
     expect(vi.getTimerCount()).toBe(0);
@@ -121,6 +121,6 @@ describe('createWebhookHandler({ tracker }): the resolver and the nudge end befo
     expect(entries).toMatchObject([{ outcome: 'store-unavailable', error: { name: 'LeaseDeadlineError' } }]);
     expect(calls).toEqual([]);
     expect(onEvent).not.toHaveBeenCalled();
-    expect(await handler.drain({ timeoutMs: 1 })).toMatchObject({ timedOut: false, inHand: 0 });
+    expect(await handler.drain({ timeoutMs: 1 })).toEqual({ drained: true, inHand: [] });
   });
 });

@@ -28,7 +28,14 @@ describe('a handler that can never confirm anything warns once at construction',
     const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
     createWebhookHandler({ ...base(), logger });
     expect(logger.warn).toHaveBeenCalledOnce();
-    expect(logger.warn.mock.calls[0]?.[0]).toEqual({ warning: 'never-confirms', message: expect.stringContaining('resolveOrderExternalId') });
+    expect(logger.warn.mock.calls[0]?.[0]).toEqual({ event: 'webhook.warning', warning: 'never-confirms', message: expect.stringContaining('resolveOrderExternalId') });
+    expect(stderr).not.toHaveBeenCalled();
+  });
+
+  it('through a function logger too, as the same entry', () => {
+    const logger = vi.fn();
+    createWebhookHandler({ ...base(), logger });
+    expect(logger.mock.calls).toEqual([[{ event: 'webhook.warning', warning: 'never-confirms', message: expect.stringContaining('resolveOrderExternalId') }]]);
     expect(stderr).not.toHaveBeenCalled();
   });
 

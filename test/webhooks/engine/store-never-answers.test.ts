@@ -54,7 +54,7 @@ describe('a store that never answers', () => {
     void handler.drain({ timeoutMs: 60_000 }).then((r) => (report = r));
     await vi.advanceTimersByTimeAsync(25_000);
     await until(() => report !== undefined);
-    expect(report).toEqual({ timedOut: false, inHand: 0, events: [] });
+    expect(report).toEqual({ drained: true, inHand: [] });
     expect(calls.complete).toBeGreaterThan(1);
     const late = entries.filter((entry) => entry['late'] === true);
     expect(late).toContainEqual(expect.objectContaining({ eventId: 'evt-hang', error: expect.objectContaining({ name: 'CompleteFailedError' }) }));
@@ -80,6 +80,6 @@ describe('a store that never answers', () => {
     expect(response?.status).toBe(500);
     const entry = entries.find((e) => e['outcome'] === 'failed');
     expect(JSON.stringify(entry)).toMatch(/store\.release for event .*evt-hang.* did not answer within 2000 ms/);
-    await expect(handler.drain({ timeoutMs: 1 })).resolves.toEqual({ timedOut: false, inHand: 0, events: [] });
+    await expect(handler.drain({ timeoutMs: 1 })).resolves.toEqual({ drained: true, inHand: [] });
   });
 });
