@@ -1,4 +1,5 @@
 export { CheckoutClient } from './client/client.js';
+export type { StatusReader } from './client/client.js';
 export type {
   CheckoutClientOptions,
   PartnerSecret,
@@ -36,7 +37,6 @@ export type {
   KnownString,
   Me,
   Order,
-  ParseIssue,
   ParseResult,
   ParseSchema,
   Settlement,

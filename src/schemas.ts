@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { ValidationIssue } from './errors.js';
 
 /**
  * A string type whose known values autocomplete while any other string is accepted
@@ -93,16 +94,7 @@ export type ParseResult<T> =
       /** Why: zod-style issues. */
       error: {
         /** One entry per mismatch. */
-        issues: readonly ParseIssue[];
+        issues: readonly ValidationIssue[];
       };
     };
 
-/** One mismatch of a {@link ParseResult}, in zod's shape. */
-export interface ParseIssue {
-  /** zod's issue code, e.g. `invalid_type`. */
-  code?: string;
-  /** Where in the data: property names and array indexes from the root. */
-  path: readonly PropertyKey[];
-  /** What did not match, in words. */
-  message: string;
-}

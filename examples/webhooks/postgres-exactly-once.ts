@@ -9,7 +9,8 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
-import { createWebhookHandler, type WebhookClient, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
+import type { StatusReader } from 'checkout-partner-sdk';
+import { createWebhookHandler, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
 
 /** Creates the store's table and this example's own tables (a real app does this in its migrations). */
 export async function migrate(pool: pg.Pool): Promise<void> {
@@ -27,7 +28,7 @@ export async function migrate(pool: pg.Pool): Promise<void> {
 }
 
 /** A server that answers POST /webhooks, recording each confirmed settlement exactly once. */
-export function createServer(options: { pool: pg.Pool; client: WebhookClient; secret: string | string[] }): { server: Server; handler: WebhookHandler } {
+export function createServer(options: { pool: pg.Pool; client: StatusReader; secret: string | string[] }): { server: Server; handler: WebhookHandler } {
   const handler = createWebhookHandler({
     secret: options.secret,
     client: options.client,

@@ -461,3 +461,9 @@ function secretOption(value: unknown): PartnerSecret {
   if (typeof value === 'function') return value as () => string | Promise<string>;
   return required('partnerSecret', 'CHECKOUT_PARTNER_SECRET', value);
 }
+
+/**
+ * The part of `CheckoutClient` the webhook handler and the status tracker read statuses through (its
+ * rate, concurrency and retry budget apply); a `CheckoutClient` fits, and so does a test double.
+ */
+export type StatusReader = Pick<CheckoutClient, 'getOrderByExternalId' | 'getWithdrawalByExternalId'>;

@@ -32,7 +32,6 @@ export type {
   StatusTracker,
   StatusTrackerOptions,
   StatusTurn,
-  TrackerClient,
   TransactionalStatusChange,
   TransactionalStatusStore,
   WatchArguments,

@@ -4,6 +4,7 @@ import { inheritedTelemetry, type TelemetryOptions } from '../telemetry/options.
 import { timerMs } from '../internal/timer-ms.js';
 import { wholeNumber } from './arguments.js';
 import { trackerLog, type TrackerLog } from './logger.js';
+import type { StatusReader } from '../client/client.js';
 import { MemoryStatusStore } from './memory-store.js';
 import { resolveSchedule, type Schedule } from './schedule.js';
 import { defaultIsFinal } from './status.js';
@@ -11,7 +12,6 @@ import type {
   StatusChange,
   StatusStore,
   StatusTrackerOptions,
-  TrackerClient,
   TransactionalStatusStore,
   WatchEndReason,
   StatusKind,
@@ -19,7 +19,7 @@ import type {
 
 /** The tracker's options with every default applied, checked once. */
 export interface ResolvedTrackerOptions {
-  client: TrackerClient;
+  client: StatusReader;
   store: StatusStore;
   transactional: TransactionalStatusStore<unknown> | undefined;
   onChange: (change: StatusChange & { transaction?: unknown }) => void | Promise<void>;
@@ -79,8 +79,8 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
   if (
     client === null ||
     typeof client !== 'object' ||
-    typeof (client as TrackerClient).getOrderByExternalId !== 'function' ||
-    typeof (client as TrackerClient).getWithdrawalByExternalId !== 'function'
+    typeof (client as StatusReader).getOrderByExternalId !== 'function' ||
+    typeof (client as StatusReader).getWithdrawalByExternalId !== 'function'
   ) {
     throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
   }
@@ -98,7 +98,7 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
   const owner = options.owner ?? `tracker-${globalThis.crypto.randomUUID()}`;
   if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
   return {
-    client: client as TrackerClient,
+    client: client as StatusReader,
     store: store as StatusStore,
     transactional: typeof transact === 'function' ? (store as TransactionalStatusStore<unknown>) : undefined,
     // the tracker passes `transaction` exactly when the store is transactional, as Transaction says

@@ -1,4 +1,4 @@
-import type { CheckoutClient } from '../client/client.js';
+import type { StatusReader } from '../client/client.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import type { Order, Withdrawal } from '../schemas.js';
 import type { WebhookEvent } from '../webhooks/event.js';
@@ -314,9 +314,6 @@ export interface TransactionalStatusStore<Transaction> extends StatusStore {
 // The tracker's options
 // ---------------------------------------------------------------------------------------------
 
-/** The part of `CheckoutClient` the tracker reads through (its rate, concurrency and retry budget apply). */
-export type TrackerClient = Pick<CheckoutClient, 'getOrderByExternalId' | 'getWithdrawalByExternalId'>;
-
 /**
  * When a watched record is read. Fast while a checkout is open, then backing off, with jitter so
  * that many records watched at once never read in step.
@@ -381,7 +378,7 @@ export interface StatusScheduleOptions {
  */
 export interface StatusTrackerOptions<Transaction = undefined> extends TelemetryOptions {
   /** Reads the records: a `CheckoutClient`, whose `rateLimit` and retry budget bound the tracker's reads. */
-  client: TrackerClient;
+  client: StatusReader;
   /**
    * Where records, schedules and handled statuses live. Use a shared store (`RedisStatusStore`,
    * `PostgresStatusStore`) when more than one process tracks, or to survive restarts.

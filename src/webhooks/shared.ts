@@ -25,7 +25,6 @@ export type {
   ExternalIdResolver,
   OnEvent,
   TransactionalWebhookContext,
-  WebhookClient,
   WebhookContext,
   WebhookHandlerOptions,
 } from './engine/options.js';

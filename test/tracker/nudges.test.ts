@@ -1,3 +1,4 @@
+import type { StatusReader } from 'checkout-partner-sdk';
 import { NotFoundError, type Order } from 'checkout-partner-sdk';
 import { createEvent } from 'checkout-partner-sdk/testing';
 import {
@@ -6,7 +7,6 @@ import {
   MemoryStatusStore,
   type StatusStore,
   type StatusTracker,
-  type TrackerClient,
   type TransactionalStatusStore,
 } from 'checkout-partner-sdk/tracker';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -36,7 +36,7 @@ function track<T>(options: Parameters<typeof createStatusTracker<T>>[0]): Status
 function orders() {
   const records = new Map<string, string>();
   const reads = new Map<string, number>();
-  const client: TrackerClient = {
+  const client: StatusReader = {
     getOrderByExternalId: async (externalId) => {
       reads.set(externalId, (reads.get(externalId) ?? 0) + 1);
       const status = records.get(externalId);

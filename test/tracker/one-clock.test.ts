@@ -1,3 +1,4 @@
+import type { StatusReader } from 'checkout-partner-sdk';
 import { NotFoundError, type Order } from 'checkout-partner-sdk';
 import {
   createStatusTracker,
@@ -6,7 +7,6 @@ import {
   type StatusChange,
   type StatusStore,
   type StatusTracker,
-  type TrackerClient,
 } from 'checkout-partner-sdk/tracker';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAKE_TIMERS, recorder } from './helpers.js';
@@ -36,7 +36,7 @@ function track(options: Parameters<typeof createStatusTracker>[0]): StatusTracke
 function orders() {
   const records = new Map<string, string>();
   const reads = new Map<string, number>();
-  const client: TrackerClient = {
+  const client: StatusReader = {
     getOrderByExternalId: async (externalId) => {
       reads.set(externalId, (reads.get(externalId) ?? 0) + 1);
       const status = records.get(externalId);
@@ -236,7 +236,7 @@ describe('a store that never answers', () => {
     const store = wrap(memory, { release: hang });
     const seen = recorder();
     let started = 0;
-    const hanging: TrackerClient = {
+    const hanging: StatusReader = {
       // a read that ends only when its signal aborts
       getOrderByExternalId: (_id, options) => {
         started += 1;
@@ -274,7 +274,7 @@ describe('a store that never answers', () => {
 
 describe('restarts: a stable owner takes back its leases at start', () => {
   /** A process that dies holding records: its store calls and reads hang from the kill on. */
-  function killable(memory: MemoryStatusStore, client: TrackerClient) {
+  function killable(memory: MemoryStatusStore, client: StatusReader) {
     let dead = false;
     const cut = <T>(work: () => Promise<T>): Promise<T> => (dead ? new Promise<never>(() => {}) : work());
     const store = new Proxy(memory, {
@@ -283,7 +283,7 @@ describe('restarts: a stable owner takes back its leases at start', () => {
         return typeof value === 'function' ? (...args: unknown[]) => cut(() => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)) : value;
       },
     }) as StatusStore;
-    const reads: TrackerClient = {
+    const reads: StatusReader = {
       getOrderByExternalId: (...args) => cut(() => client.getOrderByExternalId(...args)),
       getWithdrawalByExternalId: (...args) => cut(() => client.getWithdrawalByExternalId(...args)),
     };

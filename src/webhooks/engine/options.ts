@@ -1,6 +1,6 @@
 // The options of createWebhookHandler, types only (one TSDoc block per option, with @default where
 // there is one); resolve-options.ts checks them and applies the defaults.
-import type { CheckoutClient } from '../../index.js';
+import type { StatusReader } from '../../client/client.js';
 import type { Order, Withdrawal } from '../../schemas.js';
 import type { EventStore, TransactionalEventStore } from '../../stores/event-store.js';
 import type { WebhookEvent } from '../event.js';
@@ -9,8 +9,6 @@ import type { Logger, WebhookLogEntry, WebhookWarning } from '../../logger.js';
 import type { TelemetryOptions } from '../../telemetry/options.js';
 import type { StatusTracker } from '../../tracker/types.js';
 
-/** The part of `CheckoutClient` the handler uses to confirm events; a `CheckoutClient` fits. */
-export type WebhookClient = Pick<CheckoutClient, 'getOrderByExternalId' | 'getWithdrawalByExternalId'>;
 
 /** What `onEvent` gets for each new event. */
 export interface WebhookContext {
@@ -83,7 +81,7 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
   /** The endpoint's signing secret, or a list of them while rotating (any match is valid). */
   secret: WebhookSecret;
   /** Reads the order or withdrawal to confirm each event: a `CheckoutClient`. */
-  client: WebhookClient;
+  client: StatusReader;
   /**
    * Handles each new, verified event once. Optional when `tracker` is given (then the tracker's
    * `onChange` handles each status change, exactly once); with both, each event nudges the tracker

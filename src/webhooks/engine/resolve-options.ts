@@ -7,12 +7,13 @@ import { MemoryEventStore } from '../../stores/memory-event-store.js';
 import { secretList, type SignatureScheme } from '../signature/signature.js';
 import { inheritedTelemetry, type TelemetryOptions } from '../../telemetry/options.js';
 import { logWriter, type LogWrite } from './logger.js';
-import type { ExternalIdResolver, OnEvent, WebhookClient, WebhookHandlerOptions, WebhookTracker } from './options.js';
+import type { ExternalIdResolver, OnEvent, WebhookHandlerOptions, WebhookTracker } from './options.js';
+import type { StatusReader } from '../../client/client.js';
 
 /** The options with every default applied, checked once. */
 export interface ResolvedOptions {
   secrets: readonly string[];
-  client: WebhookClient;
+  client: StatusReader;
   onEvent: OnEvent;
   /** The tracker to nudge per event, if any. */
   tracker: WebhookTracker | undefined;
@@ -65,8 +66,8 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   if (
     client === null ||
     typeof client !== 'object' ||
-    typeof (client as WebhookClient).getOrderByExternalId !== 'function' ||
-    typeof (client as WebhookClient).getWithdrawalByExternalId !== 'function'
+    typeof (client as StatusReader).getOrderByExternalId !== 'function' ||
+    typeof (client as StatusReader).getWithdrawalByExternalId !== 'function'
   ) {
     throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
   }
@@ -118,7 +119,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   const logger = logWriter(options.logger);
   return {
     secrets: secretList(options.secret),
-    client: client as WebhookClient,
+    client: client as StatusReader,
     // the handler passes `transaction` exactly when the store is transactional, as Transaction says
     onEvent: (options.onEvent ?? (() => undefined)) as OnEvent,
     tracker: tracker as WebhookTracker | undefined,

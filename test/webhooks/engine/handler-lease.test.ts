@@ -1,4 +1,5 @@
-import { createWebhookHandler, MemoryEventStore, type WebhookClient, type WebhookContext, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import type { StatusReader } from 'checkout-partner-sdk';
+import { createWebhookHandler, MemoryEventStore, type WebhookContext, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import { delay, http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { API, deferred, deliverWithTimers, delivery, makeClient, memoryLogger, mockCheckout, recordingStore, SECRET, until } from '../helpers.js';
@@ -76,7 +77,7 @@ describe('confirm reads end before the claim lease', () => {
   it('passes each read an AbortSignal that aborts at the deadline, and fails even when the client ignores it', async () => {
     fakeClock();
     const signals: (AbortSignal | undefined)[] = [];
-    const client: WebhookClient = {
+    const client: StatusReader = {
       getOrderByExternalId: (_id, options) => {
         signals.push(options?.signal);
         return new Promise<never>(() => undefined); // never answers, never looks at the signal

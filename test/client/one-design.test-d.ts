@@ -1,6 +1,7 @@
-import { CheckoutClient, type DrainReport, type LogEntry, type Logger } from 'checkout-partner-sdk';
+import { CheckoutClient, ResponseValidationError, type DrainReport, type LogEntry, type Logger, type ParseResult, type StatusReader, type ValidationIssue } from 'checkout-partner-sdk';
+import { createWebhookHandler, WebhookPayloadError, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import type { StatusTrackerOptions } from 'checkout-partner-sdk/tracker';
 import { createStatusTracker } from 'checkout-partner-sdk/tracker';
-import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { describe, expectTypeOf, it } from 'vitest';
 
 // One logger contract across the SDK: a partner's single log function (and console, and a
@@ -51,5 +52,19 @@ describe('one logger for the client, the webhook handler and the tracker', () =>
     const client = new CheckoutClient({});
     expectTypeOf(createWebhookHandler({ secret: 's', client, onEvent: () => undefined }).drain).returns.resolves.toEqualTypeOf<DrainReport>();
     expectTypeOf(createStatusTracker({ client, onChange: () => undefined }).drain).returns.resolves.toEqualTypeOf<DrainReport>();
+  });
+});
+
+describe('one type per concept', () => {
+  it('StatusReader is what the handler and the tracker read through', () => {
+    expectTypeOf<WebhookHandlerOptions['client']>().toEqualTypeOf<StatusReader>();
+    expectTypeOf<StatusTrackerOptions['client']>().toEqualTypeOf<StatusReader>();
+    expectTypeOf<CheckoutClient>().toExtend<StatusReader>();
+  });
+
+  it('ValidationIssue is the issue of every error and parse result', () => {
+    expectTypeOf<ResponseValidationError['issues'][number]>().toEqualTypeOf<ValidationIssue>();
+    expectTypeOf<WebhookPayloadError['issues'][number]>().toEqualTypeOf<ValidationIssue>();
+    expectTypeOf<Extract<ParseResult<unknown>, { success: false }>['error']['issues'][number]>().toEqualTypeOf<ValidationIssue>();
   });
 });
