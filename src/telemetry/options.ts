@@ -14,6 +14,17 @@ export interface MeterProviderLike {
 }
 
 /**
+ * The `@opentelemetry/api` module itself (`import * as api from '@opentelemetry/api'`), typed by
+ * shape so the SDK's declarations do not need the optional peer.
+ */
+export interface OpenTelemetryApiLike {
+  readonly trace: object;
+  readonly metrics: object;
+  readonly context: object;
+  readonly propagation: object;
+}
+
+/**
  * Where the SDK's traces and metrics go. Both need `@opentelemetry/api` installed (an optional peer
  * dependency); without it nothing is loaded or emitted. See README.md, OpenTelemetry.
  */
@@ -30,6 +41,14 @@ export interface TelemetryOptions {
    * @default the global one (`metrics.setGlobalMeterProvider`); none registered: no metrics
    */
   meterProvider?: MeterProviderLike | undefined;
+  /**
+   * The `@opentelemetry/api` module to use (`import * as api from '@opentelemetry/api'`), instead of
+   * the one the SDK looks for itself. The path that works in every bundle: pass your app's own copy
+   * where a bundler hides the package from the SDK (see docs/observability.md, Bundlers). A webhook
+   * handler (or status tracker) without one uses its client's.
+   * @default the `@opentelemetry/api` the SDK finds at its first call (none found: no spans or metrics, said once on stderr when a provider is registered or given)
+   */
+  openTelemetryApi?: OpenTelemetryApiLike | undefined;
 }
 
 /**
@@ -51,5 +70,6 @@ export function inheritedTelemetry(options: TelemetryOptions, client: unknown): 
   return {
     tracerProvider: options.tracerProvider ?? fromClient.tracerProvider,
     meterProvider: options.meterProvider ?? fromClient.meterProvider,
+    openTelemetryApi: options.openTelemetryApi ?? fromClient.openTelemetryApi,
   };
 }

@@ -44,7 +44,9 @@ export function loadMsw(): MswFunctions {
     // The CommonJS build: the module's own require, so a runner's module registry (Jest's) hands
     // back the msw the test file's `require('msw/node')` gets.
     load = () => require('msw');
-  } else {
+  }
+  // a separate `if` (not an `else`), so esbuild drops it from the CommonJS build
+  if (!(typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__)) {
     const createRequire = globalThis.process?.getBuiltinModule?.('node:module')?.createRequire;
     if (createRequire !== undefined) load = () => createRequire(import.meta.url)('msw');
   }
@@ -59,10 +61,10 @@ export function loadMsw(): MswFunctions {
   return msw;
 }
 
-/** Why msw could not be loaded, from the error `require('msw')` threw, and what to do. */
+/** Why msw could not be loaded, from the error loading it threw, and what to do. */
 function mswLoadFailure(error: unknown, hint: string): string {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  const text = typeof message === 'string' ? message.split('\n')[0] : String(error);
+  const text = typeof message === 'string' ? (message.split('\n')[0] ?? message) : String(error);
   if (code === 'MODULE_NOT_FOUND' && /'msw'/.test(text)) {
     return `fake.handlers() needs the optional peer dependency msw, which is not installed. ${hint}.`;
   }
