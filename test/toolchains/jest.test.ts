@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { provisionNode, VERSIONS } from '../../scripts/runtimes/provision.js';
-import { spawn, toolProject } from './packed.js';
+import { ROOT, spawn, toolProject } from './packed.js';
 
 // The packed SDK under the real Jest 30, in fresh projects: its default CommonJS mode (ts-jest and
 // babel-jest, no flags), CommonJS with Node's require(esm) (--experimental-vm-modules), and its ESM
@@ -12,6 +12,14 @@ const JEST = ['jest@30', 'ts-jest@29', 'babel-jest@30', '@babel/core@8', '@babel
 const NODE24 = process.execPath;
 const work = mkdtempSync(join(tmpdir(), 'checkout-jest-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The Jest suites of docs/testing.md (fences tagged jest-cjs, jest-cjs-msw, jest-esm), run as written. */
+function docSuite(tag: string): string {
+  const markdown = readFileSync(join(ROOT, 'docs', 'testing.md'), 'utf8');
+  const match = new RegExp(`^\`\`\`(?:ts|js) ${tag}\\n([\\s\\S]*?)^\`\`\`$`, 'm').exec(markdown);
+  if (match?.[1] === undefined) throw new Error(`docs/testing.md has no \`\`\` ${tag} block`);
+  return match[1];
+}
 
 const PARTNER = `{ partnerId: 'p-1', partnerSecret: 's-1' }`;
 
@@ -117,6 +125,8 @@ test('the real-server mode', async () => {
 `;
 
 const TS_JEST = { testEnvironment: 'node', transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'commonjs', target: 'es2022', esModuleInterop: true, types: ['node', 'jest'], isolatedModules: true } }] } };
+/** ts-jest with its type check on (no isolatedModules): the docs' suites compile as a partner's would. */
+const TS_JEST_CHECKED = { testEnvironment: 'node', transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'nodenext', target: 'es2022', strict: true, types: ['node', 'jest'] } }] } };
 const BABEL_JEST = { testEnvironment: 'node', transform: { '^.+\\.ts$': 'babel-jest' } };
 const ESM = { testEnvironment: 'node', transform: {}, testMatch: ['**/*.test.mjs'] };
 
@@ -129,6 +139,9 @@ function project(msw: 'msw@2' | 'msw@3'): string {
   writeFileSync(join(dir, 'suites', 'msw-unloadable.test.ts'), CJS_MSW_UNLOADABLE);
   writeFileSync(join(dir, 'suites', 'esm.test.mjs'), ESM_SUITE(true));
   writeFileSync(join(dir, 'suites', 'esm-node22.test.mjs'), ESM_SUITE(false));
+  writeFileSync(join(dir, 'suites', 'doc-cjs.test.ts'), docSuite('jest-cjs'));
+  writeFileSync(join(dir, 'suites', 'doc-cjs-msw.test.ts'), docSuite('jest-cjs-msw'));
+  writeFileSync(join(dir, 'suites', 'doc-esm.test.mjs'), docSuite('jest-esm'));
   return dir;
 }
 
@@ -175,6 +188,16 @@ describe.each(['msw@2', 'msw@3'] as const)('Jest 30 with %s, from the packed tar
   it('ESM mode on Node 24: fake.handlers(), /testing/msw and the real server', () => {
     expect(jest(dir, { config: ESM, suite: 'esm.test.mjs', vmModules: true })).toMatch(/Tests:\s+3 passed, 3 total/);
   }, 120_000);
+
+  it("docs/testing.md's Jest suites, as written: CommonJS (Node 22 and 24), msw in CommonJS (Node 24), ESM (Node 22 and 24)", () => {
+    for (const node of [NODE24, node22()]) {
+      for (const config of [TS_JEST_CHECKED, BABEL_JEST]) expect(jest(dir, { node, config, suite: 'doc-cjs.test.ts' })).toMatch(/Tests:\s+1 passed, 1 total/);
+      expect(jest(dir, { node, config: ESM, suite: 'doc-esm.test.mjs', vmModules: true })).toMatch(/Tests:\s+1 passed, 1 total/);
+    }
+    for (const config of [TS_JEST_CHECKED, BABEL_JEST]) {
+      expect(jest(dir, { config, suite: 'doc-cjs-msw.test.ts', vmModules: true })).toMatch(/Tests:\s+1 passed, 1 total/);
+    }
+  }, 400_000);
 
   it('ESM mode on Node 22: /testing/msw and the real server work; fake.handlers() names the cause', () => {
     expect(jest(dir, { node: node22(), config: ESM, suite: 'esm-node22.test.mjs', vmModules: true })).toMatch(/Tests:\s+3 passed, 3 total/);
