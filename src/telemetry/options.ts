@@ -70,6 +70,7 @@ export function inheritedTelemetry(options: TelemetryOptions, client: unknown): 
   return {
     tracerProvider: options.tracerProvider ?? fromClient.tracerProvider,
     meterProvider: options.meterProvider ?? fromClient.meterProvider,
-    openTelemetryApi: options.openTelemetryApi ?? fromClient.openTelemetryApi,
+    // only an absent one is inherited: a wrong one (null included) is refused by name
+    openTelemetryApi: options.openTelemetryApi === undefined ? fromClient.openTelemetryApi : options.openTelemetryApi,
   };
 }
