@@ -162,3 +162,29 @@ describe('an app whose bundle holds the API where the SDK cannot reach it', () =
     expectTelemetry(await runApp(deployed, 'app.mjs', { PASS_API: '1' }));
   }, 60_000);
 });
+
+describe('an app without @opentelemetry/api installed', () => {
+  const PLAIN_APP = `
+import { CheckoutClient } from 'checkout-partner-sdk';
+const client = new CheckoutClient({ baseUrl: process.env.CHECKOUT_URL, partnerId: 'p-1', partnerSecret: 's-1' });
+const order = await client.getOrderByExternalId('o-1');
+console.log(JSON.stringify({ status: order.settlement?.status }));
+`;
+  let plain = '';
+  beforeAll(() => {
+    plain = toolProject(join(work, 'plain'), ['esbuild@0.28', 'webpack@5']);
+    writeFileSync(join(plain, 'app.mjs'), PLAIN_APP.replace('const order = await', 'void (async () => { const order = await').replace("status }));", "status })); })();"));
+    writeFileSync(join(plain, 'webpack.cjs'), WEBPACK);
+  }, 900_000);
+
+  it.each(['esbuild cjs', 'esbuild esm', 'webpack'] as const)('%s: builds (no error), runs, and says nothing', async (tool) => {
+    const out = join(plain, `out-${tool.replace(' ', '-')}`);
+    const file = tool === 'esbuild cjs' ? 'app.cjs' : tool === 'esbuild esm' ? 'app.mjs' : 'app.js';
+    if (tool === 'webpack') run(process.execPath, ['webpack.cjs', out, 'bundled'], { cwd: plain, timeoutMs: 180_000 });
+    else run(join(plain, 'node_modules/.bin/esbuild'), ['app.mjs', '--bundle', '--platform=node', `--format=${tool.slice(-3)}`, `--outfile=${join(out, file)}`, '--log-level=error'], { cwd: plain });
+    const deployed = deploy(`plain-${tool.replace(' ', '-')}`, out, []);
+    const { stdout, stderr } = await execFileAsync(process.execPath, [file], { cwd: deployed, env: { PATH: process.env.PATH ?? '', CHECKOUT_URL: server.url }, timeout: 60_000 });
+    expect(JSON.parse(stdout.trim())).toEqual({ status: 'Pending' });
+    expect(stderr).toBe('');
+  }, 240_000);
+});
