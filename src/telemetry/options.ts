@@ -18,9 +18,13 @@ export interface MeterProviderLike {
  * shape so the SDK's declarations do not need the optional peer.
  */
 export interface OpenTelemetryApiLike {
+  /** The API's `trace` (tracer providers and the active span). */
   readonly trace: object;
+  /** The API's `metrics` (meter providers). */
   readonly metrics: object;
+  /** The API's `context` (the active context). */
   readonly context: object;
+  /** The API's `propagation` (the `traceparent` header). */
   readonly propagation: object;
 }
 
