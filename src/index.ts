@@ -10,7 +10,7 @@ export type {
   WithResponse,
 } from './client/options.js';
 export type { ClientLogEntry, ClientLogger } from './client/log.js';
-export type { MeterProviderLike, TelemetryOptions, TracerProviderLike } from './telemetry/options.js';
+export type { MeterProviderLike, OpenTelemetryApiLike, TelemetryOptions, TracerProviderLike } from './telemetry/options.js';
 export type { RateLimitOptions, RetryBudgetOptions } from './client/load/options.js';
 export type { StoredToken, TokenStore } from './client/token-store.js';
 export {
