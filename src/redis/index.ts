@@ -30,4 +30,4 @@ export type { RedisStatusStoreOptions } from './status-store.js';
 export type { RedisTokenStoreOptions } from './token-store.js';
 export { RedisStoreError } from './errors.js';
 export type { RedisStoreOperation } from './errors.js';
-export type { IoRedisClientLike, NodeRedisClientLike, RedisClientLike } from './client.js';
+export type { IoRedisClientLike, NodeRedisClientLike, NodeRedisClusterLike, RedisClientLike, WaitForReplicas } from './client.js';
