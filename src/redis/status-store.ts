@@ -136,14 +136,12 @@ return 1`,
 };
 
 /**
- * KEYS: a due index. ARGV: limit. Replies the server's now, then member, due time, … of the records
- * due at or before it, earliest first (a sharded claim reads every part before it claims).
+ * KEYS: a due index. ARGV: limit. Replies member, due time, … of the records due at or before the
+ * server's now, earliest first (a claim on several parts reads every part before it claims).
  */
 const PEEK_DUE: LuaScript = {
   source: `${NOW}
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
-table.insert(due, 1, string.format('%d', now))
-return due`,
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))`,
 };
 
 /**
@@ -341,19 +339,19 @@ export class RedisStatusStore implements StatusStore {
     if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
     const lease = durationMs('leaseMs', leaseMs);
     if (this.#parts.length === 1) return this.#claimPart(this.#parts[0]!, limit, lease, owner);
-    // every part's earliest due records, by how late each is on its own master's clock
+    // every part's earliest due records; merged by due time (the masters' clocks agree as NTP keeps
+    // them: an error of a few milliseconds only reorders records due within those milliseconds)
     const peeks = await Promise.all(this.#parts.map(async (part, index) => {
       const reply = await this.#redis.script('claim', PEEK_DUE, [part.due], [String(limit)]);
-      if (!Array.isArray(reply) || reply.length % 2 !== 1) throw unexpected('claim');
-      const now = Number(replyString(reply[0]));
-      const late: Array<{ index: number; late: number }> = [];
-      for (let i = 1; i < reply.length; i += 2) late.push({ index, late: now - Number(replyString(reply[i + 1])) });
-      return late;
+      if (!Array.isArray(reply) || reply.length % 2 !== 0) throw unexpected('claim');
+      const due: Array<{ index: number; at: number }> = [];
+      for (let i = 0; i < reply.length; i += 2) due.push({ index, at: Number(replyString(reply[i + 1])) });
+      return due;
     }));
     const counts = new Map<number, number>();
-    for (const { index } of peeks.flat().sort((a, b) => b.late - a.late).slice(0, limit)) counts.set(index, (counts.get(index) ?? 0) + 1);
+    for (const { index } of peeks.flat().sort((a, b) => a.at - b.at).slice(0, limit)) counts.set(index, (counts.get(index) ?? 0) + 1);
     const claimed = await Promise.all([...counts].map(([index, count]) => this.#claimPart(this.#parts[index]!, count, lease, owner)));
-    return claimed.flat().sort((a, b) => (b.claimedAt - (b.dueAt ?? b.claimedAt)) - (a.claimedAt - (a.dueAt ?? a.claimedAt)));
+    return claimed.flat().sort((a, b) => (a.dueAt ?? a.claimedAt) - (b.dueAt ?? b.claimedAt));
   }
 
   async #claimPart(part: Part, limit: number, leaseMs: string, owner: string): Promise<ClaimedStatusRecord[]> {

@@ -120,6 +120,19 @@ describe.each(flavours)('Redis stores on a 3-master Redis Cluster with $name', (
     expect(await tokens.lock('partner-a')).toBeTypeOf('function');
   });
 
+  it('waitForReplicas sends WAIT to the master that took the write (this cluster has no replicas: 0 acknowledge)', async () => {
+    const store = new RedisStatusStore({ client, prefix: `cluster-wait-${++prefixes}:`, waitForReplicas: { replicas: 1, timeoutMs: 50 } });
+    const events = new RedisEventStore({ client, prefix: `cluster-wait-${++prefixes}:`, waitForReplicas: { replicas: 1, timeoutMs: 50 } });
+    for (let i = 0; i < 6; i += 1) await store.watch('order', `o-${i}`);
+    const claimed = await store.claimDue({ limit: 6, leaseMs: 60_000, owner: 'a' });
+    expect(claimed).toHaveLength(6);
+    for (const record of claimed) {
+      await expect(store.commit(record.lease, 'Settled', { failures: 0, next: { end: 'final' } })).rejects.toThrow(/only 0 of the 1 replicas/);
+    }
+    const claim = await events.claim('e-1', 60_000);
+    await expect(events.complete('e-1', (claim as { lease: unknown }).lease)).rejects.toThrow(/only 0 of the 1 replicas/);
+  });
+
   it('checks the eviction policy of every master, and names the one that evicts', async () => {
     const evicting = masters[2]!;
     await evicting.config('SET', 'maxmemory-policy', 'volatile-lru');

@@ -1,0 +1,88 @@
+import { RedisEventStore, RedisStatusStore, RedisStoreError } from 'checkout-partner-sdk/redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
+import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { flavours, type Connection } from './clients.js';
+
+let master: RedisServer;
+let replica: RedisServer;
+beforeAll(async () => {
+  master = await startRedis();
+  replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(master.port)] });
+});
+afterAll(async () => {
+  await replica?.stop();
+  await master?.stop();
+});
+
+let prefixes = 0;
+
+describe.each(flavours)('waitForReplicas with a real master and replica, with $name', (flavour) => {
+  let primary: Connection;
+  let copy: Connection;
+  beforeAll(async () => {
+    primary = await flavour.connect(master.url);
+    copy = await flavour.connect(replica.url);
+    const linked = await eventually(async () => /master_link_status:up/.test(String(await copy.raw('INFO', 'replication'))), 20_000);
+    expect(linked).toBe(true);
+  });
+  afterAll(async () => {
+    await primary?.close();
+    await copy?.close();
+  });
+
+  it('a commit counts once the replica acknowledged it: the replica holds the status when commit resolves', async () => {
+    const prefix = `replicated-${++prefixes}:`;
+    const store = new RedisStatusStore({ client: primary.client, prefix, waitForReplicas: { replicas: 1, timeoutMs: 2_000 } });
+    for (let i = 0; i < 20; i += 1) await store.watch('order', `o-${i}`);
+    const claimed = await store.claimDue({ limit: 20, leaseMs: 60_000, owner: 'a' });
+    expect(claimed).toHaveLength(20);
+    for (const record of claimed) {
+      expect(await store.commit(record.lease, 'Settled', { failures: 0, next: { end: 'final' } })).toBe(true);
+      // read on the replica at once, no wait: WAIT returned only after it had the write
+      const onReplica = await copy.raw('HGET', `${prefix}r:order:${record.externalId}`, 'hs');
+      expect(onReplica).toBe('"Settled"');
+    }
+  });
+
+  it('fewer replicas than asked: commit rejects with RedisStoreError, the status stays recorded on the master', async () => {
+    const store = new RedisStatusStore({ client: primary.client, prefix: `short-${++prefixes}:`, waitForReplicas: { replicas: 2, timeoutMs: 100 } });
+    await store.watch('order', 'o-1');
+    const [record] = await store.claimDue({ limit: 1, leaseMs: 60_000, owner: 'a' });
+    const error = await store.commit(record!.lease, 'Settled', { failures: 0, next: { end: 'final' } }).then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RedisStoreError);
+    expect(error).toMatchObject({ operation: 'commit' });
+    expect((error as Error).message).toContain('only 1 of the 2 replicas');
+    expect((error as Error).message).toContain('not reported as recorded');
+    // WAIT cannot undo a write: the master has it, and the tracker's next read finds it handled
+    expect(await store.get('order', 'o-1')).toMatchObject({ watching: false, handled: { status: 'Settled' } });
+    // a reschedule is no hand-over: it does not wait
+    await store.watch('order', 'o-2');
+    const [other] = await store.claimDue({ limit: 1, leaseMs: 60_000, owner: 'a' });
+    expect(await store.reschedule(other!.lease, { failures: 0, next: { delayMs: 1_000 } })).toBe(true);
+  });
+
+  it('RedisEventStore: complete waits for the replica; with fewer it rejects and the event still reads done', async () => {
+    const prefix = `events-${++prefixes}:`;
+    const store = new RedisEventStore({ client: primary.client, prefix, waitForReplicas: { replicas: 1, timeoutMs: 2_000 } });
+    const claim = await store.claim('e-1', 60_000);
+    await store.complete('e-1', (claim as { lease: unknown }).lease);
+    expect(await copy.raw('GET', `${prefix}e-1`)).toBe('done');
+
+    const demanding = new RedisEventStore({ client: primary.client, prefix, waitForReplicas: { replicas: 3, timeoutMs: 100 } });
+    const second = await demanding.claim('e-2', 60_000);
+    const error = await demanding.complete('e-2', (second as { lease: unknown }).lease).then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RedisStoreError);
+    expect((error as Error).message).toContain('only 1 of the 3 replicas');
+    // what the webhook handler's retry of complete then meets: done, and waiting again
+    await expect(demanding.complete('e-2')).rejects.toThrow(/only 1 of the 3/);
+    expect(await store.claim('e-2', 60_000)).toBe('done');
+  });
+
+  it('refuses a waitForReplicas that is not { replicas ≥ 1, timeoutMs ≥ 1 } with a TypeError', () => {
+    for (const waitForReplicas of [{ replicas: 0, timeoutMs: 100 }, { replicas: 1, timeoutMs: 0 }, { replicas: 1.5, timeoutMs: 100 }, { replicas: 1 }, 'yes', null]) {
+      expect(() => new RedisStatusStore({ client: primary.client, waitForReplicas: waitForReplicas as never })).toThrow(/waitForReplicas must be/);
+      expect(() => new RedisEventStore({ client: primary.client, waitForReplicas: waitForReplicas as never })).toThrow(/waitForReplicas must be/);
+    }
+  });
+});
