@@ -11,7 +11,7 @@ const FORGET_GRACE_MS = 5_000;
  * lease act for this instance's last claim on the event (`RedisEventStore`, `PostgresEventStore`).
  */
 export class LeaseMemory {
-  /** eventId → the lease this instance holds on it, and when that lease ends (local clock). */
+  /** eventId → the lease this instance holds on it, and when that lease ends (this process's monotonic clock). */
   readonly #leases = new Map<string, { token: string; until: number }>();
   /** `#leases` is swept of expired leases when it reaches this size; see `remember`. */
   #sweepAt = SWEEP_AT_LEASES;
@@ -30,10 +30,23 @@ export class LeaseMemory {
    * completed or released, i.e. its work in progress, so memory follows that load and shrinks back
    * as leases end. A hard cap would only move the point where completions start to be lost.
    */
+  rememberFor(eventId: string, token: string, leaseMs: number): void {
+    this.#keep(eventId, token, performance.now() + leaseMs);
+  }
+
+  /**
+   * As {@link LeaseMemory.rememberFor}, with the lease's end as a wall-clock time (`Date.now() +
+   * leaseMs` just computed by the caller): converted at once to the monotonic clock, so a later
+   * wall-clock step never moves it. Prefer `rememberFor`.
+   */
   remember(eventId: string, token: string, until: number): void {
+    this.#keep(eventId, token, performance.now() + (until - Date.now()));
+  }
+
+  #keep(eventId: string, token: string, until: number): void {
     this.#leases.delete(eventId);
     if (this.#leases.size >= this.#sweepAt) {
-      const now = Date.now();
+      const now = performance.now();
       for (const [id, lease] of this.#leases) {
         if (lease.until + FORGET_GRACE_MS < now) this.#leases.delete(id);
       }

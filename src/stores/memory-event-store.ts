@@ -18,7 +18,16 @@ export interface MemoryEventStoreOptions {
    * @default 86_400_000 (24 hours)
    */
   ttlMs?: number | undefined;
+  /**
+   * The store's clock, in milliseconds: leases and the TTL of done events run on it. It must never
+   * go back; tests may pass a manual clock.
+   * @default a monotonic clock (`performance.now()`), which a wall-clock step never moves
+   */
+  clock?: (() => number) | undefined;
 }
+
+// monotonic: a wall-clock step (NTP) must neither end a live lease early nor keep an expired one
+const monotonicNow = (): number => performance.now();
 
 /** How many of the oldest entries each write looks at to drop the expired ones. */
 const SWEEP_PER_WRITE = 2;
@@ -36,7 +45,7 @@ class MemoryLease {
 /** An entry's value: a {@link MemoryLease} while in flight, `-t` once done (remembered until t). */
 type Entry = MemoryLease | number;
 
-/** When an entry stops counting, in epoch ms. */
+/** When an entry stops counting, on the store's clock. */
 function expiry(entry: Entry): number {
   return typeof entry === 'number' ? -entry : entry.until;
 }
@@ -68,6 +77,7 @@ export class MemoryEventStore implements EventStore {
   readonly #entries = new Map<string, Entry>();
   readonly #maxEntries: number;
   readonly #ttlMs: number;
+  readonly #clock: () => number;
   /**
    * One long-lived iterator over the keys, used as a cursor to reach the oldest entry. A fresh
    * `keys()` iterator starts at the front of V8's table and steps over every deleted slot not yet
@@ -99,6 +109,10 @@ export class MemoryEventStore implements EventStore {
     }
     this.#maxEntries = maxEntries;
     this.#ttlMs = positiveMs('ttlMs', ttlMs, 86_400_000);
+    if (options.clock !== undefined && typeof options.clock !== 'function') {
+      throw new TypeError(`MemoryEventStore clock must be a function returning milliseconds, got ${typeName(options.clock)}`);
+    }
+    this.#clock = options.clock ?? monotonicNow;
   }
 
   /** How many events it holds now (expired ones included until they are swept or evicted). */
@@ -111,7 +125,7 @@ export class MemoryEventStore implements EventStore {
     if (typeof leaseMs !== 'number' || !(leaseMs > 0) || !Number.isFinite(leaseMs)) {
       throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
     }
-    const now = Date.now();
+    const now = this.#clock();
     const entry = this.#entries.get(eventId);
     if (entry !== undefined && expiry(entry) > now) {
       if (entry instanceof MemoryLease) return 'in-flight';
@@ -134,7 +148,7 @@ export class MemoryEventStore implements EventStore {
   async complete(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
     const own = checkLease(lease);
-    const now = Date.now();
+    const now = this.#clock();
     const entry = this.#entries.get(eventId);
     if (own !== undefined && entry instanceof MemoryLease && entry !== own && entry.until > now) {
       throw new LeaseLostError(eventId);

@@ -13,7 +13,8 @@
 export { createStatusTracker } from './tracker.js';
 export { MemoryStatusStore } from './memory-store.js';
 export type { MemoryStatusStoreOptions } from './memory-store.js';
-export { StatusStoreFullError } from './errors.js';
+export { StatusStoreFullError, StatusStoreTimeoutError } from './errors.js';
+export { MAX_TRACKED_EVENT_BYTES, MAX_TRACKED_EVENT_FIELD_BYTES } from './event-projection.js';
 export { NUDGE_PRIORITY_MS } from './types.js';
 export type {
   ClaimDueRequest,
@@ -37,6 +38,7 @@ export type {
   TrackerLogger,
   TransactionalStatusChange,
   TransactionalStatusStore,
+  WatchArguments,
   WatchEndReason,
   WithdrawalStatusChange,
 } from './types.js';

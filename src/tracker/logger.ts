@@ -49,10 +49,11 @@ function isFailure(entry: TrackerLogEntry): boolean {
 /**
  * The logger used when the `logger` option is absent: one stderr line per failure (`onChange` threw,
  * a read failed after the client's retries, a store operation failed, a lease lost, a watch given up
- * at `maxAgeMs`), the same failure at most once per {@link REPEAT_WINDOW_MS} (a store failure is one
- * failure whatever the record; any other, per record); with `CHECKOUT_LOG=debug`, every entry.
+ * at `maxAgeMs` or `notFoundForMs`), the same failure at most once per {@link REPEAT_WINDOW_MS} on
+ * the monotonic clock, so a wall-clock step never silences it (a store failure is one failure
+ * whatever the record; any other, per record); with `CHECKOUT_LOG=debug`, every entry.
  */
-export function stderrTrackerLogger(now: () => number = Date.now): (entry: TrackerLogEntry) => void {
+export function stderrTrackerLogger(now: () => number = () => performance.now()): (entry: TrackerLogEntry) => void {
   const every = debugLogging();
   const limiter = new RepeatLimiter(REPEAT_WINDOW_MS, now);
   return (entry) => {
@@ -76,6 +77,7 @@ export function stderrTrackerLogger(now: () => number = Date.now): (entry: Track
 export function trackerLogLine(entry: TrackerLogEntry, held: number): string {
   const parts = [`checkout-partner-sdk tracker ${entry.type}`];
   if (entry.outcome !== undefined) parts.push(`outcome=${entry.outcome}`);
+  if (entry.type === 'give-up' && entry.reason !== undefined) parts.push(`reason=${entry.reason}`);
   if (entry.kind !== undefined) parts.push(`kind=${entry.kind}`);
   if (entry.externalId !== undefined) parts.push(`externalId=${quote(entry.externalId)}`);
   if (entry.status !== undefined) parts.push(`status=${quote(entry.status)}`);

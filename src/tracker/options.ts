@@ -31,6 +31,10 @@ export interface ResolvedTrackerOptions {
   claimIntervalMs: number;
   readTimeoutMs: number;
   owner: string;
+  /** Whether `owner` was given (a stable name): the tracker then reclaims its own leases at start. */
+  ownerGiven: boolean;
+  /** The time limit of each store operation of a turn (a third of `leaseMs`, the renewal interval). */
+  storeTimeoutMs: number;
   logger: TrackerLogger | undefined;
   onWatchEnd: ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
   /** The providers of the tracker's spans (`checkout.tracker.read`, `checkout.tracker.change`): its own, else its client's. */
@@ -54,7 +58,15 @@ const KNOWN = new Set([
   'meterProvider',
 ]);
 
-const STORE_METHODS = ['watch', 'unwatch', 'nudge', 'claimDue', 'extend', 'commit', 'reschedule', 'release', 'get'] as const;
+const STORE_METHODS = ['watch', 'unwatch', 'nudge', 'claimDue', 'extend', 'commit', 'reschedule', 'release', 'reclaim', 'get'] as const;
+
+/**
+ * The default `leaseMs`: three renewals of 5 s. While `onChange` runs the lease is renewed every
+ * third of it, so two renewals in a row may fail (a store blip of up to ~10 s) before it lapses;
+ * and a process killed without a stable `owner` leaves its records unread for at most this long
+ * (with a stable `owner`, the restarted process reclaims them at once).
+ */
+export const DEFAULT_LEASE_MS = 15_000;
 
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
 export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions<Transaction>): ResolvedTrackerOptions {
@@ -81,8 +93,9 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     throw new TypeError(`store must be a StatusStore (an object with ${STORE_METHODS.join(', ')})`);
   }
   const transact = (store as Partial<TransactionalStatusStore<unknown>>).transact;
-  const leaseMs = timerMs('leaseMs', options.leaseMs, 60_000);
+  const leaseMs = timerMs('leaseMs', options.leaseMs, DEFAULT_LEASE_MS);
   if (leaseMs < 1_000) throw new TypeError(`leaseMs must be at least 1000 milliseconds, got ${leaseMs}`);
+  const ownerGiven = options.owner !== undefined;
   const owner = options.owner ?? `tracker-${globalThis.crypto.randomUUID()}`;
   if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
   return {
@@ -99,6 +112,8 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     // a read longer than the lease would be wasted: another process takes the record meanwhile
     readTimeoutMs: timerMs('readTimeoutMs', options.readTimeoutMs, Math.min(15_000, leaseMs / 2)),
     owner,
+    ownerGiven,
+    storeTimeoutMs: leaseMs / 3,
     logger: checkLogger(options.logger),
     onWatchEnd: options.onWatchEnd,
     telemetry: inheritedTelemetry(options, client),

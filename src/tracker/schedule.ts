@@ -11,6 +11,7 @@ export interface Schedule {
   maxAgeMs: number;
   nudgeFastForMs: number;
   retryDelayMs: number;
+  notFoundForMs: number;
 }
 
 /** Checks the `schedule` option and applies the defaults; a wrong field is a `TypeError` naming it. */
@@ -31,7 +32,10 @@ export function resolveSchedule(options: StatusScheduleOptions | undefined): Sch
     maxAgeMs: positive('schedule.maxAgeMs', given.maxAgeMs, 7 * 24 * 60 * 60 * 1000),
     nudgeFastForMs: positive('schedule.nudgeFastForMs', given.nudgeFastForMs, 600_000),
     retryDelayMs: timerMs('schedule.retryDelayMs', given.retryDelayMs, 1_000),
+    notFoundForMs: 0,
   };
+  // the open-checkout window: a record not found while its checkout could still be open never will be
+  schedule.notFoundForMs = positive('schedule.notFoundForMs', given.notFoundForMs, schedule.fastForMs);
   if (schedule.maxIntervalMs < schedule.fastIntervalMs) {
     throw new TypeError(`schedule.maxIntervalMs (${schedule.maxIntervalMs}) must be at least schedule.fastIntervalMs (${schedule.fastIntervalMs})`);
   }

@@ -4,10 +4,11 @@ import { watchedRecords } from '../telemetry/hooks.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import type { WebhookEvent } from '../webhooks/event.js';
 import { checkExternalId, checkKind } from './arguments.js';
+import { projectEvent } from './event-projection.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import { resolveTrackerOptions } from './options.js';
-import { runTurn, type TurnHandle } from './turn.js';
-import type { StatusKind, StatusTracker, StatusTrackerOptions, TrackerDrainReport } from './types.js';
+import { bounded, runTurn, TurnHandle } from './turn.js';
+import type { ClaimedStatusRecord, StatusKind, StatusTracker, StatusTrackerOptions, TrackerDrainReport, WatchArguments } from './types.js';
 
 /**
  * Creates a status tracker: every status change of the orders and withdrawals it watches, handed
@@ -26,11 +27,15 @@ import type { StatusKind, StatusTracker, StatusTrackerOptions, TrackerDrainRepor
  * tracker.start();
  * await tracker.watchOrder('order-42'); // when the checkout opens
  */
-export function createStatusTracker<Transaction = undefined>(options: StatusTrackerOptions<Transaction>): StatusTracker {
+export function createStatusTracker<Transaction = undefined>(options: StatusTrackerOptions<Transaction>): StatusTracker<Transaction> {
   const config = resolveTrackerOptions(options);
   const { store } = config;
   const telemetry = new Telemetry(config.telemetry);
-  /** The records this process holds, by lease token. */
+  /**
+   * The records this process holds, by record (kind and externalId), not by lease token: a claim
+   * that returns a record already in hand (its lease lapsed during a slow turn and the store gave
+   * it back to this process) is adopted by the running turn, never given a second onChange.
+   */
   const inHand = new Map<string, { handle: TurnHandle; done: Promise<void> }>();
   let running = false;
   let loop: Promise<void> | undefined;
@@ -62,7 +67,60 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       poke = done;
     });
 
+  /** Claims due records, bounded in time; a claim answered after the limit gives its records back. */
+  async function claimDue(limit: number): Promise<ClaimedStatusRecord[]> {
+    const claim = store.claimDue({ limit, leaseMs: config.leaseMs, owner: config.owner });
+    try {
+      return await bounded(config.storeTimeoutMs, 'claimDue', claim);
+    } catch (error) {
+      claim.then(
+        (late) => {
+          for (const record of late) store.release(record.lease).catch(() => undefined);
+        },
+        () => undefined,
+      );
+      throw error;
+    }
+  }
+
+  /** Runs the record's turn, then the turn of a later claim of it that the turn did not use, while the process holds it. */
+  function startTurn(record: ClaimedStatusRecord): void {
+    const key = recordKey(record);
+    const first = new TurnHandle(record);
+    // a drain that began during the claim aborts the read at once, so the record is released
+    if (!running) first.controller.abort();
+    const entry = { handle: first, done: Promise.resolve() };
+    entry.done = (async () => {
+      for (let handle = first; ; ) {
+        try {
+          await runTurn(config, handle, telemetry);
+        } catch (error) {
+          writeTrackerLog(config.logger, { type: 'store-failed', kind: record.kind, externalId: record.externalId, error: plainError(error) });
+        }
+        // checked and removed in one step: a claim adopted after this starts a turn of its own
+        const unused = handle.takeUnused();
+        if (unused === undefined) {
+          inHand.delete(key);
+          wake();
+          return;
+        }
+        handle = new TurnHandle(unused);
+        if (!running) handle.controller.abort();
+        entry.handle = handle;
+      }
+    })();
+    inHand.set(key, entry);
+  }
+
   async function run(): Promise<void> {
+    if (config.ownerGiven) {
+      // a restart with the same owner: take back what the previous life held, due at once
+      try {
+        await bounded(config.storeTimeoutMs, 'reclaim', store.reclaim(config.owner));
+      } catch (error) {
+        writeTrackerLog(config.logger, { type: 'store-failed', error: plainError(error) });
+      }
+    }
     /** Claims that failed in a row: the wait before the next doubles, up to 5 s (a store outage is not hammered). */
     let storeFailures = 0;
     while (running) {
@@ -70,20 +128,14 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       let claimed = 0;
       if (free > 0) {
         try {
-          const records = await store.claimDue({ now: Date.now(), limit: free, leaseMs: config.leaseMs, owner: config.owner });
-          const claimedAt = Date.now();
+          const records = await claimDue(free);
           claimed = records.length;
           for (const record of records) {
-            const handle: TurnHandle = { record, controller: new AbortController(), claimedAt, changing: false };
-            // a drain that began during the claim aborts the read at once, so the record is released
-            if (!running) handle.controller.abort();
-            const done = runTurn(config, handle, telemetry)
-              .catch((error: unknown) => writeTrackerLog(config.logger, { type: 'store-failed', kind: record.kind, externalId: record.externalId, error: plainError(error) }))
-              .finally(() => {
-                inHand.delete(record.lease.token);
-                wake();
-              });
-            inHand.set(record.lease.token, { handle, done });
+            const held = inHand.get(recordKey(record));
+            // adopt, not skip or release: the running turn then records its change under the new
+            // lease (once); a skipped claim would leave its commit refused and the change handed over again
+            if (held !== undefined) held.handle.adopt(record);
+            else startTurn(record);
           }
           storeFailures = 0;
         } catch (error) {
@@ -103,17 +155,26 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
     }
   }
 
+  async function watch(kind: StatusKind, externalId: string, watchOptions: unknown): Promise<void> {
+    checkExternalId(externalId);
+    if (watchOptions !== undefined && (watchOptions === null || typeof watchOptions !== 'object')) {
+      throw new TypeError(`watch options must be an object { transaction? }, got ${typeName(watchOptions)}`);
+    }
+    const transaction = (watchOptions as { transaction?: unknown } | undefined)?.transaction;
+    if (transaction === undefined) await store.watch(kind, externalId);
+    else if (config.transactional === undefined) {
+      throw new TypeError('a watch can join a transaction only with a transactional store (PostgresStatusStore with transactional: true)');
+    } else await config.transactional.watch(kind, externalId, { transaction });
+    wake();
+  }
+
   return {
-    async watchOrder(externalId: string): Promise<void> {
-      checkExternalId(externalId);
-      await store.watch('order', externalId, Date.now());
-      wake();
+    async watchOrder(externalId: string, ...watchOptions: WatchArguments<Transaction>): Promise<void> {
+      await watch('order', externalId, watchOptions[0]);
     },
 
-    async watchWithdrawal(externalId: string): Promise<void> {
-      checkExternalId(externalId);
-      await store.watch('withdrawal', externalId, Date.now());
-      wake();
+    async watchWithdrawal(externalId: string, ...watchOptions: WatchArguments<Transaction>): Promise<void> {
+      await watch('withdrawal', externalId, watchOptions[0]);
     },
 
     async unwatch(kind: StatusKind, externalId: string): Promise<void> {
@@ -129,7 +190,8 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
         throw new TypeError(`nudge options must be an object { event? }, got ${typeName(nudgeOptions)}`);
       }
       const event = nudgeOptions?.event;
-      await store.nudge(kind, externalId, event === undefined ? { now: Date.now() } : { now: Date.now(), event });
+      // the store keeps a bounded projection, never a whole provider payload
+      await store.nudge(kind, externalId, event === undefined ? {} : { event: projectEvent(event) });
       wake();
     },
 
@@ -168,4 +230,8 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       }
     },
   };
+}
+
+function recordKey(record: { kind: StatusKind; externalId: string }): string {
+  return `${record.kind}:${record.externalId}`;
 }

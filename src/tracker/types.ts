@@ -28,7 +28,11 @@ interface StatusChangeBase {
    * `event`), else `'poll'` (the record was read on its schedule).
    */
   source: StatusSource;
-  /** The provider event that asked for the read, when `source` is `'webhook'`. */
+  /**
+   * The provider event that asked for the read, when `source` is `'webhook'`: the bounded
+   * projection the store keeps (`eventId`, `type` and the event's top-level scalar fields, strings
+   * cut; at most `MAX_TRACKED_EVENT_BYTES` of JSON), not the whole payload.
+   */
   event?: WebhookEvent | undefined;
 }
 
@@ -127,7 +131,10 @@ export interface StatusRecordState {
    * handled (unless a newer nudge came while the change was being handled).
    */
   nudgedAt?: number | undefined;
-  /** The latest nudge's event (as JSON-compatible data), handed over as `StatusChange.event`; cleared with `nudgedAt`. */
+  /**
+   * The latest nudge's event (the bounded projection the tracker passed, see
+   * `MAX_TRACKED_EVENT_BYTES`), handed over as `StatusChange.event`; cleared with `nudgedAt`.
+   */
   event?: WebhookEvent | undefined;
   /** Reads or `onChange` calls that failed in a row (the tracker backs off by it); 0 after a success. */
   failures: number;
@@ -144,8 +151,8 @@ export interface ClaimedStatusRecord extends StatusRecordState {
    */
   claimedAt: number;
   /**
-   * When the record was due, as the due index had it just before this claim (milliseconds since the
-   * epoch; for a nudged record, `NUDGE_PRIORITY_MS` before the nudge). Optional for a store: the
+   * When the record was due, as the due index had it just before this claim (milliseconds, on the
+   * store's clock; for a nudged record, `NUDGE_PRIORITY_MS` before the nudge). Optional for a store: the
    * tracker's `checkout.tracker.lag` metric is recorded only for records that carry it.
    */
   dueAt?: number | undefined;
@@ -183,8 +190,10 @@ export type StatusNext =
 export interface StatusTurn {
   /**
    * What comes next (`delayMs` from the store's own now). When a nudge reached the store after the
-   * claim, the store ignores `next` and makes the record due at once, ahead of the backlog
-   * (`now - NUDGE_PRIORITY_MS`): the read in hand may predate the event.
+   * claim and the turn did not fail (`failures` is 0), the store ignores `next` and makes the record
+   * due at once, ahead of the backlog (`now - NUDGE_PRIORITY_MS`): the read in hand may predate the
+   * event. After a failed turn (`failures > 0`) `next` holds (the back-off), the nudge and its
+   * event kept for the next read.
    */
   next: StatusNext;
   /** The new count of failures in a row (0 after a read whose outcome was handled or needed nothing). */
@@ -232,8 +241,10 @@ export interface StatusStore {
    * Asks for the record to be read at once: sets `nudgedAt` (and `event` when given), starts a
    * watch when it is not watched, and makes it due at `now - NUDGE_PRIORITY_MS` (ahead of any
    * backlog of records merely scheduled) unless a live lease holds it (then the lease's end of turn
-   * makes it due so). The tracker passes a bounded projection of the event (see
-   * `MAX_TRACKED_EVENT_BYTES`), never a whole provider payload.
+   * makes it due so). A record whose last turn failed (`failures > 0`) keeps its due time (the
+   * back-off): the nudge and its event are remembered for that read, so a stream of events never
+   * turns a failing `onChange` into a busy loop. The tracker passes a bounded projection of the event
+   * (see `MAX_TRACKED_EVENT_BYTES`), never a whole provider payload.
    */
   nudge(kind: StatusKind, externalId: string, nudge: { event?: WebhookEvent | undefined }): Promise<void>;
   /**
@@ -351,17 +362,32 @@ export interface StatusScheduleOptions {
    * @default 1_000
    */
   retryDelayMs?: number | undefined;
+  /**
+   * A record never found (every read a 404, no status ever handled) stops being watched once its
+   * watch is this old, in milliseconds: reported to the logger (`give-up`, `reason: 'not-found'`)
+   * and to `onWatchEnd`. A 404 before that is "not created yet" (a checkout opened before its
+   * order) and the record is kept on schedule. A record once found is watched up to `maxAgeMs`.
+   * @default `fastForMs` (10 minutes): the open-checkout window, the spec's "while the checkout is
+   *   open"; an order not created by then never will be (a webhook resolver returned an id the
+   *   partner does not own)
+   */
+  notFoundForMs?: number | undefined;
 }
 
-/** Why a watch ended, as `onWatchEnd` and the logger report it. */
-export type WatchEndReason = 'final' | 'max-age';
+/**
+ * Why a watch ended, as `onWatchEnd` and the logger report it: `'final'` (a final status was
+ * handled), `'max-age'` (watched `maxAgeMs` without a final status), `'not-found'` (never found
+ * within `notFoundForMs`).
+ */
+export type WatchEndReason = 'final' | 'max-age' | 'not-found';
 
 /** One structured entry of the tracker's logger. It never holds a secret. */
 export interface TrackerLogEntry {
   /**
    * What happened: `read` (a record was read; `outcome` says what it showed), `change` (`onChange`
    * resolved and the status was recorded), `change-failed` (`onChange` threw), `ended` (the watch
-   * ended at a final status), `give-up` (the watch ran out after `maxAgeMs`), `lease-lost` (this
+   * ended at a final status), `give-up` (the watch ran out after `maxAgeMs`, or the record was never
+   * found within `notFoundForMs`: see `reason`), `lease-lost` (this
    * process lost a record's lease; its change was not recorded here), `store-failed` (a store
    * operation failed).
    */
@@ -370,7 +396,9 @@ export interface TrackerLogEntry {
   kind?: StatusKind;
   /** The record's externalId (absent for a store failure that concerns no one record). */
   externalId?: string;
-  /** For `read`: `changed`, `same`, `not-found` (404: kept watching) or `failed`. */
+  /** For `ended` and `give-up`: why the watch ended. */
+  reason?: WatchEndReason;
+  /** For `read`: `changed`, `same`, `not-found` (404: kept watching until `notFoundForMs`) or `failed`. */
   outcome?: 'changed' | 'same' | 'not-found' | 'failed';
   /** The status read (or recorded). */
   status?: string | null | undefined;
@@ -435,8 +463,12 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
   schedule?: StatusScheduleOptions | undefined;
   /**
    * How long a claimed record is held by this process, in milliseconds, before another process
-   * may read it. Extended every third of it while `onChange` runs, so a slow `onChange` keeps it.
-   * @default 60_000
+   * may read it (on the store's clock). Renewed every third of it while `onChange` runs, so a slow
+   * `onChange` keeps it; each store operation of a turn is given up after a third of it, so a store
+   * that never answers holds nothing. It is also how long a killed process's records wait before
+   * another process (or its restart without a stable `owner`) reads them.
+   * @default 15_000: three renewals of 5 s, so two failed renewals in a row (a store blip of up to
+   *   ~10 s) still keep the lease, and a crash without a stable `owner` delays its records 15 s at most
    */
   leaseMs?: number | undefined;
   /**
@@ -459,8 +491,12 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
    */
   readTimeoutMs?: number | undefined;
   /**
-   * This process's name in leases and logs.
-   * @default a random id
+   * This process's name in leases and logs. Give a stable one per process slot (a pod name, a
+   * systemd instance, `worker-3`), unique among the processes running at once: at `start()` the
+   * tracker then calls `store.reclaim(owner)`, taking back at once the records its previous life
+   * held (killed, it could not release them), instead of leaving them unread for a lease. Two live
+   * processes with the same `owner` would take each other's records.
+   * @default a random id (nothing is reclaimed at start: a killed process's records wait out `leaseMs`)
    */
   owner?: string | undefined;
   /**
@@ -473,7 +509,7 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
    * @default one stderr line per failure, at most once a minute per failure
    */
   logger?: TrackerLogger | false | undefined;
-  /** Called when a watch ends (at a final status or after `maxAgeMs`); a callback that throws is ignored. */
+  /** Called when a watch ends (at a final status, after `maxAgeMs`, or never found within `notFoundForMs`); a callback that throws is ignored. */
   onWatchEnd?: ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
 }
 
@@ -490,12 +526,34 @@ export interface TrackerDrainReport {
   }>;
 }
 
-/** A status tracker, from `createStatusTracker`. */
-export interface StatusTracker {
-  /** Starts watching an order (durable and idempotent): it is read on schedule until its status is final. */
-  watchOrder(externalId: string): Promise<void>;
+/**
+ * What `watchOrder` and `watchWithdrawal` take after the externalId: nothing with a plain store;
+ * with a transactional store (`Transaction` inferred from it), `{ transaction }`: the partner's own
+ * open transaction of the store's driver (for `PostgresStatusStore`, a checked-out `pg` client in
+ * `BEGIN`), so the watch commits or rolls back with the partner's own write.
+ */
+export type WatchArguments<Transaction> = [Transaction] extends [undefined]
+  ? []
+  : [
+      options?: {
+        /** The partner's open transaction: the watch is written through it (the partner commits it). */
+        transaction?: Transaction | undefined;
+      },
+    ];
+
+/**
+ * A status tracker, from `createStatusTracker`. `Transaction` is the transactional store's
+ * transaction type (`undefined` with any other store).
+ */
+export interface StatusTracker<Transaction = undefined> {
+  /**
+   * Starts watching an order (durable and idempotent): it is read on schedule until its status is
+   * final. With a transactional store, `{ transaction }` writes the watch in the partner's own
+   * transaction, so an order inserted in it is never left unwatched by a crash before the watch.
+   */
+  watchOrder(externalId: string, ...options: WatchArguments<Transaction>): Promise<void>;
   /** Starts watching a withdrawal, as {@link StatusTracker.watchOrder}. */
-  watchWithdrawal(externalId: string): Promise<void>;
+  watchWithdrawal(externalId: string, ...options: WatchArguments<Transaction>): Promise<void>;
   /** Stops watching a record; its handled status is kept. */
   unwatch(kind: StatusKind, externalId: string): Promise<void>;
   /**

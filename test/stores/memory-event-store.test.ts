@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-01T00:00:00Z') });
+  vi.useFakeTimers({ toFake: ['Date', 'performance'], now: new Date('2026-01-01T00:00:00Z') });
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -205,6 +205,46 @@ describe('MemoryEventStore', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('keeps leases and the done TTL on a monotonic clock: a wall-clock step of ±1 hour moves neither', async () => {
+    const store = new MemoryEventStore({ ttlMs: 2 * 3_600_000 });
+    const step = (ms: number) => {
+      const monotonic = performance.now();
+      vi.setSystemTime(Date.now() + ms);
+      expect(performance.now()).toBe(monotonic); // the fake wall clock moved, the monotonic one did not
+    };
+    expect(await store.claim('e-1', 60_000)).toMatchObject({ status: 'claimed' });
+    // forward 1 hour mid-lease: the lease is still live
+    step(3_600_000);
+    expect(await store.claim('e-1', 60_000)).toBe('in-flight');
+    // back 1 hour (then back again): the lease still ends 60 s after the claim, not an hour later
+    step(-2 * 3_600_000);
+    vi.advanceTimersByTime(59_999);
+    expect(await store.claim('e-1', 60_000)).toBe('in-flight');
+    vi.advanceTimersByTime(1);
+    const claimed = await store.claim('e-1', 60_000);
+    expect(claimed).toMatchObject({ status: 'claimed' });
+    await store.complete('e-1', typeof claimed === 'object' ? claimed.lease : undefined);
+    // done for ttlMs (2 h) of monotonic time, whatever the wall clock does
+    step(10 * 3_600_000);
+    expect(await store.claim('e-1', 60_000)).toBe('done');
+    step(-20 * 3_600_000);
+    vi.advanceTimersByTime(2 * 3_600_000 - 1);
+    expect(await store.claim('e-1', 60_000)).toBe('done');
+    vi.advanceTimersByTime(2 * 3_600_000);
+    expect(await store.claim('e-1', 60_000)).toMatchObject({ status: 'claimed' });
+  });
+
+  it('takes a clock of its own (a manual one in tests)', async () => {
+    let now = 0;
+    const store = new MemoryEventStore({ clock: () => now });
+    expect(await store.claim('e-1', 1_000)).toMatchObject({ status: 'claimed' });
+    now = 999;
+    expect(await store.claim('e-1', 1_000)).toBe('in-flight');
+    now = 1_000;
+    expect(await store.claim('e-1', 1_000)).toMatchObject({ status: 'claimed' });
+    expect(() => new MemoryEventStore({ clock: 'now' as never })).toThrow(/clock/);
   });
 
   it('rejects bad options and arguments with TypeError', async () => {

@@ -67,7 +67,7 @@ describe('without a logger, each tracker failure writes one line to stderr', () 
     tracker.start();
     await tracker.watchOrder('old-1');
     await advance(8_000);
-    expect(lines()).toEqual(['checkout-partner-sdk tracker give-up kind=order externalId="old-1" status="Pending"']);
+    expect(lines()).toEqual(['checkout-partner-sdk tracker give-up reason=max-age kind=order externalId="old-1" status="Pending"']);
   });
 
   it('a store that keeps failing writes one line a minute, the next counting those held back', async () => {
@@ -82,6 +82,7 @@ describe('without a logger, each tracker failure writes one line to stderr', () 
       commit: memory.commit.bind(memory),
       reschedule: memory.reschedule.bind(memory),
       release: memory.release.bind(memory),
+      reclaim: memory.reclaim.bind(memory),
       get: memory.get.bind(memory),
     });
     tracker = createStatusTracker({ client, store: failing, onChange: () => {} });

@@ -3,8 +3,8 @@ import { createFakeCheckout } from 'checkout-partner-sdk/testing';
 import { vi } from 'vitest';
 import type { StatusChange, TrackerLogEntry } from 'checkout-partner-sdk/tracker';
 
-/** Fake timers that leave setImmediate real (the helper below yields with it). */
-export const FAKE_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] };
+/** Fake timers (performance.now() included: the tracker's deadlines and the memory store's clock) that leave setImmediate real (the helper below yields with it). */
+export const FAKE_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] };
 
 export const ORIGIN = 'https://checkout.test';
 

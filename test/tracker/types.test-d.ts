@@ -1,5 +1,5 @@
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createStatusTracker, type StatusChange, type StatusTracker, type TransactionalStatusStore } from 'checkout-partner-sdk/tracker';
+import { createStatusTracker, MemoryStatusStore, type StatusChange, type StatusTracker, type TransactionalStatusStore } from 'checkout-partner-sdk/tracker';
 import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { describe, expectTypeOf, it } from 'vitest';
 
@@ -33,6 +33,29 @@ describe('tracker types', () => {
         expectTypeOf(change.transaction).toEqualTypeOf<Tx>();
       },
     });
+  });
+
+  it('watchOrder and watchWithdrawal take { transaction } only with a transactional store, of its type', async () => {
+    interface Tx {
+      query(sql: string): Promise<unknown>;
+    }
+    const tx = {} as Tx;
+    const transactional = createStatusTracker({ client, store: {} as TransactionalStatusStore<Tx>, onChange: () => {} });
+    expectTypeOf(transactional).toEqualTypeOf<StatusTracker<Tx>>();
+    await transactional.watchOrder('o-1', { transaction: tx });
+    await transactional.watchWithdrawal('w-1', { transaction: tx });
+    await transactional.watchOrder('o-1');
+    // @ts-expect-error the transaction must be the store's
+    await transactional.watchOrder('o-1', { transaction: 'BEGIN' });
+
+    const plain = createStatusTracker({ client, store: new MemoryStatusStore(), onChange: () => {} });
+    expectTypeOf(plain).toEqualTypeOf<StatusTracker>();
+    // @ts-expect-error no transaction without a transactional store
+    await plain.watchOrder('o-1', { transaction: tx });
+    // @ts-expect-error no transaction without a transactional store
+    await plain.watchWithdrawal('w-1', { transaction: tx });
+    // a transactional tracker still fits where a plain one is expected (the webhook handler's)
+    createWebhookHandler({ secret: 's', client, tracker: transactional });
   });
 
   it('a webhook handler takes a tracker, and then needs no onEvent', () => {

@@ -36,7 +36,7 @@ function setup(overrides: Partial<WebhookHandlerOptions> = {}) {
   return { handler, calls, entries, onEvent };
 }
 
-const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
 
 describe('confirm reads end before the claim lease', () => {
   it('cuts off a read still running at the deadline and releases the claim, so onEvent runs once, not twice', async () => {

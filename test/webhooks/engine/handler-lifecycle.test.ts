@@ -148,7 +148,7 @@ describe('drain()', () => {
 
 describe('drain({ timeoutMs })', () => {
   it('resolves at timeoutMs with what is still in hand, whose claim then lapses by its lease and is redelivered', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     const store = new MemoryEventStore();
     const stuck = vi.fn(() => new Promise<void>(() => undefined)); // an onEvent that never settles
     const handler = createWebhookHandler(base({ store, onEvent: stuck, responseTimeoutMs: 50, leaseMs: 400 }));
