@@ -44,6 +44,7 @@ const INTEGRATION = [
   'test/tracker/postgres-kill.test.ts',
   'test/tracker/postgres-store.test.ts',
   'test/tracker/postgres-tracker.test.ts',
+  'test/tracker/redis-clock.test.ts',
   'test/tracker/redis-store.test.ts',
   'test/tracker/redis-tracker.test.ts',
   'test/webhooks/adapters/**/*.test.ts',
