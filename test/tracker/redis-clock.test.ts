@@ -41,9 +41,9 @@ function wallClock() {
   const RealDate = Date;
   let skew = 0;
   class SteppedDate extends RealDate {
-    constructor(...args: ConstructorParameters<typeof Date>) {
+    constructor(...args: unknown[]) {
       if (args.length === 0) super(RealDate.now() + skew);
-      else super(...args);
+      else super(...(args as [string | number | Date]));
     }
     static override now(): number {
       return RealDate.now() + skew;
