@@ -62,8 +62,10 @@ export interface RedisStatusStoreOptions {
   /**
    * After each `commit`, wait until this many replicas acknowledged it (`WAIT replicas timeoutMs`)
    * before it counts as recorded; when fewer do in time, `commit` rejects with `RedisStoreError`
-   * (the tracker logs it; the status stays recorded on the master). Redis replicates asynchronously:
-   * without this, a failover can lose acknowledged commits and hand those changes over again.
+   * (the status stays recorded on the master; the tracker retries the commit while its lease lasts,
+   * and the store answers a retried commit as recorded once `WAIT` succeeds). Redis replicates
+   * asynchronously: without this, a failover can lose acknowledged commits and hand those changes
+   * over again.
    * @default undefined (no wait)
    */
   waitForReplicas?: WaitForReplicas | undefined;
@@ -193,14 +195,19 @@ redis.call('HDEL', KEYS[2], 'lt', 'lo', 'lu', 'ls')`;
  * ARGV: token, commit ('1' records the status), status JSON, next ('delay' | 'final' | 'max-age' |
  * 'not-found'), delay ms, failures, retention ms, nudge priority ms, member, keep nudge ('1'), key
  * base. Checks the lease and ends the turn in one step; a nudge that came during a turn that did
- * not fail makes the record due at once (after a failed one, the back-off holds).
+ * not fail makes the record due at once (after a failed one, the back-off holds). A commit records
+ * its lease token (`ct`), so the same commit retried answers 2 (recorded already) instead of 0.
  */
 const END_TURN: LuaScript = {
-  source: `if redis.call('HGET', KEYS[2], 'lt') ~= ARGV[1] then return 0 end
+  source: `if redis.call('HGET', KEYS[2], 'lt') ~= ARGV[1] then
+  -- a commit retried after its first try was recorded (its reply or its WAIT failed): recorded
+  if ARGV[2] == '1' and redis.call('HGET', KEYS[2], 'ct') == ARGV[1] then return 2 end
+  return 0
+end
 ${NOW}
 local nudged = redis.call('HGET', KEYS[2], 'ns') ~= redis.call('HGET', KEYS[2], 'ls')
 if ARGV[2] == '1' then
-  redis.call('HSET', KEYS[2], 'hs', ARGV[3], 'ha', now)
+  redis.call('HSET', KEYS[2], 'hs', ARGV[3], 'ha', now, 'ct', ARGV[1])
   if not nudged and ARGV[10] ~= '1' then redis.call('HDEL', KEYS[2], 'na', 'ev') end
 end
 redis.call('HSET', KEYS[2], 'f', ARGV[6])
@@ -440,7 +447,8 @@ export class RedisStatusStore implements StatusStore {
       turn.keepNudge === true ? '1' : '0',
       this.#part(member).base,
     ]);
-    const recorded = Number(reply) === 1;
+    // 2: this lease's commit was recorded by an earlier try (whose reply or WAIT failed)
+    const recorded = Number(reply) === 1 || Number(reply) === 2;
     if (recorded && operation === 'commit') await this.#redis.replicated('commit', keys[1]!);
     return recorded;
   }

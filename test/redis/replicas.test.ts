@@ -56,6 +56,12 @@ describe.each(flavours)('waitForReplicas with a real master and replica, with $n
     expect((error as Error).message).toContain('not reported as recorded');
     // WAIT cannot undo a write: the master has it, and the tracker's next read finds it handled
     expect(await store.get('order', 'o-1')).toMatchObject({ watching: false, handled: { status: 'Settled' } });
+    // the tracker retries a commit that failed: the same commit is found recorded and waits again
+    await expect(store.commit(record!.lease, 'Settled', { failures: 0, next: { end: 'final' } })).rejects.toThrow(/only 1 of the 2 replicas/);
+    const satisfied = new RedisStatusStore({ client: primary.client, prefix: store.prefix, waitForReplicas: { replicas: 1, timeoutMs: 2_000 } });
+    expect(await satisfied.commit(record!.lease, 'Settled', { failures: 0, next: { end: 'final' } })).toBe(true);
+    // another lease's commit is still refused
+    expect(await satisfied.commit({ ...record!.lease, token: `${record!.lease.token}-other` }, 'Settled', { failures: 0, next: { end: 'final' } })).toBe(false);
     // a reschedule is no hand-over: it does not wait
     await store.watch('order', 'o-2');
     const [other] = await store.claimDue({ limit: 1, leaseMs: 60_000, owner: 'a' });
