@@ -174,8 +174,9 @@ export class RedisEventStore implements EventStore {
       throw new RedisStoreError('Redis claim failed: unexpected reply to the claim script', { operation: 'claim' });
     }
     if (result !== 'claimed') return result;
-    // timed from the reply, which came after Redis set the key: the lease ends in Redis no later
-    this.#leases.remember(eventId, token, Date.now() + leaseMs);
+    // timed from the reply (on this process's monotonic clock), which came after Redis set the key
+    // with PX on its own clock: the lease ends in Redis no later, whatever this host's wall clock does
+    this.#leases.rememberFor(eventId, token, leaseMs);
     return { status: 'claimed', lease: token };
   }
 
