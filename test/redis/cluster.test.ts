@@ -43,7 +43,7 @@ const flavours: ClusterFlavour[] = [
       const client = createCluster({ rootNodes: cluster.ports.map((port) => ({ url: `redis://127.0.0.1:${port}` })) });
       client.on('error', () => undefined);
       await client.connect();
-      return { client: client as unknown as RedisClientLike, close: async () => client.destroy() };
+      return { client, close: async () => client.destroy() };
     },
   },
 ];
