@@ -381,13 +381,12 @@ export class RedisStatusStore implements StatusStore {
 
   /** Records watched now: the size of the due index (ZCARD of each part, O(1)), which holds exactly the watched records. */
   async countWatched(): Promise<number> {
-    let total = 0;
-    for (const part of this.#parts) {
+    const counts = await Promise.all(this.#parts.map(async (part) => {
       const reply = Number(await this.#redis.command('count', ['ZCARD', part.due]));
       if (!Number.isSafeInteger(reply)) throw new RedisStoreError('Redis count failed: unexpected reply from the status store', { operation: 'count' });
-      total += reply;
-    }
-    return total;
+      return reply;
+    }));
+    return counts.reduce((total, count) => total + count, 0);
   }
 
   async extend(lease: StatusLease, extension: { leaseMs: number }): Promise<boolean> {
@@ -412,13 +411,12 @@ export class RedisStatusStore implements StatusStore {
 
   async reclaim(owner: string): Promise<number> {
     if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
-    let ended = 0;
-    for (const part of this.#parts) {
+    const ended = await Promise.all(this.#parts.map(async (part) => {
       const reply = Number(await this.#redis.script('reclaim', RECLAIM, [part.due, `${part.base}o:${owner}`], [owner, part.base]));
       if (!Number.isSafeInteger(reply)) throw new RedisStoreError('Redis reclaim failed: unexpected reply from the status store', { operation: 'reclaim' });
-      ended += reply;
-    }
-    return ended;
+      return reply;
+    }));
+    return ended.reduce((total, count) => total + count, 0);
   }
 
   async get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined> {
