@@ -113,7 +113,7 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     readTimeoutMs: timerMs('readTimeoutMs', options.readTimeoutMs, Math.min(15_000, leaseMs / 2)),
     owner,
     ownerGiven,
-    storeTimeoutMs: leaseMs / 3,
+    storeTimeoutMs: Math.ceil(leaseMs / 3),
     logger: checkLogger(options.logger),
     onWatchEnd: options.onWatchEnd,
     telemetry: inheritedTelemetry(options, client),

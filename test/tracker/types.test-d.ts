@@ -56,6 +56,8 @@ describe('tracker types', () => {
     await plain.watchWithdrawal('w-1', { transaction: tx });
     // a transactional tracker still fits where a plain one is expected (the webhook handler's)
     createWebhookHandler({ secret: 's', client, tracker: transactional });
+    const asPlain: StatusTracker = transactional;
+    void asPlain;
   });
 
   it('a webhook handler takes a tracker, and then needs no onEvent', () => {
