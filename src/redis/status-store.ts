@@ -484,28 +484,30 @@ export class RedisStatusStore implements StatusStore {
  */
 function partsOf(prefix: string, count: number, cluster: boolean): Part[] {
   if (count === 1 && !cluster) return [{ due: `${prefix}due`, base: prefix }];
-  return Array.from({ length: count }, (_, n) => {
-    const low = Math.floor((n * CLUSTER_SLOTS) / count);
-    const high = Math.floor(((n + 1) * CLUSTER_SLOTS) / count);
-    let tag = String(n);
-    for (let k = 0; k < 1_000_000; k += 1) {
-      const candidate = k === 0 ? String(n) : `${n}.${k}`;
-      const slot = crc16(candidate) % CLUSTER_SLOTS;
-      if (slot >= low && slot < high) {
-        tag = candidate;
-        break;
-      }
+  // part n's tag: the first whole number whose slot falls in the n-th range (a coupon collector:
+  // about count × ln(count) tries, under 10,000 for 1,024 parts)
+  const tags: Array<string | undefined> = new Array(count);
+  let missing = count;
+  for (let k = 0; missing > 0 && k < 10_000_000; k += 1) {
+    const tag = String(k);
+    const range = Math.floor(((crc16(tag) % CLUSTER_SLOTS) * count) / CLUSTER_SLOTS);
+    if (tags[range] === undefined) {
+      tags[range] = tag;
+      missing -= 1;
     }
+  }
+  if (missing > 0) throw new Error(`no hash tag found for ${missing} of ${count} parts`); // never: CRC16 spreads decimal strings
+  return tags.map((tag) => {
     const base = `${prefix}{${tag}}`;
     return { due: `${base}due`, base };
   });
 }
 
-/** CRC-16/XMODEM of the UTF-8 bytes, as Redis Cluster hashes keys. */
-function crc16(text: string): number {
+/** CRC-16/XMODEM, as Redis Cluster hashes keys, of an ASCII tag (digits). */
+function crc16(tag: string): number {
   let crc = 0;
-  for (const byte of new TextEncoder().encode(text)) {
-    crc ^= byte << 8;
+  for (let i = 0; i < tag.length; i += 1) {
+    crc ^= tag.charCodeAt(i) << 8;
     for (let bit = 0; bit < 8; bit += 1) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
   }
   return crc;

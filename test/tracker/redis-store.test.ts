@@ -1,6 +1,6 @@
 import { RedisStatusStore } from 'checkout-partner-sdk/redis';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { flavours, type Connection } from '../redis/clients.js';
 import { statusStoreContract, statusStoreMetricsContract, type StoreUnderTest } from './store-contract.js';
@@ -32,5 +32,27 @@ describe.each(flavours)('RedisStatusStore with $name: the StatusStore contract',
   describe('the due index in 4 parts', () => {
     statusStoreContract(() => fresh(4));
     statusStoreMetricsContract(() => fresh(4));
+  });
+});
+
+describe('RedisStatusStore options', () => {
+  const client = { call: async () => null };
+  it('refuses a shards count that is not a whole number from 1 to 1024 with a TypeError', () => {
+    for (const shards of [0, -1, 1.5, Number.NaN, '4', 1025]) {
+      expect(() => new RedisStatusStore({ client, shards: shards as never })).toThrow(/shards must be/);
+    }
+    expect(new RedisStatusStore({ client }).shards).toBe(1);
+    expect(new RedisStatusStore({ client, shards: 1024 }).shards).toBe(1024);
+  });
+
+  it('refuses bad claimDue and reclaim arguments with a TypeError before any command', async () => {
+    let calls = 0;
+    const store = new RedisStatusStore({ client: { call: async () => (calls++, null) }, allowEvictingServer: true });
+    for (const request of [{ limit: 0, leaseMs: 1_000, owner: 'a' }, { limit: 1, leaseMs: 0, owner: 'a' }, { limit: 1, leaseMs: Number.NaN, owner: 'a' }, { limit: 1, leaseMs: 1_000, owner: '' }]) {
+      await expect(store.claimDue(request)).rejects.toThrow(TypeError);
+    }
+    await expect(store.reclaim('')).rejects.toThrow(TypeError);
+    await expect(store.reclaim(42 as never)).rejects.toThrow(TypeError);
+    expect(calls).toBe(0);
   });
 });
