@@ -45,7 +45,8 @@ export type RedisClientLike = IoRedisClientLike | NodeRedisClientLike | NodeRedi
 
 /**
  * Wait for replicas before a hand-over counts as recorded: after the write, the store sends
- * `WAIT replicas timeoutMs` on the connection that wrote it.
+ * `WAIT replicas timeoutMs` on the connection that wrote it (Redis 3.0 or later). `WAIT` holds that
+ * connection until it returns, so other commands on it queue behind.
  */
 export interface WaitForReplicas {
   /** How many replicas must acknowledge the write (at least 1). */

@@ -119,7 +119,7 @@ if redis.call('HGET', KEYS[2], 'w') ~= '1' then
     redis.call('ZADD', KEYS[1], redis.call('HGET', KEYS[2], 'lu'), ARGV[4])
     return 1
   end
-elseif leased or redis.call('HGET', KEYS[2], 'f') ~= '0' then
+elseif (leased or redis.call('HGET', KEYS[2], 'f') ~= '0') and redis.call('ZSCORE', KEYS[1], ARGV[4]) then
   -- a live lease's end of turn decides; after a failed turn the back-off holds (the event is kept for the next read)
   return 1
 end
