@@ -92,3 +92,46 @@ describe.each(flavours)('waitForReplicas with a real master and replica, with $n
     }
   });
 });
+
+describe.each(flavours)('a failover, with $name', (flavour) => {
+  let oldMaster: RedisServer;
+  let promoted: RedisServer;
+  let onMaster: Connection;
+  let onReplica: Connection;
+  beforeAll(async () => {
+    oldMaster = await startRedis();
+    promoted = await startRedis({ args: ['--replicaof', '127.0.0.1', String(oldMaster.port)] });
+    onMaster = await flavour.connect(oldMaster.url);
+    onReplica = await flavour.connect(promoted.url);
+    expect(await eventually(async () => /master_link_status:up/.test(String(await onReplica.raw('INFO', 'replication'))), 20_000)).toBe(true);
+  });
+  afterAll(async () => {
+    await onMaster?.close();
+    await onReplica?.close();
+    await promoted?.stop();
+    await oldMaster?.stop();
+  });
+
+  it('loses no commit that waitForReplicas acknowledged; without it, an acknowledged commit is lost', async () => {
+    const prefix = `failover-${++prefixes}:`;
+    const waiting = new RedisStatusStore({ client: onMaster.client, prefix, waitForReplicas: { replicas: 1, timeoutMs: 200 } });
+    const plain = new RedisStatusStore({ client: onMaster.client, prefix });
+    for (const id of ['acked-1', 'acked-2', 'acked-3', 'unacked', 'plain']) await plain.watch('order', id);
+    const claimed = new Map((await plain.claimDue({ limit: 10, leaseMs: 60_000, owner: 'a' })).map((r) => [r.externalId, r]));
+    const final = { failures: 0, next: { end: 'final' as const } };
+    for (const id of ['acked-1', 'acked-2', 'acked-3']) expect(await waiting.commit(claimed.get(id)!.lease, 'Settled', final)).toBe(true);
+    // the replica link is cut (the replica leaves: as a partition, then a promotion)
+    await onReplica.raw('REPLICAOF', 'NO', 'ONE');
+    // with waitForReplicas the commit is not acknowledged; without it, it is
+    await expect(waiting.commit(claimed.get('unacked')!.lease, 'Settled', final)).rejects.toThrow(/only 0 of the 1 replicas/);
+    expect(await plain.commit(claimed.get('plain')!.lease, 'Settled', final)).toBe(true);
+    // the master is lost; the promoted replica serves
+    await oldMaster.stop();
+    const after = new RedisStatusStore({ client: onReplica.client, prefix });
+    for (const id of ['acked-1', 'acked-2', 'acked-3']) expect((await after.get('order', id))?.handled?.status).toBe('Settled');
+    // what was lost was never reported as recorded with waitForReplicas; without it, it was: that
+    // change would be handed over again
+    expect((await after.get('order', 'unacked'))?.handled).toBeUndefined();
+    expect((await after.get('order', 'plain'))?.handled).toBeUndefined();
+  });
+});
