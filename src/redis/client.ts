@@ -146,7 +146,7 @@ export class RedisConnection {
     const wait = this.waitForReplicas;
     if (wait === undefined) return;
     const args = ['WAIT', String(wait.replicas), String(wait.timeoutMs)];
-    const reply = await this.#guard(operation, this.#timeoutMs + wait.timeoutMs, async () => {
+    const reply = await this.#guard(operation, Math.min(MAX_TIMER_MS, this.#timeoutMs + wait.timeoutMs), async () => {
       const answer = this.#transport.waitAfter(key, args);
       if (!isThenable(answer)) throw notAPromise();
       return answer;
