@@ -35,9 +35,10 @@ export interface RedisTokenStoreOptions {
   /**
    * Use a Redis whose `maxmemory-policy` may evict keys. By default the store reads the policy of
    * every master at first use (`INFO memory`) and refuses any but `noeviction`, as the other Redis
-   * stores do (so one Redis shared by all three is checked once per store, and a refusal is loud:
-   * the client then keeps its token in memory). An evicted token only costs an exchange, so `true`
-   * is a reasonable choice for this store alone.
+   * stores do. `CheckoutClient` bypasses a token store that fails, so a refusal here only shows as
+   * each process keeping its own token (the event and status stores on the same Redis refuse
+   * loudly). An evicted token only costs an exchange, so `true` is a reasonable choice for this
+   * store alone.
    * @default false
    */
   allowEvictingServer?: boolean | undefined;
