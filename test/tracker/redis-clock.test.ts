@@ -237,3 +237,53 @@ describe('RedisStatusStore, one clock: fleet members whose clocks are 5 minutes 
     }
   }, 60_000);
 });
+
+describe('RedisStatusStore: a process restarted with the same owner takes back its leases at start', () => {
+  it('a tracker SIGKILLed inside onChange, restarted with its owner: the change is handed over again long before its 30 s lease ends', async () => {
+    const fake = createFakeCheckout({ partners: [{ partnerId: 'p-1', partnerSecret: 's-1', enabled: true, apiEnabled: true }] });
+    fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't-1' } });
+    const { url, close } = await fake.listen();
+    const prefix = `clock-reclaim-${++prefixes}:`;
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/tracker/fixtures/redis-tracker-child.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'), REDIS_URL: server.url, PREFIX: prefix, BASE_URL: url, ONCHANGE_MS: '60000', OWNER: 'stable', LEASE_MS: '30000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = once(child, 'exit');
+    try {
+      expect(await until(async () => stdout.includes('NOW '), 20_000), stderr).toBe(true);
+      const store = new RedisStatusStore({ client: redis, prefix });
+      await store.watch('order', 'o-1');
+      expect(await until(async () => stdout.includes('IN-ONCHANGE o-1'), 20_000), stderr).toBe(true);
+      child.kill('SIGKILL');
+      await exited;
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    try {
+      const seen = recorder();
+      const client = new CheckoutClient({ baseUrl: url, partnerId: 'p-1', partnerSecret: 's-1', maxRetries: 0 });
+      const restarted = createStatusTracker({
+        client,
+        store: new RedisStatusStore({ client: redis, prefix }),
+        owner: 'stable',
+        leaseMs: 30_000,
+        claimIntervalMs: 10,
+        schedule: SCHEDULE,
+        logger: seen.logger,
+        onChange: seen.onChange,
+      });
+      trackers.push(restarted);
+      restarted.start();
+      // the dead life's lease would hold 30 s; reclaim(owner) at start makes the record due at once
+      expect(await until(async () => seen.statuses('o-1').length > 0, 15_000)).toBe(true);
+      expect(seen.statuses('o-1')).toEqual(['Settled']);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+});
