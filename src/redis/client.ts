@@ -3,6 +3,7 @@ import { MAX_TIMER_MS, timerMs } from '../internal/timer-ms.js';
 import { toHex } from '../internal/hex.js';
 import { escapeControl, quote } from '../internal/quote.js';
 import { RedisStoreError, type RedisStoreOperation } from './errors.js';
+import { keySlot } from './slot.js';
 
 /**
  * The part of an [ioredis](https://github.com/redis/ioredis) client (v5 or later, `Redis` or
@@ -34,10 +35,10 @@ export interface NodeRedisClusterLike {
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
   /** The cluster's masters. */
   readonly masters: readonly unknown[];
-  /** The client of one node (from `masters`). */
+  /** The client of one node (from `masters`, or `getSlotMaster`). */
   nodeClient(node: never): unknown;
-  /** The client of the master that serves `key`. */
-  getNodeClientForKey(key: string): Promise<NodeRedisClientLike>;
+  /** The master that serves `slot`. */
+  getSlotMaster(slot: number): unknown;
 }
 
 /** An `ioredis` client or `Cluster`, or a connected node-redis client or cluster (`redis` package). */
@@ -276,7 +277,7 @@ function transport(client: unknown, owner: string): Transport {
     `${owner}: client must be an ioredis client or Cluster (with call()) or a connected node-redis client or cluster ` +
     `(with sendCommand()), got`;
   if (client === null || typeof client !== 'object') throw new TypeError(`${expected} ${typeName(client)}`);
-  const candidate = client as Partial<Record<'call' | 'sendCommand' | 'getSlotMaster' | 'nodes' | 'isCluster' | 'pipeline' | 'nodeClient' | 'getNodeClientForKey' | 'masters', unknown>>;
+  const candidate = client as Partial<Record<'call' | 'sendCommand' | 'getSlotMaster' | 'nodes' | 'isCluster' | 'pipeline' | 'nodeClient' | 'masters', unknown>>;
   if (typeof candidate.call === 'function') {
     const call = candidate.call as Fn;
     const send = (args: string[]) => call.call(client, ...args);
@@ -311,11 +312,11 @@ function transport(client: unknown, owner: string): Transport {
   }
   if (typeof candidate.sendCommand === 'function') {
     const sendCommand = candidate.sendCommand as Fn;
-    if (typeof candidate.getSlotMaster === 'function' || typeof candidate.getNodeClientForKey === 'function') {
+    if (typeof candidate.getSlotMaster === 'function') {
       const nodeClient = candidate.nodeClient as Fn | undefined;
-      const forKey = candidate.getNodeClientForKey as Fn | undefined;
-      if (typeof nodeClient !== 'function' || typeof forKey !== 'function') {
-        throw new TypeError(`${owner}: this node-redis cluster client has no nodeClient() or getNodeClientForKey(): use the redis package v5 or later`);
+      const slotMaster = candidate.getSlotMaster as Fn;
+      if (typeof nodeClient !== 'function') {
+        throw new TypeError(`${owner}: this node-redis cluster client has no nodeClient(): use the redis package v4 or later`);
       }
       const send = (args: string[]) => sendCommand.call(client, firstKey(args), false, args);
       return {
@@ -330,7 +331,8 @@ function transport(client: unknown, owner: string): Transport {
           }));
         },
         async waitAfter(key, args) {
-          const node = (await forKey.call(client, key)) as { sendCommand: Fn };
+          // the client of the master serving the key's slot: the connection that wrote it
+          const node = (await nodeClient.call(client, slotMaster.call(client, keySlot(key)))) as { sendCommand: Fn };
           return node.sendCommand(args);
         },
       };

@@ -16,6 +16,7 @@ import type { WebhookEvent } from '../webhooks/event.js';
 import { RedisConnection, replyString, type LuaScript, type RedisClientLike, type WaitForReplicas } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { prefixOption } from './options.js';
+import { CLUSTER_SLOTS, keySlot } from './slot.js';
 
 /** Options of {@link RedisStatusStore}. */
 export interface RedisStatusStoreOptions {
@@ -75,7 +76,6 @@ const DEFAULT_PREFIX = 'checkout-partner-sdk:status:';
 const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 const DEFAULT_CLUSTER_SHARDS = 16;
 const MAX_SHARDS = 1024;
-const CLUSTER_SLOTS = 16_384;
 
 /** The server's clock in milliseconds: every time the store records comes from it. */
 const NOW = `local clock = redis.call('TIME')
@@ -490,7 +490,7 @@ function partsOf(prefix: string, count: number, cluster: boolean): Part[] {
   let missing = count;
   for (let k = 0; missing > 0 && k < 10_000_000; k += 1) {
     const tag = String(k);
-    const range = Math.floor(((crc16(tag) % CLUSTER_SLOTS) * count) / CLUSTER_SLOTS);
+    const range = Math.floor((keySlot(`{${tag}}`) * count) / CLUSTER_SLOTS);
     if (tags[range] === undefined) {
       tags[range] = tag;
       missing -= 1;
@@ -501,16 +501,6 @@ function partsOf(prefix: string, count: number, cluster: boolean): Part[] {
     const base = `${prefix}{${tag}}`;
     return { due: `${base}due`, base };
   });
-}
-
-/** CRC-16/XMODEM, as Redis Cluster hashes keys, of an ASCII tag (digits). */
-function crc16(tag: string): number {
-  let crc = 0;
-  for (let i = 0; i < tag.length; i += 1) {
-    crc ^= tag.charCodeAt(i) << 8;
-    for (let bit = 0; bit < 8; bit += 1) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
 }
 
 /** FNV-1a (32 bits) of a record's member: which part it lives in. */

@@ -97,6 +97,14 @@ describe.each(flavours)('Redis stores on a 3-master Redis Cluster with $name', (
     expect(await store.claimDue({ limit: 100, leaseMs: 60_000, owner: 'c' })).toHaveLength(10);
   });
 
+  it('with as many parts as masters, each part lands on its own master (each tag hashes into its third of the slots)', async () => {
+    const prefix = `cluster-thirds-${++prefixes}:`;
+    const store = new RedisStatusStore({ client, prefix, shards: 3 });
+    for (let i = 0; i < 30; i += 1) await store.watch('order', `o-${i}`);
+    const dues = await Promise.all(masters.map(async (master) => (await master.keys(`${prefix}*due`)).length));
+    expect(dues).toEqual([1, 1, 1]);
+  });
+
   it('RedisEventStore and RedisTokenStore work there, their keys spread over the masters', async () => {
     const prefix = `cluster-event-${++prefixes}:`;
     const events = new RedisEventStore({ client, prefix });
