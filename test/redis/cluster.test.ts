@@ -1,9 +1,13 @@
 import { Cluster, Redis } from 'ioredis';
 import { createCluster } from 'redis';
 import { RedisEventStore, RedisStatusStore, RedisStoreError, RedisTokenStore, type RedisClientLike } from 'checkout-partner-sdk/redis';
+import { playTimeline } from 'checkout-partner-sdk/testing';
+import { createStatusTracker, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import { fakeService, recorder } from '../tracker/helpers.js';
 import { statusStoreContract, statusStoreMetricsContract, type StoreUnderTest } from '../tracker/store-contract.js';
 
 let cluster: RedisCluster;
@@ -103,6 +107,39 @@ describe.each(flavours)('Redis stores on a 3-master Redis Cluster with $name', (
     for (let i = 0; i < 30; i += 1) await store.watch('order', `o-${i}`);
     const dues = await Promise.all(masters.map(async (master) => (await master.keys(`${prefix}*due`)).length));
     expect(dues).toEqual([1, 1, 1]);
+  });
+
+  it('three trackers on the Cluster hand every status of every record over once, in order', async () => {
+    const { fake, client: checkout } = fakeService();
+    const seen = recorder();
+    const store = new RedisStatusStore({ client, prefix: `cluster-tracker-${++prefixes}:` });
+    const schedule = { fastIntervalMs: 40, fastForMs: 600_000, maxIntervalMs: 1_000, retryDelayMs: 40, jitter: 0.2 };
+    const three: StatusTracker[] = Array.from({ length: 3 }, (_, i) =>
+      createStatusTracker({ client: checkout, store, owner: `p${i}`, claimIntervalMs: 10, leaseMs: 2_000, schedule, onChange: seen.onChange, logger: seen.logger }),
+    );
+    try {
+      for (const tracker of three) tracker.start();
+      const ids = Array.from({ length: 30 }, (_, i) => `o-${i}`);
+      const steps = [];
+      for (const [i, id] of ids.entries()) {
+        fake.setOrder({ externalId: id, currency: 'USDT', settlement: { status: 'Pending', tradeId: null } });
+        steps.push({ atMs: 100 + i * 20, order: id, patch: { settlement: { status: 'Processing' } } });
+        steps.push({ atMs: 800 + i * 20, order: id, patch: { settlement: { status: 'Settled' } } });
+      }
+      for (const [i, id] of ids.entries()) await three[i % 3]!.watchOrder(id);
+      await playTimeline(fake, steps).done;
+      expect(await eventually(async () => seen.changes.filter((c) => c.status === 'Settled').length === ids.length, 20_000)).toBe(true);
+      for (const id of ids) {
+        const statuses = seen.statuses(id);
+        expect(new Set(statuses).size).toBe(statuses.length);
+        expect(['Pending', 'Processing', 'Settled'].filter((s) => statuses.includes(s))).toEqual(statuses);
+        expect(statuses.at(-1)).toBe('Settled');
+      }
+      expect(await eventually(async () => (await store.countWatched()) === 0, 10_000)).toBe(true);
+      expect(seen.log.filter((entry) => entry.type === 'lease-lost' || entry.type === 'store-failed')).toEqual([]);
+    } finally {
+      await Promise.all(three.map((tracker) => tracker.drain({ timeoutMs: 3_000 })));
+    }
   });
 
   it('RedisEventStore and RedisTokenStore work there, their keys spread over the masters', async () => {
