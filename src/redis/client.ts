@@ -1,12 +1,13 @@
 import { typeName } from '../internal/type-name.js';
-import { timerMs } from '../internal/timer-ms.js';
+import { MAX_TIMER_MS, timerMs } from '../internal/timer-ms.js';
 import { toHex } from '../internal/hex.js';
-import { escapeControl } from '../internal/quote.js';
+import { escapeControl, quote } from '../internal/quote.js';
 import { RedisStoreError, type RedisStoreOperation } from './errors.js';
+import { keySlot } from './slot.js';
 
 /**
  * The part of an [ioredis](https://github.com/redis/ioredis) client (v5 or later, `Redis` or
- * `Cluster`) that the Redis stores use: `call` runs a raw command.
+ * `Cluster`) that the Redis stores use: `call` runs a raw command (a `Cluster` routes it by its key).
  */
 export interface IoRedisClientLike {
   /** ioredis' raw command call, e.g. `call('GET', key)`. */
@@ -15,17 +16,45 @@ export interface IoRedisClientLike {
 
 /**
  * The part of a [node-redis](https://github.com/redis/node-redis) client (the `redis` package, v4
- * or later, from `createClient`) that the Redis stores use: `sendCommand` runs a raw command. The
- * client must be connected (`await client.connect()`). A cluster from `createCluster` is not
- * supported.
+ * or later) that the Redis stores use: `sendCommand` runs a raw command. The client must be
+ * connected (`await client.connect()`): one from `createClient` (`sendCommand(args)`) or a cluster
+ * from `createCluster` (`sendCommand(firstKey, isReadonly, args)`).
  */
 export interface NodeRedisClientLike {
   /** node-redis' raw command call, e.g. `sendCommand(['GET', key])`. */
   sendCommand(args: string[]): Promise<unknown>;
 }
 
-/** An `ioredis` client or a connected node-redis (`redis` package) client. */
-export type RedisClientLike = IoRedisClientLike | NodeRedisClientLike;
+/**
+ * The part of a node-redis cluster (`createCluster` from the `redis` package, connected) that the
+ * Redis stores use: raw commands routed by their first key, and a client per master (to read each
+ * master's eviction policy and to `WAIT` on the master that took a write).
+ */
+export interface NodeRedisClusterLike {
+  /** node-redis' raw cluster command call, routed by `firstKey`. */
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+  /** The cluster's masters. */
+  readonly masters: readonly unknown[];
+  /** The client of one node (from `masters`, or `getSlotMaster`). */
+  nodeClient(node: never): unknown;
+  /** The master that serves `slot`. */
+  getSlotMaster(slot: number): unknown;
+}
+
+/** An `ioredis` client or `Cluster`, or a connected node-redis client or cluster (`redis` package). */
+export type RedisClientLike = IoRedisClientLike | NodeRedisClientLike | NodeRedisClusterLike;
+
+/**
+ * Wait for replicas before a hand-over counts as recorded: after the write, the store sends
+ * `WAIT replicas timeoutMs` on the connection that wrote it (Redis 3.0 or later). `WAIT` holds that
+ * connection until it returns, so other commands on it queue behind.
+ */
+export interface WaitForReplicas {
+  /** How many replicas must acknowledge the write (at least 1). */
+  replicas: number;
+  /** How long to wait for them, in milliseconds (at least 1; `WAIT` with 0 would wait forever). */
+  timeoutMs: number;
+}
 
 /** A Lua script, run by its SHA-1 and sent in full only when Redis does not have it cached yet. */
 export interface LuaScript {
@@ -42,28 +71,61 @@ return 0`,
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
 
-/** The one place that talks to either client: raw commands, scripts, timeouts and error mapping. */
-export class RedisConnection {
-  readonly #send: (args: string[]) => unknown;
-  readonly #timeoutMs: number;
-  /** Copy causes without their properties, because an ioredis error holds the command's arguments. */
-  readonly #redactCauses: boolean;
+/** The only `maxmemory-policy` under which Redis never drops a key the stores wrote. */
+const SAFE_POLICY = 'noeviction';
 
-  constructor(client: unknown, options: { owner: string; commandTimeoutMs: unknown; redactCauses: boolean }) {
-    this.#send = sender(client, options.owner);
+/** Options every Redis store passes to its {@link RedisConnection}. */
+export interface RedisConnectionOptions {
+  /** The store's class name, for messages. */
+  owner: string;
+  commandTimeoutMs: unknown;
+  /** Copy causes without their properties, because an ioredis error holds the command's arguments. */
+  redactCauses: boolean;
+  /** The store's `allowEvictingServer` option: skip the eviction-policy check. */
+  allowEvictingServer: unknown;
+  /** The store's `waitForReplicas` option, when it has one. */
+  waitForReplicas?: unknown;
+}
+
+/**
+ * The one place that talks to either client: raw commands, scripts, timeouts and error mapping;
+ * the eviction-policy check at first use; `WAIT` for replicas.
+ */
+export class RedisConnection {
+  /** Whether the client is a Redis Cluster (ioredis `Cluster` or node-redis `createCluster`). */
+  readonly cluster: boolean;
+  /** The `waitForReplicas` option, checked; `undefined` when not asked. */
+  readonly waitForReplicas: WaitForReplicas | undefined;
+  readonly #owner: string;
+  readonly #transport: Transport;
+  readonly #timeoutMs: number;
+  readonly #redactCauses: boolean;
+  readonly #checkPolicy: boolean;
+  /** The eviction-policy check, once it passed (or while it runs); cleared when it failed, to run again. */
+  #policy: Promise<void> | undefined;
+
+  constructor(client: unknown, options: RedisConnectionOptions) {
+    this.#owner = options.owner;
+    this.#transport = transport(client, options.owner);
+    this.cluster = this.#transport.cluster;
     // at most what a timer holds: a longer one fires at once, timing out every command
     this.#timeoutMs = timerMs('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS);
     this.#redactCauses = options.redactCauses;
+    if (options.allowEvictingServer !== undefined && typeof options.allowEvictingServer !== 'boolean') {
+      throw new TypeError(`${options.owner}: allowEvictingServer must be a boolean, got ${typeName(options.allowEvictingServer)}`);
+    }
+    this.#checkPolicy = options.allowEvictingServer !== true;
+    this.waitForReplicas = waitOption(options.owner, options.waitForReplicas);
   }
 
   /** Runs one raw command, e.g. `['GET', key]`. */
   command(operation: RedisStoreOperation, args: string[]): Promise<unknown> {
-    return this.#guard(operation, () => this.#call(args));
+    return this.#guard(operation, this.#timeoutMs, () => this.#call(args));
   }
 
   /** Runs `script` with EVALSHA, falling back to EVAL when Redis answers NOSCRIPT. */
   script(operation: RedisStoreOperation, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
-    return this.#guard(operation, async () => {
+    return this.#guard(operation, this.#timeoutMs, async () => {
       const tail = [String(keys.length), ...keys, ...args];
       script.sha ??= sha1Hex(script.source);
       try {
@@ -75,32 +137,128 @@ export class RedisConnection {
     });
   }
 
-  async #call(args: string[]): Promise<unknown> {
-    const reply = this.#send(args);
-    if (!isThenable(reply)) {
-      throw new TypeError('The Redis client did not return a Promise (a node-redis v4 client in legacyMode? pass client.v4)');
+  /**
+   * With `waitForReplicas`, sends `WAIT` on the connection that just wrote `key` (the master of its
+   * slot) and rejects with a {@link RedisStoreError} when fewer replicas than asked acknowledged it:
+   * the write stays on the master (WAIT cannot undo it) but is not reported as recorded, so the
+   * caller does not acknowledge what a failover could still lose. Nothing without the option.
+   */
+  async replicated(operation: RedisStoreOperation, key: string): Promise<void> {
+    const wait = this.waitForReplicas;
+    if (wait === undefined) return;
+    const args = ['WAIT', String(wait.replicas), String(wait.timeoutMs)];
+    const reply = await this.#guard(operation, Math.min(MAX_TIMER_MS, this.#timeoutMs + wait.timeoutMs), async () => {
+      const answer = this.#transport.waitAfter(key, args);
+      if (!isThenable(answer)) throw notAPromise();
+      return answer;
+    });
+    const acknowledged = Number(reply);
+    if (!Number.isSafeInteger(acknowledged)) {
+      throw new RedisStoreError(`Redis ${operation} failed: unexpected reply to WAIT`, { operation });
     }
+    if (acknowledged < wait.replicas) {
+      throw new RedisStoreError(
+        `Redis ${operation} failed: the write reached the master, but only ${acknowledged} of the ${wait.replicas} replicas ` +
+          `asked for (waitForReplicas) acknowledged it within ${wait.timeoutMs} ms, so it is not reported as recorded ` +
+          '(a failover now could lose it)',
+        { operation },
+      );
+    }
+  }
+
+  async #call(args: string[]): Promise<unknown> {
+    const reply = this.#transport.send(args);
+    if (!isThenable(reply)) throw notAPromise();
     return reply;
   }
 
-  /** `run()`, bounded by the command timeout, with every failure as a {@link RedisStoreError}. */
-  async #guard<T>(operation: RedisStoreOperation, run: () => Promise<T>): Promise<T> {
+  /** `run()` after the eviction-policy check, bounded by `timeoutMs`, with every failure as a {@link RedisStoreError}. */
+  async #guard<T>(operation: RedisStoreOperation, timeoutMs: number, run: () => Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        reject(new RedisStoreError(`Redis ${operation} timed out after ${this.#timeoutMs} ms`, { operation }));
-      }, this.#timeoutMs);
+        reject(new RedisStoreError(`Redis ${operation} timed out after ${timeoutMs} ms`, { operation }));
+      }, timeoutMs);
     });
     try {
-      return await Promise.race([run(), timeout]);
+      return await Promise.race([this.#evictionChecked(operation).then(run), timeout]);
     } catch (error) {
       if (error instanceof RedisStoreError) throw error;
-      const cause = this.#redactCauses ? redacted(error) : error;
-      throw new RedisStoreError(`Redis ${operation} failed: ${reason(error)}`, { operation, cause });
+      throw new RedisStoreError(`Redis ${operation} failed: ${reason(error)}`, { operation, cause: this.#cause(error) });
     } finally {
       clearTimeout(timer);
     }
   }
+
+  #cause(error: unknown): unknown {
+    return this.#redactCauses ? redacted(error) : error;
+  }
+
+  /** Resolves once every master's `maxmemory-policy` was found to be `noeviction` (or the check is off). */
+  #evictionChecked(operation: RedisStoreOperation): Promise<void> {
+    if (!this.#checkPolicy) return Promise.resolve();
+    this.#policy ??= this.#readPolicies(operation).catch((error: unknown) => {
+      this.#policy = undefined; // checked again at the next use: the server may be fixed meanwhile
+      throw error;
+    });
+    return this.#policy;
+  }
+
+  async #readPolicies(operation: RedisStoreOperation): Promise<void> {
+    const optOut = 'allowEvictingServer: true skips this check';
+    let masters: Master[];
+    let replies: unknown[];
+    try {
+      masters = await this.#transport.masters();
+      if (masters.length === 0) throw new Error('the cluster reported no master');
+      replies = await Promise.all(masters.map(async (master) => {
+        const reply = master.send(['INFO', 'memory']);
+        if (!isThenable(reply)) throw notAPromise();
+        return reply;
+      }));
+    } catch (error) {
+      throw new RedisStoreError(
+        `Redis ${operation} failed: ${this.#owner} could not read the server's maxmemory-policy (INFO memory: ${reason(error)}); ` +
+          `allow INFO for this Redis user, or, if you know the server never evicts, ${optOut}`,
+        { operation, cause: this.#cause(error) },
+      );
+    }
+    for (const [index, reply] of replies.entries()) {
+      const where = masters[index]?.name;
+      const at = where === undefined ? '' : ` on ${where}`;
+      const policy = /^maxmemory_policy:([^\r\n]*)/m.exec(replyString(reply) ?? '')?.[1]?.trim();
+      if (policy === undefined) {
+        throw new RedisStoreError(
+          `Redis ${operation} failed: ${this.#owner} found no maxmemory_policy in INFO memory${at}, so it cannot tell whether ` +
+            `the server evicts keys; if you know it never does, ${optOut}`,
+          { operation },
+        );
+      }
+      if (policy !== SAFE_POLICY) {
+        throw new RedisStoreError(
+          `Redis ${operation} failed: ${this.#owner} refuses a server whose maxmemory-policy is ${escapeControl(policy)}${at}: ` +
+            'when memory runs out it evicts keys, and an evicted key silently hands a change or an event over again. ' +
+            `Set maxmemory-policy ${SAFE_POLICY} (a full Redis then refuses writes loudly and the SDK retries), or give the ` +
+            `SDK a Redis of its own; ${optOut} (accepting that risk)`,
+          { operation },
+        );
+      }
+    }
+  }
+}
+
+/** A master to read `INFO` from: how to send it a command, and its address for messages. */
+interface Master {
+  send(args: string[]): unknown;
+  name: string | undefined;
+}
+
+/** How a client is driven: raw commands routed by their key, its masters, `WAIT` after a write of `key`. */
+interface Transport {
+  cluster: boolean;
+  send(args: string[]): unknown;
+  masters(): Promise<Master[]>;
+  waitAfter(key: string, args: string[]): unknown;
 }
 
 /** A reply as a string: Redis bulk strings arrive as strings, or as bytes from some client settings. */
@@ -111,25 +269,108 @@ export function replyString(reply: unknown): string | null | undefined {
   return undefined;
 }
 
-/** Checks a store's `client` option and returns how to send a raw command to it. */
-function sender(client: unknown, owner: string): (args: string[]) => unknown {
+type Fn = (...args: unknown[]) => unknown;
+
+/** Checks a store's `client` option and returns how to drive it. */
+function transport(client: unknown, owner: string): Transport {
   const expected =
-    `${owner}: client must be an ioredis client (with call()) or a connected node-redis client ` +
-    `(with sendCommand(args)), got`;
+    `${owner}: client must be an ioredis client or Cluster (with call()) or a connected node-redis client or cluster ` +
+    `(with sendCommand()), got`;
   if (client === null || typeof client !== 'object') throw new TypeError(`${expected} ${typeName(client)}`);
-  const candidate = client as Partial<Record<'call' | 'sendCommand' | 'getSlotMaster', unknown>>;
+  const candidate = client as Partial<Record<'call' | 'sendCommand' | 'getSlotMaster' | 'nodes' | 'isCluster' | 'pipeline' | 'nodeClient' | 'masters', unknown>>;
   if (typeof candidate.call === 'function') {
-    const call = candidate.call as (command: string, ...args: string[]) => unknown;
-    return ([command, ...args]) => call.call(client, command ?? '', ...args);
+    const call = candidate.call as Fn;
+    const send = (args: string[]) => call.call(client, ...args);
+    if (candidate.isCluster === true && typeof candidate.nodes === 'function' && typeof candidate.pipeline === 'function') {
+      const nodes = candidate.nodes as Fn;
+      const pipeline = candidate.pipeline as Fn;
+      return {
+        cluster: true,
+        send,
+        async masters() {
+          // the slots are known once the cluster is ready: a command first waits for that
+          await send(['PING']);
+          const list = nodes.call(client, 'master');
+          if (!Array.isArray(list)) throw new Error('Cluster.nodes("master") did not return a list');
+          return list.map((node: { call: Fn; options?: { host?: unknown; port?: unknown } }) => ({
+            send: (args: string[]) => node.call(...args),
+            name: address(node.options?.host, node.options?.port),
+          }));
+        },
+        async waitAfter(key, args) {
+          // a pipeline goes to the master of its keys' slot, on the connection that wrote `key`
+          const run = pipeline.call(client, [['exists', key], args.map((arg, i) => (i === 0 ? arg.toLowerCase() : arg))]) as { exec(): Promise<unknown> };
+          const replies = await run.exec();
+          const last = Array.isArray(replies) ? (replies[1] as unknown) : undefined;
+          if (!Array.isArray(last)) throw new Error('unexpected reply to the WAIT pipeline');
+          if (last[0] !== null && last[0] !== undefined) throw last[0];
+          return last[1];
+        },
+      };
+    }
+    return { cluster: false, send, masters: async () => [{ send, name: undefined }], waitAfter: (_key, args) => send(args) };
   }
   if (typeof candidate.sendCommand === 'function') {
+    const sendCommand = candidate.sendCommand as Fn;
     if (typeof candidate.getSlotMaster === 'function') {
-      throw new TypeError(`${owner}: node-redis cluster clients (createCluster) are not supported; pass a client from createClient`);
+      const nodeClient = candidate.nodeClient as Fn | undefined;
+      const slotMaster = candidate.getSlotMaster as Fn;
+      if (typeof nodeClient !== 'function') {
+        throw new TypeError(`${owner}: this node-redis cluster client has no nodeClient(): use the redis package v4 or later`);
+      }
+      const send = (args: string[]) => sendCommand.call(client, firstKey(args), false, args);
+      return {
+        cluster: true,
+        send,
+        async masters() {
+          const list = (client as { masters?: unknown }).masters;
+          if (!Array.isArray(list)) throw new Error('the cluster has no masters list (is it connected?)');
+          return Promise.all(list.map(async (master: { host?: unknown; port?: unknown }) => {
+            const node = (await nodeClient.call(client, master)) as { sendCommand: Fn };
+            return { send: (args: string[]) => node.sendCommand(args), name: address(master.host, master.port) };
+          }));
+        },
+        async waitAfter(key, args) {
+          // the client of the master serving the key's slot: the connection that wrote it
+          const node = (await nodeClient.call(client, slotMaster.call(client, keySlot(key)))) as { sendCommand: Fn };
+          return node.sendCommand(args);
+        },
+      };
     }
-    const sendCommand = candidate.sendCommand as (args: string[]) => unknown;
-    return (args) => sendCommand.call(client, args);
+    const send = (args: string[]) => sendCommand.call(client, args);
+    return { cluster: false, send, masters: async () => [{ send, name: undefined }], waitAfter: (_key, args) => send(args) };
   }
   throw new TypeError(`${expected} an object with neither`);
+}
+
+/** The key a node-redis cluster routes a command by: EVAL/EVALSHA's first key, else the first argument. */
+function firstKey(args: string[]): string | undefined {
+  const command = args[0]?.toUpperCase();
+  if (command === 'EVAL' || command === 'EVALSHA') return Number(args[2]) > 0 ? args[3] : undefined;
+  if (command === 'PING' || command === 'TIME' || command === 'INFO' || command === 'WAIT') return undefined;
+  return args[1];
+}
+
+function address(host: unknown, port: unknown): string | undefined {
+  return typeof host === 'string' && (typeof port === 'number' || typeof port === 'string') ? `${host}:${port}` : undefined;
+}
+
+function waitOption(owner: string, value: unknown): WaitForReplicas | undefined {
+  if (value === undefined) return undefined;
+  const shape = `${owner}: waitForReplicas must be { replicas: a whole number ≥ 1, timeoutMs: a whole number of milliseconds ≥ 1 }`;
+  if (value === null || typeof value !== 'object') throw new TypeError(`${shape}, got ${typeName(value)}`);
+  const { replicas, timeoutMs } = value as Partial<Record<'replicas' | 'timeoutMs', unknown>>;
+  if (typeof replicas !== 'number' || !Number.isSafeInteger(replicas) || replicas < 1) {
+    throw new TypeError(`${shape}, got replicas ${quote(replicas)}`);
+  }
+  if (typeof timeoutMs !== 'number' || !Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMER_MS) {
+    throw new TypeError(`${shape}, got timeoutMs ${quote(timeoutMs)}`);
+  }
+  return { replicas, timeoutMs };
+}
+
+function notAPromise(): TypeError {
+  return new TypeError('The Redis client did not return a Promise (a node-redis v4 client in legacyMode? pass client.v4)');
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

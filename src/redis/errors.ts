@@ -13,7 +13,8 @@ export type RedisStoreOperation =
   | 'count'
   | 'extend'
   | 'commit'
-  | 'reschedule';
+  | 'reschedule'
+  | 'reclaim';
 
 /**
  * A Redis command behind `RedisEventStore`, `RedisTokenStore` or `RedisStatusStore` failed: the connection was refused

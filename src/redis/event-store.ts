@@ -1,7 +1,7 @@
 import type { ClaimedLease, EventStore } from '../stores/event-store.js';
 import { checkEventId } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
-import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
+import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike, type WaitForReplicas } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { eventKeySuffix } from '../stores/event-key.js';
 import { LeaseMemory } from '../stores/lease-memory.js';
@@ -37,6 +37,24 @@ export interface RedisEventStoreOptions {
    * @default 5_000
    */
   commandTimeoutMs?: number | undefined;
+  /**
+   * Use a Redis whose `maxmemory-policy` may evict keys. By default the store reads the policy of
+   * every master at first use (`INFO memory`) and refuses any but `noeviction` (the `volatile-*`
+   * policies too: a completed event's key has a TTL, so they evict exactly it), because an evicted
+   * key runs `onEvent` again at the next redelivery. `true` skips that check and accepts the risk.
+   * @default false
+   */
+  allowEvictingServer?: boolean | undefined;
+  /**
+   * After `complete`, wait until this many replicas acknowledged it (`WAIT replicas timeoutMs`)
+   * before it counts as recorded; when fewer do in time, `complete` rejects with `RedisStoreError`
+   * (the event stays marked done on the master; the webhook handler logs it and retries `complete`,
+   * which waits again, while the claim's lease holds, so redeliveries meanwhile get 409). Redis
+   * replicates asynchronously: without this, a failover can lose completions already answered 200,
+   * and the provider's next redelivery runs `onEvent` again.
+   * @default undefined (no wait)
+   */
+  waitForReplicas?: WaitForReplicas | undefined;
 }
 
 const DEFAULT_PREFIX = 'checkout-partner-sdk:event:';
@@ -131,6 +149,8 @@ export class RedisEventStore implements EventStore {
       owner: 'RedisEventStore',
       commandTimeoutMs: options.commandTimeoutMs,
       redactCauses: false,
+      allowEvictingServer: options.allowEvictingServer,
+      waitForReplicas: options.waitForReplicas,
     });
     this.prefix = prefixOption(options.prefix, DEFAULT_PREFIX);
     this.ttlSeconds = ttlOption(options.ttlSeconds);
@@ -154,8 +174,9 @@ export class RedisEventStore implements EventStore {
       throw new RedisStoreError('Redis claim failed: unexpected reply to the claim script', { operation: 'claim' });
     }
     if (result !== 'claimed') return result;
-    // timed from the reply, which came after Redis set the key: the lease ends in Redis no later
-    this.#leases.remember(eventId, token, Date.now() + leaseMs);
+    // timed from the reply (on this process's monotonic clock), which came after Redis set the key
+    // with PX on its own clock: the lease ends in Redis no later, whatever this host's wall clock does
+    this.#leases.rememberFor(eventId, token, leaseMs);
     return { status: 'claimed', lease: token };
   }
 
@@ -179,6 +200,7 @@ export class RedisEventStore implements EventStore {
       throw new RedisStoreError('Redis complete failed: unexpected reply to the complete script', { operation: 'complete' });
     }
     this.#leases.forget(eventId, token); // whatever the reply, this lease is over
+    if (result === 'completed' || result === 'done') await this.#redis.replicated('complete', key);
     if (result === 'leased') {
       throw new RedisStoreError(
         "Redis complete failed: the event was not marked done because this worker's lease on it passed and another worker claimed it",

@@ -4,7 +4,10 @@
  * the status tracker's records ({@link RedisStatusStore}).
  *
  * Bring your own client: `ioredis` (v5 or later) or node-redis (the `redis` package, v4 or later),
- * both optional peer dependencies that this entry never imports.
+ * both optional peer dependencies that this entry never imports; a Redis Cluster (ioredis `Cluster`,
+ * node-redis `createCluster`) works too. Each store refuses a server whose `maxmemory-policy` may
+ * evict its keys (`allowEvictingServer: true` opts out) and can wait for replicas before a
+ * hand-over counts (`waitForReplicas`).
  *
  * @example
  * // ioredis
@@ -30,4 +33,4 @@ export type { RedisStatusStoreOptions } from './status-store.js';
 export type { RedisTokenStoreOptions } from './token-store.js';
 export { RedisStoreError } from './errors.js';
 export type { RedisStoreOperation } from './errors.js';
-export type { IoRedisClientLike, NodeRedisClientLike, RedisClientLike } from './client.js';
+export type { IoRedisClientLike, NodeRedisClientLike, NodeRedisClusterLike, RedisClientLike, WaitForReplicas } from './client.js';

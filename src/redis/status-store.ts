@@ -1,5 +1,6 @@
 import { eventKeySuffix } from '../stores/event-key.js';
 import { typeName } from '../internal/type-name.js';
+import { quote } from '../internal/quote.js';
 import { checkExternalId, checkKind, wholeNumber } from '../tracker/arguments.js';
 import { NUDGE_PRIORITY_MS } from '../tracker/types.js';
 import type {
@@ -12,24 +13,33 @@ import type {
   StatusTurn,
 } from '../tracker/types.js';
 import type { WebhookEvent } from '../webhooks/event.js';
-import { RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
+import { RedisConnection, replyString, type LuaScript, type RedisClientLike, type WaitForReplicas } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { prefixOption } from './options.js';
+import { CLUSTER_SLOTS, keySlot } from './slot.js';
 
 /** Options of {@link RedisStatusStore}. */
 export interface RedisStatusStoreOptions {
   /**
-   * An `ioredis` client, or a connected node-redis client (`redis` package, from `createClient`).
-   * The store never connects, quits or configures it. A Redis Cluster is not supported (the
-   * scripts touch the due index and a record's hash together).
+   * An `ioredis` client or `Cluster`, or a connected node-redis client or cluster (`redis` package,
+   * from `createClient` or `createCluster`). The store never connects, quits or configures it.
    */
   client: RedisClientLike;
   /**
-   * Put before every key: `<prefix>due` (the due index, a sorted set) and `<prefix>r:<kind>:<id>`
-   * (one hash per record). Trackers that share a prefix share their records.
+   * Put before every key. Trackers that share a prefix (and `shards`) share their records.
    * @default 'checkout-partner-sdk:status:'
    */
   prefix?: string | undefined;
+  /**
+   * How many parts the due index is split into, each with its records in one hash slot of its own
+   * (`<prefix>{<tag>}due`, `<prefix>{<tag>}r:<kind>:<id>`), so a Redis Cluster spreads the records,
+   * their memory and the claims over its masters. A claim reads every part and takes the earliest
+   * due first, so each part costs a small script per claim: a few times the number of masters is
+   * enough. Fixed for a prefix: records written with another count are not found (use a new prefix
+   * to change it). With 1 on a single Redis, the keys are `<prefix>due` and `<prefix>r:<kind>:<id>`.
+   * @default 1 on a single Redis, 16 on a Cluster
+   */
+  shards?: number | undefined;
   /**
    * How long a record's last handled status is kept after its watch ended, in seconds, so a
    * replayed provider event finds it and calls nothing. Keep it far longer than the provider
@@ -42,43 +52,78 @@ export interface RedisStatusStoreOptions {
    * @default 5_000
    */
   commandTimeoutMs?: number | undefined;
+  /**
+   * Use a Redis whose `maxmemory-policy` may evict keys. By default the store reads the policy of
+   * every master at first use (`INFO memory`) and refuses any but `noeviction`, because an evicted
+   * record hands its changes over again or never hands its final change over. `true` skips that
+   * check and accepts the risk.
+   * @default false
+   */
+  allowEvictingServer?: boolean | undefined;
+  /**
+   * After each `commit`, wait until this many replicas acknowledged it (`WAIT replicas timeoutMs`)
+   * before it counts as recorded; when fewer do in time, `commit` rejects with `RedisStoreError`
+   * (the status stays recorded on the master; the tracker retries the commit while its lease lasts,
+   * and the store answers a retried commit as recorded once `WAIT` succeeds). Redis replicates
+   * asynchronously: without this, a failover can lose acknowledged commits and hand those changes
+   * over again.
+   * @default undefined (no wait)
+   */
+  waitForReplicas?: WaitForReplicas | undefined;
 }
 
 const DEFAULT_PREFIX = 'checkout-partner-sdk:status:';
 const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+const DEFAULT_CLUSTER_SHARDS = 16;
+const MAX_SHARDS = 1024;
+
+/** The server's clock in milliseconds: every time the store records comes from it. */
+const NOW = `local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)`;
 
 /** Due at the lease's end while a live lease holds the record, else at `now` (shared by watch and nudge). */
 const DUE_NOW_OR_LEASE_END = `local at = now
 local lu = tonumber(redis.call('HGET', KEYS[2], 'lu') or '0')
 if redis.call('HEXISTS', KEYS[2], 'lt') == 1 and lu > now then at = lu end`;
 
-/** ARGV: kind, id, now, member. A watched record keeps its schedule; otherwise a watch starts now. */
+/** ARGV: kind, id, member. A watched record keeps its schedule; otherwise a watch starts now. */
 const WATCH: LuaScript = {
-  source: `local now = tonumber(ARGV[3])
+  source: `${NOW}
 if redis.call('HGET', KEYS[2], 'w') == '1' then return 0 end
-redis.call('HSET', KEYS[2], 'k', ARGV[1], 'id', ARGV[2], 'w', '1', 'wa', ARGV[3])
+redis.call('HSET', KEYS[2], 'k', ARGV[1], 'id', ARGV[2], 'w', '1', 'wa', now)
 redis.call('HSETNX', KEYS[2], 'f', '0')
 redis.call('HSETNX', KEYS[2], 'ns', '0')
 redis.call('PERSIST', KEYS[2])
 ${DUE_NOW_OR_LEASE_END}
-redis.call('ZADD', KEYS[1], at, ARGV[4])
+redis.call('ZADD', KEYS[1], at, ARGV[3])
 return 1`,
 };
 
-/** ARGV: kind, id, now, event JSON ('' for none), member, priority ms (due that long before now: ahead of the backlog). */
+/**
+ * ARGV: kind, id, event JSON ('' for none), member, priority ms. Remembers the nudge; makes the
+ * record due that long before now (ahead of the backlog) unless a live lease holds it (its end of
+ * turn decides) or its last turn failed (the back-off holds); a record not watched starts a watch.
+ */
 const NUDGE: LuaScript = {
-  source: `local now = tonumber(ARGV[3])
-redis.call('HSET', KEYS[2], 'k', ARGV[1], 'id', ARGV[2], 'na', ARGV[3])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'ev', ARGV[4]) end
+  source: `${NOW}
+redis.call('HSET', KEYS[2], 'k', ARGV[1], 'id', ARGV[2], 'na', now)
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], 'ev', ARGV[3]) end
 redis.call('HINCRBY', KEYS[2], 'ns', 1)
 redis.call('HSETNX', KEYS[2], 'f', '0')
+local leased = redis.call('HEXISTS', KEYS[2], 'lt') == 1 and tonumber(redis.call('HGET', KEYS[2], 'lu') or '0') > now
 if redis.call('HGET', KEYS[2], 'w') ~= '1' then
-  redis.call('HSET', KEYS[2], 'w', '1', 'wa', ARGV[3])
+  redis.call('HSET', KEYS[2], 'w', '1', 'wa', now)
   redis.call('PERSIST', KEYS[2])
+  if leased then
+    -- unwatched during a live lease: due when it ends, never claimable beside it
+    redis.call('ZADD', KEYS[1], redis.call('HGET', KEYS[2], 'lu'), ARGV[4])
+    return 1
+  end
+elseif (leased or redis.call('HGET', KEYS[2], 'f') ~= '0') and redis.call('ZSCORE', KEYS[1], ARGV[4]) then
+  -- a live lease's end of turn decides; after a failed turn the back-off holds (the event is kept for the next read)
+  return 1
 end
-${DUE_NOW_OR_LEASE_END}
-if at == now then at = now - tonumber(ARGV[6]) end
-redis.call('ZADD', KEYS[1], at, ARGV[5])
+redis.call('ZADD', KEYS[1], now - tonumber(ARGV[5]), ARGV[4])
 return 1`,
 };
 
@@ -93,22 +138,36 @@ return 1`,
 };
 
 /**
- * KEYS: the due index. ARGV: now, limit, lease ms, owner, token base, record key prefix. Claims the
- * due records earliest first: each gets a lease token and its due time moves to the lease's end.
- * Replies member, due time (the score before the claim), HGETALL, member, due time, HGETALL, …
+ * KEYS: a due index. ARGV: limit. Replies member, due time, … of the records due at or before the
+ * server's now, earliest first (a claim on several parts reads every part before it claims).
+ */
+const PEEK_DUE: LuaScript = {
+  source: `${NOW}
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))`,
+};
+
+/**
+ * KEYS: the due index. ARGV: limit, lease ms, owner, token base, key base (the part's prefix, to
+ * which 'r:' + member is a record and 'o:' + owner its owner's lease set). Claims the due records
+ * earliest first: each gets a lease token, its due time moves to the lease's end, and it joins the
+ * owner's set (leaving the set of the owner whose lease ran out). Replies now, then member, due time
+ * (the score before the claim), HGETALL, member, due time, HGETALL, …
  */
 const CLAIM_DUE: LuaScript = {
-  source: `local now = tonumber(ARGV[1])
-local leaseEnd = now + tonumber(ARGV[3])
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
-local out = {}
+  source: `${NOW}
+local leaseEnd = now + tonumber(ARGV[2])
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+local out = {string.format('%d', now)}
 for i = 1, #due, 2 do
   local m = due[i]
-  local rec = ARGV[6] .. m
+  local rec = ARGV[5] .. 'r:' .. m
   if redis.call('HGET', rec, 'w') ~= '1' then
     redis.call('ZREM', KEYS[1], m)
   else
-    redis.call('HSET', rec, 'lt', ARGV[5] .. ':' .. i, 'lo', ARGV[4], 'lu', string.format('%d', leaseEnd), 'ls', redis.call('HGET', rec, 'ns') or '0')
+    local previous = redis.call('HGET', rec, 'lo')
+    if previous and previous ~= ARGV[3] then redis.call('SREM', ARGV[5] .. 'o:' .. previous, m) end
+    redis.call('HSET', rec, 'lt', ARGV[4] .. ':' .. i, 'lo', ARGV[3], 'lu', string.format('%d', leaseEnd), 'ls', redis.call('HGET', rec, 'ns') or '0')
+    redis.call('SADD', ARGV[5] .. 'o:' .. ARGV[3], m)
     redis.call('ZADD', KEYS[1], leaseEnd, m)
     out[#out + 1] = m
     out[#out + 1] = due[i + 1]
@@ -118,70 +177,118 @@ end
 return out`,
 };
 
-/** ARGV: token, lease end, member. */
+/** ARGV: token, lease ms, member. */
 const EXTEND: LuaScript = {
   source: `if redis.call('HGET', KEYS[2], 'lt') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[2], 'lu', ARGV[2])
-if redis.call('HGET', KEYS[2], 'w') == '1' then redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3]) end
+${NOW}
+local leaseEnd = string.format('%d', now + tonumber(ARGV[2]))
+redis.call('HSET', KEYS[2], 'lu', leaseEnd)
+if redis.call('HGET', KEYS[2], 'w') == '1' then redis.call('ZADD', KEYS[1], leaseEnd, ARGV[3]) end
 return 1`,
 };
 
+/** Ends the lease held in KEYS[2] (member ARGV[9] of the part whose key base is ARGV[11]), leaving its owner's set. */
+const DROP_LEASE = (member: string, base: string) => `redis.call('SREM', ${base} .. 'o:' .. (redis.call('HGET', KEYS[2], 'lo') or ''), ${member})
+redis.call('HDEL', KEYS[2], 'lt', 'lo', 'lu', 'ls')`;
+
 /**
- * ARGV: token, now, commit ('1' records the status), status JSON, next ('delay' | 'final' |
- * 'max-age'), delay ms, failures, retention ms, member, nudge priority ms, keep nudge ('1'). Checks the lease and ends the turn in one
- * step; a nudge that came during the turn makes the record due at once.
+ * ARGV: token, commit ('1' records the status), status JSON, next ('delay' | 'final' | 'max-age' |
+ * 'not-found'), delay ms, failures, retention ms, nudge priority ms, member, keep nudge ('1'), key
+ * base. Checks the lease and ends the turn in one step; a nudge that came during a turn that did
+ * not fail makes the record due at once (after a failed one, the back-off holds). A commit records
+ * its lease token (`ct`), so the same commit retried answers 2 (recorded already) instead of 0.
  */
 const END_TURN: LuaScript = {
-  source: `if redis.call('HGET', KEYS[2], 'lt') ~= ARGV[1] then return 0 end
-local now = tonumber(ARGV[2])
-local nudged = redis.call('HGET', KEYS[2], 'ns') ~= redis.call('HGET', KEYS[2], 'ls')
-if ARGV[3] == '1' then
-  redis.call('HSET', KEYS[2], 'hs', ARGV[4], 'ha', ARGV[2])
-  if not nudged and ARGV[11] ~= '1' then redis.call('HDEL', KEYS[2], 'na', 'ev') end
+  source: `if redis.call('HGET', KEYS[2], 'lt') ~= ARGV[1] then
+  -- a commit retried after its first try was recorded (its reply or its WAIT failed): recorded
+  if ARGV[2] == '1' and redis.call('HGET', KEYS[2], 'ct') == ARGV[1] then return 2 end
+  return 0
 end
-redis.call('HSET', KEYS[2], 'f', ARGV[7])
-redis.call('HDEL', KEYS[2], 'lt', 'lo', 'lu', 'ls')
+${NOW}
+local nudged = redis.call('HGET', KEYS[2], 'ns') ~= redis.call('HGET', KEYS[2], 'ls')
+if ARGV[2] == '1' then
+  redis.call('HSET', KEYS[2], 'hs', ARGV[3], 'ha', now, 'ct', ARGV[1])
+  if not nudged and ARGV[10] ~= '1' then redis.call('HDEL', KEYS[2], 'na', 'ev') end
+end
+redis.call('HSET', KEYS[2], 'f', ARGV[6])
+${DROP_LEASE('ARGV[9]', 'ARGV[11]')}
 if redis.call('HGET', KEYS[2], 'w') ~= '1' then
   redis.call('ZREM', KEYS[1], ARGV[9])
   return 1
 end
-if nudged then
-  redis.call('ZADD', KEYS[1], now - tonumber(ARGV[10]), ARGV[9])
+if nudged and ARGV[6] == '0' then
+  redis.call('ZADD', KEYS[1], now - tonumber(ARGV[8]), ARGV[9])
   return 1
 end
-if ARGV[5] == 'delay' then
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), ARGV[9])
+if ARGV[4] == 'delay' then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[5]), ARGV[9])
   return 1
 end
 redis.call('HSET', KEYS[2], 'w', '0')
 redis.call('HDEL', KEYS[2], 'na', 'ev')
 redis.call('ZREM', KEYS[1], ARGV[9])
-redis.call('PEXPIRE', KEYS[2], ARGV[8])
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
 return 1`,
 };
 
-/** ARGV: token, now, member. */
+/** ARGV: token, member, key base. */
 const RELEASE: LuaScript = {
   source: `if redis.call('HGET', KEYS[2], 'lt') ~= ARGV[1] then return 0 end
-redis.call('HDEL', KEYS[2], 'lt', 'lo', 'lu', 'ls')
-if redis.call('HGET', KEYS[2], 'w') == '1' then redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3]) end
+${NOW}
+${DROP_LEASE('ARGV[2]', 'ARGV[3]')}
+if redis.call('HGET', KEYS[2], 'w') == '1' then redis.call('ZADD', KEYS[1], now, ARGV[2]) end
 return 1`,
 };
 
 /**
+ * KEYS: the due index, the owner's lease set. ARGV: owner, key base. Ends every lease the owner's
+ * set names that the owner still holds, each record due at once; keeps nudge, event and failures.
+ * Replies how many of those leases were live.
+ */
+const RECLAIM: LuaScript = {
+  source: `${NOW}
+local ended = 0
+for _, m in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  local rec = ARGV[2] .. 'r:' .. m
+  if redis.call('HGET', rec, 'lo') == ARGV[1] and redis.call('HEXISTS', rec, 'lt') == 1 then
+    if tonumber(redis.call('HGET', rec, 'lu') or '0') > now then ended = ended + 1 end
+    redis.call('HDEL', rec, 'lt', 'lo', 'lu', 'ls')
+    if redis.call('HGET', rec, 'w') == '1' then redis.call('ZADD', KEYS[1], now, m) end
+  end
+end
+redis.call('DEL', KEYS[2])
+return ended`,
+};
+
+/** The keys of one part of the store: its due index, and the base of its records and owner sets. */
+interface Part {
+  due: string;
+  base: string;
+}
+
+/**
  * A {@link StatusStore} in Redis, so a fleet of trackers shares one schedule and each status change
  * is handed over once across every process and restart. Each record is one hash; the due records
- * are found through one sorted set scored by due time (`ZRANGEBYSCORE`), never by scanning. A claim
+ * are found through sorted sets scored by due time (`ZRANGEBYSCORE`), never by scanning. A claim
  * moves a record's score to the end of its lease, so the record of a process that died is due
- * again when the lease runs out. Every step that checks a lease (extend, commit, reschedule,
- * release) is one Lua script comparing the lease token, so a process whose lease passed cannot
- * record a change (it is logged as `lease-lost` and the new holder hands it over).
+ * again when the lease runs out, and adds it to its owner's lease set, so `reclaim(owner)` finds
+ * what a restarted process held without a scan. Every step that checks a lease (extend, commit,
+ * reschedule, release) is one Lua script comparing the lease token, so a process whose lease passed
+ * cannot record a change (it is logged as `lease-lost` and the new holder hands it over).
+ *
+ * One clock: every time (due times, leases, `watchedAt`, `claimedAt`, `handled.at`) is the Redis
+ * server's, read with `TIME` inside the scripts, never the caller's. On a Cluster each part reads
+ * its own master's clock; a record lives in one part, so its times stay on one clock.
+ *
+ * On a Redis Cluster the due index is split into `shards` parts, each with its records in one hash
+ * slot, spread over the slot space so the parts land on every master.
  *
  * Durability follows Redis': with the append-only file on (`appendonly yes`, `appendfsync always`
  * for no loss at all), a Redis restart loses nothing; without persistence, a restart forgets the
- * watches and the handled statuses.
+ * watches and the handled statuses. Replication is asynchronous: see `waitForReplicas`.
  *
- * Requires Redis 2.6.12 or later with scripting; a Redis Cluster is not supported.
+ * Requires Redis 5 or later (scripts replicated by their effects, so they may read `TIME`) with
+ * scripting, and a `maxmemory-policy` of `noeviction` (see `allowEvictingServer`).
  *
  * @example
  * import Redis from 'ioredis';
@@ -194,20 +301,32 @@ export class RedisStatusStore implements StatusStore {
   readonly prefix: string;
   /** Seconds an ended watch's handled status is kept. */
   readonly retentionSeconds: number;
+  /** How many parts the due index is split into. */
+  readonly shards: number;
   readonly #redis: RedisConnection;
+  readonly #parts: readonly Part[];
 
   constructor(options: RedisStatusStoreOptions) {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`RedisStatusStore options must be an object, got ${typeName(options)}`);
     }
-    this.#redis = new RedisConnection(options.client, { owner: 'RedisStatusStore', commandTimeoutMs: options.commandTimeoutMs, redactCauses: false });
+    this.#redis = new RedisConnection(options.client, {
+      owner: 'RedisStatusStore',
+      commandTimeoutMs: options.commandTimeoutMs,
+      redactCauses: false,
+      allowEvictingServer: options.allowEvictingServer,
+      waitForReplicas: options.waitForReplicas,
+    });
     this.prefix = prefixOption(options.prefix, DEFAULT_PREFIX);
     this.retentionSeconds = wholeNumber('retentionSeconds', options.retentionSeconds, DEFAULT_RETENTION_SECONDS);
+    this.shards = wholeNumber('shards', options.shards, this.#redis.cluster ? DEFAULT_CLUSTER_SHARDS : 1);
+    if (this.shards > MAX_SHARDS) throw new TypeError(`shards must be at most ${MAX_SHARDS}, got ${this.shards}`);
+    this.#parts = partsOf(this.prefix, this.shards, this.#redis.cluster);
   }
 
-  async watch(kind: StatusKind, externalId: string, now: number): Promise<void> {
+  async watch(kind: StatusKind, externalId: string): Promise<void> {
     const member = await this.#member(kind, externalId);
-    await this.#redis.script('watch', WATCH, this.#keys(member), [kind, externalId, ms(now), member]);
+    await this.#redis.script('watch', WATCH, this.#keys(member), [kind, externalId, member]);
   }
 
   async unwatch(kind: StatusKind, externalId: string): Promise<void> {
@@ -215,39 +334,64 @@ export class RedisStatusStore implements StatusStore {
     await this.#redis.script('unwatch', UNWATCH, this.#keys(member), [String(this.retentionSeconds * 1000), member]);
   }
 
-  async nudge(kind: StatusKind, externalId: string, nudge: { now: number; event?: WebhookEvent | undefined }): Promise<void> {
+  async nudge(kind: StatusKind, externalId: string, nudge: { event?: WebhookEvent | undefined }): Promise<void> {
     const member = await this.#member(kind, externalId);
-    const event = nudge.event === undefined ? '' : JSON.stringify(nudge.event);
-    await this.#redis.script('nudge', NUDGE, this.#keys(member), [kind, externalId, ms(nudge.now), event, member, String(NUDGE_PRIORITY_MS)]);
+    const event = nudge?.event === undefined ? '' : JSON.stringify(nudge.event);
+    await this.#redis.script('nudge', NUDGE, this.#keys(member), [kind, externalId, event, member, String(NUDGE_PRIORITY_MS)]);
   }
 
   async claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]> {
-    const { now, limit, leaseMs, owner } = request;
+    const { limit, leaseMs, owner } = request;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new TypeError(`limit must be a whole number ≥ 1, got ${quote(limit)}`);
+    if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
+    const lease = durationMs('leaseMs', leaseMs);
+    if (this.#parts.length === 1) return this.#claimPart(this.#parts[0]!, limit, lease, owner);
+    // every part's earliest due records; merged by due time (the masters' clocks agree as NTP keeps
+    // them: an error of a few milliseconds only reorders records due within those milliseconds)
+    const peeks = await Promise.all(this.#parts.map(async (part, index) => {
+      const reply = await this.#redis.script('claim', PEEK_DUE, [part.due], [String(limit)]);
+      if (!Array.isArray(reply) || reply.length % 2 !== 0) throw unexpected('claim');
+      const due: Array<{ index: number; at: number }> = [];
+      for (let i = 0; i < reply.length; i += 2) due.push({ index, at: Number(replyString(reply[i + 1])) });
+      return due;
+    }));
+    const counts = new Map<number, number>();
+    for (const { index } of peeks.flat().sort((a, b) => a.at - b.at).slice(0, limit)) counts.set(index, (counts.get(index) ?? 0) + 1);
+    const claimed = await Promise.all([...counts].map(([index, count]) => this.#claimPart(this.#parts[index]!, count, lease, owner)));
+    return claimed.flat().sort((a, b) => (a.dueAt ?? a.claimedAt) - (b.dueAt ?? b.claimedAt));
+  }
+
+  async #claimPart(part: Part, limit: number, leaseMs: string, owner: string): Promise<ClaimedStatusRecord[]> {
     const base = `${owner}:${globalThis.crypto.randomUUID()}`;
-    const reply = await this.#redis.script('claim', CLAIM_DUE, [`${this.prefix}due`], [ms(now), String(limit), ms(leaseMs), owner, base, `${this.prefix}r:`]);
-    if (!Array.isArray(reply) || reply.length % 3 !== 0) throw unexpected('claim');
+    const reply = await this.#redis.script('claim', CLAIM_DUE, [part.due], [String(limit), leaseMs, owner, base, part.base]);
+    if (!Array.isArray(reply) || reply.length % 3 !== 1) throw unexpected('claim');
+    const claimedAt = Number(replyString(reply[0]));
+    if (!Number.isSafeInteger(claimedAt)) throw unexpected('claim');
     const claimed: ClaimedStatusRecord[] = [];
-    for (let i = 0; i < reply.length; i += 3) {
+    for (let i = 1; i < reply.length; i += 3) {
       const fields = hashFields(reply[i + 2]);
       const state = fields === undefined ? undefined : stateOf(fields);
       const token = fields?.get('lt');
       if (state === undefined || token === undefined) throw unexpected('claim');
       const dueAt = Number(replyString(reply[i + 1]));
-      claimed.push({ ...state, lease: { kind: state.kind, externalId: state.externalId, owner, token }, ...(Number.isFinite(dueAt) ? { dueAt } : {}) });
+      claimed.push({ ...state, lease: { kind: state.kind, externalId: state.externalId, owner, token }, claimedAt, ...(Number.isFinite(dueAt) ? { dueAt } : {}) });
     }
     return claimed;
   }
 
-  /** Records watched now: the size of the due index (ZCARD, O(1)), which holds exactly the watched records. */
+  /** Records watched now: the size of the due index (ZCARD of each part, O(1)), which holds exactly the watched records. */
   async countWatched(): Promise<number> {
-    const reply = Number(await this.#redis.command('count', ['ZCARD', `${this.prefix}due`]));
-    if (!Number.isSafeInteger(reply)) throw new RedisStoreError('Redis count failed: unexpected reply from the status store', { operation: 'count' });
-    return reply;
+    const counts = await Promise.all(this.#parts.map(async (part) => {
+      const reply = Number(await this.#redis.command('count', ['ZCARD', part.due]));
+      if (!Number.isSafeInteger(reply)) throw new RedisStoreError('Redis count failed: unexpected reply from the status store', { operation: 'count' });
+      return reply;
+    }));
+    return counts.reduce((total, count) => total + count, 0);
   }
 
-  async extend(lease: StatusLease, extension: { now: number; leaseMs: number }): Promise<boolean> {
+  async extend(lease: StatusLease, extension: { leaseMs: number }): Promise<boolean> {
     const member = await this.#leaseMember(lease);
-    const reply = await this.#redis.script('extend', EXTEND, this.#keys(member), [lease.token, ms(extension.now + extension.leaseMs), member]);
+    const reply = await this.#redis.script('extend', EXTEND, this.#keys(member), [lease.token, durationMs('leaseMs', extension?.leaseMs), member]);
     return Number(reply) === 1;
   }
 
@@ -259,14 +403,25 @@ export class RedisStatusStore implements StatusStore {
     return this.#endTurn('reschedule', lease, undefined, turn);
   }
 
-  async release(lease: StatusLease, now: number): Promise<void> {
+  async release(lease: StatusLease): Promise<void> {
     const member = await this.#leaseMember(lease);
-    await this.#redis.script('release', RELEASE, this.#keys(member), [lease.token, ms(now), member]);
+    const part = this.#part(member);
+    await this.#redis.script('release', RELEASE, [part.due, `${part.base}r:${member}`], [lease.token, member, part.base]);
+  }
+
+  async reclaim(owner: string): Promise<number> {
+    if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
+    const ended = await Promise.all(this.#parts.map(async (part) => {
+      const reply = Number(await this.#redis.script('reclaim', RECLAIM, [part.due, `${part.base}o:${owner}`], [owner, part.base]));
+      if (!Number.isSafeInteger(reply)) throw new RedisStoreError('Redis reclaim failed: unexpected reply from the status store', { operation: 'reclaim' });
+      return reply;
+    }));
+    return ended.reduce((total, count) => total + count, 0);
   }
 
   async get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined> {
     const member = await this.#member(kind, externalId);
-    const reply = await this.#redis.command('get', ['HGETALL', `${this.prefix}r:${member}`]);
+    const reply = await this.#redis.command('get', ['HGETALL', this.#keys(member)[1]!]);
     const fields = hashFields(reply);
     if (fields === undefined) throw unexpected('get');
     return fields.size === 0 ? undefined : stateOf(fields);
@@ -276,20 +431,24 @@ export class RedisStatusStore implements StatusStore {
     const member = await this.#leaseMember(lease);
     const next = 'delayMs' in turn.next ? 'delay' : turn.next.end;
     const delay = 'delayMs' in turn.next ? ms(turn.next.delayMs) : '0';
-    const reply = await this.#redis.script(operation, END_TURN, this.#keys(member), [
+    const keys = this.#keys(member);
+    const reply = await this.#redis.script(operation, END_TURN, keys, [
       lease.token,
-      ms(turn.now),
       operation === 'commit' ? '1' : '0',
       JSON.stringify(status ?? null),
       next,
       delay,
       String(turn.failures),
       String(this.retentionSeconds * 1000),
-      member,
       String(NUDGE_PRIORITY_MS),
+      member,
       turn.keepNudge === true ? '1' : '0',
+      this.#part(member).base,
     ]);
-    return Number(reply) === 1;
+    // 2: this lease's commit was recorded by an earlier try (whose reply or WAIT failed)
+    const recorded = Number(reply) === 1 || Number(reply) === 2;
+    if (recorded && operation === 'commit') await this.#redis.replicated('commit', keys[1]!);
+    return recorded;
   }
 
   async #leaseMember(lease: StatusLease): Promise<string> {
@@ -306,13 +465,64 @@ export class RedisStatusStore implements StatusStore {
     return `${kind}:${await eventKeySuffix(externalId)}`;
   }
 
-  #keys(member: string): string[] {
-    return [`${this.prefix}due`, `${this.prefix}r:${member}`];
+  #part(member: string): Part {
+    return this.#parts.length === 1 ? this.#parts[0]! : this.#parts[fnv1a(member) % this.#parts.length]!;
   }
+
+  /** The due index of the record's part, and the record's hash. */
+  #keys(member: string): [string, string] {
+    const part = this.#part(member);
+    return [part.due, `${part.base}r:${member}`];
+  }
+}
+
+/**
+ * The parts' keys. One part on a single Redis keeps the plain layout (`<prefix>due`); otherwise part
+ * n's keys carry a hash tag that hashes into the n-th of `count` equal ranges of the 16,384 slots,
+ * so with slots assigned to masters in ranges (as `redis-cli --cluster create` does) the parts
+ * spread evenly over the masters.
+ */
+function partsOf(prefix: string, count: number, cluster: boolean): Part[] {
+  if (count === 1 && !cluster) return [{ due: `${prefix}due`, base: prefix }];
+  // part n's tag: the first whole number whose slot falls in the n-th range (a coupon collector:
+  // about count × ln(count) tries, under 10,000 for 1,024 parts)
+  const tags: Array<string | undefined> = new Array(count);
+  let missing = count;
+  for (let k = 0; missing > 0 && k < 10_000_000; k += 1) {
+    const tag = String(k);
+    const range = Math.floor((keySlot(`{${tag}}`) * count) / CLUSTER_SLOTS);
+    if (tags[range] === undefined) {
+      tags[range] = tag;
+      missing -= 1;
+    }
+  }
+  if (missing > 0) throw new Error(`no hash tag found for ${missing} of ${count} parts`); // never: CRC16 spreads decimal strings
+  return tags.map((tag) => {
+    const base = `${prefix}{${tag}}`;
+    return { due: `${base}due`, base };
+  });
+}
+
+/** FNV-1a (32 bits) of a record's member: which part it lives in. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
 }
 
 function ms(value: number): string {
   return String(Math.ceil(value));
+}
+
+/** A positive, finite number of milliseconds as the scripts take it, else a `TypeError` naming `name`. */
+function durationMs(name: string, value: unknown): string {
+  if (typeof value !== 'number' || !(value > 0) || value > Number.MAX_SAFE_INTEGER) {
+    throw new TypeError(`${name} must be a positive number of milliseconds, got ${quote(value)}`);
+  }
+  return ms(value);
 }
 
 function unexpected(operation: 'claim' | 'get'): RedisStoreError {

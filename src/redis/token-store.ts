@@ -32,6 +32,16 @@ export interface RedisTokenStoreOptions {
    * @default 5_000
    */
   lockMs?: number | undefined;
+  /**
+   * Use a Redis whose `maxmemory-policy` may evict keys. By default the store reads the policy of
+   * every master at first use (`INFO memory`) and refuses any but `noeviction`, as the other Redis
+   * stores do. `CheckoutClient` bypasses a token store that fails, so a refusal here only shows as
+   * each process keeping its own token (the event and status stores on the same Redis refuse
+   * loudly). An evicted token only costs an exchange, so `true` is a reasonable choice for this
+   * store alone.
+   * @default false
+   */
+  allowEvictingServer?: boolean | undefined;
 }
 
 /** What is stored: JSON of the token and its reuse deadline. Anything else reads as no token. */
@@ -87,6 +97,7 @@ export class RedisTokenStore implements TokenStore {
       owner: 'RedisTokenStore',
       commandTimeoutMs: options.commandTimeoutMs,
       redactCauses: true,
+      allowEvictingServer: options.allowEvictingServer,
     });
     this.prefix = prefixOption(options.prefix, '');
     this.lockMs = positiveMs('lockMs', options.lockMs, 5_000);

@@ -3,25 +3,81 @@ import type * as OtelApi from '@opentelemetry/api';
 /** The `@opentelemetry/api` module, as the SDK uses it. */
 export type OtelApiModule = typeof OtelApi;
 
-/** `undefined`: not tried yet; `null`: absent or not loadable here (then nothing is ever emitted). */
-let loaded: OtelApiModule | null | undefined;
+// tsup defines it: `true` in the CommonJS build, `false` in the ESM build (undefined in tests of the sources)
+declare const __CHECKOUT_SDK_CJS__: boolean | undefined;
+// the CommonJS build's own `require` (module-scoped, so no Node types are needed)
+declare const require: (id: string) => unknown;
+
+/** `undefined`: not looked for yet; `null`: not found (then nothing is emitted unless an instance is given the API). */
+let found: OtelApiModule | null | undefined;
+let finding: Promise<OtelApiModule | null> | undefined;
 
 /**
- * `@opentelemetry/api` (an optional peer), loaded on the first call that could emit, never at import:
- * a process without it (or that never calls) pays nothing. Loaded through Node's `require` (as the
- * testing kit loads msw) rather than `import()`: it is synchronous, so the first call is traced like
- * every other, and a bundler does not see it, so an app built without the package still builds.
- * Every copy of the API shares the providers registered through any copy (they live on `globalThis`).
- * Runtimes without `process.getBuiltinModule` (Cloudflare Workers) emit nothing.
+ * `@opentelemetry/api` (an optional peer), looked for on the first call that could emit, never at
+ * import: a process without it (or that never calls) pays nothing. The specifier is a literal a
+ * bundler sees, inside a `try`: esbuild and webpack bundle the API when the app has it (one copy
+ * with the app's own) or leave it to run time when it is external, and only warn when it is not
+ * installed. No `import.meta.url` (esbuild's CommonJS output empties it; webpack writes the build
+ * machine's path there). The CommonJS build uses its own `require` (synchronous; Jest's registry);
+ * the ESM build `import()`, so its first call waits for the lookup once. Every copy of the API shares
+ * the providers registered through any copy (they live on `globalThis`).
  */
-export function otelApi(): OtelApiModule | null {
-  if (loaded !== undefined) return loaded;
-  try {
-    // 'module', not 'node:module': the runtime-neutral entries hold no `node:` specifier (nor Node types)
-    const node = (globalThis as { process?: { getBuiltinModule?: (id: string) => { createRequire?: (url: string) => (id: string) => unknown } } }).process;
-    loaded = (node?.getBuiltinModule?.('module')?.createRequire?.(import.meta.url)('@opentelemetry/api') as OtelApiModule | undefined) ?? null;
-  } catch {
-    loaded = null; // not installed (or not loadable here): the SDK works as without telemetry
+export function findOtelApi(): OtelApiModule | null | Promise<OtelApiModule | null> {
+  if (found !== undefined) return found;
+  if (typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__) {
+    try {
+      found = moduleOf(require('@opentelemetry/api'));
+    } catch {
+      found = null; // not installed (or not loadable here): the SDK works as without telemetry
+    }
+    return found;
   }
-  return loaded;
+  // a separate `if` (not an `else`), so esbuild drops it, and the import() in it, from the CommonJS build
+  if (!(typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__)) {
+    return (finding ??= importOtelApi().then((module) => (found = module)));
+  }
+  return null;
+}
+
+async function importOtelApi(): Promise<OtelApiModule | null> {
+  try {
+    return moduleOf(await import('@opentelemetry/api'));
+  } catch {
+    return null; // not installed (or not loadable here): the SDK works as without telemetry
+  }
+}
+
+/** The API itself from what a loader handed back (a namespace, or a CommonJS module wrapped in `default`). */
+function moduleOf(loaded: unknown): OtelApiModule | null {
+  if (isOtelApi(loaded)) return loaded;
+  const inner = (loaded as { default?: unknown } | null | undefined)?.default;
+  return isOtelApi(inner) ? inner : null;
+}
+
+/** What the SDK uses of the API: a module without it (another package, a stub) is not one. */
+export function isOtelApi(value: unknown): value is OtelApiModule {
+  const api = value as Partial<Record<keyof OtelApiModule, unknown>> | null | undefined;
+  return (
+    typeof api?.trace === 'object' &&
+    typeof api.metrics === 'object' &&
+    typeof api.context === 'object' &&
+    typeof api.propagation === 'object' &&
+    typeof api.ProxyTracerProvider === 'function' &&
+    typeof api.createNoopMeter === 'function' &&
+    typeof api.SpanKind === 'object' &&
+    typeof api.SpanStatusCode === 'object'
+  );
+}
+
+/** The API's registry on `globalThis` (`@opentelemetry/api` 1.x keeps the registered providers there, whichever copy registered them). */
+const REGISTRY = Symbol.for('opentelemetry.js.api.1');
+
+/**
+ * Whether an app in this process registered a tracer or meter provider through some copy of the
+ * API, although the SDK could not load one: the sign of a bundle that holds the API where the SDK
+ * cannot reach it.
+ */
+export function otelRegisteredElsewhere(): boolean {
+  const registry = (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[REGISTRY];
+  return registry?.trace !== undefined || registry?.metrics !== undefined;
 }

@@ -14,6 +14,21 @@ export interface MeterProviderLike {
 }
 
 /**
+ * The `@opentelemetry/api` module itself (`import * as api from '@opentelemetry/api'`), typed by
+ * shape so the SDK's declarations do not need the optional peer.
+ */
+export interface OpenTelemetryApiLike {
+  /** The API's `trace` (tracer providers and the active span). */
+  readonly trace: object;
+  /** The API's `metrics` (meter providers). */
+  readonly metrics: object;
+  /** The API's `context` (the active context). */
+  readonly context: object;
+  /** The API's `propagation` (the `traceparent` header). */
+  readonly propagation: object;
+}
+
+/**
  * Where the SDK's traces and metrics go. Both need `@opentelemetry/api` installed (an optional peer
  * dependency); without it nothing is loaded or emitted. See README.md, OpenTelemetry.
  */
@@ -30,6 +45,14 @@ export interface TelemetryOptions {
    * @default the global one (`metrics.setGlobalMeterProvider`); none registered: no metrics
    */
   meterProvider?: MeterProviderLike | undefined;
+  /**
+   * The `@opentelemetry/api` module to use (`import * as api from '@opentelemetry/api'`), instead of
+   * the one the SDK looks for itself. The path that works in every bundle: pass your app's own copy
+   * where a bundler hides the package from the SDK (see docs/observability.md, Bundlers). A webhook
+   * handler (or status tracker) without one uses its client's.
+   * @default the `@opentelemetry/api` the SDK finds at its first call (none found: no spans or metrics, said once on stderr when a provider is registered or given)
+   */
+  openTelemetryApi?: OpenTelemetryApiLike | undefined;
 }
 
 /**
@@ -51,5 +74,7 @@ export function inheritedTelemetry(options: TelemetryOptions, client: unknown): 
   return {
     tracerProvider: options.tracerProvider ?? fromClient.tracerProvider,
     meterProvider: options.meterProvider ?? fromClient.meterProvider,
+    // only an absent one is inherited: a wrong one (null included) is refused by name
+    openTelemetryApi: options.openTelemetryApi === undefined ? fromClient.openTelemetryApi : options.openTelemetryApi,
   };
 }

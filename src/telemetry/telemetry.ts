@@ -1,5 +1,5 @@
 import type { TelemetryCore } from './telemetry-core.js';
-import { otelApi, type OtelApiModule } from './api.js';
+import { findOtelApi, isOtelApi, otelRegisteredElsewhere, type OtelApiModule } from './api.js';
 import type { TelemetryOptions } from './options.js';
 
 /** What may emit; `undefined` while nothing can (the no-op path: nothing else is loaded or made). */
@@ -14,22 +14,53 @@ export type TelemetryUse = TelemetryCore | Promise<TelemetryCore | undefined> | 
 export class Telemetry {
   readonly options: TelemetryOptions;
   readonly #apiBase: string | undefined;
+  /** The API given (`openTelemetryApi`), else the one found at the first call. */
+  readonly #api: OtelApiModule | undefined;
   #core: TelemetryCore | undefined;
 
-  /** Checks the providers: a `TypeError` naming one that is not one. */
-  constructor({ tracerProvider, meterProvider }: TelemetryOptions, apiBase?: string) {
+  /** Checks the providers and the API module: a `TypeError` naming one that is not one. */
+  constructor({ tracerProvider, meterProvider, openTelemetryApi }: TelemetryOptions, apiBase?: string) {
     check('tracerProvider', tracerProvider, 'getTracer');
     check('meterProvider', meterProvider, 'getMeter');
-    this.options = { tracerProvider, meterProvider };
+    if (openTelemetryApi !== undefined && !isOtelApi(openTelemetryApi)) {
+      throw new TypeError("openTelemetryApi must be the @opentelemetry/api module (import * as api from '@opentelemetry/api')");
+    }
+    this.options = { tracerProvider, meterProvider, openTelemetryApi };
+    this.#api = openTelemetryApi;
     this.#apiBase = apiBase;
   }
 
   /** The implementation when something may emit (a promise the first time it loads); `undefined` when nothing can. */
   use(): TelemetryUse {
-    const api = otelApi();
-    if (api === null || !emits(api, this.options)) return undefined;
-    return this.#core ?? loadCore().then((module) => module && (this.#core ??= new module.TelemetryCore(api, this.options, this.#apiBase)));
+    const api = this.#api ?? findOtelApi();
+    return api instanceof Promise ? api.then((found) => this.#useWith(found)) : this.#useWith(api);
   }
+
+  #useWith(api: OtelApiModule | null): TelemetryCore | Promise<TelemetryCore | undefined> | undefined {
+    if (api === null) {
+      warnApiMissing(this.options);
+      return undefined;
+    }
+    if (!emits(api, this.options)) return undefined;
+    return this.#core ?? loadCore(api).then((module) => module && (this.#core ??= new module.TelemetryCore(api, this.options, this.#apiBase)));
+  }
+}
+
+let warnedApiMissing = false;
+
+/**
+ * Says once per process, on stderr, that no spans or metrics will come, when somebody expects them
+ * (a provider given, or one registered through a copy of the API the SDK cannot reach: a bundle).
+ * An app without OpenTelemetry hears nothing.
+ */
+function warnApiMissing({ tracerProvider, meterProvider }: TelemetryOptions): void {
+  if (warnedApiMissing || (tracerProvider === undefined && meterProvider === undefined && !otelRegisteredElsewhere())) return;
+  warnedApiMissing = true;
+  console.warn(
+    'checkout-partner-sdk: OpenTelemetry is in use but the SDK cannot load @opentelemetry/api (a bundle that holds it where the SDK cannot reach it, ' +
+      "or it is not installed): no spans or metrics from the SDK. Pass the module: new CheckoutClient({ ..., openTelemetryApi: api }) with import * as api from '@opentelemetry/api' " +
+      '(docs/observability.md, Bundlers).',
+  );
 }
 
 function check(name: string, provider: unknown, method: string): void {
@@ -38,15 +69,15 @@ function check(name: string, provider: unknown, method: string): void {
   }
 }
 
-/** This copy of the API's no-op tracer provider: what its global proxy delegates to while nothing is registered. */
-let noopTracers: unknown;
+/** Each copy of the API's no-op tracer provider: what its global proxy delegates to while nothing is registered. */
+const noopTracers = new WeakMap<OtelApiModule, unknown>();
 
 /** Whether a tracer or meter provider other than the API's no-op ones is given or registered. */
 function emits(api: OtelApiModule, { tracerProvider, meterProvider }: TelemetryOptions): boolean {
   const tracers = (tracerProvider ?? api.trace.getTracerProvider()) as { getDelegate?: () => unknown };
-  noopTracers ??= new api.ProxyTracerProvider().getDelegate();
+  if (!noopTracers.has(api)) noopTracers.set(api, new api.ProxyTracerProvider().getDelegate());
   return (
-    (tracers.getDelegate?.() ?? tracers) !== noopTracers ||
+    (tracers.getDelegate?.() ?? tracers) !== noopTracers.get(api) ||
     (meterProvider ?? api.metrics.getMeterProvider()).getMeter('checkout-partner-sdk') !== api.createNoopMeter()
   );
 }
@@ -59,10 +90,10 @@ let loading: Promise<typeof import('./telemetry-core.js') | undefined> | undefin
  * a split entry), an app bundler that splits code makes it a lazy chunk and one that does not inlines
  * it (spans then still come), and runtimes that check imports statically (workerd) accept it.
  */
-function loadCore(): Promise<typeof import('./telemetry-core.js') | undefined> {
+function loadCore(api: OtelApiModule): Promise<typeof import('./telemetry-core.js') | undefined> {
   return (loading ??= import('./telemetry-core.js').catch((error: unknown) => {
     // a provider is registered, so somebody expects spans: say once, through OpenTelemetry's own diagnostics, why none come
-    otelApi()?.diag.warn(`checkout-partner-sdk: no spans or metrics: its telemetry module could not be loaded (${error instanceof Error ? error.name : 'error'})`);
+    api.diag.warn(`checkout-partner-sdk: no spans or metrics: its telemetry module could not be loaded (${error instanceof Error ? error.name : 'error'})`);
     return undefined;
   }));
 }

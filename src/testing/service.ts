@@ -66,7 +66,7 @@ export class FakeCheckoutCore implements FakeRecords {
    * @example
    * const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId, partnerSecret, fetch: fake.fetch });
    */
-  readonly fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+  readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
   readonly #initialPartners: readonly ResolvedPartner[];
   readonly #partners = new Map<string, ResolvedPartner>();

@@ -55,6 +55,7 @@ const KNOWN = new Set([
   'onWatchEnd',
   'tracerProvider',
   'meterProvider',
+  'openTelemetryApi',
 ]);
 
 const STORE_METHODS = ['watch', 'unwatch', 'nudge', 'claimDue', 'extend', 'commit', 'reschedule', 'release', 'reclaim', 'get'] as const;

@@ -34,14 +34,16 @@ const POLL_MS = 25;
 
 /**
  * Starts `redis-server` daemonized on a free 127.0.0.1 port with a private temp dir, no persistence,
- * and waits until it answers PING. Fails with a clear message when redis-server is not installed.
+ * and waits until it answers PING. `args` are added to its command line (e.g. `--maxmemory 10mb`,
+ * `--replicaof 127.0.0.1 <port>`). Fails with a clear message when redis-server is not installed.
  *
  * @example
  * let redis: RedisServer;
  * beforeAll(async () => { redis = await startRedis(); });
  * afterAll(() => redis.stop());
  */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: { args?: readonly string[] } = {}): Promise<RedisServer> {
+  const extra = options.args ?? [];
   const binary = redisServerBinary();
   if (binary === undefined) {
     throw new Error(
@@ -56,7 +58,7 @@ export async function startRedis(): Promise<RedisServer> {
   for (let attempt = 0; attempt < 5 && port === 0; attempt++) {
     const candidate = await freePort();
     try {
-      await launch(binary, candidate, dir, pidfile);
+      await launch(binary, candidate, dir, pidfile, extra);
       port = candidate;
     } catch (error) {
       lastError = error; // the port was taken between probing and binding: try another
@@ -79,13 +81,13 @@ export async function startRedis(): Promise<RedisServer> {
     async restart() {
       if (!stopped) await kill(pidfile);
       await mkdir(dir, { recursive: true });
-      await launch(binary, port, dir, pidfile);
+      await launch(binary, port, dir, pidfile, extra);
       stopped = false;
     },
   };
 }
 
-async function launch(binary: string, port: number, dir: string, pidfile: string): Promise<void> {
+async function launch(binary: string, port: number, dir: string, pidfile: string, extra: readonly string[]): Promise<void> {
   const args = [
     '--port', String(port),
     '--bind', '127.0.0.1',
@@ -95,6 +97,7 @@ async function launch(binary: string, port: number, dir: string, pidfile: string
     '--logfile', join(dir, 'redis.log'),
     '--save', '',
     '--appendonly', 'no',
+    ...extra,
   ];
   const run = spawnSync(binary, args, { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`redis-server exited with ${run.status}: ${run.stderr || run.stdout}`);

@@ -17,15 +17,17 @@ export interface Flavour {
   /**
    * Opens a connection. `failFast` makes commands fail at once while disconnected (ioredis
    * `enableOfflineQueue: false`, node-redis `disableOfflineQueue: true`) instead of queueing.
+   * `readyCheck: false` keeps ioredis from sending INFO when it connects (a server without INFO).
    */
-  connect(url: string, options?: { failFast?: boolean }): Promise<Connection>;
+  connect(url: string, options?: { failFast?: boolean; readyCheck?: boolean }): Promise<Connection>;
 }
 
 const ioredis: Flavour = {
   name: 'ioredis',
-  async connect(url, { failFast = false } = {}) {
+  async connect(url, { failFast = false, readyCheck = true } = {}) {
     const client = new Redis(url, {
       lazyConnect: true,
+      enableReadyCheck: readyCheck,
       enableOfflineQueue: !failFast,
       maxRetriesPerRequest: failFast ? 0 : 20,
       retryStrategy: (times) => Math.min(times * 50, 500),

@@ -317,7 +317,8 @@ describe('RedisEventStore arguments', () => {
     // a timer over 2^31 - 1 ms fires at once: every command would "time out" the moment it is sent
     expect(() => new RedisEventStore({ client, commandTimeoutMs: 2_147_483_648 })).toThrow(/commandTimeoutMs must be at most 2147483647/);
     const answering = { call: (command: string) => new Promise((resolve) => setTimeout(() => resolve(command === 'EVALSHA' ? 'claimed' : null), 5)) };
-    const longest = new RedisEventStore({ client: answering, commandTimeoutMs: 2_147_483_647 });
+    // (a stub answers no INFO: the eviction-policy check is off)
+    const longest = new RedisEventStore({ client: answering, commandTimeoutMs: 2_147_483_647, allowEvictingServer: true });
     await expect(longest.claim('e-1', 1_000)).resolves.toMatchObject({ status: 'claimed' });
     // EX takes at most a 64-bit count of milliseconds: 1e20 s would have every complete refused after onEvent ran
     expect(() => new RedisEventStore({ client, ttlSeconds: 1e20 })).toThrow(/ttlSeconds/);
@@ -338,7 +339,7 @@ describe('RedisEventStore arguments', () => {
   });
 
   it('rejects a reply it does not understand with RedisStoreError', async () => {
-    const store = new RedisEventStore({ client: { call: async () => 'OK' } });
+    const store = new RedisEventStore({ client: { call: async () => 'OK' }, allowEvictingServer: true });
     await expect(store.claim('e', 1000)).rejects.toBeInstanceOf(RedisStoreError);
     await expect(store.complete('e')).rejects.toThrow(/unexpected reply/);
     const legacy = new RedisEventStore({ client: { sendCommand: () => undefined } as never });

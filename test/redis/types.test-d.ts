@@ -1,13 +1,16 @@
 import { Cluster, Redis } from 'ioredis';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { ClaimedLease, EventStore } from 'checkout-partner-sdk/webhooks';
 import type { TokenStore } from 'checkout-partner-sdk';
 import {
   RedisEventStore,
+  RedisStatusStore,
   RedisStoreError,
   RedisTokenStore,
   type RedisClientLike,
+  type RedisStatusStoreOptions,
+  type WaitForReplicas,
   type RedisEventStoreOptions,
   type RedisStoreOperation,
   type RedisTokenStoreOptions,
@@ -18,6 +21,8 @@ describe('checkout-partner-sdk/redis types', () => {
     expectTypeOf<Redis>().toExtend<RedisClientLike>();
     expectTypeOf<Cluster>().toExtend<RedisClientLike>();
     expectTypeOf<ReturnType<typeof createClient>>().toExtend<RedisClientLike>();
+    expectTypeOf<ReturnType<typeof createCluster>>().toExtend<RedisClientLike>();
+    expectTypeOf<RedisStatusStoreOptions['client']>().toEqualTypeOf<RedisClientLike>();
     expectTypeOf<{ get(key: string): Promise<string> }>().not.toExtend<RedisClientLike>();
     expectTypeOf<RedisEventStoreOptions['client']>().toEqualTypeOf<RedisClientLike>();
     expectTypeOf<RedisTokenStoreOptions['client']>().toEqualTypeOf<RedisClientLike>();
@@ -28,6 +33,19 @@ describe('checkout-partner-sdk/redis types', () => {
     expectTypeOf<RedisTokenStore>().toExtend<TokenStore>();
     expectTypeOf<RedisEventStore['claim']>().returns.resolves.toEqualTypeOf<ClaimedLease | 'in-flight' | 'done'>();
     expectTypeOf<RedisEventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
+  });
+
+  it('types the eviction opt-out, the replica wait and the parts', () => {
+    expectTypeOf<RedisEventStoreOptions['allowEvictingServer']>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<RedisTokenStoreOptions['allowEvictingServer']>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<RedisStatusStoreOptions['allowEvictingServer']>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<RedisEventStoreOptions['waitForReplicas']>().toEqualTypeOf<WaitForReplicas | undefined>();
+    expectTypeOf<RedisStatusStoreOptions['waitForReplicas']>().toEqualTypeOf<WaitForReplicas | undefined>();
+    expectTypeOf<WaitForReplicas>().toEqualTypeOf<{ replicas: number; timeoutMs: number }>();
+    expectTypeOf<RedisStatusStoreOptions['shards']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<RedisStatusStore['reclaim']>().returns.resolves.toEqualTypeOf<number>();
+    // the token store has no replica wait: a token is a cache
+    expectTypeOf<RedisTokenStoreOptions>().not.toHaveProperty('waitForReplicas');
   });
 
   it('types the error', () => {

@@ -1,8 +1,9 @@
 import { RedisStatusStore } from 'checkout-partner-sdk/redis';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { flavours, type Connection } from '../redis/clients.js';
-import { statusStoreContract, statusStoreMetricsContract } from './store-contract.js';
+import { statusStoreContract, statusStoreMetricsContract, type StoreUnderTest } from './store-contract.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -18,6 +19,40 @@ describe.each(flavours)('RedisStatusStore with $name: the StatusStore contract',
     connection = await flavour.connect(server.url);
   });
   afterAll(() => connection?.close());
-  statusStoreContract(() => new RedisStatusStore({ client: connection.client, prefix: `status-test-${flavour.name}-${++prefixes}:` }));
-  statusStoreMetricsContract(() => new RedisStatusStore({ client: connection.client, prefix: `status-test-${flavour.name}-${++prefixes}:` }));
+  // the store's clock is the server's: time passes for real
+  const fresh = (shards?: number): StoreUnderTest => ({
+    store: new RedisStatusStore({ client: connection.client, prefix: `status-test-${flavour.name}-${++prefixes}:`, shards }),
+    advance: (ms) => sleep(ms),
+  });
+  describe('one due index', () => {
+    statusStoreContract(() => fresh());
+    statusStoreMetricsContract(() => fresh());
+  });
+  // the layout a Cluster gets, on one server: every part read and merged earliest first
+  describe('the due index in 4 parts', () => {
+    statusStoreContract(() => fresh(4));
+    statusStoreMetricsContract(() => fresh(4));
+  });
+});
+
+describe('RedisStatusStore options', () => {
+  const client = { call: async () => null };
+  it('refuses a shards count that is not a whole number from 1 to 1024 with a TypeError', () => {
+    for (const shards of [0, -1, 1.5, Number.NaN, '4', 1025]) {
+      expect(() => new RedisStatusStore({ client, shards: shards as never })).toThrow(/shards must be/);
+    }
+    expect(new RedisStatusStore({ client }).shards).toBe(1);
+    expect(new RedisStatusStore({ client, shards: 1024 }).shards).toBe(1024);
+  });
+
+  it('refuses bad claimDue and reclaim arguments with a TypeError before any command', async () => {
+    let calls = 0;
+    const store = new RedisStatusStore({ client: { call: async () => (calls++, null) }, allowEvictingServer: true });
+    for (const request of [{ limit: 0, leaseMs: 1_000, owner: 'a' }, { limit: 1, leaseMs: 0, owner: 'a' }, { limit: 1, leaseMs: Number.NaN, owner: 'a' }, { limit: 1, leaseMs: 1_000, owner: '' }]) {
+      await expect(store.claimDue(request)).rejects.toThrow(TypeError);
+    }
+    await expect(store.reclaim('')).rejects.toThrow(TypeError);
+    await expect(store.reclaim(42 as never)).rejects.toThrow(TypeError);
+    expect(calls).toBe(0);
+  });
 });

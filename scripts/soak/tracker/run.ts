@@ -4,8 +4,10 @@
  * endpoint that nudges it) on one real redis-server (append-only file on); SOAK_RECORDS (2,000)
  * orders and withdrawals whose statuses the fake service changes at planned random times; a
  * provider simulator that loses 20% of the events, duplicates 20%, and delays them up to 3 s (so
- * reorders them); one in 25 onChange calls throws. Mid-run one tracker process is SIGKILLed and
- * restarted, and Redis is restarted once. The fake holds each status until the fleet handed it over
+ * reorders them); one in 25 onChange calls throws. One tracker process runs with its wall clock
+ * SOAK_CLOCK_SKEW_MS off (default 5 minutes ahead; test/helpers/skewed-clock.mjs offsets its `Date`):
+ * leases and due times are the store's, so it neither takes the others' live leases nor stops
+ * reading. Mid-run one tracker process is SIGKILLed and restarted, and Redis is restarted once. The fake holds each status until the fleet handed it over
  * (at least 3 fast poll intervals), so every status of every timeline is observable. Then every
  * onChange line is checked against what the fake service did: every (record, status) pair of
  * every timeline handed over (0 lost), none twice
@@ -39,6 +41,10 @@ const POSTGRES = process.argv.includes('--postgres');
 const PG_TABLE = 'tsoak_status';
 const PG_EFFECTS = 'tsoak_effects';
 const PROCESSES = 3;
+/** p1's wall clock is this far off (p2 is the one SIGKILLed); 0 for none. Negative: behind. */
+const SKEW_MS = Number(process.env.SOAK_CLOCK_SKEW_MS ?? 300_000);
+const SKEWED = 1;
+const SKEW_PRELOAD = join(ROOT, 'test/helpers/skewed-clock.mjs');
 const SEED = Number(process.env.SOAK_SEED ?? 20_261_124);
 const SPREAD_MS = 20_000;
 const HARD_LIMIT_MS = 150_000;
@@ -153,14 +159,23 @@ try {
         SOAK_PG_TABLE: PG_TABLE,
         SOAK_PG_EFFECTS: PG_EFFECTS,
         SOAK_FAKE_URL: fakeUrl,
+        // the skewed member: its Date is SKEW_MS off from the start (its schedule reads the true time)
+        ...(index === SKEWED && SKEW_MS !== 0
+          ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${SKEW_PRELOAD}`.trim(), CLOCK_SKEW_MS: String(SKEW_MS) }
+          : {}),
       },
       onLine: (line) => lines.push(line),
     });
-    await waitForLine(proc, lines, /^READY /, 30_000, `tracker process p${index}`);
+    const ready = await waitForLine(proc, lines, /^READY \d+ (\d+)$/, 30_000, `tracker process p${index}`);
+    // the premise: the skewed member's Date is off by SKEW_MS (give or take its start-up), the others' true
+    const off = Number(ready[1]) - Date.now();
+    const expected = index === SKEWED ? SKEW_MS : 0;
+    if (Math.abs(off - expected) > 10_000) fail(`tracker process p${index}'s clock is ${off} ms off, expected ${expected}`);
     procs[index] = { proc, lines };
   };
   await Promise.all(Array.from({ length: PROCESSES }, (_, i) => startProcess(i)));
-  note(`${PROCESSES} tracker processes ready; ${RECORDS} records, watched over ${SPREAD_MS / 1000} s from the epoch`);
+  note(`${PROCESSES} tracker processes ready; ${RECORDS} records, watched over ${SPREAD_MS / 1000} s from the epoch; p${SKEWED}'s clock is ${SKEW_MS / 1000} s off`);
+  const skewedPid = procs[SKEWED]!.proc.child.pid as number;
 
   await sleep(Math.max(0, epoch + 14_000 - Date.now()));
   const victim = procs[2]!;
@@ -296,6 +311,10 @@ try {
   note(`onChange lines: ${lines}; (record, status) pairs: ${changesExpected} in the timelines, ${changesHanded} handed over, ${lost} lost (in ${recordsWithLoss} records; final status lost: ${finalLost}), ${doubled} doubled`);
   note(`by source: ${JSON.stringify(bySource)}; provider: ${provider}; fake holds (a status kept past its planned end until handed over): ${holds}`);
   note(`tracker processes: ${processStats.join(' ')}`);
+  // the skewed member took its share: neither starved (a clock behind) nor idle
+  const bySkewed = [...handed.values()].flat().filter((entry) => entry.pid === skewedPid).length;
+  note(`changes handed over by the skewed process p${SKEWED} (pid ${skewedPid}, clock ${SKEW_MS / 1000} s off): ${bySkewed}`);
+  if (SKEW_MS !== 0 && bySkewed === 0) fail(`the skewed process p${SKEWED} handed no change over: its clock kept it from reading`);
   if (effectLines !== undefined) {
     const logged = readFileSync(logFile, 'utf8').split('\n').filter((line) => line.startsWith('C ')).length;
     note(`PostgreSQL: ${effectLines.length} effect rows; ${logged - effectLines.length} onChange calls completed but rolled back (the SIGKILL, the restart), their effects gone with them`);

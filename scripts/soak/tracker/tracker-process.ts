@@ -5,7 +5,10 @@
  * assigned to it (index % SOAK_PROCESSES) at their planned times; after a restart it watches again
  * those already due (a watch is idempotent). Each `onChange` appends one line to SOAK_LOG (O_APPEND):
  *   C <kind> <id> <status> <previousStatus|-> <source> <pid> <epoch ms>
- * SIGTERM: drain the handler and the tracker, exit 0. Prints `READY <port>` once listening.
+ * SIGTERM: drain the handler and the tracker, exit 0. Prints `READY <port> <Date.now()>` once
+ * listening. The plan's times and the log's `<epoch ms>` are the true time (`performance.timeOrigin +
+ * performance.now()`), not `Date`: one process of the soak has its `Date` offset (CLOCK_SKEW_MS), and
+ * only the SDK must cope with that.
  *
  * PostgreSQL mode (SOAK_PG_URL set): a transactional `PostgresStatusStore` and a plain
  * `PostgresEventStore` on one `pg` Pool instead; `onChange` also writes its effect row through
@@ -31,6 +34,8 @@ const epoch = Number(requiredEnv('SOAK_EPOCH'));
 const spreadMs = Number(requiredEnv('SOAK_SPREAD_MS'));
 const port = Number(requiredEnv('SOAK_PORT'));
 const log = openSync(requiredEnv('SOAK_LOG'), 'a');
+/** The true time, whatever `Date` says in this process (the soak's skewed member). */
+const soakNow = () => performance.timeOrigin + performance.now();
 const stats = { reads: 0, storeFailed: 0, leaseLost: 0, changeFailed: 0 };
 
 const pgUrl = process.env['SOAK_PG_URL'];
@@ -42,7 +47,7 @@ pool?.on('error', () => undefined);
 const client = new CheckoutClient({ baseUrl: requiredEnv('SOAK_FAKE_URL'), partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, timeoutMs: 5_000, maxRetries: 1 });
 
 const logChange = (change: StatusChange) =>
-  writeSync(log, `C ${change.kind} ${change.externalId} ${change.status} ${change.previousStatus ?? '-'} ${change.source} ${process.pid} ${Date.now()}\n`);
+  writeSync(log, `C ${change.kind} ${change.externalId} ${change.status} ${change.previousStatus ?? '-'} ${change.source} ${process.pid} ${Math.round(soakNow())}\n`);
 const options: Omit<StatusTrackerOptions, 'store' | 'onChange'> = {
   client,
   owner: `p${index}-${process.pid}`,
@@ -79,7 +84,7 @@ const tracker =
             change.previousStatus ?? '-',
             change.source,
             process.pid,
-            Date.now(),
+            Math.round(soakNow()),
           ]);
           // a transaction that stays open a little, so the SIGKILL and the restart land inside some
           await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 100)));
@@ -118,13 +123,13 @@ const watch = async (i: number): Promise<void> => {
   process.stderr.write(`could not watch ${plan.externalId}\n`);
 };
 for (let i = index; i < records; i += processes) {
-  timers.push(setTimeout(() => void watch(i), Math.max(0, epoch + planRecord(i, seed, spreadMs).watchAtMs - Date.now())));
+  timers.push(setTimeout(() => void watch(i), Math.max(0, epoch + planRecord(i, seed, spreadMs).watchAtMs - soakNow())));
 }
 
 tracker.start();
 const server = createServer((req, res) => handler.node(req, res));
 server.keepAliveTimeout = 2000;
-server.listen(port, '127.0.0.1', () => process.stdout.write(`READY ${port}\n`));
+server.listen(port, '127.0.0.1', () => process.stdout.write(`READY ${port} ${Date.now()}\n`));
 
 process.once('SIGTERM', () => {
   for (const timer of timers) clearTimeout(timer);

@@ -52,6 +52,7 @@ const KNOWN = new Set<string>([
   'logger',
   'tracerProvider',
   'meterProvider',
+  'openTelemetryApi',
 ]);
 
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */

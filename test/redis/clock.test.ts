@@ -1,0 +1,81 @@
+import { RedisEventStore, RedisTokenStore } from 'checkout-partner-sdk/redis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { flavours, type Connection } from './clients.js';
+
+let server: RedisServer;
+beforeAll(async () => {
+  server = await startRedis();
+});
+afterAll(() => server?.stop());
+
+const HOUR = 3_600_000;
+const RealDate = Date;
+let skew = 0;
+/** This process's wall clock, `skew` ms off (an NTP step): `Date` only; timers and performance.now() stay true. */
+class SteppedDate extends RealDate {
+  constructor(...args: unknown[]) {
+    if (args.length === 0) super(RealDate.now() + skew);
+    else super(...(args as [string | number | Date]));
+  }
+  static override now(): number {
+    return RealDate.now() + skew;
+  }
+}
+afterEach(() => {
+  globalThis.Date = RealDate;
+  skew = 0;
+});
+
+let prefixes = 0;
+
+describe.each(flavours)('one clock for the event and token stores, with $name', (flavour) => {
+  let connection: Connection;
+  beforeAll(async () => {
+    connection = await flavour.connect(server.url);
+  });
+  afterAll(() => connection?.close());
+
+  it.each([
+    ['forward', HOUR],
+    ['back', -HOUR],
+  ])('an event lease holds on the server clock when the wall clock steps %s 1 hour mid-lease', async (_, step) => {
+    const prefix = `clock-event-${++prefixes}:`;
+    const a = new RedisEventStore({ client: connection.client, prefix });
+    const b = new RedisEventStore({ client: connection.client, prefix });
+    const claim = await a.claim('e-1', 2_000);
+    expect(claim).toMatchObject({ status: 'claimed' });
+    globalThis.Date = SteppedDate as DateConstructor;
+    skew = step;
+    // another worker (same host, same stepped clock) cannot take the live lease
+    expect(await b.claim('e-1', 2_000)).toBe('in-flight');
+    // the holder completes under its lease, also without a lease argument (its remembered lease)
+    await a.complete('e-1');
+    expect(await b.claim('e-1', 2_000)).toBe('done');
+    // a lease still ends after leaseMs of the server's time, not of the wall clock's
+    const second = await a.claim('e-2', 300);
+    expect(second).toMatchObject({ status: 'claimed' });
+    expect(await b.claim('e-2', 300)).toBe('in-flight');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await b.claim('e-2', 300)).toMatchObject({ status: 'claimed' });
+  });
+
+  it.each([
+    ['forward', HOUR],
+    ['back', -HOUR],
+  ])('the token exchange lock holds on the server clock when the wall clock steps %s 1 hour', async (_, step) => {
+    const prefix = `clock-token-${++prefixes}:`;
+    const a = new RedisTokenStore({ client: connection.client, prefix, lockMs: 300 });
+    const b = new RedisTokenStore({ client: connection.client, prefix, lockMs: 300 });
+    const unlock = await a.lock('partner-a');
+    expect(unlock).toBeTypeOf('function');
+    globalThis.Date = SteppedDate as DateConstructor;
+    skew = step;
+    expect(await b.lock('partner-a')).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // expired by PX on the server's clock: another process may exchange now
+    expect(await b.lock('partner-a')).toBeTypeOf('function');
+    await unlock!(); // the expired holder's release leaves the new lock alone
+    expect(await a.lock('partner-a')).toBeUndefined();
+  });
+});

@@ -1,0 +1,190 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createFakeCheckout, type FakeServer } from 'checkout-partner-sdk/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, run, toolProject } from './packed.js';
+
+const execFileAsync = promisify(execFile);
+
+// OpenTelemetry from bundled apps: a tiny app (an in-memory span exporter and metric reader, two
+// client calls) bundled from the packed SDK by the real esbuild (CommonJS and ESM) and webpack 5,
+// with @opentelemetry/api external or bundled in, then run from another folder (as deployed),
+// against the fake checkout service served here.
+const TOOLS = ['esbuild@0.28', 'webpack@5', '@opentelemetry/api@^1.10.0', '@opentelemetry/sdk-trace@^3.1.0', '@opentelemetry/sdk-metrics@^3.1.0'];
+
+const APP = `
+import * as api from '@opentelemetry/api';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { CheckoutClient } from 'checkout-partner-sdk';
+
+class PullReader extends MetricReader {
+  onShutdown() { return Promise.resolve(); }
+  onForceFlush() { return Promise.resolve(); }
+}
+async function main() {
+  const exporter = new InMemorySpanExporter();
+  api.trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }));
+  const reader = new PullReader();
+  api.metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+  const client = new CheckoutClient({
+    baseUrl: process.env.CHECKOUT_URL, partnerId: 'p-1', partnerSecret: 's-1',
+    ...(process.env.PASS_API === '1' ? { openTelemetryApi: api } : {}),
+  });
+  await client.getOrderByExternalId('o-1');
+  await client.getOrderByExternalId('o-1');
+  const { resourceMetrics } = await reader.collect();
+  const metrics = resourceMetrics.scopeMetrics.filter((s) => s.scope.name === 'checkout-partner-sdk').flatMap((s) => s.metrics.map((m) => m.descriptor.name));
+  console.log(JSON.stringify({ spans: exporter.getFinishedSpans().map((s) => s.name), metrics }));
+}
+main().catch((error) => { console.error(error); process.exit(1); });
+`;
+
+const WEBPACK = `
+const webpack = require('webpack');
+const [out, external] = process.argv.slice(2);
+webpack({
+  mode: 'production', target: 'node', context: __dirname, entry: './app.mjs',
+  output: { path: out, filename: 'app.js' },
+  externals: external === 'external' ? { '@opentelemetry/api': 'commonjs @opentelemetry/api' } : {},
+}, (error, stats) => {
+  if (error) throw error;
+  if (stats.hasErrors()) { console.error(stats.toString({ all: false, errors: true })); process.exit(1); }
+});
+`;
+
+const SPANS = ['POST /auth/token', 'GET /orders/by-external-id/{externalId}', 'GET /orders/by-external-id/{externalId}'];
+
+const work = mkdtempSync(join(tmpdir(), 'checkout-bundlers-'));
+let dir = '';
+let server: FakeServer;
+
+beforeAll(async () => {
+  dir = toolProject(join(work, 'app'), TOOLS);
+  writeFileSync(join(dir, 'app.mjs'), APP);
+  writeFileSync(join(dir, 'webpack.cjs'), WEBPACK);
+  const fake = createFakeCheckout({ partners: [{ partnerId: 'p-1', partnerSecret: 's-1' }] });
+  fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' } });
+  server = await fake.listen();
+}, 900_000);
+afterAll(async () => {
+  await server?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** A folder holding the build output and only the packages named, as a deployed app has it. */
+function deploy(name: string, output: string, packages: string[]): string {
+  const target = join(work, 'deploy', name);
+  mkdirSync(target, { recursive: true });
+  cpSync(output, target, { recursive: true });
+  for (const pkg of packages) cpSync(join(dir, 'node_modules', pkg), join(target, 'node_modules', pkg), { recursive: true });
+  return target;
+}
+
+/** Runs the app (asynchronously: the fake it calls is served by this process). */
+async function runApp(cwd: string, file: string, env: Record<string, string> = {}): Promise<{ spans: string[]; metrics: string[]; stderr: string }> {
+  const { stdout, stderr } = await execFileAsync(process.execPath, [file], { cwd, env: { PATH: process.env.PATH ?? '', CHECKOUT_URL: server.url, ...env }, timeout: 60_000 });
+  return { ...(JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { spans: string[]; metrics: string[] }), stderr };
+}
+
+function esbuild(format: 'cjs' | 'esm', externals: string[], outfile: string): void {
+  run(
+    join(dir, 'node_modules/.bin/esbuild'),
+    [
+      'app.mjs', '--bundle', '--platform=node', `--format=${format}`, `--outfile=${outfile}`, '--log-level=error',
+      ...externals.map((name) => `--external:${name}`),
+      // the usual banner of a single-file ESM bundle holding CommonJS packages (the OpenTelemetry SDK)
+      ...(format === 'esm' ? ["--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"] : []),
+    ],
+    { cwd: dir },
+  );
+}
+
+function expectTelemetry({ spans, metrics, stderr }: Awaited<ReturnType<typeof runApp>>): void {
+  expect(spans).toEqual(SPANS);
+  expect(metrics).toEqual(expect.arrayContaining(['http.client.request.duration', 'checkout.client.token.exchanges']));
+  expect(stderr).toBe('');
+}
+
+/** No file of the output holds a path of the machine that built it. */
+function expectNoBuildPaths(output: string): void {
+  for (const file of readdirSync(output, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())) {
+    const text = readFileSync(join(file.parentPath, file.name), 'utf8');
+    expect(text.includes(work), file.name).toBe(false);
+    expect(text.includes(ROOT), file.name).toBe(false);
+  }
+}
+
+describe.each(['cjs', 'esm'] as const)('esbuild --format=%s', (format) => {
+  it.each(['external', 'bundled'] as const)('spans and metrics with @opentelemetry/api %s', async (api) => {
+    const out = join(dir, `out-esbuild-${format}-${api}`);
+    const file = format === 'cjs' ? 'app.cjs' : 'app.mjs';
+    esbuild(format, api === 'external' ? ['@opentelemetry/api'] : [], join(out, file));
+    const deployed = deploy(`esbuild-${format}-${api}`, out, api === 'external' ? ['@opentelemetry/api'] : []);
+    expectTelemetry(await runApp(deployed, file));
+    expectNoBuildPaths(out);
+  }, 120_000);
+});
+
+describe('webpack 5 (target node)', () => {
+  it.each(['external', 'bundled'] as const)('spans and metrics with @opentelemetry/api %s, and no build-machine path in the bundle', async (api) => {
+    const out = join(dir, `out-webpack-${api}`);
+    run(process.execPath, ['webpack.cjs', out, api], { cwd: dir, timeoutMs: 180_000 });
+    const deployed = deploy(`webpack-${api}`, out, api === 'external' ? ['@opentelemetry/api'] : []);
+    expectTelemetry(await runApp(deployed, 'app.js'));
+    expectNoBuildPaths(out);
+  }, 240_000);
+});
+
+describe('an app whose bundle holds the API where the SDK cannot reach it', () => {
+  // the SDK left external (in node_modules at run time), the API bundled into the app only
+  const SDK_AND_DEPENDENCIES = ['checkout-partner-sdk', 'jose', 'ky'];
+  let deployed = '';
+  beforeAll(() => {
+    const out = join(dir, 'out-sdk-external');
+    esbuild('esm', ['checkout-partner-sdk'], join(out, 'app.mjs'));
+    deployed = deploy('sdk-external', out, SDK_AND_DEPENDENCIES);
+  }, 120_000);
+
+  it('says so once on stderr, naming the openTelemetryApi option, and emits nothing', async () => {
+    const { spans, metrics, stderr } = await runApp(deployed, 'app.mjs');
+    expect(spans).toEqual([]);
+    expect(metrics).toEqual([]);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1); // two calls, one line
+    expect(lines[0]).toMatch(/^checkout-partner-sdk: OpenTelemetry is in use but the SDK cannot load @opentelemetry\/api .*openTelemetryApi/);
+  }, 60_000);
+
+  it('emits through the API module given as openTelemetryApi', async () => {
+    expectTelemetry(await runApp(deployed, 'app.mjs', { PASS_API: '1' }));
+  }, 60_000);
+});
+
+describe('an app without @opentelemetry/api installed', () => {
+  const PLAIN_APP = `
+import { CheckoutClient } from 'checkout-partner-sdk';
+const client = new CheckoutClient({ baseUrl: process.env.CHECKOUT_URL, partnerId: 'p-1', partnerSecret: 's-1' });
+const order = await client.getOrderByExternalId('o-1');
+console.log(JSON.stringify({ status: order.settlement?.status }));
+`;
+  let plain = '';
+  beforeAll(() => {
+    plain = toolProject(join(work, 'plain'), ['esbuild@0.28', 'webpack@5']);
+    writeFileSync(join(plain, 'app.mjs'), PLAIN_APP.replace('const order = await', 'void (async () => { const order = await').replace("status }));", "status })); })();"));
+    writeFileSync(join(plain, 'webpack.cjs'), WEBPACK);
+  }, 900_000);
+
+  it.each(['esbuild cjs', 'esbuild esm', 'webpack'] as const)('%s: builds (no error), runs, and says nothing', async (tool) => {
+    const out = join(plain, `out-${tool.replace(' ', '-')}`);
+    const file = tool === 'esbuild cjs' ? 'app.cjs' : tool === 'esbuild esm' ? 'app.mjs' : 'app.js';
+    if (tool === 'webpack') run(process.execPath, ['webpack.cjs', out, 'bundled'], { cwd: plain, timeoutMs: 180_000 });
+    else run(join(plain, 'node_modules/.bin/esbuild'), ['app.mjs', '--bundle', '--platform=node', `--format=${tool.slice(-3)}`, `--outfile=${join(out, file)}`, '--log-level=error'], { cwd: plain });
+    const deployed = deploy(`plain-${tool.replace(' ', '-')}`, out, []);
+    const { stdout, stderr } = await execFileAsync(process.execPath, [file], { cwd: deployed, env: { PATH: process.env.PATH ?? '', CHECKOUT_URL: server.url }, timeout: 60_000 });
+    expect(JSON.parse(stdout.trim())).toEqual({ status: 'Pending' });
+    expect(stderr).toBe('');
+  }, 240_000);
+});
