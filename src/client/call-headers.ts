@@ -1,9 +1,5 @@
-import { HEADER_NAME } from '../internal/arguments.js';
+import { HEADER_NAME, HEADER_VALUE, wholeNumber } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
-import { quote } from '../internal/quote.js';
-
-/** What a header value may hold: no CR, LF, NUL or other control character but tab. */
-const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
 /** Visible ASCII, what an idempotency key is made of. */
 const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
 /**
@@ -60,9 +56,5 @@ export function idempotencyKey(value: unknown): string | undefined {
 
 /** A call's `maxRetries` option: a whole number of at least 0, else a `TypeError`. */
 export function retriesOption(value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new TypeError(`maxRetries must be a whole number of at least 0, got ${quote(value)}`);
-  }
-  return value;
+  return wholeNumber('maxRetries', value, undefined, 0);
 }

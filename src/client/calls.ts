@@ -1,17 +1,22 @@
+import { checkOptions, timerMs } from '../internal/arguments.js';
 import { TimeoutError } from '../errors.js';
 import { MeSchema, OrderSchema, WithdrawalSchema, type Me, type Order, type ParseSchema, type Withdrawal } from '../schemas.js';
 import type { RawRequestOptions, RequestOptions } from './options.js';
 import { callHeaders, idempotencyKey, retriesOption } from './call-headers.js';
 import { pathSegment } from '../internal/path.js';
 import { typeName } from '../internal/type-name.js';
-import { timerMs } from '../internal/timer-ms.js';
 import type { CallTrace } from './transport.js';
 
 // What each public method of CheckoutClient sends, checked before anything is sent.
 
-/** A call's per-call options, checked: a `TypeError` for a bad one. */
-export function checkRequestOptions<O extends RequestOptions>(options: O): O {
-  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${typeName(options)}`);
+/** The options every call takes. */
+const REQUEST_OPTIONS = ['signal', 'timeoutMs', 'headers', 'maxRetries'] as const satisfies readonly (keyof RequestOptions)[];
+/** The options `request()` takes. */
+const RAW_REQUEST_OPTIONS = [...REQUEST_OPTIONS, 'searchParams', 'json', 'schema', 'idempotencyKey'] as const satisfies readonly (keyof RawRequestOptions<unknown>)[];
+
+/** A call's per-call options, checked: a `TypeError` for a bad or unknown one. */
+export function checkRequestOptions<O extends RequestOptions>(options: O, known: readonly string[] = REQUEST_OPTIONS): O {
+  checkOptions('call', options, known);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError('signal must be an AbortSignal');
   }
@@ -84,7 +89,7 @@ export function rawCall<T>(apiBase: string, method: string, path: string, option
   ) {
     throw new TypeError('path must be a path below the API base, such as "/orders/abc/payment" (no "." or ".." segments)');
   }
-  const { schema, json, searchParams } = checkRequestOptions(options);
+  const { schema, json, searchParams } = checkRequestOptions(options, RAW_REQUEST_OPTIONS);
   if (schema !== undefined && typeof schema?.safeParse !== 'function') {
     throw new TypeError('schema must be a zod schema (anything with safeParse)');
   }

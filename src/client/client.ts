@@ -1,3 +1,4 @@
+import { checkOptions, timerMs } from '../internal/arguments.js';
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
@@ -14,7 +15,6 @@ import { env } from '../internal/env.js';
 import { checkTransportSecurity } from './insecure-http.js';
 import { pathSegment } from '../internal/path.js';
 import { typeName } from '../internal/type-name.js';
-import { timerMs } from '../internal/timer-ms.js';
 import { quote } from '../internal/quote.js';
 import { Transport, type CallTrace } from './transport.js';
 import { USER_AGENT } from './user-agent.js';
@@ -35,6 +35,30 @@ import type {
 } from './options.js';
 
 const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
+
+const CLIENT_OPTIONS = [
+  'baseUrl',
+  'partnerId',
+  'partnerSecret',
+  'timeoutMs',
+  'maxRetries',
+  'tokenSkewSeconds',
+  'tokenStore',
+  'fetch',
+  'maxResponseBytes',
+  'allowInsecureHttp',
+  'logger',
+  'rateLimit',
+  'retryBudget',
+  'tracerProvider',
+  'meterProvider',
+  'openTelemetryApi',
+] as const satisfies readonly (keyof CheckoutClientOptions)[];
+// every option of the type is known to the check (a new option added to one and not the other fails to compile)
+const EVERY_CLIENT_OPTION: Exclude<keyof CheckoutClientOptions, (typeof CLIENT_OPTIONS)[number]> extends never ? true : never = true;
+void EVERY_CLIENT_OPTION;
+
+const WAIT_OPTIONS = ['timeoutMs', 'intervalMs', 'signal'] as const satisfies readonly (keyof WaitOptions)[];
 
 /**
  * A typed client of the checkout service's partner API. It exchanges the partner's credentials for
@@ -64,9 +88,7 @@ export class CheckoutClient {
   #lastKey: { secret: string; key: Promise<string> } | undefined;
 
   constructor(options: CheckoutClientOptions = {}) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`CheckoutClient options must be an object, got ${typeName(options)}`);
-    }
+    checkOptions('CheckoutClient', options, CLIENT_OPTIONS);
     if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== 'boolean') {
       throw new TypeError(`allowInsecureHttp must be a boolean, got ${typeName(options.allowInsecureHttp)}`);
     }
@@ -388,7 +410,7 @@ export class CheckoutClient {
     options: WaitOptions,
   ): Promise<T> {
     if (typeof until !== 'function') throw new TypeError(`until must be a function of the ${what}`);
-    if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
+    checkOptions(`wait for the ${what}`, options, WAIT_OPTIONS);
     const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 60_000);
     const intervalMs = timerMs('intervalMs', options.intervalMs, 2_000);
     const { signal } = checkRequestOptions({ signal: options.signal });

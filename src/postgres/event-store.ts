@@ -1,4 +1,4 @@
-import { checkEventId } from '../internal/arguments.js';
+import { checkEventId, checkOptions, MAX_TIMER_MS } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import { eventRowId } from '../stores/event-key.js';
 import { LeaseMemory } from '../stores/lease-memory.js';
@@ -9,7 +9,6 @@ import { runProvenTransaction } from './transaction.js';
 import { ensureTable } from './schema.js';
 import { statementsFor, tableName, type TableStatements } from './sql.js';
 import { quote } from '../internal/quote.js';
-import { MAX_TIMER_MS } from '../internal/timer-ms.js';
 
 /** Options of {@link PostgresEventStore}. */
 export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
@@ -152,14 +151,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   #nextPurgeAt = 0;
 
   constructor(options: PostgresEventStoreOptions<Pool, Transactional>) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`PostgresEventStore options must be an object, got ${typeName(options)}`);
-    }
-    for (const key of Object.keys(options)) {
-      if (!['pool', 'table', 'transactional', 'ttlSeconds', 'statementTimeoutMs'].includes(key)) {
-        throw new TypeError(`PostgresEventStore: unknown option ${quote(key)}`);
-      }
-    }
+    checkOptions('PostgresEventStore', options, ['pool', 'table', 'transactional', 'ttlSeconds', 'statementTimeoutMs']);
     this.#driver = driverOf(options.pool, 'PostgresEventStore');
     const table = tableName(options.table);
     this.table = table.quoted;

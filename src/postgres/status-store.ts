@@ -1,3 +1,4 @@
+import { checkOptions } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 import { eventRowId } from '../stores/event-key.js';
@@ -171,12 +172,7 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
   #nextPurgeAt = 0;
 
   constructor(options: PostgresStatusStoreOptions<Pool, Transactional>) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`PostgresStatusStore options must be an object, got ${typeName(options)}`);
-    }
-    for (const key of Object.keys(options)) {
-      if (!OPTIONS.includes(key)) throw new TypeError(`PostgresStatusStore: unknown option ${quote(key)}`);
-    }
+    checkOptions('PostgresStatusStore', options, OPTIONS);
     this.#driver = driverOf(options.pool, 'PostgresStatusStore');
     const table = tableName(options.table, DEFAULT_STATUS_TABLE);
     this.table = table.quoted;

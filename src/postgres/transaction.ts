@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS } from '../internal/timer-ms.js';
+import { MAX_TIMER_MS } from '../internal/arguments.js';
 import { PostgresTransactionError } from './errors.js';
 import type { PgPoolClientLike, PgPoolLike } from './driver.js';
 import { PgSession } from './pg-session.js';

@@ -1,5 +1,5 @@
+import { MAX_TIMER_MS, timerMs } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
-import { MAX_TIMER_MS, timerMs } from '../internal/timer-ms.js';
 import { toHex } from '../internal/hex.js';
 import { escapeControl, quote } from '../internal/quote.js';
 import { RedisStoreError, type RedisStoreOperation } from './errors.js';

@@ -1,5 +1,5 @@
 import type { ClaimedLease, EventStore } from '../stores/event-store.js';
-import { checkEventId } from '../internal/arguments.js';
+import { checkEventId, checkOptions } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike, type WaitForReplicas } from './client.js';
 import { RedisStoreError } from './errors.js';
@@ -89,6 +89,9 @@ if string.sub(current, 1, 6) == 'lease:' then return 'leased' end
 return 'foreign'`,
 };
 
+/** Every option of RedisEventStore: any other is refused. */
+const REDIS_EVENT_STORE_OPTIONS = ['client', 'prefix', 'ttlSeconds', 'commandTimeoutMs', 'allowEvictingServer', 'waitForReplicas'] as const satisfies readonly (keyof RedisEventStoreOptions)[];
+
 /**
  * An {@link EventStore} in Redis, so a fleet of webhook receivers handles each provider event once.
  * A claim is a key `prefix + eventId` holding a random lease token with a `leaseMs` expiry, set
@@ -142,9 +145,7 @@ export class RedisEventStore implements EventStore {
   readonly #leases = new LeaseMemory();
 
   constructor(options: RedisEventStoreOptions) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`RedisEventStore options must be an object, got ${typeName(options)}`);
-    }
+    checkOptions('RedisEventStore', options, REDIS_EVENT_STORE_OPTIONS);
     this.#redis = new RedisConnection(options.client, {
       owner: 'RedisEventStore',
       commandTimeoutMs: options.commandTimeoutMs,

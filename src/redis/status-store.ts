@@ -1,3 +1,4 @@
+import { checkOptions } from '../internal/arguments.js';
 import { eventKeySuffix } from '../stores/event-key.js';
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
@@ -266,6 +267,9 @@ interface Part {
   base: string;
 }
 
+/** Every option of RedisStatusStore: any other is refused. */
+const REDIS_STATUS_STORE_OPTIONS = ['client', 'prefix', 'shards', 'retentionSeconds', 'commandTimeoutMs', 'allowEvictingServer', 'waitForReplicas'] as const satisfies readonly (keyof RedisStatusStoreOptions)[];
+
 /**
  * A {@link StatusStore} in Redis, so a fleet of trackers shares one schedule and each status change
  * is handed over once across every process and restart. Each record is one hash; the due records
@@ -307,9 +311,7 @@ export class RedisStatusStore implements StatusStore {
   readonly #parts: readonly Part[];
 
   constructor(options: RedisStatusStoreOptions) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`RedisStatusStore options must be an object, got ${typeName(options)}`);
-    }
+    checkOptions('RedisStatusStore', options, REDIS_STATUS_STORE_OPTIONS);
     this.#redis = new RedisConnection(options.client, {
       owner: 'RedisStatusStore',
       commandTimeoutMs: options.commandTimeoutMs,

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { StoredToken, TokenStore } from '../client/token-store.js';
 import { typeName } from '../internal/type-name.js';
-import { positiveMs } from '../internal/arguments.js';
+import { checkOptions, positiveMs } from '../internal/arguments.js';
 import { DELETE_IF_OWNER, RedisConnection, replyString, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { prefixOption } from './options.js';
@@ -50,6 +50,9 @@ const StoredTokenSchema = z.object({
   expiresAt: z.number().check(z.refine(Number.isFinite)),
 });
 
+/** Every option of RedisTokenStore: any other is refused. */
+const REDIS_TOKEN_STORE_OPTIONS = ['client', 'prefix', 'commandTimeoutMs', 'lockMs', 'allowEvictingServer'] as const satisfies readonly (keyof RedisTokenStoreOptions)[];
+
 /**
  * A {@link TokenStore} in Redis, for `CheckoutClient`'s `tokenStore` option: every process that
  * shares it reuses one access token per lifetime instead of minting its own. Each token is stored
@@ -90,9 +93,7 @@ export class RedisTokenStore implements TokenStore {
   readonly #redis: RedisConnection;
 
   constructor(options: RedisTokenStoreOptions) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`RedisTokenStore options must be an object, got ${typeName(options)}`);
-    }
+    checkOptions('RedisTokenStore', options, REDIS_TOKEN_STORE_OPTIONS);
     this.#redis = new RedisConnection(options.client, {
       owner: 'RedisTokenStore',
       commandTimeoutMs: options.commandTimeoutMs,

@@ -1,5 +1,5 @@
 import { typeName } from '../internal/type-name.js';
-import { checkEventId, positiveMs } from '../internal/arguments.js';
+import { checkEventId, checkOptions, positiveMs } from '../internal/arguments.js';
 import { LeaseLostError } from '../webhooks/errors.js';
 import type { ClaimedLease, EventStore } from './event-store.js';
 import { quote } from '../internal/quote.js';
@@ -55,6 +55,9 @@ function checkLease(lease: unknown): MemoryLease | undefined {
   throw new TypeError(`lease must be the lease this store's claim returned, got ${typeName(lease)}`);
 }
 
+/** Every option of MemoryEventStore: any other is refused. */
+const MEMORY_EVENT_STORE_OPTIONS = ['maxEntries', 'ttlMs', 'clock'] as const satisfies readonly (keyof MemoryEventStoreOptions)[];
+
 /**
  * An {@link EventStore} in this process's memory: right for one process (and for tests). Several
  * processes or machines need a shared store such as `RedisEventStore` from
@@ -100,9 +103,7 @@ export class MemoryEventStore implements EventStore {
   #idleWrites = 0;
 
   constructor(options: MemoryEventStoreOptions = {}) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`MemoryEventStore options must be an object, got ${typeName(options)}`);
-    }
+    checkOptions('MemoryEventStore', options, MEMORY_EVENT_STORE_OPTIONS);
     const { maxEntries = 100_000, ttlMs = 86_400_000 } = options;
     if (typeof maxEntries !== 'number' || !Number.isSafeInteger(maxEntries) || maxEntries < 1) {
       throw new TypeError(`maxEntries must be a whole number of at least 1, got ${quote(maxEntries)}`);

@@ -1,8 +1,7 @@
 import { CheckoutError } from '../errors.js';
 import { typeName } from '../internal/type-name.js';
 import { pause } from './faults.js';
-import { signatureHeaderName } from '../internal/arguments.js';
-import { MAX_TIMER_MS } from '../internal/timer-ms.js';
+import { MAX_TIMER_MS, signatureHeaderName } from '../internal/arguments.js';
 import { loadMsw } from './load-msw.js';
 import { eventBody, signEvent, type ProviderEvent } from './sign-event.js';
 import { quote } from '../internal/quote.js';

@@ -1,3 +1,4 @@
+import { checkOptions } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import type { WebhookEvent } from '../webhooks/event.js';
 import { checkExternalId, checkKind, checkOwner, wholeNumber } from './arguments.js';
@@ -51,6 +52,9 @@ const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 // timeOrigin is fixed at process start, so this moves only with performance.now() (monotonic, no wall-clock step) and still reads as epoch milliseconds.
 const monotonicNow = (): number => performance.timeOrigin + performance.now();
 
+/** Every option of MemoryStatusStore: any other is refused. */
+const MEMORY_STATUS_STORE_OPTIONS = ['maxRecords', 'retentionMs', 'clock'] as const satisfies readonly (keyof MemoryStatusStoreOptions)[];
+
 /**
  * A {@link StatusStore} in this process's memory: for one process, tests and the sandbox. Its
  * records are lost on restart (a restart then hands each record's current status over once more);
@@ -78,9 +82,7 @@ export class MemoryStatusStore implements StatusStore {
   #tokens = 0;
 
   constructor(options: MemoryStatusStoreOptions = {}) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`MemoryStatusStore options must be an object, got ${typeName(options)}`);
-    }
+    checkOptions('MemoryStatusStore', options, MEMORY_STATUS_STORE_OPTIONS);
     this.maxRecords = wholeNumber('maxRecords', options.maxRecords, DEFAULT_MAX_RECORDS);
     this.retentionMs = wholeNumber('retentionMs', options.retentionMs, DEFAULT_RETENTION_MS);
     if (options.clock !== undefined && typeof options.clock !== 'function') {

@@ -1,7 +1,6 @@
-import { functionOption } from '../internal/arguments.js';
+import { checkOptions, functionOption, timerMs } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import { inheritedTelemetry, type TelemetryOptions } from '../telemetry/options.js';
-import { timerMs } from '../internal/timer-ms.js';
 import { wholeNumber } from './arguments.js';
 import { trackerLog, type TrackerLog } from './logger.js';
 import type { StatusReader } from '../client/client.js';
@@ -40,7 +39,7 @@ export interface ResolvedTrackerOptions {
   telemetry: TelemetryOptions;
 }
 
-const KNOWN = new Set([
+const KNOWN = [
   'client',
   'store',
   'onChange',
@@ -56,7 +55,7 @@ const KNOWN = new Set([
   'tracerProvider',
   'meterProvider',
   'openTelemetryApi',
-]);
+] as const satisfies readonly (keyof StatusTrackerOptions<unknown>)[];
 
 const STORE_METHODS = ['watch', 'unwatch', 'nudge', 'claimDue', 'extend', 'commit', 'reschedule', 'release', 'reclaim', 'get'] as const;
 
@@ -70,12 +69,7 @@ export const DEFAULT_LEASE_MS = 15_000;
 
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
 export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions<Transaction>): ResolvedTrackerOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`createStatusTracker options must be an object, got ${typeName(options)}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw new TypeError(`createStatusTracker: unknown option "${key}"`);
-  }
+  checkOptions('createStatusTracker', options, KNOWN);
   const client = options.client as unknown;
   if (
     client === null ||

@@ -1,5 +1,5 @@
+import { MAX_TIMER_MS, timerMs } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
-import { MAX_TIMER_MS, timerMs } from '../internal/timer-ms.js';
 import type { StatusRecordState, StatusScheduleOptions } from './types.js';
 
 /** The schedule with every default applied. */

@@ -1,5 +1,5 @@
+import { timerMs } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
-import { timerMs } from '../internal/timer-ms.js';
 import { watchedRecords } from '../telemetry/hooks.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import type { WebhookEvent } from '../webhooks/event.js';

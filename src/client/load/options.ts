@@ -1,3 +1,4 @@
+import { checkOptions, wholeNumber } from '../../internal/arguments.js';
 import { typeName } from '../../internal/type-name.js';
 
 /** The client option `rateLimit`: how many requests may be in flight at once, and how fast they may start. */
@@ -82,7 +83,7 @@ export function loadSettings(rateLimit: unknown, retryBudget: unknown): LoadSett
   if (rateLimit !== undefined && (rateLimit === null || typeof rateLimit !== 'object')) {
     throw new TypeError(`rateLimit must be an object such as { concurrency: 16, requestsPerSecond: 50, maxQueue: 1000 }, got ${typeName(rateLimit)}`);
   }
-  const limits = (rateLimit ?? {}) as RateLimitOptions;
+  const limits = checkOptions('rateLimit', rateLimit, ['concurrency', 'requestsPerSecond', 'maxQueue'], true) as RateLimitOptions;
   const concurrency = wholeNumber('rateLimit.concurrency', limits.concurrency, 64, 1);
   const maxQueue = wholeNumber('rateLimit.maxQueue', limits.maxQueue, DEFAULT_MAX_QUEUE, 1);
   const rps = limits.requestsPerSecond;
@@ -97,18 +98,10 @@ function budgetSettings(value: unknown): LoadSettings['budget'] {
   if (value !== undefined && value !== true && (value === null || typeof value !== 'object')) {
     throw new TypeError(`retryBudget must be true, false or { capacity?, retryCost?, timeoutCost? }, got ${typeName(value)}`);
   }
-  const options = (typeof value === 'object' ? value : {}) as RetryBudgetOptions;
+  const options = (typeof value === 'object' ? checkOptions('retryBudget', value, ['capacity', 'retryCost', 'timeoutCost']) : {}) as RetryBudgetOptions;
   const capacity = wholeNumber('retryBudget.capacity', options.capacity, 500, 1);
   const retryCost = wholeNumber('retryBudget.retryCost', options.retryCost, 5, 1);
   const timeoutCost = wholeNumber('retryBudget.timeoutCost', options.timeoutCost, 10, 1);
   // a cost above the capacity is allowed: that kind of failure is then never retried
   return { capacity, retryCost, timeoutCost };
-}
-
-function wholeNumber(name: string, value: unknown, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new TypeError(`${name} must be a whole number of at least ${min}, got ${typeof value === 'number' ? String(value) : typeName(value)}`);
-  }
-  return value;
 }

@@ -1,4 +1,4 @@
-import { timerMs } from '../../internal/timer-ms.js';
+import { timerMs } from '../../internal/arguments.js';
 import { typeName } from '../../internal/type-name.js';
 import { BodyDeadlineError, DrainingAbort, refusal, runDelivery } from './deliver.js';
 import type { DeliveryInput, DeliveryProgress, DeliveryResult, PlainResponse } from './delivery-types.js';

@@ -1,7 +1,6 @@
-import { functionOption, signatureHeaderName } from '../../internal/arguments.js';
+import { checkOptions, functionOption, MAX_TIMER_MS, signatureHeaderName, timerMs } from '../../internal/arguments.js';
 import { quote } from '../../internal/quote.js';
 import { typeName } from '../../internal/type-name.js';
-import { MAX_TIMER_MS, timerMs } from '../../internal/timer-ms.js';
 import type { EventStore } from '../../stores/event-store.js';
 import { MemoryEventStore } from '../../stores/memory-event-store.js';
 import { secretList, type SignatureScheme } from '../signature/signature.js';
@@ -35,7 +34,7 @@ export interface ResolvedOptions {
   telemetry: TelemetryOptions;
 }
 
-const KNOWN = new Set<string>([
+const KNOWN = [
   'secret',
   'client',
   'onEvent',
@@ -53,16 +52,11 @@ const KNOWN = new Set<string>([
   'tracerProvider',
   'meterProvider',
   'openTelemetryApi',
-]);
+] as const satisfies readonly (keyof WebhookHandlerOptions<unknown>)[];
 
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
 export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Transaction>): ResolvedOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`createWebhookHandler options must be an object, got ${typeName(options)}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw new TypeError(`createWebhookHandler: unknown option ${quote(key)}`);
-  }
+  checkOptions('createWebhookHandler', options, KNOWN);
   const client = options.client as unknown;
   if (
     client === null ||
