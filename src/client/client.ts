@@ -1,4 +1,4 @@
-import { checkOptions, timerMs } from '../internal/arguments.js';
+import { booleanOption, byteCount, checkOptions, functionOption, timerMs } from '../internal/arguments.js';
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
@@ -89,9 +89,7 @@ export class CheckoutClient {
 
   constructor(options: CheckoutClientOptions = {}) {
     checkOptions('CheckoutClient', options, CLIENT_OPTIONS);
-    if (options.allowInsecureHttp !== undefined && typeof options.allowInsecureHttp !== 'boolean') {
-      throw new TypeError(`allowInsecureHttp must be a boolean, got ${typeName(options.allowInsecureHttp)}`);
-    }
+    booleanOption('allowInsecureHttp', options.allowInsecureHttp);
     this.baseUrl = partnerApiBase(required('baseUrl', 'CHECKOUT_BASE_URL', options.baseUrl));
     checkTransportSecurity(this.baseUrl, options.allowInsecureHttp === true);
     this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
@@ -101,19 +99,14 @@ export class CheckoutClient {
     this.#secret = secretOption(options.partnerSecret);
     const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 30_000);
     this.#timeoutMs = timeoutMs;
-    const maxResponseBytes = options.maxResponseBytes ?? 1_048_576;
-    if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
-      throw new TypeError(`maxResponseBytes must be a whole number of bytes, at least 1, got ${quote(maxResponseBytes)}`);
-    }
+    const maxResponseBytes = byteCount('maxResponseBytes', options.maxResponseBytes, 1_048_576);
     // the same check as a call's own maxRetries
     const maxRetries = retriesOption(options.maxRetries) ?? 2;
     const skewSeconds = options.tokenSkewSeconds ?? 30;
     if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !(skewSeconds * 1000 <= Number.MAX_SAFE_INTEGER)) {
       throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${quote(skewSeconds)}`);
     }
-    if (options.fetch !== undefined && typeof options.fetch !== 'function') {
-      throw new TypeError(`fetch must be a function, got ${typeName(options.fetch)}`);
-    }
+    functionOption('fetch', options.fetch);
     const store = options.tokenStore;
     if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
       throw new TypeError('tokenStore must have get(key) and set(key, token) methods');

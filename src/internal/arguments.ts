@@ -78,6 +78,20 @@ export function wholeNumber<Fallback extends number | undefined>(name: string, v
   return value;
 }
 
+/** `value` as a whole number of bytes of at least 1 (`fallback` when undefined), else a `TypeError` naming `name`. */
+export function byteCount(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`${name} must be a whole number of bytes of at least 1, got ${quote(value)}`);
+  }
+  return value;
+}
+
+/** A boolean option: nothing when undefined, else a `TypeError` naming `name` unless it is a boolean. */
+export function booleanOption(name: string, value: unknown): void {
+  if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean, got ${typeName(value)}`);
+}
+
 /** A non-empty string argument (an id, an owner), else a `TypeError` naming `name` (never quoting the value). */
 export function nonEmptyString(name: string, value: unknown): asserts value is string {
   if (typeof value !== 'string' || value === '') {

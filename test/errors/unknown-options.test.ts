@@ -50,10 +50,13 @@ describe('unknown options are refused everywhere', () => {
     expect(() => new MemoryEventStore({ somethingElse: 1 } as never)).toThrow(/^MemoryEventStore: unknown option "somethingElse"$/);
   });
 
-  it('per call too: the read, wait and request options', async () => {
+  it('per call and in nested options too: the read, wait and request options, confirm, rateLimit', async () => {
     await expect(client.getOrderByExternalId('o-1', { timeout: 5 } as never)).rejects.toThrow('call: unknown option "timeout" (did you mean "timeoutMs"?)');
     await expect(client.waitForOrder('o-1', () => true, { interval: 5 } as never)).rejects.toThrow('unknown option "interval"');
     await expect(client.request('GET', '/orders', { query: {} } as never)).rejects.toThrow('call: unknown option "query"');
+    expect(() => createWebhookHandler({ secret: 's', client, onEvent: () => {}, confirm: { attempt: 2 } as never })).toThrow(
+      'confirm: unknown option "attempt" (did you mean "attempts"?)',
+    );
     expect(() => new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p', partnerSecret: 's', rateLimit: { concurrence: 2 } as never })).toThrow(
       'rateLimit: unknown option "concurrence" (did you mean "concurrency"?)',
     );

@@ -1,4 +1,4 @@
-import { checkOptions, functionOption, MAX_TIMER_MS, signatureHeaderName, timerMs } from '../../internal/arguments.js';
+import { byteCount, checkOptions, functionOption, MAX_TIMER_MS, signatureHeaderName, timerMs } from '../../internal/arguments.js';
 import { quote } from '../../internal/quote.js';
 import { typeName } from '../../internal/type-name.js';
 import type { EventStore } from '../../stores/event-store.js';
@@ -85,10 +85,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     throw new TypeError('store must be an EventStore (an object with claim, complete and release methods)');
   }
   const signatureHeader = signatureHeaderName(options.signatureHeader);
-  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
-  if (typeof maxBodyBytes !== 'number' || !Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
-    throw new TypeError(`maxBodyBytes must be a whole number of bytes of at least 1, got ${quote(maxBodyBytes)}`);
-  }
+  const maxBodyBytes = byteCount('maxBodyBytes', options.maxBodyBytes, 1_048_576);
   const responseTimeoutMs = timerMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
   const leaseMs = timerMs('leaseMs', options.leaseMs, 60_000);
   if (leaseMs < responseTimeoutMs) {
@@ -100,6 +97,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   if (confirm === null || typeof confirm !== 'object') {
     throw new TypeError(`confirm must be an object { attempts?, delayMs? }, got ${typeName(confirm)}`);
   }
+  checkOptions('confirm', confirm, ['attempts', 'delayMs']);
   const attempts = confirm.attempts ?? 3;
   if (typeof attempts !== 'number' || !Number.isSafeInteger(attempts) || attempts < 1 || attempts > 100) {
     throw new TypeError(`confirm.attempts must be a whole number from 1 to 100, got ${quote(attempts)}`);
