@@ -157,6 +157,22 @@ const EVENT_TABLE_SHAPE: TableShape = {
   indexed: ['first_seen'],
 };
 
+/**
+ * `value` as a SQL expression of type `text` whose only quoted characters are hex digits (its UTF-8
+ * bytes): safe to inline in a statement sent without parameters, whatever `value` holds and
+ * whatever the session's `standard_conforming_strings` or client encoding. `value` must be
+ * well-formed and hold no NUL (PostgreSQL `text` cannot; the stores hash such ids).
+ *
+ * A sub-SELECT with the default collation, so it compares as a parameter does and the key's index
+ * is used: `convert_from` takes the "C" collation of its `name` argument, which on a column of the
+ * default collation makes the comparison's collation indeterminate and the lookup a full scan.
+ */
+export function textLiteral(value: string): string {
+  let hex = '';
+  for (const byte of new TextEncoder().encode(value)) hex += byte.toString(16).padStart(2, '0');
+  return `(SELECT convert_from(decode('${hex}', 'hex'), 'UTF8') COLLATE "default")`;
+}
+
 /** The statements of one table. `$n` are parameters; every value travels as one, never in the text. */
 export function statementsFor(table: TableName) {
   const t = table.quoted;
@@ -199,29 +215,34 @@ SELECT EXISTS (SELECT 1 FROM done) AS completed, (SELECT state FROM ${t} WHERE e
     /** $1 event id, $2 owner (or null). */
     release: `DELETE FROM ${t} WHERE event_id = $1::text AND state = 'leased' AND lease_owner = $2::uuid`,
     /**
-     * $1 event id, $2 type. Autocommitted before the transaction, so the row exists for every
-     * delivery: inside it, the insert would wait for another delivery's uncommitted insert.
+     * The transactional mode's statements, sent without parameters in the transaction's own round
+     * trips (see `ProvenTransactionScript`): `id` and `type` are {@link textLiteral}s, `txid` digits.
      */
-    ensureRow: `WITH ins AS (
-  INSERT INTO ${t} (event_id, type, state) VALUES ($1::text, $2::text, 'pending') ON CONFLICT (event_id) DO NOTHING
-)
-SELECT state FROM ${t} WHERE event_id = $1::text`,
-    /** $1 event id. Locks the row without waiting (the transaction's bounds are set at BEGIN). */
-    lock: `SELECT e.state, coalesce(e.lease_until > now(), false) AS leased
+    transactional: {
+      /**
+       * Committed before the transaction (its prelude), so the row exists for every delivery:
+       * inside it, the insert would wait for another delivery's uncommitted insert.
+       */
+      insert: (id: string, type: string) => `INSERT INTO ${t} (event_id, type, state) VALUES (${id}, ${type}, 'pending') ON CONFLICT (event_id) DO NOTHING`,
+      /**
+       * Two statements, the transaction's opening: the row as committed (done, or not there), then
+       * the row locked without waiting (no row when another transaction holds it). A lock taken after
+       * a concurrent commit returns that committed version (READ COMMITTED re-checks it).
+       */
+      claim: (id: string) => `SELECT state FROM ${t} WHERE event_id = ${id};
+SELECT e.state, coalesce(e.lease_until > now(), false) AS leased
 FROM ${t} e
-WHERE e.event_id = $1::text
-FOR UPDATE OF e NOWAIT`,
-    /**
-     * $1 event id, $2 type, $3 the txid recorded at BEGIN. Marks done only inside the transaction
-     * that locked the row (marked is false otherwise, and nothing is written). done_at is the clock now,
-     * just before COMMIT, not the transaction's start, so a long onEvent does not shorten the TTL.
-     */
-    markDone: `WITH done AS (
-  UPDATE ${t} SET state = 'done', type = $2::text, done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
-  WHERE event_id = $1::text AND txid_current() = $3::bigint
-  RETURNING 1
-)
-SELECT EXISTS (SELECT 1 FROM done) AS marked`,
+WHERE e.event_id = ${id}
+FOR UPDATE OF e SKIP LOCKED`,
+      /**
+       * The closing statement: marks done only inside the transaction that locked the row (nothing
+       * is written otherwise, and the transaction then refuses to commit). done_at is the clock now,
+       * just before COMMIT, not the transaction's start, so a long onEvent does not shorten the TTL.
+       */
+      markDone: (id: string, type: string, txid: string) => `UPDATE ${t} SET state = 'done', type = ${type}, done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
+  WHERE event_id = ${id} AND txid_current() = ${txid}::bigint
+  RETURNING 1`,
+    },
     /** $1 ttl seconds, $2 batch size. Rows locked by a delivery are skipped, never waited for. */
     purge: `WITH gone AS (
   DELETE FROM ${t} WHERE event_id IN (
