@@ -64,18 +64,20 @@ try {
     const usPerRead = Number(process.hrtime.bigint() - started) / 1000 / handled;
     return { store: name, bytesPerWatchedRecord: Math.round(bytesPerRecord), storeUsPerRead: Number(usPerRead.toFixed(1)), records: handled };
   };
-  const stores = [await storeCost('memory', new MemoryStatusStore({ maxRecords: RECORDS * 2 }), async () => process.memoryUsage().heapUsed)];
+  // a store that fails is reported as such, and the other stores and the tracker are still measured
+  const measured = (name, store, measureBytes) => storeCost(name, store, measureBytes).catch((error) => ({ store: name, failed: String(error?.message ?? error).split('\n')[0] }));
+  const stores = [await measured('memory', new MemoryStatusStore({ maxRecords: RECORDS * 2 }), async () => process.memoryUsage().heapUsed)];
   if (redis.url) {
     ioredis = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await ioredis.info('memory'))[1]);
-    stores.push(await storeCost('redis', new RedisStatusStore({ client: ioredis, prefix: 'bench:status:' }), usedMemory));
+    stores.push(await measured('redis', new RedisStatusStore({ client: ioredis, prefix: 'bench:status:' }), usedMemory));
   }
   if (postgres.error === undefined) {
     pgPool = new pg.Pool({ connectionString: postgres.url, max: 4 });
     const store = new PostgresStatusStore({ pool: pgPool, table: 'bench_status' });
     await store.ensureSchema();
     const tableBytes = async () => Number((await pgPool.query(`SELECT pg_total_relation_size('bench_status') AS n`)).rows[0].n);
-    stores.push(await storeCost('postgres', store, tableBytes));
+    stores.push(await measured('postgres', store, tableBytes));
   } else {
     stores.push({ store: 'postgres', skipped: postgres.error });
   }
