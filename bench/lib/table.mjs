@@ -146,7 +146,7 @@ export function printResults({ machine, results, goals: checked }) {
         `Transactional PostgresEventStore, one INSERT through the transaction per delivery, no HTTP (SDK vs limit: ${fmt(p.sequentialVsLimit, 2)}x one at a time, ${fmt(p.concurrentVsLimit, 2)}x 16 at once)`,
         ['store', 'deliveries/s seq', 'deliveries/s 16 at once', 'CPU µs/delivery seq', 'round trips, checkouts (delivery)', '(redelivery)'],
         Object.entries(p.deliveries).map(([name, d]) => {
-          const c = name.includes('SDK') ? p.sdk : p.limit;
+          const c = name.includes('(SDK)') ? p.sdk : name.includes('(limit)') ? p.limit : p.compare;
           return [name, fmt(d.sequentialPerSecond, 0), fmt(d.concurrent16PerSecond, 0), fmt(d.cpuUsPerDelivery, 0), counts(c.delivery), counts(c.redelivery)];
         }),
       );

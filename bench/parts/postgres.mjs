@@ -4,6 +4,8 @@
 // INSERT through its transaction (the partner's exactly-once write), one at a time and 16 at once,
 // against the same work written by hand in two round trips on one connection (the limit):
 //   BEGIN; INSERT the event row ON CONFLICT DO NOTHING; COMMIT; BEGIN; lock it   |   the INSERT   |   mark done; COMMIT
+// `--compare=path/to/other/dist/postgres.js` adds another build's store (e.g. the last release's)
+// to the same interleaved rounds: a before/after on one server at the same load.
 // Counted on a delivery of a new event and on a redelivery of a done one: the pool checkouts and
 // the store's own round trips (calls of `query` on the checked-out clients, each one round trip in
 // pg, less the work's INSERT).
@@ -15,6 +17,7 @@ import { startPostgres } from '../../test/helpers/postgres-server.ts';
 import { flag, interleave, pairedRatio, report } from '../lib/measure.mjs';
 
 const quick = flag('quick', false);
+const compare = flag('compare', undefined);
 const perRound = quick ? 150 : 300;
 const rounds = quick ? 3 : 5;
 const LEASE_MS = 30_000;
@@ -57,6 +60,7 @@ function countedPool() {
 
 const sdk = countedPool();
 const limit = countedPool();
+const other = compare === undefined ? undefined : countedPool();
 try {
   const store = new PostgresEventStore({ pool: sdk.pool, transactional: true, table: 'bench_events' });
   await store.ensureSchema();
@@ -91,6 +95,17 @@ try {
     }
   };
   const variants = { 'PostgresEventStore.transact (SDK)': viaSdk, 'by hand, 2 round trips (limit)': byHand };
+  if (other !== undefined) {
+    const { PostgresEventStore: OtherStore } = await import(new URL(compare, `file://${process.cwd()}/`).href);
+    const otherStore = new OtherStore({ pool: other.pool, transactional: true, table: 'bench_compare_events' });
+    await otherStore.ensureSchema();
+    await other.pool.query('CREATE TABLE bench_compare_payments (event_id text PRIMARY KEY, kind text NOT NULL)');
+    const otherWrite = write('bench_compare_payments');
+    variants[`PostgresEventStore.transact (${compare})`] = async (eventId) => {
+      const result = await otherStore.transact({ eventId, type: 'otc.trade.settled' }, LEASE_MS, (transaction) => otherWrite(transaction, eventId));
+      if (result !== 'handled') throw new Error(`transact answered ${result}`);
+    };
+  }
 
   // round trips and checkouts of one delivery and of one redelivery
   const perDelivery = async ({ counts }, run, redelivered) => {
@@ -112,6 +127,7 @@ try {
   };
   const sdkCounts = await perDelivery(sdk, redeliverable, true);
   const limitCounts = await perDelivery(limit, byHand, false);
+  const otherCounts = other === undefined ? undefined : await perDelivery(other, variants[`PostgresEventStore.transact (${compare})`], false);
 
   const sequential = async (run) => {
     for (let i = 0; i < perRound; i++) await run(randomUUID());
@@ -142,9 +158,11 @@ try {
     // the store's own round trips (the work's INSERT left out) and pool checkouts
     sdk: sdkCounts,
     limit: limitCounts,
+    ...(other === undefined ? {} : { compare: otherCounts, sequentialVsCompare: pairedRatio(seq, sdkName, `PostgresEventStore.transact (${compare})`, 'opsPerSecSamples'), concurrentVsCompare: pairedRatio(conc, sdkName, `PostgresEventStore.transact (${compare})`, 'opsPerSecSamples') }),
   });
 } finally {
   await sdk.pool.end().catch(() => undefined);
   await limit.pool.end().catch(() => undefined);
+  await other?.pool.end().catch(() => undefined);
   await postgres.stop();
 }

@@ -97,7 +97,7 @@ class Settled {
  * The store's part of a delivery is one pool checkout and two round trips: the row inserted when new
  * (committed on its own, so no delivery waits on another's insert), `BEGIN`, the txid and the lock
  * in the first; the done mark, which fails unless it applied in that transaction, and `COMMIT` in
- * the second (the statements are sent without parameters, values inlined as hex).
+ * the second (the statements are sent without parameters, values inlined as dollar-quoted constants).
  * Transactional mode needs a `pg` Pool: a postgres.js `sql` is refused there (see
  * {@link PostgresTransactionError}, `reason: 'unsupported-driver'`).
  *
@@ -296,8 +296,8 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     const graceMs = Math.min(Math.max(leaseMs * 0.25, 250), LEASE_GRACE_MS);
     const pool = this.#driver.pgPool;
     if (pool === undefined) throw new PostgresTransactionError('transact needs a pg Pool', { reason: 'unsupported-driver' }); // refused in the constructor
-    // two round trips on one connection: [insert the row, committed; BEGIN; txid; the row as
-    // committed; the row locked], onEvent's own statements, [the done mark proving the txid; COMMIT]
+    // two round trips on one connection: [insert the row, committed; BEGIN; bounds and txid; the
+    // row as committed; the row locked], onEvent's own statements, [the done mark proving the txid; COMMIT]
     const sql = this.#sql.transactional;
     const idText = textLiteral(id);
     const typeText = textLiteral(type);

@@ -149,6 +149,28 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
     expect(await effectsOf(effects, 'evt-held')).toBe(0);
   });
 
+  it('the transaction is bounded by leaseMs on the server and runs at READ COMMITTED, whatever the session defaults', async () => {
+    const { table } = await tables();
+    const pool = new pg.Pool({ connectionString: server.url, max: 1, options: '-c default_transaction_isolation=serializable -c statement_timeout=0' });
+    pool.on('error', () => undefined);
+    try {
+      const store = new PostgresEventStore({ pool, table, transactional: true });
+      let settings: Record<string, unknown> | undefined;
+      const result = await store.transact({ eventId: 'evt-bounds', type: 't' }, 12_345, async (transaction) => {
+        const { rows } = await (transaction as pg.PoolClient).query(
+          "SELECT current_setting('statement_timeout') AS statement, current_setting('idle_in_transaction_session_timeout') AS idle, current_setting('transaction_isolation') AS isolation",
+        );
+        settings = rows[0];
+      });
+      expect(result).toBe('handled');
+      expect(settings).toEqual({ statement: '12345ms', idle: '12345ms', isolation: 'read committed' });
+      // SET LOCAL: the session is back to its own settings after the transaction
+      expect((await pool.query("SELECT current_setting('statement_timeout') AS s")).rows[0].s).toBe('0');
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('a done event is answered 200 even while another transaction holds its row (not 409)', async () => {
     const { table, effects } = await tables();
     const { handler, calls } = handlerOn(admin, table, async ({ eventId, transaction }) => {
@@ -196,19 +218,20 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
     expect(await effectsOf(effects, 'evt-replaced')).toBe(1);
   });
 
-  it('ids and types of any characters travel inlined without changing (quotes, backslashes, dollar quotes, comments), also with standard_conforming_strings off', async () => {
+  it('ids and types of any characters travel inlined without changing (quotes, backslashes, dollar quotes and their tags, comments), also with standard_conforming_strings off', async () => {
     const { table, effects } = await tables();
     const nonStandard = new pg.Pool({ connectionString: server.url, max: 2, options: '-c standard_conforming_strings=off -c escape_string_warning=off' });
     nonStandard.on('error', () => undefined);
     try {
-      const ids = ["evt-'); DROP TABLE x; --", 'evt-\\\'', 'evt-$$ $q$ */ /*', 'évt-✓-😀', "evt-\\x27'||'", 'evt- \n\t;COMMIT;'];
+      // dollar quotes of every tag the store could pick, and ids ending with the start of one
+      const ids = ["evt-'); DROP TABLE x; --", 'evt-\\\'', 'evt-$$ $q$ */ /*', 'évt-✓-😀', "evt-\\x27'||'", 'evt- \n\t;COMMIT;', 'evt-$v$; DROP TABLE x; --', 'evt-$v$$v1$$v2$', 'evt-$v', 'evt-$v1', '$v$'];
       for (const pool of [admin, nonStandard]) {
         const { handler } = handlerOn(pool, table, async ({ eventId, transaction }) => {
           await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
         });
         for (const [n, base] of ids.entries()) {
-          const eventId = `${base}-${pool === admin ? 'std' : 'nonstd'}`;
-          const type = `type-'${n}'\\;$$`;
+          const eventId = pool === admin ? base : `${base}-nonstd`; // as given: some end with a tag's start
+          const type = `type-'${n}'\\;$$${base}`;
           expect(await deliver(handler, eventId, type), eventId).toBe(200);
           expect(await deliver(handler, eventId, type), eventId).toBe(200);
           expect(await stateOf(table, eventId), eventId).toEqual({ state: 'done', type });
