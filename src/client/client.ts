@@ -2,7 +2,6 @@ import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
 import { redactShort } from './redact.js';
-import { tokenStoreKey } from './token-key.js';
 import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from '../errors.js';
 import { sleep, untilAborted } from '../internal/abort.js';
 import { partnerApiBase } from './api-base.js';
@@ -16,7 +15,7 @@ import { pathSegment } from '../internal/path.js';
 import { typeName } from '../internal/type-name.js';
 import { timerMs } from '../internal/timer-ms.js';
 import { quote } from '../internal/quote.js';
-import { Transport, type CallTrace } from './transport.js';
+import { answeredError, Transport, type CallTrace } from './transport.js';
 import { USER_AGENT } from './user-agent.js';
 import type { ObservedCall } from '../telemetry/client-call.js';
 import { TELEMETRY_OPTIONS, type TelemetryOptions } from '../telemetry/options.js';
@@ -60,8 +59,6 @@ export class CheckoutClient {
   readonly #telemetry: Telemetry;
   /** The last secret a `partnerSecret` function returned, redacted from business errors too. */
   #lastSecret: string | undefined;
-  /** The last secret's store key, so a fingerprint is computed once per secret value. */
-  #lastKey: { secret: string; key: Promise<string> } | undefined;
 
   constructor(options: CheckoutClientOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -114,7 +111,8 @@ export class CheckoutClient {
       exchange: (secret, signal) => this.#exchange(secret, signal),
       skewSeconds,
       store,
-      key: (secret) => this.#storeKey(secret),
+      baseUrl: this.baseUrl,
+      partnerId: this.partnerId,
     });
   }
 
@@ -250,12 +248,6 @@ export class CheckoutClient {
     return secret;
   }
 
-  /** The token store key for `secret` (see README "The token store key"). */
-  #storeKey(secret: string): Promise<string> {
-    if (this.#lastKey?.secret !== secret) this.#lastKey = { secret, key: tokenStoreKey(this.baseUrl, this.partnerId, secret) };
-    return this.#lastKey.key;
-  }
-
   async #exchange(secret: string, signal: AbortSignal): Promise<TokenResponse> {
     const trace = newTrace();
     const started = this.#log === undefined ? 0 : performance.now();
@@ -271,8 +263,11 @@ export class CheckoutClient {
     } catch (error) {
       this.#logExchange(started, trace, error, secret);
       // a token response that failed validation may still hold a working token: keep it out of the error
-      if (error instanceof ResponseValidationError) throw withoutToken(error);
-      if (error instanceof AuthenticationError) throw credentialsRefused(error);
+      if (error instanceof ResponseValidationError) {
+        const { message, status, issues, attempts } = error;
+        throw await answeredError((errors) => errors.withoutToken(error), () => new ResponseValidationError(message, { status, issues, attempts }));
+      }
+      if (error instanceof AuthenticationError) throw await answeredError((errors) => errors.credentialsRefused(error), () => error);
       throw error;
     }
   }
@@ -409,43 +404,6 @@ export class CheckoutClient {
       clearTimeout(timer);
     }
   }
-}
-
-/**
- * The exchange's 401 saying what it means: the partner credentials were refused. The client then
- * fails calls at once with this same error until its next try (a back-off of about 1 s doubling to
- * about 30 s), so a wrong secret costs the service one exchange per window, not one per call.
- */
-function credentialsRefused(error: AuthenticationError): AuthenticationError {
-  const detail = error.message.replace(/^401 from POST \/auth\/token:? ?/, '');
-  return new AuthenticationError(
-    `401 from POST /auth/token: the partner credentials (partnerId and partnerSecret) were refused${detail === '' ? '' : ` (${detail})`}; ` +
-      'calls fail at once with this error until the next exchange, tried after a back-off of about 1 s doubling to about 30 s',
-    { status: error.status, headers: error.headers, body: error.body, request: 'POST /auth/token', attempts: error.attempts },
-  );
-}
-
-/**
- * The same validation error with every string in its body masked: a token response that failed
- * validation may hold a working token under any name (`accessToken`, `access_token`, `token`, ...).
- * Numbers, booleans and the shape stay, so the issues still make sense.
- */
-function withoutToken(error: ResponseValidationError): ResponseValidationError {
-  return new ResponseValidationError(error.message, {
-    status: error.status,
-    headers: error.headers,
-    body: maskStrings(error.body, 0),
-    issues: error.issues,
-    attempts: error.attempts,
-  });
-}
-
-function maskStrings(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return '[redacted]';
-  if (value === null || typeof value !== 'object') return value;
-  if (depth > 8) return '[redacted]';
-  if (Array.isArray(value)) return value.map((item) => maskStrings(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskStrings(item, depth + 1)]));
 }
 
 function required(name: string, envName: string, value: unknown): string {

@@ -104,3 +104,13 @@ function hexDigits(n: number, width: number): string {
 function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 }
+
+/** The credential values a request carried (its Bearer token, the partner secret) or may see quoted back (`alsoRedact`). */
+export function credentialValues({ headers, alsoRedact }: { headers: Record<string, string>; alsoRedact?: string | undefined }): string[] {
+  const found: string[] = alsoRedact === undefined ? [] : [alsoRedact];
+  const auth = headers.authorization;
+  if (auth !== undefined) found.push(auth.replace(/^Bearer /, ''));
+  const secret = headers['x-partner-secret'];
+  if (secret !== undefined) found.push(secret);
+  return found;
+}
