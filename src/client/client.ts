@@ -1,7 +1,7 @@
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
-import { redactShort } from './redact.js';
+import { redactorReady, redactShort } from './redact-short.js';
 import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from '../errors.js';
 import { sleep, untilAborted } from '../internal/abort.js';
 import { partnerApiBase } from './api-base.js';
@@ -258,10 +258,12 @@ export class CheckoutClient {
       observed?.inject(headers);
       const send = () => this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
       const response = await (observed === undefined ? send() : observed.run(send, trace));
-      this.#logExchange(started, trace, undefined, secret);
+      const logged = this.#logExchange(started, trace, undefined, secret);
+      if (logged !== undefined) await logged;
       return response;
     } catch (error) {
-      this.#logExchange(started, trace, error, secret);
+      const logged = this.#logExchange(started, trace, error, secret);
+      if (logged !== undefined) await logged;
       // a token response that failed validation may still hold a working token: keep it out of the error
       if (error instanceof ResponseValidationError) {
         const { message, status, issues, attempts } = error;
@@ -294,21 +296,31 @@ export class CheckoutClient {
     }
   }
 
-  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): void {
-    if (this.#log === undefined) return;
+  /** Logs the exchange: at once, or (a promise) once the full redactor has loaded. */
+  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): Promise<void> | undefined {
+    const log = this.#log;
+    if (log === undefined) return undefined;
+    const ms = performance.now() - started;
     const response = trace.response ?? (error instanceof ApiError ? error : undefined);
     const requestId = response?.headers.get('x-request-id');
-    this.#log({
-      event: 'exchange',
-      method: 'POST',
-      path: '/auth/token',
-      status: response?.status,
-      ms: performance.now() - started,
-      attempt: trace.attempts,
-      // a service may echo the secret in its request id: redacted like in the errors
-      requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, [secret, this.#lastSecret]),
-      ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
-    });
+    const values = [secret, this.#lastSecret];
+    const write = () =>
+      log({
+        event: 'exchange',
+        method: 'POST',
+        path: '/auth/token',
+        status: response?.status,
+        ms,
+        attempt: trace.attempts,
+        // a service may echo the secret in its request id: redacted like in the errors
+        requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, values),
+        ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
+      });
+    // a request id that may hold the secret in an encoded form: the full redactor is loaded first
+    const ready = redactorReady(requestId, values);
+    if (ready !== undefined) return ready.then(write);
+    write();
+    return undefined;
   }
 
   /**

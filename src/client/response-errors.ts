@@ -6,10 +6,17 @@
  */
 import { ApiError, apiErrorForStatus, AuthenticationError, ResponseTooLargeError, ResponseValidationError, type ValidationIssue } from '../errors.js';
 import type { BodyTooLarge } from './read-body.js';
-import { credentialValues, Redactor } from './redact.js';
-import type { SendOptions } from './transport.js';
+import { Redactor } from './redact.js';
+import { credentialValues } from './redact-short.js';
 
-type Sent = Pick<SendOptions<unknown>, 'method' | 'path' | 'headers' | 'alsoRedact' | 'trace'>;
+/** What the errors need of the request (the transport's `SendOptions`). */
+interface Sent {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  alsoRedact?: string | undefined;
+  trace: { attempts: number };
+}
 
 /** `METHOD /path`, for messages. */
 function labelOf({ method, path }: Sent): string {

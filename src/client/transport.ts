@@ -16,7 +16,7 @@ import { attemptLog, type LogWriter } from './log.js';
 import { kyLoaded, loadKy } from './ky.js';
 import { BodyTooLarge, readBody } from './read-body.js';
 import { retryAfterMs } from '../internal/retry-after.js';
-import { credentialValues, redactShort } from './redact.js';
+import { credentialValues, redactorReady, redactShort } from './redact-short.js';
 
 export interface TransportOptions {
   /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
@@ -95,6 +95,17 @@ const ABORT_SETTLE_MS = 100;
 function holdAfterAbort(leave: () => void): void {
   const timer = setTimeout(leave, ABORT_SETTLE_MS);
   (timer as { unref?: () => void }).unref?.();
+}
+
+/**
+ * Logs the end of an attempt; a request id that may hold a credential in an encoded form loads the
+ * full redactor first (see redact-short.ts).
+ */
+function logEnd(log: ReturnType<typeof attemptLog>, attempt: number, response: Response | undefined, error: string | undefined, options: SendOptions<unknown>): Promise<void> | undefined {
+  const ready = redactorReady(response?.headers.get('x-request-id'), credentialValues(options));
+  if (ready !== undefined) return ready.then(() => log.end(attempt, response, error));
+  log.end(attempt, response, error);
+  return undefined;
 }
 
 /** The headers besides Retry-After that ky would take a retry's delay from. */
@@ -217,10 +228,13 @@ export class Transport {
             response = await fetchFn(input, requestInit);
             if (response.redirected) throw new FollowedRedirect(response.url);
             read.text = await readBody(response, maxBytes);
-            log.end(trace.attempts, response, undefined);
+            // awaited only when the redactor must load: the entry is written before the turn is given back
+            const logged = logEnd(log, trace.attempts, response, undefined, options);
+            if (logged !== undefined) await logged;
             return response;
           } catch (error) {
-            log.end(trace.attempts, response, attemptError(error, input, options.signal));
+            const logged = logEnd(log, trace.attempts, response, attemptError(error, input, options.signal), options);
+            if (logged !== undefined) await logged;
             throw error;
           }
         };
