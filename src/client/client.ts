@@ -2,15 +2,15 @@ import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
 import { redactorReady, redactShort } from './redact-short.js';
-import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from '../errors.js';
-import { sleep, untilAborted } from '../internal/abort.js';
+import { ApiError, AuthenticationError, ConnectionError, ResponseValidationError } from '../errors.js';
 import { partnerApiBase } from './api-base.js';
 import { callBound } from './call-bound.js';
-import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, rawCall, withdrawalCall, type AuthedCall } from './calls.js';
+import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, withdrawalCall, type AuthedCall } from './calls.js';
 import { retriesOption } from './call-headers.js';
 import { logWriter, type LogWriter } from './log.js';
 import { env } from '../internal/env.js';
 import { checkTransportSecurity } from './insecure-http.js';
+import { lazy } from '../internal/lazy.js';
 import { pathSegment } from '../internal/path.js';
 import { typeName } from '../internal/type-name.js';
 import { timerMs } from '../internal/timer-ms.js';
@@ -170,7 +170,7 @@ export class CheckoutClient {
    * });
    */
   async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
-    return this.#authed(rawCall(this.baseUrl, method, path, options), newTrace());
+    return this.#authed((await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options), newTrace());
   }
 
   /**
@@ -182,9 +182,9 @@ export class CheckoutClient {
    * log.info({ requestId: response.requestId, status: order.settlement?.status });
    */
   withResponse(): ResponseReads {
-    const run = async <T>(call: () => AuthedCall<T>): Promise<WithResponse<T>> => {
+    const run = async <T>(call: () => AuthedCall<T> | Promise<AuthedCall<T>>): Promise<WithResponse<T>> => {
       const trace = newTrace();
-      const data = await this.#authed(call(), trace);
+      const data = await this.#authed(await call(), trace);
       const response = trace.response as Response;
       const info: ResponseInfo = {
         status: response.status,
@@ -198,7 +198,7 @@ export class CheckoutClient {
       getMe: (options = {}) => run(() => meCall(options)),
       getOrderByExternalId: (externalId, options = {}) => run(() => orderCall(externalId, options)),
       getWithdrawalByExternalId: (externalId, options = {}) => run(() => withdrawalCall(externalId, options)),
-      request: (method, path, options = {}) => run(() => rawCall(this.baseUrl, method, path, options)),
+      request: (method, path, options = {}) => run(async () => (await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options)),
     };
   }
 
@@ -211,7 +211,7 @@ export class CheckoutClient {
    */
   async waitForOrder(externalId: string, until: (order: Order) => boolean, options: WaitOptions = {}): Promise<Order> {
     pathSegment(externalId, 'externalId');
-    return this.#waitFor('order', (o) => this.getOrderByExternalId(externalId, o), until, options);
+    return (await loaded(waits, 'waitForOrder()')).waitFor('order', (o) => this.getOrderByExternalId(externalId, o), until, options);
   }
 
   /** Polls GET /withdrawals/by-external-id/{externalId} until `until(withdrawal)` is true; see {@link waitForOrder}. */
@@ -221,7 +221,7 @@ export class CheckoutClient {
     options: WaitOptions = {},
   ): Promise<Withdrawal> {
     pathSegment(externalId, 'externalId');
-    return this.#waitFor('withdrawal', (o) => this.getWithdrawalByExternalId(externalId, o), until, options);
+    return (await loaded(waits, 'waitForWithdrawal()')).waitFor('withdrawal', (o) => this.getWithdrawalByExternalId(externalId, o), until, options);
   }
 
   /** What `JSON.stringify(client)` shows: never the secret or the token. */
@@ -240,11 +240,9 @@ export class CheckoutClient {
 
   /** The secret for one exchange: the option, or what the `partnerSecret` function returns now. */
   async #resolveSecret(signal: AbortSignal): Promise<string> {
-    const secret = typeof this.#secret === 'function' ? await this.#callSecret(this.#secret, signal) : this.#secret;
-    if (typeof secret !== 'string' || secret === '') {
-      throw new TypeError(`The partnerSecret function must return a non-empty string, got ${typeName(secret)}`);
-    }
-    if (typeof this.#secret === 'function') this.#lastSecret = secret;
+    if (typeof this.#secret !== 'function') return this.#secret;
+    const secret = await (await loaded(secretCalls, 'The token exchange')).callSecret(this.#secret, signal, this.#timeoutMs);
+    this.#lastSecret = secret;
     return secret;
   }
 
@@ -271,28 +269,6 @@ export class CheckoutClient {
       }
       if (error instanceof AuthenticationError) throw await answeredError((errors) => errors.credentialsRefused(error), () => error);
       throw error;
-    }
-  }
-
-  /**
-   * The partnerSecret function's secret, bounded like one attempt (`timeoutMs`) and by the
-   * exchange's abort: a secret manager that hangs must not hold the exchange, and every call, forever.
-   */
-  async #callSecret(secretFn: () => string | Promise<string>, signal: AbortSignal): Promise<unknown> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new CheckoutError(`The partnerSecret function did not settle within timeoutMs (${this.#timeoutMs} ms); no token exchange was attempted`)),
-        this.#timeoutMs,
-      );
-    });
-    try {
-      return await untilAborted(Promise.race([Promise.resolve().then(secretFn), timedOut]), signal);
-    } catch (error) {
-      if (signal.aborted || error instanceof CheckoutError) throw error;
-      throw new CheckoutError('The partnerSecret function threw; no token exchange was attempted', { cause: error });
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -387,34 +363,25 @@ export class CheckoutClient {
       bound.dispose();
     }
   }
+}
 
-  async #waitFor<T>(
-    what: string,
-    read: (options: RequestOptions) => Promise<T>,
-    until: (record: T) => boolean,
-    options: WaitOptions,
-  ): Promise<T> {
-    if (typeof until !== 'function') throw new TypeError(`until must be a function of the ${what}`);
-    if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
-    const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 60_000);
-    const intervalMs = timerMs('intervalMs', options.intervalMs, 2_000);
-    const { signal } = checkRequestOptions({ signal: options.signal });
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    const combined = signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
-    let last: T | undefined;
-    try {
-      for (;;) {
-        last = await read({ signal: combined });
-        if (until(last)) return last;
-        await sleep(intervalMs, combined);
-      }
-    } catch (error) {
-      if (signal?.aborted || !deadline.signal.aborted) throw error;
-      throw new WaitTimeoutError(`The ${what} did not reach the awaited state within ${timeoutMs} ms`, last);
-    } finally {
-      clearTimeout(timer);
-    }
+/** What `request()` sends, checked: imported at the first `request()` (the checks of a path that may name any endpoint are most of it). */
+const rawCalls = lazy(() => import('./raw-call.js'));
+/** The polling of `waitForOrder` and `waitForWithdrawal`, imported at the first of them. */
+const waits = lazy(() => import('./wait.js'));
+/** The bounded call of a `partnerSecret` function, imported at the first exchange that calls one. */
+const secretCalls = lazy(() => import('./secret-call.js'));
+
+/**
+ * A module of the client imported at first use (`request()`'s checks, the polling of `waitFor*`, a
+ * `partnerSecret` function's call). Should the import fail (an app's chunk that cannot be fetched), a `ConnectionError`: nothing was sent.
+ */
+async function loaded<M>(load: () => Promise<M>, what: string): Promise<M> {
+  try {
+    return await load();
+  } catch (error) {
+    const name = error instanceof Error ? error.name : typeof error;
+    throw new ConnectionError(`${what} failed before any request was sent: its module could not be loaded (${name})`, { attempts: 0 });
   }
 }
 

@@ -15,6 +15,7 @@ import type { ParseSchema } from '../schemas.js';
 import { attemptLog, type LogWriter } from './log.js';
 import { kyLoaded, loadKy } from './ky.js';
 import { BodyTooLarge, readBody } from './read-body.js';
+import { lazy } from '../internal/lazy.js';
 import { retryAfterMs } from '../internal/retry-after.js';
 import { credentialValues, redactorReady, redactShort } from './redact-short.js';
 
@@ -435,7 +436,7 @@ async function toCheckoutError(
 }
 
 type ResponseErrors = typeof import('./response-errors.js');
-let responseErrors: Promise<ResponseErrors> | undefined;
+const responseErrors = lazy(() => import('./response-errors.js'));
 
 /**
  * The error of a call the service answered, made by `./response-errors.js` (its messages and the
@@ -447,9 +448,8 @@ let responseErrors: Promise<ResponseErrors> | undefined;
 export async function answeredError(build: (errors: ResponseErrors) => CheckoutError, fallback: () => CheckoutError): Promise<CheckoutError> {
   let errors: ResponseErrors;
   try {
-    errors = await (responseErrors ??= import('./response-errors.js'));
+    errors = await responseErrors();
   } catch {
-    responseErrors = undefined;
     return fallback();
   }
   return build(errors);
