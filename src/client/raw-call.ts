@@ -2,6 +2,7 @@ import { idempotencyKey } from './call-headers.js';
 import { checkRequestOptions, type AuthedCall } from './calls.js';
 import type { RawRequestOptions } from './options.js';
 import { typeName } from '../internal/type-name.js';
+import { LEADING_SLASHES } from '../internal/path.js';
 
 // What `request()` sends, checked before anything is sent: imported at the first `request()` (calls.ts).
 
@@ -49,7 +50,7 @@ function staysBelow(apiBase: string, path: string): boolean {
   const basePath = base.pathname.replace(/\/+$/, '');
   let url: URL;
   try {
-    url = new URL(`${base.origin}${basePath}${path.replace(/^\/*/, '/')}`);
+    url = new URL(`${base.origin}${basePath}${path.replace(LEADING_SLASHES, '/')}`);
   } catch {
     return false;
   }

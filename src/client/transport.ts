@@ -1,10 +1,10 @@
 import type { Options, RetryOptions } from 'ky';
 import {
   ApiError,
-  apiErrorForStatus,
   ConnectionError,
   ResponseTooLargeError,
   ResponseValidationError,
+  statusErrorOf,
   TimeoutError,
   type CheckoutError,
   type ValidationIssue,
@@ -16,6 +16,7 @@ import { attemptLog, type LogWriter } from './log.js';
 import { kyLoaded, loadKy } from './ky.js';
 import { BodyTooLarge, readBody } from './read-body.js';
 import { lazy } from '../internal/lazy.js';
+import { LEADING_SLASHES } from '../internal/path.js';
 import { retryAfterMs } from '../internal/retry-after.js';
 import { credentialValues, redactorReady, redactShort } from './redact-short.js';
 
@@ -353,7 +354,6 @@ class FollowedRedirect {
   constructor(readonly url: string) {}
 }
 
-const LEADING_SLASHES = /^\/*/;
 
 /** `METHOD /path`, for messages; built only when something failed. */
 function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string {
@@ -395,7 +395,7 @@ async function toCheckoutError(
     const { response } = error;
     return answeredError(
       (errors) => errors.statusError(response, text, options),
-      () => apiErrorForStatus(response.status, { request: label, attempts }),
+      () => statusErrorOf(response.status, `${response.status} from ${label}`, { request: label, attempts }),
     );
   }
   if (error instanceof BodyTooLarge) {
