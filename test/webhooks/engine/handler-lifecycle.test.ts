@@ -177,7 +177,7 @@ describe('drain({ timeoutMs })', () => {
   });
 
   it('waits 25 s by default, the length that fits a 30 s termination grace period', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     try {
       const onEvent = vi.fn(() => new Promise<void>(() => undefined));
       const handler = createWebhookHandler(base({ onEvent, responseTimeoutMs: 1_000 }));
