@@ -236,10 +236,14 @@ export class WaitTimeoutError<T = unknown> extends CheckoutError {
   }
 }
 
-/** The class for a response status, so every call site maps statuses the same way. */
+/** The error of a response status, its message quoting the body's reason, so every call site maps statuses the same way. */
 export function apiErrorForStatus(status: number, init: ApiErrorInit): ApiError {
   const reason = describeBody(init.body);
-  const message = `${status}${init.request ? ` from ${init.request}` : ''}${reason ? `: ${reason}` : ''}`;
+  return statusErrorOf(status, `${status}${init.request ? ` from ${init.request}` : ''}${reason ? `: ${reason}` : ''}`, init);
+}
+
+/** The error class of a response status, with `message` as it is (see {@link apiErrorForStatus}). */
+export function statusErrorOf(status: number, message: string, init: ApiErrorInit): ApiError {
   const full = { ...init, status };
   if (status === 401) return new AuthenticationError(message, full);
   if (status === 403) return new PermissionDeniedError(message, full);

@@ -46,6 +46,11 @@ export function goals(results) {
     const sw = wh.verification.standardwebhooks;
     if (sw) add('verifySignature faster than standardwebhooks', `${fmt(v.opsPerSecond / sw.opsPerSecond, 2)}x`, '> 1x', v.opsPerSecond > sw.opsPerSecond, '');
   }
+  const pgr = results.postgres;
+  if (pgr && !pgr.error && !pgr.skipped) {
+    const d = pgr.sdk.delivery;
+    add('transactional PostgresEventStore: round trips, pool checkouts per delivery', `${d.roundTrips}, ${d.checkouts}`, '≤ 3, 1', d.roundTrips <= 3 && d.checkouts === 1, `${3 - d.roundTrips}`);
+  }
   const mem = results.memory;
   if (mem && !mem.error) {
     add(`MemoryEventStore bytes/entry at ${mem.entries.toLocaleString('en')}`, `${fmt(mem.bytesPerEntry, 0)} B (${fmt(mem.bytesPerEntryWithoutIds, 0)} B without the id strings)`, '≤ 256 B', mem.bytesPerEntry <= 256, `${fmt(256 - mem.bytesPerEntry, 0)} B`);
@@ -138,6 +143,21 @@ export function printResults({ machine, results, goals: checked }) {
     const w = r.webhooks;
     table('Webhook signature, 1 KiB payload', ['verifier', 'ops/s', 'µs/op', 'x limit'], Object.entries(w.verification).map(([name, v]) => [name, fmt(v.opsPerSecond, 0), fmt(v.usPerOp, 2), fmt(v.vsLimit, 2)]));
     table(`Deliveries through handle(Request), confirmed by a status read (Redis: ${w.redis}, PostgreSQL: ${w.postgres ?? 'not run'})`, ['handler', 'deliveries/s seq', 'deliveries/s 16 at once', 'CPU µs/delivery seq', 'confirmed'], Object.entries(w.deliveries).map(([name, d]) => [name, fmt(d.sequentialPerSecond, 0), fmt(d.concurrent16PerSecond, 0), fmt(d.cpuUsPerDelivery, 0), `${d.confirmed}/${d.handled}`]));
+  }
+  if (r.postgres && !r.postgres.error) {
+    const p = r.postgres;
+    if (p.skipped) console.log(`\nTransactional PostgresEventStore: not run (${p.skipped})`);
+    else {
+      const counts = (c) => (c === undefined ? '—' : c.error ? c.error : `${c.roundTrips}, ${c.checkouts}`);
+      table(
+        `Transactional PostgresEventStore, one INSERT through the transaction per delivery, no HTTP (SDK vs limit: ${fmt(p.sequentialVsLimit, 2)}x one at a time, ${fmt(p.concurrentVsLimit, 2)}x 16 at once)`,
+        ['store', 'deliveries/s seq', 'deliveries/s 16 at once', 'CPU µs/delivery seq', 'round trips, checkouts (delivery)', '(redelivery)'],
+        Object.entries(p.deliveries).map(([name, d]) => {
+          const c = name.includes('(SDK)') ? p.sdk : name.includes('(limit)') ? p.limit : p.compare;
+          return [name, fmt(d.sequentialPerSecond, 0), fmt(d.concurrent16PerSecond, 0), fmt(d.cpuUsPerDelivery, 0), counts(c.delivery), counts(c.redelivery)];
+        }),
+      );
+    }
   }
   if (r.memory && !r.memory.error) {
     const m = r.memory;

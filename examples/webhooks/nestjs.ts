@@ -97,7 +97,9 @@ export function createApp(
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const pool = process.env.DATABASE_URL === undefined ? undefined : new pg.Pool({ connectionString: process.env.DATABASE_URL });
+  const pool = process.env.DATABASE_URL === undefined ? undefined : new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
+  // required by pg: an idle client whose session ends (a restart, a failover) is reported here; without a listener the process crashes
+  pool?.on('error', (error) => console.error('idle PostgreSQL client lost:', error.message));
   const app = await createApp({
     handler: async () => {
       // with PostgreSQL: the table is created (if missing) before the app takes deliveries

@@ -57,7 +57,8 @@ export function createServer(options: { pool: pg.Pool; client: StatusReader; sec
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
-  pool.on('error', (error) => console.error('idle PostgreSQL client:', error.message));
+  // required by pg: an idle client whose session ends (a restart, a failover) is reported here; without a listener the process crashes
+  pool.on('error', (error) => console.error('idle PostgreSQL client lost:', error.message));
   await migrate(pool);
   const { server, handler } = createServer({
     pool,

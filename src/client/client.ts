@@ -2,21 +2,20 @@ import { booleanOption, byteCount, checkOptions, functionOption, timerMs } from 
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
-import { redactShort } from './redact.js';
-import { tokenStoreKey } from './token-key.js';
-import { ApiError, AuthenticationError, CheckoutError, ResponseValidationError, WaitTimeoutError } from '../errors.js';
-import { sleep, untilAborted } from '../internal/abort.js';
+import { redactorReady, redactShort } from './redact-short.js';
+import { ApiError, AuthenticationError, ConnectionError, ResponseValidationError } from '../errors.js';
 import { partnerApiBase } from './api-base.js';
 import { callBound } from './call-bound.js';
-import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, rawCall, withdrawalCall, type AuthedCall } from './calls.js';
+import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, withdrawalCall, type AuthedCall } from './calls.js';
 import { retriesOption } from './call-headers.js';
 import { logWriter, type LogWriter } from './log.js';
 import { env } from '../internal/env.js';
 import { checkTransportSecurity } from './insecure-http.js';
+import { lazy } from '../internal/lazy.js';
 import { pathSegment } from '../internal/path.js';
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
-import { Transport, type CallTrace } from './transport.js';
+import { answeredError, Transport, type CallTrace } from './transport.js';
 import { USER_AGENT } from './user-agent.js';
 import type { ObservedCall } from '../telemetry/client-call.js';
 import { TELEMETRY_OPTIONS, type TelemetryOptions } from '../telemetry/options.js';
@@ -58,8 +57,6 @@ const CLIENT_OPTIONS = [
 const EVERY_CLIENT_OPTION: Exclude<keyof CheckoutClientOptions, (typeof CLIENT_OPTIONS)[number]> extends never ? true : never = true;
 void EVERY_CLIENT_OPTION;
 
-const WAIT_OPTIONS = ['timeoutMs', 'intervalMs', 'signal'] as const satisfies readonly (keyof WaitOptions)[];
-
 /**
  * A typed client of the checkout service's partner API. It exchanges the partner's credentials for
  * a Bearer token, caches it, mints a new one before it expires (one exchange for any number of
@@ -84,8 +81,6 @@ export class CheckoutClient {
   readonly #telemetry: Telemetry;
   /** The last secret a `partnerSecret` function returned, redacted from business errors too. */
   #lastSecret: string | undefined;
-  /** The last secret's store key, so a fingerprint is computed once per secret value. */
-  #lastKey: { secret: string; key: Promise<string> } | undefined;
 
   constructor(options: CheckoutClientOptions = {}) {
     checkOptions('CheckoutClient', options, CLIENT_OPTIONS);
@@ -129,7 +124,8 @@ export class CheckoutClient {
       exchange: (secret, signal) => this.#exchange(secret, signal),
       skewSeconds,
       store,
-      key: (secret) => this.#storeKey(secret),
+      baseUrl: this.baseUrl,
+      partnerId: this.partnerId,
     });
   }
 
@@ -187,7 +183,7 @@ export class CheckoutClient {
    * });
    */
   async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
-    return this.#authed(rawCall(this.baseUrl, method, path, options), newTrace());
+    return this.#authed((await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options), newTrace());
   }
 
   /**
@@ -199,9 +195,9 @@ export class CheckoutClient {
    * log.info({ requestId: response.requestId, status: order.settlement?.status });
    */
   withResponse(): ResponseReads {
-    const run = async <T>(call: () => AuthedCall<T>): Promise<WithResponse<T>> => {
+    const run = async <T>(call: () => AuthedCall<T> | Promise<AuthedCall<T>>): Promise<WithResponse<T>> => {
       const trace = newTrace();
-      const data = await this.#authed(call(), trace);
+      const data = await this.#authed(await call(), trace);
       const response = trace.response as Response;
       const info: ResponseInfo = {
         status: response.status,
@@ -215,7 +211,7 @@ export class CheckoutClient {
       getMe: (options = {}) => run(() => meCall(options)),
       getOrderByExternalId: (externalId, options = {}) => run(() => orderCall(externalId, options)),
       getWithdrawalByExternalId: (externalId, options = {}) => run(() => withdrawalCall(externalId, options)),
-      request: (method, path, options = {}) => run(() => rawCall(this.baseUrl, method, path, options)),
+      request: (method, path, options = {}) => run(async () => (await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options)),
     };
   }
 
@@ -228,7 +224,7 @@ export class CheckoutClient {
    */
   async waitForOrder(externalId: string, until: (order: Order) => boolean, options: WaitOptions = {}): Promise<Order> {
     pathSegment(externalId, 'externalId');
-    return this.#waitFor('order', (o) => this.getOrderByExternalId(externalId, o), until, options);
+    return (await loaded(waits, 'waitForOrder()')).waitFor('order', (o) => this.getOrderByExternalId(externalId, o), until, options);
   }
 
   /** Polls GET /withdrawals/by-external-id/{externalId} until `until(withdrawal)` is true; see {@link waitForOrder}. */
@@ -238,7 +234,7 @@ export class CheckoutClient {
     options: WaitOptions = {},
   ): Promise<Withdrawal> {
     pathSegment(externalId, 'externalId');
-    return this.#waitFor('withdrawal', (o) => this.getWithdrawalByExternalId(externalId, o), until, options);
+    return (await loaded(waits, 'waitForWithdrawal()')).waitFor('withdrawal', (o) => this.getWithdrawalByExternalId(externalId, o), until, options);
   }
 
   /** What `JSON.stringify(client)` shows: never the secret or the token. */
@@ -257,18 +253,10 @@ export class CheckoutClient {
 
   /** The secret for one exchange: the option, or what the `partnerSecret` function returns now. */
   async #resolveSecret(signal: AbortSignal): Promise<string> {
-    const secret = typeof this.#secret === 'function' ? await this.#callSecret(this.#secret, signal) : this.#secret;
-    if (typeof secret !== 'string' || secret === '') {
-      throw new TypeError(`The partnerSecret function must return a non-empty string, got ${typeName(secret)}`);
-    }
-    if (typeof this.#secret === 'function') this.#lastSecret = secret;
+    if (typeof this.#secret !== 'function') return this.#secret;
+    const secret = await (await loaded(secretCalls, 'The token exchange')).callSecret(this.#secret, signal, this.#timeoutMs);
+    this.#lastSecret = secret;
     return secret;
-  }
-
-  /** The token store key for `secret` (see README "The token store key"). */
-  #storeKey(secret: string): Promise<string> {
-    if (this.#lastKey?.secret !== secret) this.#lastKey = { secret, key: tokenStoreKey(this.baseUrl, this.partnerId, secret) };
-    return this.#lastKey.key;
   }
 
   async #exchange(secret: string, signal: AbortSignal): Promise<TokenResponse> {
@@ -281,54 +269,47 @@ export class CheckoutClient {
       observed?.inject(headers);
       const send = () => this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
       const response = await (observed === undefined ? send() : observed.run(send, trace));
-      this.#logExchange(started, trace, undefined, secret);
+      const logged = this.#logExchange(started, trace, undefined, secret);
+      if (logged !== undefined) await logged;
       return response;
     } catch (error) {
-      this.#logExchange(started, trace, error, secret);
+      const logged = this.#logExchange(started, trace, error, secret);
+      if (logged !== undefined) await logged;
       // a token response that failed validation may still hold a working token: keep it out of the error
-      if (error instanceof ResponseValidationError) throw withoutToken(error);
-      if (error instanceof AuthenticationError) throw credentialsRefused(error);
+      if (error instanceof ResponseValidationError) {
+        const { message, status, issues, attempts } = error;
+        throw await answeredError((errors) => errors.withoutToken(error), () => new ResponseValidationError(message, { status, issues, attempts }));
+      }
+      if (error instanceof AuthenticationError) throw await answeredError((errors) => errors.credentialsRefused(error), () => error);
       throw error;
     }
   }
 
-  /**
-   * The partnerSecret function's secret, bounded like one attempt (`timeoutMs`) and by the
-   * exchange's abort: a secret manager that hangs must not hold the exchange, and every call, forever.
-   */
-  async #callSecret(secretFn: () => string | Promise<string>, signal: AbortSignal): Promise<unknown> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new CheckoutError(`The partnerSecret function did not settle within timeoutMs (${this.#timeoutMs} ms); no token exchange was attempted`)),
-        this.#timeoutMs,
-      );
-    });
-    try {
-      return await untilAborted(Promise.race([Promise.resolve().then(secretFn), timedOut]), signal);
-    } catch (error) {
-      if (signal.aborted || error instanceof CheckoutError) throw error;
-      throw new CheckoutError('The partnerSecret function threw; no token exchange was attempted', { cause: error });
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): void {
-    if (this.#log === undefined) return;
+  /** Logs the exchange: at once, or (a promise) once the full redactor has loaded. */
+  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): Promise<void> | undefined {
+    const log = this.#log;
+    if (log === undefined) return undefined;
+    const ms = performance.now() - started;
     const response = trace.response ?? (error instanceof ApiError ? error : undefined);
     const requestId = response?.headers.get('x-request-id');
-    this.#log({
-      event: 'client.exchange',
-      method: 'POST',
-      path: '/auth/token',
-      status: response?.status,
-      ms: performance.now() - started,
-      attempt: trace.attempts,
-      // a service may echo the secret in its request id: redacted like in the errors
-      requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, [secret, this.#lastSecret]),
-      ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
-    });
+    const values = [secret, this.#lastSecret];
+    const write = () =>
+      log({
+        event: 'client.exchange',
+        method: 'POST',
+        path: '/auth/token',
+        status: response?.status,
+        ms,
+        attempt: trace.attempts,
+        // a service may echo the secret in its request id: redacted like in the errors
+        requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, values),
+        ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
+      });
+    // a request id that may hold the secret in an encoded form: the full redactor is loaded first
+    const ready = redactorReady(requestId, values);
+    if (ready !== undefined) return ready.then(write);
+    write();
+    return undefined;
   }
 
   /**
@@ -395,72 +376,26 @@ export class CheckoutClient {
       bound.dispose();
     }
   }
+}
 
-  async #waitFor<T>(
-    what: string,
-    read: (options: RequestOptions) => Promise<T>,
-    until: (record: T) => boolean,
-    options: WaitOptions,
-  ): Promise<T> {
-    if (typeof until !== 'function') throw new TypeError(`until must be a function of the ${what}`);
-    checkOptions(`wait for the ${what}`, options, WAIT_OPTIONS);
-    const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 60_000);
-    const intervalMs = timerMs('intervalMs', options.intervalMs, 2_000);
-    const { signal } = checkRequestOptions({ signal: options.signal });
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    const combined = signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
-    let last: T | undefined;
-    try {
-      for (;;) {
-        last = await read({ signal: combined });
-        if (until(last)) return last;
-        await sleep(intervalMs, combined);
-      }
-    } catch (error) {
-      if (signal?.aborted || !deadline.signal.aborted) throw error;
-      throw new WaitTimeoutError(`The ${what} did not reach the awaited state within ${timeoutMs} ms`, last);
-    } finally {
-      clearTimeout(timer);
-    }
+/** What `request()` sends, checked: imported at the first `request()` (the checks of a path that may name any endpoint are most of it). */
+const rawCalls = lazy(() => import('./raw-call.js'));
+/** The polling of `waitForOrder` and `waitForWithdrawal`, imported at the first of them. */
+const waits = lazy(() => import('./wait.js'));
+/** The bounded call of a `partnerSecret` function, imported at the first exchange that calls one. */
+const secretCalls = lazy(() => import('./secret-call.js'));
+
+/**
+ * A module of the client imported at first use (`request()`'s checks, the polling of `waitFor*`, a
+ * `partnerSecret` function's call). Should the import fail (an app's chunk that cannot be fetched), a `ConnectionError`: nothing was sent.
+ */
+async function loaded<M>(load: () => Promise<M>, what: string): Promise<M> {
+  try {
+    return await load();
+  } catch (error) {
+    const name = error instanceof Error ? error.name : typeof error;
+    throw new ConnectionError(`${what} failed before any request was sent: its module could not be loaded (${name})`, { attempts: 0 });
   }
-}
-
-/**
- * The exchange's 401 saying what it means: the partner credentials were refused. The client then
- * fails calls at once with this same error until its next try (a back-off of about 1 s doubling to
- * about 30 s), so a wrong secret costs the service one exchange per window, not one per call.
- */
-function credentialsRefused(error: AuthenticationError): AuthenticationError {
-  const detail = error.message.replace(/^401 from POST \/auth\/token:? ?/, '');
-  return new AuthenticationError(
-    `401 from POST /auth/token: the partner credentials (partnerId and partnerSecret) were refused${detail === '' ? '' : ` (${detail})`}; ` +
-      'calls fail at once with this error until the next exchange, tried after a back-off of about 1 s doubling to about 30 s',
-    { status: error.status, headers: error.headers, body: error.body, request: 'POST /auth/token', attempts: error.attempts },
-  );
-}
-
-/**
- * The same validation error with every string in its body masked: a token response that failed
- * validation may hold a working token under any name (`accessToken`, `access_token`, `token`, ...).
- * Numbers, booleans and the shape stay, so the issues still make sense.
- */
-function withoutToken(error: ResponseValidationError): ResponseValidationError {
-  return new ResponseValidationError(error.message, {
-    status: error.status,
-    headers: error.headers,
-    body: maskStrings(error.body, 0),
-    issues: error.issues,
-    attempts: error.attempts,
-  });
-}
-
-function maskStrings(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return '[redacted]';
-  if (value === null || typeof value !== 'object') return value;
-  if (depth > 8) return '[redacted]';
-  if (Array.isArray(value)) return value.map((item) => maskStrings(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskStrings(item, depth + 1)]));
 }
 
 function required(name: string, envName: string, value: unknown): string {

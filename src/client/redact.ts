@@ -1,8 +1,5 @@
-/** What a redacted credential reads as. */
-export const REDACTED = '[redacted]';
+import { MIN_REDACTED_LENGTH, REDACTED } from './redacted.js';
 
-/** Below this length a value is not searched for in what the service sent back (it would blank ordinary words). */
-const MIN_REDACTED_LENGTH = 4;
 /** How deep a parsed body is walked; deeper values are replaced whole. */
 const MAX_DEPTH = 128;
 
@@ -10,7 +7,9 @@ const MAX_DEPTH = 128;
  * Finds the credentials a request carried in what came back, in every form a service, a proxy or a
  * framework may have encoded them: as sent, JSON-escaped (`\/`, `\"`, `\\`, `\n`, ...), `\uXXXX`
  * escapes, percent-encoded UTF-8 (upper or lower case hex), `+` for a space, and any mix of these
- * character by character. Built once per failed request, never on the success path.
+ * character by character. Built once per failed request, never on the success path, and imported
+ * with the errors of an answered call (or for a log entry's request id that may hold a credential
+ * in an encoded form, see redact-short.ts), never at the SDK's import.
  */
 export class Redactor {
   readonly #pattern: RegExp | undefined;
@@ -57,18 +56,6 @@ export class Redactor {
     }
     return out ?? headers;
   }
-}
-
-/**
- * A short value the service sent (its `x-request-id`, for a log entry) with the credentials
- * redacted. Cheap when nothing is there: a value with no `%`, `\\` or `+` can hold a credential only
- * as sent, so the full {@link Redactor} is built only when it does.
- */
-export function redactShort(text: string, values: readonly (string | undefined)[]): string {
-  const found = values.filter((value): value is string => value !== undefined && value.length >= MIN_REDACTED_LENGTH);
-  if (found.length === 0) return text;
-  if (!/[%\\+]/.test(text) && !found.some((value) => text.includes(value))) return text;
-  return new Redactor(found).text(text);
 }
 
 /** A regular expression source matching `value` with each character in any of its encodings. */

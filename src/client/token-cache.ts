@@ -1,11 +1,10 @@
 // the subpath loads 5 of jose's modules instead of its 46: a shorter cold start, the same function
 import { decodeJwt } from 'jose/jwt/decode';
 import { AuthenticationError } from '../errors.js';
-import { sleep } from '../internal/abort.js';
 import type { TokenResponse } from '../schemas.js';
 import { RefusalBackoff } from './refusal-backoff.js';
-import { MAX_STORE_OPERATION_MS, StoreCircuit } from './store-circuit.js';
 import type { StoredToken, TokenStore } from './token-store.js';
+import type { TokenSharing } from './token-sharing.js';
 
 export interface TokenCacheOptions {
   /** The partner secret for one exchange (a `partnerSecret` function is called here, once per exchange). */
@@ -15,8 +14,9 @@ export interface TokenCacheOptions {
   /** Seconds taken off the token's lifetime, never more than half of it. */
   skewSeconds: number;
   store: TokenStore | undefined;
-  /** The store key of the token minted with `secret` (it names a fingerprint of the secret, never the secret). */
-  key: (secret: string) => Promise<string>;
+  /** The API base and the partner id, which the store key names (with a fingerprint of the secret, never the secret). */
+  baseUrl: string;
+  partnerId: string;
 }
 
 /** The exchange in flight and who waits for it. */
@@ -35,13 +35,6 @@ interface Flight {
  */
 export const MIN_REUSE_MS = 1_000;
 
-/** How long a store's exchange lock lives when the store does not say (`TokenStore.lockMs`). */
-const DEFAULT_LOCK_MS = 5_000;
-/** The longest a store's `lockMs` is honoured; a larger (or invalid) one means the default. */
-const MAX_LOCK_MS = 60_000;
-/** A bound on the lock-or-wait loop besides its deadline. */
-const MAX_LOCK_ROUNDS = 1_000;
-
 /**
  * The client's access token: reused until its lifetime minus the skew has passed (never past the
  * JWT's lifetime), minted by one exchange at a time however many callers wait, never cached on failure.
@@ -58,7 +51,8 @@ export class TokenCache {
   /** A token the service rejected (401): ignored if a shared store still hands it out. */
   #rejected: string | undefined;
   readonly #refusal = new RefusalBackoff();
-  readonly #circuit = new StoreCircuit();
+  /** The token store's part, loaded at the first refresh with a store (see {@link #sharing}). */
+  #sharingLoad: Promise<TokenSharing | undefined> | undefined;
 
   constructor(options: TokenCacheOptions) {
     this.#options = options;
@@ -156,70 +150,33 @@ export class TokenCache {
    */
   async #refreshOnce(signal: AbortSignal): Promise<string> {
     const secret = await this.#options.secret(signal);
-    const { store } = this.#options;
-    if (store === undefined || !this.#circuit.closed) return (await this.#mint(secret, signal)).accessToken;
-    const key = await this.#options.key(secret);
-    const shared = await this.#fromStore(store, key, signal);
-    if (shared !== undefined) return shared;
-    const { lock } = store;
-    const locked = typeof lock === 'function' && this.#circuit.closed ? await this.#lockOrWait(store, lock, key, signal) : undefined;
-    if (typeof locked === 'string') return locked;
-    let token: StoredToken;
-    try {
-      token = await this.#mint(secret, signal);
-    } catch (error) {
-      if (locked !== undefined) release(locked);
-      throw error;
-    }
-    // every waiter gets the token now; the write (then the lock's release, so the processes waiting
-    // on it find the token) happens behind, and a store that fails or hangs holds no call
-    void this.#storeBehind(store, key, token, locked);
-    return token.accessToken;
-  }
-
-  /** The store's token when it is usable (it is then held); the store is a cache, so one that fails (or hangs) reads as empty. */
-  async #fromStore(store: TokenStore, key: string, signal: AbortSignal): Promise<string | undefined> {
-    if (!this.#circuit.closed) return undefined;
-    const stored = await this.#storeCall(store, () => store.get(key), undefined, signal);
-    const shared = isStoredToken(stored) ? this.#usable(stored) : undefined;
-    if (shared !== undefined && isStoredToken(stored)) this.#hold(stored);
-    return shared;
+    const sharing = this.#options.store === undefined ? undefined : await this.#sharing();
+    if (sharing === undefined) return (await this.#mint(secret, signal)).accessToken;
+    return sharing.refresh(secret, signal);
   }
 
   /**
-   * Takes the store's exchange lock, or waits for the token of the process holding it, at most the
-   * store's `lockMs`: another process's token, the lock's release once taken, or `undefined` to
-   * exchange without the lock (the wait ran out, or the store failed).
+   * The token store's part (./token-sharing.js), imported at the first refresh: a client without a
+   * store never loads it. Should the import fail (an app's chunk that cannot be fetched), the
+   * refresh goes on without the store, as when the store itself fails, and the next one tries again.
    */
-  async #lockOrWait(
-    store: TokenStore,
-    lock: NonNullable<TokenStore['lock']>,
-    key: string,
-    signal: AbortSignal,
-  ): Promise<string | (() => Promise<void>) | undefined> {
-    const waitMs = storeWaitMs(store);
-    // the monotonic clock: a wall clock stepped back must not stretch the wait
-    const deadline = performance.now() + waitMs;
-    for (let round = 0, delay = 20; round < MAX_LOCK_ROUNDS; round++, delay = Math.min(delay * 2, 200)) {
-      // a lock that fails or hangs is skipped; one granted after we stopped waiting is let go
-      const unlock = await this.#storeCall(store, () => lock.call(store, key), null, signal, (late) => {
-        if (typeof late === 'function') release(late);
-      });
-      if (unlock === null) return undefined;
-      if (typeof unlock === 'function') {
-        // the holder may have stored its token and let go just before we took the lock
-        const shared = await this.#fromStore(store, key, signal);
-        if (shared === undefined) return unlock;
-        release(unlock);
-        return shared;
-      }
-      if (performance.now() + delay > deadline) return undefined;
-      await sleep(delay, signal);
-      const shared = await this.#fromStore(store, key, signal);
-      if (shared !== undefined) return shared;
-      if (!this.#circuit.closed) return undefined;
-    }
-    return undefined;
+  #sharing(): Promise<TokenSharing | undefined> {
+    const { store, baseUrl, partnerId } = this.#options;
+    const host = { adopt: (token: StoredToken) => this.#adopt(token), mint: (secret: string, signal: AbortSignal) => this.#mint(secret, signal) };
+    return (this.#sharingLoad ??= import('./token-sharing.js').then(
+      (module) => new module.TokenSharing(store as TokenStore, host, baseUrl, partnerId),
+      () => {
+        this.#sharingLoad = undefined;
+        return undefined;
+      },
+    ));
+  }
+
+  /** `token` held when it is usable now: its access token, else `undefined`. */
+  #adopt(token: StoredToken): string | undefined {
+    const usable = this.#usable(token);
+    if (usable !== undefined) this.#hold(token);
+    return usable;
   }
 
   /** POST /auth/token, then the token held. */
@@ -232,18 +189,6 @@ export class TokenCache {
     };
     this.#hold(token);
     return token;
-  }
-
-  /** Stores `token` (skipped while the store is skipped), then lets go of the lock; nobody awaits it. */
-  async #storeBehind(store: TokenStore, key: string, token: StoredToken, locked: (() => Promise<void>) | undefined): Promise<void> {
-    // a store that fails to keep the token costs other processes an exchange, not this caller its token
-    if (this.#circuit.closed) await this.#storeCall(store, () => store.set(key, token), undefined, NEVER_ABORTED());
-    if (locked !== undefined) release(locked);
-  }
-
-  /** One store operation, bounded (see {@link storeCall}); a failure or a timeout opens the circuit. */
-  #storeCall<T, F>(store: TokenStore, op: () => T | Promise<T>, failed: F, signal: AbortSignal, late?: (value: T) => void): Promise<T | F> {
-    return storeCall(op, failed, storeOperationMs(store), signal, () => this.#circuit.failed(), late);
   }
 
   #hold(token: StoredToken | undefined): void {
@@ -299,74 +244,4 @@ function jwtClaims(token: string): { exp?: number | undefined; iat?: number | un
   }
   const ms = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined);
   return { exp: ms(claims.exp), iat: ms(claims.iat) };
-}
-
-function isStoredToken(value: unknown): value is StoredToken {
-  if (value === null || typeof value !== 'object') return false;
-  const { accessToken, expiresAt } = value as Partial<StoredToken>;
-  return typeof accessToken === 'string' && accessToken !== '' && typeof expiresAt === 'number';
-}
-
-/** How long one store operation may take: the store's `lockMs`, at most {@link MAX_STORE_OPERATION_MS}. */
-function storeOperationMs(store: TokenStore): number {
-  return Math.min(storeWaitMs(store), MAX_STORE_OPERATION_MS);
-}
-
-/** The write behind's signal, which no caller's abort stops. */
-let neverAborted: AbortSignal | undefined;
-/** Made at first use: Cloudflare Workers refuse an `AbortController` made in the global scope (the module's load). */
-const NEVER_ABORTED = (): AbortSignal => (neverAborted ??= new AbortController().signal);
-
-/** How long to wait for another process's token (the store's `lockMs`, when valid). */
-function storeWaitMs(store: TokenStore): number {
-  const { lockMs } = store;
-  return typeof lockMs === 'number' && lockMs > 0 && lockMs <= MAX_LOCK_MS ? lockMs : DEFAULT_LOCK_MS;
-}
-
-const STORE_GAVE_UP = Symbol('store gave up');
-
-/**
- * One store operation, bounded: its result, or `failed` when it throws, rejects, takes longer
- * than `ms` or `signal` aborts first (the store is a cache: a custom one that hangs must not hold
- * the exchange forever). `onFailure` hears of a throw or a timeout (not of an abort); `late` gets
- * the result of an operation that settles after we gave up.
- */
-async function storeCall<T, F>(
-  op: () => T | Promise<T>,
-  failed: F,
-  ms: number,
-  signal: AbortSignal,
-  onFailure: () => void,
-  late?: (value: T) => void,
-): Promise<T | F> {
-  const settled = Promise.resolve().then(op);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const gaveUp = new Promise<typeof STORE_GAVE_UP>((resolve) => {
-    timer = setTimeout(() => resolve(STORE_GAVE_UP), ms);
-    onAbort = () => resolve(STORE_GAVE_UP);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    const result = await Promise.race([settled, gaveUp]);
-    if (result !== STORE_GAVE_UP) return result as T;
-    if (!signal.aborted) onFailure();
-    if (late !== undefined) settled.then(late, () => undefined);
-    else settled.catch(() => undefined);
-    return failed;
-  } catch {
-    onFailure();
-    return failed;
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort as () => void);
-  }
-}
-
-/** Lets go of a store's lock; one that fails simply expires. */
-function release(unlock: () => Promise<void>): void {
-  Promise.resolve()
-    .then(unlock)
-    .catch(() => undefined);
 }

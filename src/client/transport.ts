@@ -1,11 +1,13 @@
 import type { Options, RetryOptions } from 'ky';
 import {
   ApiError,
-  apiErrorForStatus,
   ConnectionError,
   ResponseTooLargeError,
   ResponseValidationError,
+  statusErrorOf,
   TimeoutError,
+  type CheckoutError,
+  type ValidationIssue,
 } from '../errors.js';
 import type { LoadControl } from './load/load-control.js';
 import { refusalOf, refused } from './load/refusal.js';
@@ -13,8 +15,10 @@ import type { ParseSchema } from '../schemas.js';
 import { attemptLog, type LogWriter } from './log.js';
 import { kyLoaded, loadKy } from './ky.js';
 import { BodyTooLarge, readBody } from './read-body.js';
+import { lazy } from '../internal/lazy.js';
+import { LEADING_SLASHES } from '../internal/path.js';
 import { retryAfterMs } from '../internal/retry-after.js';
-import { redactShort, Redactor } from './redact.js';
+import { credentialValues, redactorReady, redactShort } from './redact-short.js';
 
 export interface TransportOptions {
   /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
@@ -95,6 +99,17 @@ function holdAfterAbort(leave: () => void): void {
   (timer as { unref?: () => void }).unref?.();
 }
 
+/**
+ * Logs the end of an attempt; a request id that may hold a credential in an encoded form loads the
+ * full redactor first (see redact-short.ts).
+ */
+function logEnd(log: ReturnType<typeof attemptLog>, attempt: number, response: Response | undefined, error: string | undefined, options: SendOptions<unknown>): Promise<void> | undefined {
+  const ready = redactorReady(response?.headers.get('x-request-id'), credentialValues(options));
+  if (ready !== undefined) return ready.then(() => log.end(attempt, response, error));
+  log.end(attempt, response, error);
+  return undefined;
+}
+
 /** The headers besides Retry-After that ky would take a retry's delay from. */
 const OTHER_TIMING_HEADERS = ['ratelimit-reset', 'x-ratelimit-retry-after', 'x-ratelimit-reset', 'x-rate-limit-reset'];
 /** A `Retry-After` longer than this fails the call at once, so a misconfigured service cannot park a call for hours. */
@@ -172,7 +187,7 @@ export class Transport {
     } catch (error) {
       // the call's own timeoutMs bounded the wait: say so in its terms
       const own = deadline !== undefined && deadline < end && options.callTimeoutMs !== undefined;
-      throw toCheckoutError(own ? ownDeadlineInQueue(error, options) : error, options, read, timeoutMs, load);
+      throw await toCheckoutError(own ? ownDeadlineInQueue(error, options) : error, options, read, timeoutMs, load);
     }
     const init: Options = {
       headers: options.headers,
@@ -215,10 +230,13 @@ export class Transport {
             response = await fetchFn(input, requestInit);
             if (response.redirected) throw new FollowedRedirect(response.url);
             read.text = await readBody(response, maxBytes);
-            log.end(trace.attempts, response, undefined);
+            // awaited only when the redactor must load: the entry is written before the turn is given back
+            const logged = logEnd(log, trace.attempts, response, undefined, options);
+            if (logged !== undefined) await logged;
             return response;
           } catch (error) {
-            log.end(trace.attempts, response, attemptError(error, input, options.signal));
+            const logged = logEnd(log, trace.attempts, response, attemptError(error, input, options.signal), options);
+            if (logged !== undefined) await logged;
             throw error;
           }
         };
@@ -261,7 +279,7 @@ export class Transport {
       // what ky's `prefix` did: one slash between the base and the path
       response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
     } catch (error) {
-      throw toCheckoutError(error, options, read, this.#timeoutMs, load);
+      throw await toCheckoutError(error, options, read, this.#timeoutMs, load);
     } finally {
       // ky failed before its fetch (a bad header, an aborted signal): the turn taken for it goes back
       if (held !== undefined) load.leave(undefined, performance.now(), held);
@@ -336,7 +354,6 @@ class FollowedRedirect {
   constructor(readonly url: string) {}
 }
 
-const LEADING_SLASHES = /^\/*/;
 
 /** `METHOD /path`, for messages; built only when something failed. */
 function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string {
@@ -348,13 +365,13 @@ function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string
  * Messages quote only what is known to hold no header value (a Headers or Request error quotes the
  * offending value, which may be the token): a network error's fixed text and its system error code.
  */
-function toCheckoutError(
+async function toCheckoutError(
   error: unknown,
   options: SendOptions<unknown>,
   { text, waitedMs, queued }: { text: string; waitedMs: number; queued: boolean },
   timeoutMs: number,
   load: LoadControl,
-): unknown {
+): Promise<unknown> {
   if (options.signal?.aborted) {
     const reason: unknown = options.signal.reason;
     // the call's own timeoutMs ran out while this request still waited for its turn: say so
@@ -376,29 +393,16 @@ function toCheckoutError(
   const { attempts } = options.trace;
   if (isHTTPError(error)) {
     const { response } = error;
-    const sent = credentials(options);
-    if (response.status >= 300 && response.status < 400) {
-      const raw = redirectTarget(response.headers.get('location'), response.url);
-      const location = raw === undefined ? undefined : sent.text(raw);
-      // the Location may carry credentials or a token in its query: the error keeps its origin and path
-      // only, in the message and headers, and not the body (a redirect page quotes the Location)
-      const headers = sent.headers(response.headers, true);
-      if (location === undefined) headers.delete('location');
-      else headers.set('location', location);
-      return new ApiError(
-        `${response.status} from ${label}: the service answered with a redirect${location === undefined ? '' : ` to ${location}`}, ` +
-          'which the client never follows (it would carry the credentials elsewhere); check baseUrl (https rather than http? the right host and path?)',
-        { headers, request: label, attempts, status: response.status },
-      );
-    }
-    const headers = sent.headers(response.headers, false);
-    return apiErrorForStatus(response.status, { headers, body: errorBody(response, sent.text(text), sent), request: label, attempts });
+    return answeredError(
+      (errors) => errors.statusError(response, text, options),
+      () => statusErrorOf(response.status, `${response.status} from ${label}`, { request: label, attempts }),
+    );
   }
   if (error instanceof BodyTooLarge) {
-    return new ResponseTooLargeError(
-      `${error.status} from ${label}: the response body is larger than maxResponseBytes (${error.limitBytes} bytes), so it was cut off ` +
-        'and the request aborted; if the service really sends bodies this large, raise the client option maxResponseBytes',
-      { status: error.status, headers: credentials(options).headers(error.headers, false), request: label, limitBytes: error.limitBytes, attempts },
+    const { status, limitBytes } = error;
+    return answeredError(
+      (errors) => errors.tooLarge(error, options),
+      () => new ResponseTooLargeError(`${status} from ${label}: the response body is larger than maxResponseBytes (${limitBytes} bytes)`, { status, request: label, limitBytes, attempts }),
     );
   }
   if (error instanceof FollowedRedirect) {
@@ -431,30 +435,29 @@ function toCheckoutError(
   return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label, attempts });
 }
 
-/** The credentials a request carried (its Bearer token, the partner secret), to keep out of its errors in every encoded form. */
-function credentials(options: Pick<SendOptions<unknown>, 'headers' | 'alsoRedact'>): Redactor {
-  return new Redactor(credentialValues(options));
-}
+type ResponseErrors = typeof import('./response-errors.js');
+const responseErrors = lazy(() => import('./response-errors.js'));
 
-/** The credential values a request carried or may see quoted back (see {@link credentials}). */
-function credentialValues({ headers, alsoRedact }: Pick<SendOptions<unknown>, 'headers' | 'alsoRedact'>): string[] {
-  const found: string[] = alsoRedact === undefined ? [] : [alsoRedact];
-  const auth = headers.authorization;
-  if (auth !== undefined) found.push(auth.replace(/^Bearer /, ''));
-  const secret = headers['x-partner-secret'];
-  if (secret !== undefined) found.push(secret);
-  return found;
-}
-
-/** A redirect's `Location` as origin and path, without userinfo, query or fragment; `undefined` when absent or not a URL. */
-function redirectTarget(location: string | null, responseUrl: string): string | undefined {
-  if (location === null) return undefined;
+/**
+ * The error of a call the service answered, made by `./response-errors.js` (its messages and the
+ * redaction of the credentials in its headers and body), imported at the first such answer rather
+ * than with the SDK: a call that succeeds never needs it. Should the import fail (an app's chunk
+ * that cannot be fetched), `fallback`: the same error class, with no headers and no body, so no
+ * credential can be in it.
+ */
+export async function answeredError(build: (errors: ResponseErrors) => CheckoutError, fallback: () => CheckoutError): Promise<CheckoutError> {
+  let errors: ResponseErrors;
   try {
-    const url = new URL(location, responseUrl || undefined);
-    return url.origin === 'null' ? url.protocol : `${url.origin}${url.pathname}`;
+    errors = await responseErrors();
   } catch {
-    return undefined;
+    return fallback();
   }
+  return build(errors);
+}
+
+/** Rejects with the error `made` resolves with. */
+async function rejectWith(made: Promise<unknown>): Promise<never> {
+  throw await made;
 }
 
 /** A network error's fixed text (ky recognises it from a known list) and its system error code. */
@@ -469,92 +472,45 @@ function codeOf(error: unknown): string | undefined {
   return typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) ? ` (${code})` : undefined;
 }
 
-const JSON_TYPE = /[/+]json\b/i;
-
-/** An error body as `ApiError.body`: parsed JSON when it says it is JSON and parses (redacted again once parsed), else the text; `undefined` when empty. */
-function errorBody(response: Response, text: string, sent: Redactor): unknown {
-  if (text === '') return undefined;
-  return JSON_TYPE.test(response.headers.get('content-type') ?? '') ? sent.value(parsedOr(text)) : text;
-}
-
-/** A 2xx body, parsed as JSON and by `schema`; anything else is a {@link ResponseValidationError}. */
-function parseBody<T>(response: Response, text: string, options: SendOptions<T>): T {
+/**
+ * A 2xx body, parsed as JSON and by `schema`; anything else rejects with a {@link ResponseValidationError}.
+ * A record of the by-external-id reads whose `externalId` is not the one asked for is refused too:
+ * the tracker, the webhook confirmation and `waitFor*` read through here, so none of them ever takes
+ * B's record for A's.
+ */
+function parseBody<T>(response: Response, text: string, options: SendOptions<T>): T | Promise<never> {
   let data: unknown;
   if (text !== '') {
     try {
       data = JSON.parse(text);
     } catch {
-      const label = labelOf(options);
-      const sent = credentials(options);
-      throw new ResponseValidationError(`${response.status} from ${label}: the body is not JSON`, {
-        status: response.status,
-        headers: sent.headers(response.headers, false),
-        request: label,
-        body: sent.text(text),
-        attempts: options.trace.attempts,
-        issues: [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }],
-      });
+      const issues = [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }];
+      return rejectWith(answeredError((errors) => errors.notJson(response, text, options), () => invalid(response, options, 'the body is not JSON', issues)));
     }
   }
-  const { schema } = options;
+  const { schema, externalId } = options;
   if (schema === undefined) return data as T;
   const result = schema.safeParse(data);
   if (result.success) {
-    if (options.externalId !== undefined) checkIdentity(response, result.data, text, options.externalId, options);
-    return result.data;
+    const received = (result.data as { externalId?: unknown }).externalId;
+    if (externalId === undefined || received === externalId) return result.data;
+    return rejectWith(
+      answeredError(
+        (errors) => errors.wrongRecord(response, text, received, externalId, options),
+        () => invalid(response, options, 'the service answered with the record of another externalId', []),
+      ),
+    );
   }
-  const label = labelOf(options);
-  const issues = result.error.issues.map(({ code, path, message }) => ({ code, path, message }));
-  const first = issues[0];
-  const where = first && first.path.length > 0 ? ` at ${first.path.map(String).join('.')}` : '';
-  const sent = credentials(options);
-  const clean = sent.text(text);
-  throw new ResponseValidationError(
-    `${response.status} from ${label}: the body does not match the expected shape${where}: ${first?.message ?? 'invalid'}`,
-    {
-      status: response.status,
-      headers: sent.headers(response.headers, false),
-      request: label,
-      body: clean === text ? sent.value(data) : sent.value(parsedOr(clean)),
-      issues,
-      attempts: options.trace.attempts,
-    },
+  const { issues } = result.error;
+  return rejectWith(
+    answeredError((errors) => errors.mismatch(response, text, data, issues, options), () => invalid(response, options, 'the body does not match the expected shape', issues)),
   );
 }
 
-/**
- * Refuses a record whose `externalId` is not the one asked for: the tracker, the webhook
- * confirmation and `waitFor*` read through here, so none of them ever takes B's record for A's.
- * The ids are the partner's own (not secrets); the one received is quoted with JSON escapes and cut
- * short, since it is the service's text.
- */
-function checkIdentity(response: Response, record: unknown, text: string, asked: string, options: SendOptions<unknown>): void {
-  const received = (record as { externalId?: unknown }).externalId;
-  if (received === asked) return;
+/** The fallback of a refused 2xx body (see {@link answeredError}). */
+function invalid(response: Response, options: SendOptions<unknown>, what: string, issues: readonly ValidationIssue[]): ResponseValidationError {
   const label = labelOf(options);
-  const sent = credentials(options);
-  const shown = typeof received === 'string' ? JSON.stringify(received.length > 200 ? `${received.slice(0, 200)}…` : received) : typeof received;
-  throw new ResponseValidationError(
-    `${response.status} from ${label}: the service answered with the record of externalId ${sent.text(shown)}, not the one asked for (${JSON.stringify(asked)}); ` +
-      'the record was refused (a caching proxy or a service fault answering for another record?)',
-    {
-      status: response.status,
-      headers: sent.headers(response.headers, false),
-      request: label,
-      body: sent.value(parsedOr(sent.text(text))),
-      issues: [{ code: 'custom', path: ['externalId'], message: `Expected the record of externalId ${JSON.stringify(asked)}, received ${sent.text(shown)}` }],
-      attempts: options.trace.attempts,
-    },
-  );
-}
-
-/** `text` parsed as JSON, or as is when it does not parse. */
-function parsedOr(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+  return new ResponseValidationError(`${response.status} from ${label}: ${what}`, { status: response.status, request: label, issues, attempts: options.trace.attempts });
 }
 
 /** What ended an attempt without a complete response, by the name of the error it becomes. */

@@ -12,3 +12,10 @@ export function pathSegment(value: unknown, name: string): string {
   if (!value.isWellFormed()) throw new TypeError(`${name} contains a lone surrogate and cannot be encoded`);
   return encodeURIComponent(value);
 }
+
+/**
+ * The slashes a path starts with (none or more). `[/]*`, not `\/*`: publint tells CommonJS from ESM
+ * by regular expressions that read a `/*` in the CommonJS build as the start of a comment, which
+ * once hid the build's `module.exports`.
+ */
+export const LEADING_SLASHES = /^[/]*/;

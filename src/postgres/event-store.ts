@@ -7,7 +7,7 @@ import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, t
 import { PostgresStoreError, PostgresTransactionError, storeError } from './errors.js';
 import { runProvenTransaction } from './transaction.js';
 import { ensureTable } from './schema.js';
-import { statementsFor, tableName, type TableStatements } from './sql.js';
+import { statementsFor, tableName, textLiteral, type TableStatements } from './sql.js';
 import { quote } from '../internal/quote.js';
 
 /** Options of {@link PostgresEventStore}. */
@@ -65,12 +65,10 @@ const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 /** The most a transaction's connection is kept past its lease when PostgreSQL's own end of it never arrives. */
 const LEASE_GRACE_MS = 2_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** SQLSTATE lock_not_available: `FOR UPDATE NOWAIT` found the row locked. */
-const LOCK_NOT_AVAILABLE = '55P03';
 
 /** Thrown out of the transaction callback so it rolls back; never leaves this module. */
 class Settled {
-  constructor(readonly result: 'in-flight') {}
+  constructor(readonly result: 'in-flight' | 'done') {}
 }
 
 /**
@@ -83,7 +81,7 @@ class Settled {
  * `RedisEventStore`: at-least-once `onEvent`, once per event while nothing crashes.
  *
  * **Transactional mode** (`transactional: true`): each delivery opens a transaction, locks the
- * event's row with `FOR UPDATE NOWAIT` (locked → 409, done → 200), runs the confirm reads and
+ * event's row with `FOR UPDATE SKIP LOCKED` (locked → 409, done → 200), runs the confirm reads and
  * `onEvent({ ..., transaction })` in it, marks the row done and commits (200). `onEvent` throws →
  * rollback (500). The process dies anywhere → PostgreSQL rolls back the partner's writes and the
  * claim together. Writes through `transaction` therefore happen exactly once; anything else
@@ -95,6 +93,10 @@ class Settled {
  * bounded by the handler's `leaseMs` on both sides: `statement_timeout` and
  * `idle_in_transaction_session_timeout` (`SET LOCAL`), and client-side waits after which its
  * connection is destroyed (a blackholed network). A long transaction locks one row, never the table.
+ * The store's part of a delivery is one pool checkout and two round trips: the row inserted when new
+ * (committed on its own, so no delivery waits on another's insert), `BEGIN`, the txid and the lock
+ * in the first; the done mark, which fails unless it applied in that transaction, and `COMMIT` in
+ * the second (the statements are sent without parameters, values inlined as dollar-quoted constants).
  * Transactional mode needs a `pg` Pool: a postgres.js `sql` is refused there (see
  * {@link PostgresTransactionError}, `reason: 'unsupported-driver'`).
  *
@@ -284,51 +286,54 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     // the type is only recorded: NUL (which text cannot hold) and lone surrogates become U+FFFD
     const type = String(event.type).toWellFormed().replaceAll('\u0000', '\ufffd');
     const graceMs = Math.min(Math.max(leaseMs * 0.25, 250), LEASE_GRACE_MS);
-    // bounded by the lease as the transaction is: a delivery never waits longer than that on PostgreSQL
-    const known = await this.#run('transact', this.#sql.ensureRow, [id, type], Math.min(this.#statementTimeoutMs, leaseMs + graceMs));
-    if (known[0]?.['state'] === 'done') return 'done';
     const pool = this.#driver.pgPool;
     if (pool === undefined) throw new PostgresTransactionError('transact needs a pg Pool', { reason: 'unsupported-driver' }); // refused in the constructor
+    // two round trips on one connection: [insert the row, committed; BEGIN; bounds and txid; the
+    // row as committed; the row locked], onEvent's own statements, [the done mark proving the txid; COMMIT]
+    const sql = this.#sql.transactional;
+    const idText = textLiteral(id);
+    const typeText = textLiteral(type);
     let workFailed = false;
     let lost = false;
     try {
-      return await runProvenTransaction(pool, { leaseMs, graceMs }, async (transaction): Promise<TransactResult> => {
-        let rows;
-        try {
-          rows = await transaction.query(this.#sql.lock, [id]);
-        } catch (error) {
-          if ((error as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE) throw new Settled('in-flight');
-          throw error;
-        }
-        const row = rows[0];
-        // no row: purged since ensureRow (or a plain claim released it), so nobody holds it; 409 has it redelivered
-        if (row === undefined) throw new Settled('in-flight');
-        if (row['state'] === 'done') return 'done';
-        if (row['leased'] === true) throw new Settled('in-flight'); // a plain-mode claim holds it
-        try {
-          await work(transaction.handle);
-        } catch (error) {
+      return await runProvenTransaction(
+        pool,
+        { leaseMs, graceMs },
+        async (transaction): Promise<TransactResult> => {
+          const [seen, locked] = transaction.opened;
+          const row = locked?.[0];
+          // not locked: done is done; otherwise another transaction or a plain-mode claim holds it,
+          // or it was purged since the insert (nobody holds it): 409 has it redelivered
+          if (row === undefined) throw new Settled(seen?.[0]?.['state'] === 'done' ? 'done' : 'in-flight');
+          if (row['state'] === 'done') throw new Settled('done');
+          if (row['leased'] === true) throw new Settled('in-flight'); // a plain-mode claim holds it
           try {
-            transaction.closeHandle();
-          } catch {
-            // onEvent's own error is the one to report
+            await work(transaction.handle);
+          } catch (error) {
+            try {
+              transaction.closeHandle();
+            } catch {
+              // onEvent's own error is the one to report
+            }
+            workFailed = true;
+            lost = transaction.lost; // onEvent's statement failed because the session died: a store failure
+            throw error;
           }
-          workFailed = true;
-          lost = transaction.lost; // onEvent's statement failed because the session died: a store failure
-          throw error;
-        }
-        // the claim must still be held by this very transaction: the done mark proves the txid itself
-        transaction.closeHandle(); // from here on, a statement on onEvent's transaction is refused
-        const marked = await transaction.query(this.#sql.markDone, [id, type, transaction.txid]);
-        if (marked[0]?.['marked'] !== true) {
-          await transaction.prove(); // throws when the session left the transaction (a COMMIT or ROLLBACK got through)
-          throw new PostgresTransactionError(
-            "onEvent deleted the event's row through transaction, so it could not be marked done: leave the store's table to the store",
-            { reason: 'misuse' },
-          );
-        }
-        return 'handled';
-      });
+          transaction.closeHandle(); // from here on, a statement on onEvent's transaction is refused
+          return 'handled';
+        },
+        {
+          prelude: sql.insert(idText, typeText),
+          opening: sql.claim(idText),
+          // the claim must still be held by this very transaction: the done mark proves the txid
+          // itself, and COMMIT runs only when it did (a COMMIT or ROLLBACK that got through
+          // `transaction` fails the delivery as a misuse)
+          closing: {
+            statement: (txid) => sql.markDone(idText, typeText, txid),
+            unapplied: "onEvent deleted the event's row through transaction, so it could not be marked done: leave the store's table to the store",
+          },
+        },
+      );
     } catch (error) {
       if (error instanceof Settled) return error.result;
       if (error instanceof PostgresTransactionError && error.misuse) throw error; // 500: the message says what to do instead

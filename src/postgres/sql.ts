@@ -157,6 +157,26 @@ const EVENT_TABLE_SHAPE: TableShape = {
   indexed: ['first_seen'],
 };
 
+/**
+ * `value` as a dollar-quoted SQL string constant (`$v$…$v$`, the tag lengthened until it cannot
+ * close early): safe to inline in a statement sent without parameters, whatever `value` holds and
+ * whatever the session's `standard_conforming_strings` or client encoding, because a dollar-quoted
+ * string has no escapes and ends only at its own tag (`$` is never part of a multibyte character in
+ * any client encoding PostgreSQL takes). A constant plans as a parameter does (the key's index is
+ * used, with the column's collation). `value` must hold no NUL (PostgreSQL `text` cannot; the
+ * stores hash such ids).
+ */
+export function textLiteral(value: string): string {
+  // a tag that occurs in value, or whose start value ends with, would end the string early; each
+  // `$` in value rules out at most one of these tags, so one of the first value.length + 1 fits
+  for (let n = 0; n <= value.length; n++) {
+    const delimiter = n === 0 ? '$v$' : `$v${n}$`;
+    // the leading space keeps the opening tag from joining a preceding identifier
+    if (`${value}${delimiter}`.indexOf(delimiter) === value.length) return ` ${delimiter}${value}${delimiter}`;
+  }
+  throw new Error('textLiteral: no dollar-quote tag fits'); // unreachable (see above)
+}
+
 /** The statements of one table. `$n` are parameters; every value travels as one, never in the text. */
 export function statementsFor(table: TableName) {
   const t = table.quoted;
@@ -199,29 +219,36 @@ SELECT EXISTS (SELECT 1 FROM done) AS completed, (SELECT state FROM ${t} WHERE e
     /** $1 event id, $2 owner (or null). */
     release: `DELETE FROM ${t} WHERE event_id = $1::text AND state = 'leased' AND lease_owner = $2::uuid`,
     /**
-     * $1 event id, $2 type. Autocommitted before the transaction, so the row exists for every
-     * delivery: inside it, the insert would wait for another delivery's uncommitted insert.
+     * The transactional mode's statements, sent without parameters in the transaction's own round
+     * trips (see `ProvenTransactionScript`): `id` and `type` are {@link textLiteral}s, `txid` digits.
      */
-    ensureRow: `WITH ins AS (
-  INSERT INTO ${t} (event_id, type, state) VALUES ($1::text, $2::text, 'pending') ON CONFLICT (event_id) DO NOTHING
-)
-SELECT state FROM ${t} WHERE event_id = $1::text`,
-    /** $1 event id. Locks the row without waiting (the transaction's bounds are set at BEGIN). */
-    lock: `SELECT e.state, coalesce(e.lease_until > now(), false) AS leased
+    transactional: {
+      /**
+       * Committed before the transaction (its prelude), so the row exists for every delivery:
+       * inside it, the insert would wait for another delivery's uncommitted insert.
+       */
+      insert: (id: string, type: string) => `INSERT INTO ${t} (event_id, type, state) VALUES (${id}, ${type}, 'pending') ON CONFLICT (event_id) DO NOTHING`,
+      /**
+       * Two statements, the transaction's opening: the row as committed (done, or no row), then
+       * the row locked without waiting (no row when another transaction holds it). A lock taken after
+       * a concurrent commit returns that committed version (READ COMMITTED re-checks it), so the
+       * second is the one to trust when it has the row. (Measured: cheaper than one statement with
+       * a LATERAL join.)
+       */
+      claim: (id: string) => `SELECT state FROM ${t} WHERE event_id = ${id};
+SELECT e.state, coalesce(e.lease_until > now(), false) AS leased
 FROM ${t} e
-WHERE e.event_id = $1::text
-FOR UPDATE OF e NOWAIT`,
-    /**
-     * $1 event id, $2 type, $3 the txid recorded at BEGIN. Marks done only inside the transaction
-     * that locked the row (marked is false otherwise, and nothing is written). done_at is the clock now,
-     * just before COMMIT, not the transaction's start, so a long onEvent does not shorten the TTL.
-     */
-    markDone: `WITH done AS (
-  UPDATE ${t} SET state = 'done', type = $2::text, done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
-  WHERE event_id = $1::text AND txid_current() = $3::bigint
-  RETURNING 1
-)
-SELECT EXISTS (SELECT 1 FROM done) AS marked`,
+WHERE e.event_id = ${id}
+FOR UPDATE OF e SKIP LOCKED`,
+      /**
+       * The closing statement: marks done only inside the transaction that locked the row (nothing
+       * is written otherwise, and the transaction then refuses to commit). done_at is the clock now,
+       * just before COMMIT, not the transaction's start, so a long onEvent does not shorten the TTL.
+       */
+      markDone: (id: string, type: string, txid: string) => `UPDATE ${t} SET state = 'done', type = ${type}, done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
+  WHERE event_id = ${id} AND txid_current() = ${txid}::bigint
+  RETURNING 1`,
+    },
     /** $1 ttl seconds, $2 batch size. Rows locked by a delivery are skipped, never waited for. */
     purge: `WITH gone AS (
   DELETE FROM ${t} WHERE event_id IN (

@@ -31,6 +31,35 @@ export interface ProvenTransaction {
   closeHandle(): void;
   /** Whether the session died or was destroyed (a statement on it can no longer succeed). */
   readonly lost: boolean;
+  /** The rows of each statement of {@link ProvenTransactionScript.opening}, in order (empty without one). */
+  readonly opened: readonly Record<string, unknown>[][];
+}
+
+/**
+ * Statements {@link runProvenTransaction} folds into its own round trips, so that a transaction
+ * costs two: `prelude`, `BEGIN`, the bounds, the txid and `opening` in the first; `closing` and
+ * `COMMIT` in the last. They are sent without parameters (the simple query protocol, the only one
+ * that takes several statements at once): every value in them must be inlined as a literal that
+ * cannot break out of it (see `textLiteral` in `sql.ts`).
+ */
+export interface ProvenTransactionScript {
+  /**
+   * Statements committed in a transaction of their own (READ COMMITTED, bounded by the same
+   * `statement_timeout`) just before `BEGIN`: they stay whatever becomes of the proven transaction
+   * (e.g. a row every later transaction can lock, inserted where no transaction waits on it).
+   */
+  prelude?: string | undefined;
+  /** Statements run in the transaction right after its txid is recorded; their rows are {@link ProvenTransaction.opened}. */
+  opening?: string | undefined;
+  /**
+   * The last statement before `COMMIT`, sent in `COMMIT`'s round trip: a data-modifying statement
+   * with `RETURNING` (e.g. `UPDATE … WHERE … AND txid_current() = <txid>::bigint RETURNING 1`),
+   * built from the recorded txid. It is run as a CTE whose outer query raises an error unless it ran
+   * in the transaction that began and returned a row, so a `COMMIT` after it happens only then:
+   * another transaction (the partner ended or replaced it) fails with the misuse error, no row with
+   * a {@link PostgresTransactionError} (`reason: 'misuse'`) saying `unapplied`, both rolled back.
+   */
+  closing?: { statement: (txid: string) => string; unapplied: string } | undefined;
 }
 
 /** Bounds of {@link runProvenTransaction}, all in milliseconds. */
@@ -69,7 +98,12 @@ const ENDS_TRANSACTION =
  *
  * @internal Shared by the stores of `checkout-partner-sdk/postgres`.
  */
-export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTransactionBounds, work: (transaction: ProvenTransaction) => Promise<T>): Promise<T> {
+export async function runProvenTransaction<T>(
+  pool: PgPoolLike,
+  bounds: ProvenTransactionBounds,
+  work: (transaction: ProvenTransaction) => Promise<T>,
+  script: ProvenTransactionScript = {},
+): Promise<T> {
   // never past what a timer holds: a longer one fires at once (a leaseMs near 2^31 - 1 plus the grace)
   const boundMs = Math.min(Math.ceil(bounds.leaseMs + bounds.graceMs), MAX_TIMER_MS);
   const session = await PgSession.open(pool, boundMs);
@@ -84,18 +118,24 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
   const lease = setTimeout(() => session.destroy(new PostgresTransactionError(`the transaction was still open ${boundMs} ms after it began (leaseMs plus a grace): its connection was destroyed`, { reason: 'lost' })), boundMs);
   try {
     const leaseText = String(Math.max(1, Math.ceil(bounds.leaseMs)));
-    // one round trip, parameters inlined (two integers): BEGIN at the isolation level the store's
-    // statements were written for (whatever the server's default_transaction_isolation: at
-    // REPEATABLE READ or SERIALIZABLE a row another delivery changed fails with 40001 instead of
-    // being re-checked), the bounds, and the txid to prove
+    // one round trip, parameters inlined (two integers, and the script's literals): the prelude in a
+    // transaction of its own, BEGIN at the isolation level the store's statements were written for
+    // (whatever the server's default_transaction_isolation: at REPEATABLE READ or SERIALIZABLE a row
+    // another delivery changed fails with 40001 instead of being re-checked), the bounds, the txid
+    // to prove and the opening statements
+    const prelude = script.prelude === undefined ? '' : `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = ${leaseText}; ${script.prelude}; COMMIT; `;
+    const opening = script.opening === undefined ? '' : `; ${script.opening}`;
     const results = await session.query(
-      `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = ${leaseText}; SET LOCAL idle_in_transaction_session_timeout = ${leaseText}; SELECT txid_current()::text AS txid`,
+      // set_config(…, true) is SET LOCAL; in the txid's statement, it saves the server two statements
+      `${prelude}BEGIN ISOLATION LEVEL READ COMMITTED; SELECT set_config('statement_timeout', '${leaseText}', true), set_config('idle_in_transaction_session_timeout', '${leaseText}', true), txid_current()::text AS ${TXID_COLUMN}${opening}`,
       undefined,
       boundMs,
     );
-    const last = Array.isArray(results) ? (results.at(-1) as { rows?: Record<string, unknown>[] } | undefined) : undefined;
-    const txid = last?.rows?.[0]?.['txid'];
-    if (typeof txid !== 'string') throw new PostgresTransactionError('BEGIN did not report its transaction id', { reason: 'lost' });
+    const all = (Array.isArray(results) ? results : [results]) as { rows?: Record<string, unknown>[]; fields?: { name?: unknown }[] }[];
+    const at = all.findIndex((result) => result?.fields?.length === 3 && result.fields[2]?.name === TXID_COLUMN);
+    const txid = all[at]?.rows?.[0]?.[TXID_COLUMN];
+    if (typeof txid !== 'string' || !/^\d+$/.test(txid)) throw new PostgresTransactionError('BEGIN did not report its transaction id', { reason: 'lost' });
+    const opened = all.slice(at + 1).map((result) => (Array.isArray(result?.rows) ? result.rows : []));
 
     const refuse = (why: string, reason: 'misuse' | 'ended' | 'lost'): PostgresTransactionError => new PostgresTransactionError(why, { reason });
     const guardedQuery = (...args: unknown[]): unknown => {
@@ -147,6 +187,7 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
       get lost() {
         return session.broken !== undefined;
       },
+      opened,
       query: (text, values) => session.rows(text, values, boundMs),
       closeHandle() {
         handleOpen = false;
@@ -179,9 +220,36 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
       throw error;
     }
     if (misuse !== undefined) throw refuse(misuse, 'misuse'); // work did not call prove(): refuse to commit anyway
-    await session.query('COMMIT', undefined, boundMs);
-    settled = true;
-    return result;
+    if (script.closing === undefined) {
+      await session.query('COMMIT', undefined, boundMs);
+      settled = true;
+      return result;
+    }
+    handleOpen = false; // the closing statement runs after every statement of the partner's
+    if (pending > 0) throw refuse((misuse = MISUSE_PENDING), 'misuse');
+    try {
+      // one round trip: the closing statement raises unless it ran in this very transaction and
+      // applied, and an error skips the rest of a simple query: COMMIT runs only after its proof
+      await session.query(`${closingSql(script.closing.statement(txid), txid)}; COMMIT`, undefined, boundMs);
+      settled = true;
+      return result;
+    } catch (error) {
+      const refusal = closingRefusal(error);
+      if (refusal === 'replaced') misuse = MISUSE_REPLACED;
+      // COMMIT did not run: the transaction is aborted (or ended, when it was replaced), so it is
+      // rolled back; a session that does not answer that is destroyed
+      if (session.broken === undefined) {
+        try {
+          await session.query('ROLLBACK', undefined, boundMs);
+          settled = misuse === undefined; // after a misuse the session's state is the partner's doing: not reused
+        } catch {
+          // destroyed in finally
+        }
+      }
+      if (refusal === 'replaced') throw refuse(MISUSE_REPLACED, 'misuse');
+      if (refusal === 'unapplied') throw refuse(script.closing.unapplied, 'misuse');
+      throw error;
+    }
   } finally {
     state = 'ended';
     clearTimeout(lease);
@@ -189,6 +257,34 @@ export async function runProvenTransaction<T>(pool: PgPoolLike, bounds: ProvenTr
     if (!settled) session.destroy(new PostgresTransactionError('the transaction did not end cleanly: its connection is closed, not reused', { reason: 'lost' }));
     session.release();
   }
+}
+
+/** The name of the txid column in BEGIN's round trip, told apart from the opening statements' columns. */
+const TXID_COLUMN = 'checkout_sdk_proven_txid';
+/** Marks in the error the closing statement raises (see {@link closingSql}), never in another error. */
+const CLOSING_MARK = 'checkout-partner-sdk: not closed: ';
+
+/**
+ * `statement` (data-modifying, with `RETURNING`) as a CTE whose outer query fails (a cast of a
+ * marked text to integer, 22P02) when the session is not in transaction `txid` or the statement
+ * returned no row. `txid_current()` is not immutable, so the planner never folds the failing
+ * branch in advance; it fails only when reached.
+ */
+function closingSql(statement: string, txid: string): string {
+  return `WITH closing AS (${statement})
+SELECT CASE
+  WHEN txid_current() <> ${txid}::bigint THEN ('${CLOSING_MARK}replaced ' || txid_current()::text)::int
+  WHEN NOT EXISTS (SELECT 1 FROM closing) THEN ('${CLOSING_MARK}unapplied ' || txid_current()::text)::int
+  ELSE 1 END AS closed`;
+}
+
+/** What the closing statement's own error says, or undefined for any other error. */
+function closingRefusal(error: unknown): 'replaced' | 'unapplied' | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code !== '22P02' || typeof message !== 'string') return undefined;
+  if (message.includes(`${CLOSING_MARK}replaced `)) return 'replaced';
+  if (message.includes(`${CLOSING_MARK}unapplied `)) return 'unapplied';
+  return undefined;
 }
 
 const ENDED = "the delivery's transaction has ended (onEvent returned): a statement started on `transaction` after that is refused. Await every statement inside onEvent";

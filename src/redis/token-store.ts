@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { StoredToken, TokenStore } from '../client/token-store.js';
 import { typeName } from '../internal/type-name.js';
 import { checkOptions, positiveMs } from '../internal/arguments.js';
-import { DELETE_IF_OWNER, RedisConnection, replyString, type RedisClientLike } from './client.js';
+import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { prefixOption } from './options.js';
 
@@ -43,6 +43,11 @@ export interface RedisTokenStoreOptions {
    */
   allowEvictingServer?: boolean | undefined;
 }
+
+/** The token and its remaining lifetime (ms, as Redis counts it; -1 without a TTL), in one step. */
+const GET_WITH_TTL: LuaScript = {
+  source: `return {redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}`,
+};
 
 /** What is stored: JSON of the token and its reuse deadline. Anything else reads as no token. */
 const StoredTokenSchema = z.object({
@@ -122,19 +127,27 @@ export class RedisTokenStore implements TokenStore {
   /** The token stored under `key`, or `undefined` when there is none or the value is not a token. */
   async get(key: string): Promise<StoredToken | undefined> {
     checkKey(key);
-    const reply = replyString(await this.#redis.command('get', ['GET', `${this.prefix}${key}`]));
-    if (reply === undefined) {
-      throw new RedisStoreError('Redis get failed: unexpected reply to GET', { operation: 'get' });
+    // taken before the request: the remaining time counts from no earlier than this
+    const asked = Date.now();
+    const reply = await this.#redis.script('get', GET_WITH_TTL, [`${this.prefix}${key}`], []);
+    const value = Array.isArray(reply) ? replyString(reply[0]) : undefined;
+    const ttlMs = Array.isArray(reply) ? Number(reply[1]) : Number.NaN;
+    if (value === undefined || Number.isNaN(ttlMs)) {
+      throw new RedisStoreError('Redis get failed: unexpected reply to the GET script', { operation: 'get' });
     }
-    if (reply === null) return undefined;
+    if (value === null) return undefined;
     let data: unknown;
     try {
-      data = JSON.parse(reply);
+      data = JSON.parse(value);
     } catch {
       return undefined;
     }
     const parsed = StoredTokenSchema.safeParse(data);
-    return parsed.success ? { accessToken: parsed.data.accessToken, expiresAt: parsed.data.expiresAt } : undefined;
+    if (!parsed.success) return undefined;
+    // One clock: the key's remaining time is counted by Redis, so a reader whose wall clock differs
+    // from the writer's still ends the token's reuse when the writer meant (a stored epoch would not).
+    const expiresAt = ttlMs >= 0 ? asked + ttlMs : parsed.data.expiresAt;
+    return { accessToken: parsed.data.accessToken, expiresAt };
   }
 
   /** Stores `token` under `key` until `token.expiresAt`; a token already past it is not stored. */

@@ -1,13 +1,14 @@
 import type { TelemetryCore } from './telemetry-core.js';
 import { findOtelApi, isOtelApi, otelRegisteredElsewhere, type OtelApiModule } from './api.js';
 import type { TelemetryOptions } from './options.js';
+import type * as Glue from './telemetry-glue.js';
 
 /** What may emit; `undefined` while nothing can (the no-op path: nothing else is loaded or made). */
 export type TelemetryUse = TelemetryCore | Promise<TelemetryCore | undefined> | undefined;
 
 /**
  * The telemetry of one client, webhook handler or status tracker. This part is all the SDK loads
- * until something can emit: it asks whether `@opentelemetry/api` is installed and a provider
+ * until `@opentelemetry/api` is found: then telemetry-glue.ts, which asks whether a provider is
  * registered (or given), and only then loads the implementation ({@link TelemetryCore}), once, on
  * first use. So an app without OpenTelemetry neither loads nor bundles more than this file.
  */
@@ -41,8 +42,9 @@ export class Telemetry {
       warnApiMissing(this.options);
       return undefined;
     }
-    if (!emits(api, this.options)) return undefined;
-    return this.#core ?? loadCore(api).then((module) => module && (this.#core ??= new module.TelemetryCore(api, this.options, this.#apiBase)));
+    if (glue === undefined) return loadGlue(api).then((loaded) => loaded && this.#useWith(api));
+    if (!glue.emits(api, this.options)) return undefined;
+    return this.#core ?? glue.loadCore(api).then((module) => module && (this.#core ??= new module.TelemetryCore(api, this.options, this.#apiBase)));
   }
 }
 
@@ -51,16 +53,12 @@ let warnedApiMissing = false;
 /**
  * Says once per process, on stderr, that no spans or metrics will come, when somebody expects them
  * (a provider given, or one registered through a copy of the API the SDK cannot reach: a bundle).
- * An app without OpenTelemetry hears nothing.
+ * An app without OpenTelemetry hears nothing (and loads nothing more).
  */
 function warnApiMissing({ tracerProvider, meterProvider }: TelemetryOptions): void {
   if (warnedApiMissing || (tracerProvider === undefined && meterProvider === undefined && !otelRegisteredElsewhere())) return;
   warnedApiMissing = true;
-  console.warn(
-    'checkout-partner-sdk: OpenTelemetry is in use but the SDK cannot load @opentelemetry/api (a bundle that holds it where the SDK cannot reach it, ' +
-      "or it is not installed): no spans or metrics from the SDK. Pass the module: new CheckoutClient({ ..., openTelemetryApi: api }) with import * as api from '@opentelemetry/api' " +
-      '(docs/observability.md, Bundlers).',
-  );
+  void import('./telemetry-glue.js').then((module) => module.warnApiMissing(), () => undefined);
 }
 
 function check(name: string, provider: unknown, method: string): void {
@@ -69,31 +67,20 @@ function check(name: string, provider: unknown, method: string): void {
   }
 }
 
-/** Each copy of the API's no-op tracer provider: what its global proxy delegates to while nothing is registered. */
-const noopTracers = new WeakMap<OtelApiModule, unknown>();
-
-/** Whether a tracer or meter provider other than the API's no-op ones is given or registered. */
-function emits(api: OtelApiModule, { tracerProvider, meterProvider }: TelemetryOptions): boolean {
-  const tracers = (tracerProvider ?? api.trace.getTracerProvider()) as { getDelegate?: () => unknown };
-  if (!noopTracers.has(api)) noopTracers.set(api, new api.ProxyTracerProvider().getDelegate());
-  return (
-    (tracers.getDelegate?.() ?? tracers) !== noopTracers.get(api) ||
-    (meterProvider ?? api.metrics.getMeterProvider()).getMeter('checkout-partner-sdk') !== api.createNoopMeter()
-  );
-}
-
-let loading: Promise<typeof import('./telemetry-core.js') | undefined> | undefined;
+let glue: typeof Glue | undefined;
+let loadingGlue: Promise<typeof Glue | undefined> | undefined;
 
 /**
- * The implementation module, imported at its first use, so a process without OpenTelemetry never
- * loads it. The specifier is a literal: tsup keeps the module its own file (`dist/telemetry-core.js`,
- * a split entry), an app bundler that splits code makes it a lazy chunk and one that does not inlines
- * it (spans then still come), and runtimes that check imports statically (workerd) accept it.
+ * telemetry-glue.ts, imported once `@opentelemetry/api` is found. Should the import fail, said once
+ * through OpenTelemetry's own diagnostics, and nothing emits (as when the implementation cannot be loaded).
  */
-function loadCore(api: OtelApiModule): Promise<typeof import('./telemetry-core.js') | undefined> {
-  return (loading ??= import('./telemetry-core.js').catch((error: unknown) => {
-    // a provider is registered, so somebody expects spans: say once, through OpenTelemetry's own diagnostics, why none come
-    api.diag.warn(`checkout-partner-sdk: no spans or metrics: its telemetry module could not be loaded (${error instanceof Error ? error.name : 'error'})`);
-    return undefined;
-  }));
+function loadGlue(api: OtelApiModule): Promise<typeof Glue | undefined> {
+  return (loadingGlue ??= import('./telemetry-glue.js').then(
+    (module) => (glue = module),
+    (error: unknown) => {
+      api.diag.warn(`checkout-partner-sdk: no spans or metrics: its telemetry module could not be loaded (${error instanceof Error ? error.name : 'error'})`);
+      return undefined;
+    },
+  ));
 }
+

@@ -78,4 +78,22 @@ describe.each(flavours)('one clock for the event and token stores, with $name', 
     await unlock!(); // the expired holder's release leaves the new lock alone
     expect(await a.lock('partner-a')).toBeUndefined();
   });
+  it.each([
+    ['ahead', 5 * 60_000],
+    ['behind', -5 * 60_000],
+  ])("a reader whose clock is 5 minutes %s ends a shared token's reuse when its writer meant", async (_, step) => {
+    const prefix = `clock-token-read-${++prefixes}:`;
+    const writer = new RedisTokenStore({ client: connection.client, prefix });
+    const reader = new RedisTokenStore({ client: connection.client, prefix });
+    // the writer means: reuse for 10 minutes from now (its clock is true)
+    await writer.set('partner-a', { accessToken: 'tok', expiresAt: Date.now() + 600_000 });
+    globalThis.Date = SteppedDate as DateConstructor;
+    skew = step;
+    const read = await reader.get('partner-a');
+    expect(read?.accessToken).toBe('tok');
+    // on the reader's own clock, about 10 minutes are left: neither 5 nor 15
+    const left = read!.expiresAt - Date.now();
+    expect(left).toBeGreaterThan(590_000);
+    expect(left).toBeLessThanOrEqual(600_000);
+  });
 });

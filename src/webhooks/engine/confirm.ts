@@ -109,7 +109,7 @@ async function readUntil<T>(
     if (attempt > 1) {
       // no room left for the wait and another read: end as when the attempts are spent, so
       // onEvent still starts inside the lease
-      if (Date.now() + delayMs >= at) break;
+      if (performance.now() + delayMs >= at) break;
       await sleep(delayMs, signal);
     }
     try {

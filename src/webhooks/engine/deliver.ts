@@ -115,7 +115,7 @@ export async function runDelivery(
     try {
       // nothing is claimed yet, but a resolver or nudge that never answers must not hold the
       // delivery (and drain()) forever: it gets the same time as work under a claim made now
-      await withinLease(event.eventId, config.leaseMs, Date.now(), 'tracker nudge', ({ signal }) => nudgeTracker(config, event, signal));
+      await withinLease(event.eventId, config.leaseMs, performance.now(), 'tracker nudge', ({ signal }) => nudgeTracker(config, event, signal));
     } catch (error) {
       return { ...known, outcome: 'store-unavailable', error };
     }
@@ -128,7 +128,7 @@ export async function runDelivery(
   }
 
   let claim: unknown;
-  const claimedAt = Date.now();
+  const claimedAt = performance.now();
   try {
     claim = await config.store.claim(event.eventId, config.leaseMs);
   } catch (error) {
@@ -201,7 +201,7 @@ const COMPLETE_RETRY_MAX_MS = 2_000;
 async function completeWhileLeased(config: ResolvedOptions, eventId: string, lease: unknown, claimedAt: number): Promise<void> {
   let delay = COMPLETE_RETRY_FIRST_MS;
   // bounded: the delays double up to a cap and stop at the lease's end
-  while (Date.now() + delay < claimedAt + config.leaseMs) {
+  while (performance.now() + delay < claimedAt + config.leaseMs) {
     await new Promise((resolve) => setTimeout(resolve, delay));
     try {
       // each try bounded too: one that never answers ends, and the lease check above ends the tries

@@ -22,7 +22,7 @@ export async function withinLease<T>(
   const at = claimedAt + leaseMs - leaseMarginMs(leaseMs);
   const controller = new AbortController();
   const abort = () => controller.abort(new LeaseDeadlineError(eventId, step));
-  const remainingMs = at - Date.now();
+  const remainingMs = at - performance.now();
   // already past it (a slow claim): abort now, not on a timer a fast step could beat
   if (remainingMs <= 0) abort();
   const timer = remainingMs > 0 ? setTimeout(abort, remainingMs) : undefined;

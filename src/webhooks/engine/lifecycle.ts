@@ -79,7 +79,7 @@ export function engineFactory(signatures: Signatures): CreateEngine {
         event: 'webhook.delivery',
         outcome: result.outcome,
         status: OUTCOME_STATUS[result.outcome],
-        ms: Date.now() - started,
+        ms: performance.now() - started,
       };
       if (result.eventId !== undefined) entry.eventId = result.eventId;
       if (result.type !== undefined) entry.type = result.type;
@@ -108,7 +108,7 @@ export function engineFactory(signatures: Signatures): CreateEngine {
     };
 
     async function deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {
-      const started = Date.now();
+      const started = performance.now();
       // a span per delivery and its duration by outcome, when OpenTelemetry is on
       const use = telemetry.use();
       const observed = use === undefined ? undefined : (await use)?.delivery(input.headers);

@@ -57,7 +57,7 @@ export async function nudgeTracker(
 export async function runTrackerDelivery(config: ResolvedOptions, event: WebhookEvent): Promise<DeliveryResult> {
   const known = { eventId: event.eventId, type: event.type };
   let claim: unknown;
-  const claimedAt = Date.now();
+  const claimedAt = performance.now();
   try {
     claim = await config.store.claim(event.eventId, config.leaseMs);
   } catch (error) {

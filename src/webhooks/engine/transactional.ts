@@ -27,7 +27,7 @@ export async function runTransactional(
   try {
     result = await store.transact(known, config.leaseMs, async (transaction) => {
       try {
-        const context = await confirm(Date.now());
+        const context = await confirm(performance.now());
         confirmed = context.confirmed;
         const withTransaction: TransactionalWebhookContext<unknown> = { ...context, transaction };
         await config.onEvent(withTransaction);

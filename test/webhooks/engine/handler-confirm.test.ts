@@ -42,6 +42,28 @@ describe('step 3: confirm through the client', () => {
     expect(seen[0]).toMatchObject({ confirmed: true, order: { settlement: { status: 'Settled' } } });
   });
 
+  it('a wall-clock step between reads neither ends the confirmation nor shortens the lease (monotonic deadlines)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    state.orders.set('order-for-t-1', (n: number) => ({
+      externalId: 'order-for-t-1',
+      settlement: { status: n < 3 ? 'Pending' : 'Settled', tradeId: 't-1' },
+    }));
+    const { handler, seen, calls } = setup();
+    const pending = handler.handle(await delivery(settled));
+    const reads = () => [...state.reads.values()][0] ?? 0;
+    await until(() => reads() === 1);
+    // an NTP step of an hour forward, then one back: the lease's deadline is a duration from the claim
+    vi.setSystemTime(Date.now() + 3_600_000);
+    await vi.advanceTimersByTimeAsync(500);
+    await until(() => reads() === 2);
+    vi.setSystemTime(Date.now() - 7_200_000);
+    await vi.advanceTimersByTimeAsync(500);
+    expect((await pending).status).toBe(200);
+    expect([...state.reads.values()]).toEqual([3]);
+    expect(seen[0]).toMatchObject({ confirmed: true, order: { settlement: { status: 'Settled' } } });
+    expect(calls).toEqual(['claim:evt-1', 'complete:evt-1']);
+  });
+
   it('gives confirmed: false with the last order after confirm.attempts reads that do not settle', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     state.orders.set('order-for-t-1', { externalId: 'order-for-t-1', settlement: { status: 'Pending', tradeId: 't-1' } });

@@ -177,7 +177,7 @@ describe('drain({ timeoutMs })', () => {
   });
 
   it('waits 15 s by default: with the tracker\'s 10 s, both fit a 30 s termination grace period', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     try {
       const onEvent = vi.fn(() => new Promise<void>(() => undefined));
       const handler = createWebhookHandler(base({ onEvent, responseTimeoutMs: 1_000 }));

@@ -10,7 +10,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
 const settled = { eventId: 'evt-tracker-lease', type: 'otc.trade.settled', tradeId: 't-1' };
 const withdrawal = { eventId: 'evt-tracker-lease', type: 'pix.withdrawal.settled', withdrawalId: 'w-1' };
 const never = <T>() => new Promise<T>(() => undefined); // e.g. a query on a blackholed network

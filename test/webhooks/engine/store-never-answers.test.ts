@@ -33,7 +33,7 @@ function hangingStore(hang: 'complete' | 'release') {
 
 describe('a store that never answers', () => {
   it('complete: the delivery is answered 200 after the margin, logged; the retries end at the lease and drain() is not held', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     state.orders.set('order-for-t-1', { externalId: 'order-for-t-1', settlement: { status: 'Settled', tradeId: 't-1' } });
     const { store, calls } = hangingStore('complete');
     // leaseMs 20 s: the margin is 2 s
@@ -61,7 +61,7 @@ describe('a store that never answers', () => {
   });
 
   it('release: the failed delivery is answered 500 after the margin, the error says the claim lapses at its lease', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     state.orders.set('order-for-t-1', { externalId: 'order-for-t-1', settlement: { status: 'Settled', tradeId: 't-1' } });
     const { store, calls } = hangingStore('release');
     const { handler, entries } = setupHandler({
