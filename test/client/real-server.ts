@@ -29,7 +29,6 @@ export async function startServer(handler: (req: IncomingMessage, res: ServerRes
     requests.push(`${req.method} ${req.url}`);
     unfinished.add(req.socket);
     res.once('finish', () => unfinished.delete(req.socket));
-    req.socket.once('close', () => unfinished.delete(req.socket));
     if (handler(req, res) === true) return;
     if (req.url?.endsWith('/auth/token')) {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -41,7 +40,11 @@ export async function startServer(handler: (req: IncomingMessage, res: ServerRes
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    // one listener per socket, not per request: a keep-alive socket serves many requests
+    socket.on('close', () => {
+      sockets.delete(socket);
+      unfinished.delete(socket);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
