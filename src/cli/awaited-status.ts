@@ -1,4 +1,5 @@
 import type { Order, Withdrawal } from '../index.js';
+import { editDistance } from '../internal/arguments.js';
 import { quoted } from './escape.js';
 import { usage } from './exit-codes.js';
 
@@ -63,17 +64,3 @@ export function checkAwaited(kind: RecordKind, wanted: string): string | undefin
 }
 
 const article = (kind: RecordKind) => (kind === 'order' ? 'an order' : 'a withdrawal');
-
-/** Levenshtein distance, for short strings only (statuses): bounded by the caller's lengths. */
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2 || a.length > 64) return Number.POSITIVE_INFINITY;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}

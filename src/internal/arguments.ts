@@ -37,8 +37,8 @@ function nearest(key: string, known: readonly string[]): string | undefined {
   return best?.name;
 }
 
-/** Levenshtein distance, for the short option names it compares (bounded: names over 64 characters are not compared). */
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance, for short names (option names, statuses): strings over 64 characters are not compared. */
+export function editDistance(a: string, b: string): number {
   if (a.length > 64 || b.length > 64) return Number.POSITIVE_INFINITY;
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i += 1) {
