@@ -11,7 +11,7 @@ export type {
   WithResponse,
 } from './client/options.js';
 export type { ClientLogEntry, LogEntry, LogError, Logger, TrackerLogEntry, WebhookLogEntry, WebhookWarning } from './logger.js';
-export type { DrainOptions, DrainReport, InHandWork } from './drain.js';
+export type { DrainOptions, DrainReport, InHandDelivery, InHandRecord, InHandWork } from './drain.js';
 export type { MeterProviderLike, OpenTelemetryApiLike, TelemetryOptions, TracerProviderLike } from './telemetry/options.js';
 export type { RateLimitOptions, RetryBudgetOptions } from './client/load/options.js';
 export type { StoredToken, TokenStore } from './client/token-store.js';
