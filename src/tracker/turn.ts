@@ -158,7 +158,8 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
     kind,
     externalId,
     status,
-    previousStatus,
+    // left out on a first change: `null` would read as "the status handled before was none"
+    ...(record.handled === undefined ? {} : { previousStatus: record.handled.status }),
     record: read,
     source,
     ...(record.event === undefined ? {} : { event: record.event }),

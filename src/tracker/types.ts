@@ -19,10 +19,10 @@ interface StatusChangeBase {
    */
   status: string | null;
   /**
-   * The status last handed to `onChange` for this record (the call resolved); `undefined` the
-   * first time the record is seen.
+   * The status last handed to `onChange` for this record (the call resolved); absent the first
+   * time the record is seen (`null` is a handled "no status yet", never "no previous change").
    */
-  previousStatus: string | null | undefined;
+  previousStatus?: string | null;
   /**
    * `'webhook'` when a provider event asked for the read that showed this change (the event is in
    * `event`), else `'poll'` (the record was read on its schedule).

@@ -51,7 +51,10 @@ describe('checkout-partner watch', () => {
     fake.setWithdrawal({ externalId: 'w-7', status: 'Processing' });
     const result = await runCli(['watch', 'w-7', '--withdrawal', '--interval', '0.1', '--timeout', '1', '--json'], { env, timeoutMs: 25_000 });
     expect(result.code).toBe(5);
-    expect(JSON.parse(result.stdout.trim())).toMatchObject({ kind: 'withdrawal', externalId: 'w-7', status: 'Processing', previousStatus: null, source: 'poll' });
+    const line = JSON.parse(result.stdout.trim()) as Record<string, unknown>;
+    expect(line).toMatchObject({ kind: 'withdrawal', externalId: 'w-7', status: 'Processing', source: 'poll' });
+    // a first change has no previous status: the field is left out, not null ("no status")
+    expect(line).not.toHaveProperty('previousStatus');
     expect(result.stderr).toMatch(/timed out after 1 s with w-7 not final yet/);
   });
 

@@ -36,6 +36,8 @@ describe('createStatusTracker on MemoryStatusStore', () => {
     await advance(30_000);
     expect(seen.statuses('o-1')).toEqual(['Pending', 'Processing', 'Settled']);
     expect(seen.changes.map((c) => c.previousStatus)).toEqual([undefined, 'Pending', 'Processing']);
+    // the first change has no previous status at all: the field is left out, not set to undefined
+    expect(Object.hasOwn(seen.changes[0]!, 'previousStatus')).toBe(false);
     expect(seen.changes.every((c) => c.source === 'poll' && c.kind === 'order')).toBe(true);
     expect(seen.log.some((e) => e.event === 'tracker.ended' && e.externalId === 'o-1')).toBe(true);
     const readsAtEnd = reads.get('o-1');

@@ -32,7 +32,8 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
   const print = (change: StatusChange) => {
     if (options.json) {
       const { kind: k, externalId, status, previousStatus, source, record } = change;
-      io.out(`${JSON.stringify({ kind: k, externalId, status, previousStatus: previousStatus ?? null, source, record })}\n`);
+      // previousStatus is left out on a first change (null would mean "the status handled before was none")
+      io.out(`${JSON.stringify({ kind: k, externalId, status, ...(previousStatus === undefined ? {} : { previousStatus }), source, record })}\n`);
     } else {
       const shown = (status: string | null) => (status === null ? '(none)' : escapeText(status));
       io.out(`${change.kind} ${escapeText(change.externalId)}: ${change.previousStatus === undefined ? '' : `${shown(change.previousStatus)} -> `}${shown(change.status)}\n`);
