@@ -42,7 +42,9 @@ export interface EventStore {
   /**
    * Mark the claim on `eventId` as done, so later claims answer `"done"`, while `lease` (what
    * `claim` returned) still holds it, or nobody claimed the event since it ran out. When another
-   * claim holds the event now, leave it alone and reject with `LeaseLostError`.
+   * claim holds the event now, leave it alone and reject (`MemoryEventStore` with `LeaseLostError`,
+   * the Redis and PostgreSQL stores with their store error, operation `'complete'`): the handler
+   * retries while its own lease would have held, then logs it.
    */
   complete(eventId: string, lease: unknown): Promise<void>;
   /**
