@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { ClaimedLease, EventStore } from 'checkout-partner-sdk/webhooks';
+import type { ClaimedLease, EventStore } from 'checkout-partner-sdk/stores';
 import type { TokenStore } from 'checkout-partner-sdk';
 import {
   RedisEventStore,

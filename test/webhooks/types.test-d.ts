@@ -13,9 +13,6 @@ import {
   signPayload,
   tagValue,
   verifySignature,
-  LeaseLostError,
-  type ClaimedLease,
-  type ClaimResult,
   type EventStore,
   type FastifyReplyLike,
   type FastifyRequestLike,
@@ -29,6 +26,7 @@ import {
   type WebhookEvent,
   type WebhookHandler,
 } from 'checkout-partner-sdk/webhooks';
+import type { ClaimedLease, ClaimResult, LeaseLostError } from 'checkout-partner-sdk/stores';
 import { describe, expectTypeOf, it } from 'vitest';
 import * as node from '../../src/webhooks/index.node.js';
 
