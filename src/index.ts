@@ -14,7 +14,7 @@ export type { ClientLogEntry, LogEntry, LogError, Logger, TrackerLogEntry, Webho
 export type { DrainOptions, DrainReport, InHandDelivery, InHandRecord, InHandWork } from './drain.js';
 export type { MeterProviderLike, OpenTelemetryApiLike, TelemetryOptions, TracerProviderLike } from './telemetry/options.js';
 export type { RateLimitOptions, RetryBudgetOptions } from './client/load/options.js';
-export type { StoredToken, TokenStore } from './client/token-store.js';
+export type { StoredToken, TokenStore } from './stores/token-store.js';
 export {
   ApiError,
   AuthenticationError,

@@ -11,10 +11,11 @@
  * @module
  */
 export { createStatusTracker } from './tracker.js';
-export { MemoryStatusStore } from './memory-store.js';
-export type { MemoryStatusStoreOptions } from './memory-store.js';
-export { StatusStoreFullError, StatusStoreTimeoutError } from './errors.js';
-export { MAX_TRACKED_EVENT_BYTES, MAX_TRACKED_EVENT_FIELD_BYTES } from './event-projection.js';
+export { MemoryStatusStore } from '../stores/memory-status-store.js';
+export type { MemoryStatusStoreOptions } from '../stores/memory-status-store.js';
+export { StatusStoreFullError } from '../stores/errors.js';
+export { StatusStoreTimeoutError } from './errors.js';
+export { MAX_TRACKED_EVENT_BYTES, MAX_TRACKED_EVENT_FIELD_BYTES } from '../stores/event-projection.js';
 export { NUDGE_PRIORITY_MS } from './types.js';
 export type {
   ClaimDueRequest,

@@ -1,5 +1,6 @@
 // What both entry points (Web Crypto and node:crypto) export unchanged: nothing here computes an HMAC.
-export { LeaseLostError, WebhookPayloadError } from './errors.js';
+export { LeaseLostError } from '../stores/errors.js';
+export { WebhookPayloadError } from './errors.js';
 export { isEventType, parseEvent } from './event.js';
 export type {
   EventOfType,

@@ -7,8 +7,8 @@ import {
   MemoryStatusStore,
   type StatusStore,
   type StatusTracker,
-  type TransactionalStatusStore,
 } from 'checkout-partner-sdk/tracker';
+import type { TransactionalStatusStore } from 'checkout-partner-sdk/stores';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAKE_TIMERS, recorder } from './helpers.js';
 

@@ -1,4 +1,4 @@
-import { NUDGE_PRIORITY_MS, type StatusStore } from 'checkout-partner-sdk/tracker';
+import { NUDGE_PRIORITY_MS, type StatusStore } from 'checkout-partner-sdk/stores';
 import { expect, it } from 'vitest';
 
 /**

@@ -1,5 +1,6 @@
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createStatusTracker, MemoryStatusStore, type StatusChange, type StatusTracker, type TransactionalStatusStore } from 'checkout-partner-sdk/tracker';
+import { createStatusTracker, MemoryStatusStore, type StatusChange, type StatusTracker } from 'checkout-partner-sdk/tracker';
+import type { TransactionalStatusStore } from 'checkout-partner-sdk/stores';
 import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { describe, expectTypeOf, it } from 'vitest';
 

@@ -13,9 +13,6 @@ import {
   signPayload,
   tagValue,
   verifySignature,
-  LeaseLostError,
-  type ClaimedLease,
-  type ClaimResult,
   type EventStore,
   type FastifyReplyLike,
   type FastifyRequestLike,
@@ -29,6 +26,7 @@ import {
   type WebhookEvent,
   type WebhookHandler,
 } from 'checkout-partner-sdk/webhooks';
+import type { ClaimedLease, ClaimResult, LeaseLostError } from 'checkout-partner-sdk/stores';
 import { describe, expectTypeOf, it } from 'vitest';
 import * as node from '../../src/webhooks/index.node.js';
 
@@ -48,14 +46,14 @@ describe('webhook types', () => {
     expectTypeOf<MemoryEventStore>().toMatchTypeOf<EventStore>();
     expectTypeOf<ReturnType<EventStore['claim']>>().toEqualTypeOf<Promise<ClaimResult>>();
     expectTypeOf<MemoryEventStore['claim']>().returns.resolves.toEqualTypeOf<ClaimedLease | 'in-flight' | 'done'>();
-    expectTypeOf<EventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
-    expectTypeOf<EventStore['release']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
-    // a partner's own store may still answer plain "claimed" and ignore leases
+    expectTypeOf<EventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease: unknown]>();
+    expectTypeOf<EventStore['release']>().parameters.toEqualTypeOf<[eventId: string, lease: unknown]>();
+    // a claim carries its lease: the pre-1.0 plain "claimed" is no longer an EventStore's answer
     expectTypeOf<{
       claim(eventId: string, leaseMs: number): Promise<'claimed' | 'in-flight' | 'done'>;
-      complete(eventId: string): Promise<void>;
-      release(eventId: string): Promise<void>;
-    }>().toExtend<EventStore>();
+      complete(eventId: string, lease: unknown): Promise<void>;
+      release(eventId: string, lease: unknown): Promise<void>;
+    }>().not.toExtend<EventStore>();
     expectTypeOf<LeaseLostError['name']>().toEqualTypeOf<'LeaseLostError'>();
   });
 
