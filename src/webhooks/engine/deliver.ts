@@ -83,12 +83,7 @@ export async function runDelivery(
     if (unnudged !== undefined) return unnudged;
   }
 
-  // a store that runs the event in its own transaction (PostgresEventStore, transactional) claims there
-  const transactional = transactionalStore(config.store);
-  if (transactional !== undefined) {
-    return runTransactional(config, transactional, known, (claimedAt) => confirmWithinLease(event, config, claimedAt));
-  }
-  return runClaimed(config, event, known, progress, background);
+  return claimAndRun(config, event, known, progress, background);
 }
 
 /** Reads the raw body within `maxBodyBytes`; a body that cannot be read ends the delivery (its result). */
@@ -156,14 +151,23 @@ async function nudgeBeforeClaim(config: ResolvedOptions, event: WebhookEvent, kn
   }
 }
 
-/** The claim-to-done part through a plain event store: claim, confirm and `onEvent` under the lease, then complete (or release on failure). */
-async function runClaimed(
+/**
+ * The claim-to-done part: in the store's own transaction when it has one, else claim, confirm and
+ * `onEvent` under the lease, then complete (or release on failure).
+ */
+async function claimAndRun(
   config: ResolvedOptions,
   event: WebhookEvent,
   known: { eventId: string; type: string },
   progress: DeliveryProgress,
   background: (work: Promise<void>) => void,
 ): Promise<DeliveryResult> {
+  // a store that runs the event in its own transaction (PostgresEventStore, transactional) claims there
+  const transactional = transactionalStore(config.store);
+  if (transactional !== undefined) {
+    return runTransactional(config, transactional, known, (claimedAt) => confirmWithinLease(event, config, claimedAt));
+  }
+
   let claim: unknown;
   const claimedAt = performance.now();
   try {
