@@ -43,63 +43,10 @@ export async function serveOnNodeHttp(
   respond: (request: Request) => Promise<Outcome>,
   options: ListenOptions = {},
 ): Promise<FakeServer> {
-  if (options === null || typeof options !== 'object') throw new TypeError('listen: options must be an object');
-  const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new TypeError(`listen: port must be a whole number from 0 to 65535, got ${quote(port)}`);
-  }
-  const host = options.host ?? '127.0.0.1';
-  if (typeof host !== 'string' || host === '') throw new TypeError('listen: host must be a non-empty string');
-  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 0) {
-    throw new TypeError(`listen: maxBodyBytes must be a whole number of at least 0, got ${quote(maxBodyBytes)}`);
-  }
-
+  const { port, host, maxBodyBytes } = listenOptions(options);
   const http = await import('node:http');
   let origin = '';
-  const server = http.createServer((req, res) => {
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    void (async () => {
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      for await (const chunk of req as AsyncIterable<Uint8Array>) {
-        size += chunk.byteLength;
-        if (size > maxBodyBytes) {
-          res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-          res.end(JSON.stringify({ error: 'payload_too_large', message: `The body exceeds ${maxBodyBytes} bytes` }));
-          return;
-        }
-        chunks.push(chunk);
-      }
-      const headers = new Headers();
-      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-      const method = req.method ?? 'GET';
-      const hasBody = size > 0 && method !== 'GET' && method !== 'HEAD';
-      const request = new Request(new URL(req.url ?? '/', origin), {
-        method,
-        headers,
-        signal: abort.signal,
-        ...(hasBody ? { body: concat(chunks, size) } : {}),
-      });
-      const outcome = await respond(request);
-      if (!(outcome instanceof Response)) {
-        req.socket.destroy(); // an injected 'network' fault: no response at all
-        return;
-      }
-      const body = new Uint8Array(await outcome.arrayBuffer());
-      const outHeaders: [string, string][] = [];
-      outcome.headers.forEach((value, name) => outHeaders.push([name, value]));
-      res.writeHead(outcome.status, outHeaders);
-      res.end(method === 'HEAD' ? undefined : body);
-    })().catch(() => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify({ error: 'internal', message: 'The fake checkout server failed' }));
-    });
-  });
-
+  const server = http.createServer((req, res) => serveOne(req, res, { respond, origin, maxBodyBytes }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -124,6 +71,105 @@ export async function serveOnNodeHttp(
       return closing;
     },
   };
+}
+
+/** The listen options checked (a `TypeError` naming a bad one), with their defaults. */
+function listenOptions(options: ListenOptions): { port: number; host: string; maxBodyBytes: number } {
+  if (options === null || typeof options !== 'object') throw new TypeError('listen: options must be an object');
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new TypeError(`listen: port must be a whole number from 0 to 65535, got ${quote(port)}`);
+  }
+  const host = options.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host === '') throw new TypeError('listen: host must be a non-empty string');
+  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw new TypeError(`listen: maxBodyBytes must be a whole number of at least 0, got ${quote(maxBodyBytes)}`);
+  }
+  return { port, host, maxBodyBytes };
+}
+
+/**
+ * What this file uses of node:http's request and response, typed here: a static import of
+ * node:http (even of its types) would tie the testing entry to Node.
+ */
+interface NodeRequest extends AsyncIterable<Uint8Array> {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly rawHeaders: string[];
+  readonly socket: { destroy(): void };
+}
+interface NodeResponse {
+  readonly writableFinished: boolean;
+  readonly headersSent: boolean;
+  on(event: 'close', listener: () => void): unknown;
+  writeHead(status: number, headers: Record<string, string> | [string, string][]): unknown;
+  end(body?: string | Uint8Array): unknown;
+}
+
+/** What every request is served with; `origin` is known once the server listens. */
+interface Serving {
+  respond: (request: Request) => Promise<Outcome>;
+  origin: string;
+  maxBodyBytes: number;
+}
+
+/** Serves one request: its body read within the limit (413 past it), then `respond`'s answer, a dropped connection, or a 500. */
+function serveOne(req: NodeRequest, res: NodeResponse, serving: Serving): void {
+  const abort = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  void (async () => {
+    const body = await readBody(req, res, serving.maxBodyBytes);
+    if (body === undefined) return;
+    const method = req.method ?? 'GET';
+    const outcome = await serving.respond(toRequest(req, method, body, serving.origin, abort.signal));
+    if (!(outcome instanceof Response)) {
+      req.socket.destroy(); // an injected 'network' fault: no response at all
+      return;
+    }
+    await writeResponse(res, outcome, method);
+  })().catch(() => {
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify({ error: 'internal', message: 'The fake checkout server failed' }));
+  });
+}
+
+/**
+ * The request body; past `maxBodyBytes`, `undefined` once a 413 is answered (before the read stops,
+ * which ends the request stream).
+ */
+async function readBody(req: NodeRequest, res: NodeResponse, maxBodyBytes: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.byteLength;
+    if (size > maxBodyBytes) {
+      res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      res.end(JSON.stringify({ error: 'payload_too_large', message: `The body exceeds ${maxBodyBytes} bytes` }));
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return concat(chunks, size);
+}
+
+/** The node:http request as a fetch `Request` (aborted when the client goes away); no body for GET and HEAD. */
+function toRequest(req: NodeRequest, method: string, body: Uint8Array<ArrayBuffer>, origin: string, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  const hasBody = body.byteLength > 0 && method !== 'GET' && method !== 'HEAD';
+  return new Request(new URL(req.url ?? '/', origin), { method, headers, signal, ...(hasBody ? { body } : {}) });
+}
+
+/** Writes `respond`'s `Response` to the node:http response (no body for HEAD). */
+async function writeResponse(res: NodeResponse, outcome: Response, method: string): Promise<void> {
+  const body = new Uint8Array(await outcome.arrayBuffer());
+  const outHeaders: [string, string][] = [];
+  outcome.headers.forEach((value, name) => outHeaders.push([name, value]));
+  res.writeHead(outcome.status, outHeaders);
+  res.end(method === 'HEAD' ? undefined : body);
 }
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array<ArrayBuffer> {

@@ -1,5 +1,6 @@
 import { LOOPBACK } from '../../client/insecure-http.js';
 import { createEvent, deliverEvent, EventDeliveryError, type DeliveryAttempt } from '../../testing/index.js';
+import type { DeliveryReport } from '../../testing/deliver-event.js';
 import { allowOnly, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';
 import { durationOption, formatDuration, WAIT_TIMEOUT_MS } from '../duration.js';
@@ -33,23 +34,8 @@ export async function webhookSendCommand({ positionals, options }: ParsedArgs, i
     'json',
   ]);
   if (positionals.length > 2) throw usage('"webhook send" takes no more arguments; the receiver is --to <url>', 'webhook');
-  if (options.to === undefined || options.to === '') throw usage('missing --to <url>: the webhook receiver to deliver to', 'webhook');
-  const url = webhookUrl(options.to, '--to');
-  const { hostname, protocol } = new URL(url);
-  // the receiver is the partner's own, but over plain http the event and its signature cross the
-  // network in clear text and can be replayed: the same opt-in as the client's base URL
-  if (protocol === 'http:' && !LOOPBACK.test(hostname) && options['allow-insecure-http'] !== true) {
-    throw new CliError(
-      ExitCode.Usage,
-      `--to uses plain http (${hostname}), which would send the signed event in clear text`,
-      'Use https, or pass --allow-insecure-http if this is a private network you trust.',
-    );
-  }
-  const fields = (['type', 'event-id', 'trade-id'] as const).filter((name) => options[name] !== undefined);
-  if (options['body-file'] !== undefined && fields.length > 0) {
-    throw usage(`--body-file sends the file as it is: leave out --${fields.join(', --')}`, 'webhook');
-  }
-  for (const name of fields) if (options[name] === '') throw usage(`--${name} needs a value`, 'webhook');
+  const url = receiverUrl(options);
+  checkEventFlags(options);
   const timeoutMs = durationOption('webhook', 'timeout', options.timeout, WAIT_TIMEOUT_MS);
   const secret = await readSecret(options, io, WEBHOOK_SECRET, 'webhook');
   if (secret === undefined) {
@@ -59,63 +45,108 @@ export async function webhookSendCommand({ positionals, options }: ParsedArgs, i
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
-  let last: string | undefined;
-  // the network error's code or reason per attempt (fetch's own message is only "fetch failed")
-  const causes: (string | undefined)[] = [];
+  const attempts = new AttemptRecord(tally);
   try {
     const report = await deliverEvent(url, event, {
       secret,
       timeoutMs: Math.min(ATTEMPT_TIMEOUT_MS, timeoutMs),
       signal: AbortSignal.any([io.signal, deadline.signal]),
-      fetch: async (request) => {
-        tally.add();
-        try {
-          const response = await fetch(request);
-          last = `status ${response.status}`;
-          causes.push(undefined);
-          return response;
-        } catch (error) {
-          if (request.signal.aborted) {
-            // the attempt's own 10 s, or --timeout, ran out while waiting for the receiver
-            causes.push(undefined);
-            last = 'no response';
-            throw error;
-          }
-          const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-          const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
-          causes.push(detail);
-          last = `${error instanceof Error ? error.message : String(error)}${detail === undefined ? '' : ` (${detail})`}`;
-          throw error;
-        }
-      },
+      fetch: (request) => attempts.fetch(request),
     });
-    const delivery = report.deliveries[0]!;
-    const { eventId, type } = idsOf(report.body);
-    if (options.json) {
-      io.out(formatJson({ url, eventId, type, signature: report.signature, status: delivery.status, attempts: delivery.attempts }));
-    } else {
-      printFailedAttempts(delivery.attempts.slice(0, -1), causes, io);
-      io.out(
-        `delivered ${eventId === undefined ? 'the body' : `event ${escapeText(eventId)}`}${type === undefined ? '' : ` (${escapeText(type)})`} ` +
-          `to ${escapeText(url)}: ${delivery.status} after ${tally.describe()}\n`,
-      );
-    }
+    printDelivered(report, url, options.json === true, attempts, io, tally);
     return ExitCode.Ok;
   } catch (error) {
     if (error instanceof EventDeliveryError) {
-      printFailedAttempts(error.attempts, causes, io);
-      throw new CliError(ExitCode.ApiError, `the receiver did not accept the event: no 2xx after ${tally.describe()} (last: ${last ?? 'no response'})`);
+      printFailedAttempts(error.attempts, attempts.causes, io);
+      throw new CliError(ExitCode.ApiError, `the receiver did not accept the event: no 2xx after ${tally.describe()} (last: ${attempts.last ?? 'no response'})`);
     }
     if (deadline.signal.aborted && !io.signal.aborted) {
       throw new CliError(
         ExitCode.ApiError,
-        `the receiver did not accept the event within --timeout (${formatDuration(timeoutMs)}): ${tally.describe()} (last: ${last ?? 'no response'})`,
+        `the receiver did not accept the event within --timeout (${formatDuration(timeoutMs)}): ${tally.describe()} (last: ${attempts.last ?? 'no response'})`,
       );
     }
     throw error;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The --to URL, checked. The receiver is the partner's own, but over plain http the event and its
+ * signature cross the network in clear text and can be replayed: the same opt-in as the client's base URL.
+ */
+function receiverUrl(options: ParsedArgs['options']): string {
+  if (options.to === undefined || options.to === '') throw usage('missing --to <url>: the webhook receiver to deliver to', 'webhook');
+  const url = webhookUrl(options.to, '--to');
+  const { hostname, protocol } = new URL(url);
+  if (protocol === 'http:' && !LOOPBACK.test(hostname) && options['allow-insecure-http'] !== true) {
+    throw new CliError(
+      ExitCode.Usage,
+      `--to uses plain http (${hostname}), which would send the signed event in clear text`,
+      'Use https, or pass --allow-insecure-http if this is a private network you trust.',
+    );
+  }
+  return url;
+}
+
+/** --type, --event-id and --trade-id each need a value, and none goes with --body-file (sent as it is). */
+function checkEventFlags(options: ParsedArgs['options']): void {
+  const fields = (['type', 'event-id', 'trade-id'] as const).filter((name) => options[name] !== undefined);
+  if (options['body-file'] !== undefined && fields.length > 0) {
+    throw usage(`--body-file sends the file as it is: leave out --${fields.join(', --')}`, 'webhook');
+  }
+  for (const name of fields) if (options[name] === '') throw usage(`--${name} needs a value`, 'webhook');
+}
+
+/** Each attempt's fetch, counted, with what is printed of it: the last answer, and the network error's cause per attempt. */
+class AttemptRecord {
+  readonly #tally: AttemptTally;
+  /** The last attempt's answer (`status 503`, `no response`, or the network error). */
+  last: string | undefined;
+  /** The network error's code or reason per attempt (fetch's own message is only "fetch failed"). */
+  readonly causes: (string | undefined)[] = [];
+
+  constructor(tally: AttemptTally) {
+    this.#tally = tally;
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    this.#tally.add();
+    try {
+      const response = await fetch(request);
+      this.last = `status ${response.status}`;
+      this.causes.push(undefined);
+      return response;
+    } catch (error) {
+      if (request.signal.aborted) {
+        // the attempt's own 10 s, or --timeout, ran out while waiting for the receiver
+        this.causes.push(undefined);
+        this.last = 'no response';
+        throw error;
+      }
+      const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+      const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
+      this.causes.push(detail);
+      this.last = `${error instanceof Error ? error.message : String(error)}${detail === undefined ? '' : ` (${detail})`}`;
+      throw error;
+    }
+  }
+}
+
+/** The accepted delivery: one JSON object with --json, else the failed attempts before it and one line. */
+function printDelivered(report: DeliveryReport, url: string, json: boolean, attempts: AttemptRecord, io: CliIo, tally: AttemptTally): void {
+  const delivery = report.deliveries[0]!;
+  const { eventId, type } = idsOf(report.body);
+  if (json) {
+    io.out(formatJson({ url, eventId, type, signature: report.signature, status: delivery.status, attempts: delivery.attempts }));
+    return;
+  }
+  printFailedAttempts(delivery.attempts.slice(0, -1), attempts.causes, io);
+  io.out(
+    `delivered ${eventId === undefined ? 'the body' : `event ${escapeText(eventId)}`}${type === undefined ? '' : ` (${escapeText(type)})`} ` +
+      `to ${escapeText(url)}: ${delivery.status} after ${tally.describe()}\n`,
+  );
 }
 
 /** `{ eventId, type, tradeId? }` from the flags: a fresh `evt_…` id unless --event-id, `otc.trade.settled` unless --type. */

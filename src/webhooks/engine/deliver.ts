@@ -66,6 +66,29 @@ export async function runDelivery(
   background: (work: Promise<void>) => void,
   bodySignal?: AbortSignal,
 ): Promise<DeliveryResult> {
+  const read = await readBody(config, input, bodySignal);
+  if ('outcome' in read) return read;
+  const unverified = await checkSignature(config, signatures, input, read.body);
+  if (unverified !== undefined) return unverified;
+  const parsed = parseBody(read.body);
+  if ('outcome' in parsed) return parsed;
+  const { event } = parsed;
+  const known = { eventId: event.eventId, type: event.type };
+  progress.eventId = known.eventId;
+  progress.type = known.type;
+
+  // with a status tracker: nudge it (its onChange does the partner's work), see tracker-intake.ts
+  if (config.trackerOnly) return runTrackerDelivery(config, event);
+  if (config.tracker !== undefined) {
+    const unnudged = await nudgeBeforeClaim(config, event, known);
+    if (unnudged !== undefined) return unnudged;
+  }
+
+  return claimAndRun(config, event, known, progress, background);
+}
+
+/** Reads the raw body within `maxBodyBytes`; a body that cannot be read ends the delivery (its result). */
+async function readBody(config: ResolvedOptions, input: DeliveryInput, bodySignal: AbortSignal | undefined): Promise<{ body: Uint8Array } | DeliveryResult> {
   let body: BodyResult;
   try {
     body = await input.readBody(config.maxBodyBytes, bodySignal);
@@ -79,7 +102,11 @@ export async function runDelivery(
     throw error;
   }
   if (body === TOO_LARGE) return { outcome: 'too-large' };
+  return { body };
+}
 
+/** Verifies the body's signature (the built-in scheme or the `scheme` option); `bad-signature` unless it holds. */
+async function checkSignature(config: ResolvedOptions, signatures: Signatures, input: DeliveryInput, body: Uint8Array): Promise<DeliveryResult | undefined> {
   const signature = input.headers.get(config.signatureHeader);
   let verified: boolean;
   try {
@@ -98,30 +125,44 @@ export async function runDelivery(
     return { outcome: 'bad-signature', error };
   }
   if (verified !== true) return { outcome: 'bad-signature' };
+  return undefined;
+}
 
-  let event;
+/** Parses the verified body into an event; one that is not a valid event is `invalid`. */
+function parseBody(body: Uint8Array): { event: WebhookEvent } | DeliveryResult {
   try {
-    event = parseEvent(body);
+    return { event: parseEvent(body) };
   } catch (error) {
     if (error instanceof WebhookPayloadError) return { outcome: 'invalid', error };
     throw error;
   }
-  const known = { eventId: event.eventId, type: event.type };
-  progress.eventId = known.eventId;
-  progress.type = known.type;
+}
 
-  // with a status tracker: nudge it (its onChange does the partner's work), see tracker-intake.ts
-  if (config.trackerOnly) return runTrackerDelivery(config, event);
-  if (config.tracker !== undefined) {
-    try {
-      // nothing is claimed yet, but a resolver or nudge that never answers must not hold the
-      // delivery (and drain()) forever: it gets the same time as work under a claim made now
-      await withinLease(event.eventId, config.leaseMs, performance.now(), 'tracker nudge', ({ signal }) => nudgeTracker(config, event, signal));
-    } catch (error) {
-      return { ...known, outcome: 'store-unavailable', error };
-    }
+/**
+ * Nudges the tracker before the claim. Nothing is claimed yet, but a resolver or nudge that never
+ * answers must not hold the delivery (and drain()) forever: it gets the same time as work under a
+ * claim made now. A failed nudge is `store-unavailable` (the provider redelivers).
+ */
+async function nudgeBeforeClaim(config: ResolvedOptions, event: WebhookEvent, known: { eventId: string; type: string }): Promise<DeliveryResult | undefined> {
+  try {
+    await withinLease(event.eventId, config.leaseMs, performance.now(), 'tracker nudge', ({ signal }) => nudgeTracker(config, event, signal));
+    return undefined;
+  } catch (error) {
+    return { ...known, outcome: 'store-unavailable', error };
   }
+}
 
+/**
+ * The claim-to-done part: in the store's own transaction when it has one, else claim, confirm and
+ * `onEvent` under the lease, then complete (or release on failure).
+ */
+async function claimAndRun(
+  config: ResolvedOptions,
+  event: WebhookEvent,
+  known: { eventId: string; type: string },
+  progress: DeliveryProgress,
+  background: (work: Promise<void>) => void,
+): Promise<DeliveryResult> {
   // a store that runs the event in its own transaction (PostgresEventStore, transactional) claims there
   const transactional = transactionalStore(config.store);
   if (transactional !== undefined) {

@@ -1,15 +1,16 @@
 import { timerMs } from '../../internal/arguments.js';
 import { typeName } from '../../internal/type-name.js';
+import type { ObservedDelivery } from '../../telemetry/webhook-delivery.js';
+import { Telemetry } from '../../telemetry/telemetry.js';
+import type { DrainOptions, DrainReport } from '../../drain.js';
+import type { Signatures } from '../signature/signature.js';
+import { answer, logDelivery } from './answer.js';
 import { BodyDeadlineError, DrainingAbort, refusal, runDelivery } from './deliver.js';
 import type { DeliveryInput, DeliveryProgress, DeliveryResult, PlainResponse } from './delivery-types.js';
-import { logError } from './logger.js';
-import type { WebhookLogEntry } from '../../logger.js';
-import type { DrainOptions, DrainReport, InHandDelivery } from '../../drain.js';
 import type { WebhookHandlerOptions } from './options.js';
-import { resolveOptions } from './resolve-options.js';
-import { OUTCOME_MESSAGE, OUTCOME_STATUS } from './outcome.js';
-import type { Signatures } from '../signature/signature.js';
-import { Telemetry } from '../../telemetry/telemetry.js';
+import { OUTCOME_STATUS } from './outcome.js';
+import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
+import { WorkInHand } from './work-in-hand.js';
 
 // The engine of the webhook handler: deliveries in hand, the response deadline, logging, drain().
 // It knows no framework: each adapter (../adapters/) turns its request into a DeliveryInput and
@@ -47,8 +48,6 @@ export interface WebhookEngine {
 /** `createEngine(options)`: checks the options (a `TypeError` for a bad one) and starts an engine. */
 export type CreateEngine = <Transaction = undefined>(options: WebhookHandlerOptions<Transaction>) => WebhookEngine;
 
-const TEXT = 'text/plain; charset=utf-8';
-
 /** Given once at construction when neither resolver is set: no event can ever be confirmed. */
 const NEVER_CONFIRMS = {
   warning: 'never-confirms',
@@ -61,140 +60,147 @@ const NEVER_CONFIRMS = {
 /** Builds `createEngine` over one entry point's signing functions. */
 export function engineFactory(signatures: Signatures): CreateEngine {
   return function createEngine<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookEngine {
-    const config = resolveOptions(options);
-    const writeLog = config.logger;
-    const telemetry = new Telemetry(config.telemetry);
-    // after every check that can throw: a handler that is never made warns about nothing
-    if (config.resolveOrderExternalId === undefined && config.resolveWithdrawalExternalId === undefined) {
-      writeLog({ event: 'webhook.warning', ...NEVER_CONFIRMS });
-    }
-    /** Every delivery's work and background work still running, with what is known of its event. */
-    const inHand = new Map<Promise<unknown>, DeliveryProgress>();
-    /** One per delivery in progress: aborting it stops that delivery's body read, if still reading. */
-    const bodyReads = new Set<AbortController>();
-    let draining = false;
-
-    const log = (result: DeliveryResult, started: number, late?: true): void => {
-      const entry: WebhookLogEntry = {
-        event: 'webhook.delivery',
-        outcome: result.outcome,
-        status: OUTCOME_STATUS[result.outcome],
-        ms: performance.now() - started,
-      };
-      if (result.eventId !== undefined) entry.eventId = result.eventId;
-      if (result.type !== undefined) entry.type = result.type;
-      if (result.confirmed !== undefined) entry.confirmed = result.confirmed;
-      if (late) entry.late = true;
-      if (result.error !== undefined) entry.error = logError(result.error);
-      writeLog(entry);
-    };
-
-    const answer = (result: DeliveryResult): PlainResponse => {
-      const status = OUTCOME_STATUS[result.outcome];
-      const headers: Record<string, string> = { 'content-type': TEXT, 'cache-control': 'no-store' };
-      if (result.outcome === 'method-not-allowed') headers['allow'] = 'POST';
-      if (result.outcome === 'unsupported-encoding') headers['accept-encoding'] = 'identity'; // RFC 9110 §15.5.16
-      return { status, headers, body: result.message ?? OUTCOME_MESSAGE[result.outcome] };
-    };
-
-    /** Hands `work` (which never rejects) to the runtime's `waitUntil`, if the adapter has one. */
-    const keepAlive = (waitUntil: HandleOptions['waitUntil'], work: Promise<unknown>): void => {
-      if (waitUntil === undefined) return;
-      try {
-        waitUntil(work);
-      } catch {
-        // a waitUntil that throws (e.g. called outside its request) cannot keep it alive; the work goes on
-      }
-    };
-
-    async function deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {
-      const started = performance.now();
-      // a span per delivery and its duration by outcome, when OpenTelemetry is on
-      const use = telemetry.use();
-      const observed = use === undefined ? undefined : (await use)?.delivery(input.headers);
-      const refused = refusal(input) ?? (draining ? { outcome: 'draining' } : undefined);
-      if (refused !== undefined) {
-        log(refused, started);
-        observed?.answered(refused, OUTCOME_STATUS[refused.outcome], undefined);
-        return answer(refused);
-      }
-      const progress: DeliveryProgress = {};
-      const background = (task: Promise<void>): void => {
-        const tracked = task.catch((error: unknown) => log({ ...progress, outcome: 'handled', error }, started, true));
-        inHand.set(tracked, progress);
-        void tracked.finally(() => inHand.delete(tracked));
-        keepAlive(waitUntil, tracked);
-      };
-      const bodyRead = new AbortController();
-      bodyReads.add(bodyRead);
-      const run = () => runDelivery(config, signatures, input, progress, background, bodyRead.signal);
-      const work = (observed === undefined ? run() : observed.run(run)).catch(
-        (error: unknown): DeliveryResult => ({ ...progress, outcome: 'failed', error }),
-      );
-      inHand.set(work, progress);
-      void work.finally(() => {
-        inHand.delete(work);
-        bodyReads.delete(bodyRead);
-      });
-
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timedOut = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => {
-          resolve(undefined);
-          // a body still arriving at the deadline is not waited for: nothing is claimed yet
-          bodyRead.abort(new BodyDeadlineError(config.responseTimeoutMs));
-        }, config.responseTimeoutMs);
-      });
-      const result = await Promise.race([work, timedOut]);
-      clearTimeout(timer);
-      if (result !== undefined) {
-        log(result, started);
-        observed?.answered(result, OUTCOME_STATUS[result.outcome], progress.claim);
-        return answer(result);
-      }
-      const timeout: DeliveryResult = { ...progress, outcome: 'timeout' };
-      log(timeout, started);
-      observed?.answered(timeout, OUTCOME_STATUS.timeout, progress.claim, true);
-      // log never throws, and work never rejects
-      keepAlive(waitUntil, work.then((late) => {
-        log(late, started, true);
-        observed?.late(late);
-      }));
-      return answer(timeout);
-    }
-
-    /** What is still in hand; a delivery and the background work it handed on count once. */
-    function report(): DrainReport {
-      const deliveries = [...new Set(inHand.values())].map(({ eventId, type }): InHandDelivery => ({ work: 'webhook.delivery', eventId, type }));
-      return { drained: deliveries.length === 0, inHand: deliveries };
-    }
-
+    const engine = new DeliveryEngine(resolveOptions(options), signatures);
     return {
-      deliver: (input, waitUntil) => deliver(input, waitUntil).catch(() => answer({ outcome: 'failed' })),
-
-      async drain(options?: DrainOptions): Promise<DrainReport> {
-        if (options !== undefined && (options === null || typeof options !== 'object')) {
-          throw new TypeError(`drain options must be an object { timeoutMs? }, got ${typeName(options)}`);
-        }
-        const timeoutMs = timerMs('drain timeoutMs', options?.timeoutMs, 15_000);
-        draining = true;
-        // a body still arriving is never waited for: that delivery is answered 503 and redelivered
-        for (const bodyRead of bodyReads) bodyRead.abort(new DrainingAbort());
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const deadline = new Promise<true>((resolve) => {
-          timer = setTimeout(() => resolve(true), timeoutMs);
-        });
-        try {
-          // work in hand may hand on background work (retries of a failed complete): wait for that too
-          while (inHand.size > 0) {
-            const timedOut = await Promise.race([Promise.allSettled([...inHand.keys()]), deadline]);
-            if (timedOut === true) return report();
-          }
-          return report();
-        } finally {
-          clearTimeout(timer);
-        }
-      },
+      deliver: (input, waitUntil) => engine.deliver(input, waitUntil),
+      drain: (drainOptions) => engine.drain(drainOptions),
     };
   };
+}
+
+/** One delivery being handled: what it came with, and what is known of it so far. */
+interface Delivery {
+  readonly input: DeliveryInput;
+  readonly waitUntil: HandleOptions['waitUntil'];
+  /** When it came (`performance.now()`): its duration in the log entry. */
+  readonly started: number;
+  /** Its span and duration metric, when OpenTelemetry is on. */
+  readonly observed: ObservedDelivery | undefined;
+  /** Filled in as the delivery goes, so a timed-out delivery is still logged with its event. */
+  readonly progress: DeliveryProgress;
+}
+
+/** The engine over resolved options: the deliveries in hand, the response deadline, logging, and drain. */
+class DeliveryEngine implements WebhookEngine {
+  readonly #config: ResolvedOptions;
+  readonly #signatures: Signatures;
+  readonly #telemetry: Telemetry;
+  readonly #inHand = new WorkInHand();
+  #draining = false;
+
+  constructor(config: ResolvedOptions, signatures: Signatures) {
+    this.#config = config;
+    this.#signatures = signatures;
+    this.#telemetry = new Telemetry(config.telemetry);
+    // after every check that can throw: a handler that is never made warns about nothing
+    if (config.resolveOrderExternalId === undefined && config.resolveWithdrawalExternalId === undefined) {
+      config.logger({ event: 'webhook.warning', ...NEVER_CONFIRMS });
+    }
+  }
+
+  deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {
+    return this.#deliver(input, waitUntil).catch(() => answer({ outcome: 'failed' }));
+  }
+
+  async drain(options?: DrainOptions): Promise<DrainReport> {
+    if (options !== undefined && (options === null || typeof options !== 'object')) {
+      throw new TypeError(`drain options must be an object { timeoutMs? }, got ${typeName(options)}`);
+    }
+    const timeoutMs = timerMs('drain timeoutMs', options?.timeoutMs, 15_000);
+    this.#draining = true;
+    // a body still arriving is never waited for: that delivery is answered 503 and redelivered
+    this.#inHand.abortBodyReads(new DrainingAbort());
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<true>((resolve) => {
+      timer = setTimeout(() => resolve(true), timeoutMs);
+    });
+    try {
+      return await this.#inHand.settle(deadline);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** One delivery: refused at once (method, encoding, draining), else run and answered by `responseTimeoutMs`. */
+  async #deliver(input: DeliveryInput, waitUntil: HandleOptions['waitUntil']): Promise<PlainResponse> {
+    const started = performance.now();
+    // a span per delivery and its duration by outcome, when OpenTelemetry is on
+    const use = this.#telemetry.use();
+    const observed = use === undefined ? undefined : (await use)?.delivery(input.headers);
+    const delivery: Delivery = { input, waitUntil, started, observed, progress: {} };
+    const refused = refusal(input) ?? (this.#draining ? { outcome: 'draining' as const } : undefined);
+    if (refused !== undefined) return this.#answered(delivery, refused);
+    const bodyRead = this.#inHand.bodyRead();
+    const work = this.#run(delivery, bodyRead);
+    const result = await this.#byResponseDeadline(work, bodyRead);
+    return result === undefined ? this.#answerTimeout(delivery, work) : this.#answered(delivery, result);
+  }
+
+  /** Starts the delivery's steps (see runDelivery), held in hand until they end; resolves their result, never rejects. */
+  #run(delivery: Delivery, bodyRead: AbortController): Promise<DeliveryResult> {
+    const { input, observed, progress } = delivery;
+    const run = () => runDelivery(this.#config, this.#signatures, input, progress, (task) => this.#background(delivery, task), bodyRead.signal);
+    const work = (observed === undefined ? run() : observed.run(run)).catch(
+      (error: unknown): DeliveryResult => ({ ...progress, outcome: 'failed', error }),
+    );
+    this.#inHand.add(work, progress, bodyRead);
+    return work;
+  }
+
+  /** Holds work a delivery hands on past its answer (retries of a failed complete); its failure is logged late. */
+  #background(delivery: Delivery, task: Promise<void>): void {
+    const { progress, started } = delivery;
+    const tracked = task.catch((error: unknown) => logDelivery(this.#config.logger, { ...progress, outcome: 'handled', error }, started, true));
+    this.#inHand.add(tracked, progress);
+    keepAlive(delivery.waitUntil, tracked);
+  }
+
+  /** The work's result, or `undefined` at `responseTimeoutMs`; a body still arriving then is not waited for (nothing is claimed yet). */
+  async #byResponseDeadline(work: Promise<DeliveryResult>, bodyRead: AbortController): Promise<DeliveryResult | undefined> {
+    const { responseTimeoutMs } = this.#config;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => {
+        resolve(undefined);
+        bodyRead.abort(new BodyDeadlineError(responseTimeoutMs));
+      }, responseTimeoutMs);
+    });
+    const result = await Promise.race([work, timedOut]);
+    clearTimeout(timer);
+    return result;
+  }
+
+  /** Logs and observes a result, and turns it into the response. */
+  #answered(delivery: Delivery, result: DeliveryResult): PlainResponse {
+    logDelivery(this.#config.logger, result, delivery.started);
+    delivery.observed?.answered(result, OUTCOME_STATUS[result.outcome], delivery.progress.claim);
+    return answer(result);
+  }
+
+  /** Answers 503 `timeout` now; the work goes on (kept alive), and its result is logged as `late` when it ends. */
+  #answerTimeout(delivery: Delivery, work: Promise<DeliveryResult>): PlainResponse {
+    const { observed, progress, started } = delivery;
+    const timeout: DeliveryResult = { ...progress, outcome: 'timeout' };
+    logDelivery(this.#config.logger, timeout, started);
+    observed?.answered(timeout, OUTCOME_STATUS.timeout, progress.claim, true);
+    // logDelivery never throws, and work never rejects
+    keepAlive(
+      delivery.waitUntil,
+      work.then((late) => {
+        logDelivery(this.#config.logger, late, started, true);
+        observed?.late(late);
+      }),
+    );
+    return answer(timeout);
+  }
+}
+
+/** Hands `work` (which never rejects) to the runtime's `waitUntil`, if the adapter has one. */
+function keepAlive(waitUntil: HandleOptions['waitUntil'], work: Promise<unknown>): void {
+  if (waitUntil === undefined) return;
+  try {
+    waitUntil(work);
+  } catch {
+    // a waitUntil that throws (e.g. called outside its request) cannot keep it alive; the work goes on
+  }
 }

@@ -57,65 +57,24 @@ const KNOWN = [
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
 export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Transaction>): ResolvedOptions {
   checkOptions('createWebhookHandler', options, KNOWN);
-  const client = options.client as unknown;
-  if (
-    client === null ||
-    typeof client !== 'object' ||
-    typeof (client as StatusReader).getOrderByExternalId !== 'function' ||
-    typeof (client as StatusReader).getWithdrawalByExternalId !== 'function'
-  ) {
-    throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
-  }
-  const tracker = options.tracker as unknown;
-  if (tracker !== undefined && (tracker === null || typeof tracker !== 'object' || typeof (tracker as WebhookTracker).nudge !== 'function')) {
-    throw new TypeError('tracker must be a status tracker (an object with nudge), from createStatusTracker');
-  }
+  const client = statusReader(options.client);
+  const tracker = webhookTracker(options.tracker);
   functionOption('onEvent', options.onEvent, tracker === undefined);
   functionOption('resolveOrderExternalId', options.resolveOrderExternalId);
   functionOption('resolveWithdrawalExternalId', options.resolveWithdrawalExternalId);
   functionOption('scheme', options.scheme);
-  const store = options.store ?? new MemoryEventStore();
-  if (
-    store === null ||
-    typeof store !== 'object' ||
-    typeof store.claim !== 'function' ||
-    typeof store.complete !== 'function' ||
-    typeof store.release !== 'function'
-  ) {
-    throw new TypeError('store must be an EventStore (an object with claim, complete and release methods)');
-  }
+  const store = eventStore(options.store ?? new MemoryEventStore());
   const signatureHeader = signatureHeaderName(options.signatureHeader);
   const maxBodyBytes = byteCount('maxBodyBytes', options.maxBodyBytes, 1_048_576);
-  const responseTimeoutMs = timerMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
-  const leaseMs = timerMs('leaseMs', options.leaseMs, 60_000);
-  if (leaseMs < responseTimeoutMs) {
-    throw new TypeError(
-      `leaseMs (${leaseMs}) must be at least responseTimeoutMs (${responseTimeoutMs}): a claim must outlive the delivery that made it`,
-    );
-  }
-  const confirm = options.confirm ?? {};
-  if (confirm === null || typeof confirm !== 'object') {
-    throw new TypeError(`confirm must be an object { attempts?, delayMs? }, got ${typeName(confirm)}`);
-  }
-  checkOptions('confirm', confirm, ['attempts', 'delayMs']);
-  const attempts = confirm.attempts ?? 3;
-  if (typeof attempts !== 'number' || !Number.isSafeInteger(attempts) || attempts < 1 || attempts > 100) {
-    throw new TypeError(`confirm.attempts must be a whole number from 1 to 100, got ${quote(attempts)}`);
-  }
-  const delayMs = confirm.delayMs ?? 500;
-  if (typeof delayMs !== 'number' || !(delayMs >= 0) || !Number.isFinite(delayMs)) {
-    throw new TypeError(`confirm.delayMs must be a number of milliseconds of at least 0, got ${quote(delayMs)}`);
-  }
-  if (delayMs > MAX_TIMER_MS) {
-    throw new TypeError(`confirm.delayMs must be at most ${MAX_TIMER_MS} milliseconds (the longest a timer can wait), got ${delayMs}`);
-  }
+  const { responseTimeoutMs, leaseMs } = deadlines(options);
+  const { attempts, delayMs } = confirmOptions(options.confirm ?? {});
   const logger = logWriter(options.logger);
   return {
     secrets: secretList(options.secret),
-    client: client as StatusReader,
+    client,
     // the handler passes `transaction` exactly when the store is transactional, as Transaction says
     onEvent: (options.onEvent ?? (() => undefined)) as OnEvent,
-    tracker: tracker as WebhookTracker | undefined,
+    tracker,
     trackerOnly: tracker !== undefined && options.onEvent === undefined,
     store,
     resolveOrderExternalId: options.resolveOrderExternalId,
@@ -132,3 +91,70 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   };
 }
 
+/** The `client` option: anything that reads orders and withdrawals by external id, as a CheckoutClient does. */
+function statusReader(client: unknown): StatusReader {
+  if (
+    client === null ||
+    typeof client !== 'object' ||
+    typeof (client as StatusReader).getOrderByExternalId !== 'function' ||
+    typeof (client as StatusReader).getWithdrawalByExternalId !== 'function'
+  ) {
+    throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
+  }
+  return client as StatusReader;
+}
+
+/** The `tracker` option, if given: an object with `nudge` (a status tracker). */
+function webhookTracker(tracker: unknown): WebhookTracker | undefined {
+  if (tracker !== undefined && (tracker === null || typeof tracker !== 'object' || typeof (tracker as WebhookTracker).nudge !== 'function')) {
+    throw new TypeError('tracker must be a status tracker (an object with nudge), from createStatusTracker');
+  }
+  return tracker as WebhookTracker | undefined;
+}
+
+/** The `store` option (or its default): an object with the EventStore methods. */
+function eventStore(store: EventStore): EventStore {
+  if (
+    store === null ||
+    typeof store !== 'object' ||
+    typeof store.claim !== 'function' ||
+    typeof store.complete !== 'function' ||
+    typeof store.release !== 'function'
+  ) {
+    throw new TypeError('store must be an EventStore (an object with claim, complete and release methods)');
+  }
+  return store;
+}
+
+/** `responseTimeoutMs` and `leaseMs`: a claim must outlive the delivery that made it. */
+function deadlines(options: { responseTimeoutMs?: unknown; leaseMs?: unknown }): { responseTimeoutMs: number; leaseMs: number } {
+  const responseTimeoutMs = timerMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
+  const leaseMs = timerMs('leaseMs', options.leaseMs, 60_000);
+  if (leaseMs < responseTimeoutMs) {
+    throw new TypeError(
+      `leaseMs (${leaseMs}) must be at least responseTimeoutMs (${responseTimeoutMs}): a claim must outlive the delivery that made it`,
+    );
+  }
+  return { responseTimeoutMs, leaseMs };
+}
+
+/** The `confirm` option: how many status reads (`attempts`, 3) and how far apart (`delayMs`, 500). */
+function confirmOptions(confirm: unknown): { attempts: number; delayMs: number } {
+  if (confirm === null || typeof confirm !== 'object') {
+    throw new TypeError(`confirm must be an object { attempts?, delayMs? }, got ${typeName(confirm)}`);
+  }
+  checkOptions('confirm', confirm, ['attempts', 'delayMs']);
+  const given = confirm as { attempts?: unknown; delayMs?: unknown };
+  const attempts = given.attempts ?? 3;
+  const delayMs = given.delayMs ?? 500;
+  if (typeof attempts !== 'number' || !Number.isSafeInteger(attempts) || attempts < 1 || attempts > 100) {
+    throw new TypeError(`confirm.attempts must be a whole number from 1 to 100, got ${quote(attempts)}`);
+  }
+  if (typeof delayMs !== 'number' || !(delayMs >= 0) || !Number.isFinite(delayMs)) {
+    throw new TypeError(`confirm.delayMs must be a number of milliseconds of at least 0, got ${quote(delayMs)}`);
+  }
+  if (delayMs > MAX_TIMER_MS) {
+    throw new TypeError(`confirm.delayMs must be at most ${MAX_TIMER_MS} milliseconds (the longest a timer can wait), got ${delayMs}`);
+  }
+  return { attempts, delayMs };
+}

@@ -1,0 +1,140 @@
+import type { DrainReport } from '../drain.js';
+import { watchedRecords } from '../telemetry/hooks.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import { plainError, writeTrackerLog } from './logger.js';
+import type { ResolvedTrackerOptions } from './options.js';
+import { RecordsInHand } from './records-in-hand.js';
+import { bounded } from './store-call.js';
+import type { ClaimedStatusRecord } from './types.js';
+import { Waker } from './waker.js';
+
+/** The longest wait after failed claims: a store outage is retried at most this far apart. */
+const MAX_FAILURE_WAIT_MS = 5_000;
+
+/**
+ * The tracker's one loop: it claims what the store says is due, at most `maxConcurrentReads`
+ * records in hand at a time, and starts a turn for each; `start()` and `drain()` run and stop it.
+ */
+export class ClaimLoop {
+  readonly #config: ResolvedTrackerOptions;
+  readonly #telemetry: Telemetry;
+  readonly #waker = new Waker();
+  readonly #inHand: RecordsInHand;
+  #running = false;
+  #loop: Promise<void> | undefined;
+  /** Stops the `checkout.tracker.watched` reports (registered at start, removed at drain). */
+  #stopWatchedReports: (() => void) | undefined;
+
+  constructor(config: ResolvedTrackerOptions, telemetry: Telemetry) {
+    this.#config = config;
+    this.#telemetry = telemetry;
+    this.#inHand = new RecordsInHand({ config, telemetry, running: () => this.#running, freed: () => this.wake() });
+  }
+
+  /** Claims again now rather than at the next interval (a watch, a nudge or a freed slot may have made a record due). */
+  wake(): void {
+    this.#waker.wake();
+  }
+
+  /** `tracker.start()`: runs the loop, after the one a previous drain stopped has ended. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    const { store } = this.#config;
+    const countWatched = store.countWatched;
+    if (typeof countWatched === 'function') this.#stopWatchedReports = watchedRecords(this.#telemetry, () => countWatched.call(store));
+    const previous = this.#loop ?? Promise.resolve();
+    // a restart after drain waits for the old loop to have stopped
+    this.#loop = previous.then(() => this.#run());
+  }
+
+  /**
+   * `tracker.drain()`: stops claiming, gives back the records whose read has not begun handing over
+   * a change (released, not waited for), and waits up to `timeoutMs` for the loop and the turns still
+   * handing over.
+   */
+  async drain(timeoutMs: number): Promise<DrainReport> {
+    this.#running = false;
+    this.#stopWatchedReports?.();
+    this.#stopWatchedReports = undefined;
+    this.wake();
+    this.#inHand.abortReads();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<true>((resolve) => {
+      timer = setTimeout(() => resolve(true), timeoutMs);
+    });
+    try {
+      const settled = Promise.all([this.#loop, this.#inHand.settled()]).then(() => false as const);
+      const timedOut = await Promise.race([settled, deadline]);
+      const left = this.#inHand.report();
+      return { drained: !timedOut && left.length === 0, inHand: left };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The loop: claim into the free slots, then wait (longer after failures, or with every slot taken), until drain. */
+  async #run(): Promise<void> {
+    await this.#reclaim();
+    /** Claims that failed in a row: the wait before the next doubles, up to 5 s (a store outage is not hammered). */
+    let storeFailures = 0;
+    while (this.#running) {
+      const free = this.#config.maxConcurrentReads - this.#inHand.size;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          claimed = await this.#claimInto(free);
+          storeFailures = 0;
+        } catch (error) {
+          storeFailures += 1;
+          writeTrackerLog(this.#config.logger, { event: 'tracker.store-failed', error: plainError(error) });
+        }
+      }
+      if (!this.#running) break;
+      await this.#waker.idle(this.#waitMs(free, claimed, storeFailures));
+    }
+  }
+
+  /** A restart with the same `owner`: takes back what the previous life of this process held, due at once. */
+  async #reclaim(): Promise<void> {
+    const config = this.#config;
+    if (!config.ownerGiven) return;
+    try {
+      await bounded(config.storeTimeoutMs, 'reclaim', config.store.reclaim(config.owner));
+    } catch (error) {
+      writeTrackerLog(config.logger, { event: 'tracker.store-failed', error: plainError(error) });
+    }
+  }
+
+  /** Claims up to `free` due records and takes each in hand; resolves how many were claimed. */
+  async #claimInto(free: number): Promise<number> {
+    const records = await this.#claimDue(free);
+    for (const record of records) this.#inHand.take(record);
+    return records.length;
+  }
+
+  /** Claims due records, bounded in time; a claim answered after the limit gives its records back. */
+  async #claimDue(limit: number): Promise<ClaimedStatusRecord[]> {
+    const { store, leaseMs, owner, storeTimeoutMs } = this.#config;
+    const claim = store.claimDue({ limit, leaseMs, owner });
+    try {
+      return await bounded(storeTimeoutMs, 'claimDue', claim);
+    } catch (error) {
+      claim.then(
+        (late) => {
+          for (const record of late) store.release(record.lease).catch(() => undefined);
+        },
+        () => undefined,
+      );
+      throw error;
+    }
+  }
+
+  /** How long to wait before the next claim: backing off after failures; longer with every slot taken (a finished turn wakes the loop); else more may be due soon. */
+  #waitMs(free: number, claimed: number, storeFailures: number): number {
+    const interval = this.#config.claimIntervalMs;
+    if (storeFailures > 0) return Math.min(MAX_FAILURE_WAIT_MS, interval * 2 ** Math.min(10, storeFailures));
+    if ((claimed > 0 && claimed === free) || free <= 0) return interval * 4;
+    return interval;
+  }
+}

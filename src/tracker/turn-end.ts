@@ -1,0 +1,58 @@
+import { plainError, writeTrackerLog } from './logger.js';
+import type { ResolvedTrackerOptions } from './options.js';
+import { nextDelayMs } from './schedule.js';
+import { withLease } from './store-call.js';
+import type { TurnHandle } from './turn-handle.js';
+import type { ClaimedStatusRecord, StatusNext, StatusTurn, WatchEndReason } from './types.js';
+
+// How a turn ends: the record rescheduled or its watch ended, and the partner told of an end.
+
+/** What comes after a turn that needed nothing more: the watch ends (final, or too old), else the next scheduled read. */
+export function scheduled(config: ResolvedTrackerOptions, handle: TurnHandle, final: boolean): StatusNext {
+  if (final) return { end: 'final' };
+  if (aged(config, handle)) return { end: 'max-age' };
+  // a record whose change was just handled is no longer nudged (the store clears it)
+  return { delayMs: nextDelayMs(config.schedule, handle.record, handle.storeNow()) };
+}
+
+/** Whether the watch has run `maxAgeMs`: an age on the store's clock (its `watchedAt` against the claim's `claimedAt`). */
+export function aged(config: ResolvedTrackerOptions, handle: TurnHandle): boolean {
+  return handle.storeNow() - handle.record.watchedAt >= config.schedule.maxAgeMs;
+}
+
+/** Ends a turn without a handled change; a lost lease or a failing store loses nothing (the record is due again). */
+export async function endTurn(
+  config: ResolvedTrackerOptions,
+  handle: TurnHandle,
+  turn: StatusTurn,
+  status: string | null | undefined,
+  afterFailure = false,
+): Promise<void> {
+  const { record } = handle;
+  const { kind, externalId } = record;
+  let kept: boolean;
+  try {
+    kept = await withLease(config, handle, 'reschedule', (lease) => config.store.reschedule(lease, turn));
+  } catch (error) {
+    writeTrackerLog(config.logger, { event: 'tracker.store-failed', kind, externalId, error: plainError(error) });
+    return;
+  }
+  if (!kept) {
+    writeTrackerLog(config.logger, { event: 'tracker.lease-lost', kind, externalId });
+    return;
+  }
+  if ('end' in turn.next && !afterFailure) reportEnd(config, record, turn.next.end, status);
+}
+
+/** Logs the end of a watch and tells `onWatchEnd`, whose failure never changes what the tracker does. */
+export function reportEnd(config: ResolvedTrackerOptions, record: ClaimedStatusRecord, reason: WatchEndReason, status: string | null | undefined): void {
+  const { kind, externalId } = record;
+  writeTrackerLog(config.logger, reason === 'final' ? { event: 'tracker.ended', kind, externalId, status, reason } : { event: 'tracker.give-up', kind, externalId, status, reason });
+  const onWatchEnd = config.onWatchEnd;
+  if (onWatchEnd === undefined) return;
+  try {
+    onWatchEnd({ kind, externalId, reason, status });
+  } catch {
+    // a callback that throws never changes what the tracker does
+  }
+}

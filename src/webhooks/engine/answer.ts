@@ -1,0 +1,33 @@
+import type { WebhookLogEntry } from '../../logger.js';
+import type { DeliveryResult, PlainResponse } from './delivery-types.js';
+import { logError, type LogWrite } from './logger.js';
+import { OUTCOME_MESSAGE, OUTCOME_STATUS } from './outcome.js';
+
+// What the handler sends back for a delivery, and the one log entry it writes about it.
+
+const TEXT = 'text/plain; charset=utf-8';
+
+/** The response for a delivery's result: the outcome's status and plain-text body, never cached. */
+export function answer(result: DeliveryResult): PlainResponse {
+  const status = OUTCOME_STATUS[result.outcome];
+  const headers: Record<string, string> = { 'content-type': TEXT, 'cache-control': 'no-store' };
+  if (result.outcome === 'method-not-allowed') headers['allow'] = 'POST';
+  if (result.outcome === 'unsupported-encoding') headers['accept-encoding'] = 'identity'; // RFC 9110 §15.5.16
+  return { status, headers, body: result.message ?? OUTCOME_MESSAGE[result.outcome] };
+}
+
+/** Logs a delivery's result (`late` when its work ended after the response was sent); never throws. */
+export function logDelivery(writeLog: LogWrite, result: DeliveryResult, started: number, late?: true): void {
+  const entry: WebhookLogEntry = {
+    event: 'webhook.delivery',
+    outcome: result.outcome,
+    status: OUTCOME_STATUS[result.outcome],
+    ms: performance.now() - started,
+  };
+  if (result.eventId !== undefined) entry.eventId = result.eventId;
+  if (result.type !== undefined) entry.type = result.type;
+  if (result.confirmed !== undefined) entry.confirmed = result.confirmed;
+  if (late) entry.late = true;
+  if (result.error !== undefined) entry.error = logError(result.error);
+  writeLog(entry);
+}
