@@ -12,29 +12,23 @@
  */
 export { createStatusTracker } from './tracker.js';
 export { MemoryStatusStore } from './memory-store.js';
-export type { MemoryStatusStoreOptions } from './memory-store.js';
 export { StatusStoreFullError, StatusStoreTimeoutError } from './errors.js';
-export { MAX_TRACKED_EVENT_BYTES, MAX_TRACKED_EVENT_FIELD_BYTES } from './event-projection.js';
+export { MAX_TRACKED_EVENT_BYTES } from './event-projection.js';
 export { NUDGE_PRIORITY_MS } from './types.js';
 export type {
   ClaimDueRequest,
   ClaimedStatusRecord,
-  OnStatusChange,
   OrderStatusChange,
   StatusChange,
-  StatusKind,
   StatusLease,
   StatusNext,
   StatusRecordState,
   StatusScheduleOptions,
-  StatusSource,
   StatusStore,
   StatusTracker,
   StatusTrackerOptions,
   StatusTurn,
   TransactionalStatusChange,
   TransactionalStatusStore,
-  WatchArguments,
-  WatchEndReason,
   WithdrawalStatusChange,
 } from './types.js';

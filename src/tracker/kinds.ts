@@ -1,15 +1,25 @@
 // The tracker's small vocabulary, in a file of its own so the SDK's log entries (src/logger.ts)
 // can name it without importing the tracker's options.
 
-/** What a status tracker watches: an order (`settlement.status`) or a withdrawal (`status`). */
+/**
+ * What a status tracker watches: an order (`settlement.status`) or a withdrawal (`status`).
+ *
+ * @inline
+ */
 export type StatusKind = 'order' | 'withdrawal';
 
-/** How the tracker came to read the record that showed a change. */
+/**
+ * How the tracker came to read the record that showed a change.
+ *
+ * @inline
+ */
 export type StatusSource = 'poll' | 'webhook';
 
 /**
  * Why a watch ended, as `onWatchEnd` and the logger report it: `'final'` (a final status was
  * handled), `'max-age'` (watched `maxAgeMs` without a final status), `'not-found'` (never found
  * within `notFoundForMs`).
+ *
+ * @inline
  */
 export type WatchEndReason = 'final' | 'max-age' | 'not-found';
