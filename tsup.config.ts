@@ -9,6 +9,7 @@ const ENTRIES = {
   redis: 'src/redis/index.ts',
   postgres: 'src/postgres/index.ts',
   tracker: 'src/tracker/index.ts',
+  stores: 'src/stores/index.ts',
   testing: 'src/testing/index.ts',
   'testing/msw': 'src/testing/msw.ts',
 };

@@ -97,6 +97,7 @@ export default defineConfig({
       { find: /^checkout-partner-sdk\/redis$/, replacement: src('redis/index.ts') },
       { find: /^checkout-partner-sdk\/postgres$/, replacement: src('postgres/index.ts') },
       { find: /^checkout-partner-sdk\/tracker$/, replacement: src('tracker/index.ts') },
+      { find: /^checkout-partner-sdk\/stores$/, replacement: src('stores/index.ts') },
       { find: /^checkout-partner-sdk\/testing\/msw$/, replacement: src('testing/msw.ts') },
       { find: /^checkout-partner-sdk\/testing$/, replacement: src('testing/index.ts') },
       { find: /^checkout-partner-sdk$/, replacement: src('index.ts') },

@@ -19,6 +19,7 @@ import { createWebhookHandler, parseEvent } from 'checkout-partner-sdk/webhooks'
 import { RedisEventStore, RedisTokenStore, RedisStoreError } from 'checkout-partner-sdk/redis';
 import { createFakeCheckout, deliverEvent, signEvent } from 'checkout-partner-sdk/testing';
 import { createStatusTracker, MemoryStatusStore, type StatusChange } from 'checkout-partner-sdk/tracker';
+import { LeaseLostError, NUDGE_PRIORITY_MS, type ClaimResult, type EventStore } from 'checkout-partner-sdk/stores';
 
 const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:1', partnerId: 'p', partnerSecret: 's' });
 export async function read(id: string): Promise<string | undefined> {
@@ -46,6 +47,13 @@ export const tracker = createStatusTracker({
 export const stores = [RedisEventStore, RedisTokenStore, RedisStoreError] as const;
 export const fake = createFakeCheckout({ partners: [{ partnerId: 'p', partnerSecret: 's' }] });
 export const helpers = [deliverEvent, signEvent] as const;
+// a store of one's own, written against the /stores contracts
+export class OwnEventStore implements EventStore {
+  async claim(eventId: string): Promise<ClaimResult> { return { status: 'claimed', lease: eventId }; }
+  async complete(eventId: string, lease: unknown): Promise<void> { if (lease !== eventId) throw new LeaseLostError(eventId); }
+  async release(): Promise<void> {}
+}
+export const nudgePriorityMs: number = NUDGE_PRIORITY_MS;
 `;
 const MSW_CONSUMER = `
 import { setupServer } from 'msw/node';
@@ -251,6 +259,11 @@ try {
      };
      trackerEntryCheck(await import('checkout-partner-sdk/tracker'));
      if (typeof redis.RedisStatusStore !== 'function') throw new Error('redis entry lacks RedisStatusStore');
+     const storesEntryCheck = (stores) => {
+       if (!(new stores.LeaseLostError('e') instanceof sdk.CheckoutError)) throw new Error('LeaseLostError of the stores entry is not a CheckoutError of the main entry');
+       if (stores.NUDGE_PRIORITY_MS !== 86_400_000) throw new Error('stores entry lacks NUDGE_PRIORITY_MS');
+     };
+     storesEntryCheck(await import('checkout-partner-sdk/stores'));
      // both builds in one process (the dual package hazard): one error tree for instanceof
      const cjs = require('checkout-partner-sdk');
      if (cjs.NotFoundError === sdk.NotFoundError) throw new Error('expected two builds');
@@ -278,6 +291,11 @@ try {
      };
      trackerEntryCheck(require('checkout-partner-sdk/tracker'));
      if (typeof redis.RedisStatusStore !== 'function') throw new Error('redis entry lacks RedisStatusStore');
+     const storesEntryCheck = (stores) => {
+       if (!(new stores.LeaseLostError('e') instanceof sdk.CheckoutError)) throw new Error('LeaseLostError of the stores entry is not a CheckoutError of the main entry');
+       if (stores.NUDGE_PRIORITY_MS !== 86_400_000) throw new Error('stores entry lacks NUDGE_PRIORITY_MS');
+     };
+     storesEntryCheck(require('checkout-partner-sdk/stores'));
      (async () => { ${body('sdk', 'webhooks', 'testing', 'redis', 'postgres', 'testingMsw')} console.log('cjs ok'); })().catch((e) => { console.error(e); process.exit(1); });`,
   );
   process.stdout.write(run('node', ['smoke.mjs']));

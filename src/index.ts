@@ -11,7 +11,6 @@ export type { LogEntry, LogError, Logger } from './logger.js';
 export type { DrainReport } from './drain.js';
 export type { TelemetryOptions } from './telemetry/options.js';
 export type { RateLimitOptions, RetryBudgetOptions } from './client/load/options.js';
-export type { StoredToken, TokenStore } from './client/token-store.js';
 export {
   ApiError,
   AuthenticationError,

@@ -2,7 +2,7 @@
 // block per option, with @default where there is one). CheckoutClient resolves the defaults.
 import type { RateLimitOptions, RetryBudgetOptions } from './load/options.js';
 import type { ClientLogEntry, Logger } from '../logger.js';
-import type { TokenStore } from './token-store.js';
+import type { TokenStore } from '../stores/token-store.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import type { Me, Order, ParseSchema, Withdrawal } from '../schemas.js';
 

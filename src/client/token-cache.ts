@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose/jwt/decode';
 import { AuthenticationError } from '../errors.js';
 import type { TokenResponse } from '../schemas.js';
 import { RefusalBackoff } from './refusal-backoff.js';
-import type { StoredToken, TokenStore } from './token-store.js';
+import type { StoredToken, TokenStore } from '../stores/token-store.js';
 import type { TokenSharing } from './token-sharing.js';
 
 export interface TokenCacheOptions {

@@ -7,7 +7,7 @@
 import { sleep } from '../internal/abort.js';
 import { MAX_STORE_OPERATION_MS, StoreCircuit } from './store-circuit.js';
 import { tokenStoreKey } from './token-key.js';
-import type { StoredToken, TokenStore } from './token-store.js';
+import type { StoredToken, TokenStore } from '../stores/token-store.js';
 
 /** What the sharing needs of its {@link TokenCache}. */
 export interface SharingHost {

@@ -2,9 +2,9 @@ import { checkOptions } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 import { eventRowId } from '../stores/event-key.js';
-import { checkExternalId, checkKind, checkOwner, wholeNumber } from '../tracker/arguments.js';
-import { projectEvent } from '../tracker/event-projection.js';
-import { NUDGE_PRIORITY_MS } from '../tracker/types.js';
+import { checkExternalId, checkKind, checkOwner, wholeNumber } from '../stores/arguments.js';
+import { projectEvent } from '../stores/event-projection.js';
+import { NUDGE_PRIORITY_MS } from '../stores/status-store.js';
 import type {
   ClaimDueRequest,
   ClaimedStatusRecord,
@@ -13,8 +13,8 @@ import type {
   StatusRecordState,
   StatusStore,
   StatusTurn,
-} from '../tracker/types.js';
-import type { WebhookEvent } from '../webhooks/event.js';
+} from '../stores/status-store.js';
+import type { WebhookEvent } from '../webhook-event.js';
 import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, PostgresTransactionError, storeError, type PostgresStoreOperation } from './errors.js';
 import { DEFAULT_STATUS_TABLE, statusStatementsFor, type StatusStatements } from './status-sql.js';

@@ -2,8 +2,8 @@ import { checkOptions } from '../internal/arguments.js';
 import { eventKeySuffix } from '../stores/event-key.js';
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
-import { checkExternalId, checkKind, wholeNumber } from '../tracker/arguments.js';
-import { NUDGE_PRIORITY_MS } from '../tracker/types.js';
+import { checkExternalId, checkKind, wholeNumber } from '../stores/arguments.js';
+import { NUDGE_PRIORITY_MS } from '../stores/status-store.js';
 import type {
   ClaimDueRequest,
   ClaimedStatusRecord,
@@ -12,8 +12,8 @@ import type {
   StatusRecordState,
   StatusStore,
   StatusTurn,
-} from '../tracker/types.js';
-import type { WebhookEvent } from '../webhooks/event.js';
+} from '../stores/status-store.js';
+import type { WebhookEvent } from '../webhook-event.js';
 import { RedisConnection, replyString, type LuaScript, type RedisClientLike, type WaitForReplicas } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { prefixOption } from './options.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { StoredToken, TokenStore } from '../client/token-store.js';
+import type { StoredToken, TokenStore } from '../stores/token-store.js';
 import { typeName } from '../internal/type-name.js';
 import { checkOptions, positiveMs } from '../internal/arguments.js';
 import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike } from './client.js';

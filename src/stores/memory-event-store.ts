@@ -1,6 +1,6 @@
 import { typeName } from '../internal/type-name.js';
 import { checkEventId, checkOptions, positiveMs } from '../internal/arguments.js';
-import { LeaseLostError } from '../webhooks/errors.js';
+import { LeaseLostError } from './errors.js';
 import type { ClaimedLease, EventStore } from './event-store.js';
 import { quote } from '../internal/quote.js';
 

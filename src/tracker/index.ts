@@ -11,24 +11,17 @@
  * @module
  */
 export { createStatusTracker } from './tracker.js';
-export { MemoryStatusStore } from './memory-store.js';
-export { StatusStoreFullError, StatusStoreTimeoutError } from './errors.js';
-export { MAX_TRACKED_EVENT_BYTES } from './event-projection.js';
-export { NUDGE_PRIORITY_MS } from './types.js';
+export { MemoryStatusStore } from '../stores/memory-status-store.js';
+export { StatusStoreFullError } from '../stores/errors.js';
+export { StatusStoreTimeoutError } from './errors.js';
+export { MAX_TRACKED_EVENT_BYTES } from '../stores/event-projection.js';
 export type {
-  ClaimDueRequest,
-  ClaimedStatusRecord,
   OrderStatusChange,
   StatusChange,
-  StatusLease,
-  StatusNext,
-  StatusRecordState,
   StatusScheduleOptions,
   StatusStore,
   StatusTracker,
   StatusTrackerOptions,
-  StatusTurn,
   TransactionalStatusChange,
-  TransactionalStatusStore,
   WithdrawalStatusChange,
 } from './types.js';

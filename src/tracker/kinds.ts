@@ -1,12 +1,7 @@
 // The tracker's small vocabulary, in a file of its own so the SDK's log entries (src/logger.ts)
 // can name it without importing the tracker's options.
 
-/**
- * What a status tracker watches: an order (`settlement.status`) or a withdrawal (`status`).
- *
- * @inline
- */
-export type StatusKind = 'order' | 'withdrawal';
+export type { StatusKind } from '../stores/status-store.js';
 
 /**
  * How the tracker came to read the record that showed a change.

@@ -1,10 +1,10 @@
 import { checkOptions, functionOption, timerMs } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import { inheritedTelemetry, type TelemetryOptions } from '../telemetry/options.js';
-import { wholeNumber } from './arguments.js';
+import { wholeNumber } from '../stores/arguments.js';
 import { trackerLog, type TrackerLog } from './logger.js';
 import type { StatusReader } from '../client/client.js';
-import { MemoryStatusStore } from './memory-store.js';
+import { MemoryStatusStore } from '../stores/memory-status-store.js';
 import { resolveSchedule, type Schedule } from './schedule.js';
 import { defaultIsFinal } from './status.js';
 import type {

@@ -1,5 +1,5 @@
 // What both entry points (Web Crypto and node:crypto) export unchanged: nothing here computes an HMAC.
-export { LeaseLostError, WebhookPayloadError } from './errors.js';
+export { WebhookPayloadError } from './errors.js';
 export { isEventType, parseEvent } from './event.js';
 export type { EventOfType, KnownWebhookEvent, WebhookEvent } from './event.js';
 export type { WebhookHandler } from './types.js';
@@ -7,4 +7,4 @@ export { MemoryEventStore } from '../stores/memory-event-store.js';
 export { tagValue } from './tags.js';
 export type { TransactionalWebhookContext, WebhookContext, WebhookHandlerOptions } from './engine/options.js';
 export type { SignatureScheme, WebhookSecret } from './signature/signature.js';
-export type { ClaimedLease, ClaimResult, EventStore, TransactionalEventStore, TransactResult } from '../stores/event-store.js';
+export type { EventStore } from '../stores/event-store.js';

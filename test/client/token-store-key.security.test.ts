@@ -2,8 +2,9 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuthenticationError, CheckoutClient, type StoredToken, type TokenStore, type CheckoutClientOptions } from 'checkout-partner-sdk';
+import { AuthenticationError, CheckoutClient, type CheckoutClientOptions } from 'checkout-partner-sdk';
 import { RedisTokenStore } from 'checkout-partner-sdk/redis';
+import type { StoredToken, TokenStore } from 'checkout-partner-sdk/stores';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { tokenStoreKey } from '../helpers/token-key.js';
 

@@ -1,4 +1,5 @@
-import { LeaseLostError, MemoryEventStore, type ClaimResult } from 'checkout-partner-sdk/webhooks';
+import { MemoryEventStore } from 'checkout-partner-sdk/webhooks';
+import { LeaseLostError, type ClaimResult } from 'checkout-partner-sdk/stores';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 

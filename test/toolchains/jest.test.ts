@@ -30,13 +30,14 @@ import { createWebhookHandler, parseEvent } from 'checkout-partner-sdk/webhooks'
 import { RedisEventStore } from 'checkout-partner-sdk/redis';
 import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
 import { createStatusTracker, MemoryStatusStore } from 'checkout-partner-sdk/tracker';
+import { LeaseLostError } from 'checkout-partner-sdk/stores';
 import { createFakeCheckout, MissingPeerDependencyError } from 'checkout-partner-sdk/testing';
 
 const fake = createFakeCheckout({ partners: [${PARTNER}] });
 fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' } });
 
 test('every entry loads through require', () => {
-  for (const value of [createWebhookHandler, parseEvent, RedisEventStore, PostgresEventStore, createStatusTracker, MemoryStatusStore, MissingPeerDependencyError]) {
+  for (const value of [createWebhookHandler, parseEvent, RedisEventStore, PostgresEventStore, createStatusTracker, MemoryStatusStore, LeaseLostError, MissingPeerDependencyError]) {
     expect(typeof value).toBe('function');
   }
 });

@@ -12,6 +12,7 @@ const ENTRIES = [
   `import { RedisEventStore } from 'checkout-partner-sdk/redis';`,
   `import { PostgresEventStore } from 'checkout-partner-sdk/postgres';`,
   `import { createStatusTracker, MemoryStatusStore } from 'checkout-partner-sdk/tracker';`,
+  `import { LeaseLostError, type EventStore } from 'checkout-partner-sdk/stores';`,
   `import { createFakeCheckout, deliverEvent, type FakeMswHandler } from 'checkout-partner-sdk/testing';`,
   `import { fakeCheckoutHandlers } from 'checkout-partner-sdk/testing/msw';`,
 ].join('\n');
@@ -21,7 +22,8 @@ export const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:1', partne
 export const read = (id: string): Promise<Order> => client.getOrderByExternalId(id);
 export const response: Promise<Response> = fake.fetch(new Request('http://127.0.0.1:1/x'));
 export const handlers: FakeMswHandler[] = fake.handlers('https://checkout.test');
-export const values = [CheckoutError, createWebhookHandler, parseEvent, RedisEventStore, PostgresEventStore, createStatusTracker, MemoryStatusStore, deliverEvent, fakeCheckoutHandlers] as const;
+export const values = [CheckoutError, createWebhookHandler, parseEvent, RedisEventStore, PostgresEventStore, createStatusTracker, MemoryStatusStore, LeaseLostError, deliverEvent, fakeCheckoutHandlers] as const;
+export const stores: EventStore[] = [];
 `;
 
 /** name → compiler options and the package type of the consumer project. */

@@ -1,6 +1,6 @@
 import { stderrTrackerLogger } from '../../tracker/logger.js';
 import { createStatusTracker } from '../../tracker/tracker.js';
-import { MemoryStatusStore } from '../../tracker/memory-store.js';
+import { MemoryStatusStore } from '../../stores/memory-status-store.js';
 import type { StatusChange, StatusKind } from '../../tracker/types.js';
 import { allowOnly, CREDENTIAL_OPTIONS, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';

@@ -1,5 +1,5 @@
 import { nonEmptyString, oneOf } from '../internal/arguments.js';
-import type { StatusKind } from './kinds.js';
+import type { StatusKind } from './status-store.js';
 
 // The tracker's and its stores' arguments, named once, checked by the SDK's one set of checkers
 // (src/internal/arguments.ts).

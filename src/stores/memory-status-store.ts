@@ -1,10 +1,10 @@
 import { checkOptions } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
-import type { WebhookEvent } from '../webhooks/event.js';
+import type { WebhookEvent } from '../webhook-event.js';
 import { checkExternalId, checkKind, checkOwner, wholeNumber } from './arguments.js';
 import { DueHeap } from './due-heap.js';
 import { StatusStoreFullError } from './errors.js';
-import { NUDGE_PRIORITY_MS } from './types.js';
+import { NUDGE_PRIORITY_MS } from './status-store.js';
 import type {
   ClaimDueRequest,
   ClaimedStatusRecord,
@@ -13,7 +13,7 @@ import type {
   StatusRecordState,
   StatusStore,
   StatusTurn,
-} from './types.js';
+} from './status-store.js';
 
 /**
  * Options of {@link MemoryStatusStore}.

@@ -1,5 +1,5 @@
 import { typeName } from '../internal/type-name.js';
-import type { WebhookEvent } from '../webhooks/event.js';
+import type { WebhookEvent } from '../webhook-event.js';
 
 /**
  * The most a tracked event may take in a status store, in bytes of JSON (2 KiB). A nudge keeps only
