@@ -48,12 +48,7 @@ module.exports = {
       name: 'tests-through-entry-points',
       comment: 'Tests import the package by its public names (aliased to src/), not a feature\'s private files.',
       severity: 'error',
-      // entry-build.test.ts mocks the signing module to count how often each entry point builds it;
-      // client/load/hooks.test.ts and telemetry/feature-hooks.test.ts drive internals directly: to move onto the public API
-      from: {
-        path: '^test/',
-        pathNot: ['^test/webhooks/entry-build[.]test[.]ts$', '^test/client/load/hooks[.]test[.]ts$', '^test/telemetry/feature-hooks[.]test[.]ts$'],
-      },
+      from: { path: '^test/' },
       to: { path: '^src/', pathNot: ENTRY_POINTS },
     },
   ],

@@ -33,8 +33,9 @@ const idsOf = function* (count) {
 
 async function fill(store, ids) {
   for (const id of ids) {
-    if (typeof (await store.claim(id, LEASE_MS)) !== 'object') throw new Error(`unexpected claim result for ${id}`);
-    await store.complete(id);
+    const claim = await store.claim(id, LEASE_MS);
+    if (typeof claim !== 'object') throw new Error(`unexpected claim result for ${id}`);
+    await store.complete(id, claim.lease);
   }
 }
 

@@ -1,11 +1,10 @@
 import { checkEventId, checkOptions, MAX_TIMER_MS } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import { eventRowId } from '../stores/event-key.js';
-import { LeaseMemory } from '../stores/lease-memory.js';
 import type { ClaimedLease, EventStore, TransactionalEventStore, TransactResult } from '../stores/event-store.js';
 import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, PostgresTransactionError, storeError } from './errors.js';
-import { runProvenTransaction } from './transaction.js';
+import { leaseBounds, runPartnerWork, runProvenTransaction, transactFailure } from './transaction.js';
 import { ensureTable } from './schema.js';
 import { statementsFor, tableName, textLiteral, type TableStatements } from './sql.js';
 import { quote } from '../internal/quote.js';
@@ -66,8 +65,6 @@ const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
 const PURGE_BATCH = 1_000;
 const PURGE_EVERY_MS = 60_000;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
-/** The most a transaction's connection is kept past its lease when PostgreSQL's own end of it never arrives. */
-const LEASE_GRACE_MS = 2_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Thrown out of the transaction callback so it rolls back; never leaves this module. */
@@ -152,8 +149,6 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   readonly #driver: Driver;
   readonly #sql: TableStatements;
   readonly #statementTimeoutMs: number;
-  /** The claims this instance holds, for `complete` and `release` called without a lease. */
-  readonly #leases = new LeaseMemory();
   #nextPurgeAt = 0;
 
   constructor(options: PostgresEventStoreOptions<Pool, Transactional>) {
@@ -241,25 +236,22 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     // a claim answered after its lease would be worthless: it waits no longer than that
     const row = await this.#one('claim', this.#sql.claim, [await eventRowId(eventId), owner, Math.ceil(leaseMs)], Math.min(this.#statementTimeoutMs, leaseMs));
     if (row['claimed'] !== true) return row['state'] === 'done' ? 'done' : 'in-flight';
-    // timed from the reply on this process's monotonic clock (PostgreSQL set the lease before it
-    // answered, so it ends there no later); a wall-clock step never moves it
-    this.#leases.rememberFor(eventId, owner, leaseMs);
     return { status: 'claimed', lease: owner };
   }
 
   /**
-   * Marks the caller's claim on `eventId` done (`lease`, else this instance's last claim on the
-   * event); resolves when it is done already.
+   * Marks the claim that returned `lease` on `eventId` done, or the event when nobody holds it (the
+   * lease lapsed unclaimed: the work was done all the same); resolves when it is done already.
    *
    * @throws {PostgresStoreError} (operation `'complete'`) when another worker holds the event (the
    *   caller's lease lapsed and it was claimed again: that claim is left alone), and on any failure.
+   * @throws {TypeError} when `lease` is not a lease this store's claim returned.
    */
-  async complete(eventId: string, lease?: unknown): Promise<void> {
+  async complete(eventId: string, lease: unknown): Promise<void> {
     checkEventId(eventId);
+    const owner = leaseOwner(lease);
     const id = await eventRowId(eventId);
-    const owner = ownerOf(lease ?? this.#leases.get(eventId));
     const row = await this.#one('complete', this.#sql.complete, [id, owner]);
-    if (owner !== null) this.#leases.forget(eventId, owner); // whatever the answer, this claim is over
     if (row['completed'] === true || row['state'] === 'done') return;
     if (row['state'] === null || row['state'] === undefined) {
       await this.#run('complete', this.#sql.insertDone, [id]);
@@ -272,15 +264,15 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   }
 
   /**
-   * Gives up the caller's claim on `eventId` (`lease`, else this instance's last claim on the event)
-   * so a redelivery can claim it at once; does nothing when the claim is not the caller's.
+   * Gives up the claim that returned `lease` on `eventId`, so a redelivery can claim it at once;
+   * does nothing when another claim holds the event.
+   *
+   * @throws {TypeError} when `lease` is not a lease this store's claim returned.
    */
-  async release(eventId: string, lease?: unknown): Promise<void> {
+  async release(eventId: string, lease: unknown): Promise<void> {
     checkEventId(eventId);
-    const owner = ownerOf(lease ?? this.#leases.get(eventId));
-    if (owner === null) return; // no claim of ours to give up
+    const owner = leaseOwner(lease);
     await this.#run('release', this.#sql.release, [await eventRowId(eventId), owner]);
-    this.#leases.forget(eventId, owner);
   }
 
   async #transact(event: { eventId: string; type: string }, leaseMs: number, work: (transaction: unknown) => Promise<void>): Promise<TransactResult> {
@@ -289,7 +281,6 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     const id = await eventRowId(event.eventId);
     // the type is only recorded: NUL (which text cannot hold) and lone surrogates become U+FFFD
     const type = String(event.type).toWellFormed().replaceAll('\u0000', '\ufffd');
-    const graceMs = Math.min(Math.max(leaseMs * 0.25, 250), LEASE_GRACE_MS);
     const pool = this.#driver.pgPool;
     if (pool === undefined) throw new PostgresTransactionError('transact needs a pg Pool', { reason: 'unsupported-driver' }); // refused in the constructor
     // two round trips on one connection: [insert the row, committed; BEGIN; bounds and txid; the
@@ -297,12 +288,10 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     const sql = this.#sql.transactional;
     const idText = textLiteral(id);
     const typeText = textLiteral(type);
-    let workFailed = false;
-    let lost = false;
     try {
       return await runProvenTransaction(
         pool,
-        { leaseMs, graceMs },
+        leaseBounds(leaseMs),
         async (transaction): Promise<TransactResult> => {
           const [seen, locked] = transaction.opened;
           const row = locked?.[0];
@@ -311,19 +300,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
           if (row === undefined) throw new Settled(seen?.[0]?.['state'] === 'done' ? 'done' : 'in-flight');
           if (row['state'] === 'done') throw new Settled('done');
           if (row['leased'] === true) throw new Settled('in-flight'); // a plain-mode claim holds it
-          try {
-            await work(transaction.handle);
-          } catch (error) {
-            try {
-              transaction.closeHandle();
-            } catch {
-              // onEvent's own error is the one to report
-            }
-            workFailed = true;
-            lost = transaction.lost; // onEvent's statement failed because the session died: a store failure
-            throw error;
-          }
-          transaction.closeHandle(); // from here on, a statement on onEvent's transaction is refused
+          await runPartnerWork(transaction, work);
           return 'handled';
         },
         {
@@ -340,9 +317,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
       );
     } catch (error) {
       if (error instanceof Settled) return error.result;
-      if (error instanceof PostgresTransactionError && error.misuse) throw error; // 500: the message says what to do instead
-      if (workFailed && !lost) throw error; // rolled back; the handler tells onEvent's own error by identity
-      throw storeError('transact', error);
+      throw transactFailure(error); // a misuse: 500, whose message says what to do instead
     }
   }
 
@@ -371,6 +346,8 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
 }
 
 /** The owner UUID in a lease this store handed out, else null (which matches no row). */
-function ownerOf(lease: unknown): string | null {
-  return typeof lease === 'string' && UUID.test(lease) ? lease : null;
+/** The owner id a claim of this store returned as its lease, else a `TypeError`. */
+function leaseOwner(lease: unknown): string {
+  if (typeof lease === 'string' && UUID.test(lease)) return lease;
+  throw new TypeError(`lease must be the lease this store's claim returned, got ${typeName(lease)}`);
 }

@@ -19,7 +19,7 @@ import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, t
 import { PostgresStoreError, PostgresTransactionError, storeError, type PostgresStoreOperation } from './errors.js';
 import { DEFAULT_STATUS_TABLE, statusStatementsFor, type StatusStatements } from './status-sql.js';
 import { tableName } from './sql.js';
-import { runProvenTransaction } from './transaction.js';
+import { leaseBounds, runPartnerWork, runProvenTransaction, transactFailure } from './transaction.js';
 import { ensureTable } from './schema.js';
 
 /** Options of {@link PostgresStatusStore}. */
@@ -93,8 +93,6 @@ const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 /** Rows one purge deletes at most, so a purge never holds many row locks or runs long. */
 const PURGE_BATCH = 1_000;
 const PURGE_EVERY_MS = 60_000;
-/** The most a transaction's connection is kept past its bound when PostgreSQL's own end of it never arrives. */
-const LEASE_GRACE_MS = 2_000;
 
 /** Thrown out of the transaction callback so it rolls back: the lease was lost, `work` never ran. */
 class LeaseLost {}
@@ -353,29 +351,13 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
     const key = await leaseKey(lease);
     const pool = this.#driver.pgPool;
     if (pool === undefined) throw new PostgresTransactionError('transact needs a pg Pool', { reason: 'unsupported-driver' }); // refused in the constructor
-    const leaseMs = this.#transactionTimeoutMs;
-    const graceMs = Math.min(Math.max(leaseMs * 0.25, 250), LEASE_GRACE_MS);
-    let workFailed = false;
-    let lost = false;
     try {
-      return await runProvenTransaction(pool, { leaseMs, graceMs }, async (transaction) => {
+      return await runProvenTransaction(pool, leaseBounds(this.#transactionTimeoutMs), async (transaction) => {
         await transaction.query(this.#sql.recordLock, [lease.kind, key]);
         // a statement after the lock: its snapshot sees what a transaction that held it committed
         const rows = await transaction.query(this.#sql.held, [lease.kind, key, lease.token]);
         if (rows[0]?.['held'] !== true) throw new LeaseLost();
-        try {
-          await work(transaction.handle);
-        } catch (error) {
-          try {
-            transaction.closeHandle();
-          } catch {
-            // onChange's own error is the one to report
-          }
-          workFailed = true;
-          lost = transaction.lost; // onChange's statement failed because the session died: a store failure
-          throw error;
-        }
-        transaction.closeHandle(); // from here on, a statement on onChange's transaction is refused
+        await runPartnerWork(transaction, work);
         // one statement that checks the lease token on the row (locking it until COMMIT) and proves
         // the txid: the status is recorded only in this very transaction, and only while the lease holds
         const ended = await transaction.query(this.#sql.endTurn, endTurnValues(lease, key, status, turn, transaction.txid));
@@ -385,9 +367,7 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
       });
     } catch (error) {
       if (error instanceof LeaseLost) return false;
-      if (error instanceof PostgresTransactionError && error.misuse) throw error; // the message says what to do instead
-      if (workFailed && !lost) throw error; // rolled back; the tracker tells onChange's own error by identity
-      throw storeError('transact', error);
+      throw transactFailure(error);
     }
   }
 

@@ -1,5 +1,5 @@
 import { MAX_TIMER_MS } from '../internal/arguments.js';
-import { PostgresTransactionError } from './errors.js';
+import { PostgresTransactionError, storeError } from './errors.js';
 import type { PgPoolClientLike, PgPoolLike } from './pg-types.js';
 import { PgSession } from './pg-session.js';
 
@@ -75,6 +75,56 @@ export interface ProvenTransactionBounds {
    * runner, and the checkout, is bounded by `leaseMs + graceMs` too.
    */
   graceMs: number;
+}
+
+/** The most a transaction's connection is kept past its lease when PostgreSQL's own end of it never arrives. */
+const LEASE_GRACE_MS = 2_000;
+
+/** The bounds of a store's transaction that PostgreSQL ends at `leaseMs`: a grace of a quarter of it, from 250 ms to 2 s. */
+export function leaseBounds(leaseMs: number): ProvenTransactionBounds {
+  return { leaseMs, graceMs: Math.min(Math.max(leaseMs * 0.25, 250), LEASE_GRACE_MS) };
+}
+
+/** The partner's code rejected inside a store's transaction: carried out of it to {@link transactFailure}. */
+class WorkFailure {
+  constructor(
+    readonly error: unknown,
+    /** Whether the session had died by then (the partner's statement failed because of it). */
+    readonly lost: boolean,
+  ) {}
+}
+
+/**
+ * Runs the partner's code of a store's `transact` (`onEvent`, `onChange`) on the transaction's
+ * handle, then closes the handle, so a statement on it after this is refused. When the code
+ * rejects, the handle is closed as well and the rejection leaves marked as the partner's, for the
+ * store's `catch` to hand to {@link transactFailure}.
+ */
+export async function runPartnerWork(transaction: ProvenTransaction, work: (handle: PgPoolClientLike) => Promise<void>): Promise<void> {
+  try {
+    await work(transaction.handle);
+  } catch (error) {
+    try {
+      transaction.closeHandle();
+    } catch {
+      // the partner's own error is the one to report
+    }
+    throw new WorkFailure(error, transaction.lost);
+  }
+  transaction.closeHandle();
+}
+
+/**
+ * What a store's `transact` rejects with once {@link runProvenTransaction} rejected with `error`:
+ * the partner's own error when its code failed (the transaction rolled back; the handler and the
+ * tracker tell it by identity), unless the session had died under it (a store failure then); a
+ * misuse of the transaction as it is (its message says what to do instead); anything else as the
+ * store's error (operation `'transact'`).
+ */
+export function transactFailure(error: unknown): unknown {
+  if (error instanceof WorkFailure) return error.lost ? storeError('transact', error.error) : error.error;
+  if (error instanceof PostgresTransactionError && error.misuse) return error;
+  return storeError('transact', error);
 }
 
 /**

@@ -4,7 +4,6 @@ import { typeName } from '../internal/type-name.js';
 import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike, type WaitForReplicas } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { eventKeySuffix } from '../stores/event-key.js';
-import { LeaseMemory } from '../stores/lease-memory.js';
 import { prefixOption } from './options.js';
 import { quote } from '../internal/quote.js';
 
@@ -63,8 +62,6 @@ const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
 const DONE = 'done';
 /** What every lease token starts with. */
 const LEASE = 'lease:';
-/** Never a real lease token: `complete()` for an event this store holds no lease on. */
-const NO_LEASE = `${LEASE}-`;
 /** ARGV: lease token, lease ms, done marker. Take the lease, or report who holds the key. */
 const CLAIM: LuaScript = {
   source: `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'claimed' end
@@ -99,7 +96,7 @@ const REDIS_EVENT_STORE_OPTIONS = ['client', 'prefix', 'ttlSeconds', 'commandTim
  * A claim answers `{ status: 'claimed', lease }` (`lease` is the token); `complete` and `release`
  * given that lease act only while it still holds the key (compared in Lua), so a worker whose lease
  * expired cannot clobber the next worker's claim, whether that worker is in another process or in
- * this one. Called without a lease they use the last lease this instance took on the event.
+ * this one.
  *
  * Semantics worth knowing:
  * - `complete` marks the key done for `ttlSeconds`; a later `claim` answers `"done"` until then.
@@ -113,10 +110,8 @@ const REDIS_EVENT_STORE_OPTIONS = ['client', 'prefix', 'ttlSeconds', 'commandTim
  * - Event ids of any characters are accepted; ids over 200 UTF-8 bytes are keyed by their SHA-256
  *   (`prefix + "sha256:" + hex`), so keys stay short, and so is an id that itself starts with
  *   `sha256` (so no literal id can be taken for another id's hash).
- * - Leases taken are remembered in this instance until completed or released, so complete and
- *   release go through the instance that claimed. A live lease is never forgotten; leases expired
- *   in Redis are swept out once 10,000 are held, so memory follows the claims in progress (those
- *   made within one `leaseMs`, about 200 bytes plus the event id each).
+ * - The store keeps nothing in this process: the lease travels with the claim, so any instance
+ *   (in any process) can complete or release it.
  * - Every Redis failure rejects with {@link RedisStoreError}; the webhook handler answers 503.
  *
  * Requires Redis 2.6.12 or later (any Redis or Valkey in use today) with scripting enabled.
@@ -141,8 +136,6 @@ export class RedisEventStore implements EventStore {
   /** Seconds a completed event is remembered. */
   readonly ttlSeconds: number;
   readonly #redis: RedisConnection;
-  /** The leases this instance holds (`complete` and `release` without a lease use them). */
-  readonly #leases = new LeaseMemory();
 
   constructor(options: RedisEventStoreOptions) {
     checkOptions('RedisEventStore', options, REDIS_EVENT_STORE_OPTIONS);
@@ -175,15 +168,11 @@ export class RedisEventStore implements EventStore {
       throw new RedisStoreError('Redis claim failed: unexpected reply to the claim script', { operation: 'claim' });
     }
     if (result !== 'claimed') return result;
-    // timed from the reply (on this process's monotonic clock), which came after Redis set the key
-    // with PX on its own clock: the lease ends in Redis no later, whatever this host's wall clock does
-    this.#leases.rememberFor(eventId, token, leaseMs);
     return { status: 'claimed', lease: token };
   }
 
   /**
-   * Marks `eventId` done for `ttlSeconds` when the lease (`lease`, else this store's last one on the
-   * event) still holds its key, or when the key is gone (the lease expired unclaimed); resolves
+   * Marks `eventId` done for `ttlSeconds` when `lease` still holds its key, or when the key is gone (the lease expired unclaimed); resolves
    * when it is done already.
    *
    * @throws {RedisStoreError} (operation `'complete'`) when the event was not marked done because
@@ -191,16 +180,15 @@ export class RedisEventStore implements EventStore {
    *   holds a value no store wrote; and on any Redis failure.
    * @throws {TypeError} when `lease` is not a lease this store's claim returned.
    */
-  async complete(eventId: string, lease?: unknown): Promise<void> {
+  async complete(eventId: string, lease: unknown): Promise<void> {
     checkEventId(eventId);
-    const token = this.#token(eventId, lease) ?? NO_LEASE;
+    const token = leaseToken(lease);
     const key = await this.#key(eventId);
     const reply = await this.#redis.script('complete', COMPLETE, [key], [token, DONE, String(this.ttlSeconds)]);
     const result = replyString(reply);
     if (result !== 'completed' && result !== 'done' && result !== 'leased' && result !== 'foreign') {
       throw new RedisStoreError('Redis complete failed: unexpected reply to the complete script', { operation: 'complete' });
     }
-    this.#leases.forget(eventId, token); // whatever the reply, this lease is over
     if (result === 'completed' || result === 'done') await this.#redis.replicated('complete', key);
     if (result === 'leased') {
       throw new RedisStoreError(
@@ -217,32 +205,29 @@ export class RedisEventStore implements EventStore {
   }
 
   /**
-   * Deletes the lease on `eventId` (`lease`, else this store's last one on the event) while it still
-   * holds the key, so a redelivery can claim it at once. Another lease is left alone.
+   * Deletes `lease` on `eventId` while it still holds the key, so a redelivery can claim it at once.
+   * Another lease is left alone.
    *
    * @throws {TypeError} when `lease` is not a lease this store's claim returned.
    */
-  async release(eventId: string, lease?: unknown): Promise<void> {
+  async release(eventId: string, lease: unknown): Promise<void> {
     checkEventId(eventId);
-    const token = this.#token(eventId, lease);
-    if (token === undefined) return; // no lease of ours to give up
+    const token = leaseToken(lease);
     const key = await this.#key(eventId);
     await this.#redis.script('release', DELETE_IF_OWNER, [key], [token]);
-    this.#leases.forget(eventId, token);
-  }
-
-  /** The lease token to act with: the one given, else the last one this instance took on `eventId`. */
-  #token(eventId: string, lease: unknown): string | undefined {
-    if (lease === undefined) return this.#leases.get(eventId);
-    if (typeof lease !== 'string' || !lease.startsWith(LEASE) || lease === NO_LEASE) {
-      throw new TypeError(`lease must be the lease this store's claim returned, got ${typeName(lease)}`);
-    }
-    return lease;
   }
 
   async #key(eventId: string): Promise<string> {
     return `${this.prefix}${await eventKeySuffix(eventId)}`;
   }
+}
+
+/** The token a claim of this store returned as its lease, else a `TypeError`. */
+function leaseToken(lease: unknown): string {
+  if (typeof lease !== 'string' || !lease.startsWith(LEASE)) {
+    throw new TypeError(`lease must be the lease this store's claim returned, got ${typeName(lease)}`);
+  }
+  return lease;
 }
 
 function ttlOption(value: unknown): number {

@@ -1,20 +1,23 @@
 /**
- * A claim a store hands out: opaque to the handler, which passes it back to
+ * A claim a store hands out: opaque to the handler, which passes `lease` back to
  * {@link EventStore.complete} and {@link EventStore.release} so that only the worker holding the
  * claim can settle it (a worker whose lease ran out cannot settle a later worker's claim).
  */
 export interface ClaimedLease {
   /** The event was claimed: this worker runs it. */
   status: 'claimed';
-  /** What the store needs to recognise its own claim (a token, a row version): never inspected by the handler. */
+  /**
+   * What the store needs to recognise its own claim (a token, a row version, an object), never
+   * `undefined` or `null`: never inspected by the handler, only handed back.
+   */
   lease: unknown;
 }
 
 /**
- * What {@link EventStore.claim} found: the caller now owns the event (`"claimed"`, or a
- * {@link ClaimedLease} from stores that check the owner), another worker does, or it is done.
+ * What {@link EventStore.claim} found: the caller now owns the event (a {@link ClaimedLease}),
+ * another worker does (`"in-flight"`), or it is done (`"done"`).
  */
-export type ClaimResult = 'claimed' | ClaimedLease | 'in-flight' | 'done';
+export type ClaimResult = ClaimedLease | 'in-flight' | 'done';
 
 /**
  * Where the webhook handler records which events it has handled, so a redelivered event is not
@@ -22,28 +25,33 @@ export type ClaimResult = 'claimed' | ClaimedLease | 'in-flight' | 'done';
  * once `leaseMs` has passed.
  *
  * Implementations: `MemoryEventStore` (one process), `RedisEventStore` from
- * `checkout-partner-sdk/redis` (many processes and machines).
+ * `checkout-partner-sdk/redis` (many processes and machines), `PostgresEventStore` from
+ * `checkout-partner-sdk/postgres`.
  *
- * A store of your own may answer a claim with plain `"claimed"`; one that returns
- * `{ status: "claimed", lease }` gets that `lease` back in `complete` and `release`, so it can refuse
- * a worker whose lease has already run out.
+ * Every claim carries its lease (`{ status: "claimed", lease }`), which the handler hands back to
+ * `complete` and `release`, so a store refuses a worker whose lease has already run out. A claim
+ * that is anything else (a plain `"claimed"`, no `lease`) fails the delivery with a `TypeError`
+ * (answered 503, logged as a store failure).
  */
 export interface EventStore {
   /**
-   * Claim `eventId` for `leaseMs` milliseconds: `"claimed"` (or `{ status: "claimed", lease }`) when
-   * the caller now owns it, `"in-flight"` when another live claim holds it, `"done"` when it was completed.
+   * Claim `eventId` for `leaseMs` milliseconds: `{ status: "claimed", lease }` when the caller now
+   * owns it, `"in-flight"` when another live claim holds it, `"done"` when it was completed.
    */
   claim(eventId: string, leaseMs: number): Promise<ClaimResult>;
   /**
-   * Mark the caller's claim on `eventId` as done, so later claims answer `"done"`. `lease` is what
-   * `claim` returned in `{ status: "claimed", lease }` (undefined after a plain `"claimed"`).
+   * Mark the claim on `eventId` as done, so later claims answer `"done"`, while `lease` (what
+   * `claim` returned) still holds it, or nobody claimed the event since it ran out. When another
+   * claim holds the event now, leave it alone and reject (`MemoryEventStore` with `LeaseLostError`,
+   * the Redis and PostgreSQL stores with their store error, operation `'complete'`): the handler
+   * retries while its own lease would have held, then logs it.
    */
-  complete(eventId: string, lease?: unknown): Promise<void>;
+  complete(eventId: string, lease: unknown): Promise<void>;
   /**
-   * Give up the caller's claim on `eventId`, so a redelivery can claim it at once. `lease` as for
-   * {@link EventStore.complete}.
+   * Give up the claim on `eventId` that `lease` holds, so a redelivery can claim it at once; nothing
+   * when that lease no longer holds it.
    */
-  release(eventId: string, lease?: unknown): Promise<void>;
+  release(eventId: string, lease: unknown): Promise<void>;
 }
 
 /** What {@link TransactionalEventStore.transact} found and did. */

@@ -7,7 +7,8 @@
  * Here are the contracts a store implements, and what they name:
  * - {@link EventStore} (and {@link TransactionalEventStore}): where the webhook handler records the
  *   events it handled. Every claim is a lease ({@link ClaimedLease}) handed back to `complete` and
- *   `release`; a `complete` whose lease ran out throws {@link LeaseLostError}.
+ *   `release`; a `complete` whose lease ran out, the event claimed again since, rejects (a store of
+ *   your own may use {@link LeaseLostError}, as `MemoryEventStore` does).
  * - {@link StatusStore} (and {@link TransactionalStatusStore}): where a status tracker keeps its
  *   records, their schedule and their leases.
  * - {@link TokenStore}: where `CheckoutClient` keeps its access token.

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventStore, PostgresStoreError, PostgresTransactionError, type PostgresPoolLike } from 'checkout-partner-sdk/postgres';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { drivers, uniqueTable, type Connection } from './drivers.js';
+import { eventStoreContract } from '../stores/event-store-contract.js';
 
 describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
   // transactional mode is pg only (a postgres.js sql is refused there, which its own test checks): these cases exist for pg alone, not as skips
@@ -42,38 +43,19 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     expect(made[0]!['n']).toBe(1);
   });
 
-  it('claims, answers in-flight to a second claim, and done after complete', async () => {
-    const store = await storeOn();
-    const claim = await store.claim('evt-1', 60_000);
-    expect(claim).toEqual({ status: 'claimed', lease: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expect(await store.claim('evt-1', 60_000)).toBe('in-flight');
-    await store.complete('evt-1', (claim as { lease: string }).lease);
-    expect(await store.claim('evt-1', 60_000)).toBe('done');
-    await store.complete('evt-1', 'whatever'); // done already: resolves
+  describe('the EventStore contract', () => {
+    // two instances on one table; the store's clock is PostgreSQL's: time passes by waiting
+    eventStoreContract(async () => {
+      const table = uniqueTable();
+      const a = await storeOn({ table });
+      const b = new PostgresEventStore({ pool: db.pool, table });
+      return { a, b, advance: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
+    });
   });
 
-  it('release frees only the caller own claim', async () => {
+  it('claims with a lease that is the claim row owner (a UUID)', async () => {
     const store = await storeOn();
-    const claim = (await store.claim('evt-r', 60_000)) as { lease: string };
-    await store.release('evt-r', globalThis.crypto.randomUUID()); // not the owner: nothing happens
-    expect(await store.claim('evt-r', 60_000)).toBe('in-flight');
-    await store.release('evt-r', claim.lease);
-    expect(await store.claim('evt-r', 60_000)).toEqual({ status: 'claimed', lease: expect.any(String) });
-  });
-
-  it('settles its own last claim when complete or release is called without the lease (EventStore: complete(eventId)), as the other stores do', async () => {
-    const table = uniqueTable();
-    const store = await storeOn({ table });
-    const other = new PostgresEventStore({ pool: db.pool, table });
-    await store.claim('evt-bare', 60_000);
-    await expect(other.complete('evt-bare')).rejects.toThrow(PostgresStoreError); // not its claim
-    await store.complete('evt-bare');
-    expect(await store.claim('evt-bare', 60_000)).toBe('done');
-    await store.claim('evt-bare-r', 60_000);
-    await other.release('evt-bare-r'); // not its claim: nothing happens
-    expect(await other.claim('evt-bare-r', 60_000)).toBe('in-flight');
-    await store.release('evt-bare-r');
-    expect(await other.claim('evt-bare-r', 60_000)).toMatchObject({ status: 'claimed' });
+    expect(await store.claim('evt-1', 60_000)).toEqual({ status: 'claimed', lease: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
   it('lets a lapsed lease be claimed again by another instance, whose claim the first can no longer settle', async () => {

@@ -9,6 +9,7 @@ import { eventually } from '../helpers/eventually.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { fakeService, recorder } from '../tracker/helpers.js';
 import { statusStoreContract, statusStoreMetricsContract, type StoreUnderTest } from '../tracker/store-contract.js';
+import { eventStoreContract } from '../stores/event-store-contract.js';
 
 let cluster: RedisCluster;
 /** A plain connection to each master, to see where the keys landed. */
@@ -74,6 +75,13 @@ describe.each(flavours)('Redis stores on a 3-master Redis Cluster with $name', (
     });
     statusStoreContract(fresh);
     statusStoreMetricsContract(fresh);
+  });
+
+  describe('RedisEventStore: the EventStore contract (keys spread over the masters)', () => {
+    eventStoreContract(() => {
+      const prefix = `cluster-events-${++prefixes}:`;
+      return { a: new RedisEventStore({ client, prefix }), b: new RedisEventStore({ client, prefix }), advance: (ms) => sleep(ms) };
+    });
   });
 
   it('spreads the records over every master and claims them earliest first across the parts', async () => {

@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutError } from 'checkout-partner-sdk';
 import { RedisEventStore, RedisStoreError } from 'checkout-partner-sdk/redis';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
-import { eventually } from '../helpers/eventually.js';
 import { flavours, type Connection } from './clients.js';
+import type { ClaimResult } from 'checkout-partner-sdk/stores';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { eventStoreContract } from '../stores/event-store-contract.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -25,7 +27,12 @@ async function rejectionOf(call: Promise<unknown>): Promise<RedisStoreError> {
 let prefixes = 0;
 /** A prefix of the test's own, so tests never see each other's keys. */
 const uniquePrefix = () => `evt-test-${++prefixes}:`;
-const isClaimed = (result: unknown): boolean => typeof result === 'object' && result !== null && 'lease' in result;
+
+/** The lease of a claim that must have been taken. */
+function leaseOf(result: ClaimResult): unknown {
+  if (typeof result !== 'object') throw new Error(`expected a claim, got ${result}`);
+  return result.lease;
+}
 
 describe.each(flavours)('RedisEventStore with $name', (flavour) => {
   let one: Connection;
@@ -49,24 +56,34 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     };
   };
 
-  it('claims once, answers in-flight while leased, and done once completed', async () => {
-    const { a, b } = pair();
-    await expect(a.claim('e-1', 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    await expect(b.claim('e-1', 60_000)).resolves.toBe('in-flight');
-    await expect(a.claim('e-1', 60_000)).resolves.toBe('in-flight'); // even for the holder
-    await a.complete('e-1');
-    await expect(b.claim('e-1', 60_000)).resolves.toBe('done');
-    await expect(a.claim('e-1', 60_000)).resolves.toBe('done');
+  describe('the EventStore contract', () => {
+    // two workers on two connections; the store's clock is the server's: time passes for real
+    eventStoreContract(() => {
+      const { a, b } = pair();
+      return { a, b, advance: (ms) => sleep(ms) };
+    });
+  });
+
+  it("rejects complete over another worker's claim with RedisStoreError (operation 'complete'), leaving it alone", async () => {
+    const { a, b, prefix } = pair();
+    const old = leaseOf(await a.claim('e-4', 60_000));
+    await one.raw('DEL', `${prefix}e-4`); // what the lease's expiry does, without waiting for it
+    leaseOf(await b.claim('e-4', 60_000));
+    const bLease = await one.raw('GET', `${prefix}e-4`);
+    const error = await rejectionOf(a.complete('e-4', old));
+    expect(error.operation).toBe('complete');
+    expect(error.message).toMatch(/lease .*passed.*another worker claimed/);
+    expect(await one.raw('GET', `${prefix}e-4`)).toBe(bLease);
   });
 
   it('keys every event under the prefix, leases with PX leaseMs and done with EX ttlSeconds', async () => {
     const { a, prefix } = pair({ ttlSeconds: 3600 });
-    await a.claim('order:42/settled', 30_000);
+    const lease = leaseOf(await a.claim('order:42/settled', 30_000));
     expect(await one.raw('KEYS', `${prefix}*`)).toEqual([`${prefix}order:42/settled`]);
     const pttl = Number(await one.raw('PTTL', `${prefix}order:42/settled`));
     expect(pttl).toBeGreaterThan(0);
     expect(pttl).toBeLessThanOrEqual(30_000);
-    await a.complete('order:42/settled');
+    await a.complete('order:42/settled', lease);
     const ttl = Number(await one.raw('TTL', `${prefix}order:42/settled`));
     expect(ttl).toBeGreaterThan(3500);
     expect(ttl).toBeLessThanOrEqual(3600);
@@ -74,8 +91,8 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
 
   it('completes with the longest ttlSeconds it accepts (Number.MAX_SAFE_INTEGER): Redis takes that EX', async () => {
     const { a } = pair({ ttlSeconds: Number.MAX_SAFE_INTEGER });
-    await a.claim('e-forever', 60_000);
-    await expect(a.complete('e-forever')).resolves.toBeUndefined();
+    const lease = leaseOf(await a.claim('e-forever', 60_000));
+    await expect(a.complete('e-forever', lease)).resolves.toBeUndefined();
     await expect(a.claim('e-forever', 60_000)).resolves.toBe('done');
   });
 
@@ -84,144 +101,28 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     const id = `default-${crypto.randomUUID()}`;
     expect(store.prefix).toBe('checkout-partner-sdk:event:');
     expect(store.ttlSeconds).toBe(604_800);
-    await store.claim(id, 10_000);
-    await store.complete(id);
+    await store.complete(id, leaseOf(await store.claim(id, 10_000)));
     const ttl = Number(await one.raw('TTL', `checkout-partner-sdk:event:${id}`));
     expect(ttl).toBeGreaterThan(604_000);
     await one.raw('DEL', `checkout-partner-sdk:event:${id}`);
   });
 
-  it('lets a redelivery claim at once after release', async () => {
-    const { a, b } = pair();
-    await expect(a.claim('e-2', 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    await a.release('e-2');
-    await expect(b.claim('e-2', 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    await expect(a.claim('e-2', 60_000)).resolves.toBe('in-flight');
-  });
-
-  it('makes an event claimable again once its lease expires in Redis', async () => {
-    const { a, b } = pair();
-    await expect(a.claim('e-3', 1_000)).resolves.toMatchObject({ status: 'claimed' }); // long enough that B surely sees it leased
-    await expect(b.claim('e-3', 60_000)).resolves.toBe('in-flight');
-    let result: unknown;
-    const claimable = await eventually(async () => (result = await b.claim('e-3', 60_000)) !== 'in-flight');
-    expect(claimable).toBe(true);
-    expect(result).toMatchObject({ status: 'claimed' });
-  });
-
-  it("rejects an old owner's complete over the next claim with RedisStoreError, and ignores its release", async () => {
-    const { a, b, prefix } = pair();
-    await expect(a.claim('e-4', 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    await one.raw('DEL', `${prefix}e-4`); // what the lease's expiry does, without waiting for it
-    await expect(b.claim('e-4', 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    const bLease = await one.raw('GET', `${prefix}e-4`);
-
-    await a.release('e-4'); // never throws: the handler releases on its failure paths
-    const error = await rejectionOf(a.complete('e-4'));
-    expect(error.operation).toBe('complete');
-    expect(error.message).toMatch(/lease .*passed.*another worker claimed/);
-    expect(await one.raw('GET', `${prefix}e-4`)).toBe(bLease);
-    await expect(a.claim('e-4', 60_000)).resolves.toBe('in-flight');
-    // a retry (the handler retries a failed complete) still rejects while B holds it
-    await expect(a.complete('e-4')).rejects.toBeInstanceOf(RedisStoreError);
-
-    await b.complete('e-4');
-    await expect(a.claim('e-4', 60_000)).resolves.toBe('done');
-    await expect(a.complete('e-4')).resolves.toBeUndefined(); // done already: nothing lost
-  });
-
-  it('marks done when the owner completes after its lease expired unclaimed (the work was done)', async () => {
-    const { a, b, prefix } = pair();
-    await expect(a.claim('e-5', 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    await one.raw('DEL', `${prefix}e-5`);
-    await a.complete('e-5');
-    await expect(b.claim('e-5', 60_000)).resolves.toBe('done');
-  });
-
-  it('ignores release by a store that holds no lease, and rejects its complete (RedisStoreError) while another store holds one', async () => {
-    const { a, b, prefix } = pair();
-    await expect(a.claim('e-6', 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    const aLease = await one.raw('GET', `${prefix}e-6`);
-    await expect(b.release('e-6')).resolves.toBeUndefined();
-    expect((await rejectionOf(b.complete('e-6'))).operation).toBe('complete');
-    expect(await one.raw('GET', `${prefix}e-6`)).toBe(aLease);
-    await expect(b.claim('e-6', 60_000)).resolves.toBe('in-flight');
-    await a.release('e-6');
-    await expect(b.claim('e-6', 60_000)).resolves.toMatchObject({ status: 'claimed' });
-  });
-
   it('rejects complete (RedisStoreError) over a value it did not write, and leaves the value alone', async () => {
     const { a, prefix } = pair();
     await one.raw('SET', `${prefix}e-foreign`, 'something');
-    const error = await rejectionOf(a.complete('e-foreign'));
+    const error = await rejectionOf(a.complete('e-foreign', 'lease:00000000-0000-4000-8000-000000000000'));
     expect(error.operation).toBe('complete');
     expect(error.message).not.toContain('something');
     expect(await one.raw('GET', `${prefix}e-foreign`)).toBe('something');
   });
 
-  it('never forgets a live lease: completes its first claim after 10,000 more claims are still leased', async () => {
-    const { a, b, prefix } = pair();
-    await expect(a.claim('first', 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    // more live leases than the old bound (10,000), which dropped the oldest one: "first"
-    const ids = Array.from({ length: 10_000 }, (_, i) => `more-${i}`);
-    for (let i = 0; i < ids.length; i += 500) {
-      const results = await Promise.all(ids.slice(i, i + 500).map((id) => a.claim(id, 60_000)));
-      expect(results.every(isClaimed)).toBe(true);
-    }
-    await a.complete('first');
-    expect(await one.raw('GET', `${prefix}first`)).toBe('done');
-    await expect(b.claim('first', 60_000)).resolves.toBe('done');
-    // and the newest, and one in between, too
-    await a.complete('more-9999');
-    await a.release('more-5000');
-    await expect(b.claim('more-9999', 60_000)).resolves.toBe('done');
-    await expect(b.claim('more-5000', 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    let cursor = '0';
-    for (let i = 0; i < 1_000; i++) {
-      // clean up, bounded
-      const [next, keys] = (await one.raw('SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '1000')) as [string, string[]];
-      if (keys.length > 0) await one.raw('DEL', ...keys);
-      cursor = next;
-      if (cursor === '0') break;
-    }
-  });
-
-  it('keeps a done event done when its late owner releases, and resolves its complete (done already)', async () => {
-    const { a, b, prefix } = pair();
-    await a.claim('e-7', 60_000);
-    await one.raw('DEL', `${prefix}e-7`);
-    await b.claim('e-7', 60_000);
-    await b.complete('e-7');
-    await a.release('e-7');
-    await expect(a.complete('e-7')).resolves.toBeUndefined();
-    expect(await one.raw('GET', `${prefix}e-7`)).toBe('done');
-  });
-
-  it('gives exactly one "claimed" among 50 concurrent claims over two connections', async () => {
-    const { a, b } = pair();
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).claim('e-race', 60_000)),
-    );
-    expect(results.filter(isClaimed)).toHaveLength(1);
-    expect(results.filter((r) => r === 'in-flight')).toHaveLength(49);
-  });
-
-  it('gives exactly one "claimed" per event among concurrent claims of many events', async () => {
-    const { a, b } = pair();
-    const ids = Array.from({ length: 20 }, (_, i) => `many-${i}`);
-    const results = await Promise.all(ids.flatMap((id) => [a.claim(id, 60_000), b.claim(id, 60_000), a.claim(id, 60_000)]));
-    for (let i = 0; i < ids.length; i++) {
-      expect(results.slice(i * 3, i * 3 + 3).filter(isClaimed)).toHaveLength(1);
-    }
-  });
-
   it('keys long ids by their SHA-256 and keeps ids that share a long head apart', async () => {
     const { a, b, prefix } = pair();
     const head = 'x'.repeat(5_000);
-    await expect(a.claim(`${head}-1`, 60_000)).resolves.toMatchObject({ status: 'claimed' });
+    const lease = leaseOf(await a.claim(`${head}-1`, 60_000));
     await expect(b.claim(`${head}-1`, 60_000)).resolves.toBe('in-flight');
     await expect(b.claim(`${head}-2`, 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    await a.complete(`${head}-1`);
+    await a.complete(`${head}-1`, lease);
     await expect(b.claim(`${head}-1`, 60_000)).resolves.toBe('done');
     const keys = (await one.raw('KEYS', `${prefix}*`)) as string[];
     expect(keys).toHaveLength(2);
@@ -236,16 +137,14 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     const { a, b, prefix } = pair();
     const long = 'x'.repeat(300);
     const digest = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(long))).toString('hex');
-    await expect(a.claim(long, 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    await a.complete(long);
+    await a.complete(long, leaseOf(await a.claim(long, 60_000)));
     // an attacker-chosen (or just unlucky) id spelling the long id's key is a new event
     await expect(b.claim(`sha256:${digest}`, 60_000)).resolves.toMatchObject({ status: 'claimed' });
     await expect(b.claim(long, 60_000)).resolves.toBe('done');
     // the other way round too: the literal one done first does not answer for the long one
     const other = 'y'.repeat(300);
     const otherDigest = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(other))).toString('hex');
-    await a.claim(`sha256:${otherDigest}`, 60_000);
-    await a.complete(`sha256:${otherDigest}`);
+    await a.complete(`sha256:${otherDigest}`, leaseOf(await a.claim(`sha256:${otherDigest}`, 60_000)));
     await expect(b.claim(other, 60_000)).resolves.toMatchObject({ status: 'claimed' });
     // an ordinary id keeps the key it always had, so dedupe survives an upgrade
     await a.claim('evt_ordinary-1', 60_000);
@@ -255,19 +154,11 @@ describe.each(flavours)('RedisEventStore with $name', (flavour) => {
     expect(await one.raw('EXISTS', `${prefix}${nul}`)).toBe(1);
   });
 
-  it('accepts ids of any characters, lone surrogates included, without mixing them up', async () => {
-    const { a, b } = pair();
-    const ids = ['with space', 'new\nline', '*?[glob]', '💳 pix', '\uD800', '\uDC00', '\uFFFD', 'sha256:abc'];
-    for (const id of ids) await expect(a.claim(id, 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    for (const id of ids) await expect(b.claim(id, 60_000)).resolves.toBe('in-flight');
-  });
-
   it('loads its scripts again when Redis lost them (SCRIPT FLUSH)', async () => {
     const { a } = pair();
     await a.claim('e-8', 60_000);
     await one.raw('SCRIPT', 'FLUSH');
-    await expect(a.claim('e-9', 60_000)).resolves.toMatchObject({ status: 'claimed' });
-    await a.complete('e-9');
+    await a.complete('e-9', leaseOf(await a.claim('e-9', 60_000)));
     await expect(a.claim('e-9', 60_000)).resolves.toBe('done');
   });
 
@@ -333,15 +224,16 @@ describe('RedisEventStore arguments', () => {
     for (const lease of [0, -5, Number.NaN, Infinity, '1000']) {
       await expect(store.claim('e', lease as never)).rejects.toThrow(/leaseMs/);
     }
-    await expect(store.complete('')).rejects.toThrow(TypeError);
-    await expect(store.release(undefined as never)).rejects.toThrow(TypeError);
+    await expect(store.complete('', 'lease:x')).rejects.toThrow(TypeError);
+    await expect(store.release(undefined as never, 'lease:x')).rejects.toThrow(TypeError);
+    await expect(store.complete('e', undefined)).rejects.toThrow(/lease must be the lease this store's claim returned/);
     expect(calls).toBe(0);
   });
 
   it('rejects a reply it does not understand with RedisStoreError', async () => {
     const store = new RedisEventStore({ client: { call: async () => 'OK' }, allowEvictingServer: true });
     await expect(store.claim('e', 1000)).rejects.toBeInstanceOf(RedisStoreError);
-    await expect(store.complete('e')).rejects.toThrow(/unexpected reply/);
+    await expect(store.complete('e', 'lease:x')).rejects.toThrow(/unexpected reply/);
     const legacy = new RedisEventStore({ client: { sendCommand: () => undefined } as never });
     await expect(legacy.claim('e', 1000)).rejects.toThrow(/legacyMode/);
   });

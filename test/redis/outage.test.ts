@@ -88,10 +88,10 @@ describe.each(flavours)('Redis stores with $name when Redis fails', (flavour) =>
     await server.stop();
     // a fail-fast client: the client's own error is the cause
     expect((await rejection(fast.claim('e-2', 60_000))).operation).toBe('claim');
-    const complete = await rejection(fast.complete('held'));
+    const complete = await rejection(fast.complete('held', 'lease:held'));
     expect(complete.operation).toBe('complete');
     expect(complete.cause).toBeInstanceOf(Error);
-    expect((await rejection(fast.release('held'))).operation).toBe('release');
+    expect((await rejection(fast.release('held', 'lease:held'))).operation).toBe('release');
     expect((await rejection(tokens.get('k'))).operation).toBe('get');
     expect((await rejection(tokens.set('k', { accessToken: TOKEN, expiresAt: Date.now() + 60_000 }))).operation).toBe('set');
     // a client that queues commands while reconnecting: commandTimeoutMs bounds the wait

@@ -81,7 +81,7 @@ describe.each(flavours)('waitForReplicas with a real master and replica, with $n
     expect(error).toBeInstanceOf(RedisStoreError);
     expect((error as Error).message).toContain('only 1 of the 3 replicas');
     // what the webhook handler's retry of complete then meets: done, and waiting again
-    await expect(demanding.complete('e-2')).rejects.toThrow(/only 1 of the 3/);
+    await expect(demanding.complete('e-2', (second as { lease: unknown }).lease)).rejects.toThrow(/only 1 of the 3/);
     expect(await store.claim('e-2', 60_000)).toBe('done');
   });
 

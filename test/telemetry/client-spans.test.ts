@@ -166,6 +166,27 @@ describe('load control', () => {
     const metrics = await otel.metrics();
     expect(total(metrics.get('checkout.client.retry_budget.denied'), { 'url.template': '/orders/by-external-id/{externalId}', 'http.request.method': 'GET' })).toBe(1);
     expect(total(metrics.get('checkout.client.retry_budget.exhausted'), { 'server.address': '127.0.0.1' })).toBe(1);
+    // successes fill the bucket again (1 each): the call that makes a retry affordable says so
+    for (let i = 0; i < 5; i += 1) await client.getOrderByExternalId('o-1');
+    const restored = otel.spans().filter((span) => span.events.some((event) => event.name === 'checkout.retry_budget.restored'));
+    expect(restored).toHaveLength(1);
+    expect(restored[0]?.name).toBe(ORDER);
+  });
+
+  it('a meter that throws at every use never fails a call, nor the load control that reports to it', async () => {
+    let thrown = 0;
+    const broken = (): never => {
+      thrown += 1;
+      throw new Error('meter bug');
+    };
+    const instrument = { add: broken, record: broken, addCallback: broken, removeCallback: broken };
+    const meter = new Proxy({}, { get: () => () => instrument });
+    const client = newClient({ meterProvider: { getMeter: () => meter }, retryBudget: { capacity: 5, retryCost: 5 } });
+    await client.getAccessToken();
+    fake.failNext(2, 503, { retryAfter: 0, only: 'business' }); // a retry, then one the dry budget refuses
+    await expect(client.getOrderByExternalId('o-1')).rejects.toBeInstanceOf(ServerError);
+    for (let i = 0; i < 5; i += 1) expect((await client.getOrderByExternalId('o-1')).externalId).toBe('o-1'); // the budget refills
+    expect(thrown).toBeGreaterThan(0); // the meter was used, and threw
   });
 
   it('a 429 with Retry-After: the pause, an event on the span and counted', async () => {

@@ -1,6 +1,7 @@
 import { createStatusTracker, MemoryStatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
+import { SpanStatusCode } from '@opentelemetry/api';
 import { installOtel, type Otel } from '../telemetry/otel.js';
 import { fakeService, recorder } from './helpers.js';
 
@@ -27,5 +28,20 @@ describe('createStatusTracker with OpenTelemetry', () => {
     expect(read?.attributes).toMatchObject({ 'checkout.record.kind': 'order', 'checkout.record.external_id': 'otel-1', 'checkout.record.status': 'Settled', 'checkout.tracker.changed': true });
     expect(otel.span('checkout.tracker.change').attributes).toMatchObject({ 'checkout.record.status': 'Settled', 'checkout.change.source': 'poll' });
     expect(seen.statuses('otel-1')).toEqual(['Settled']);
+  });
+
+  it('marks a failed read span as an error, named by the error, and hands nothing over', async () => {
+    const { fake, client } = fakeService();
+    const seen = recorder();
+    fake.setOrder({ externalId: 'otel-2', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
+    await client.getAccessToken();
+    fake.failNext(1, 503, { only: 'business' });
+    tracker = createStatusTracker({ client, store: new MemoryStatusStore(), onChange: seen.onChange, claimIntervalMs: 10, logger: false });
+    tracker.start();
+    await tracker.watchOrder('otel-2');
+    const failedRead = () => otel.spans().find((span) => span.name === 'checkout.tracker.read' && span.status.code === SpanStatusCode.ERROR);
+    expect(await eventually(async () => failedRead() !== undefined, 5_000)).toBe(true);
+    expect(failedRead()?.status).toEqual({ code: SpanStatusCode.ERROR, message: '503' }); // the error.type of a status read: its HTTP status
+    expect(seen.statuses('otel-2')).toEqual([]);
   });
 });

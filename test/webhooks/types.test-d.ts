@@ -37,14 +37,14 @@ describe('webhook types', () => {
     expectTypeOf<MemoryEventStore>().toMatchTypeOf<EventStore>();
     expectTypeOf<ReturnType<EventStore['claim']>>().toEqualTypeOf<Promise<ClaimResult>>();
     expectTypeOf<MemoryEventStore['claim']>().returns.resolves.toEqualTypeOf<ClaimedLease | 'in-flight' | 'done'>();
-    expectTypeOf<EventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
-    expectTypeOf<EventStore['release']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
-    // a partner's own store may still answer plain "claimed" and ignore leases
+    expectTypeOf<EventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease: unknown]>();
+    expectTypeOf<EventStore['release']>().parameters.toEqualTypeOf<[eventId: string, lease: unknown]>();
+    // a claim carries its lease: the pre-1.0 plain "claimed" is no longer an EventStore's answer
     expectTypeOf<{
       claim(eventId: string, leaseMs: number): Promise<'claimed' | 'in-flight' | 'done'>;
-      complete(eventId: string): Promise<void>;
-      release(eventId: string): Promise<void>;
-    }>().toExtend<EventStore>();
+      complete(eventId: string, lease: unknown): Promise<void>;
+      release(eventId: string, lease: unknown): Promise<void>;
+    }>().not.toExtend<EventStore>();
     expectTypeOf<LeaseLostError['name']>().toEqualTypeOf<'LeaseLostError'>();
   });
 

@@ -7,7 +7,8 @@ import { parseEvent, type WebhookEvent } from '../event.js';
 import type { DeliveryInput, DeliveryProgress, DeliveryResult } from './delivery-types.js';
 import type { WebhookContext } from './options.js';
 import type { ResolvedOptions } from './resolve-options.js';
-import type { ClaimedLease } from '../../stores/event-store.js';
+import { checkClaim } from '../../stores/claim.js';
+import type { ClaimResult } from '../../stores/event-store.js';
 import { runTransactional, transactionalStore } from './transactional.js';
 import { typeName } from '../../internal/type-name.js';
 import { nudgeTracker, runTrackerDelivery } from './tracker-intake.js';
@@ -127,24 +128,21 @@ export async function runDelivery(
     return runTransactional(config, transactional, known, (claimedAt) => confirmWithinLease(event, config, claimedAt));
   }
 
-  let claim: unknown;
+  let claim: ClaimResult;
   const claimedAt = performance.now();
   try {
-    claim = await config.store.claim(event.eventId, config.leaseMs);
+    // a claim that breaks the contract (no lease) is a store failure: a TypeError saying what came back
+    claim = checkClaim(await config.store.claim(event.eventId, config.leaseMs));
   } catch (error) {
     progress.claim = 'failed';
     return { ...known, outcome: 'store-unavailable', error };
   }
-  progress.claim = claim === 'done' || claim === 'in-flight' ? claim : leaseOf(claim) === NOT_CLAIMED ? 'failed' : 'claimed';
-  if (claim === 'done') return { ...known, outcome: 'duplicate' };
-  if (claim === 'in-flight') return { ...known, outcome: 'in-flight' };
-  const lease = leaseOf(claim);
-  if (lease === NOT_CLAIMED) {
-    const error = new TypeError(
-      `store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${typeName(claim)}`,
-    );
-    return { ...known, outcome: 'store-unavailable', error };
+  if (claim === 'done' || claim === 'in-flight') {
+    progress.claim = claim;
+    return { ...known, outcome: claim === 'done' ? 'duplicate' : 'in-flight' };
   }
+  progress.claim = 'claimed';
+  const { lease } = claim;
 
   let confirmed: boolean;
   try {
@@ -171,17 +169,6 @@ export async function runDelivery(
     return { ...known, outcome: 'handled', confirmed, error };
   }
   return { ...known, outcome: 'handled', confirmed };
-}
-
-const NOT_CLAIMED = Symbol('not claimed');
-
-/** The lease of a successful claim (undefined after a plain `"claimed"`), or {@link NOT_CLAIMED} for anything else. */
-function leaseOf(claim: unknown): unknown {
-  if (claim === 'claimed') return undefined;
-  if (claim !== null && typeof claim === 'object' && (claim as { status?: unknown }).status === 'claimed') {
-    return (claim as ClaimedLease).lease;
-  }
-  return NOT_CLAIMED;
 }
 
 /**

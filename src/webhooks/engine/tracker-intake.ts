@@ -1,6 +1,8 @@
 import { untilAborted } from '../../internal/abort.js';
 import { typeName } from '../../internal/type-name.js';
 import { boundedStoreCall, withinLease } from './lease-deadline.js';
+import { checkClaim } from '../../stores/claim.js';
+import type { ClaimResult } from '../../stores/event-store.js';
 import type { StatusKind, StatusTracker } from '../../tracker/types.js';
 import type { DeliveryResult } from './delivery-types.js';
 import type { WebhookEvent } from '../event.js';
@@ -56,20 +58,16 @@ export async function nudgeTracker(
  */
 export async function runTrackerDelivery(config: ResolvedOptions, event: WebhookEvent): Promise<DeliveryResult> {
   const known = { eventId: event.eventId, type: event.type };
-  let claim: unknown;
+  let claim: ClaimResult;
   const claimedAt = performance.now();
   try {
-    claim = await config.store.claim(event.eventId, config.leaseMs);
+    claim = checkClaim(await config.store.claim(event.eventId, config.leaseMs));
   } catch (error) {
     return { ...known, outcome: 'store-unavailable', error };
   }
   if (claim === 'done') return { ...known, outcome: 'duplicate' };
   if (claim === 'in-flight') return { ...known, outcome: 'in-flight' };
-  const lease = claim !== null && typeof claim === 'object' ? (claim as { lease?: unknown }).lease : undefined;
-  if (claim !== 'claimed' && lease === undefined) {
-    const error = new TypeError(`store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${typeName(claim)}`);
-    return { ...known, outcome: 'store-unavailable', error };
-  }
+  const { lease } = claim;
   try {
     await withinLease(event.eventId, config.leaseMs, claimedAt, 'tracker nudge', ({ signal }) => nudgeTracker(config, event, signal));
   } catch (error) {

@@ -192,7 +192,7 @@ describe('logger entries carry error as a plain object', () => {
   it('a thrown non-Error and an AggregateError are plain objects too', async () => {
     const entries: WebhookLogEntry[] = [];
     const failing: EventStore = {
-      claim: async () => 'claimed',
+      claim: async () => ({ status: 'claimed', lease: 1 }),
       complete: async () => {},
       release: () => Promise.reject(new Error('release failed')),
     };

@@ -132,8 +132,8 @@ describe('confirm reads end before the claim lease', () => {
         await new Promise((resolve) => setTimeout(resolve, 9_500));
         return inner.claim(eventId, leaseMs);
       },
-      complete: (eventId) => inner.complete(eventId),
-      release: (eventId) => inner.release(eventId),
+      complete: (eventId, lease) => inner.complete(eventId, lease),
+      release: (eventId, lease) => inner.release(eventId, lease),
     });
     const { handler, onEvent, entries } = setup({ store });
     expect((await deliverWithTimers(handler, await delivery(settled))).status).toBe(503);

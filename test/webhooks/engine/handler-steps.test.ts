@@ -55,16 +55,23 @@ describe('step 2: claim', () => {
     expect(entries).toMatchObject([{ outcome: 'store-unavailable', status: 503, eventId: 'evt-1' }]);
   });
 
-  it('answers 503 when the store answers something other than a ClaimResult', async () => {
-    const { handler, seen } = setup({
+  it.each([
+    ['a plain "claimed" (the pre-1.0 answer)', 'claimed', /resolved to "claimed" without a lease/],
+    ['a claim without its lease', { status: 'claimed' }, /with lease undefined: a claim must carry its lease/],
+    ['a claim with a null lease', { status: 'claimed', lease: null }, /with lease null/],
+    ['another word', 'ok', /must resolve to \{ status: "claimed", lease \}, "in-flight" or "done", got string/],
+    ['nothing', undefined, /got undefined/],
+  ])('answers 503 with a TypeError saying what the store answered: %s', async (_, answer, message) => {
+    const { handler, seen, entries } = setup({
       store: {
-        claim: async () => 'ok' as never,
+        claim: async () => answer as never,
         complete: async () => undefined,
         release: async () => undefined,
       },
     });
     expect((await handler.handle(await delivery(settled))).status).toBe(503);
     expect(seen).toEqual([]);
+    expect(entries).toMatchObject([{ outcome: 'store-unavailable', error: { name: 'TypeError', message: expect.stringMatching(message) } }]);
   });
 });
 
@@ -98,7 +105,7 @@ describe('step 4: onEvent', () => {
       leaseMs: 150,
       responseTimeoutMs: 100,
       store: {
-        claim: async () => 'claimed',
+        claim: async () => ({ status: 'claimed', lease: 1 }),
         complete: async () => {
           throw new Error('store down');
         },
@@ -122,11 +129,11 @@ describe('step 4: onEvent', () => {
       onEvent: () => void (runs += 1),
       store: {
         claim: (id, lease) => inner.claim(id, lease),
-        complete: async (id) => {
+        complete: async (id, lease) => {
           if (completeFailures-- > 0) throw new Error('store blip');
-          return inner.complete(id);
+          return inner.complete(id, lease);
         },
-        release: (id) => inner.release(id),
+        release: (id, lease) => inner.release(id, lease),
       },
     });
     const event = { eventId: 'e-blip', type: 'custom' };

@@ -83,12 +83,12 @@ describe('handle(request, { waitUntil })', () => {
     let completes = 0;
     const store: EventStore = {
       claim: (eventId, leaseMs) => inner.claim(eventId, leaseMs),
-      complete: async (eventId) => {
+      complete: async (eventId, lease) => {
         completes += 1;
         if (completes === 1) throw new Error('store blip');
-        await inner.complete(eventId);
+        await inner.complete(eventId, lease);
       },
-      release: (eventId) => inner.release(eventId),
+      release: (eventId, lease) => inner.release(eventId, lease),
     };
     const handler = createWebhookHandler(base({ store }));
     const ctx = executionContext();

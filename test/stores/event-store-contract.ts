@@ -1,0 +1,153 @@
+import { CheckoutError } from 'checkout-partner-sdk';
+import type { ClaimedLease, ClaimResult, EventStore } from 'checkout-partner-sdk/stores';
+import { expect, it } from 'vitest';
+
+/**
+ * Two workers of a fleet on one store (two instances sharing a prefix or table; the same instance
+ * twice for the memory store), and a way to let time pass on the store's clock: a manual clock for
+ * the memory store, a real sleep for Redis and PostgreSQL (whose clocks are the servers').
+ */
+export interface EventStoreUnderTest {
+  a: EventStore;
+  b: EventStore;
+  /** Lets at least `ms` milliseconds pass on the store's clock. */
+  advance(ms: number): Promise<void>;
+}
+
+/** A lease the suite waits out (small: Redis and PostgreSQL sleep for real). */
+const SHORT = 200;
+/** Waiting out SHORT with room for the servers' clock resolution. */
+const PAST_SHORT = SHORT + 60;
+/** A lease the suite never waits out. */
+const LONG = 600_000;
+
+/** The claim's lease, failing the test when the store did not answer a claim. */
+function leaseOf(claim: ClaimResult): unknown {
+  expect(claim).toMatchObject({ status: 'claimed' });
+  const { lease } = claim as ClaimedLease;
+  expect(lease).not.toBeUndefined();
+  expect(lease).not.toBeNull();
+  return lease;
+}
+
+async function claimed(store: EventStore, eventId: string, leaseMs = LONG): Promise<unknown> {
+  return leaseOf(await store.claim(eventId, leaseMs));
+}
+
+const rejectionOf = (call: Promise<unknown>): Promise<unknown> =>
+  call.then(
+    () => {
+      throw new Error('expected a rejection, the call resolved');
+    },
+    (error: unknown) => error,
+  );
+
+/**
+ * The rules every EventStore keeps, run against each store (memory, Redis, PostgreSQL); the webhook
+ * handler's exactly-once rests on them. `fresh()` gives a store with no events (a new prefix or table).
+ */
+export function eventStoreContract(fresh: () => EventStoreUnderTest | Promise<EventStoreUnderTest>): void {
+  it('claims once with a lease, answers in-flight while leased (to the holder too), and done once completed', async () => {
+    const { a, b } = await fresh();
+    const lease = await claimed(a, 'e-1');
+    expect(await b.claim('e-1', LONG)).toBe('in-flight');
+    expect(await a.claim('e-1', LONG)).toBe('in-flight');
+    await a.complete('e-1', lease);
+    expect(await b.claim('e-1', LONG)).toBe('done');
+    expect(await a.claim('e-1', LONG)).toBe('done');
+    await expect(b.complete('e-1', lease)).resolves.toBeUndefined(); // done already: nothing lost
+  });
+
+  it('hands out a lease per claim: the lease of an earlier claim can no longer release the event', async () => {
+    const { a, b } = await fresh();
+    const first = await claimed(a, 'e-1');
+    await a.release('e-1', first);
+    const second = await claimed(b, 'e-1');
+    await a.release('e-1', first);
+    expect(await a.claim('e-1', LONG)).toBe('in-flight');
+    await b.release('e-1', second);
+    await claimed(a, 'e-1');
+  });
+
+  it('release lets a redelivery claim at once, and never un-does a done event', async () => {
+    const { a, b } = await fresh();
+    const lease = await claimed(a, 'e-1');
+    await a.release('e-1', lease);
+    const again = await claimed(b, 'e-1');
+    expect(await a.claim('e-1', LONG)).toBe('in-flight');
+    await b.complete('e-1', again);
+    await b.release('e-1', again);
+    await a.release('e-1', lease);
+    expect(await a.claim('e-1', LONG)).toBe('done');
+  });
+
+  it('a lease that ran out can be claimed again; its late release and complete leave the new claim alone', async () => {
+    const { a, b, advance } = await fresh();
+    const old = await claimed(a, 'e-1', SHORT);
+    expect(await b.claim('e-1', LONG)).toBe('in-flight');
+    await advance(PAST_SHORT);
+    const current = await claimed(b, 'e-1');
+    await a.release('e-1', old); // never throws: the handler releases on its failure paths
+    expect(await a.claim('e-1', LONG)).toBe('in-flight');
+    const error = await rejectionOf(a.complete('e-1', old));
+    expect(error).toBeInstanceOf(CheckoutError);
+    expect(await a.claim('e-1', LONG)).toBe('in-flight');
+    await b.complete('e-1', current);
+    expect(await a.claim('e-1', LONG)).toBe('done');
+    await expect(a.complete('e-1', old)).resolves.toBeUndefined(); // done already: nothing lost
+  });
+
+  it('completes through a lease that ran out when nobody claimed the event since (the work was done)', async () => {
+    const { a, b, advance } = await fresh();
+    const lease = await claimed(a, 'e-1', SHORT);
+    await advance(PAST_SHORT);
+    await a.complete('e-1', lease);
+    expect(await b.claim('e-1', LONG)).toBe('done');
+  });
+
+  it('gives exactly one claim among concurrent claims of one event, and one per event among many', async () => {
+    const { a, b } = await fresh();
+    const race = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).claim('e-race', LONG)));
+    expect(race.filter((result) => typeof result === 'object')).toHaveLength(1);
+    expect(race.filter((result) => result === 'in-flight')).toHaveLength(29);
+    const ids = Array.from({ length: 10 }, (_, i) => `many-${i}`);
+    const results = await Promise.all(ids.flatMap((id) => [a.claim(id, LONG), b.claim(id, LONG), a.claim(id, LONG)]));
+    for (let i = 0; i < ids.length; i += 1) {
+      expect(results.slice(i * 3, i * 3 + 3).filter((result) => typeof result === 'object')).toHaveLength(1);
+    }
+  });
+
+  it('takes ids of any characters and keeps them apart (long ids sharing a head, NUL, lone surrogates)', async () => {
+    const { a, b } = await fresh();
+    const head = 'x'.repeat(5_000);
+    const ids = ['with space', 'new\nline', '*?[glob]', '💳 pix', '\uD800', '\uDC00', '\uFFFD', 'evt\u0000nul', `${head}-1`, `${head}-2`, 'é'.repeat(100)];
+    const leases = [];
+    for (const id of ids) leases.push(await claimed(a, id));
+    for (const id of ids) expect(await b.claim(id, LONG)).toBe('in-flight');
+    await a.complete(`${head}-1`, leases[ids.indexOf(`${head}-1`)]);
+    expect(await b.claim(`${head}-1`, LONG)).toBe('done');
+    expect(await b.claim(`${head}-2`, LONG)).toBe('in-flight');
+    expect(await b.claim('\uFFFD', LONG)).toBe('in-flight');
+  });
+
+  it('refuses a lease it did not hand out, or none, with a TypeError, and leaves the claim alone', async () => {
+    const { a } = await fresh();
+    await claimed(a, 'e-1');
+    for (const lease of [undefined, null, 42, 'not-a-lease', { lease: 1 }]) {
+      expect(await rejectionOf(a.complete('e-1', lease))).toBeInstanceOf(TypeError);
+      expect(await rejectionOf(a.release('e-1', lease))).toBeInstanceOf(TypeError);
+    }
+    expect(await a.claim('e-1', LONG)).toBe('in-flight');
+  });
+
+  it('refuses a bad event id or leaseMs with a TypeError', async () => {
+    const { a } = await fresh();
+    for (const eventId of ['', 42, undefined]) {
+      expect(await rejectionOf(a.claim(eventId as never, LONG))).toBeInstanceOf(TypeError);
+    }
+    for (const leaseMs of [0, -5, Number.NaN, Infinity, '1000']) {
+      expect(await rejectionOf(a.claim('e-1', leaseMs as never))).toBeInstanceOf(TypeError);
+    }
+    leaseOf(await a.claim('e-1', LONG)); // nothing was claimed by the refused calls
+  });
+}
