@@ -6,7 +6,14 @@
  */
 export { CheckoutClient } from './client/client.js';
 export type { StatusReader } from './client/client.js';
-export type { CheckoutClientOptions, RawRequestOptions, RequestOptions, ResponseInfo, WaitOptions, WithResponse } from './client/options.js';
+export type {
+  CheckoutClientOptions,
+  RawRequestOptions,
+  RequestOptions,
+  ResponseInfo,
+  WaitOptions,
+  WithResponse,
+} from './client/options.js';
 export type { LogEntry, LogError, Logger } from './logger.js';
 export type { DrainReport } from './drain.js';
 export type { TelemetryOptions } from './telemetry/options.js';

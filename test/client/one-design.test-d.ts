@@ -1,4 +1,13 @@
-import { CheckoutClient, ResponseValidationError, type DrainReport, type LogEntry, type Logger, type StatusReader, type ValidationIssue, type RawRequestOptions } from 'checkout-partner-sdk';
+import {
+  CheckoutClient,
+  ResponseValidationError,
+  type DrainReport,
+  type LogEntry,
+  type Logger,
+  type RawRequestOptions,
+  type StatusReader,
+  type ValidationIssue,
+} from 'checkout-partner-sdk';
 import { createWebhookHandler, WebhookPayloadError, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import type { StatusTrackerOptions } from 'checkout-partner-sdk/tracker';
 import { createStatusTracker } from 'checkout-partner-sdk/tracker';

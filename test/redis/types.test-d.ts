@@ -48,7 +48,19 @@ describe('checkout-partner-sdk/redis types', () => {
   it('types the error', () => {
     expectTypeOf<RedisStoreError['name']>().toEqualTypeOf<'RedisStoreError'>();
     expectTypeOf<RedisStoreError['operation']>().toEqualTypeOf<
-      'claim' | 'complete' | 'release' | 'get' | 'set' | 'watch' | 'unwatch' | 'nudge' | 'count' | 'extend' | 'commit' | 'reschedule' | 'reclaim'
+      | 'claim'
+      | 'complete'
+      | 'release'
+      | 'get'
+      | 'set'
+      | 'watch'
+      | 'unwatch'
+      | 'nudge'
+      | 'count'
+      | 'extend'
+      | 'commit'
+      | 'reschedule'
+      | 'reclaim'
     >();
   });
 });

@@ -26,7 +26,13 @@ describe('testing kit types', () => {
     expectTypeOf(fake.listen()).toEqualTypeOf<Promise<FakeServer>>();
     expectTypeOf(fake.fetch).toBeCallableWith(new Request('https://x.test'));
     expectTypeOf(fake.requests).toEqualTypeOf<
-      readonly { readonly method: string; readonly path: string; readonly headers: Readonly<Record<string, string>>; readonly status: number; readonly at: number }[]
+      readonly {
+        readonly method: string;
+        readonly path: string;
+        readonly headers: Readonly<Record<string, string>>;
+        readonly status: number;
+        readonly at: number;
+      }[]
     >();
     expectTypeOf(fake.stats.tokenExchanges).toEqualTypeOf<number>();
     expectTypeOf(fake.setOrder).parameter(0).toEqualTypeOf<Order>();

@@ -1,7 +1,13 @@
 import type { StatusReader } from 'checkout-partner-sdk';
 import { NotFoundError, type Order } from 'checkout-partner-sdk';
 import { createEvent } from 'checkout-partner-sdk/testing';
-import { createStatusTracker, MAX_TRACKED_EVENT_BYTES, MemoryStatusStore, type StatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
+import {
+  createStatusTracker,
+  MAX_TRACKED_EVENT_BYTES,
+  MemoryStatusStore,
+  type StatusStore,
+  type StatusTracker,
+} from 'checkout-partner-sdk/tracker';
 import type { TransactionalStatusStore } from 'checkout-partner-sdk/stores';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAKE_TIMERS, recorder } from './helpers.js';

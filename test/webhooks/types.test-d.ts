@@ -1,11 +1,23 @@
-import type { DrainReport, LogEntry } from 'checkout-partner-sdk';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CheckoutClient, Order, Withdrawal } from 'checkout-partner-sdk';
+import type { CheckoutClient, DrainReport, LogEntry, Order, Withdrawal } from 'checkout-partner-sdk';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Koa from 'koa';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
-import { createWebhookHandler, isEventType, MemoryEventStore, parseEvent, signPayload, tagValue, verifySignature, type EventStore, type EventOfType, type WebhookContext, type WebhookEvent, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
+import {
+  createWebhookHandler,
+  isEventType,
+  MemoryEventStore,
+  parseEvent,
+  signPayload,
+  tagValue,
+  verifySignature,
+  type EventStore,
+  type EventOfType,
+  type WebhookContext,
+  type WebhookEvent,
+  type WebhookHandler,
+} from 'checkout-partner-sdk/webhooks';
 import { LeaseLostError, type ClaimedLease, type ClaimResult } from 'checkout-partner-sdk/stores';
 import { describe, expectTypeOf, it } from 'vitest';
 import * as node from '../../src/webhooks/index.node.js';
