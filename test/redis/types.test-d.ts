@@ -1,8 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { EventStore } from 'checkout-partner-sdk/webhooks';
-import type { ClaimedLease, TokenStore } from 'checkout-partner-sdk/stores';
+import type { ClaimedLease, EventStore, TokenStore } from 'checkout-partner-sdk/stores';
 import {
   RedisEventStore,
   RedisStatusStore,

@@ -1,5 +1,5 @@
 import { MemoryEventStore } from 'checkout-partner-sdk/webhooks';
-import type { ClaimedLease, ClaimResult } from 'checkout-partner-sdk/stores';
+import { LeaseLostError, type ClaimedLease, type ClaimResult } from 'checkout-partner-sdk/stores';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventStoreContract } from './event-store-contract.js';
@@ -38,6 +38,19 @@ describe('MemoryEventStore: the EventStore contract', () => {
 });
 
 describe('MemoryEventStore', () => {
+  it('rejects a late complete with LeaseLostError, naming the event, and leaves the new claim alone', async () => {
+    const store = new MemoryEventStore();
+    const first = leaseOf(await store.claim('e-1', 5_000));
+    vi.advanceTimersByTime(5_000); // the first worker's lease runs out; a redelivery claims it
+    const second = leaseOf(await store.claim('e-1', 5_000));
+    const error = await store.complete('e-1', first).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LeaseLostError);
+    expect(error).toMatchObject({ name: 'LeaseLostError', eventId: 'e-1', message: expect.stringMatching(/lease .*ran out.*another worker claimed/) });
+    expect(await store.claim('e-1', 5_000)).toBe('in-flight');
+    await store.complete('e-1', second);
+    expect(await store.claim('e-1', 5_000)).toBe('done');
+  });
+
   it('keeps a long id and a literal id spelling its hashed key apart (ids are used as they are)', async () => {
     const store = new MemoryEventStore();
     const long = 'x'.repeat(300);

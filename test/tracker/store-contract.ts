@@ -1,5 +1,4 @@
-import { type StatusStore } from 'checkout-partner-sdk/tracker';
-import { NUDGE_PRIORITY_MS } from 'checkout-partner-sdk/stores';
+import { NUDGE_PRIORITY_MS, type StatusStore } from 'checkout-partner-sdk/stores';
 import { expect, it } from 'vitest';
 
 /**

@@ -18,7 +18,7 @@ import {
   type WebhookEvent,
   type WebhookHandler,
 } from 'checkout-partner-sdk/webhooks';
-import { LeaseLostError, type ClaimedLease, type ClaimResult } from 'checkout-partner-sdk/stores';
+import type { ClaimedLease, ClaimResult, LeaseLostError } from 'checkout-partner-sdk/stores';
 import { describe, expectTypeOf, it } from 'vitest';
 import * as node from '../../src/webhooks/index.node.js';
 
