@@ -66,10 +66,10 @@ export const server = setupServer(...fake.handlers('https://checkout.test'), ...
 // What a CommonJS project (`module: commonjs`, node10) compiles with msw installed: /testing must
 // not pull msw's declarations in (msw 3's fail there, TS2307 on '@mswjs/interceptors/WebSocket').
 const TESTING_CONSUMER = `
-import { createFakeCheckout, deliverEvent, createEvent, type FakeMswHandler } from 'checkout-partner-sdk/testing';
+import { createFakeCheckout, deliverEvent, createEvent } from 'checkout-partner-sdk/testing';
 
 const fake = createFakeCheckout({ partners: [{ partnerId: 'p', partnerSecret: 's' }] });
-export const handlers: FakeMswHandler[] = fake.handlers('https://checkout.test');
+export const handlers: ReturnType<typeof fake.handlers> = fake.handlers('https://checkout.test');
 export const delivered = deliverEvent('http://127.0.0.1:1/webhooks', createEvent('otc.trade.settled'), { secret: 'whsec' });
 `;
 // The msw entry in a CommonJS project: its own declarations are the SDK's; msw's may fail there.

@@ -5,7 +5,11 @@ import type { StatusKind } from './tracker/kinds.js';
 // (Kubernetes' default, Cloud Run's and ECS's order of magnitude) drained one after the other,
 // with 5 s left for closing the server.
 
-/** The argument of `drain(options)`. */
+/**
+ * The argument of `drain(options)`.
+ *
+ * @inline
+ */
 export interface DrainOptions {
   /**
    * How long `drain()` waits for the work in hand, in milliseconds, before it resolves with what
@@ -27,10 +31,18 @@ export interface DrainReport {
   inHand: InHandWork[];
 }
 
-/** One piece of work still in hand when `drain()` resolved. */
+/**
+ * One piece of work still in hand when `drain()` resolved.
+ *
+ * @inline
+ */
 export type InHandWork = InHandDelivery | InHandRecord;
 
-/** A webhook delivery still being handled (its `onEvent`, a status read, a retried `complete`). */
+/**
+ * A webhook delivery still being handled (its `onEvent`, a status read, a retried `complete`).
+ *
+ * @inline
+ */
 export interface InHandDelivery {
   /** Always `webhook.delivery`. */
   work: 'webhook.delivery';
@@ -40,7 +52,11 @@ export interface InHandDelivery {
   type: string | undefined;
 }
 
-/** A record the status tracker was still reading (or handing to `onChange`). */
+/**
+ * A record the status tracker was still reading (or handing to `onChange`).
+ *
+ * @inline
+ */
 export interface InHandRecord {
   /** Always `tracker.record`. */
   work: 'tracker.record';

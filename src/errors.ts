@@ -46,7 +46,11 @@ export class CheckoutError extends Error {
 // On the constructor, so every subclass inherits it (static inheritance), without a typed member.
 Object.defineProperty(CheckoutError, BRAND, { value: true });
 
-/** What the SDK knows of the response (or its absence) behind an {@link ApiError}. */
+/**
+ * What the SDK knows of the response (or its absence) behind an {@link ApiError}.
+ *
+ * @inline
+ */
 export interface ApiErrorInit {
   /** HTTP status, or `undefined` when no response arrived. */
   status?: number | undefined;

@@ -1,20 +1,23 @@
+/**
+ * `checkout-partner-sdk`: the checkout service's partner API client ({@link CheckoutClient}), its
+ * errors, and the records it reads with their zod schemas.
+ *
+ * @module
+ */
 export { CheckoutClient } from './client/client.js';
 export type { StatusReader } from './client/client.js';
 export type {
   CheckoutClientOptions,
-  PartnerSecret,
   RawRequestOptions,
   RequestOptions,
   ResponseInfo,
-  ResponseReads,
   WaitOptions,
   WithResponse,
 } from './client/options.js';
-export type { ClientLogEntry, LogEntry, LogError, Logger, TrackerLogEntry, WebhookLogEntry, WebhookWarning } from './logger.js';
-export type { DrainOptions, DrainReport, InHandDelivery, InHandRecord, InHandWork } from './drain.js';
-export type { MeterProviderLike, OpenTelemetryApiLike, TelemetryOptions, TracerProviderLike } from './telemetry/options.js';
+export type { LogEntry, LogError, Logger } from './logger.js';
+export type { DrainReport } from './drain.js';
+export type { TelemetryOptions } from './telemetry/options.js';
 export type { RateLimitOptions, RetryBudgetOptions } from './client/load/options.js';
-export type { StoredToken, TokenStore } from './stores/token-store.js';
 export {
   ApiError,
   AuthenticationError,
@@ -30,18 +33,6 @@ export {
   TimeoutError,
   WaitTimeoutError,
 } from './errors.js';
-export type { ApiErrorInit, ValidationIssue } from './errors.js';
-export { MeSchema, OrderSchema, SettlementSchema, TokenResponseSchema, WithdrawalSchema } from './schemas.js';
-export type {
-  Currency,
-  KnownString,
-  Me,
-  Order,
-  ParseResult,
-  ParseSchema,
-  Settlement,
-  SettlementStatus,
-  TokenResponse,
-  Withdrawal,
-  WithdrawalStatus,
-} from './schemas.js';
+export type { ValidationIssue } from './errors.js';
+export { MeSchema, OrderSchema, TokenResponseSchema, WithdrawalSchema } from './schemas.js';
+export type { Me, Order, TokenResponse, Withdrawal } from './schemas.js';

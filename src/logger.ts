@@ -11,7 +11,8 @@ import type { WebhookOutcome } from './webhooks/engine/outcome.js';
  * pino) with `info`, `warn` and `error` methods and an optional `debug` (without it, debug entries
  * are skipped). Each entry says at which level it goes (see the `event` of each entry type). A
  * logger that throws, or returns a promise that rejects, is ignored. `Logger` alone takes every
- * entry of the SDK; `Logger<ClientLogEntry>` is what `CheckoutClient` needs, and so on.
+ * entry of the SDK; one part's entries are ``Extract<LogEntry, { event: `client.${string}` }>``
+ * (and `webhook.`, `tracker.` alike).
  *
  * @example
  * const log: Logger = (entry) => {
@@ -64,6 +65,8 @@ export interface LogError {
  * One entry of the client's log: one per HTTP attempt, per retry and per token exchange. It never
  * holds a secret, a token, a header or a body. Levels: a successful `client.attempt` is `debug`, a
  * `client.exchange` `info`, a `client.retry` or a failed attempt `warn`.
+ *
+ * @inline
  */
 export interface ClientLogEntry {
   /** `client.attempt`: one HTTP attempt ended; `client.retry`: a new attempt starts after a failed one; `client.exchange`: a token exchange ended. */
@@ -91,6 +94,8 @@ export interface ClientLogEntry {
  * never holds a secret, a signature or the body. Levels: `handled`, `duplicate` and `in-flight` are `info`; refused or
  * timed-out deliveries (`bad-signature`, `invalid`, `too-large`, `aborted`, `draining`, `timeout`,
  * ...) `warn`; `failed`, `misconfigured` and `store-unavailable` `error`.
+ *
+ * @inline
  */
 export interface WebhookLogEntry {
   /** Always `webhook.delivery`. */
@@ -116,7 +121,11 @@ export interface WebhookLogEntry {
   error?: LogError;
 }
 
-/** A configuration that cannot work as meant (e.g. `never-confirms`), given once at `createWebhookHandler`, at level `warn`. */
+/**
+ * A configuration that cannot work as meant (e.g. `never-confirms`), given once at `createWebhookHandler`, at level `warn`.
+ *
+ * @inline
+ */
 export interface WebhookWarning {
   /** Always `webhook.warning`. */
   event: 'webhook.warning';
@@ -130,6 +139,8 @@ export interface WebhookWarning {
  * One entry of the status tracker's log. It never holds a secret. Levels: `tracker.read` is
  * `debug`; `tracker.change` and `tracker.ended` `info`; `tracker.give-up` and `tracker.lease-lost`
  * `warn`; `tracker.change-failed` and `tracker.store-failed` `error`.
+ *
+ * @inline
  */
 export interface TrackerLogEntry {
   /**

@@ -4,6 +4,8 @@ import type { ValidationIssue } from './errors.js';
 /**
  * A string type whose known values autocomplete while any other string is accepted
  * (`'Settled' | (string & {})`): the service may add states this SDK does not know yet.
+ *
+ * @inline
  */
 export type KnownString<Known extends string> = Known | (string & {});
 
@@ -79,13 +81,21 @@ export const MeSchema = z.record(z.string(), z.unknown());
 /** What GET /auth/me returns: an object whose shape the spec does not fix. */
 export type Me = z.infer<typeof MeSchema>;
 
-/** Anything with zod's `safeParse`: the schemas above, or a partner's own for `request()`. */
+/**
+ * Anything with zod's `safeParse`: the schemas above, or a partner's own for `request()`.
+ *
+ * @inline
+ */
 export interface ParseSchema<T> {
   /** Parses `data`: the typed value, or the issues that did not match (as zod's `safeParse`). */
   safeParse(data: unknown): ParseResult<T>;
 }
 
-/** What {@link ParseSchema.safeParse} returns. */
+/**
+ * What {@link ParseSchema.safeParse} returns.
+ *
+ * @inline
+ */
 export type ParseResult<T> =
   | {
       /** The data matched. */

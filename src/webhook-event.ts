@@ -1,7 +1,11 @@
 // The provider event types, named by the webhook handler, the tracker and the status stores alike
 // (a store keeps a nudge's event): in a file of their own, outside every feature.
 
-/** What every event carries: its `eventId`, its `type`, and every other field as the provider sent it. */
+/**
+ * What every event carries: its `eventId`, its `type`, and every other field as the provider sent it.
+ *
+ * @inline
+ */
 export interface WebhookEventBase {
   /** The provider's id of this event; redeliveries carry the same one, so it is the deduplication key. */
   readonly eventId: string;
@@ -14,6 +18,8 @@ export interface WebhookEventBase {
 /**
  * A crypto swap settled: confirmed once the order's `settlement.status` is `Settled` with this
  * event's `tradeId`. An event without a string `tradeId` is accepted but never confirmed.
+  *
+  * @inline
  */
 export interface OtcTradeSettledEvent extends WebhookEventBase {
   readonly type: 'otc.trade.settled';
@@ -24,7 +30,11 @@ export interface OtcTradeSettledEvent extends WebhookEventBase {
   readonly tradeId?: string | null;
 }
 
-/** A crypto swap was cancelled. */
+/**
+ * A crypto swap was cancelled.
+ *
+ * @inline
+ */
 export interface OtcTradeCancelledEvent extends WebhookEventBase {
   readonly type: 'otc.trade.cancelled';
   /**
@@ -38,6 +48,8 @@ export interface OtcTradeCancelledEvent extends WebhookEventBase {
  * A PIX deposit event (`pix.deposit.*`); its order is read and handed over (never `confirmed`).
  * The spec correlates it with the order by `endUserId`, or by a tag `user:{orderId}` (read it with
  * `tagValue(event, 'user')`).
+  *
+  * @inline
  */
 export interface PixDepositEvent extends WebhookEventBase {
   readonly type: `pix.deposit.${string}`;
@@ -53,7 +65,11 @@ export interface PixDepositEvent extends WebhookEventBase {
   readonly tags?: readonly string[] | null;
 }
 
-/** A PIX withdrawal event (`pix.withdrawal.*`); `pix.withdrawal.settled` is confirmed once the withdrawal is `Completed`. */
+/**
+ * A PIX withdrawal event (`pix.withdrawal.*`); `pix.withdrawal.settled` is confirmed once the withdrawal is `Completed`.
+ *
+ * @inline
+ */
 export interface PixWithdrawalEvent extends WebhookEventBase {
   readonly type: `pix.withdrawal.${string}`;
 }
@@ -62,9 +78,9 @@ export interface PixWithdrawalEvent extends WebhookEventBase {
 export type KnownWebhookEvent = OtcTradeSettledEvent | OtcTradeCancelledEvent | PixDepositEvent | PixWithdrawalEvent;
 
 /**
- * A verified provider event. Known types are typed; any other type is accepted as a
- * {@link WebhookEventBase}. Narrow with {@link isEventType} (a plain `event.type === '…'` cannot
- * narrow away the open-ended member).
+ * A verified provider event. Known types are typed; any other type is accepted as a base event
+ * (`eventId`, `type` and every other field as sent). Narrow with {@link isEventType} (a plain
+ * `event.type === '…'` cannot narrow away the open-ended member).
  */
 export type WebhookEvent = KnownWebhookEvent | WebhookEventBase;
 
@@ -74,13 +90,16 @@ export type EventOfType<T extends string> = T extends 'otc.trade.settled'
   : T extends 'otc.trade.cancelled'
     ? OtcTradeCancelledEvent
     : T extends `pix.deposit.${string}`
-      ? PixDepositEvent & OfType<T>
+      ? PixDepositEvent & {
+          /** The event's type, as given to {@link isEventType}. */
+          readonly type: T;
+        }
       : T extends `pix.withdrawal.${string}`
-        ? PixWithdrawalEvent & OfType<T>
-        : WebhookEventBase & OfType<T>;
-
-/** The `type` an {@link EventOfType} was narrowed to. */
-export interface OfType<T extends string> {
-  /** The event's type, as given to {@link isEventType}. */
-  readonly type: T;
-}
+        ? PixWithdrawalEvent & {
+          /** The event's type, as given to {@link isEventType}. */
+          readonly type: T;
+        }
+        : WebhookEventBase & {
+          /** The event's type, as given to {@link isEventType}. */
+          readonly type: T;
+        };

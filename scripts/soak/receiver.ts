@@ -13,14 +13,16 @@
  * SIGTERM: drain() (new deliveries get 503), close the server, quit Redis, exit 0 (exit 1 if the
  * drain takes over 15 s). Prints `READY <port>` once listening.
  */
-import type { WebhookLogEntry, WebhookWarning } from 'checkout-partner-sdk';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
-import { CheckoutClient } from 'checkout-partner-sdk';
+import { CheckoutClient, type LogEntry } from 'checkout-partner-sdk';
 import { RedisEventStore } from 'checkout-partner-sdk/redis';
 import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { PARTNER_ID, PARTNER_SECRET, PREFIX, requiredEnv } from './events.js';
+
+type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
+type WebhookWarning = Extract<LogEntry, { event: 'webhook.warning' }>;
 
 const env = requiredEnv;
 

@@ -1,6 +1,9 @@
-import type { ClientLogEntry } from '../index.js';
+import type { LogEntry } from '../index.js';
 import { logWriter } from '../client/log.js';
 import { escapeText } from './escape.js';
+
+/** The client's entries of the SDK's log. */
+type ClientLogEntry = Extract<LogEntry, { event: `client.${string}` }>;
 
 /**
  * The HTTP attempts one command made, for its failure message ("after 3 HTTP attempts"). An

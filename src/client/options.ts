@@ -6,7 +6,11 @@ import type { TokenStore } from '../stores/token-store.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import type { Me, Order, ParseSchema, Withdrawal } from '../schemas.js';
 
-/** The partner secret, or a function that returns it (sync or async), called at each token exchange. */
+/**
+ * The partner secret, or a function that returns it (sync or async), called at each token exchange.
+ *
+ * @inline
+ */
 export type PartnerSecret = string | (() => string | Promise<string>);
 
 /** Options of {@link CheckoutClient}. Every field may also come from the environment where noted. */
@@ -134,7 +138,11 @@ export interface WithResponse<T> {
   response: ResponseInfo;
 }
 
-/** The client's reads, each resolving with `{ data, response }`; see {@link CheckoutClient.withResponse}. */
+/**
+ * The client's reads, each resolving with `{ data, response }`; see {@link CheckoutClient.withResponse}.
+ *
+ * @inline
+ */
 export interface ResponseReads {
   /** {@link CheckoutClient.getMe}, with its response. */
   getMe(options?: RequestOptions): Promise<WithResponse<Me>>;

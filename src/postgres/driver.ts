@@ -1,28 +1,42 @@
 import { typeName } from '../internal/type-name.js';
 import { PgSession, within } from './pg-session.js';
 
-import type { PgPoolClientLike, PgPoolLike } from './pg-types.js';
-
-export type { PgPoolClientLike, PgPoolLike, PgQueryResult } from './pg-types.js';
+import type { PgPoolClientLike, PgPoolLike, PgQueryResult } from './pg-types.js';
 
 /**
  * The part of a [postgres.js](https://github.com/porsager/postgres) (`postgres`, v3) `sql` instance
  * the store uses: `unsafe` for parameterised statements and `begin` for transactions. The
  * `sql` that `postgres(url)` returns fits.
+ *
+ * @inline
  */
 export interface PostgresJsSqlLike extends PostgresJsTransactionLike {
   /** Runs `run` inside `BEGIN` … `COMMIT` on one connection. */
   begin(run: (sql: PostgresJsTransactionLike) => unknown): PromiseLike<unknown>;
 }
 
-/** The part of a postgres.js transaction `sql` (what `sql.begin` hands its callback) the store uses. */
+/**
+ * The part of a postgres.js transaction `sql` (what `sql.begin` hands its callback) the store uses.
+ *
+ * @inline
+ */
 export interface PostgresJsTransactionLike {
   /** Runs one parameterised statement. */
   unsafe(query: string, parameters?: never[]): PromiseLike<unknown>;
 }
 
-/** A `pg` Pool or a postgres.js `sql`. */
-export type PostgresPoolLike = PgPoolLike | PostgresJsSqlLike;
+/**
+ * A `pg` Pool or a postgres.js `sql`: of a node-postgres (`pg`, v8) `Pool`, the store uses `query`
+ * for single statements and `connect` for a client to run a transaction on.
+ */
+export type PostgresPoolLike =
+  | {
+      /** Runs one statement on a pooled connection. */
+      query(text: string, values?: unknown[]): Promise<PgQueryResult>;
+      /** Checks out a client for a transaction. */
+      connect(): Promise<PgPoolClientLike>;
+    }
+  | PostgresJsSqlLike;
 
 /**
  * The type of `onEvent`'s `transaction` for a pool type: the `pg` `PoolClient` its `connect` gives

@@ -1,7 +1,11 @@
 import { CheckoutError } from '../errors.js';
 import { escapeControl } from '../internal/quote.js';
 
-/** Which store operation a {@link PostgresStoreError} comes from. */
+/**
+ * Which store operation a {@link PostgresStoreError} comes from.
+ *
+ * @inline
+ */
 export type PostgresStoreOperation =
   | 'claim'
   | 'complete'
@@ -69,7 +73,11 @@ export function storeError(operation: PostgresStoreOperation, error: unknown): P
   return new PostgresStoreError(`PostgreSQL ${operation} failed: ${reason}${suffix}`, { operation, cause: error });
 }
 
-/** Why a {@link PostgresTransactionError} was thrown. */
+/**
+ * Why a {@link PostgresTransactionError} was thrown.
+ *
+ * @inline
+ */
 export type PostgresTransactionErrorReason = 'misuse' | 'ended' | 'lost' | 'unsupported-driver';
 
 /**

@@ -53,7 +53,11 @@ export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = Postg
   statementTimeoutMs?: number | undefined;
 }
 
-/** Runs one event inside the store's transaction; see {@link TransactionalEventStore.transact}. */
+/**
+ * Runs one event inside the store's transaction; see {@link TransactionalEventStore.transact}.
+ *
+ * @inline
+ */
 export type PostgresTransact<Transaction> = TransactionalEventStore<Transaction>['transact'];
 
 const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;

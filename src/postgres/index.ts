@@ -17,9 +17,8 @@
  * @module
  */
 export { PostgresEventStore } from './event-store.js';
-export type { PostgresEventStoreOptions, PostgresTransact } from './event-store.js';
+export type { PostgresEventStoreOptions } from './event-store.js';
 export { PostgresStatusStore } from './status-store.js';
-export type { PostgresStatusStoreOptions, PostgresStatusTransact } from './status-store.js';
+export type { PostgresStatusStoreOptions } from './status-store.js';
 export { PostgresStoreError, PostgresTransactionError } from './errors.js';
-export type { PostgresStoreOperation, PostgresTransactionErrorReason } from './errors.js';
-export type { PgPoolClientLike, PgPoolLike, PgQueryResult, PostgresJsSqlLike, PostgresJsTransactionLike, PostgresPoolLike, PostgresTransaction } from './driver.js';
+export type { PostgresPoolLike, PostgresTransaction } from './driver.js';

@@ -3,6 +3,8 @@
 /**
  * The part of a node-postgres (`pg`, v8) `Pool` the store uses: `query` for single statements and
  * `connect` for a client to run a transaction on. A `pg.Pool` fits.
+ *
+ * @inline
  */
 export interface PgPoolLike {
   /** Runs one statement on a pooled connection. */
@@ -11,13 +13,21 @@ export interface PgPoolLike {
   connect(): Promise<PgPoolClientLike>;
 }
 
-/** The part of a `pg` query result the store reads. */
+/**
+ * The part of a `pg` query result the store reads.
+ *
+ * @inline
+ */
 export interface PgQueryResult {
   /** The rows, as plain objects. */
   rows: unknown[];
 }
 
-/** The part of a `pg` `PoolClient` the store uses. */
+/**
+ * The part of a `pg` `PoolClient` the store uses.
+ *
+ * @inline
+ */
 export interface PgPoolClientLike {
   /** Runs one statement on this client's connection. */
   query(text: string, values?: unknown[]): Promise<PgQueryResult>;

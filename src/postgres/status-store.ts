@@ -76,6 +76,8 @@ export interface PostgresStatusStoreOptions<Pool extends PostgresPoolLike = Post
 /**
  * Runs one status change inside the store's transaction; see
  * `TransactionalStatusStore.transact` (`checkout-partner-sdk/tracker`). `Transaction` is the `pg` `PoolClient` the pool gives.
+ *
+ * @inline
  */
 export type PostgresStatusTransact<Transaction> = (
   lease: StatusLease,

@@ -1,6 +1,6 @@
 import { MAX_TIMER_MS } from '../internal/arguments.js';
 import { PostgresTransactionError, storeError } from './errors.js';
-import type { PgPoolClientLike, PgPoolLike } from './driver.js';
+import type { PgPoolClientLike, PgPoolLike } from './pg-types.js';
 import { PgSession } from './pg-session.js';
 
 /** What {@link runProvenTransaction} hands `work`. */

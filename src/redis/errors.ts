@@ -1,6 +1,10 @@
 import { CheckoutError } from '../errors.js';
 
-/** Which store operation a {@link RedisStoreError} comes from. */
+/**
+ * Which store operation a {@link RedisStoreError} comes from.
+ *
+ * @inline
+ */
 export type RedisStoreOperation =
   | 'claim'
   | 'complete'

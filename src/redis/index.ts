@@ -32,5 +32,4 @@ export { RedisStatusStore } from './status-store.js';
 export type { RedisStatusStoreOptions } from './status-store.js';
 export type { RedisTokenStoreOptions } from './token-store.js';
 export { RedisStoreError } from './errors.js';
-export type { RedisStoreOperation } from './errors.js';
-export type { IoRedisClientLike, NodeRedisClientLike, NodeRedisClusterLike, RedisClientLike, WaitForReplicas } from './client.js';
+export type { RedisClientLike } from './client.js';

@@ -5,7 +5,7 @@ import type { WebhookEvent } from '../webhook-event.js';
  * The most a tracked event may take in a status store, in bytes of JSON (2 KiB). A nudge keeps only
  * a projection of the provider's event within it: `eventId`, `type`, and the event's other
  * top-level scalar fields (strings, finite numbers, booleans, `null`), each string cut to
- * {@link MAX_TRACKED_EVENT_FIELD_BYTES}, in the event's own field order while they fit. Nested
+ * 256 bytes, in the event's own field order while they fit. Nested
  * objects and arrays are left out. So a watched record costs a bounded amount whatever the provider
  * sends, and `StatusChange.event` is that projection, never the whole payload.
  */

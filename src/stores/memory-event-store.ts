@@ -4,7 +4,11 @@ import { LeaseLostError } from './errors.js';
 import type { ClaimedLease, EventStore } from './event-store.js';
 import { quote } from '../internal/quote.js';
 
-/** Options of {@link MemoryEventStore}. */
+/**
+ * Options of {@link MemoryEventStore}.
+ *
+ * @inline
+ */
 export interface MemoryEventStoreOptions {
   /**
    * How many events it remembers. Past this the least recently used entry is dropped, so memory

@@ -15,7 +15,11 @@ import type {
   StatusTurn,
 } from './status-store.js';
 
-/** Options of {@link MemoryStatusStore}. */
+/**
+ * Options of {@link MemoryStatusStore}.
+ *
+ * @inline
+ */
 export interface MemoryStatusStoreOptions {
   /**
    * The most records kept. Records whose watch ended are dropped first (oldest first) to make

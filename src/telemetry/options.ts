@@ -1,13 +1,19 @@
 /**
  * An OpenTelemetry `TracerProvider` (from `@opentelemetry/api`; e.g. the SDK's `TracerProvider` or
  * `NodeTracerProvider`). Typed by shape so the SDK's declarations do not need the optional peer.
+ *
+ * @inline
  */
 export interface TracerProviderLike {
   /** The tracer named `name` (the SDK asks for `checkout-partner-sdk` at its version). */
   getTracer(name: string, version?: string, options?: { schemaUrl?: string }): unknown;
 }
 
-/** An OpenTelemetry `MeterProvider` (from `@opentelemetry/api`; e.g. the SDK's `MeterProvider`), typed by shape. */
+/**
+ * An OpenTelemetry `MeterProvider` (from `@opentelemetry/api`; e.g. the SDK's `MeterProvider`), typed by shape.
+ *
+ * @inline
+ */
 export interface MeterProviderLike {
   /** The meter named `name` (the SDK asks for `checkout-partner-sdk` at its version). */
   getMeter(name: string, version?: string, options?: { schemaUrl?: string }): unknown;
@@ -16,6 +22,8 @@ export interface MeterProviderLike {
 /**
  * The `@opentelemetry/api` module itself (`import * as api from '@opentelemetry/api'`), typed by
  * shape so the SDK's declarations do not need the optional peer.
+ *
+ * @inline
  */
 export interface OpenTelemetryApiLike {
   /** The API's `trace` (tracer providers and the active span). */

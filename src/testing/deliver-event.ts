@@ -64,7 +64,11 @@ export interface DeliverEventOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** One POST of the event. */
+/**
+ * One POST of the event.
+ *
+ * @inline
+ */
 export interface DeliveryAttempt {
   /** The receiver's status, or `undefined` when no response came (network error, timeout). */
   readonly status: number | undefined;
@@ -74,7 +78,11 @@ export interface DeliveryAttempt {
   readonly body?: string | undefined;
 }
 
-/** One delivery of the event: its attempts, the last one answered 2xx. */
+/**
+ * One delivery of the event: its attempts, the last one answered 2xx.
+ *
+ * @inline
+ */
 export interface Delivery {
   /** Every attempt of this delivery, in order; the last one answered 2xx. */
   readonly attempts: readonly DeliveryAttempt[];

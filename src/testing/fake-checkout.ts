@@ -9,6 +9,8 @@ import { FakeCheckoutCore, type FakeCheckoutOptions } from './service.js';
  * not resolve under `module: commonjs` (node10 resolution), which would break the compile of a
  * project that only imports `checkout-partner-sdk/testing`. For msw's own `HttpHandler[]` type,
  * use `fakeCheckoutHandlers` from `checkout-partner-sdk/testing/msw`.
+ *
+ * @inline
  */
 // any, not unknown: msw's handler classes have private members, so no structural type (and not
 // unknown) spreads into setupServer(...); any does, in every msw version
@@ -27,8 +29,8 @@ export class FakeCheckout extends FakeCheckoutCore {
    * msw handlers serving the fake under `baseUrl` (the partner API path is appended unless there),
    * for `setupServer` from 'msw/node'. Loads the optional peer dependency msw (2 or 3) on the first
    * call and throws a {@link MissingPeerDependencyError} saying to install it when it is missing.
-   * In a browser, use `fakeCheckoutHandlers` from `checkout-partner-sdk/testing/msw` (also typed
-   * with msw's own `HttpHandler[]`; see {@link FakeMswHandler}).
+   * In a browser, use `fakeCheckoutHandlers` from `checkout-partner-sdk/testing/msw` (typed
+   * with msw's own `HttpHandler[]`).
    *
    * @example
    * const server = setupServer(...fake.handlers('https://checkout.test'));

@@ -1,10 +1,18 @@
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 
-/** Which requests a fault injected with `failNext` applies to. */
+/**
+ * Which requests a fault injected with `failNext` applies to.
+ *
+ * @inline
+ */
 export type FaultTarget = 'any' | 'token' | 'business';
 
-/** Options of `failNext`. */
+/**
+ * Options of `failNext`.
+ *
+ * @inline
+ */
 export interface FailNextOptions {
   /**
    * A `Retry-After` header for the failed responses: seconds, or an HTTP date.
@@ -30,7 +38,11 @@ export interface FailNextOptions {
   only?: FaultTarget | undefined;
 }
 
-/** `failNext`'s status: an HTTP status, or `'network'` for a connection dropped without a response. */
+/**
+ * `failNext`'s status: an HTTP status, or `'network'` for a connection dropped without a response.
+ *
+ * @inline
+ */
 export type FaultStatus = number | 'network';
 
 export interface Fault {

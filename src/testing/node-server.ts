@@ -4,7 +4,11 @@ import { quote } from '../internal/quote.js';
  * testing entry stays loadable where there is no node:http (Cloudflare Workers, browsers).
  */
 
-/** Options of `fake.listen()`. */
+/**
+ * Options of `fake.listen()`.
+ *
+ * @inline
+ */
 export interface ListenOptions {
   /**
    * The port; `0` picks a free one.

@@ -37,7 +37,11 @@ export interface ProviderSimulatorOptions {
   random?: (() => number) | undefined;
 }
 
-/** What a {@link ProviderSimulator} did. */
+/**
+ * What a {@link ProviderSimulator} did.
+ *
+ * @inline
+ */
 export interface ProviderSimulatorStats {
   /** Events given to `send`. */
   sent: number;

@@ -2,7 +2,11 @@ import { typeName } from '../internal/type-name.js';
 import type { ParseSchema } from '../schemas.js';
 import { quote } from '../internal/quote.js';
 
-/** When a change made by the test becomes visible to the status GET. */
+/**
+ * When a change made by the test becomes visible to the status GET.
+ *
+ * @inline
+ */
 export interface ChangeOptions {
   /**
    * How many more reads (status GETs) of the record still see its current state; the change shows

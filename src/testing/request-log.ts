@@ -1,4 +1,8 @@
-/** One request the fake received, as `fake.requests` lists it. Secrets are masked. */
+/**
+ * One request the fake received, as `fake.requests` lists it. Secrets are masked.
+ *
+ * @inline
+ */
 export interface FakeRequestRecord {
   /** Upper-case HTTP method. */
   readonly method: string;
@@ -6,7 +10,7 @@ export interface FakeRequestRecord {
   readonly path: string;
   /**
    * Request headers (lower-case names). `x-partner-secret`, cookies and the credentials of
-   * `authorization` read `[REDACTED]` (`Bearer [REDACTED]`).
+   * `authorization` read `[redacted]` (`Bearer [redacted]`).
    */
   readonly headers: Readonly<Record<string, string>>;
   /** The status the fake answered, or `0` when it dropped the connection (`failNext(n, 'network')`). */
@@ -15,7 +19,11 @@ export interface FakeRequestRecord {
   readonly at: number;
 }
 
-/** Counters of what the fake has served since it was made (or `reset()`). */
+/**
+ * Counters of what the fake has served since it was made (or `reset()`).
+ *
+ * @inline
+ */
 export interface FakeCheckoutStats {
   /** Every request received. */
   readonly requests: number;

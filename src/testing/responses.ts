@@ -1,12 +1,12 @@
+import { REDACTED } from '../client/redacted.js';
+
 /** Headers whose values the request log never shows. */
 const SECRET_HEADERS = new Set(['x-partner-secret', 'cookie', 'proxy-authorization', 'x-provider-signature']);
 
-/** What the request log shows in place of a secret. */
-export const REDACTED = '[REDACTED]';
-
 /**
- * `headers` as a plain object with every secret replaced by {@link REDACTED}: the partner secret,
- * cookies, and the credentials of `Authorization` (its scheme is kept: `Bearer [REDACTED]`).
+ * `headers` as a plain object with every secret replaced by `[redacted]` (the client's own mark):
+ * the partner secret, cookies, and the credentials of `Authorization` (its scheme is kept:
+ * `Bearer [redacted]`).
  */
 export function maskHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};

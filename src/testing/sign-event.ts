@@ -2,7 +2,11 @@ import { typeName } from '../internal/type-name.js';
 import { signatureHeaderName } from '../internal/arguments.js';
 import { signPayload } from '../webhooks/index.js';
 
-/** A payment-provider event as the fake provider sends it: `eventId`, `type`, and any other fields. */
+/**
+ * A payment-provider event as the fake provider sends it: `eventId`, `type`, and any other fields.
+ *
+ * @inline
+ */
 export interface ProviderEvent {
   /** Unique per event; redeliveries repeat it. */
   eventId: string;

@@ -20,7 +20,11 @@ export type TimelineStep =
       patch: Partial<Withdrawal>;
     };
 
-/** What {@link playTimeline} changes: a fake checkout service (`createFakeCheckout()`). */
+/**
+ * What {@link playTimeline} changes: a fake checkout service (`createFakeCheckout()`).
+ *
+ * @inline
+ */
 export interface TimelineTarget {
   /** Merges a patch into an order. */
   updateOrder(externalId: string, patch: Partial<Order>): void;
@@ -28,7 +32,11 @@ export interface TimelineTarget {
   updateWithdrawal(externalId: string, patch: Partial<Withdrawal>): void;
 }
 
-/** A timeline being played: `done` resolves once every step was applied; `stop()` cancels the rest. */
+/**
+ * A timeline being played: `done` resolves once every step was applied; `stop()` cancels the rest.
+ *
+ * @inline
+ */
 export interface PlayingTimeline {
   /** Resolves after the last step (never rejects: a step that throws is counted in `errors`). */
   readonly done: Promise<void>;

@@ -3,12 +3,18 @@
 
 export type { StatusKind } from '../stores/status-store.js';
 
-/** How the tracker came to read the record that showed a change. */
+/**
+ * How the tracker came to read the record that showed a change.
+ *
+ * @inline
+ */
 export type StatusSource = 'poll' | 'webhook';
 
 /**
  * Why a watch ended, as `onWatchEnd` and the logger report it: `'final'` (a final status was
  * handled), `'max-age'` (watched `maxAgeMs` without a final status), `'not-found'` (never found
  * within `notFoundForMs`).
+ *
+ * @inline
  */
 export type WatchEndReason = 'final' | 'max-age' | 'not-found';

@@ -84,6 +84,8 @@ export type TransactionalStatusChange<Transaction> = StatusChange & {
 /**
  * Handles one status change. Resolve once it is handled (the store then records the status);
  * throw to have the same change handed over again at a later read.
+ *
+ * @inline
  */
 export type OnStatusChange<Transaction = undefined> = (
   change: [Transaction] extends [undefined] ? StatusChange : TransactionalStatusChange<Transaction>,
@@ -231,6 +233,8 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
  * with a transactional store (`Transaction` inferred from it), `{ transaction }`: the partner's own
  * open transaction of the store's driver (for `PostgresStatusStore`, a checked-out `pg` client in
  * `BEGIN`), so the watch commits or rolls back with the partner's own write.
+ *
+ * @inline
  */
 export type WatchArguments<Transaction> = [Transaction] extends [undefined]
   ? []

@@ -9,7 +9,6 @@ import type { EventOfType, WebhookEvent } from '../webhook-event.js';
 export type {
   EventOfType,
   KnownWebhookEvent,
-  OfType,
   OtcTradeCancelledEvent,
   OtcTradeSettledEvent,
   PixDepositEvent,

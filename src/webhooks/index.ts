@@ -4,9 +4,11 @@
  * on Node the `node` export condition loads `index.node.ts`, the same API over node:crypto.
  */
 import { hmacBoundApi } from './api.js';
-import type { CreateWebhookHandler } from './types.js';
+import type { WebhookHandler } from './types.js';
+import type { WebhookHandlerOptions } from './engine/options.js';
 import { webCryptoHmac } from './signature/hmac.web.js';
-import type { SignPayload, VerifySignature } from './signature/signature.js';
+import type { VerifySignatureInput } from './signature/signature.js';
+import type { PayloadInput } from './signature/bytes.js';
 
 export * from './shared.js';
 
@@ -21,7 +23,9 @@ const api = hmacBoundApi(webCryptoHmac);
  * @example
  * const ok = await verifySignature({ payload: rawBody, signature: request.headers.get('x-provider-signature'), secret });
  */
-export const verifySignature: VerifySignature = api.verifySignature;
+export function verifySignature(input: VerifySignatureInput): Promise<boolean> {
+  return api.verifySignature(input);
+}
 
 /**
  * The `X-Provider-Signature` header value for `payload` under `secret`: `sha256=<lowercase hex
@@ -30,7 +34,9 @@ export const verifySignature: VerifySignature = api.verifySignature;
  * @example
  * const signature = await signPayload(JSON.stringify(event), secret); // 'sha256=5d41…'
  */
-export const signPayload: SignPayload = api.signPayload;
+export function signPayload(payload: PayloadInput, secret: string): Promise<string> {
+  return api.signPayload(payload, secret);
+}
 
 /**
  * A webhook handler: per delivery it checks size (413), signature (401) and event (400), claims the
@@ -52,4 +58,6 @@ export const signPayload: SignPayload = api.signPayload;
  * // Cloudflare Workers: let the work after a 503 finish
  * app.post('/webhooks', (c) => handler.handle(c.req.raw, { waitUntil: c.executionCtx.waitUntil.bind(c.executionCtx) }));
  */
-export const createWebhookHandler: CreateWebhookHandler = api.createWebhookHandler;
+export const createWebhookHandler: <Transaction = undefined>(
+  options: WebhookHandlerOptions<Transaction>,
+) => WebhookHandler = api.createWebhookHandler;

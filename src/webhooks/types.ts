@@ -12,7 +12,7 @@ export interface WebhookHandler {
   /**
    * Handles one delivery as a Fetch API `Request` (Hono, Next.js route handlers, Bun, Deno,
    * Cloudflare Workers) and resolves with the `Response` to send. Never rejects for a delivery's
-   * own failure; it answers it. On Workers, pass `{ waitUntil }` (see {@link HandleOptions}) so
+   * own failure; it answers it. On Workers, pass `{ waitUntil }` (see `options.waitUntil`) so
    * work that goes on after a 503 is not stopped with the request.
    *
    * @example
@@ -78,5 +78,9 @@ export interface WebhookHandler {
   drain(options?: DrainOptions): Promise<DrainReport>;
 }
 
-/** `createWebhookHandler`'s signature (the same in the Web Crypto and the node:crypto build). */
+/**
+ * `createWebhookHandler`'s signature (the same in the Web Crypto and the node:crypto build).
+ *
+ * @inline
+ */
 export type CreateWebhookHandler = <Transaction = undefined>(options: WebhookHandlerOptions<Transaction>) => WebhookHandler;

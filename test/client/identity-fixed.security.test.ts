@@ -1,7 +1,8 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { http, HttpResponse } from 'msw';
 import { inspect } from 'node:util';
-import { CheckoutClient, type TokenStore } from 'checkout-partner-sdk';
+import { CheckoutClient } from 'checkout-partner-sdk';
+import type { TokenStore } from 'checkout-partner-sdk/stores';
 import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, mockCheckout } from './helpers.js';
 
 // `baseUrl` and `partnerId` were TypeScript-`readonly` only: JavaScript could reassign them, and

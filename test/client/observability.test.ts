@@ -1,15 +1,9 @@
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  AuthenticationError,
-  CheckoutClient,
-  NotFoundError,
-  ResponseValidationError,
-  ServerError,
-  TimeoutError,
-  type ClientLogEntry,
-} from 'checkout-partner-sdk';
+import { AuthenticationError, CheckoutClient, NotFoundError, ResponseValidationError, ServerError, TimeoutError, type LogEntry } from 'checkout-partner-sdk';
 import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, mockCheckout, order } from './helpers.js';
+
+type ClientLogEntry = Extract<LogEntry, { event: `client.${string}` }>;
 
 // Observable calls: a logger, CHECKOUT_LOG=debug, `attempts` on errors, the requestId of a
 // successful read (issue 11, item 4).

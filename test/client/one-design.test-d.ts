@@ -1,8 +1,19 @@
-import { CheckoutClient, ResponseValidationError, type DrainReport, type LogEntry, type Logger, type ParseResult, type StatusReader, type ValidationIssue } from 'checkout-partner-sdk';
+import {
+  CheckoutClient,
+  ResponseValidationError,
+  type DrainReport,
+  type LogEntry,
+  type Logger,
+  type RawRequestOptions,
+  type StatusReader,
+  type ValidationIssue,
+} from 'checkout-partner-sdk';
 import { createWebhookHandler, WebhookPayloadError, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import type { StatusTrackerOptions } from 'checkout-partner-sdk/tracker';
 import { createStatusTracker } from 'checkout-partner-sdk/tracker';
 import { describe, expectTypeOf, it } from 'vitest';
+
+type ParseResult<T> = ReturnType<NonNullable<RawRequestOptions<T>['schema']>['safeParse']>;
 
 // One logger contract across the SDK: a partner's single log function (and console, and a
 // pino-like object) type-checks for the client, the webhook handler and the tracker, and every

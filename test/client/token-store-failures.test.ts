@@ -4,8 +4,9 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CheckoutClient, type StoredToken, type TokenStore } from 'checkout-partner-sdk';
+import { CheckoutClient } from 'checkout-partner-sdk';
 import { RedisTokenStore } from 'checkout-partner-sdk/redis';
+import type { StoredToken, TokenStore } from 'checkout-partner-sdk/stores';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 
 // Issue 16, item 4: a hung or failing token store stalled every call for about 3 × lockMs at each

@@ -2,10 +2,13 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuthenticationError, CheckoutClient, type PartnerSecret, type StoredToken, type TokenStore } from 'checkout-partner-sdk';
+import { AuthenticationError, CheckoutClient, type CheckoutClientOptions } from 'checkout-partner-sdk';
 import { RedisTokenStore } from 'checkout-partner-sdk/redis';
+import type { StoredToken, TokenStore } from 'checkout-partner-sdk/stores';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { tokenStoreKey } from '../helpers/token-key.js';
+
+type PartnerSecret = CheckoutClientOptions['partnerSecret'] & {};
 
 // Issue 16, item 1: a shared token store keyed by base URL and partner id only handed a partner's
 // token to a client with the right (public) id and a wrong secret. The key now carries a

@@ -1,6 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AuthenticationError, CheckoutClient, CheckoutError, ServerError, type StoredToken, type TokenStore } from 'checkout-partner-sdk';
+import { AuthenticationError, CheckoutClient, CheckoutError, ServerError } from 'checkout-partner-sdk';
+import type { StoredToken, TokenStore } from 'checkout-partner-sdk/stores';
 import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, fakeJwt, mockCheckout, order } from './helpers.js';
 
 const { server, state } = mockCheckout();

@@ -1,4 +1,7 @@
-import type { WebhookLogEntry, WebhookWarning } from 'checkout-partner-sdk';
+import type { LogEntry } from 'checkout-partner-sdk';
+
+type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
+type WebhookWarning = Extract<LogEntry, { event: 'webhook.warning' }>;
 
 /**
  * A webhook logger object that pushes every delivery entry onto `entries` (in the order given,

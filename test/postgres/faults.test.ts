@@ -1,8 +1,7 @@
-import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckoutClient } from 'checkout-partner-sdk';
+import { CheckoutClient, type LogEntry } from 'checkout-partner-sdk';
 import { PostgresEventStore, PostgresStoreError, PostgresTransactionError } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, signPayload, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
@@ -10,6 +9,8 @@ import { keepEntries } from '../helpers/memory-logger.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { eventually } from '../helpers/eventually.js';
 import { uniqueTable } from './drivers.js';
+
+type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
 
 // Faults of a real database network, with pg (postgres.js is refused in transactional mode).
 const SECRET = 'whsec-test';

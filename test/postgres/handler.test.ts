@@ -1,15 +1,16 @@
-import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import { once } from 'node:events';
 import { createServer as createNetServer, connect as connectNet, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckoutClient } from 'checkout-partner-sdk';
+import { CheckoutClient, type LogEntry } from 'checkout-partner-sdk';
 import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, signPayload, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { keepEntries } from '../helpers/memory-logger.js';
 import { eventually } from '../helpers/eventually.js';
 import { drivers, uniqueTable, type Connection } from './drivers.js';
+
+type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
 
 const SECRET = 'whsec-test';
 // Nothing is read through it: without resolvers the handler confirms nothing.

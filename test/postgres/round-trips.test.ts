@@ -1,13 +1,14 @@
-import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { CheckoutClient } from 'checkout-partner-sdk';
+import { CheckoutClient, type LogEntry } from 'checkout-partner-sdk';
 import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, signPayload, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { keepEntries } from '../helpers/memory-logger.js';
 import { eventually } from '../helpers/eventually.js';
 import { uniqueTable } from './drivers.js';
+
+type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
 
 // What a transactional delivery costs on the wire (pool checkouts, round trips), and the cases
 // the folded round trips must still tell apart: a held row, a done row under another lock, a done

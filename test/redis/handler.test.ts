@@ -1,17 +1,14 @@
-import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckoutClient } from 'checkout-partner-sdk';
+import { CheckoutClient, type LogEntry } from 'checkout-partner-sdk';
 import { RedisEventStore } from 'checkout-partner-sdk/redis';
-import {
-  createWebhookHandler,
-  signPayload,
-  type OnEvent,
-  type WebhookHandler,
-} from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, signPayload, type WebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { keepEntries } from '../helpers/memory-logger.js';
 import { eventually } from '../helpers/eventually.js';
 import { flavours, type Connection } from './clients.js';
+
+type OnEvent = NonNullable<WebhookHandlerOptions['onEvent']>;
+type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
 
 const SECRET = 'whsec-test';
 // Nothing is read through it: without resolvers the handler confirms nothing.

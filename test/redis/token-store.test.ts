@@ -1,8 +1,9 @@
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CheckoutClient, type StoredToken } from 'checkout-partner-sdk';
+import { CheckoutClient } from 'checkout-partner-sdk';
 import { RedisTokenStore } from 'checkout-partner-sdk/redis';
+import type { StoredToken } from 'checkout-partner-sdk/stores';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { tokenStoreKey } from '../helpers/token-key.js';

@@ -1,8 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { ClaimedLease, EventStore } from 'checkout-partner-sdk/stores';
-import type { TokenStore } from 'checkout-partner-sdk';
+import type { ClaimedLease, EventStore, TokenStore } from 'checkout-partner-sdk/stores';
 import {
   RedisEventStore,
   RedisStatusStore,
@@ -10,9 +9,7 @@ import {
   RedisTokenStore,
   type RedisClientLike,
   type RedisStatusStoreOptions,
-  type WaitForReplicas,
   type RedisEventStoreOptions,
-  type RedisStoreOperation,
   type RedisTokenStoreOptions,
 } from 'checkout-partner-sdk/redis';
 
@@ -39,9 +36,8 @@ describe('checkout-partner-sdk/redis types', () => {
     expectTypeOf<RedisEventStoreOptions['allowEvictingServer']>().toEqualTypeOf<boolean | undefined>();
     expectTypeOf<RedisTokenStoreOptions['allowEvictingServer']>().toEqualTypeOf<boolean | undefined>();
     expectTypeOf<RedisStatusStoreOptions['allowEvictingServer']>().toEqualTypeOf<boolean | undefined>();
-    expectTypeOf<RedisEventStoreOptions['waitForReplicas']>().toEqualTypeOf<WaitForReplicas | undefined>();
-    expectTypeOf<RedisStatusStoreOptions['waitForReplicas']>().toEqualTypeOf<WaitForReplicas | undefined>();
-    expectTypeOf<WaitForReplicas>().toEqualTypeOf<{ replicas: number; timeoutMs: number }>();
+    expectTypeOf<RedisEventStoreOptions['waitForReplicas']>().toEqualTypeOf<{ replicas: number; timeoutMs: number } | undefined>();
+    expectTypeOf<RedisStatusStoreOptions['waitForReplicas']>().toEqualTypeOf<{ replicas: number; timeoutMs: number } | undefined>();
     expectTypeOf<RedisStatusStoreOptions['shards']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<RedisStatusStore['reclaim']>().returns.resolves.toEqualTypeOf<number>();
     // the token store has no replica wait: a token is a cache
@@ -50,6 +46,20 @@ describe('checkout-partner-sdk/redis types', () => {
 
   it('types the error', () => {
     expectTypeOf<RedisStoreError['name']>().toEqualTypeOf<'RedisStoreError'>();
-    expectTypeOf<RedisStoreError['operation']>().toEqualTypeOf<RedisStoreOperation>();
+    expectTypeOf<RedisStoreError['operation']>().toEqualTypeOf<
+      | 'claim'
+      | 'complete'
+      | 'release'
+      | 'get'
+      | 'set'
+      | 'watch'
+      | 'unwatch'
+      | 'nudge'
+      | 'count'
+      | 'extend'
+      | 'commit'
+      | 'reschedule'
+      | 'reclaim'
+    >();
   });
 });

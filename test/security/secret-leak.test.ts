@@ -1,20 +1,15 @@
-import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CheckoutClient, CheckoutError, type CheckoutClientOptions } from 'checkout-partner-sdk';
+import { CheckoutClient, CheckoutError, type CheckoutClientOptions, type LogEntry } from 'checkout-partner-sdk';
 import { RedisEventStore, RedisTokenStore } from 'checkout-partner-sdk/redis';
-import {
-  createWebhookHandler,
-  parseEvent,
-  signPayload,
-  verifySignature,
-  type EventStore,
-} from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, parseEvent, signPayload, verifySignature, type EventStore } from 'checkout-partner-sdk/webhooks';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+
+type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
 
 // Runs every error path the SDK has (CLI aside) against a real loopback service and a real Redis,
 // and scans everything a partner could print or ship to a log (messages, stacks, JSON.stringify,

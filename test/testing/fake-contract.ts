@@ -226,9 +226,9 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
         const [exchange, me] = fake.requests;
         expect(exchange).toMatchObject({ method: 'POST', path: `${API}/auth/token`, status: 200 });
         expect(exchange?.headers['x-partner-id']).toBe('partner-1');
-        expect(exchange?.headers['x-partner-secret']).toBe('[REDACTED]');
+        expect(exchange?.headers['x-partner-secret']).toBe('[redacted]');
         expect(me).toMatchObject({ method: 'GET', path: `${API}/auth/me`, status: 200 });
-        expect(me?.headers.authorization).toBe('Bearer [REDACTED]');
+        expect(me?.headers.authorization).toBe('Bearer [redacted]');
         const dump = JSON.stringify(fake.requests);
         expect(dump).not.toContain(PARTNER.partnerSecret);
         expect(dump).not.toContain(token);

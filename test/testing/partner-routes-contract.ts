@@ -85,7 +85,7 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
         `POST ${API}/orders/o-1/payment 200`,
         `GET ${API}/orders/by-external-id/o-1 200`,
       ]);
-      expect(fake.requests[1]?.headers['authorization']).toBe('Bearer [REDACTED]');
+      expect(fake.requests[1]?.headers['authorization']).toBe('Bearer [redacted]');
       expect(fake.stats).toMatchObject({ tokenExchanges: 1, businessCalls: 4 });
     });
 

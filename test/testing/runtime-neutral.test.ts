@@ -1,7 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { createFakeCheckout, type FakeRequestRecord } from 'checkout-partner-sdk/testing';
+import { createFakeCheckout, type FakeCheckout } from 'checkout-partner-sdk/testing';
 import { describe, expect, it } from 'vitest';
+
+type FakeRequestRecord = FakeCheckout['requests'][number];
 
 const dir = fileURLToPath(new URL('../../src/testing/', import.meta.url));
 
@@ -41,7 +43,7 @@ describe('checkout-partner-sdk/testing stays loadable off Node', () => {
     });
     const response = await fake.fetch(new Request('https://x.test/api/v1/partner-api/auth/token', { method: 'POST', headers: { 'x-partner-id': 'p', 'x-partner-secret': 's' } }));
     expect(response.status).toBe(200);
-    expect(seen).toEqual([expect.objectContaining({ method: 'POST', status: 200, headers: expect.objectContaining({ 'x-partner-secret': '[REDACTED]' }) })]);
+    expect(seen).toEqual([expect.objectContaining({ method: 'POST', status: 200, headers: expect.objectContaining({ 'x-partner-secret': '[redacted]' }) })]);
     expect(() => createFakeCheckout({ onRequest: 'log' as never })).toThrow(TypeError);
   });
 });

@@ -13,7 +13,7 @@ const ENTRIES = [
   `import { PostgresEventStore } from 'checkout-partner-sdk/postgres';`,
   `import { createStatusTracker, MemoryStatusStore } from 'checkout-partner-sdk/tracker';`,
   `import { LeaseLostError, type EventStore } from 'checkout-partner-sdk/stores';`,
-  `import { createFakeCheckout, deliverEvent, type FakeMswHandler } from 'checkout-partner-sdk/testing';`,
+  `import { createFakeCheckout, deliverEvent } from 'checkout-partner-sdk/testing';`,
   `import { fakeCheckoutHandlers } from 'checkout-partner-sdk/testing/msw';`,
 ].join('\n');
 const USES = `
@@ -21,7 +21,7 @@ const fake = createFakeCheckout({ partners: [{ partnerId: 'p', partnerSecret: 's
 export const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:1', partnerId: 'p', partnerSecret: 's', fetch: fake.fetch });
 export const read = (id: string): Promise<Order> => client.getOrderByExternalId(id);
 export const response: Promise<Response> = fake.fetch(new Request('http://127.0.0.1:1/x'));
-export const handlers: FakeMswHandler[] = fake.handlers('https://checkout.test');
+export const handlers: ReturnType<typeof fake.handlers> = fake.handlers('https://checkout.test');
 export const values = [CheckoutError, createWebhookHandler, parseEvent, RedisEventStore, PostgresEventStore, createStatusTracker, MemoryStatusStore, LeaseLostError, deliverEvent, fakeCheckoutHandlers] as const;
 export const stores: EventStore[] = [];
 `;

@@ -1,8 +1,9 @@
-import type { TrackerLogEntry } from 'checkout-partner-sdk';
-import { CheckoutClient } from 'checkout-partner-sdk';
+import { CheckoutClient, type LogEntry } from 'checkout-partner-sdk';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
 import { vi } from 'vitest';
 import type { StatusChange } from 'checkout-partner-sdk/tracker';
+
+type TrackerLogEntry = Extract<LogEntry, { event: `tracker.${string}` }>;
 
 /** Fake timers (performance.now() included: the tracker's deadlines and the memory store's clock) that leave setImmediate real (the helper below yields with it). */
 export const FAKE_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] };

@@ -1,7 +1,9 @@
 import { CheckoutError } from 'checkout-partner-sdk';
-import { MemoryStatusStore, StatusStoreFullError, type MemoryStatusStoreOptions } from 'checkout-partner-sdk/tracker';
+import { MemoryStatusStore, StatusStoreFullError } from 'checkout-partner-sdk/tracker';
 import { describe, expect, it } from 'vitest';
 import { statusStoreContract, statusStoreMetricsContract, type StoreUnderTest } from './store-contract.js';
+
+type MemoryStatusStoreOptions = NonNullable<ConstructorParameters<typeof MemoryStatusStore>[0]>;
 
 /** A store on a manual clock (starting far from 0, like epoch milliseconds) and the clock's hand. */
 function manual(options: MemoryStatusStoreOptions = {}): StoreUnderTest & { store: MemoryStatusStore } {

@@ -1,4 +1,3 @@
-import type { TrackerLogEntry } from 'checkout-partner-sdk';
 import pg from 'pg';
 import { PostgresStatusStore, type PostgresPoolLike } from 'checkout-partner-sdk/postgres';
 import { playTimeline, type TimelineStep } from 'checkout-partner-sdk/testing';
@@ -9,6 +8,9 @@ import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { drivers, type Connection } from '../postgres/drivers.js';
 import { eventually } from '../helpers/eventually.js';
 import { fakeService } from './helpers.js';
+import type { LogEntry } from 'checkout-partner-sdk';
+
+type TrackerLogEntry = Extract<LogEntry, { event: `tracker.${string}` }>;
 
 let server: PostgresServer;
 let admin: pg.Pool;

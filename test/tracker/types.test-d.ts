@@ -1,7 +1,7 @@
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { createStatusTracker, MemoryStatusStore, type StatusChange, type StatusTracker } from 'checkout-partner-sdk/tracker';
-import type { TransactionalStatusStore } from 'checkout-partner-sdk/stores';
 import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
+import type { TransactionalStatusStore } from 'checkout-partner-sdk/stores';
 import { describe, expectTypeOf, it } from 'vitest';
 
 declare const client: CheckoutClient;

@@ -1,10 +1,13 @@
-import type { WebhookLogEntry } from 'checkout-partner-sdk';
-import { createEvent, signEvent, type ProviderEvent } from 'checkout-partner-sdk/testing';
+import { createEvent, signEvent } from 'checkout-partner-sdk/testing';
 import { createStatusTracker, MemoryStatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { createWebhookHandler, MemoryEventStore } from 'checkout-partner-sdk/webhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { fakeService, recorder } from './helpers.js';
+import type { LogEntry } from 'checkout-partner-sdk';
+
+type ProviderEvent = ReturnType<typeof createEvent>;
+type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
 
 const SECRET = 'whsec_tracker_test';
 const trackers: StatusTracker[] = [];

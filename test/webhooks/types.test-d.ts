@@ -1,6 +1,5 @@
-import type { DrainOptions, DrainReport, InHandWork, WebhookLogEntry } from 'checkout-partner-sdk';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CheckoutClient, Order, Withdrawal } from 'checkout-partner-sdk';
+import type { CheckoutClient, DrainReport, LogEntry, Order, Withdrawal } from 'checkout-partner-sdk';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Koa from 'koa';
 import type { RawBodyRequest } from '@nestjs/common';
@@ -14,14 +13,7 @@ import {
   tagValue,
   verifySignature,
   type EventStore,
-  type FastifyReplyLike,
-  type FastifyRequestLike,
-  type KoaContextLike,
-  type NodeRequestLike,
-  type HandleOptions,
-  type OtcTradeSettledEvent,
-  type PixDepositEvent,
-  type PixWithdrawalEvent,
+  type EventOfType,
   type WebhookContext,
   type WebhookEvent,
   type WebhookHandler,
@@ -29,6 +21,16 @@ import {
 import type { ClaimedLease, ClaimResult, LeaseLostError } from 'checkout-partner-sdk/stores';
 import { describe, expectTypeOf, it } from 'vitest';
 import * as node from '../../src/webhooks/index.node.js';
+
+type DrainOptions = NonNullable<Parameters<WebhookHandler['drain']>[0]>;
+type InHandWork = DrainReport['inHand'][number];
+type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
+type HandleOptions = NonNullable<Parameters<WebhookHandler['handle']>[1]>;
+type FastifyRequestLike = Parameters<WebhookHandler['fastify']>[0];
+type NodeRequestLike = Parameters<WebhookHandler['node']>[0];
+type OtcTradeSettledEvent = EventOfType<'otc.trade.settled'>;
+type PixDepositEvent = EventOfType<`pix.deposit.${string}`>;
+type PixWithdrawalEvent = EventOfType<`pix.withdrawal.${string}`>;
 
 describe('webhook types', () => {
   it('types the public functions', () => {
@@ -38,7 +40,8 @@ describe('webhook types', () => {
     expectTypeOf(createWebhookHandler).returns.toEqualTypeOf<WebhookHandler>();
     expectTypeOf(node.createWebhookHandler).toEqualTypeOf(createWebhookHandler);
     expectTypeOf(node.verifySignature).toEqualTypeOf(verifySignature);
-    expectTypeOf<WebhookHandler['handle']>().toEqualTypeOf<(request: Request, options?: HandleOptions) => Promise<Response>>();
+    expectTypeOf<WebhookHandler['handle']>().parameter(0).toEqualTypeOf<Request>();
+    expectTypeOf<WebhookHandler['handle']>().returns.toEqualTypeOf<Promise<Response>>();
     expectTypeOf<WebhookHandler['drain']>().toEqualTypeOf<(options?: DrainOptions) => Promise<DrainReport>>();
     expectTypeOf<DrainReport['drained']>().toEqualTypeOf<boolean>();
     expectTypeOf<DrainReport['inHand'][number]>().toEqualTypeOf<InHandWork>();
@@ -86,8 +89,8 @@ describe('webhook types', () => {
 
   it('accepts the real request objects of each framework its adapters serve', () => {
     const handler = createWebhookHandler({ secret: 's', client: {} as CheckoutClient, onEvent: () => undefined });
-    expectTypeOf(handler.fastify).toEqualTypeOf<(request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<void>>();
-    expectTypeOf(handler.koa).toEqualTypeOf<(ctx: KoaContextLike) => Promise<void>>();
+    expectTypeOf(handler.fastify).returns.toEqualTypeOf<Promise<void>>();
+    expectTypeOf(handler.koa).returns.toEqualTypeOf<Promise<void>>();
     expectTypeOf(handler.fastify).toBeCallableWith({} as FastifyRequest, {} as FastifyReply);
     expectTypeOf(handler.koa).toBeCallableWith({} as Koa.Context);
     expectTypeOf(handler.koa).toBeCallableWith({} as Koa.ParameterizedContext<{ user: string }, { custom: true }>);

@@ -1,6 +1,5 @@
 import { LOOPBACK } from '../../client/insecure-http.js';
-import { createEvent, deliverEvent, EventDeliveryError, type DeliveryAttempt } from '../../testing/index.js';
-import type { DeliveryReport } from '../../testing/deliver-event.js';
+import { createEvent, deliverEvent, EventDeliveryError, type DeliveryReport } from '../../testing/index.js';
 import { allowOnly, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';
 import { durationOption, formatDuration, WAIT_TIMEOUT_MS } from '../duration.js';
@@ -176,7 +175,7 @@ function idsOf(body: string): { eventId?: string; type?: string } {
   }
 }
 
-function printFailedAttempts(attempts: readonly DeliveryAttempt[], causes: readonly (string | undefined)[], io: CliIo): void {
+function printFailedAttempts(attempts: EventDeliveryError['attempts'], causes: readonly (string | undefined)[], io: CliIo): void {
   attempts.forEach((attempt, index) => {
     const cause = causes[index] === undefined ? '' : ` (${causes[index]})`;
     const outcome =

@@ -8,6 +8,8 @@ import { nodeFramework, rawBodyFix, type Framework } from './raw-body-fix.js';
 /**
  * The part of a Node request the `node` adapter uses: node:http's `IncomingMessage`, Express's
  * `Request` and NestJS's `RawBodyRequest` all fit. Typed structurally so this entry needs no Node types.
+ *
+ * @inline
  */
 export interface NodeRequestLike extends AsyncIterable<unknown> {
   /** The request method (`IncomingMessage.method`). */
@@ -22,13 +24,21 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readonly readableEnded?: boolean | undefined;
 }
 
-/** Whether a request's body stream was read to its end. */
+/**
+ * Whether a request's body stream was read to its end.
+ *
+ * @inline
+ */
 export interface RequestEndState {
   /** `true` once the stream was read to its end. */
   readonly readableEnded?: boolean | undefined;
 }
 
-/** The part of a Node response the `node` adapter uses: node:http's `ServerResponse` and Express's `Response` fit. */
+/**
+ * The part of a Node response the `node` adapter uses: node:http's `ServerResponse` and Express's `Response` fit.
+ *
+ * @inline
+ */
 export interface NodeResponseLike {
   /** The status to answer with; the handler sets it. */
   statusCode: number;
@@ -71,7 +81,11 @@ function toHeaders(raw: NodeRequestLike['headers']): Headers {
   return headers;
 }
 
-/** Where a framework keeps what its body parser left: raw bytes (`rawBody`) and the parsed or raw `body`. */
+/**
+ * Where a framework keeps what its body parser left: raw bytes (`rawBody`) and the parsed or raw `body`.
+ *
+ * @inline
+ */
 export interface KeptBody {
   /** Raw bytes a framework kept beside the parsed body (NestJS `rawBody: true`, fastify-raw-body, @koa/bodyparser). */
   readonly rawBody?: unknown;

@@ -16,7 +16,11 @@ import { WorkInHand } from './work-in-hand.js';
 // It knows no framework: each adapter (../adapters/) turns its request into a DeliveryInput and
 // writes the PlainResponse back, so adapters depend on the engine and never the reverse.
 
-/** The second argument of `handler.handle(request, options)`. */
+/**
+ * The second argument of `handler.handle(request, options)`.
+ *
+ * @inline
+ */
 export interface HandleOptions {
   /**
    * Keeps the runtime alive for work that goes on after the response: a delivery answered 503 at

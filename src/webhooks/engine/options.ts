@@ -50,15 +50,25 @@ export interface TransactionalWebhookContext<Transaction> extends WebhookContext
 /**
  * Handles one new event. Resolve once it is handled; throw to have it redelivered and run again.
  * With a transactional store, the context also holds `transaction` (see {@link TransactionalWebhookContext}).
+ *
+ * @inline
  */
 export type OnEvent<Transaction = undefined> = (
   context: [Transaction] extends [undefined] ? WebhookContext : TransactionalWebhookContext<Transaction>,
 ) => void | Promise<void>;
 
-/** Finds the externalId of the order or withdrawal an event is about, e.g. from `event.tradeId`; nothing means "do not read". */
+/**
+ * Finds the externalId of the order or withdrawal an event is about, e.g. from `event.tradeId`; nothing means "do not read".
+ *
+ * @inline
+ */
 export type ExternalIdResolver = (event: WebhookEvent) => string | null | undefined | Promise<string | null | undefined>;
 
-/** How status reads confirm an event. */
+/**
+ * How status reads confirm an event.
+ *
+ * @inline
+ */
 export interface ConfirmOptions {
   /**
    * How many reads in all before `onEvent` gets `confirmed: false` (fewer when the claim's lease
@@ -157,5 +167,9 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
   logger?: Logger<WebhookLogEntry | WebhookWarning> | false | undefined;
 }
 
-/** The part of a status tracker the webhook handler uses: `nudge`. A `StatusTracker` fits. */
+/**
+ * The part of a status tracker the webhook handler uses: `nudge`. A `StatusTracker` fits.
+ *
+ * @inline
+ */
 export type WebhookTracker = Pick<StatusTracker, 'nudge'>;

@@ -15,6 +15,8 @@
  * - `timeout`: not finished within `responseTimeoutMs`; the work goes on (503)
  * - `store-unavailable`: the event store failed to claim (503)
  * - `draining`: `drain()` was called; no new deliveries are taken (503)
+ *
+ * @inline
  */
 export type WebhookOutcome =
   | 'method-not-allowed'

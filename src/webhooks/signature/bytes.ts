@@ -1,6 +1,10 @@
 import { typeName } from '../../internal/type-name.js';
 
-/** A payload as the public functions accept it: the raw body as text or bytes. */
+/**
+ * A payload as the public functions accept it: the raw body as text or bytes.
+ *
+ * @inline
+ */
 export type PayloadInput = string | Uint8Array | ArrayBuffer;
 
 /**

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CheckoutClient, RateLimitError, type ClientLogEntry } from 'checkout-partner-sdk';
+import { CheckoutClient, RateLimitError, type LogEntry } from 'checkout-partner-sdk';
 import { startServer, type RealServer } from '../real-server.js';
+
+type ClientLogEntry = Extract<LogEntry, { event: `client.${string}` }>;
 
 // A 429 with Retry-After pauses every request of the client, not only the call that got it
 // (real server on 127.0.0.1).

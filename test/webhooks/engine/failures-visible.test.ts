@@ -1,8 +1,10 @@
-import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import { HttpResponse } from 'msw';
 import { createWebhookHandler, type EventStore, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { delivery, makeClient, mockCheckout, SECRET, until } from '../helpers.js';
+import type { LogEntry } from 'checkout-partner-sdk';
+
+type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
 
 // API.md "Failures are visible by default": without a logger, each failed delivery writes one
 // line to stderr; `logger: false` silences it; CHECKOUT_LOG=debug prints every delivery. Logger

@@ -1,4 +1,3 @@
-import type { WebhookLogEntry } from 'checkout-partner-sdk';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { connect as connectHttp2, createServer as createHttp2Server, type ClientHttp2Session } from 'node:http2';
@@ -10,6 +9,9 @@ import Koa from 'koa';
 import { createWebhookHandler, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeClient, memoryLogger, SECRET } from '../helpers.js';
+import type { LogEntry } from 'checkout-partner-sdk';
+
+type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
 
 // A sender that stalls mid-body (1 byte a second, a content-length larger than it sends) must hold
 // neither the connection past the response deadline nor a shutdown: the body read ends at
