@@ -38,8 +38,16 @@ function debugLine(entry: ClientLogEntry): void {
   }
 }
 
+/** Writes the entries of one send's attempts (see {@link attemptLog}). */
+export interface AttemptLog {
+  /** Attempt number `attempt` starts: a `client.retry` entry when it follows another. */
+  start(attempt: number): void;
+  /** Attempt number `attempt` ended, with its response (`undefined` when none came) or what failed it. */
+  end(attempt: number, response: Response | undefined, error: string | undefined): void;
+}
+
 /** The log entries of one send's attempts: `attempt` when one ends, `retry` when one starts after another. */
-export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: string, path: string, redact: (requestId: string) => string) {
+export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: string, path: string, redact: (requestId: string) => string): AttemptLog {
   const method = lowerMethod.toUpperCase();
   let started = 0;
   let previous: { status: number | undefined; endedAt: number } | undefined;

@@ -42,9 +42,9 @@ describe('LoadHooks', () => {
     const { events, hooks } = recorder();
     const load = new LoadControl(loadSettings({ concurrency: 1 }, undefined), hooks);
     const deadline = performance.now() + 10_000;
-    const first = load.enter({}, undefined, deadline, request, { attempts: 0 });
+    const first = load.enter(undefined, deadline, request, { attempts: 0 });
     expect(typeof first).toBe('number');
-    const waiting = load.enter({}, undefined, deadline, request, { attempts: 0 });
+    const waiting = load.enter(undefined, deadline, request, { attempts: 0 });
     expect(waiting).toBeInstanceOf(Promise);
     await vi.advanceTimersByTimeAsync(250);
     load.leave(new Response(null, { status: 429, headers: { 'retry-after': '2' } }), performance.now(), first as number);
