@@ -215,77 +215,37 @@ class Sending<T> {
     return ticket;
   }
 
-  /**
-   * One HTTP attempt with its turn (`ticket`), bounded by `end` and the call's signal. Resolves
-   * (never rejects) with its {@link Outcome} once the response is read, or at once when it is aborted.
-   * The turn goes back when fetch settles, {@link ABORT_SETTLE_MS} later when the attempt was aborted,
-   * or {@link ABORT_GRACE_MS} after the abort when fetch never settles (a custom fetch that ignores the
-   * signal costs its call a timeout, not the client one of its slots forever).
-   */
+  /** One HTTP attempt with its turn (`ticket`), bounded by `end` and the call's signal: its {@link Outcome}, never a rejection. */
   #attempt(ticket: number, end: number): Promise<Outcome> {
-    const { trace, signal: callSignal } = this.#options;
-    const load = this.#t.load;
+    const { trace } = this.#options;
     trace.attempts += 1;
     const attempt = trace.attempts;
     this.#log?.start(attempt);
-    const sentAt = performance.now();
-    const controller = new AbortController();
-    const signal = callSignal === undefined ? controller.signal : AbortSignal.any([callSignal, controller.signal]);
-    let response: Response | undefined;
-    let left = false;
-    const leave = () => {
-      if (left) return;
-      left = true;
-      load.leave(response, sentAt, ticket);
-    };
     return new Promise<Outcome>((resolve) => {
-      let grace: ReturnType<typeof setTimeout> | undefined;
-      let ended = false;
-      const onAbort = () => {
-        ended = true;
-        clearTimeout(timer);
-        resolve(this.#logged(attempt, { response, text: undefined, error: callSignal?.aborted === true ? callSignal.reason : TIMED_OUT }));
-        grace = setTimeout(leave, ABORT_GRACE_MS);
-      };
-      const timer = setTimeout(() => controller.abort(TIMED_OUT), Math.max(0, end - performance.now()));
-      signal.addEventListener('abort', onAbort, { once: true });
-      if (signal.aborted) onAbort();
-      const settled = (outcome: Outcome) => {
-        signal.removeEventListener('abort', onAbort);
-        clearTimeout(grace);
-        if (ended) {
-          holdAfterAbort(leave);
-          return;
-        }
-        clearTimeout(timer);
-        // the entry is written before the turn is given back
+      const run = new AttemptRun(this.#t.load, ticket, end, this.#options.signal, (outcome) => {
+        // returned: the entry is written before the turn is given back
         const logged = this.#logged(attempt, outcome);
-        if (logged instanceof Promise) {
-          void logged.then(() => {
-            leave();
-            resolve(outcome);
-          });
-        } else {
-          leave();
-          resolve(outcome);
-        }
-      };
-      this.#exchange(signal, (answered) => (response = answered)).then(
-        (text) => settled({ response: response as Response, text }),
-        (error: unknown) => settled({ response, text: undefined, error }),
+        resolve(logged);
+        return logged;
+      });
+      this.#exchange(run).then(
+        (text) => run.settled({ response: run.response as Response, text }),
+        (error: unknown) => run.settled({ response: run.response, text: undefined, error }),
       );
     });
   }
 
-  /** fetch and the whole body; `answered` gets the response as soon as its headers came. */
-  async #exchange(signal: AbortSignal, answered: (response: Response) => void): Promise<string> {
+  /** fetch and the whole body of `run`'s request; `run` holds the request and, once its headers came, the response. */
+  async #exchange(run: AttemptRun): Promise<string> {
     const init = this.#init;
-    init.signal = signal;
-    const request = new Request(this.#url, init);
+    init.signal = run.signal;
+    // held by the attempt until it settles: fetch follows its signal only through weak references,
+    // and a Request collected mid-body would leave the body's socket open after a timeout or an abort
+    const request = (run.request = new Request(this.#url, init));
     // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
     // method: browsers and Workers throw "Illegal invocation" for a detached fetch
     const response = await (this.#t.fetch === undefined ? globalThis.fetch(request) : this.#t.fetch(request));
-    answered(response);
+    run.response = response;
     if (response.redirected) throw new FollowedRedirect(response.url);
     return readBody(response, this.#t.maxBytes);
   }
@@ -375,6 +335,73 @@ class Sending<T> {
   }
 }
 
+/**
+ * The life of one attempt: its timeout, its abort, and its turn at the gate. It ends (`end` gets
+ * its {@link Outcome}) when fetch and the body read settle, or at once when it is aborted (its
+ * timeout, the call's signal). Its turn goes back once: when fetch settles (after `end` wrote the
+ * log entry), {@link ABORT_SETTLE_MS} after that when it was aborted, or {@link ABORT_GRACE_MS}
+ * after the abort when fetch never settles (a custom fetch that ignores the signal costs its call
+ * a timeout, not the client one of its slots forever). Its own abort listener (`handleEvent`).
+ */
+class AttemptRun {
+  readonly signal: AbortSignal;
+  /** The request sent. */
+  request: Request | undefined;
+  /** The response, once its headers came. */
+  response: Response | undefined;
+  readonly #load: LoadControl;
+  readonly #ticket: number;
+  readonly #sentAt = performance.now();
+  readonly #callSignal: AbortSignal | undefined;
+  readonly #end: (outcome: Outcome) => unknown;
+  readonly #timer: ReturnType<typeof setTimeout>;
+  #grace: ReturnType<typeof setTimeout> | undefined;
+  #ended = false;
+  #left = false;
+
+  constructor(load: LoadControl, ticket: number, end: number, callSignal: AbortSignal | undefined, onEnd: (outcome: Outcome) => unknown) {
+    this.#load = load;
+    this.#ticket = ticket;
+    this.#callSignal = callSignal;
+    this.#end = onEnd;
+    const controller = new AbortController();
+    this.signal = callSignal === undefined ? controller.signal : AbortSignal.any([callSignal, controller.signal]);
+    this.#timer = setTimeout(() => controller.abort(TIMED_OUT), Math.max(0, end - performance.now()));
+    this.signal.addEventListener('abort', this, { once: true });
+    if (this.signal.aborted) this.handleEvent();
+  }
+
+  /** Aborted: the attempt ends now, its turn goes back when fetch settles or after the grace period. */
+  handleEvent(): void {
+    this.#ended = true;
+    clearTimeout(this.#timer);
+    const callSignal = this.#callSignal;
+    this.#end({ response: this.response, text: undefined, error: callSignal?.aborted === true ? callSignal.reason : TIMED_OUT });
+    this.#grace = setTimeout(() => this.#leave(), ABORT_GRACE_MS);
+  }
+
+  /** fetch and the body read settled with `outcome`. */
+  settled(outcome: Outcome): void {
+    this.signal.removeEventListener('abort', this);
+    clearTimeout(this.#grace);
+    if (this.#ended) {
+      holdAfterAbort(() => this.#leave());
+      return;
+    }
+    this.#ended = true;
+    clearTimeout(this.#timer);
+    const logged = this.#end(outcome);
+    if (logged instanceof Promise) void logged.then(() => this.#leave());
+    else this.#leave();
+  }
+
+  #leave(): void {
+    if (this.#left) return;
+    this.#left = true;
+    this.#load.leave(this.response, this.#sentAt, this.#ticket);
+  }
+}
+
 /** The request's URL: the base, one slash, the path, and `searchParams` appended to its query. */
 function urlOf(base: string, { path, searchParams }: SendOptions<unknown>): string {
   const url = base + path.replace(LEADING_SLASHES, '/');
@@ -445,6 +472,18 @@ function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string
   return `${options.method.toUpperCase()} ${options.path}`;
 }
 
+/** What a call aborted by its signal rejects with: the signal's reason, said to be a queue timeout when its deadline fired while it waited for its turn. */
+function abortReason(options: SendOptions<unknown>, reason: unknown, queued: boolean): unknown {
+  if (!queued || !(reason instanceof TimeoutError)) return reason;
+  return refused(
+    new TimeoutError(
+      `${reason.message}: it ran out while waiting for its turn in the client's queue (rateLimit concurrency or requestsPerSecond, a Retry-After pause), unsent`,
+      { request: labelOf(options), attempts: options.trace.attempts },
+    ),
+    'checkout.queue_timeout',
+  );
+}
+
 /**
  * Maps what an attempt or its turn failed with onto the error tree; an abort rejects with the
  * signal's reason. Messages quote only what is known to hold no header value (a Headers or Request
@@ -452,20 +491,7 @@ function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string
  * system error code.
  */
 async function toCheckoutError(error: unknown, options: SendOptions<unknown>, queued: boolean, waitedMs: number, timeoutMs: number): Promise<unknown> {
-  if (options.signal?.aborted) {
-    const reason: unknown = options.signal.reason;
-    // the call's own timeoutMs ran out while this request still waited for its turn: say so
-    if (queued && reason instanceof TimeoutError) {
-      return refused(
-        new TimeoutError(
-          `${reason.message}: it ran out while waiting for its turn in the client's queue (rateLimit concurrency or requestsPerSecond, a Retry-After pause), unsent`,
-          { request: labelOf(options), attempts: options.trace.attempts },
-        ),
-        'checkout.queue_timeout',
-      );
-    }
-    return reason;
-  }
+  if (options.signal?.aborted) return abortReason(options, options.signal.reason, queued);
   // refused unsent, already typed
   if (refusalOf(error) !== undefined) return error;
   const label = labelOf(options);
