@@ -8,7 +8,7 @@ import { partnerApiBase } from './api-base.js';
 import { callBound, type CallBound } from './call-bound.js';
 import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, withdrawalCall, type AuthedCall } from './calls.js';
 import { retriesOption } from './call-headers.js';
-import { logWriter, type LogWriter } from './log.js';
+import { clientLogError, logWriter, type LogWriter } from './log.js';
 import { env } from '../internal/env.js';
 import { checkTransportSecurity } from './insecure-http.js';
 import { lazy } from '../internal/lazy.js';
@@ -291,7 +291,7 @@ export class CheckoutClient {
         attempt: trace.attempts,
         // a service may echo the secret in its request id: redacted like in the errors
         requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, values),
-        ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
+        ...(error === undefined ? {} : { error: clientLogError(error, 'the token exchange was aborted by its signal') }),
       });
     // a request id that may hold the secret in an encoded form: the full redactor is loaded first
     const ready = redactorReady(requestId, values);

@@ -12,7 +12,8 @@ import {
 import type { LoadControl } from './load/load-control.js';
 import { refusalOf, refused } from './load/refusal.js';
 import type { ParseSchema } from '../schemas.js';
-import { attemptLog, type AttemptLog, type LogWriter } from './log.js';
+import { attemptLog, clientLogError, type AttemptLog, type LogWriter } from './log.js';
+import type { LogError } from '../logger.js';
 import { BodyTooLarge, readBody } from './read-body.js';
 import { lazy } from '../internal/lazy.js';
 import { LEADING_SLASHES } from '../internal/path.js';
@@ -255,7 +256,7 @@ class Sending<T> {
     const log = this.#log;
     if (log === undefined) return outcome;
     const { response } = outcome;
-    const failed = outcome.text === undefined ? attemptError(outcome.error, this.#options.signal) : undefined;
+    const failed = outcome.text === undefined ? attemptError(outcome.error, this.#options, this.#t.timeoutMs) : undefined;
     const ready = redactorReady(response?.headers.get('x-request-id'), credentialValues(this.#options));
     if (ready === undefined) {
       log.end(attempt, response, failed);
@@ -598,13 +599,14 @@ function invalid(response: Response, options: SendOptions<unknown>, what: string
   return new ResponseValidationError(`${response.status} from ${label}: ${what}`, { status: response.status, request: label, issues, attempts: options.trace.attempts });
 }
 
-/** What ended an attempt without a complete response, by the name of the error it becomes. */
-function attemptError(error: unknown, callSignal: AbortSignal | undefined): string {
-  if (error instanceof BodyTooLarge) return 'ResponseTooLargeError';
-  if (error instanceof FollowedRedirect) return 'ApiError';
-  if (callSignal?.aborted) {
-    const reason: unknown = callSignal.reason;
-    return reason instanceof Error || reason instanceof DOMException ? reason.name : 'AbortError';
-  }
-  return error === TIMED_OUT ? 'TimeoutError' : 'ConnectionError';
+/** What ended an attempt without a complete response, as its log entry's `error`: named by the error it becomes, said without quoting what fetch threw (it may quote a header). */
+function attemptError(error: unknown, options: SendOptions<unknown>, timeoutMs: number): LogError {
+  if (error instanceof BodyTooLarge) return { name: 'ResponseTooLargeError', message: `the response body is larger than maxResponseBytes (${error.limitBytes} bytes)`, status: error.status };
+  if (error instanceof FollowedRedirect) return { name: 'ApiError', message: "the custom fetch followed a redirect despite redirect: 'manual'" };
+  const callSignal = options.signal;
+  if (callSignal?.aborted) return clientLogError(callSignal.reason, 'the call was aborted by its signal');
+  if (error === TIMED_OUT) return { name: 'TimeoutError', message: `no complete response (headers and body) within timeoutMs (${timeoutMs} ms)` };
+  const name = error instanceof Error ? error.name : typeof error;
+  const message = isNetworkError(error) ? describeNetworkError(error) : `failed before any response arrived (${name}${codeOf(error) ?? ''})`;
+  return { name: 'ConnectionError', message };
 }
