@@ -190,7 +190,10 @@ class Sending<T> {
   /** The first request's turn; a queue timeout bounded by the call's own `timeoutMs` is said in its terms. */
   async #firstTurn(end: number): Promise<number> {
     try {
-      return await this.#turn(end);
+      const ticket = await this.#turn(end);
+      // its attempt starts once it has its turn: that wait is not part of its timeoutMs
+      this.#waitedMs = 0;
+      return ticket;
     } catch (error) {
       const { deadline, callTimeoutMs } = this.#options;
       const own = deadline !== undefined && deadline < end && callTimeoutMs !== undefined;
