@@ -1,4 +1,4 @@
-// The client owns its retry loop: every attempt takes its turn at the client's gate, reads its body within its timeout and draws on the retry budget, which ky's retry, timeout and fetch would each decide a second time.
+// Owns its retry loop: turns, body reads and the retry budget are the client's; ky would decide each a second time.
 import {
   ApiError,
   ConnectionError,
@@ -508,7 +508,8 @@ async function toCheckoutError(error: unknown, options: SendOptions<unknown>, qu
     );
   }
   if (error instanceof FollowedRedirect) {
-    return new ApiError(`${label} was redirected, which the client never follows: the custom fetch must honour redirect: 'manual'`, { request: label, attempts });
+    const message = `${label} was redirected, which the client never follows: the custom fetch must honour redirect: 'manual'`;
+    return new ApiError(message, { request: label, attempts });
   }
   if (error === TIMED_OUT) {
     // the wait for a turn counts in the attempt's timeoutMs: say so, or a queue reads as a slow service
@@ -602,9 +603,14 @@ function invalid(response: Response, options: SendOptions<unknown>, what: string
   return new ResponseValidationError(`${response.status} from ${label}: ${what}`, { status: response.status, request: label, issues, attempts: options.trace.attempts });
 }
 
-/** What ended an attempt without a complete response, as its log entry's `error`: named by the error it becomes, said without quoting what fetch threw (it may quote a header). */
+/**
+ * What ended an attempt without a complete response, as its log entry's `error`: named by the error
+ * it becomes, said without quoting what fetch threw (it may quote a header).
+ */
 function attemptError(error: unknown, options: SendOptions<unknown>, timeoutMs: number): LogError {
-  if (error instanceof BodyTooLarge) return { name: 'ResponseTooLargeError', message: `the response body is larger than maxResponseBytes (${error.limitBytes} bytes)`, status: error.status };
+  if (error instanceof BodyTooLarge) {
+    return { name: 'ResponseTooLargeError', message: `the response body is larger than maxResponseBytes (${error.limitBytes} bytes)`, status: error.status };
+  }
   if (error instanceof FollowedRedirect) return { name: 'ApiError', message: "the custom fetch followed a redirect despite redirect: 'manual'" };
   const callSignal = options.signal;
   if (callSignal?.aborted) return clientLogError(callSignal.reason, 'the call was aborted by its signal');
