@@ -39,7 +39,7 @@ export default defineConfig([
     // zod/v4/core) re-exports all ~60 locale modules, which cost most of the package's cold start.
     // zod stays a dependency for the declarations; its global config (z.config, locales) lives on
     // globalThis, so a partner's own zod still configures ours. See README.md (Performance).
-    // jose and ky stay external: an app's bundler dedupes them with its own copies.
+    // jose stays external: an app's bundler dedupes it with its own copy.
     noExternal: [/^zod(\/|$)/],
     define: { __CHECKOUT_SDK_CJS__: 'false' },
     splitting: true,
@@ -49,7 +49,7 @@ export default defineConfig([
     ...LIBRARY,
     // The CommonJS build loads through `require` alone, in every runner (Jest's CommonJS mode, whose
     // `require` cannot load ES modules and which has no `import()` without --experimental-vm-modules;
-    // Node 22 before require(esm)): the ESM-only dependencies (jose 6, ky 2) and zod are bundled in,
+    // Node 22 before require(esm)): the ESM-only dependency (jose 6) and zod are bundled in,
     // every `import()` becomes a `require` (`supported` below), and each entry is one file (esbuild
     // splits ESM only; a split CJS build would `import()` its lazy chunks). Each entry holds its own
     // copy of the shared code: the errors' `instanceof` holds across copies (src/errors.ts).
@@ -57,7 +57,7 @@ export default defineConfig([
     // module's own `require` (__CHECKOUT_SDK_CJS__), so a runner's module registry (Jest's) serves them.
     entry: ENTRIES,
     format: ['cjs'],
-    noExternal: [/^zod(\/|$)/, /^jose(\/|$)/, /^ky(\/|$)/],
+    noExternal: [/^zod(\/|$)/, /^jose(\/|$)/],
     define: { __CHECKOUT_SDK_CJS__: 'true' },
     splitting: false,
     // esbuild's tree shaking only: tsup's rollup pass would bring `import()` back into the CommonJS

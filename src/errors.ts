@@ -3,8 +3,8 @@
  * is a `CheckoutError`. Each class sets a literal `name`, so logs and cross-realm checks work
  * without `instanceof`.
  *
- * No error here ever holds a request: ky's errors carry the request with its Authorization
- * header, so they are never attached as `cause`.
+ * No error here ever holds a request: a `Request` carries its Authorization header, so none is
+ * ever attached, nor an error that holds one, as `cause`.
  */
 
 import { retryAfterMs } from './internal/retry-after.js';
@@ -62,7 +62,7 @@ export interface ApiErrorInit {
   request?: string | undefined;
   /** How many HTTP attempts the call made before it failed. */
   attempts?: number | undefined;
-  /** What caused it (never a ky error, which holds the request and its Authorization header). */
+  /** What caused it (never an error that holds the request and its Authorization header). */
   cause?: unknown;
 }
 

@@ -85,8 +85,12 @@ export interface ClientLogEntry {
   requestId: string | undefined;
   /** For `client.retry`: how long the client waited before this attempt, in milliseconds. */
   retryInMs?: number | undefined;
-  /** When the attempt (or exchange) failed without a status: the error's class name, `TimeoutError`, `ConnectionError`, `AbortError`, `ResponseTooLargeError`, ... */
-  error?: string | undefined;
+  /**
+   * What failed the attempt (or exchange) besides its status: `name` is the error it becomes
+   * (`TimeoutError`, `ConnectionError`, `ResponseTooLargeError`, an abort reason's `AbortError`…),
+   * `message` says why without quoting a header or a body (an abort reason of the caller's is named, not quoted).
+   */
+  error?: LogError | undefined;
 }
 
 /**

@@ -5,10 +5,10 @@ import { TokenCache } from './token-cache.js';
 import { redactorReady, redactShort } from './redact-short.js';
 import { ApiError, AuthenticationError, ConnectionError, ResponseValidationError } from '../errors.js';
 import { partnerApiBase } from './api-base.js';
-import { callBound } from './call-bound.js';
+import { callBound, type CallBound } from './call-bound.js';
 import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, withdrawalCall, type AuthedCall } from './calls.js';
 import { retriesOption } from './call-headers.js';
-import { logWriter, type LogWriter } from './log.js';
+import { clientLogError, logWriter, type LogWriter } from './log.js';
 import { env } from '../internal/env.js';
 import { checkTransportSecurity } from './insecure-http.js';
 import { lazy } from '../internal/lazy.js';
@@ -92,20 +92,8 @@ export class CheckoutClient {
     // the token store key read them. Still own enumerable data, so JSON, spread and inspect are unchanged.
     Object.defineProperties(this, { baseUrl: { writable: false, configurable: false }, partnerId: { writable: false, configurable: false } });
     this.#secret = secretOption(options.partnerSecret);
-    const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 30_000);
+    const { timeoutMs, maxResponseBytes, maxRetries, skewSeconds, store } = requestSettings(options);
     this.#timeoutMs = timeoutMs;
-    const maxResponseBytes = byteCount('maxResponseBytes', options.maxResponseBytes, 1_048_576);
-    // the same check as a call's own maxRetries
-    const maxRetries = retriesOption(options.maxRetries) ?? 2;
-    const skewSeconds = options.tokenSkewSeconds ?? 30;
-    if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !(skewSeconds * 1000 <= Number.MAX_SAFE_INTEGER)) {
-      throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${quote(skewSeconds)}`);
-    }
-    functionOption('fetch', options.fetch);
-    const store = options.tokenStore;
-    if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
-      throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
-    }
     this.#log = logWriter(options.logger);
     this.#telemetry = new Telemetry(options, this.baseUrl);
     const load = new LoadControl(loadSettings(options.rateLimit, options.retryBudget), loadHooks(this.#telemetry));
@@ -303,7 +291,7 @@ export class CheckoutClient {
         attempt: trace.attempts,
         // a service may echo the secret in its request id: redacted like in the errors
         requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, values),
-        ...(error === undefined ? {} : { error: error instanceof Error || error instanceof DOMException ? error.name : 'Error' }),
+        ...(error === undefined ? {} : { error: clientLogError(error, 'the token exchange was aborted by its signal') }),
       });
     // a request id that may hold the secret in an encoded form: the full redactor is loaded first
     const ready = redactorReady(requestId, values);
@@ -325,44 +313,13 @@ export class CheckoutClient {
 
   async #send<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined): Promise<T> {
     const { method, path, options, key } = call;
-    const { timeoutMs, maxRetries } = options;
+    const { timeoutMs } = options;
     // the same object for every call without per-call headers: the hot path builds only the token's
     const extra = options.headers === undefined && key === undefined ? undefined : { ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
     // a signal already aborted sends nothing, not even a token exchange
     options.signal?.throwIfAborted();
     const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
-    const { signal, deadline } = bound;
-    const send = async () => {
-      // a Retry-After pause that outlasts the call (or its attempt's timeoutMs, as the gate counts)
-      // fails it now, also when it would first wait on an exchange, which the pause holds back too:
-      // not at the end of its timeoutMs, and without a partnerSecret call or a store read per call
-      const attemptEnd = performance.now() + this.#timeoutMs;
-      this.#load.throwIfPausedPast(deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), call, trace.attempts);
-      const token = await this.#tokens.get(signal);
-      const headers: Record<string, string> =
-        extra === undefined
-          ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
-          : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` };
-      observed?.inject(headers);
-      const sent = this.#transport.send({
-        method,
-        path,
-        headers,
-        retry: method === 'get' || key !== undefined,
-        maxRetries,
-        schema: call.schema,
-        json: call.json,
-        searchParams: call.searchParams,
-        externalId: call.externalId,
-        signal,
-        deadline,
-        callTimeoutMs: timeoutMs,
-        trace,
-        // a service may quote the partner secret on any endpoint, not only the one it was sent to
-        alsoRedact: typeof this.#secret === 'string' ? this.#secret : this.#lastSecret,
-      });
-      return { token, sent };
-    };
+    const send = () => this.#sendOnce(call, trace, observed, bound, extra);
     try {
       const first = await send();
       try {
@@ -375,6 +332,44 @@ export class CheckoutClient {
     } finally {
       bound.dispose();
     }
+  }
+
+  /** One request of a call (its first, or the one after a 401): the token, the headers, the transport's send. */
+  async #sendOnce<T>(
+    call: AuthedCall<T>,
+    trace: CallTrace,
+    observed: ObservedCall | undefined,
+    { signal, deadline }: CallBound,
+    extra: Record<string, string> | undefined,
+  ): Promise<{ token: string; sent: Promise<T> }> {
+    const { method, path, options, key } = call;
+    // a Retry-After pause that outlasts the call (or its attempt's timeoutMs, as the gate counts)
+    // fails it now, also when it would first wait on an exchange, which the pause holds back too:
+    // not at the end of its timeoutMs, and without a partnerSecret call or a store read per call
+    const attemptEnd = performance.now() + this.#timeoutMs;
+    this.#load.throwIfPausedPast(deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), call, trace.attempts);
+    const token = await this.#tokens.get(signal);
+    const headers: Record<string, string> =
+      extra === undefined ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT } : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` };
+    observed?.inject(headers);
+    const sent = this.#transport.send({
+      method,
+      path,
+      headers,
+      retry: method === 'get' || key !== undefined,
+      maxRetries: options.maxRetries,
+      schema: call.schema,
+      json: call.json,
+      searchParams: call.searchParams,
+      externalId: call.externalId,
+      signal,
+      deadline,
+      callTimeoutMs: options.timeoutMs,
+      trace,
+      // a service may quote the partner secret on any endpoint, not only the one it was sent to
+      alsoRedact: typeof this.#secret === 'string' ? this.#secret : this.#lastSecret,
+    });
+    return { token, sent };
   }
 }
 
@@ -396,6 +391,24 @@ async function loaded<M>(load: () => Promise<M>, what: string): Promise<M> {
     const name = error instanceof Error ? error.name : typeof error;
     throw new ConnectionError(`${what} failed before any request was sent: its module could not be loaded (${name})`, { attempts: 0 });
   }
+}
+
+/** The options that shape the client's requests and its token cache, checked (with their defaults). */
+function requestSettings(options: CheckoutClientOptions) {
+  const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 30_000);
+  const maxResponseBytes = byteCount('maxResponseBytes', options.maxResponseBytes, 1_048_576);
+  // the same check as a call's own maxRetries
+  const maxRetries = retriesOption(options.maxRetries) ?? 2;
+  const skewSeconds = options.tokenSkewSeconds ?? 30;
+  if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !(skewSeconds * 1000 <= Number.MAX_SAFE_INTEGER)) {
+    throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${quote(skewSeconds)}`);
+  }
+  functionOption('fetch', options.fetch);
+  const store = options.tokenStore;
+  if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
+    throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
+  }
+  return { timeoutMs, maxResponseBytes, maxRetries, skewSeconds, store };
 }
 
 function required(name: string, envName: string, value: unknown): string {

@@ -1,7 +1,9 @@
 import { env } from '../internal/env.js';
 import { resolveLogger, type LogWrite } from '../internal/log.js';
-import type { ClientLogEntry } from '../logger.js';
-import { escapeControl, quote } from '../internal/quote.js';
+import type { ClientLogEntry, LogError } from '../logger.js';
+import { CheckoutError } from '../errors.js';
+import { describeLineError } from '../internal/stderr-log.js';
+import { quote } from '../internal/quote.js';
 
 /** Writes one entry; `undefined` means no logging. */
 export type LogWriter = LogWrite<ClientLogEntry> | undefined;
@@ -30,7 +32,7 @@ function debugLine(entry: ClientLogEntry): void {
   if (entry.requestId !== undefined) parts.push(`requestId=${quote(entry.requestId)}`);
   if (entry.retryInMs !== undefined) parts.push(`retryInMs=${Math.round(entry.retryInMs)}`);
   // an abort reason's name is the caller's: escaped like every value from outside
-  if (entry.error !== undefined) parts.push(`error=${escapeControl(entry.error)}`);
+  if (entry.error !== undefined) parts.push(`error=${describeLineError(entry.error)}`);
   try {
     console.error(parts.join(' '));
   } catch {
@@ -38,8 +40,16 @@ function debugLine(entry: ClientLogEntry): void {
   }
 }
 
+/** Writes the entries of one send's attempts (see {@link attemptLog}). */
+export interface AttemptLog {
+  /** Attempt number `attempt` starts: a `client.retry` entry when it follows another. */
+  start(attempt: number): void;
+  /** Attempt number `attempt` ended, with its response (`undefined` when none came) or what failed it. */
+  end(attempt: number, response: Response | undefined, error: LogError | undefined): void;
+}
+
 /** The log entries of one send's attempts: `attempt` when one ends, `retry` when one starts after another. */
-export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: string, path: string, redact: (requestId: string) => string) {
+export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: string, path: string, redact: (requestId: string) => string): AttemptLog {
   const method = lowerMethod.toUpperCase();
   let started = 0;
   let previous: { status: number | undefined; endedAt: number } | undefined;
@@ -51,7 +61,7 @@ export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: 
         write({ event: 'client.retry', method, path, status: previous.status, ms: waited, attempt, requestId: undefined, retryInMs: waited });
       }
     },
-    end(attempt: number, response: Response | undefined, error: string | undefined): void {
+    end(attempt: number, response: Response | undefined, error: LogError | undefined): void {
       const endedAt = performance.now();
       const status = response?.status;
       previous = { status, endedAt };
@@ -61,4 +71,17 @@ export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: 
       write({ event: 'client.attempt', method, path, status, ms: endedAt - started, attempt, requestId, ...(error === undefined ? {} : { error }) });
     },
   };
+}
+
+/**
+ * `error` as a client log entry's `error`. The SDK's own errors hold no credential (their messages
+ * and headers are redacted): their name, message and status. Anything else (a caller's abort
+ * reason, which may say anything) by its name only, with `otherwise` as the message.
+ */
+export function clientLogError(error: unknown, otherwise: string): LogError {
+  if (error instanceof CheckoutError) {
+    const { status } = error as { status?: unknown };
+    return typeof status === 'number' ? { name: error.name, message: error.message, status } : { name: error.name, message: error.message };
+  }
+  return { name: error instanceof Error ? error.name : 'AbortError', message: otherwise };
 }

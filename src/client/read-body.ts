@@ -14,8 +14,8 @@ const decoder = new TextDecoder();
  * the decoded bytes (fetch has already undone gzip/br): past `maxBytes` the stream is cancelled,
  * which aborts the request and closes its connection, and {@link BodyTooLarge} is thrown.
  *
- * ky has no size limit and reads error bodies up to 10 MB, so this runs inside the `fetch` ky calls:
- * the read is then part of the attempt, bounded by ky's timeout and retried like a network error.
+ * It runs inside the attempt: the read is bounded by the attempt's timeout and retried like a
+ * network error, and an error body is capped like any other.
  */
 export async function readBody(response: Response, maxBytes: number): Promise<string> {
   const { body } = response;

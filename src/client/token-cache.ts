@@ -78,6 +78,11 @@ export class TokenCache {
       flight.pinned = true;
       return flight.promise;
     }
+    return this.#wait(flight, signal);
+  }
+
+  /** Waits for `flight` until `signal` aborts; the last waiter to leave aborts the exchange. */
+  #wait(flight: Flight, signal: AbortSignal): Promise<string> {
     flight.waiters += 1;
     return new Promise<string>((resolve, reject) => {
       let left = false;

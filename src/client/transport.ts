@@ -1,4 +1,4 @@
-import type { Options, RetryOptions } from 'ky';
+// Owns its retry loop: turns, body reads and the retry budget are the client's; ky would decide each a second time.
 import {
   ApiError,
   ConnectionError,
@@ -12,8 +12,8 @@ import {
 import type { LoadControl } from './load/load-control.js';
 import { refusalOf, refused } from './load/refusal.js';
 import type { ParseSchema } from '../schemas.js';
-import { attemptLog, type LogWriter } from './log.js';
-import { kyLoaded, loadKy } from './ky.js';
+import { attemptLog, clientLogError, type AttemptLog, type LogWriter } from './log.js';
+import type { LogError } from '../logger.js';
 import { BodyTooLarge, readBody } from './read-body.js';
 import { lazy } from '../internal/lazy.js';
 import { LEADING_SLASHES } from '../internal/path.js';
@@ -47,7 +47,7 @@ export interface SendOptions<T> {
   /** Path below the API base, already encoded, starting with `/`. */
   path: string;
   headers: Record<string, string>;
-  /** Retry on network errors, 408, 429 and 5xx (GETs, the token exchange and requests with an idempotency key). */
+  /** Retry on network errors, timeouts, 408, 429 and 5xx (GETs, the token exchange and requests with an idempotency key). */
   retry: boolean;
   /** Overrides the client's `maxRetries`. */
   maxRetries?: number | undefined;
@@ -73,6 +73,10 @@ export interface SendOptions<T> {
 }
 
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
+/** A `Retry-After` longer than this fails the call at once, so a misconfigured service cannot park a call for hours. */
+const MAX_RETRY_AFTER_MS = 60_000;
+/** The first retry's backoff without `Retry-After`; each further one doubles it, and each is drawn at random below it (full jitter). */
+const BACKOFF_MS = 300;
 /**
  * How long an aborted attempt keeps its turn when its fetch does not settle: fetch settles within
  * a tick of the abort (so the bound on requests in flight holds as fetch sees them), a custom one
@@ -93,243 +97,361 @@ const ABORT_GRACE_MS = 1_000;
  */
 const ABORT_SETTLE_MS = 100;
 
+/** The reason an attempt's own timer aborts it with (never the call's: that one aborts with the call's reason). */
+class AttemptTimedOut {}
+const TIMED_OUT = new AttemptTimedOut();
+
+/** Thrown when a custom `fetch` followed a redirect despite `redirect: 'manual'`. */
+class FollowedRedirect {
+  constructor(readonly url: string) {}
+}
+
+/** How an attempt ended: a response read to its end (`text`), or `error` (with the response, when its headers came). */
+type Outcome = { response: Response; text: string; error?: undefined } | { response: Response | undefined; text: undefined; error: unknown };
+
+/**
+ * The client's HTTP exchange with the partner API, and the mapping of every failure onto the error
+ * tree. This is the hot path of every status read (see bench/README.md): per attempt one `Request`,
+ * one `AbortController` and one timer, nothing else unless something waits or fails.
+ *
+ * The body is read inside the attempt ({@link readBody}): its timeout covers it (and aborts the
+ * request when it fires), a body cut or stalled midway is retried like any network error, and its
+ * size is capped.
+ */
+export class Transport {
+  /** The API base without a trailing slash; paths are appended to it. */
+  readonly base: string;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  readonly fetch: typeof globalThis.fetch | undefined;
+  readonly maxRetries: number;
+  readonly log: LogWriter;
+  readonly load: LoadControl;
+
+  constructor(options: TransportOptions) {
+    this.base = options.apiBase.replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs;
+    this.maxBytes = options.maxResponseBytes;
+    this.fetch = options.fetch;
+    this.maxRetries = options.maxRetries;
+    this.log = options.log;
+    this.load = options.load;
+  }
+
+  /** Sends the request, retrying what is safe to retry, and resolves with its parsed 2xx body. */
+  send<T>(options: SendOptions<T>): Promise<T> {
+    return new Sending(this, options).run();
+  }
+}
+
+/** One call's requests through {@link Transport.send}: its turns, attempts, retries and outcome. */
+class Sending<T> {
+  readonly #t: Transport;
+  readonly #options: SendOptions<T>;
+  readonly #url: string;
+  readonly #init: RequestInit;
+  readonly #log: AttemptLog | undefined;
+  readonly #firstAttempt: number;
+  readonly #maxRetries: number;
+  #retries = 0;
+  /** Whether a request of the call waits for its turn now: the call's deadline firing then is a queue timeout. */
+  #queued = false;
+  /** How long the current attempt waited for its turn (a retry's wait counts in its attempt's timeout). */
+  #waitedMs = 0;
+
+  constructor(transport: Transport, options: SendOptions<T>) {
+    this.#t = transport;
+    this.#options = options;
+    this.#url = urlOf(transport.base, options);
+    this.#init = requestInit(options);
+    const { log } = transport;
+    this.#log = log === undefined ? undefined : attemptLog(log, options.method, options.path, (id) => redactShort(id, credentialValues(options)));
+    this.#firstAttempt = options.trace.attempts;
+    this.#maxRetries = options.retry ? (options.maxRetries ?? transport.maxRetries) : 0;
+  }
+
+  async run(): Promise<T> {
+    const { timeoutMs } = this.#t;
+    // the first request waits for its turn before its attempt starts (at most half of timeoutMs,
+    // within the call's deadline), and once sent has its whole timeoutMs; a retry's wait counts in its attempt
+    let ticket = await this.#firstTurn(performance.now() + timeoutMs);
+    let outcome = await this.#attempt(ticket, performance.now() + timeoutMs);
+    for (;;) {
+      const delay = this.#retryDelay(outcome);
+      if (delay === undefined) return this.#settle(outcome);
+      this.#retries += 1;
+      await this.#sleep(delay).catch((error: unknown) => this.#reject(error));
+      const attemptEnd = performance.now() + timeoutMs;
+      ticket = await this.#turn(attemptEnd).catch((error: unknown) => this.#reject(error));
+      outcome = await this.#attempt(ticket, attemptEnd);
+    }
+  }
+
+  /** The first request's turn; a queue timeout bounded by the call's own `timeoutMs` is said in its terms. */
+  async #firstTurn(end: number): Promise<number> {
+    try {
+      const ticket = await this.#turn(end);
+      // its attempt starts once it has its turn: that wait is not part of its timeoutMs
+      this.#waitedMs = 0;
+      return ticket;
+    } catch (error) {
+      const { deadline, callTimeoutMs } = this.#options;
+      const own = deadline !== undefined && deadline < end && callTimeoutMs !== undefined;
+      return this.#reject(own ? ownDeadlineInQueue(error, this.#options) : error);
+    }
+  }
+
+  /** Waits for a turn at the client's gate (concurrency, pace, a `Retry-After` pause) before `end`; resolves with its ticket. */
+  async #turn(end: number): Promise<number> {
+    const { signal, deadline, trace } = this.#options;
+    const turn = this.#t.load.enter(signal, deadline === undefined ? end : Math.min(deadline, end), this.#options, trace);
+    if (typeof turn === 'number') {
+      this.#waitedMs = 0;
+      return turn;
+    }
+    const before = performance.now();
+    // left true when the wait fails: the call's deadline firing in the queue is then said to be a queue timeout
+    this.#queued = true;
+    const ticket = await turn;
+    this.#queued = false;
+    this.#waitedMs = performance.now() - before;
+    trace.queuedMs += this.#waitedMs;
+    return ticket;
+  }
+
+  /** One HTTP attempt with its turn (`ticket`), bounded by `end` and the call's signal: its {@link Outcome}, never a rejection. */
+  #attempt(ticket: number, end: number): Promise<Outcome> {
+    const { trace } = this.#options;
+    trace.attempts += 1;
+    const attempt = trace.attempts;
+    this.#log?.start(attempt);
+    return new Promise<Outcome>((resolve) => {
+      const run = new AttemptRun(this.#t.load, ticket, end, this.#options.signal, (outcome) => {
+        // returned: the entry is written before the turn is given back
+        const logged = this.#logged(attempt, outcome);
+        resolve(logged);
+        return logged;
+      });
+      this.#exchange(run).then(
+        (text) => run.settled({ response: run.response as Response, text }),
+        (error: unknown) => run.settled({ response: run.response, text: undefined, error }),
+      );
+    });
+  }
+
+  /** fetch and the whole body of `run`'s request; `run` holds the request and, once its headers came, the response. */
+  async #exchange(run: AttemptRun): Promise<string> {
+    const init = this.#init;
+    init.signal = run.signal;
+    // held by the attempt until it settles: fetch follows its signal only through weak references,
+    // and a Request collected mid-body would leave the body's socket open after a timeout or an abort
+    const request = (run.request = new Request(this.#url, init));
+    // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
+    // method: browsers and Workers throw "Illegal invocation" for a detached fetch
+    const response = await (this.#t.fetch === undefined ? globalThis.fetch(request) : this.#t.fetch(request));
+    run.response = response;
+    if (response.redirected) throw new FollowedRedirect(response.url);
+    return readBody(response, this.#t.maxBytes);
+  }
+
+  /** The outcome once its `client.attempt` entry is written (a request id that may hold a credential in an encoded form loads the full redactor first). */
+  #logged(attempt: number, outcome: Outcome): Outcome | Promise<Outcome> {
+    const log = this.#log;
+    if (log === undefined) return outcome;
+    const { response } = outcome;
+    const failed = outcome.text === undefined ? attemptError(outcome.error, this.#options, this.#t.timeoutMs) : undefined;
+    const ready = redactorReady(response?.headers.get('x-request-id'), credentialValues(this.#options));
+    if (ready === undefined) {
+      log.end(attempt, response, failed);
+      return outcome;
+    }
+    return ready.then(() => {
+      log.end(attempt, response, failed);
+      return outcome;
+    });
+  }
+
+  /**
+   * Milliseconds to wait before retrying `outcome`, or `undefined` when it is final: a 2xx, a call
+   * that may not retry (or has no retries left), a failure a retry would repeat, a `Retry-After`
+   * past the cap or the call's deadline, or a retry budget run dry (each retry draws from it).
+   */
+  #retryDelay(outcome: Outcome): number | undefined {
+    if (this.#retries >= this.#maxRetries || this.#options.signal?.aborted === true) return undefined;
+    const load = this.#t.load;
+    if (outcome.text !== undefined) {
+      const { response } = outcome;
+      if (!RETRY_STATUSES.includes(response.status)) return undefined;
+      // the partner API times retries by Retry-After alone (API.md): no other rate-limit header
+      const wait = retryAfterMs(response.headers);
+      const deadline = this.#options.deadline;
+      if (wait !== undefined && (wait > MAX_RETRY_AFTER_MS || (deadline !== undefined && performance.now() + wait >= deadline))) return undefined;
+      if (!load.mayRetry(false)) return undefined;
+      return wait ?? this.#backoff();
+    }
+    if (outcome.error !== TIMED_OUT && !isNetworkError(outcome.error)) return undefined;
+    return load.mayRetry(true) ? this.#backoff() : undefined;
+  }
+
+  /** Exponential backoff with full jitter: at random below 300 ms, 600 ms, 1.2 s… */
+  #backoff(): number {
+    return Math.random() * BACKOFF_MS * 2 ** (this.#retries);
+  }
+
+  /** Waits `ms` before a retry; rejects with the call signal's reason when it aborts meanwhile. */
+  #sleep(ms: number): Promise<void> {
+    const signal = this.#options.signal;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** The call's result from its last attempt's outcome: the parsed 2xx body, or the error it rejects with. */
+  #settle(outcome: Outcome): Promise<T> | T {
+    if (outcome.text === undefined) return this.#reject(outcome.error);
+    const { response } = outcome;
+    if (!response.ok) {
+      const { trace } = this.#options;
+      const label = labelOf(this.#options);
+      return rejectWith(
+        answeredError(
+          (errors) => errors.statusError(response, outcome.text, this.#options),
+          () => statusErrorOf(response.status, `${response.status} from ${label}`, { request: label, attempts: trace.attempts }),
+        ),
+      );
+    }
+    this.#t.load.succeeded(this.#options.trace.attempts - this.#firstAttempt > 1);
+    this.#options.trace.response = response;
+    return parseBody(response, outcome.text, this.#options);
+  }
+
+  /** Rejects with the error tree's error for `error`. */
+  async #reject(error: unknown): Promise<never> {
+    throw await toCheckoutError(error, this.#options, this.#queued, this.#waitedMs, this.#t.timeoutMs);
+  }
+}
+
+/**
+ * The life of one attempt: its timeout, its abort, and its turn at the gate. It ends (`end` gets
+ * its {@link Outcome}) when fetch and the body read settle, or at once when it is aborted (its
+ * timeout, the call's signal). Its turn goes back once: when fetch settles (after `end` wrote the
+ * log entry), {@link ABORT_SETTLE_MS} after that when it was aborted, or {@link ABORT_GRACE_MS}
+ * after the abort when fetch never settles (a custom fetch that ignores the signal costs its call
+ * a timeout, not the client one of its slots forever). Its own abort listener (`handleEvent`).
+ */
+class AttemptRun {
+  readonly signal: AbortSignal;
+  /** The request sent. */
+  request: Request | undefined;
+  /** The response, once its headers came. */
+  response: Response | undefined;
+  readonly #load: LoadControl;
+  readonly #ticket: number;
+  readonly #sentAt = performance.now();
+  readonly #callSignal: AbortSignal | undefined;
+  readonly #end: (outcome: Outcome) => unknown;
+  readonly #timer: ReturnType<typeof setTimeout>;
+  #grace: ReturnType<typeof setTimeout> | undefined;
+  #ended = false;
+  #left = false;
+
+  constructor(load: LoadControl, ticket: number, end: number, callSignal: AbortSignal | undefined, onEnd: (outcome: Outcome) => unknown) {
+    this.#load = load;
+    this.#ticket = ticket;
+    this.#callSignal = callSignal;
+    this.#end = onEnd;
+    const controller = new AbortController();
+    this.signal = callSignal === undefined ? controller.signal : AbortSignal.any([callSignal, controller.signal]);
+    this.#timer = setTimeout(() => controller.abort(TIMED_OUT), Math.max(0, end - performance.now()));
+    this.signal.addEventListener('abort', this, { once: true });
+    if (this.signal.aborted) this.handleEvent();
+  }
+
+  /** Aborted: the attempt ends now, its turn goes back when fetch settles or after the grace period. */
+  handleEvent(): void {
+    this.#ended = true;
+    clearTimeout(this.#timer);
+    const callSignal = this.#callSignal;
+    this.#end({ response: this.response, text: undefined, error: callSignal?.aborted === true ? callSignal.reason : TIMED_OUT });
+    this.#grace = setTimeout(() => this.#leave(), ABORT_GRACE_MS);
+  }
+
+  /** fetch and the body read settled with `outcome`. */
+  settled(outcome: Outcome): void {
+    this.signal.removeEventListener('abort', this);
+    clearTimeout(this.#grace);
+    if (this.#ended) {
+      holdAfterAbort(() => this.#leave());
+      return;
+    }
+    this.#ended = true;
+    clearTimeout(this.#timer);
+    const logged = this.#end(outcome);
+    if (logged instanceof Promise) void logged.then(() => this.#leave());
+    else this.#leave();
+  }
+
+  #leave(): void {
+    if (this.#left) return;
+    this.#left = true;
+    this.#load.leave(this.response, this.#sentAt, this.#ticket);
+  }
+}
+
+/** The request's URL: the base, one slash, the path, and `searchParams` appended to its query. */
+function urlOf(base: string, { path, searchParams }: SendOptions<unknown>): string {
+  const url = base + path.replace(LEADING_SLASHES, '/');
+  if (searchParams === undefined) return url;
+  const parsed = new URL(url);
+  const params = searchParams instanceof URLSearchParams ? searchParams : Object.entries(searchParams);
+  for (const [name, value] of params) parsed.searchParams.append(name, String(value));
+  return parsed.href;
+}
+
+/** The `RequestInit` every attempt of the call is built from (its signal is set per attempt). */
+function requestInit({ method, headers, json }: SendOptions<unknown>): RequestInit {
+  // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
+  const init: RequestInit = { method: method.toUpperCase(), headers, redirect: 'manual' };
+  if (json !== undefined) {
+    init.body = JSON.stringify(json);
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) init.headers = { ...headers, 'content-type': 'application/json' };
+  }
+  return init;
+}
+
 /** Gives an aborted attempt's turn back after {@link ABORT_SETTLE_MS}, without keeping a process that is done alive. */
 function holdAfterAbort(leave: () => void): void {
   const timer = setTimeout(leave, ABORT_SETTLE_MS);
   (timer as { unref?: () => void }).unref?.();
 }
 
-/**
- * Logs the end of an attempt; a request id that may hold a credential in an encoded form loads the
- * full redactor first (see redact-short.ts).
- */
-function logEnd(log: ReturnType<typeof attemptLog>, attempt: number, response: Response | undefined, error: string | undefined, options: SendOptions<unknown>): Promise<void> | undefined {
-  const ready = redactorReady(response?.headers.get('x-request-id'), credentialValues(options));
-  if (ready !== undefined) return ready.then(() => log.end(attempt, response, error));
-  log.end(attempt, response, error);
-  return undefined;
-}
+/** The messages fetch implementations give a failure of the network (the list ky and is-network-error keep). */
+const NETWORK_MESSAGES = new Set([
+  'fetch failed', // undici (Node.js)
+  'terminated', // undici: the body was cut midway
+  'Failed to fetch', // Chrome
+  'network error', // Chrome
+  'NetworkError when attempting to fetch resource.', // Firefox
+  'The Internet connection appears to be offline.', // Safari 16
+  'Load failed', // Safari 17+
+  'Network request failed', // cross-fetch
+  ' A network error occurred.', // Bun
+  'Network connection lost', // Cloudflare Workers
+]);
 
-/** The headers besides Retry-After that ky would take a retry's delay from. */
-const OTHER_TIMING_HEADERS = ['ratelimit-reset', 'x-ratelimit-retry-after', 'x-ratelimit-reset', 'x-rate-limit-reset'];
-/** A `Retry-After` longer than this fails the call at once, so a misconfigured service cannot park a call for hours. */
-const MAX_RETRY_AFTER_MS = 60_000;
-
-/**
- * ky configured once for the client, plus the mapping of every failure onto the error tree.
- *
- * This is the hot path of every status read (see bench/README.md), so each request hands ky one
- * small options object built without spreads and holding only what differs from ky's defaults
- * (ky deep-merges and normalises every key it is given, for every request): no instance defaults,
- * no `prefix`, no `method` for a GET, retry options built once.
- *
- * The body is read inside the `fetch` ky calls ({@link readBody}): that makes it part of the
- * attempt, so ky's per-attempt timeout covers it (and aborts the request when it fires), a body
- * cut or stalled midway is retried like any network error, and its size is capped.
- */
-export class Transport {
-  /** The API base without a trailing slash; paths are appended to it. */
-  readonly #base: string;
-  readonly #timeoutMs: number;
-  readonly #maxBytes: number;
-  readonly #fetch: typeof globalThis.fetch | undefined;
-  readonly #maxRetries: number;
-  readonly #log: LogWriter;
-  readonly #load: LoadControl;
-  /** For GETs: ky's default `methods` already hold `get`. */
-  readonly #retryGet: RetryOptions;
-  /** For the token exchange, and POSTs with an idempotency key. */
-  readonly #retryAny: RetryOptions;
-
-  constructor(options: TransportOptions) {
-    this.#base = options.apiBase.replace(/\/+$/, '');
-    this.#timeoutMs = options.timeoutMs;
-    this.#maxBytes = options.maxResponseBytes;
-    this.#fetch = options.fetch;
-    this.#maxRetries = options.maxRetries;
-    this.#log = options.log;
-    this.#load = options.load;
-    this.#retryGet = retryOptions(options.maxRetries, undefined, undefined, options.load);
-    this.#retryAny = retryOptions(options.maxRetries, ['get', 'post'], undefined, options.load);
-  }
-
-  async send<T>(options: SendOptions<T>): Promise<T> {
-    const { method, deadline, trace } = options;
-    // what the last attempt's fetch read (the body, as text), how long it waited for its turn, and
-    // whether it is waiting now (a call deadline that fires then is a queue timeout)
-    const read = { text: '', waitedMs: 0, queued: false };
-    // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
-    // method: browsers and Workers throw "Illegal invocation" for a detached fetch
-    const fetchFn = this.#fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
-    const maxBytes = this.#maxBytes;
-    const log = this.#log === undefined ? undefined : attemptLog(this.#log, method, options.path, (id) => redactShort(id, credentialValues(options)));
-    const load = this.#load;
-    const timeoutMs = this.#timeoutMs;
-    const firstAttempt = trace.attempts;
-    // The call's first request takes its turn here, before ky builds anything for it: a waiting call
-    // then costs a small waiter, not a Request, its signals and a timer (13 KB a waiter when it
-    // waited inside ky's fetch). It waits at most half of timeoutMs (within the call's own deadline
-    // and signal), and once sent has its whole timeoutMs. Retries take theirs inside ky's fetch,
-    // within their attempt. A refusal or an abort here rejects as if from ky.
-    let held: number | undefined;
-    const end = performance.now() + timeoutMs;
-    try {
-      const turn = load.enter(undefined, options.signal, deadline === undefined ? end : Math.min(deadline, end), options, trace);
-      if (typeof turn === 'number') {
-        held = turn;
-      } else {
-        const before = performance.now();
-        read.queued = true;
-        held = await turn;
-        read.queued = false;
-        trace.queuedMs += performance.now() - before;
-      }
-    } catch (error) {
-      // the call's own timeoutMs bounded the wait: say so in its terms
-      const own = deadline !== undefined && deadline < end && options.callTimeoutMs !== undefined;
-      throw await toCheckoutError(own ? ownDeadlineInQueue(error, options) : error, options, read, timeoutMs, load);
-    }
-    const init: Options = {
-      headers: options.headers,
-      retry: options.retry ? this.#retry(method, deadline, options.maxRetries) : 0,
-      timeout: this.#timeoutMs,
-      // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
-      redirect: 'manual',
-      fetch: async (input, requestInit) => {
-        const signal = input instanceof Request ? input.signal : (requestInit?.signal ?? undefined);
-        // the first attempt's turn, taken before ky; a retry's (concurrency, pace, a Retry-After pause)
-        // is taken here, part of its attempt, bounded by its timeout and the call's signal and deadline
-        let ticket: number;
-        const attemptEnd = performance.now() + timeoutMs;
-        const turn = held ?? load.enter(input, signal, deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), options, trace);
-        held = undefined;
-        if (typeof turn === 'number') {
-          ticket = turn;
-          read.waitedMs = 0;
-        } else {
-          const before = performance.now();
-          // left true when the wait fails: the call's deadline firing in the queue is then said to be a queue timeout
-          read.queued = true;
-          ticket = await turn;
-          read.queued = false;
-          read.waitedMs = performance.now() - before;
-        }
-        trace.queuedMs += read.waitedMs;
-        const sentAt = performance.now();
-        let response: Response | undefined;
-        trace.attempts += 1;
-        const attempt = async (): Promise<Response> => {
-          if (log === undefined) {
-            response = await fetchFn(input, requestInit);
-            if (response.redirected) throw new FollowedRedirect(response.url);
-            read.text = await readBody(response, maxBytes);
-            return response;
-          }
-          log.start(trace.attempts);
-          try {
-            response = await fetchFn(input, requestInit);
-            if (response.redirected) throw new FollowedRedirect(response.url);
-            read.text = await readBody(response, maxBytes);
-            // awaited only when the redactor must load: the entry is written before the turn is given back
-            const logged = logEnd(log, trace.attempts, response, undefined, options);
-            if (logged !== undefined) await logged;
-            return response;
-          } catch (error) {
-            const logged = logEnd(log, trace.attempts, response, attemptError(error, input, options.signal), options);
-            if (logged !== undefined) await logged;
-            throw error;
-          }
-        };
-        let left = false;
-        const leave = () => {
-          if (left) return;
-          left = true;
-          load.leave(response, sentAt, ticket);
-        };
-        // the turn is given back when fetch settles, or ABORT_GRACE_MS after the attempt was aborted
-        // (its timeout, the call's signal): a custom fetch that ignores the signal and never settles
-        // costs that call its timeout, not the client one of its rateLimit.concurrency slots forever
-        let grace: ReturnType<typeof setTimeout> | undefined;
-        const onAbort = () => {
-          grace = setTimeout(leave, ABORT_GRACE_MS);
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        let completed = false;
-        try {
-          const answered = await attempt();
-          completed = true;
-          return answered;
-        } finally {
-          signal?.removeEventListener('abort', onAbort);
-          clearTimeout(grace);
-          if (completed || signal?.aborted !== true) leave();
-          else holdAfterAbort(leave);
-        }
-      },
-    };
-    if (method !== 'get') init.method = method;
-    if (options.json !== undefined) init.json = options.json;
-    if (options.searchParams !== undefined) init.searchParams = options.searchParams;
-    if (options.signal !== undefined) init.signal = options.signal;
-    // a promise only until the first request has loaded ky
-    const loadingKy = loadKy();
-    const ky = (loadingKy instanceof Promise ? await loadingKy : loadingKy).default;
-    let response: Response;
-    try {
-      // what ky's `prefix` did: one slash between the base and the path
-      response = await ky(this.#base + options.path.replace(LEADING_SLASHES, '/'), init);
-    } catch (error) {
-      throw await toCheckoutError(error, options, read, this.#timeoutMs, load);
-    } finally {
-      // ky failed before its fetch (a bad header, an aborted signal): the turn taken for it goes back
-      if (held !== undefined) load.leave(undefined, performance.now(), held);
-    }
-    load.succeeded(trace.attempts - firstAttempt > 1);
-    trace.response = response;
-    return parseBody(response, read.text, options);
-  }
-
-  #retry(method: string, deadline: number | undefined, maxRetries: number | undefined): RetryOptions {
-    if (deadline === undefined && maxRetries === undefined) {
-      if (method === 'get') return this.#retryGet;
-      if (method === 'post') return this.#retryAny;
-    }
-    return retryOptions(maxRetries ?? this.#maxRetries, method === 'get' ? undefined : ['get', method], deadline, this.#load);
-  }
-}
-
-function retryOptions(limit: number, methods: string[] | undefined, deadline: number | undefined, load: LoadControl): RetryOptions {
-  const retry: RetryOptions = {
-    limit,
-    statusCodes: RETRY_STATUSES,
-    afterStatusCodes: RETRY_STATUSES,
-    maxRetryAfter: MAX_RETRY_AFTER_MS,
-    retryOnTimeout: true,
-    jitter: true,
-    // a wait past the cap or past the call's deadline fails now rather than sleeping first
-    shouldRetry: ({ error }) => {
-      // a request the client refused to send (queue full, queue timeout, a pause past the deadline)
-      if (refusalOf(error) !== undefined) return false;
-      const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
-      if (!isHTTPError(error)) {
-        // what ky retries besides statuses; a timeout while still queued is the client's own (not retried)
-        if (isTimeoutError(error)) return !load.timedOutWaiting(error.request) && load.mayRetry(true) ? undefined : false;
-        return isNetworkError(error) && !load.mayRetry(true) ? false : undefined;
-      }
-      const { status, headers } = error.response;
-      if (!RETRY_STATUSES.includes(status)) return undefined;
-      const wait = retryAfterMs(headers);
-      if (wait !== undefined && (wait > MAX_RETRY_AFTER_MS || (deadline !== undefined && performance.now() + wait >= deadline))) return false;
-      // every retry draws from the client's budget: with it dry, the call fails on this error
-      if (!load.mayRetry(false)) return false;
-      // without Retry-After, ky times the retry by RateLimit-Reset or an X-RateLimit-* header, up to
-      // maxRetryAfter and past the call's deadline; the partner API times retries by Retry-After
-      // alone (API.md), so those get the client's own backoff (`true`: retry, on ky's backoff)
-      return wait === undefined && OTHER_TIMING_HEADERS.some((name) => headers.has(name)) ? true : undefined;
-    },
-  };
-  if (methods !== undefined) retry.methods = methods;
-  return retry;
+/** Whether fetch failed for the network (retried like a timeout), not for a bad request or a custom fetch's own error. */
+function isNetworkError(error: unknown): error is TypeError {
+  if (!(error instanceof Error) || error.name !== 'TypeError') return false;
+  const { message } = error;
+  return NETWORK_MESSAGES.has(message) || /^(?:Failed to fetch|Load failed) \(.*\)$/.test(message) || message.startsWith('error sending request for url');
 }
 
 /**
@@ -349,55 +471,35 @@ function ownDeadlineInQueue(error: unknown, options: SendOptions<unknown>): unkn
   );
 }
 
-/** Thrown when a custom `fetch` followed a redirect despite `redirect: 'manual'`. */
-class FollowedRedirect {
-  constructor(readonly url: string) {}
-}
-
-
 /** `METHOD /path`, for messages; built only when something failed. */
 function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string {
   return `${options.method.toUpperCase()} ${options.path}`;
 }
 
+/** What a call aborted by its signal rejects with: the signal's reason, said to be a queue timeout when its deadline fired while it waited for its turn. */
+function abortReason(options: SendOptions<unknown>, reason: unknown, queued: boolean): unknown {
+  if (!queued || !(reason instanceof TimeoutError)) return reason;
+  return refused(
+    new TimeoutError(
+      `${reason.message}: it ran out while waiting for its turn in the client's queue (rateLimit concurrency or requestsPerSecond, a Retry-After pause), unsent`,
+      { request: labelOf(options), attempts: options.trace.attempts },
+    ),
+    'checkout.queue_timeout',
+  );
+}
+
 /**
- * Maps what ky or fetch threw onto the error tree; an abort rejects with the signal's reason.
- * Messages quote only what is known to hold no header value (a Headers or Request error quotes the
- * offending value, which may be the token): a network error's fixed text and its system error code.
+ * Maps what an attempt or its turn failed with onto the error tree; an abort rejects with the
+ * signal's reason. Messages quote only what is known to hold no header value (a Headers or Request
+ * error quotes the offending value, which may be the token): a network error's fixed text and its
+ * system error code.
  */
-async function toCheckoutError(
-  error: unknown,
-  options: SendOptions<unknown>,
-  { text, waitedMs, queued }: { text: string; waitedMs: number; queued: boolean },
-  timeoutMs: number,
-  load: LoadControl,
-): Promise<unknown> {
-  if (options.signal?.aborted) {
-    const reason: unknown = options.signal.reason;
-    // the call's own timeoutMs ran out while this request still waited for its turn: say so
-    if (queued && reason instanceof TimeoutError) {
-      return refused(
-        new TimeoutError(
-          `${reason.message}: it ran out while waiting for its turn in the client's queue (rateLimit concurrency or requestsPerSecond, a Retry-After pause), unsent`,
-          { request: labelOf(options), attempts: options.trace.attempts },
-        ),
-        'checkout.queue_timeout',
-      );
-    }
-    return reason;
-  }
-  // refused unsent, already typed (a queue TimeoutError reads as ky's by its name)
+async function toCheckoutError(error: unknown, options: SendOptions<unknown>, queued: boolean, waitedMs: number, timeoutMs: number): Promise<unknown> {
+  if (options.signal?.aborted) return abortReason(options, options.signal.reason, queued);
+  // refused unsent, already typed
   if (refusalOf(error) !== undefined) return error;
-  const { isHTTPError, isNetworkError, isTimeoutError } = kyLoaded();
   const label = labelOf(options);
   const { attempts } = options.trace;
-  if (isHTTPError(error)) {
-    const { response } = error;
-    return answeredError(
-      (errors) => errors.statusError(response, text, options),
-      () => statusErrorOf(response.status, `${response.status} from ${label}`, { request: label, attempts }),
-    );
-  }
   if (error instanceof BodyTooLarge) {
     const { status, limitBytes } = error;
     return answeredError(
@@ -406,31 +508,19 @@ async function toCheckoutError(
     );
   }
   if (error instanceof FollowedRedirect) {
-    return new ApiError(
-      `${label} was redirected, which the client never follows: the custom fetch must honour redirect: 'manual'`,
-      { request: label, attempts },
-    );
+    const message = `${label} was redirected, which the client never follows: the custom fetch must honour redirect: 'manual'`;
+    return new ApiError(message, { request: label, attempts });
   }
-  if (isTimeoutError(error)) {
-    if (load.timedOutWaiting(error.request)) {
-      return refused(
-        new TimeoutError(
-          `${label} timed out waiting for its turn and was not sent: the client's rateLimit (concurrency, requestsPerSecond) or a Retry-After pause held it for timeoutMs (${timeoutMs} ms)`,
-          { request: label, attempts },
-        ),
-        'checkout.queue_timeout',
-      );
-    }
+  if (error === TIMED_OUT) {
     // the wait for a turn counts in the attempt's timeoutMs: say so, or a queue reads as a slow service
     const waited = waitedMs >= 1 ? `, ${Math.round(waitedMs)} ms of which it waited for its turn (rateLimit, a Retry-After pause)` : '';
     return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)${waited}`, { request: label, attempts });
   }
   if (isNetworkError(error)) {
-    const cause = error.cause;
-    return new ConnectionError(`${label} failed: ${describeNetworkError(cause)}`, { request: label, cause, attempts });
+    return new ConnectionError(`${label} failed: ${describeNetworkError(error)}`, { request: label, cause: error, attempts });
   }
   if (error instanceof ApiError) return error;
-  // an error ky does not know (a custom fetch's, or a Headers/Request TypeError): its name only
+  // an error fetch does not say is the network's (a custom fetch's, or a Headers/Request TypeError): its name only
   const name = error instanceof Error ? error.name : typeof error;
   return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label, attempts });
 }
@@ -513,15 +603,19 @@ function invalid(response: Response, options: SendOptions<unknown>, what: string
   return new ResponseValidationError(`${response.status} from ${label}: ${what}`, { status: response.status, request: label, issues, attempts: options.trace.attempts });
 }
 
-/** What ended an attempt without a complete response, by the name of the error it becomes. */
-function attemptError(error: unknown, input: Request | URL | string, callSignal: AbortSignal | undefined): string {
-  if (error instanceof BodyTooLarge) return 'ResponseTooLargeError';
-  if (error instanceof FollowedRedirect) return 'ApiError';
-  if (callSignal?.aborted) {
-    const reason: unknown = callSignal.reason;
-    return reason instanceof Error || reason instanceof DOMException ? reason.name : 'AbortError';
+/**
+ * What ended an attempt without a complete response, as its log entry's `error`: named by the error
+ * it becomes, said without quoting what fetch threw (it may quote a header).
+ */
+function attemptError(error: unknown, options: SendOptions<unknown>, timeoutMs: number): LogError {
+  if (error instanceof BodyTooLarge) {
+    return { name: 'ResponseTooLargeError', message: `the response body is larger than maxResponseBytes (${error.limitBytes} bytes)`, status: error.status };
   }
-  // ky's per-attempt timeout aborts the request's own signal
-  if (input instanceof Request && input.signal.aborted) return 'TimeoutError';
-  return 'ConnectionError';
+  if (error instanceof FollowedRedirect) return { name: 'ApiError', message: "the custom fetch followed a redirect despite redirect: 'manual'" };
+  const callSignal = options.signal;
+  if (callSignal?.aborted) return clientLogError(callSignal.reason, 'the call was aborted by its signal');
+  if (error === TIMED_OUT) return { name: 'TimeoutError', message: `no complete response (headers and body) within timeoutMs (${timeoutMs} ms)` };
+  const name = error instanceof Error ? error.name : typeof error;
+  const message = isNetworkError(error) ? describeNetworkError(error) : `failed before any response arrived (${name}${codeOf(error) ?? ''})`;
+  return { name: 'ConnectionError', message };
 }

@@ -50,6 +50,31 @@ describe('a timed-out or abandoned request closes its connection', () => {
     expect(await server.unfinishedClosed(300)).toBe(0);
   });
 
+  it('a body cut by a timeout or an abort is closed even when the request was garbage-collected meanwhile', async () => {
+    server = await startServer(service);
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('fixtures/stalled-body-gc.ts', import.meta.url)), server.url], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // counted while the child still runs: its exit would close every socket
+    const open = await new Promise<number>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('SETTLED')) resolve(server?.unfinishedClosed(500) ?? Promise.resolve(-1));
+      });
+      child.on('exit', () => resolve(-1));
+    });
+    await new Promise((resolve) => (child.exitCode === null ? child.on('exit', resolve) : resolve(undefined)));
+    clearTimeout(killer);
+    expect(stderr).toBe('');
+    expect(JSON.parse(/RESULTS (.*)/.exec(stdout)?.[1] ?? 'null')).toEqual(['TimeoutError', 'AbortError']);
+    expect(open).toBe(0);
+  }, 30_000);
+
   it('after successes, failures, timeouts and aborts, the process exits within 1 s of its last call', async () => {
     server = await startServer(service);
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('fixtures/exit-after-calls.ts', import.meta.url)), server.url], {

@@ -53,7 +53,24 @@ describe('logger', () => {
     server.use(http.get(ORDER_PATH, () => HttpResponse.error()));
     const entries: ClientLogEntry[] = [];
     await newClient({ maxRetries: 0, logger: (entry: ClientLogEntry) => entries.push(entry) }).getOrderByExternalId('o-1').catch(() => undefined);
-    expect(entries.at(-1)).toMatchObject({ event: 'client.attempt', status: undefined, error: 'ConnectionError' });
+    expect(entries.at(-1)).toMatchObject({ event: 'client.attempt', status: undefined, error: { name: 'ConnectionError', message: expect.stringMatching(/^Failed to fetch|fetch failed/) } });
+  });
+
+  it("an attempt's error is a LogError, like the webhook handler's and the tracker's, and never quotes what fetch threw", async () => {
+    const entries: ClientLogEntry[] = [];
+    const client = newClient({
+      maxRetries: 0,
+      logger: (entry: ClientLogEntry) => entries.push(entry),
+      fetch: async (input: Request) => {
+        throw new TypeError(`Headers.append: "${input.headers.get('authorization') ?? input.headers.get('x-partner-secret') ?? ''}" is an invalid header value`);
+      },
+    });
+    await client.getOrderByExternalId('o-1').catch(() => undefined);
+    expect(entries.at(-1)).toEqual(
+      expect.objectContaining({ event: 'client.exchange', error: { name: 'ConnectionError', message: 'POST /auth/token failed before any response arrived (TypeError)' } }),
+    );
+    expect(entries[0]?.error).toEqual({ name: 'ConnectionError', message: 'failed before any response arrived (TypeError)' });
+    expect(JSON.stringify(entries)).not.toContain(PARTNER_SECRET);
   });
 
   it('takes a console-like object: successes to debug, exchanges to info, failures and retries to warn', async () => {

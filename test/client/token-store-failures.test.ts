@@ -80,7 +80,7 @@ async function advance(ms: number): Promise<void> {
 }
 
 describe('a token store that hangs or fails (fake clock)', () => {
-  // ky is imported on the first request: load it on the real clock, so fake time measures calls only
+  // the first request imports what the client loads lazily: on the real clock, so fake time measures calls only
   beforeAll(async () => {
     await new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-0', partnerSecret: 's-0', fetch: serviceFetch({ exchanges: 0 }) }).getOrderByExternalId('warm');
   }, 20_000);

@@ -141,7 +141,7 @@ describe('webpack 5 (target node)', () => {
 
 describe('an app whose bundle holds the API where the SDK cannot reach it', () => {
   // the SDK left external (in node_modules at run time), the API bundled into the app only
-  const SDK_AND_DEPENDENCIES = ['checkout-partner-sdk', 'jose', 'ky'];
+  const SDK_AND_DEPENDENCIES = ['checkout-partner-sdk', 'jose'];
   let deployed = '';
   beforeAll(() => {
     const out = join(dir, 'out-sdk-external');

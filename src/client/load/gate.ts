@@ -86,16 +86,6 @@ export class Gate {
     this.#pause = pause;
   }
 
-  /** Requests in flight now. */
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
-  /** Requests waiting now. */
-  get queued(): number {
-    return this.#queue.size;
-  }
-
   /**
    * Takes a turn: a ticket (a number) when the request may start now (it holds a slot), else a
    * promise of the ticket when it may (holding a slot). The promise rejects with the signal's reason

@@ -29,8 +29,6 @@ export class LoadControl {
   readonly #gate: Gate;
   readonly #pause = new Pause();
   readonly #rate: AdaptiveRate;
-  /** Requests still waiting for their turn: a timeout that fires then is a queue timeout, not the service's. */
-  readonly #waiting = new WeakSet<object>();
 
   constructor(settings: LoadSettings, hooks: LoadHooks = {}) {
     this.hooks = hooks;
@@ -40,11 +38,6 @@ export class LoadControl {
     this.#gate = new Gate(settings.concurrency, settings.maxQueue, pace, this.#rate, this.#pause);
   }
 
-  /** Requests in flight and waiting, now. */
-  get load(): { inFlight: number; queued: number } {
-    return { inFlight: this.#gate.inFlight, queued: this.#gate.queued };
-  }
-
   /**
    * Takes the request's turn: a ticket (a number) when it may start now, else a promise of the
    * ticket once it may; the ticket goes back with {@link leave}. `signal` is the attempt's (the
@@ -52,16 +45,9 @@ export class LoadControl {
    * which it cannot wait. Rejects (or throws) with the signal's reason when it aborts, and, unsent,
    * with a `RateLimitError` when a `Retry-After` pause ends after its deadline, a `QueueFullError`
    * when `maxQueue` requests already wait, a `TimeoutError` when its turn came with less than a
-   * usable share of its attempt left. `request` is the object a timeout error will carry (ky's
-   * `Request`), to tell a queue timeout from the service's.
+   * usable share of its attempt left.
    */
-  enter(
-    request: unknown,
-    signal: AbortSignal | undefined,
-    deadline: number,
-    turn: TurnRequest,
-    trace: { readonly attempts: number },
-  ): Promise<number> | number {
+  enter(signal: AbortSignal | undefined, deadline: number, turn: TurnRequest, trace: { readonly attempts: number }): Promise<number> | number {
     let waiting: Promise<number> | number;
     try {
       waiting = this.#gate.acquire(signal, deadline);
@@ -69,12 +55,9 @@ export class LoadControl {
       throw this.#refusal(error, turn, trace.attempts);
     }
     if (typeof waiting === 'number') return waiting;
-    const tracked = typeof request === 'object' && request !== null ? request : undefined;
-    if (tracked !== undefined) this.#waiting.add(tracked);
     const since = performance.now();
     return waiting.then(
       (ticket) => {
-        if (tracked !== undefined) this.#waiting.delete(tracked);
         notify(this.hooks, 'queued', { method: turn.method.toUpperCase(), path: turn.path, waitedMs: performance.now() - since });
         return ticket;
       },
@@ -91,11 +74,6 @@ export class LoadControl {
   throwIfPausedPast(deadline: number, turn: TurnRequest, attempts: number): void {
     const waitMs = this.#pause.until - performance.now();
     if (this.#pause.until > deadline) throw this.#refusal(new PausedPastDeadline(waitMs), turn, attempts);
-  }
-
-  /** Whether `request` timed out (or aborted) while still waiting for its turn. */
-  timedOutWaiting(request: unknown): boolean {
-    return typeof request === 'object' && request !== null && this.#waiting.has(request);
   }
 
   /** Gives the turn (its `ticket`) back once the attempt ended, with its response (`undefined` when none came). */

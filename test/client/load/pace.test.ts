@@ -8,7 +8,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-// the client imports ky on its first request: done here on the real clock, since a fake clock
+// the client imports some modules at its first request: done here on the real clock, since a fake clock
 // would run ahead while the module loads
 beforeAll(async () => {
   const { fetch } = recordingFetch(ok);

@@ -29,7 +29,7 @@ function silentService() {
 
 const base = { baseUrl: 'http://127.0.0.1:9', partnerId: 'p-1', partnerSecret: 's' };
 
-// ky is imported at the first request: done on the real clock, a fake one would run ahead meanwhile
+// the first request loads what the client imports lazily: done on the real clock, a fake one would run ahead meanwhile
 beforeAll(async () => {
   const { fetch } = silentService();
   await new CheckoutClient({ ...base, fetch }).getAccessToken();
@@ -66,6 +66,24 @@ describe('rateLimit.maxQueue', () => {
     await expect(client.getOrderByExternalId('one-too-many')).rejects.toMatchObject({ name: 'QueueFullError', maxQueue: 10_000 });
     controller.abort();
     await Promise.all(calls);
+  });
+});
+
+describe("a request's wait for its turn and its timeoutMs", () => {
+  it('a first request that waited for its turn has its whole timeoutMs once sent: its timeout does not count the wait', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
+    const { reads, fetch } = silentService();
+    const client = new CheckoutClient({ ...base, fetch, timeoutMs: 1_000, maxRetries: 0, rateLimit: { concurrency: 1 } });
+    await client.getAccessToken();
+    // holds the one slot until its own 200 ms timeoutMs (and the slot's hold after an abort)
+    const holder = client.getOrderByExternalId('o-1', { timeoutMs: 200 }).catch((e: unknown) => e);
+    const waiter = client.getOrderByExternalId('o-2').catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(await holder).toBeInstanceOf(TimeoutError);
+    const error = (await waiter) as TimeoutError;
+    expect(reads).toHaveLength(2);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.message).toBe('GET /orders/by-external-id/o-2 timed out: no complete response (headers and body) within timeoutMs (1000 ms)');
   });
 });
 
