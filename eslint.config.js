@@ -1,0 +1,63 @@
+// ESLint 9 flat config: typescript-eslint's strict, type-checked rule set over every TypeScript
+// file tsconfig.json includes (src, test, examples, bench, scripts, the tool configs), and the
+// recommended JavaScript rules over the .mjs scripts and benchmarks (tsconfig.json has no allowJs,
+// so they have no type information). Formatting is Prettier's alone (eslint-config-prettier last).
+import eslint from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import prettier from 'eslint-config-prettier/flat';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  {
+    // build output, generated API reference, dependencies: nothing of ours to lint
+    ignores: ['dist/', 'api-docs/', 'docs/api/', 'coverage/', '.tmp/', '**/node_modules/', 'bench/.tmp/'],
+  },
+  eslint.configs.recommended,
+  tseslint.configs.strictTypeChecked,
+  tseslint.configs.stylisticTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // `${count} ms` reads better than `${String(count)} ms`; objects and unknowns stay refused
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      // `() => resolve()` and `(x) => log(x)` are the codebase's callbacks; TypeScript checks their return type
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // brackets mark keys from an index signature (passthrough payload fields, env), as noPropertyAccessFromIndexSignature does
+      '@typescript-eslint/dot-notation': ['error', { allowIndexSignaturePropertyAccess: true }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      // the SDK checks at run time what its types already forbid: JavaScript callers and casts pass anything
+      '@typescript-eslint/no-unnecessary-condition': 'off',
+    },
+  },
+  {
+    files: ['test/**/*.ts', '**/*.test.ts', '**/*.test-d.ts'],
+    rules: {
+      // under noUncheckedIndexedAccess, `calls[0]!` in a test fails the test loudly when wrong
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // no-op loggers and handlers are what a test passes where it does not observe
+      '@typescript-eslint/no-empty-function': 'off',
+      // async fakes implement Promise-returning contracts without anything to await
+      '@typescript-eslint/require-await': 'off',
+      // expect(store.method).toHaveBeenCalled() reads a method without calling it, by design
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  {
+    // JavaScript: no type information (tsconfig.json does not include .mjs), Node globals
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { ...globals.node } },
+  },
+  prettier,
+);
