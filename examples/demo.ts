@@ -98,7 +98,7 @@ async function localFlow(): Promise<void> {
     say(`token obtained (reused until ${new Date(expiresAt).toISOString()}); the token itself is never printed`);
     const me = await client.getMe();
     check(me.partnerId === partner.partnerId, 'getMe names the partner');
-    say(`getMe: partner ${String(me.partnerId)}, partner API enabled`);
+    say(`getMe: partner ${me.partnerId}, partner API enabled`);
     check(fake.stats.tokensIssued === 1, 'one token exchange for both calls');
 
     step('2. Crypto order: the trade settles (otc.trade.settled, delivered twice)');

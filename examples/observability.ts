@@ -30,7 +30,7 @@ const webhookSecret = 'whsec_observability_example';
 const handler = createWebhookHandler({
   secret: webhookSecret,
   client,
-  resolveOrderExternalId: (event) => (event['tradeId'] === 'trade-7' ? 'order-42' : undefined),
+  resolveOrderExternalId: (event) => (event.tradeId === 'trade-7' ? 'order-42' : undefined),
   onEvent: ({ event, confirmed }) => console.log(`onEvent ${event.type} confirmed=${confirmed}`),
 });
 

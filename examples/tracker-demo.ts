@@ -52,7 +52,7 @@ const handler = createWebhookHandler({
   client,
   tracker,
   store: new MemoryEventStore(),
-  resolveOrderExternalId: (event) => orderOfTrade.get(String(event['tradeId'])),
+  resolveOrderExternalId: (event) => orderOfTrade.get(String(event.tradeId)),
 });
 const receiver = http.createServer((req, res) => handler.node(req, res));
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));

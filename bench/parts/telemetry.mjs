@@ -21,8 +21,12 @@ context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 const dropped = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => undefined, forceFlush: async () => undefined };
 const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: dropped })] });
 class Never extends MetricReader {
-  async onShutdown() {}
-  async onForceFlush() {}
+  onShutdown() {
+    return Promise.resolve();
+  }
+  onForceFlush() {
+    return Promise.resolve();
+  }
 }
 const meterProvider = new MeterProvider({ readers: [new Never()] });
 

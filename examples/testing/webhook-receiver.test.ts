@@ -17,7 +17,7 @@ const fulfilled: string[] = [];
 const handler: WebhookHandler = createWebhookHandler({
   secret: SECRET,
   client: new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's-1' }),
-  resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-${event['tradeId']}` : undefined),
+  resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-${event.tradeId}` : undefined),
   onEvent: ({ order, confirmed }) => {
     if (confirmed && order) fulfilled.push(order.externalId);
   },

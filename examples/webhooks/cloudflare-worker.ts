@@ -35,7 +35,7 @@ export default {
         partnerId: env.CHECKOUT_PARTNER_ID,
         partnerSecret: env.CHECKOUT_PARTNER_SECRET,
       }),
-      resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
+      resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
       onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
     });
     return app.fetch(request, env, ctx);

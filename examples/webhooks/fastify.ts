@@ -29,7 +29,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const { app } = createApp({
     secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
     client: new CheckoutClient(),
-    resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
+    resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
     onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
   });
   await app.listen({ port: Number(process.env.PORT ?? 3000), host: '127.0.0.1' });

@@ -17,7 +17,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const app = createApp({
     secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
     client: new CheckoutClient(),
-    resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
+    resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
     onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
   });
   // on Node, @hono/node-server; Bun and Deno serve `app.fetch` directly (export default app)

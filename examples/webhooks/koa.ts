@@ -16,7 +16,7 @@ export function createApp(options: WebhookHandlerOptions): { app: Koa; handler: 
   app.use(async (ctx, next) => {
     // handler.koa sets ctx.respond = false and answers on ctx.res itself
     if (ctx.method === 'POST' && ctx.path === '/webhooks') return handler.koa(ctx);
-    return next();
+    await next();
   });
   app.use(async (ctx) => {
     if (ctx.method === 'POST' && ctx.path === '/orders') ctx.body = { received: ctx.request.body };
@@ -28,7 +28,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const { app, handler } = createApp({
     secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
     client: new CheckoutClient(),
-    resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
+    resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
     onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
   });
   const server: Server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');

@@ -93,6 +93,7 @@ export function createApp(
   { rawBody = true } = {},
 ): Promise<INestApplication> {
   const module = 'handler' in options ? options : { handler: options };
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Nest types its plain options object as a class
   return NestFactory.create(WebhooksModule.forRoot(module), { rawBody, logger: false });
 }
 
@@ -109,7 +110,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
         secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
         client: new CheckoutClient(),
         ...(store === undefined ? {} : { store }),
-        resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
+        resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
         onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
       };
     },

@@ -14,7 +14,7 @@ function webhookHandler(): WebhookHandler {
   handler ??= createWebhookHandler({
     secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
     client: new CheckoutClient(), // reads CHECKOUT_BASE_URL, CHECKOUT_PARTNER_ID, CHECKOUT_PARTNER_SECRET
-    resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
+    resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
     onEvent: async ({ event, order, confirmed }) => {
       if (event.type === 'otc.trade.settled' && confirmed) console.log('settled', order?.externalId);
     },

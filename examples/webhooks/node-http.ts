@@ -10,7 +10,7 @@ import { createWebhookHandler, type WebhookHandler, type WebhookHandlerOptions }
 export function createServer(options: WebhookHandlerOptions): { server: Server; handler: WebhookHandler } {
   const handler = createWebhookHandler(options);
   const server = createHttpServer((req, res) => {
-    if (req.method === 'POST' && req.url === '/webhooks') return handler.node(req, res);
+    if (req.method === 'POST' && req.url === '/webhooks') { handler.node(req, res); return; }
     res.writeHead(404).end();
   });
   return { server, handler };
@@ -21,7 +21,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
     client: new CheckoutClient(), // reads CHECKOUT_BASE_URL, CHECKOUT_PARTNER_ID, CHECKOUT_PARTNER_SECRET
     // your own lookup: which order did this trade pay for?
-    resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
+    resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
     onEvent: async ({ event, order, confirmed }) => {
       console.log(event.type, event.eventId, { confirmed, settlement: order?.settlement });
     },

@@ -34,12 +34,12 @@ export function createServer(options: { pool: pg.Pool; client: StatusReader; sec
     client: options.client,
     store: new PostgresEventStore({ pool: options.pool, transactional: true }),
     // your own lookup: which order did this trade pay for?
-    resolveOrderExternalId: (event) => (typeof event['tradeId'] === 'string' ? `order-of-${event['tradeId']}` : undefined),
+    resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
     onEvent: async ({ event, order, confirmed, transaction }) => {
       if (event.type !== 'otc.trade.settled' || !confirmed || order === undefined) return;
       // `transaction` is a pg PoolClient inside BEGIN: these writes commit with the "done" mark, or not at all
       await transaction.query('INSERT INTO settled_trades (trade_id, event_id, order_id) VALUES ($1, $2, $3)', [
-        String(event['tradeId']),
+        String(event.tradeId),
         event.eventId,
         order.externalId,
       ]);
@@ -49,7 +49,7 @@ export function createServer(options: { pool: pg.Pool; client: StatusReader; sec
     },
   });
   const server = createHttpServer((req, res) => {
-    if (req.method === 'POST' && req.url === '/webhooks') return handler.node(req, res);
+    if (req.method === 'POST' && req.url === '/webhooks') { handler.node(req, res); return; }
     res.writeHead(404).end();
   });
   return { server, handler };

@@ -36,7 +36,8 @@ export interface CallRecord {
 export interface LoadResult {
   /** Where `checkout-partner-sdk` resolved from (must be dist/ unless SDK_FROM_SRC=1). */
   resolved: string;
-  calls: CallRecord[];
+  /** null: a call that left no record (JSON writes an array's holes as null) */
+  calls: (CallRecord | null)[];
   unhandled: string[];
   wallMs: number;
 }
@@ -69,7 +70,7 @@ const client = new CheckoutClient({
   maxRetries: 2,
 });
 
-const calls: CallRecord[] = new Array(total);
+const calls = new Array<CallRecord | null>(total).fill(null);
 let next = 0;
 
 async function one(index: number): Promise<void> {
@@ -89,12 +90,12 @@ async function one(index: number): Promise<void> {
     record.ok = true;
     record.matched = result.externalId === id;
   } catch (error) {
-    const e = error as { name?: unknown; message?: unknown; status?: unknown; attempts?: unknown };
+    const e = (error ?? {}) as { name?: unknown; message?: unknown; status?: unknown; attempts?: unknown };
     record.error = {
-      name: String(e?.name),
-      message: String(e?.message),
-      status: typeof e?.status === 'number' ? e.status : undefined,
-      attempts: typeof e?.attempts === 'number' ? e.attempts : undefined,
+      name: String(e.name),
+      message: String(e.message),
+      status: typeof e.status === 'number' ? e.status : undefined,
+      attempts: typeof e.attempts === 'number' ? e.attempts : undefined,
       checkoutError: error instanceof CheckoutError,
       isAbortReason: controller !== undefined && controller.signal.aborted && error === controller.signal.reason,
     };

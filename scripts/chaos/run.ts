@@ -139,9 +139,10 @@ try {
   const attempts = [...served.values()].reduce((a, b) => a + b, 0);
   const reached = Object.keys(report.calls).length;
   const reauths = Object.values(report.calls).filter((o) => o.slice(0, -1).includes('401')).length;
-  const okCalls = result.calls.filter((c) => c?.ok);
-  const failed = result.calls.filter((c) => c && !c.ok);
-  const latencies = result.calls.map((c) => c.latencyMs).sort((a, b) => a - b);
+  const recorded = result.calls.filter((c) => c !== null);
+  const okCalls = recorded.filter((c) => c.ok);
+  const failed = recorded.filter((c) => !c.ok);
+  const latencies = recorded.map((c) => c.latencyMs).sort((a, b) => a - b);
   const okLatencies = okCalls.map((c) => c.latencyMs).sort((a, b) => a - b);
   const byError = new Map<string, number>();
   for (const c of failed) {
@@ -157,7 +158,7 @@ try {
 chaos: ${CALLS} status reads at ${CONCURRENCY} concurrent, CheckoutClient from ${result.resolved.replace(`file://${ROOT}/`, '')}
   client: timeoutMs ${TIMEOUT_MS}, maxRetries ${MAX_ATTEMPTS - 1}; seed ${process.env.CHAOS_SEED ?? '0x5eed'}
   wall time           ${(result.wallMs / 1000).toFixed(1)} s (whole run ${((Date.now() - started) / 1000).toFixed(1)} s); load exited ${exitedAfterMs ?? '?'} ms after its last call
-  calls               ${CALLS}: ${okCalls.length} ok, ${failed.length} failed (${result.calls.filter((c) => c?.aborted).length} aborted by the caller)
+  calls               ${CALLS}: ${okCalls.length} ok, ${failed.length} failed (${recorded.filter((c) => c.aborted).length} aborted by the caller)
   business attempts   ${attempts} for ${reached} calls that reached the server: ${attempts - reached} retries, of which ${reauths} re-auth after a 401
   served              ${[...served].map(([k, v]) => `${k}×${v}`).join(' ')}
   token exchanges     ${report.exchanges.length} attempts, ${report.tokensIssued} tokens issued, ${exchangeFailures} failed; ${report.revocations.length} revocations; ${report.outages.length} exchange outages

@@ -209,7 +209,7 @@ soak: ${EVENTS} events, ${RECEIVERS} receivers, one redis-server (AOF), built pa
   lost                  ${check.lost.length}
   handled twice         ${check.twiceAtKill.length} in flight at the SIGKILL (allowed), ${check.twiceAfterFailedComplete.length} after a failed complete(), ${check.unexplained.length} unexplained
   confirmed flag wrong  ${check.wrongConfirmed.length}
-  faults                SIGTERM r1 (drained, exit ${phases.sigterm.exit}), SIGKILL r2 (pid ${phases.kill?.pid}), Redis restart ${phases.redisRestartMs} ms`);
+  faults                SIGTERM r1 (drained, exit ${phases.sigterm.exit}), SIGKILL r2 (pid ${phases.kill.pid}), Redis restart ${phases.redisRestartMs} ms`);
 } catch (error) {
   fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
 } finally {

@@ -69,8 +69,10 @@ export function checkLog(text: string, events: number, kill: KillWindow | undefi
     wrongConfirmed: [],
     unknownIds: [],
   };
-  const inFlightAtKill = (line: Line) =>
-    kill !== undefined && line.pid === kill.pid && line.at >= kill.at - kill.inFlightMs && line.at <= kill.at + 100;
+  const inFlightAtKill = (line: Line) => {
+    if (kill === undefined) return false;
+    return line.pid === kill.pid && line.at >= kill.at - kill.inFlightMs && line.at <= kill.at + 100;
+  };
 
   for (let i = 0; i < events; i++) {
     const eventId = `soak-${i}`;

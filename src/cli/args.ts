@@ -43,7 +43,7 @@ export interface ParsedArgs {
 export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   try {
     const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-    return { positionals, options: values as ParsedOptions };
+    return { positionals, options: values };
   } catch (error) {
     // parseArgs' messages name the option, never its value (which may be a secret)
     const message = error instanceof Error ? error.message.split(/\n|\. /)[0]! : String(error);

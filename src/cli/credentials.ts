@@ -31,7 +31,7 @@ export async function clientFrom(options: ParsedOptions, io: CliIo, tally: Attem
     // The client's argument errors name the option, never its value.
     const message = error instanceof Error ? error.message : String(error);
     // the client's advice names its option: on the command line it is a flag
-    const insecure = /plain http/.test(message);
+    const insecure = message.includes('plain http');
     throw new CliError(
       ExitCode.Usage,
       insecure ? message.replace(/, or pass allowInsecureHttp: true.*$/, '') : message,

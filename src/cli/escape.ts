@@ -7,8 +7,10 @@
  * separators (U+2028, U+2029) and the bidirectional controls (U+061C, U+200E, U+200F,
  * U+202A–U+202E, U+2066–U+2069), which reorder what a terminal shows ("Trojan Source").
  */
+/* eslint-disable no-control-regex -- matching control characters is the point: they are escaped */
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const UNSAFE_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/* eslint-enable no-control-regex */
 /** What stays outside JSON.stringify's escapes: DEL, C1 and the rest above (C0 it escapes itself). */
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 

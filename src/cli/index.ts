@@ -13,6 +13,7 @@ const exitCode = await main(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   env: process.env,
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- undefined on a pipe, whatever @types/node says
   stdinIsTTY: process.stdin.isTTY === true,
   readStdin: async (maxBytes = Number.POSITIVE_INFINITY) => {
     const chunks: Uint8Array[] = [];

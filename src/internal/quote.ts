@@ -11,6 +11,7 @@ const MAX_QUOTED_CHARS = 120;
 const UNSAFE_BEYOND_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** Every control character, for {@link escapeControl}. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are escaped
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const unicodeEscape = (char: string): string => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;

@@ -73,7 +73,7 @@ export const TELEMETRY_OPTIONS = Symbol.for('checkout-partner-sdk.telemetry');
 /** `client`'s telemetry options, when it is a `CheckoutClient` (of any copy of the SDK); else none. */
 export function clientTelemetryOptions(client: unknown): TelemetryOptions {
   const options = (client as { [TELEMETRY_OPTIONS]?: unknown } | null | undefined)?.[TELEMETRY_OPTIONS];
-  return options !== null && typeof options === 'object' ? (options as TelemetryOptions) : {};
+  return options !== null && typeof options === 'object' ? options : {};
 }
 
 /** The providers a webhook handler or tracker uses: its own options first, then its client's. */
@@ -83,6 +83,7 @@ export function inheritedTelemetry(options: TelemetryOptions, client: unknown): 
     tracerProvider: options.tracerProvider ?? fromClient.tracerProvider,
     meterProvider: options.meterProvider ?? fromClient.meterProvider,
     // only an absent one is inherited: a wrong one (null included) is refused by name
+    // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- `??` would inherit on null too
     openTelemetryApi: options.openTelemetryApi === undefined ? fromClient.openTelemetryApi : options.openTelemetryApi,
   };
 }

@@ -19,6 +19,7 @@ export function tracerOf(api: OtelApiModule, explicit: TracerProviderLike | unde
   const provider = (explicit ?? api.trace.getTracerProvider()) as TracerProvider & { getDelegate?: () => TracerProvider };
   // the global provider is a proxy whose delegate is the registered one (or the no-op one)
   const delegate = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider;
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- API 1.x (the peer range) has no other way to the no-op provider
   noopTracerProvider ??= new api.ProxyTracerProvider().getDelegate();
   if (delegate === noopTracerProvider) return undefined;
   let tracer = tracers.get(delegate);

@@ -65,7 +65,7 @@ export function loadMsw(): MswFunctions {
 function mswLoadFailure(error: unknown, hint: string): string {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const text = typeof message === 'string' ? (message.split('\n')[0] ?? message) : String(error);
-  if (code === 'MODULE_NOT_FOUND' && /'msw'/.test(text)) {
+  if (code === 'MODULE_NOT_FOUND' && text.includes("'msw'")) {
     return `fake.handlers() needs the optional peer dependency msw, which is not installed. ${hint}.`;
   }
   if (code === 'ERR_REQUIRE_ESM' || /Must use import to load ES Module|require\(\) of ES Module/.test(text)) {

@@ -38,7 +38,7 @@ export type FakeRouteParamNames<Path extends string> = Path extends `${string}:$
  */
 export type FakeRouteParams<Path extends string = string> = string extends Path
   ? Readonly<Record<string, string>>
-  : Readonly<{ [Name in FakeRouteParamNames<Path>]: string }>;
+  : Readonly<Record<FakeRouteParamNames<Path>, string>>;
 
 /**
  * The fake's records as a partner route sees them (`request.fake`): the same methods as on the
@@ -348,7 +348,7 @@ interface StoredResponse {
   readonly body: string | undefined;
 }
 
-type KeyEntry = { readonly fingerprint: string; readonly what: string; response: StoredResponse | undefined };
+interface KeyEntry { readonly fingerprint: string; readonly what: string; response: StoredResponse | undefined }
 
 /**
  * Responses by (partner, `Idempotency-Key`), as an idempotent API keeps them: the same key with the
@@ -498,7 +498,7 @@ async function runHandler(route: CompiledRoute, request: FakeRouteRequest): Prom
   }
   const noBody = status === 204 || status === 205 || status === 304;
   if (out['body'] === undefined || noBody) {
-    if (out['body'] !== undefined) return failed(`returned a body with status ${String(status)}, which has none`);
+    if (out['body'] !== undefined) return failed(`returned a body with status ${status as number}, which has none`);
     return { response: new Response(null, { status: status as number, headers: { ...headers, 'x-request-id': request.requestId } }), remember: true };
   }
   let serialized: string | undefined;

@@ -143,7 +143,7 @@ export function createProviderSimulator(options: ProviderSimulatorOptions): Prov
 function share(name: string, value: unknown): number {
   if (value === undefined) return 0;
   if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
-    throw new TypeError(`createProviderSimulator: ${name} must be a number from 0 to 1, got ${String(value)}`);
+    throw new TypeError(`createProviderSimulator: ${name} must be a number from 0 to 1, got ${typeof value === 'number' ? value : typeName(value)}`);
   }
   return value;
 }

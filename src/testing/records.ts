@@ -51,9 +51,8 @@ export class RecordTable<T extends { externalId: string }> {
     const id = this.#existing(externalId, caller);
     const afterReads = checkAfterReads(options, caller);
     const apply = (record: T): T => {
-      const next = { ...record, ...patch(record), externalId: record.externalId };
-      for (const [key, v] of Object.entries(next)) if (v === undefined) delete (next as Record<string, unknown>)[key];
-      return this.#check(next, caller);
+      const merged = { ...record, ...patch(record), externalId: record.externalId };
+      return this.#check(Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined)), caller);
     };
     if (afterReads === 0) {
       this.#records.set(id, apply(this.#records.get(id) as T));

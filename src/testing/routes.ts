@@ -89,7 +89,7 @@ async function exchangeToken(request: Request, ctx: RouteContext): Promise<Respo
     return unauthorized('Both x-partner-id and x-partner-secret headers are required', ctx.requestId);
   }
   const partner = ctx.partner(partnerId);
-  if (partner === undefined || partner.partnerSecret !== secret) {
+  if (partner?.partnerSecret !== secret) {
     return unauthorized('Invalid partner credentials', ctx.requestId);
   }
   if (!partner.enabled) return unauthorized('The partner is disabled', ctx.requestId);

@@ -62,7 +62,8 @@ export interface PlayingTimeline {
  * await timeline.done;
  */
 export function playTimeline(fake: TimelineTarget, steps: readonly TimelineStep[]): PlayingTimeline {
-  if (!Array.isArray(steps)) throw new TypeError(`playTimeline: steps must be an array, got ${typeName(steps)}`);
+  const given: unknown = steps; // Array.isArray(steps) would narrow the readonly steps to any[]
+  if (!Array.isArray(given)) throw new TypeError(`playTimeline: steps must be an array, got ${typeName(steps)}`);
   for (const [index, step] of steps.entries()) {
     if (step === null || typeof step !== 'object' || typeof step.atMs !== 'number' || !(step.atMs >= 0) || !Number.isFinite(step.atMs)) {
       throw new TypeError(`playTimeline: steps[${index}].atMs must be a number of milliseconds of at least 0`);

@@ -45,7 +45,7 @@ export function resolveSchedule(options: StatusScheduleOptions | undefined): Sch
 function positive(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !(value > 0) || !Number.isSafeInteger(Math.ceil(value))) {
-    throw new TypeError(`${name} must be a positive number of milliseconds, got ${String(value)}`);
+    throw new TypeError(`${name} must be a positive number of milliseconds, got ${typeof value === 'number' ? value : typeName(value)}`);
   }
   return value;
 }

@@ -14,7 +14,7 @@ import type { WebhookEvent } from './event.js';
 export function tagValue(event: WebhookEvent, key: string): string | undefined {
   if (event === null || typeof event !== 'object') throw new TypeError(`tagValue takes a webhook event, got ${typeName(event)}`);
   if (typeof key !== 'string' || key === '') throw new TypeError(`tagValue key must be a non-empty string, got ${typeName(key)}`);
-  const tags: unknown = event['tags'];
+  const tags: unknown = event.tags;
   if (!Array.isArray(tags)) return undefined;
   const prefix = `${key}:`;
   for (const tag of tags) {

@@ -142,7 +142,7 @@ try {
   const fakeUrl = (await waitForLine(fake, fakeLines, /^FAKE-URL (\S+)$/, 30_000, 'the fake service'))[1] as string;
   note(`fake checkout service and provider simulator on ${fakeUrl}`);
 
-  const procs: Array<{ proc: BoundedChild; lines: string[] }> = [];
+  const procs: { proc: BoundedChild; lines: string[] }[] = [];
   const startProcess = async (index: number) => {
     const lines: string[] = [];
     const proc = spawnTs(join(ROOT, 'scripts/soak/tracker/tracker-process.ts'), [], {
@@ -207,8 +207,8 @@ try {
   probe?.on('error', () => undefined);
   const countWatched = async (): Promise<number> =>
     probe !== undefined
-      ? Number(await probe.zcard(`${STATUS_PREFIX}due`))
-      : Number((await admin!.query(`SELECT count(*)::int AS n FROM ${PG_TABLE} WHERE watching`)).rows[0].n);
+      ? await probe.zcard(`${STATUS_PREFIX}due`)
+      : (await admin!.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${PG_TABLE} WHERE watching`)).rows[0]!.n;
   let watched = -1;
   const watchDeadline = Date.now() + 40_000;
   while (Date.now() < watchDeadline) {
@@ -236,9 +236,10 @@ try {
     admin === undefined
       ? undefined
       : (await admin.query(`SELECT kind, external_id, status, previous, source, pid, at FROM ${PG_EFFECTS}`)).rows.map(
-          (r: Record<string, unknown>) => `C ${r['kind']} ${r['external_id']} ${r['status']} ${r['previous']} ${r['source']} ${r['pid']} ${r['at']}`,
+          (r: Record<string, unknown>) =>
+            `C ${[r['kind'], r['external_id'], r['status'], r['previous'], r['source'], r['pid'], r['at']].map(String).join(' ')}`,
         );
-  const idle = admin === undefined ? 0 : Number((await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0].n);
+  const idle = admin === undefined ? 0 : (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0]!.n;
   if (idle > 0) fail(`${idle} PostgreSQL sessions left idle in transaction`);
   await admin?.end();
   await postgres?.stop();
@@ -250,7 +251,7 @@ try {
     if (kind === undefined || id === undefined || status === undefined) continue;
     truth.set(id, [...(truth.get(id) ?? []), status]);
   }
-  const handed = new Map<string, Array<{ status: string; previous: string; source: string; pid: number; at: number }>>();
+  const handed = new Map<string, { status: string; previous: string; source: string; pid: number; at: number }[]>();
   let lines = 0;
   for (const line of effectLines ?? readFileSync(logFile, 'utf8').split('\n')) {
     const [tag, , id, status, previous, source, pid, at] = line.split(' ');
@@ -267,7 +268,7 @@ try {
   let brokenChain = 0;
   let changesExpected = 0;
   let changesHanded = 0;
-  let bySource = { poll: 0, webhook: 0 };
+  const bySource = { poll: 0, webhook: 0 };
   const examples: string[] = [];
   for (let i = 0; i < RECORDS; i++) {
     const plan = planRecord(i, SEED, SPREAD_MS);

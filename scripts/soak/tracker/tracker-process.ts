@@ -67,6 +67,7 @@ const tracker =
     ? createStatusTracker({
         ...options,
         store: new RedisStatusStore({ client: redis!, prefix: STATUS_PREFIX, commandTimeoutMs: 2_000 }),
+        // eslint-disable-next-line @typescript-eslint/require-await -- the injected failure is a rejection, as a partner's would be
         onChange: async (change) => {
           // one in 25 calls fails on purpose: the same change must come back, and be recorded once
           if (Math.random() < 0.04) throw new Error('injected onChange failure');
@@ -90,7 +91,7 @@ const tracker =
           await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 100)));
           // after the write: the failure must roll it back, and the change come again
           if (Math.random() < 0.04) throw new Error('injected onChange failure');
-          logChange(change as StatusChange); // at least once (a SIGKILL before COMMIT repeats it); the rows are the proof
+          logChange(change); // at least once (a SIGKILL before COMMIT repeats it); the rows are the proof
         },
       });
 
@@ -104,7 +105,7 @@ const handler = createWebhookHandler({
   client,
   tracker,
   store: eventStore,
-  resolveOrderExternalId: (event) => orderForTrade(event['tradeId']) ?? (typeof event['endUserId'] === 'string' ? event['endUserId'] : undefined),
+  resolveOrderExternalId: (event) => orderForTrade(event.tradeId) ?? (typeof event.endUserId === 'string' ? event.endUserId : undefined),
   resolveWithdrawalExternalId: (event) => (typeof event['withdrawalExternalId'] === 'string' ? event['withdrawalExternalId'] : undefined),
   logger: () => undefined,
 });

@@ -91,7 +91,10 @@ export async function sandboxCommand({ positionals, options }: ParsedArgs, io: C
   await new Promise<void>((resolve) => {
     const timer = runMs === undefined ? undefined : setTimeout(resolve, runMs);
     if (io.signal.aborted) resolve();
-    else io.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    else io.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
   });
   await server.close();
   io.err('sandbox stopped\n');

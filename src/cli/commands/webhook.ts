@@ -2,7 +2,6 @@ import { signPayload, verifySignature } from '../../webhooks/index.node.js';
 import { allowOnly, type OptionName, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';
 import { durationOption, formatDuration } from '../duration.js';
-import { quoted } from '../escape.js';
 import { CliError, ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
 import { formatJson } from '../format.js';
 import type { CliIo } from '../io.js';
