@@ -78,7 +78,8 @@ class Settled {
  * **Plain mode** (default): a claim is a row with a lease owner (a random UUID) and a lease end,
  * taken by one atomic `INSERT … ON CONFLICT … DO UPDATE … WHERE` (the row is new, or its lease has
  * lapsed and it is not done); `complete` and `release` act only on the caller's own claim, so a
- * worker whose lease lapsed cannot settle the next worker's claim. The same guarantees as
+ * worker whose lease lapsed cannot settle the next worker's claim (without a lease they settle
+ * whichever claim holds the event). The same guarantees as
  * `RedisEventStore`: at-least-once `onEvent`, once per event while nothing crashes.
  *
  * **Transactional mode** (`transactional: true`): each delivery opens a transaction, locks the
@@ -242,12 +243,13 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   /**
    * Marks the claim that returned `lease` on `eventId` done, or the event when nobody holds it (the
    * lease lapsed unclaimed: the work was done all the same); resolves when it is done already.
+   * Without a lease (`undefined`) it marks `eventId` done whichever claim holds it.
    *
    * @throws {PostgresStoreError} (operation `'complete'`) when another worker holds the event (the
    *   caller's lease lapsed and it was claimed again: that claim is left alone), and on any failure.
-   * @throws {TypeError} when `lease` is not a lease this store's claim returned.
+   * @throws {TypeError} when `lease` is neither `undefined` nor a lease this store's claim returned.
    */
-  async complete(eventId: string, lease: unknown): Promise<void> {
+  async complete(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
     const owner = leaseOwner(lease);
     const id = await eventRowId(eventId);
@@ -265,11 +267,12 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
 
   /**
    * Gives up the claim that returned `lease` on `eventId`, so a redelivery can claim it at once;
-   * does nothing when another claim holds the event.
+   * does nothing when another claim holds the event. Without a lease (`undefined`) it frees
+   * whichever claim holds `eventId`; a done event stays done.
    *
-   * @throws {TypeError} when `lease` is not a lease this store's claim returned.
+   * @throws {TypeError} when `lease` is neither `undefined` nor a lease this store's claim returned.
    */
-  async release(eventId: string, lease: unknown): Promise<void> {
+  async release(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
     const owner = leaseOwner(lease);
     await this.#run('release', this.#sql.release, [await eventRowId(eventId), owner]);
@@ -345,9 +348,9 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
   }
 }
 
-/** The owner UUID in a lease this store handed out, else null (which matches no row). */
-/** The owner id a claim of this store returned as its lease, else a `TypeError`. */
-function leaseOwner(lease: unknown): string {
+/** The owner id a claim of this store returned as its lease, `null` for no lease (any claim), else a `TypeError`. */
+function leaseOwner(lease: unknown): string | null {
+  if (lease === undefined) return null;
   if (typeof lease === 'string' && UUID.test(lease)) return lease;
   throw new TypeError(`lease must be the lease this store's claim returned, got ${typeName(lease)}`);
 }

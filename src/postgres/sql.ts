@@ -207,17 +207,17 @@ export function statementsFor(table: TableName) {
   RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM claim) AS claimed, (SELECT state FROM ${t} WHERE event_id = $1::text) AS state`,
-    /** $1 event id, $2 owner. Marks done only the caller's own claim. */
+    /** $1 event id, $2 owner (NULL: no lease). Marks done only the caller's own claim, or with no lease any row not done. */
     complete: `WITH done AS (
   UPDATE ${t} SET state = 'done', done_at = now(), lease_owner = NULL, lease_until = NULL
-  WHERE event_id = $1::text AND state = 'leased' AND lease_owner = $2::uuid
+  WHERE event_id = $1::text AND (state = 'leased' AND lease_owner = $2::uuid OR $2::uuid IS NULL AND state <> 'done')
   RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM done) AS completed, (SELECT state FROM ${t} WHERE event_id = $1::text) AS state`,
     /** $1 event id: the row is gone (released, purged), so nobody holds it: record it done. */
     insertDone: `INSERT INTO ${t} (event_id, state, done_at) VALUES ($1::text, 'done', now()) ON CONFLICT (event_id) DO NOTHING`,
-    /** $1 event id, $2 owner. */
-    release: `DELETE FROM ${t} WHERE event_id = $1::text AND state = 'leased' AND lease_owner = $2::uuid`,
+    /** $1 event id, $2 owner (NULL: no lease, any claim). Never a done row. */
+    release: `DELETE FROM ${t} WHERE event_id = $1::text AND state = 'leased' AND ($2::uuid IS NULL OR lease_owner = $2::uuid)`,
     /**
      * The transactional mode's statements, sent without parameters in the transaction's own round
      * trips (see `ProvenTransactionScript`): `id` and `type` are {@link textLiteral}s, `txid` digits.

@@ -1,7 +1,7 @@
 import type { ClaimedLease, EventStore } from '../stores/event-store.js';
 import { checkEventId, checkOptions } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
-import { DELETE_IF_OWNER, RedisConnection, replyString, type LuaScript, type RedisClientLike, type WaitForReplicas } from './client.js';
+import { RedisConnection, replyString, type LuaScript, type RedisClientLike, type WaitForReplicas } from './client.js';
 import { RedisStoreError } from './errors.js';
 import { eventKeySuffix } from '../stores/event-key.js';
 import { prefixOption } from './options.js';
@@ -70,20 +70,31 @@ return 'in-flight'`,
 };
 
 /**
- * ARGV: lease token, done marker, ttl seconds. Mark done when the caller still holds the lease, or
- * when the key is gone (the lease expired and nobody took it: the work was done all the same).
+ * ARGV: lease token (`''` for none), done marker, ttl seconds. Mark done when the caller still
+ * holds the lease, when it gave none and a lease holds the key, or when the key is gone (the lease
+ * expired and nobody took it: the work was done all the same).
  * Replies `"completed"`, `"done"` (it was done already), `"leased"` (another lease holds it) or
  * `"foreign"` (a value no store wrote).
  */
 const COMPLETE: LuaScript = {
   source: `local current = redis.call('GET', KEYS[1])
-if current == ARGV[1] or current == false then
+if current == ARGV[2] then return 'done' end
+local leased = current ~= false and string.sub(current, 1, 6) == 'lease:'
+if current == false or current == ARGV[1] or (ARGV[1] == '' and leased) then
   redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
   return 'completed'
 end
-if current == ARGV[2] then return 'done' end
-if string.sub(current, 1, 6) == 'lease:' then return 'leased' end
+if leased then return 'leased' end
 return 'foreign'`,
+};
+
+/** ARGV: lease token (`''` for none). Deletes that lease, or with none any lease; never a done key. */
+const RELEASE: LuaScript = {
+  source: `local current = redis.call('GET', KEYS[1])
+if current ~= false and (current == ARGV[1] or (ARGV[1] == '' and string.sub(current, 1, 6) == 'lease:')) then
+  return redis.call('DEL', KEYS[1])
+end
+return 0`,
 };
 
 /** Every option of RedisEventStore: any other is refused. */
@@ -107,6 +118,8 @@ const REDIS_EVENT_STORE_OPTIONS = ['client', 'prefix', 'ttlSeconds', 'commandTim
  *   store wrote). The other worker's claim is left alone; the webhook handler retries and logs it,
  *   since a redelivery may run the event again if that worker's claim ends without completing.
  * - `release` acts only on this store's own live lease; otherwise it does nothing (never throws).
+ * - Without a lease (`complete(eventId)`, `release(eventId)`), `complete` marks the event done
+ *   whichever lease holds it, and `release` deletes whichever lease holds it (a done key stays).
  * - Event ids of any characters are accepted; ids over 200 UTF-8 bytes are keyed by their SHA-256
  *   (`prefix + "sha256:" + hex`), so keys stay short, and so is an id that itself starts with
  *   `sha256` (so no literal id can be taken for another id's hash).
@@ -173,14 +186,14 @@ export class RedisEventStore implements EventStore {
 
   /**
    * Marks `eventId` done for `ttlSeconds` when `lease` still holds its key, or when the key is gone (the lease expired unclaimed); resolves
-   * when it is done already.
+   * when it is done already. Without a lease (`undefined`) it marks `eventId` done whichever lease holds it.
    *
    * @throws {RedisStoreError} (operation `'complete'`) when the event was not marked done because
    *   the lease passed and another worker claimed it (that claim is left alone), or the key
    *   holds a value no store wrote; and on any Redis failure.
-   * @throws {TypeError} when `lease` is not a lease this store's claim returned.
+   * @throws {TypeError} when `lease` is neither `undefined` nor a lease this store's claim returned.
    */
-  async complete(eventId: string, lease: unknown): Promise<void> {
+  async complete(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
     const token = leaseToken(lease);
     const key = await this.#key(eventId);
@@ -206,15 +219,16 @@ export class RedisEventStore implements EventStore {
 
   /**
    * Deletes `lease` on `eventId` while it still holds the key, so a redelivery can claim it at once.
-   * Another lease is left alone.
+   * Another lease is left alone. Without a lease (`undefined`) it deletes whichever lease holds the
+   * key; a done event stays done.
    *
-   * @throws {TypeError} when `lease` is not a lease this store's claim returned.
+   * @throws {TypeError} when `lease` is neither `undefined` nor a lease this store's claim returned.
    */
-  async release(eventId: string, lease: unknown): Promise<void> {
+  async release(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
     const token = leaseToken(lease);
     const key = await this.#key(eventId);
-    await this.#redis.script('release', DELETE_IF_OWNER, [key], [token]);
+    await this.#redis.script('release', RELEASE, [key], [token]);
   }
 
   async #key(eventId: string): Promise<string> {
@@ -222,8 +236,9 @@ export class RedisEventStore implements EventStore {
   }
 }
 
-/** The token a claim of this store returned as its lease, else a `TypeError`. */
+/** The token a claim of this store returned as its lease, `''` for no lease, else a `TypeError`. */
 function leaseToken(lease: unknown): string {
+  if (lease === undefined) return '';
   if (typeof lease !== 'string' || !lease.startsWith(LEASE)) {
     throw new TypeError(`lease must be the lease this store's claim returned, got ${typeName(lease)}`);
   }

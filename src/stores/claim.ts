@@ -1,23 +1,23 @@
 import { typeName } from '../internal/type-name.js';
-import type { ClaimResult } from './event-store.js';
+import type { ClaimedLease } from './event-store.js';
+
+/** A claim as the handler carries it: a plain `"claimed"` becomes `{ status: 'claimed', lease: undefined }`. */
+export type CheckedClaim = ClaimedLease | 'in-flight' | 'done';
 
 /**
  * What a store's `claim` resolved to, checked against the `EventStore` contract: the same
- * value, typed, or a `TypeError` that says what the store answered instead. A lease is required:
- * a plain `"claimed"` (the pre-1.0 answer) and a claim without its `lease` are refused.
+ * value, typed, or a `TypeError` that says what the store answered instead. A plain `"claimed"`,
+ * or `{ status: "claimed" }` without a `lease`, is a claim without a lease (`lease: undefined`):
+ * the handler then calls `complete(eventId)` and `release(eventId)` with no lease.
  */
-export function checkClaim(claim: unknown): ClaimResult {
+export function checkClaim(claim: unknown): CheckedClaim {
   if (claim === 'in-flight' || claim === 'done') return claim;
-  if (claim === 'claimed') {
-    throw new TypeError(
-      'store.claim resolved to "claimed" without a lease: a claim must resolve to { status: "claimed", lease }, ' +
-        'whose lease the handler passes back to complete and release',
-    );
-  }
+  // API.md fixes the lease-less shape: `claim → "claimed"`, `complete(eventId)`, `release(eventId)`
+  if (claim === 'claimed') return { status: 'claimed', lease: undefined };
   if (claim !== null && typeof claim === 'object' && (claim as { status?: unknown }).status === 'claimed') {
     const { lease } = claim as { lease?: unknown };
-    if (lease !== undefined && lease !== null) return { status: 'claimed', lease };
-    throw new TypeError(`store.claim resolved to { status: "claimed" } with lease ${typeName(lease)}: a claim must carry its lease`);
+    if (lease !== null) return { status: 'claimed', lease };
+    throw new TypeError('store.claim resolved to { status: "claimed" } with lease null: give the lease, or leave it out for a claim without one');
   }
-  throw new TypeError(`store.claim must resolve to { status: "claimed", lease }, "in-flight" or "done", got ${typeName(claim)}`);
+  throw new TypeError(`store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${typeName(claim)}`);
 }

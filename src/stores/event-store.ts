@@ -8,16 +8,18 @@ export interface ClaimedLease {
   status: 'claimed';
   /**
    * What the store needs to recognise its own claim (a token, a row version, an object), never
-   * `undefined` or `null`: never inspected by the handler, only handed back.
+   * `null`: never inspected by the handler, only handed back. Left out (`undefined`) by a store
+   * without leases, like a plain `"claimed"`.
    */
-  lease: unknown;
+  lease?: unknown;
 }
 
 /**
- * What {@link EventStore.claim} found: the caller now owns the event (a {@link ClaimedLease}),
- * another worker does (`"in-flight"`), or it is done (`"done"`).
+ * What {@link EventStore.claim} found: the caller now owns the event (a {@link ClaimedLease}, or a
+ * plain `"claimed"` from a store without leases), another worker does (`"in-flight"`), or it is
+ * done (`"done"`).
  */
-export type ClaimResult = ClaimedLease | 'in-flight' | 'done';
+export type ClaimResult = ClaimedLease | 'claimed' | 'in-flight' | 'done';
 
 /**
  * Where the webhook handler records which events it has handled, so a redelivered event is not
@@ -28,30 +30,38 @@ export type ClaimResult = ClaimedLease | 'in-flight' | 'done';
  * `checkout-partner-sdk/redis` (many processes and machines), `PostgresEventStore` from
  * `checkout-partner-sdk/postgres`.
  *
- * Every claim carries its lease (`{ status: "claimed", lease }`), which the handler hands back to
- * `complete` and `release`, so a store refuses a worker whose lease has already run out. A claim
- * that is anything else (a plain `"claimed"`, no `lease`) fails the delivery with a `TypeError`
- * (answered 503, logged as a store failure).
+ * A store may hand out a lease (`{ status: "claimed", lease }`, as the built-in stores do): the
+ * handler hands it back to `complete` and `release`, so a store can refuse a worker whose lease
+ * has already run out. A store without leases answers a plain `"claimed"` (or leaves `lease`
+ * out), and the handler then calls `complete(eventId)` and `release(eventId)` with no lease. Any
+ * other claim (`lease: null`, an unknown status) fails the delivery with a `TypeError` (answered
+ * 503, logged as a store failure).
  */
 export interface EventStore {
   /**
-   * Claim `eventId` for `leaseMs` milliseconds: `{ status: "claimed", lease }` when the caller now
-   * owns it, `"in-flight"` when another live claim holds it, `"done"` when it was completed.
+   * Claim `eventId` for `leaseMs` milliseconds: `{ status: "claimed", lease }` (or a plain
+   * `"claimed"`, without a lease) when the caller now owns it, `"in-flight"` when another live
+   * claim holds it, `"done"` when it was completed.
    */
   claim(eventId: string, leaseMs: number): Promise<ClaimResult>;
+  // `lease` is optional because API.md fixes the lease-less shape: `complete(eventId)`, `release(eventId)`
   /**
-   * Mark the claim on `eventId` as done, so later claims answer `"done"`, while `lease` (what
-   * `claim` returned) still holds it, or nobody claimed the event since it ran out. When another
-   * claim holds the event now, leave it alone and reject (`MemoryEventStore` with `LeaseLostError`,
-   * the Redis and PostgreSQL stores with their store error, operation `'complete'`): the handler
-   * retries while its own lease would have held, then logs it.
+   * Mark `eventId` done, so later claims answer `"done"`. A store that hands out leases gets its
+   * `lease` back and acts only for that claim: while it still holds the event, or nobody claimed
+   * the event since it ran out; when another claim holds the event now, it leaves it alone and
+   * rejects (`MemoryEventStore` with `LeaseLostError`, the Redis and PostgreSQL stores with their
+   * store error, operation `'complete'`): the handler retries while its own lease would have held,
+   * then logs it. Without a lease (a store without leases, or a caller that has none) the store
+   * settles whatever claim holds the event: it is marked done.
    */
-  complete(eventId: string, lease: unknown): Promise<void>;
+  complete(eventId: string, lease?: unknown): Promise<void>;
   /**
-   * Give up the claim on `eventId` that `lease` holds, so a redelivery can claim it at once; nothing
-   * when that lease no longer holds it.
+   * Give up the claim on `eventId`, so a redelivery can claim it at once; a done event stays done.
+   * A store that hands out leases gets its `lease` back and acts only for that claim (nothing when
+   * that lease no longer holds it). Without a lease (a store without leases, or a caller that has
+   * none) the store frees whatever claim holds the event.
    */
-  release(eventId: string, lease: unknown): Promise<void>;
+  release(eventId: string, lease?: unknown): Promise<void>;
 }
 
 /** What {@link TransactionalEventStore.transact} found and did. */

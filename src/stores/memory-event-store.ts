@@ -54,8 +54,9 @@ function expiry(entry: Entry): number {
   return typeof entry === 'number' ? -entry : entry.until;
 }
 
-function checkLease(lease: unknown): MemoryLease {
-  if (lease instanceof MemoryLease) return lease;
+/** The lease a claim of this store returned, `undefined` for none, else a `TypeError`. */
+function checkLease(lease: unknown): MemoryLease | undefined {
+  if (lease === undefined || lease instanceof MemoryLease) return lease;
   throw new TypeError(`lease must be the lease this store's claim returned, got ${typeName(lease)}`);
 }
 
@@ -71,7 +72,8 @@ const MEMORY_EVENT_STORE_OPTIONS = ['maxEntries', 'ttlMs', 'clock'] as const sat
  * lease has passed can be claimed again. A claim answers `{ status: 'claimed', lease }`; given that
  * `lease` back, `complete` and `release` act only for the claim that made it, so a worker whose
  * lease ran out cannot settle the next worker's claim (`complete` then rejects with
- * {@link LeaseLostError}, `release` does nothing). Each done entry is one `Map` slot: the eventId and one
+ * {@link LeaseLostError}, `release` does nothing). Without a lease, `complete` and `release`
+ * settle whatever claim holds the event. Each done entry is one `Map` slot: the eventId and one
  * number, its negated expiry time; an in-flight one holds its small lease object instead.
  *
  * @example
@@ -144,17 +146,17 @@ export class MemoryEventStore implements EventStore {
   /**
    * Marks `eventId` done for `ttlMs` while the claim that returned `lease` still holds the event,
    * or nobody claimed it since its lease ran out (the work was done all the same); resolves when it
-   * is done already.
+   * is done already. Without a lease (`undefined`) it marks `eventId` done whoever holds it.
    *
    * @throws {LeaseLostError} when `lease` ran out and another claim now holds the event (left alone).
-   * @throws {TypeError} when `lease` is not one this store's claim returned.
+   * @throws {TypeError} when `lease` is neither `undefined` nor one this store's claim returned.
    */
-  async complete(eventId: string, lease: unknown): Promise<void> {
+  async complete(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
     const own = checkLease(lease);
     const now = this.#clock();
     const entry = this.#entries.get(eventId);
-    if (entry instanceof MemoryLease && entry !== own && entry.until > now) {
+    if (own !== undefined && entry instanceof MemoryLease && entry !== own && entry.until > now) {
       throw new LeaseLostError(eventId);
     }
     this.#set(eventId, -(now + this.#ttlMs), now);
@@ -162,14 +164,16 @@ export class MemoryEventStore implements EventStore {
 
   /**
    * Gives up the claim that returned `lease`, so a redelivery can claim `eventId` at once; another
-   * claim, or a done event, is left alone.
+   * claim, or a done event, is left alone. Without a lease (`undefined`) it frees whatever claim
+   * holds `eventId`; a done event stays done.
    *
-   * @throws {TypeError} when `lease` is not one this store's claim returned.
+   * @throws {TypeError} when `lease` is neither `undefined` nor one this store's claim returned.
    */
-  async release(eventId: string, lease: unknown): Promise<void> {
+  async release(eventId: string, lease?: unknown): Promise<void> {
     checkEventId(eventId);
     const own = checkLease(lease);
-    if (this.#entries.get(eventId) === own) this.#delete(eventId);
+    const entry = this.#entries.get(eventId);
+    if (entry instanceof MemoryLease && (own === undefined || entry === own)) this.#delete(eventId);
   }
 
   #set(eventId: string, value: Entry, now: number): void {

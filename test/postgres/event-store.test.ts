@@ -111,6 +111,22 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     expect(rows).toEqual([{ state: 'done', type: 'pix.deposit.received', done: true }]);
   });
 
+  pgOnly('complete without a lease marks a row left pending by a failed transaction done; a lease of its own still is not', async () => {
+    const table = uniqueTable();
+    await storeOn({ table });
+    const store = new PostgresEventStore({ pool: db.pool, table, transactional: true });
+    const failure = new Error('work failed');
+    // the row is inserted (committed) before the transaction, which rolls back: it stays pending
+    await expect(store.transact({ eventId: 'evt-p', type: 't' }, 5_000, () => Promise.reject(failure))).rejects.toBe(failure);
+    expect(await db.exec(`SELECT state FROM "${table}" WHERE event_id = $1`, ['evt-p'])).toEqual([{ state: 'pending' }]);
+    await expect(store.complete('evt-p', globalThis.crypto.randomUUID())).rejects.toBeInstanceOf(PostgresStoreError);
+    await store.release('evt-p'); // not a claim: nothing to free
+    expect(await db.exec(`SELECT state FROM "${table}" WHERE event_id = $1`, ['evt-p'])).toEqual([{ state: 'pending' }]);
+    await store.complete('evt-p');
+    expect(await store.claim('evt-p', 60_000)).toBe('done');
+    expect(await store.transact({ eventId: 'evt-p', type: 't' }, 5_000, async () => undefined)).toBe('done');
+  });
+
   it('takes event ids and types of any characters: NUL, lone surrogates (told apart), long random ids', async () => {
     const table = uniqueTable();
     const plain = await storeOn({ table });

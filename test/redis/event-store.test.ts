@@ -226,7 +226,8 @@ describe('RedisEventStore arguments', () => {
     }
     await expect(store.complete('', 'lease:x')).rejects.toThrow(TypeError);
     await expect(store.release(undefined as never, 'lease:x')).rejects.toThrow(TypeError);
-    await expect(store.complete('e', undefined)).rejects.toThrow(/lease must be the lease this store's claim returned/);
+    await expect(store.complete('e', 'not-a-lease')).rejects.toThrow(/lease must be the lease this store's claim returned/);
+    await expect(store.release('e', null)).rejects.toThrow(/lease must be the lease this store's claim returned/);
     expect(calls).toBe(0);
   });
 

@@ -29,7 +29,7 @@ describe('checkout-partner-sdk/redis types', () => {
     expectTypeOf<RedisEventStore>().toExtend<EventStore>();
     expectTypeOf<RedisTokenStore>().toExtend<TokenStore>();
     expectTypeOf<RedisEventStore['claim']>().returns.resolves.toEqualTypeOf<ClaimedLease | 'in-flight' | 'done'>();
-    expectTypeOf<RedisEventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease: unknown]>();
+    expectTypeOf<RedisEventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
   });
 
   it('types the eviction opt-out, the replica wait and the parts', () => {

@@ -130,14 +130,52 @@ export function eventStoreContract(fresh: () => EventStoreUnderTest | Promise<Ev
     expect(await b.claim('\uFFFD', LONG)).toBe('in-flight');
   });
 
-  it('refuses a lease it did not hand out, or none, with a TypeError, and leaves the claim alone', async () => {
+  it('refuses a lease it did not hand out with a TypeError, and leaves the claim alone', async () => {
     const { a } = await fresh();
     await claimed(a, 'e-1');
-    for (const lease of [undefined, null, 42, 'not-a-lease', { lease: 1 }]) {
+    for (const lease of [null, 42, 'not-a-lease', { lease: 1 }]) {
       expect(await rejectionOf(a.complete('e-1', lease))).toBeInstanceOf(TypeError);
       expect(await rejectionOf(a.release('e-1', lease))).toBeInstanceOf(TypeError);
     }
     expect(await a.claim('e-1', LONG)).toBe('in-flight');
+  });
+
+  // API.md's lease-less shape: complete(eventId) and release(eventId) settle whatever claim holds the event
+  it('completes without a lease: the event is done, whoever held it or when nobody did', async () => {
+    const { a, b } = await fresh();
+    await claimed(a, 'e-1');
+    await b.complete('e-1');
+    expect(await a.claim('e-1', LONG)).toBe('done');
+    expect(await b.claim('e-1', LONG)).toBe('done');
+    await b.complete('e-2');
+    expect(await a.claim('e-2', LONG)).toBe('done');
+    await expect(a.complete('e-1')).resolves.toBeUndefined(); // done already: stays done
+    expect(await b.claim('e-1', LONG)).toBe('done');
+  });
+
+  it('releases without a lease: the next claim is claimed at once, the old lease settles nothing', async () => {
+    const { a, b } = await fresh();
+    const old = await claimed(a, 'e-1');
+    await b.release('e-1');
+    const current = await claimed(b, 'e-1');
+    await a.release('e-1', old); // the old lease no longer holds the event
+    expect(await a.claim('e-1', LONG)).toBe('in-flight');
+    await b.complete('e-1', current);
+    expect(await a.claim('e-1', LONG)).toBe('done');
+    await a.release('e-2'); // nothing claimed: nothing to do
+    await claimed(a, 'e-2');
+  });
+
+  it('never un-does a done event by a release without a lease', async () => {
+    const { a, b } = await fresh();
+    const lease = await claimed(a, 'e-1');
+    await a.complete('e-1', lease);
+    await b.release('e-1');
+    await a.release('e-1');
+    expect(await b.claim('e-1', LONG)).toBe('done');
+    await b.complete('e-2');
+    await a.release('e-2');
+    expect(await a.claim('e-2', LONG)).toBe('done');
   });
 
   it('refuses a bad event id or leaseMs with a TypeError', async () => {

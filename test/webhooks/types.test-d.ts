@@ -49,13 +49,19 @@ describe('webhook types', () => {
     expectTypeOf<MemoryEventStore>().toMatchTypeOf<EventStore>();
     expectTypeOf<ReturnType<EventStore['claim']>>().toEqualTypeOf<Promise<ClaimResult>>();
     expectTypeOf<MemoryEventStore['claim']>().returns.resolves.toEqualTypeOf<ClaimedLease | 'in-flight' | 'done'>();
-    expectTypeOf<EventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease: unknown]>();
-    expectTypeOf<EventStore['release']>().parameters.toEqualTypeOf<[eventId: string, lease: unknown]>();
-    // a claim carries its lease: the pre-1.0 plain "claimed" is no longer an EventStore's answer
+    expectTypeOf<EventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
+    expectTypeOf<EventStore['release']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
+    // API.md's lease-less shape is an EventStore: a plain "claimed", complete(eventId), release(eventId)
     expectTypeOf<{
       claim(eventId: string, leaseMs: number): Promise<'claimed' | 'in-flight' | 'done'>;
-      complete(eventId: string, lease: unknown): Promise<void>;
-      release(eventId: string, lease: unknown): Promise<void>;
+      complete(eventId: string): Promise<void>;
+      release(eventId: string): Promise<void>;
+    }>().toExtend<EventStore>();
+    // a claim is still one of the contract's answers
+    expectTypeOf<{
+      claim(eventId: string, leaseMs: number): Promise<'taken' | 'done'>;
+      complete(eventId: string): Promise<void>;
+      release(eventId: string): Promise<void>;
     }>().not.toExtend<EventStore>();
     expectTypeOf<LeaseLostError['name']>().toEqualTypeOf<'LeaseLostError'>();
   });

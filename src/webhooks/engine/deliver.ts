@@ -7,8 +7,7 @@ import { parseEvent, type WebhookEvent } from '../event.js';
 import type { DeliveryInput, DeliveryProgress, DeliveryResult } from './delivery-types.js';
 import type { WebhookContext } from './options.js';
 import type { ResolvedOptions } from './resolve-options.js';
-import { checkClaim } from '../../stores/claim.js';
-import type { ClaimResult } from '../../stores/event-store.js';
+import { checkClaim, type CheckedClaim } from '../../stores/claim.js';
 import { runTransactional, transactionalStore } from './transactional.js';
 import { typeName } from '../../internal/type-name.js';
 import { nudgeTracker, runTrackerDelivery } from './tracker-intake.js';
@@ -169,10 +168,10 @@ async function claimAndRun(
     return runTransactional(config, transactional, known, (claimedAt) => confirmWithinLease(event, config, claimedAt));
   }
 
-  let claim: ClaimResult;
+  let claim: CheckedClaim;
   const claimedAt = performance.now();
   try {
-    // a claim that breaks the contract (no lease) is a store failure: a TypeError saying what came back
+    // a claim that breaks the contract is a store failure: a TypeError saying what came back
     claim = checkClaim(await config.store.claim(event.eventId, config.leaseMs));
   } catch (error) {
     progress.claim = 'failed';

@@ -1,8 +1,7 @@
 import { untilAborted } from '../../internal/abort.js';
 import { typeName } from '../../internal/type-name.js';
 import { boundedStoreCall, withinLease } from './lease-deadline.js';
-import { checkClaim } from '../../stores/claim.js';
-import type { ClaimResult } from '../../stores/event-store.js';
+import { checkClaim, type CheckedClaim } from '../../stores/claim.js';
 import type { StatusKind, StatusTracker } from '../../tracker/types.js';
 import type { DeliveryResult } from './delivery-types.js';
 import type { WebhookEvent } from '../event.js';
@@ -58,7 +57,7 @@ export async function nudgeTracker(
  */
 export async function runTrackerDelivery(config: ResolvedOptions, event: WebhookEvent): Promise<DeliveryResult> {
   const known = { eventId: event.eventId, type: event.type };
-  let claim: ClaimResult;
+  let claim: CheckedClaim;
   const claimedAt = performance.now();
   try {
     claim = checkClaim(await config.store.claim(event.eventId, config.leaseMs));

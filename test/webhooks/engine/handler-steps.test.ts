@@ -56,10 +56,9 @@ describe('step 2: claim', () => {
   });
 
   it.each([
-    ['a plain "claimed" (the pre-1.0 answer)', 'claimed', /resolved to "claimed" without a lease/],
-    ['a claim without its lease', { status: 'claimed' }, /with lease undefined: a claim must carry its lease/],
     ['a claim with a null lease', { status: 'claimed', lease: null }, /with lease null/],
-    ['another word', 'ok', /must resolve to \{ status: "claimed", lease \}, "in-flight" or "done", got string/],
+    ['another word', 'ok', /must resolve to "claimed", \{ status: "claimed", lease \}, "in-flight" or "done", got string/],
+    ['another status', { status: 'taken', lease: 'l-1' }, /got object/],
     ['nothing', undefined, /got undefined/],
   ])('answers 503 with a TypeError saying what the store answered: %s', async (_, answer, message) => {
     const { handler, seen, entries } = setup({
@@ -72,6 +71,67 @@ describe('step 2: claim', () => {
     expect((await handler.handle(await delivery(settled))).status).toBe(503);
     expect(seen).toEqual([]);
     expect(entries).toMatchObject([{ outcome: 'store-unavailable', error: { name: 'TypeError', message: expect.stringMatching(message) } }]);
+  });
+});
+
+describe('step 2: a store without leases (API.md: claim → "claimed", complete(eventId), release(eventId))', () => {
+  /** A partner's store that hands out no lease: a plain "claimed", settled by eventId alone. */
+  function leaselessStore(answer: 'claimed' | { status: 'claimed' } = 'claimed') {
+    const state = new Map<string, 'in-flight' | 'done'>();
+    const calls: unknown[][] = [];
+    const store = {
+      claim: async (eventId: string) => {
+        calls.push(['claim', eventId]);
+        const held = state.get(eventId);
+        if (held !== undefined) return held;
+        state.set(eventId, 'in-flight');
+        return answer;
+      },
+      complete: async (...args: [eventId: string, lease?: unknown]) => {
+        calls.push(['complete', ...args]);
+        state.set(args[0], 'done');
+      },
+      release: async (...args: [eventId: string, lease?: unknown]) => {
+        calls.push(['release', ...args]);
+        if (state.get(args[0]) === 'in-flight') state.delete(args[0]);
+      },
+    };
+    return { store, calls };
+  }
+
+  it.each([
+    ['a plain "claimed"', 'claimed' as const],
+    ['{ status: "claimed" } without a lease', { status: 'claimed' as const }],
+  ])('delivers once and answers a redelivery as a duplicate: %s', async (_, answer) => {
+    const { store, calls } = leaselessStore(answer);
+    let runs = 0;
+    const { handler, entries } = setup({ store, onEvent: () => void (runs += 1) });
+    const event = { eventId: 'e-plain', type: 'custom' };
+    expect((await handler.handle(await delivery(event))).status).toBe(200);
+    expect((await handler.handle(await delivery(event))).status).toBe(200);
+    expect(runs).toBe(1);
+    expect(entries.map((entry) => entry.outcome)).toEqual(['handled', 'duplicate']);
+    // complete gets no lease: undefined where a lease would go
+    expect(calls).toEqual([['claim', 'e-plain'], ['complete', 'e-plain', undefined], ['claim', 'e-plain']]);
+  });
+
+  it('releases without a lease when onEvent throws, so the redelivery runs it again', async () => {
+    const { store, calls } = leaselessStore();
+    let runs = 0;
+    const { handler, entries } = setup({
+      store,
+      onEvent: () => {
+        runs += 1;
+        if (runs === 1) throw new Error('database down');
+      },
+    });
+    const event = { eventId: 'e-again', type: 'custom' };
+    expect((await handler.handle(await delivery(event))).status).toBe(500);
+    expect((await handler.handle(await delivery(event))).status).toBe(200);
+    expect((await handler.handle(await delivery(event))).status).toBe(200);
+    expect(runs).toBe(2);
+    expect(entries.map((entry) => entry.outcome)).toEqual(['failed', 'handled', 'duplicate']);
+    expect(calls.filter(([step]) => step !== 'claim')).toEqual([['release', 'e-again', undefined], ['complete', 'e-again', undefined]]);
   });
 });
 
