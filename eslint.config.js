@@ -38,9 +38,18 @@ export default defineConfig(
       // `env[name] || undefined` deliberately reads an empty string as absent
       '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { string: true } }],
       // a Nest module is a decorated class with static members only (forRoot), by Nest's design
-      '@typescript-eslint/no-extraneous-class': ['error', { allowWithDecorator: true }],
+      // and an empty class is a module-private sentinel thrown to unwind (compared by identity)
+      '@typescript-eslint/no-extraneous-class': ['error', { allowWithDecorator: true, allowEmpty: true }],
       // an AbortSignal's reason and a caught value are passed on as they came, whatever the caller chose
-      '@typescript-eslint/only-throw-error': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      // ...and a few module-private sentinel classes are thrown to unwind a transaction or an attempt, never to a caller
+      '@typescript-eslint/only-throw-error': [
+        'error',
+        {
+          allowThrowingAny: true,
+          allowThrowingUnknown: true,
+          allow: [{ from: 'file', name: ['Settled', 'LeaseLost', 'WorkFailure', 'AttemptTimedOut', 'BodyTooLarge', 'FollowedRedirect'] }],
+        },
+      ],
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
     },
   },

@@ -283,7 +283,7 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     this.#purgeNow();
     const id = await eventRowId(event.eventId);
     // the type is only recorded: NUL (which text cannot hold) and lone surrogates become U+FFFD
-    const type = String(event.type).toWellFormed().replaceAll('\u0000', '\ufffd');
+    const type = event.type.toWellFormed().replaceAll('\u0000', '\ufffd');
     const pool = this.#driver.pgPool;
     if (pool === undefined) throw new PostgresTransactionError('transact needs a pg Pool', { reason: 'unsupported-driver' }); // refused in the constructor
     // two round trips on one connection: [insert the row, committed; BEGIN; bounds and txid; the

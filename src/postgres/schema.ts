@@ -58,7 +58,8 @@ export async function ensureTable(driver: Driver, sql: SchemaStatements, table: 
     throw storeError('schema', error);
   }
   if (missing.length > 0) {
-    const user = String((await driver.query('SELECT current_user::text AS u', [], timeoutMs).catch(() => []))[0]?.['u'] ?? 'the role');
+    const named = (await driver.query('SELECT current_user::text AS u', [], timeoutMs).catch(() => []))[0]?.['u'];
+    const user = typeof named === 'string' ? named : 'the role';
     throw new PostgresStoreError(
       `PostgreSQL schema failed: the role ${JSON.stringify(user)} lacks ${missing.join(', ')} on the table ${table} (insufficient_privilege, 42501): ` +
         `the store needs SELECT, INSERT, UPDATE and DELETE on it (GRANT SELECT, INSERT, UPDATE, DELETE ON ${table} TO ${JSON.stringify(user)})`,

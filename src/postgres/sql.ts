@@ -87,7 +87,7 @@ export function resolvedNameSql(table: TableName): string {
 /** What a store's table must look like, for {@link shapeSql}. */
 export interface TableShape {
   /** Every column the store uses, with its type as `format_type` prints it. */
-  columns: ReadonlyArray<readonly [name: string, type: string]>;
+  columns: readonly (readonly [name: string, type: string])[];
   /** The primary key's columns, in order. */
   primaryKey: readonly string[];
   /** Text key columns that need a deterministic collation (a case-insensitive one would merge ids). */

@@ -389,6 +389,14 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
   }
 }
 
+/** The refusal of a `watch` transaction that is not an open pg client. */
+function notATransaction(transaction: unknown): TypeError {
+  return new TypeError(
+    'watch: transaction must be your open transaction, the pg client you ran BEGIN on (from pool.connect()); a pool would write the watch outside it. ' +
+      `Got ${typeName(transaction)}`,
+  );
+}
+
 /**
  * The `transaction` of a watch as a way to run one statement on it, or undefined without one: a
  * `pg` client. A pool is refused: each of its statements would run on whichever connection is
@@ -402,12 +410,10 @@ function watchOptions(options: unknown): ((text: string, values: unknown[]) => P
   }
   const transaction = (options as { transaction?: unknown }).transaction;
   if (transaction === undefined) return undefined;
-  const candidate = transaction as Partial<Record<'query' | 'totalCount' | 'idleCount', unknown>> | null;
-  if (transaction === null || typeof transaction !== 'object' || typeof candidate?.query !== 'function' || 'totalCount' in transaction || 'idleCount' in transaction) {
-    throw new TypeError(
-      'watch: transaction must be your open transaction, the pg client you ran BEGIN on (from pool.connect()); a pool would write the watch outside it. ' +
-        `Got ${typeName(transaction)}`,
-    );
+  if (transaction === null || typeof transaction !== 'object') throw notATransaction(transaction);
+  const candidate = transaction as Partial<Record<'query' | 'totalCount' | 'idleCount', unknown>>;
+  if (typeof candidate.query !== 'function' || 'totalCount' in transaction || 'idleCount' in transaction) {
+    throw notATransaction(transaction);
   }
   const query = candidate.query as (text: string, values: unknown[]) => Promise<unknown>;
   return async (text, values) => query.call(transaction, text, values);

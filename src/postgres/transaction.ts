@@ -200,13 +200,15 @@ export async function runProvenTransaction<T>(
         refusal = refuse(MISUSE_CONTROL, 'misuse');
       }
       if (refusal !== undefined) {
-        if (callback !== undefined) return void queueMicrotask(() => callback(refusal));
+        if (callback !== undefined) { queueMicrotask(() => callback(refusal)); return; }
         return Promise.reject(refusal);
       }
       const result = (session.client.query as (...a: unknown[]) => unknown)(...args, ...(callback ? [callback] : []));
       if (result instanceof Promise) {
         pending++;
-        return result.finally(() => void pending--);
+        return result.finally(() => {
+          pending--;
+        });
       }
       return result;
     };

@@ -312,7 +312,7 @@ function transport(client: unknown, owner: string): Transport {
           const last = Array.isArray(replies) ? (replies[1] as unknown) : undefined;
           if (!Array.isArray(last)) throw new Error('unexpected reply to the WAIT pipeline');
           if (last[0] !== null && last[0] !== undefined) throw last[0];
-          return last[1];
+          return last[1] as unknown;
         },
       };
     }

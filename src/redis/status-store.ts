@@ -353,7 +353,7 @@ export class RedisStatusStore implements StatusStore {
     const peeks = await Promise.all(this.#parts.map(async (part, index) => {
       const reply = await this.#redis.script('claim', PEEK_DUE, [part.due], [String(limit)]);
       if (!Array.isArray(reply) || reply.length % 2 !== 0) throw unexpected('claim');
-      const due: Array<{ index: number; at: number }> = [];
+      const due: { index: number; at: number }[] = [];
       for (let i = 0; i < reply.length; i += 2) due.push({ index, at: Number(replyString(reply[i + 1])) });
       return due;
     }));
@@ -423,7 +423,7 @@ export class RedisStatusStore implements StatusStore {
 
   async get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined> {
     const member = await this.#member(kind, externalId);
-    const reply = await this.#redis.command('get', ['HGETALL', this.#keys(member)[1]!]);
+    const reply = await this.#redis.command('get', ['HGETALL', this.#keys(member)[1]]);
     const fields = hashFields(reply);
     if (fields === undefined) throw unexpected('get');
     return fields.size === 0 ? undefined : stateOf(fields);
@@ -449,7 +449,7 @@ export class RedisStatusStore implements StatusStore {
     ]);
     // 2: this lease's commit was recorded by an earlier try (whose reply or WAIT failed)
     const recorded = Number(reply) === 1 || Number(reply) === 2;
-    if (recorded && operation === 'commit') await this.#redis.replicated('commit', keys[1]!);
+    if (recorded && operation === 'commit') await this.#redis.replicated('commit', keys[1]);
     return recorded;
   }
 
@@ -488,7 +488,7 @@ function partsOf(prefix: string, count: number, cluster: boolean): Part[] {
   if (count === 1 && !cluster) return [{ due: `${prefix}due`, base: prefix }];
   // part n's tag: the first whole number whose slot falls in the n-th range (a coupon collector:
   // about count × ln(count) tries, under 10,000 for 1,024 parts)
-  const tags: Array<string | undefined> = new Array(count);
+  const tags = new Array<string | undefined>(count);
   let missing = count;
   for (let k = 0; missing > 0 && k < 10_000_000; k += 1) {
     const tag = String(k);

@@ -112,7 +112,7 @@ export class MemoryStatusStore implements StatusStore {
     checkExternalId(externalId);
     const key = keyOf(kind, externalId);
     const entry = this.#records.get(key);
-    if (entry === undefined || !entry.watching) return;
+    if (!entry?.watching) return;
     this.#end(key, entry, this.#clock());
   }
 
@@ -138,7 +138,7 @@ export class MemoryStatusStore implements StatusStore {
       const key = this.#due.popDue(now);
       if (key === undefined) break;
       const entry = this.#records.get(key);
-      if (entry === undefined || !entry.watching) continue;
+      if (!entry?.watching) continue;
       this.#tokens += 1;
       const token = `${owner}:${this.#tokens}`;
       const dueAt = entry.dueAt;

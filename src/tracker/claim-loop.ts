@@ -41,8 +41,8 @@ export class ClaimLoop {
     if (this.#running) return;
     this.#running = true;
     const { store } = this.#config;
-    const countWatched = store.countWatched;
-    if (typeof countWatched === 'function') this.#stopWatchedReports = watchedRecords(this.#telemetry, () => countWatched.call(store));
+    const countWatched = store.countWatched?.bind(store);
+    if (typeof countWatched === 'function') this.#stopWatchedReports = watchedRecords(this.#telemetry, countWatched);
     const previous = this.#loop ?? Promise.resolve();
     // a restart after drain waits for the old loop to have stopped
     this.#loop = previous.then(() => this.#run());

@@ -42,5 +42,5 @@ function unchangedSinceClaim(handle: TurnHandle): boolean {
   const before = handle.record.handled;
   const now = handle.adopted?.handled;
   if (handle.adopted === undefined) return false;
-  return before === undefined ? now === undefined : now !== undefined && now.status === before.status && now.at === before.at;
+  return before === undefined ? now === undefined : now?.status === before.status && now.at === before.at;
 }

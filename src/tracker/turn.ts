@@ -41,7 +41,7 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
   const status = statusOf(kind, read);
   const change = changeOf(turn, read, status);
   const final = isFinal(config, change, turn.log);
-  const same = record.handled !== undefined && record.handled.status === status;
+  const same = record.handled?.status === status;
   turn.log({ event: 'tracker.read', outcome: same ? 'same' : 'changed', status, previousStatus: record.handled?.status, source: turn.source, ms: elapsed(turn.started) });
   if (same) {
     await endTurn(config, handle, { failures: 0, next: scheduled(config, handle, final) }, status);
@@ -58,7 +58,7 @@ function readRecord(turn: TurnContext): Promise<Order | Withdrawal> {
   return trackerRead(telemetry, kind, externalId, async (note) => {
     const record = kind === 'order' ? await config.client.getOrderByExternalId(externalId, options) : await config.client.getWithdrawalByExternalId(externalId, options);
     const found = statusOf(kind, record);
-    note({ status: found, changed: !(handle.record.handled !== undefined && handle.record.handled.status === found) });
+    note({ status: found, changed: handle.record.handled?.status !== found });
     return record;
   });
 }
@@ -126,7 +126,7 @@ async function stillHeld(turn: TurnContext, status: string | null): Promise<bool
 /** `isFinal`, guarded: one that throws keeps the record watched (ending it could lose a later change). */
 function isFinal(config: ResolvedTrackerOptions, change: StatusChange, log: TurnLog): boolean {
   try {
-    return config.isFinal(change) === true;
+    return config.isFinal(change);
   } catch (error) {
     log({ event: 'tracker.change-failed', status: change.status, error: plainError(error) });
     return false;

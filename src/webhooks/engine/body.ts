@@ -109,7 +109,7 @@ export async function readStreamBody(stream: AsyncIterable<unknown>, limit: numb
   const iterator = stream[Symbol.asyncIterator]();
   const buffer = new BoundedBuffer(limit);
   for (;;) {
-    let next: IteratorResult<unknown>;
+    let next: IteratorResult<unknown, unknown>;
     try {
       next = await untilAborted(iterator.next(), signal);
     } catch (error) {

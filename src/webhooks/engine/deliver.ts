@@ -9,11 +9,9 @@ import type { WebhookContext } from './options.js';
 import type { ResolvedOptions } from './resolve-options.js';
 import { checkClaim, type CheckedClaim } from '../../stores/claim.js';
 import { runTransactional, transactionalStore } from './transactional.js';
-import { typeName } from '../../internal/type-name.js';
 import { nudgeTracker, runTrackerDelivery } from './tracker-intake.js';
 import { boundedStoreCall, withinLease } from './lease-deadline.js';
 import { quote } from '../../internal/quote.js';
-import type { WebhookOutcome } from './outcome.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
 
 /** The body had not fully arrived at the response deadline: its read was stopped (logged with the late `timeout` entry). */
@@ -46,7 +44,7 @@ export class DrainingAbort extends CheckoutError {
 export function refusal(input: Pick<DeliveryInput, 'method' | 'headers'>): DeliveryResult | undefined {
   if (input.method !== undefined && input.method !== 'POST') return { outcome: 'method-not-allowed' };
   const encoding = input.headers.get('content-encoding');
-  if (encoding !== null && encoding.split(',').some((coding) => !/^\s*(identity)?\s*$/i.test(coding))) {
+  if (encoding?.split(',').some((coding) => !/^\s*(identity)?\s*$/i.test(coding))) {
     return { outcome: 'unsupported-encoding' };
   }
   return undefined;
@@ -117,13 +115,13 @@ async function checkSignature(config: ResolvedOptions, signatures: Signatures, i
             signature,
             headers: input.headers,
             secrets: config.secrets,
-            hmacSha256Hex: signatures.hmacSha256Hex,
+            hmacSha256Hex: signatures.hmacSha256Hex.bind(signatures),
             timingSafeEqual,
           });
   } catch (error) {
     return { outcome: 'bad-signature', error };
   }
-  if (verified !== true) return { outcome: 'bad-signature' };
+  if (!verified) return { outcome: 'bad-signature' };
   return undefined;
 }
 

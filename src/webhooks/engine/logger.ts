@@ -57,7 +57,7 @@ export function logWriter(logger: unknown): LogWrite {
       };
     },
   });
-  return write ?? (() => {});
+  return write ?? (() => undefined);
 }
 
 /**

@@ -2,7 +2,7 @@ import { untilAborted } from '../../internal/abort.js';
 import { typeName } from '../../internal/type-name.js';
 import { boundedStoreCall, withinLease } from './lease-deadline.js';
 import { checkClaim, type CheckedClaim } from '../../stores/claim.js';
-import type { StatusKind, StatusTracker } from '../../tracker/types.js';
+import type { StatusKind } from '../../tracker/types.js';
 import type { DeliveryResult } from './delivery-types.js';
 import type { WebhookEvent } from '../event.js';
 import type { ExternalIdResolver } from './options.js';
