@@ -9,11 +9,14 @@ export const FAKE_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['s
 
 export const ORIGIN = 'https://checkout.test';
 
-/** The fake service and a real client reading it through `fake.fetch`; `reads` counts status GETs by externalId. */
+/**
+ * The fake service and a real client reading it through `fake.fetch`; `reads` counts status GETs by
+ * externalId. `advance` and `until` move the fake clock (FAKE_TIMERS) and let the client calls in
+ * flight settle at each step.
+ */
 export function fakeService() {
   const fake = createFakeCheckout({ partners: [{ partnerId: 'p-1', partnerSecret: 's-1', enabled: true, apiEnabled: true }] });
   const reads = new Map<string, number>();
-  let inFlight = 0;
   const client = new CheckoutClient({
     baseUrl: ORIGIN,
     partnerId: 'p-1',
@@ -23,26 +26,79 @@ export function fakeService() {
       const request = new Request(input, init);
       const match = /by-external-id\/([^/?]+)/.exec(new URL(request.url).pathname);
       if (match) reads.set(decodeURIComponent(match[1]!), (reads.get(decodeURIComponent(match[1]!)) ?? 0) + 1);
-      inFlight += 1;
-      try {
-        return await fake.fetch(request);
-      } finally {
-        inFlight -= 1;
-      }
+      return fake.fetch(request);
     },
   });
-  /**
-   * Moves the fake clock by `ms` in steps, letting the requests started at each step finish first:
-   * the fake's JWT checks run on Web Crypto, which settles on real event-loop turns, not on timers.
-   */
+  // A call settles on real work, not on timers: the fake's JWT checks run on Web Crypto (the thread
+  // pool), and the client loads parts of itself at first use (dynamic imports). So the calls in
+  // flight are tracked and awaited themselves (however long a loaded machine takes), never a count
+  // of event-loop turns during which the fake clock would run ahead of them.
+  const inFlight = new Set<Promise<unknown>>();
+  for (const name of ['getOrderByExternalId', 'getWithdrawalByExternalId', 'getMe', 'getAccessToken'] as const) {
+    const call = client[name].bind(client) as (...args: unknown[]) => Promise<unknown>;
+    Object.defineProperty(client, name, {
+      value: (...args: unknown[]) => {
+        const pending = call(...args);
+        inFlight.add(pending);
+        void pending.then(
+          () => inFlight.delete(pending),
+          () => inFlight.delete(pending),
+        );
+        return pending;
+      },
+    });
+  }
+  /** Awaits the calls in flight, then those they started, until none is left (bounded in rounds). */
+  const settle = async (): Promise<void> => {
+    await turn();
+    for (let round = 0; round < 1_000 && inFlight.size > 0; round += 1) {
+      await settled(inFlight);
+      await turn();
+    }
+  };
+  /** Moves the fake clock by `ms` in `stepMs` steps, letting the calls started at each step settle first. */
   const advance = async (ms: number, stepMs = 250): Promise<void> => {
     for (let elapsed = 0; elapsed < ms; elapsed += stepMs) {
       await vi.advanceTimersByTimeAsync(Math.min(stepMs, ms - elapsed));
-      for (let turn = 0; turn < 50_000 && inFlight > 0; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      await settle();
       await vi.advanceTimersByTimeAsync(0);
     }
   };
-  return { fake, client, reads, advance };
+  /**
+   * Moves the fake clock in `stepMs` steps (as {@link advance}) until `check` holds; `false` once
+   * `maxMs` of fake time has passed. Fake time only: the machine's speed changes nothing.
+   */
+  const until = async (check: () => Promise<boolean> | boolean, maxMs: number, stepMs = 50): Promise<boolean> => {
+    for (let elapsed = 0; elapsed < maxMs; elapsed += stepMs) {
+      if (await check()) return true;
+      await advance(stepMs, stepMs);
+    }
+    return check();
+  };
+  return { fake, client, reads, advance, until };
+}
+
+/** One real macrotask (setImmediate is left real by FAKE_TIMERS). */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+// taken before any test fakes them
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+
+/**
+ * Awaits `calls`, failing after 30 s of real time: a call that waits on a fake timer, which waiting
+ * cannot settle. A message for a broken test, not a time budget: a settling call never gets near it.
+ */
+async function settled(calls: Iterable<Promise<unknown>>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = realSetTimeout(() => reject(new Error('a client call in flight waits on a fake timer: advance() cannot settle it by waiting')), 30_000);
+  });
+  try {
+    await Promise.race([Promise.allSettled(calls), stuck]);
+  } finally {
+    realClearTimeout(timer);
+  }
 }
 
 /** Collects what onChange got and what the logger wrote. */
