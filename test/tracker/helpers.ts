@@ -2,6 +2,7 @@ import type { TrackerLogEntry } from 'checkout-partner-sdk';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
 import { vi } from 'vitest';
+import { realTurn, settled } from '../helpers/fake-time.js';
 import type { StatusChange } from 'checkout-partner-sdk/tracker';
 
 /** Fake timers (performance.now() included: the tracker's deadlines and the memory store's clock) that leave setImmediate real (the helper below yields with it). */
@@ -50,10 +51,10 @@ export function fakeService() {
   }
   /** Awaits the calls in flight, then those they started, until none is left (bounded in rounds). */
   const settle = async (): Promise<void> => {
-    await turn();
+    await realTurn();
     for (let round = 0; round < 1_000 && inFlight.size > 0; round += 1) {
-      await settled(inFlight);
-      await turn();
+      await settled(Promise.allSettled(inFlight), 'a client call in flight waits on a fake timer: advance() cannot settle it by waiting');
+      await realTurn();
     }
   };
   /** Moves the fake clock by `ms` in `stepMs` steps, letting the calls started at each step settle first. */
@@ -76,29 +77,6 @@ export function fakeService() {
     return check();
   };
   return { fake, client, reads, advance, until };
-}
-
-/** One real macrotask (setImmediate is left real by FAKE_TIMERS). */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-// taken before any test fakes them
-const realSetTimeout = globalThis.setTimeout;
-const realClearTimeout = globalThis.clearTimeout;
-
-/**
- * Awaits `calls`, failing after 30 s of real time: a call that waits on a fake timer, which waiting
- * cannot settle. A message for a broken test, not a time budget: a settling call never gets near it.
- */
-async function settled(calls: Iterable<Promise<unknown>>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stuck = new Promise<never>((_, reject) => {
-    timer = realSetTimeout(() => reject(new Error('a client call in flight waits on a fake timer: advance() cannot settle it by waiting')), 30_000);
-  });
-  try {
-    await Promise.race([Promise.allSettled(calls), stuck]);
-  } finally {
-    realClearTimeout(timer);
-  }
 }
 
 /** Collects what onChange got and what the logger wrote. */
