@@ -83,15 +83,23 @@ export function fakeService() {
 export function recorder() {
   const changes: StatusChange[] = [];
   const log: TrackerLogEntry[] = [];
+  const waiting: Array<{ count: number; resolve: () => void }> = [];
   return {
     changes,
     log,
     onChange: (change: StatusChange) => {
       changes.push(change);
+      for (const waiter of waiting.filter((w) => changes.length >= w.count)) {
+        waiting.splice(waiting.indexOf(waiter), 1);
+        waiter.resolve();
+      }
     },
     logger: (entry: TrackerLogEntry) => {
       log.push(entry);
     },
     statuses: (externalId: string) => changes.filter((c) => c.externalId === externalId).map((c) => c.status),
+    /** Resolves once `count` changes were handed over: for real timers, with no time budget (the test's timeout bounds it). */
+    handed: (count: number): Promise<void> =>
+      changes.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ count, resolve })),
   };
 }
