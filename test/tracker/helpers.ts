@@ -1,9 +1,9 @@
 import type { TrackerLogEntry } from 'checkout-partner-sdk';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
-import { vi } from 'vitest';
+import { beforeAll, vi } from 'vitest';
 import { realTurn, settled } from '../helpers/fake-time.js';
-import type { StatusChange } from 'checkout-partner-sdk/tracker';
+import { createStatusTracker, type StatusChange } from 'checkout-partner-sdk/tracker';
 
 /** Fake timers (performance.now() included: the tracker's deadlines and the memory store's clock) that leave setImmediate real (the helper below yields with it). */
 export const FAKE_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] };
@@ -78,6 +78,34 @@ export function fakeService() {
   };
   return { fake, client, reads, advance, until };
 }
+
+/**
+ * One tracker read that finds a change and one that finds nothing (404), on real timers. The SDK
+ * loads parts of itself at first use (the OpenTelemetry API lookup and its glue, the client's ky and
+ * error modules: dynamic imports, real I/O) outside any client call that `advance` could await, so a
+ * fake clock would run ahead of the first read of a test file. Waits for what happened, not for time.
+ */
+async function warmUp(): Promise<void> {
+  const fake = createFakeCheckout({ partners: [{ partnerId: 'p-1', partnerSecret: 's-1', enabled: true, apiEnabled: true }] });
+  fake.setOrder({ externalId: 'warm-up', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
+  const client = new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-1', partnerSecret: 's-1', maxRetries: 0, fetch: fake.fetch });
+  let changed!: () => void;
+  let missing!: () => void;
+  const both = Promise.all([new Promise<void>((resolve) => (changed = resolve)), new Promise<void>((resolve) => (missing = resolve))]);
+  const tracker = createStatusTracker({
+    client,
+    claimIntervalMs: 10,
+    onChange: () => changed(),
+    logger: (entry) => void (entry.event === 'tracker.read' && entry.outcome === 'not-found' && missing()),
+  });
+  tracker.start();
+  await tracker.watchOrder('warm-up');
+  await tracker.watchOrder('warm-up-404');
+  await both;
+  await tracker.drain({ timeoutMs: 1_000 });
+}
+// every test file that uses these helpers warms the SDK up first
+beforeAll(warmUp);
 
 /** Collects what onChange got and what the logger wrote. */
 export function recorder() {
