@@ -4,6 +4,7 @@ import { CheckoutClient, RateLimitError, TimeoutError } from 'checkout-partner-s
 
 // The load control (rateLimit's gate, Retry-After pause, retry budget) together with the rest of
 // the client, as a broken service, proxy or custom fetch would drive it.
+// Hand-rolled fetch functions, not the shipped fake: fetches that never settle or ignore the abort.
 
 const TOKEN = JSON.stringify({ accessToken: 'tok-1', tokenType: 'Bearer', expiresIn: 3600 });
 const json = (body: string, status = 200, headers: Record<string, string> = {}) =>
