@@ -15,7 +15,9 @@ export interface Seen {
 
 /**
  * An msw server for the partner API: a token endpoint that issues `tok-1`, `tok-2`, … (or what
- * `tokenResponse` says) and records every request. Tests add handlers with `server.use`.
+ * `tokenResponse` says) and records every request. Tests add handlers with `server.use`. For the
+ * tests that shape raw answers (statuses, headers, bodies); a test that needs only well-formed
+ * answers and faults uses the shipped fake (`createFakeCheckout`) instead.
  */
 export function mockCheckout() {
   const state = {

@@ -31,6 +31,7 @@ describe('CheckoutClient baseUrl and partnerId', () => {
     };
     server.events.on('request:start', listener);
     onTestFinished(() => server.events.removeListener('request:start', listener));
+    // hand-rolled, not the shipped fake: a catch-all answering any path, so a request that escaped is seen
     server.use(http.get(`${API}/*`, () => HttpResponse.json({ reached: true })));
     const { keys, store } = keyStore();
     const client = new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, tokenStore: store });

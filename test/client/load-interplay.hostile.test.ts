@@ -1,13 +1,17 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { settled } from '../helpers/fake-time.js';
 import { CheckoutClient, RateLimitError, TimeoutError } from 'checkout-partner-sdk';
 
 // The load control (rateLimit's gate, Retry-After pause, retry budget) together with the rest of
 // the client, as a broken service, proxy or custom fetch would drive it.
+// Hand-rolled fetch functions, not the shipped fake: fetches that never settle or ignore the abort.
 
 const TOKEN = JSON.stringify({ accessToken: 'tok-1', tokenType: 'Bearer', expiresIn: 3600 });
 const json = (body: string, status = 200, headers: Record<string, string> = {}) =>
   new Response(body, { status, headers: { 'content-type': 'application/json', ...headers } });
 const urlOf = (input: RequestInfo | URL) => (input instanceof Request ? input.url : String(input));
+
+afterEach(() => vi.useRealTimers());
 
 describe('the gate and a fetch that ignores abort', () => {
   it('an attempt cut by its timeout gives its concurrency slot back even when the custom fetch never settles', async () => {
@@ -98,17 +102,17 @@ describe('a Retry-After pause and a call that needs a new token', () => {
       }
       return json('{}', 429, { 'retry-after': '30' });
     };
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, maxRetries: 0 });
     // the 429 pauses the whole client for 30 s
-    await expect(client.getOrderByExternalId('o-1')).rejects.toBeInstanceOf(RateLimitError);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await expect(settled(client.getOrderByExternalId('o-1'), 'the first call waits on a timer')).rejects.toBeInstanceOf(RateLimitError);
+    vi.advanceTimersByTime(1_100);
     expect(client.tokenExpiresAt).toBeUndefined();
-    const began = performance.now();
-    const error = await client.getOrderByExternalId('o-2', { timeoutMs: 2_000 }).catch((e: unknown) => e);
+    // at once: on a clock that stands still, a call waiting out its 2 s (or the pause) never ends
+    const error = await settled(client.getOrderByExternalId('o-2', { timeoutMs: 2_000 }).catch((e: unknown) => e), 'the call waits on a timer');
     // not a TimeoutError after waiting out its 2 s for an exchange that could not be sent
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(2_000);
-    expect(performance.now() - began).toBeLessThan(1_000);
     expect(exchanges).toBe(1);
   }, 10_000);
 });
@@ -129,11 +133,12 @@ describe('a Retry-After pause and the partnerSecret function', () => {
       secretReads += 1;
       return 's';
     };
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret, fetch, maxRetries: 0, timeoutMs: 5_000 });
-    await expect(client.getOrderByExternalId('o-1')).rejects.toBeInstanceOf(RateLimitError);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await expect(settled(client.getOrderByExternalId('o-1'), 'the first call waits on a timer')).rejects.toBeInstanceOf(RateLimitError);
+    vi.advanceTimersByTime(1_100); // past the token's 1 s
     for (let i = 0; i < 5; i++) {
-      await expect(client.getOrderByExternalId(`o-${i}`)).rejects.toBeInstanceOf(RateLimitError);
+      await expect(settled(client.getOrderByExternalId(`o-${i}`), 'a call waits on a timer')).rejects.toBeInstanceOf(RateLimitError);
     }
     expect(secretReads).toBe(1);
     expect(exchanges).toBe(1);
@@ -182,7 +187,10 @@ describe('a timeout after a wait in the queue', () => {
     const { reads, fetch } = slowService(() => 200);
     const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { concurrency: 1 }, timeoutMs: 300 });
     await client.getAccessToken();
-    const [first, second] = await Promise.all([client.getOrderByExternalId('o-1').catch((e: unknown) => e), client.getOrderByExternalId('o-2').catch((e: unknown) => e)]);
+    vi.useFakeTimers(); // o-1's 200 ms and the 300 ms attempts on one clock, however loaded the machine
+    const calls = Promise.all([client.getOrderByExternalId('o-1').catch((e: unknown) => e), client.getOrderByExternalId('o-2').catch((e: unknown) => e)]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    const [first, second] = await calls;
     expect(first).toMatchObject({ externalId: 'o-1' });
     expect(second).toBeInstanceOf(TimeoutError);
     expect((second as TimeoutError).message).toMatch(/^GET \/orders\/by-external-id\/o-2 timed out waiting for its turn and was not sent: it waited \d+ ms in the client's queue/);
@@ -195,9 +203,12 @@ describe('a timeout after a wait in the queue', () => {
     const { reads, fetch } = slowService(() => undefined);
     const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { concurrency: 1 }, timeoutMs: 10_000 });
     await client.getAccessToken();
+    vi.useFakeTimers();
     const hung = client.getOrderByExternalId('o-1', { timeoutMs: 400 }).catch((e: unknown) => e);
     // its own timeoutMs of 100 ms ends long before half of the client's 10 s attempt
-    const queued = await client.getOrderByExternalId('o-2', { timeoutMs: 100 }).catch((e: unknown) => e);
+    const waiting = client.getOrderByExternalId('o-2', { timeoutMs: 100 }).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(500);
+    const queued = await waiting;
     expect(queued).toBeInstanceOf(TimeoutError);
     expect((queued as TimeoutError).message).toMatch(/^GET \/orders\/by-external-id\/o-2 did not complete within its timeoutMs \(100 ms\): it ran out while waiting for its turn in the client's queue/);
     await hung;

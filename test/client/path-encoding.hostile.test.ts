@@ -6,6 +6,7 @@ import { CheckoutClient } from 'checkout-partner-sdk';
 
 // Hostile external ids: whatever string a partner passes is sent as exactly one path segment
 // that decodes back to it, or rejected with a TypeError before any request leaves.
+// Hand-rolled msw, not the shipped fake: a catch-all must see the raw URL of a request that escaped.
 
 const ORIGIN = 'https://checkout.test';
 const seen: URL[] = [];

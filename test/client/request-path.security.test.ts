@@ -8,6 +8,7 @@ import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, mockCheckout } from './helpers
 // token there. Control characters are now refused, and the parsed URL must stay below the API base.
 
 const { server, state } = mockCheckout();
+// hand-rolled, not the shipped fake: a catch-all over the whole origin, so a path that escaped the API base is seen
 beforeEach(() => server.use(http.get(`${ORIGIN}/*`, () => HttpResponse.json({ reached: true }))));
 
 const client = () => new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET });

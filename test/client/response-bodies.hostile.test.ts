@@ -1,31 +1,31 @@
 import fc from 'fast-check';
-import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, CheckoutClient, CheckoutError, ResponseValidationError } from 'checkout-partner-sdk';
 
 // A hostile (or broken) service: whatever it answers, the client resolves with a record that
 // matches the schema and keeps what was sent, or rejects with one of the SDK's typed errors.
+// Raw, malformed and hostile responses are the point here, so the service is a hand-rolled `fetch`
+// (not the shipped fake, which only answers well-formed bodies); called in process, with no
+// interception layer, so hundreds of runs stay quick on a loaded machine.
 
 const ORIGIN = 'https://checkout.test';
-const API = `${ORIGIN}/api/v1/partner-api`;
 const TOKEN = { accessToken: 'tok-hostile', tokenType: 'Bearer', expiresIn: 3600 };
 
-let reply: () => Response = () => HttpResponse.json({});
-let tokenReply: () => Response = () => HttpResponse.json(TOKEN);
-const server = setupServer(
-  http.post(`${API}/auth/token`, () => tokenReply()),
-  http.get(`${API}/orders/by-external-id/:id`, () => reply()),
-  http.get(`${API}/withdrawals/by-external-id/:id`, () => reply()),
-  http.get(`${API}/auth/me`, () => reply()),
-);
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+let reply: () => Response = () => Response.json({});
+let tokenReply: () => Response = () => Response.json(TOKEN);
+const BUSINESS = /^\/api\/v1\/partner-api\/(orders\/by-external-id|withdrawals\/by-external-id|auth\/me)(\/|$)/;
+async function service(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
+  const { pathname } = new URL(request.url);
+  if (request.method === 'POST' && pathname === '/api/v1/partner-api/auth/token') return tokenReply();
+  if (request.method === 'GET' && BUSINESS.test(pathname)) return reply();
+  throw new Error(`unexpected request ${request.method} ${pathname}`);
+}
 afterEach(() => {
-  tokenReply = () => HttpResponse.json(TOKEN);
+  tokenReply = () => Response.json(TOKEN);
 });
-afterAll(() => server.close());
 
-const newClient = () => new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-1', partnerSecret: 's-1', maxRetries: 0 });
+const newClient = () => new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-1', partnerSecret: 's-1', maxRetries: 0, fetch: service });
 const reads = [
   (c: CheckoutClient) => c.getOrderByExternalId('o-1'),
   (c: CheckoutClient) => c.getWithdrawalByExternalId('w-1'),
@@ -54,7 +54,7 @@ const statuses = fc.oneof(fc.integer({ min: 200, max: 599 }), fc.constantFrom(20
 
 function bytesResponse(body: Uint8Array, type: string, status = 200): Response {
   const nullBody = [204, 205, 304].includes(status);
-  return new HttpResponse(nullBody ? null : body, { status, headers: type === '' ? {} : { 'content-type': type } });
+  return new Response(nullBody ? null : body.slice(), { status, headers: type === '' ? {} : { 'content-type': type } });
 }
 
 /** Rejections must be the SDK's typed errors; a 2xx only ever gives ResponseValidationError. */
@@ -90,7 +90,7 @@ describe('hostile response bodies', () => {
     const client = newClient();
     await fc.assert(
       fc.asyncProperty(json, fc.constantFrom(0, 1, 2), async (value, which) => {
-        reply = () => HttpResponse.json(value as never);
+        reply = () => Response.json(value as never);
         const read = reads[which] as (typeof reads)[number];
         const outcome = await read(client).then(
           (record) => ({ record }),
@@ -132,9 +132,7 @@ describe('hostile response bodies', () => {
         }
         expectTyped(outcome.error, status);
         const error = outcome.error as ApiError;
-        // fetch itself turns a 407 without a proxy into a network error: no response reached the SDK
-        if (status === 407) expect(error.name).toBe('ConnectionError');
-        else if (status >= 300) expect(error.status).toBe(status);
+        if (status >= 300) expect(error.status).toBe(status);
       }),
       { numRuns: 200 },
     );
@@ -155,7 +153,7 @@ describe('hostile response bodies', () => {
           ),
         ),
         async (value) => {
-          tokenReply = () => HttpResponse.json(value as never);
+          tokenReply = () => Response.json(value as never);
           const client = newClient();
           const outcome = await client.getAccessToken().then(
             (token) => ({ token }),

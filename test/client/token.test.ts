@@ -2,6 +2,7 @@ import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, CheckoutClient, CheckoutError, ServerError } from 'checkout-partner-sdk';
 import type { StoredToken, TokenStore } from 'checkout-partner-sdk/stores';
+import { reached, settled } from '../helpers/fake-time.js';
 import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, fakeJwt, mockCheckout, order } from './helpers.js';
 
 const { server, state } = mockCheckout();
@@ -9,6 +10,9 @@ const newClient = (extra: object = {}) =>
   new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, ...extra });
 
 afterEach(() => vi.useRealTimers());
+
+/** The client's own timers on a fake clock: a test moves it past a limit and sees the call end there. */
+const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
 
 describe('token exchange', () => {
   it('posts the partner headers, no body and no Authorization', async () => {
@@ -116,10 +120,13 @@ describe('token exchange', () => {
   });
 
   it('rejects with a CheckoutError when the partnerSecret function does not settle within timeoutMs, and sends nothing', async () => {
-    const client = newClient({ timeoutMs: 200, partnerSecret: () => new Promise<string>(() => undefined) });
-    const started = Date.now();
-    const error = await client.getAccessToken().catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    fakeTimers();
+    let asked = 0;
+    const client = newClient({ timeoutMs: 200, partnerSecret: () => ((asked += 1), new Promise<string>(() => undefined)) });
+    const pending = client.getAccessToken().catch((e: unknown) => e);
+    await reached(() => asked === 1, 'the partnerSecret function called');
+    await vi.advanceTimersByTimeAsync(200);
+    const error = await settled(pending, 'the call did not end at timeoutMs');
     expect(error).toBeInstanceOf(CheckoutError);
     expect((error as Error).message).toMatch(/partnerSecret function did not settle within timeoutMs \(200 ms\)/);
     expect(state.exchanges).toBe(0);
@@ -246,18 +253,23 @@ describe('tokenStore', () => {
 
   it.each(['get', 'set', 'lock'] as const)('a store whose %s never settles costs at most lockMs, never the call', async (hung) => {
     const map = new Map<string, StoredToken>();
-    const never = () => new Promise<never>(() => undefined);
+    let hangs = 0;
     const store: TokenStore = {
       lockMs: 200,
       get: (key) => (hung === 'get' ? never() : map.get(key)),
       set: (key, token) => (hung === 'set' ? never() : void map.set(key, token)),
       lock: async () => (hung === 'lock' ? never() : async () => undefined),
     };
+    const never = () => ((hangs += 1), new Promise<never>(() => undefined));
     server.use(http.get(`${API}/orders/by-external-id/:id`, ({ params }) => HttpResponse.json(order(String(params.id)))));
+    fakeTimers();
     const client = newClient({ tokenStore: store });
-    const started = Date.now();
-    expect(await client.getOrderByExternalId('o-1')).toEqual(order('o-1'));
-    expect(Date.now() - started).toBeLessThan(2_000);
+    const pending = client.getOrderByExternalId('o-1');
+    let done = false;
+    void pending.finally(() => (done = true)).catch(() => undefined);
+    await reached(() => hangs === 1 || done, `the store's ${hung} called`);
+    await vi.advanceTimersByTimeAsync(200); // lockMs, far below the call's timeoutMs
+    expect(await settled(pending, 'the call did not go on at lockMs')).toEqual(order('o-1'));
     expect(state.exchanges).toBe(1);
   });
 
@@ -265,6 +277,7 @@ describe('tokenStore', () => {
     const realNow = Date.now.bind(Date);
     let jumped = false;
     const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() - (jumped ? 3_600_000 : 0));
+    fakeTimers(); // the monotonic clock and the timers; Date is the spy's
     try {
       const store: TokenStore = {
         lockMs: 200,
@@ -275,9 +288,10 @@ describe('tokenStore', () => {
           return undefined; // held by another process that never stores a token
         },
       };
-      const started = performance.now();
-      expect(await newClient({ tokenStore: store }).getAccessToken()).toBe('tok-1');
-      expect(performance.now() - started).toBeLessThan(2_000);
+      const pending = newClient({ tokenStore: store }).getAccessToken();
+      await reached(() => jumped, 'the store lock called');
+      await vi.advanceTimersByTimeAsync(200); // lockMs, not the hour the wall clock jumped
+      expect(await settled(pending, 'the call did not go on at lockMs')).toBe('tok-1');
     } finally {
       spy.mockRestore();
     }

@@ -9,6 +9,7 @@ import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, mockCheckout } from '../client
 // headers as a plain object, credentials redacted; util.inspect shows them too, never a secret.
 
 const { server } = mockCheckout();
+// hand-rolled, not the shipped fake: the raw answer echoes the credentials and sets cookies, which the error must redact
 
 async function notFound(): Promise<NotFoundError> {
   server.use(

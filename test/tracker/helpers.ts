@@ -1,7 +1,8 @@
 import { CheckoutClient, type LogEntry } from 'checkout-partner-sdk';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
-import { vi } from 'vitest';
-import type { StatusChange } from 'checkout-partner-sdk/tracker';
+import { beforeAll, vi } from 'vitest';
+import { realTurn, settled } from '../helpers/fake-time.js';
+import { createStatusTracker, type StatusChange } from 'checkout-partner-sdk/tracker';
 
 type TrackerLogEntry = Extract<LogEntry, { event: `tracker.${string}` }>;
 
@@ -10,11 +11,14 @@ export const FAKE_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['s
 
 export const ORIGIN = 'https://checkout.test';
 
-/** The fake service and a real client reading it through `fake.fetch`; `reads` counts status GETs by externalId. */
+/**
+ * The fake service and a real client reading it through `fake.fetch`; `reads` counts status GETs by
+ * externalId. `advance` and `until` move the fake clock (FAKE_TIMERS) and let the client calls in
+ * flight settle at each step.
+ */
 export function fakeService() {
   const fake = createFakeCheckout({ partners: [{ partnerId: 'p-1', partnerSecret: 's-1', enabled: true, apiEnabled: true }] });
   const reads = new Map<string, number>();
-  let inFlight = 0;
   const client = new CheckoutClient({
     baseUrl: ORIGIN,
     partnerId: 'p-1',
@@ -24,41 +28,107 @@ export function fakeService() {
       const request = new Request(input, init);
       const match = /by-external-id\/([^/?]+)/.exec(new URL(request.url).pathname);
       if (match) reads.set(decodeURIComponent(match[1]!), (reads.get(decodeURIComponent(match[1]!)) ?? 0) + 1);
-      inFlight += 1;
-      try {
-        return await fake.fetch(request);
-      } finally {
-        inFlight -= 1;
-      }
+      return fake.fetch(request);
     },
   });
-  /**
-   * Moves the fake clock by `ms` in steps, letting the requests started at each step finish first:
-   * the fake's JWT checks run on Web Crypto, which settles on real event-loop turns, not on timers.
-   */
+  // A call settles on real work, not on timers: the fake's JWT checks run on Web Crypto (the thread
+  // pool), and the client loads parts of itself at first use (dynamic imports). So the calls in
+  // flight are tracked and awaited themselves (however long a loaded machine takes), never a count
+  // of event-loop turns during which the fake clock would run ahead of them.
+  const inFlight = new Set<Promise<unknown>>();
+  for (const name of ['getOrderByExternalId', 'getWithdrawalByExternalId', 'getMe', 'getAccessToken'] as const) {
+    const call = client[name].bind(client) as (...args: unknown[]) => Promise<unknown>;
+    Object.defineProperty(client, name, {
+      value: (...args: unknown[]) => {
+        const pending = call(...args);
+        inFlight.add(pending);
+        void pending.then(
+          () => inFlight.delete(pending),
+          () => inFlight.delete(pending),
+        );
+        return pending;
+      },
+    });
+  }
+  /** Awaits the calls in flight, then those they started, until none is left (bounded in rounds). */
+  const settle = async (): Promise<void> => {
+    await realTurn();
+    for (let round = 0; round < 1_000 && inFlight.size > 0; round += 1) {
+      await settled(Promise.allSettled(inFlight), 'a client call in flight waits on a fake timer: advance() cannot settle it by waiting');
+      await realTurn();
+    }
+  };
+  /** Moves the fake clock by `ms` in `stepMs` steps, letting the calls started at each step settle first. */
   const advance = async (ms: number, stepMs = 250): Promise<void> => {
     for (let elapsed = 0; elapsed < ms; elapsed += stepMs) {
       await vi.advanceTimersByTimeAsync(Math.min(stepMs, ms - elapsed));
-      for (let turn = 0; turn < 50_000 && inFlight > 0; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      await settle();
       await vi.advanceTimersByTimeAsync(0);
     }
   };
-  return { fake, client, reads, advance };
+  /**
+   * Moves the fake clock in `stepMs` steps (as {@link advance}) until `check` holds; `false` once
+   * `maxMs` of fake time has passed. Fake time only: the machine's speed changes nothing.
+   */
+  const until = async (check: () => Promise<boolean> | boolean, maxMs: number, stepMs = 50): Promise<boolean> => {
+    for (let elapsed = 0; elapsed < maxMs; elapsed += stepMs) {
+      if (await check()) return true;
+      await advance(stepMs, stepMs);
+    }
+    return check();
+  };
+  return { fake, client, reads, advance, until };
 }
+
+/**
+ * One tracker read that finds a change and one that finds nothing (404), on real timers. The SDK
+ * loads parts of itself at first use (the OpenTelemetry API lookup and its glue, the client's ky and
+ * error modules: dynamic imports, real I/O) outside any client call that `advance` could await, so a
+ * fake clock would run ahead of the first read of a test file. Waits for what happened, not for time.
+ */
+async function warmUp(): Promise<void> {
+  const fake = createFakeCheckout({ partners: [{ partnerId: 'p-1', partnerSecret: 's-1', enabled: true, apiEnabled: true }] });
+  fake.setOrder({ externalId: 'warm-up', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
+  const client = new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-1', partnerSecret: 's-1', maxRetries: 0, fetch: fake.fetch });
+  let changed!: () => void;
+  let missing!: () => void;
+  const both = Promise.all([new Promise<void>((resolve) => (changed = resolve)), new Promise<void>((resolve) => (missing = resolve))]);
+  const tracker = createStatusTracker({
+    client,
+    claimIntervalMs: 10,
+    onChange: () => changed(),
+    logger: (entry) => void (entry.event === 'tracker.read' && entry.outcome === 'not-found' && missing()),
+  });
+  tracker.start();
+  await tracker.watchOrder('warm-up');
+  await tracker.watchOrder('warm-up-404');
+  await both;
+  await tracker.drain({ timeoutMs: 1_000 });
+}
+// every test file that uses these helpers warms the SDK up first
+beforeAll(warmUp);
 
 /** Collects what onChange got and what the logger wrote. */
 export function recorder() {
   const changes: StatusChange[] = [];
   const log: TrackerLogEntry[] = [];
+  const waiting: Array<{ count: number; resolve: () => void }> = [];
   return {
     changes,
     log,
     onChange: (change: StatusChange) => {
       changes.push(change);
+      for (const waiter of waiting.filter((w) => changes.length >= w.count)) {
+        waiting.splice(waiting.indexOf(waiter), 1);
+        waiter.resolve();
+      }
     },
     logger: (entry: TrackerLogEntry) => {
       log.push(entry);
     },
     statuses: (externalId: string) => changes.filter((c) => c.externalId === externalId).map((c) => c.status),
+    /** Resolves once `count` changes were handed over: for real timers, with no time budget (the test's timeout bounds it). */
+    handed: (count: number): Promise<void> =>
+      changes.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ count, resolve })),
   };
 }

@@ -23,7 +23,10 @@ describe('createStatusTracker with OpenTelemetry', () => {
     tracker = createStatusTracker({ client, store: new MemoryStatusStore(), onChange: seen.onChange, claimIntervalMs: 10 });
     tracker.start();
     await tracker.watchOrder('otel-1');
-    expect(await eventually(async () => otel.spans().some((span) => span.name === 'checkout.tracker.change'), 5_000)).toBe(true);
+    // the change handed over, then the turn that handed it finished (its spans ended): no time budget
+    await seen.handed(1);
+    await tracker.drain({ timeoutMs: 1_000 });
+    expect(otel.spans().some((span) => span.name === 'checkout.tracker.change')).toBe(true);
     const read = otel.spans().find((span) => span.name === 'checkout.tracker.read');
     expect(read?.attributes).toMatchObject({ 'checkout.record.kind': 'order', 'checkout.record.external_id': 'otel-1', 'checkout.record.status': 'Settled', 'checkout.tracker.changed': true });
     expect(otel.span('checkout.tracker.change').attributes).toMatchObject({ 'checkout.record.status': 'Settled', 'checkout.change.source': 'poll' });

@@ -1,9 +1,8 @@
 import { createEvent, signEvent } from 'checkout-partner-sdk/testing';
 import { createStatusTracker, MemoryStatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { createWebhookHandler, MemoryEventStore } from 'checkout-partner-sdk/webhooks';
-import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers/eventually.js';
-import { fakeService, recorder } from './helpers.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FAKE_TIMERS, fakeService, recorder } from './helpers.js';
 import type { LogEntry } from 'checkout-partner-sdk';
 
 type ProviderEvent = ReturnType<typeof createEvent>;
@@ -11,8 +10,17 @@ type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
 
 const SECRET = 'whsec_tracker_test';
 const trackers: StatusTracker[] = [];
+// the tracker's timers and clocks are fake: each test moves them (the fake service's `until`/`advance`)
+beforeEach(() => {
+  vi.useFakeTimers(FAKE_TIMERS);
+});
 afterEach(async () => {
-  for (const tracker of trackers.splice(0)) await tracker.drain({ timeoutMs: 2_000 });
+  for (const tracker of trackers.splice(0)) {
+    const draining = tracker.drain({ timeoutMs: 2_000 });
+    await vi.advanceTimersByTimeAsync(2_000);
+    await draining;
+  }
+  vi.useRealTimers();
 });
 
 async function post(handler: { handle(request: Request): Promise<Response> }, event: ProviderEvent): Promise<number> {
@@ -51,31 +59,31 @@ function setup() {
 
 describe('createWebhookHandler({ tracker })', () => {
   it('answers 200 once the nudge is stored; the change reaches onChange through the tracker, once', async () => {
-    const { fake, seen, trades, handler, store } = setup();
+    const { fake, seen, trades, handler, store, until, advance } = setup();
     fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't-1' } });
     trades.set('t-1', 'o-1');
     const event = createEvent('otc.trade.settled', { tradeId: 't-1' });
     expect(await post(handler, event)).toBe(200);
     expect((await store.get('order', 'o-1'))?.event?.eventId).toBe(event.eventId);
-    expect(await eventually(async () => seen.changes.length === 1, 5_000)).toBe(true);
+    expect(await until(() => seen.changes.length === 1, 5_000)).toBe(true);
     expect(seen.changes[0]).toMatchObject({ kind: 'order', externalId: 'o-1', status: 'Settled', source: 'webhook', event: { eventId: event.eventId } });
     // four more copies: deduped by the event store; and a replay with a new eventId reads, finds the same status
     for (let i = 0; i < 4; i += 1) expect(await post(handler, event)).toBe(200);
     expect(await post(handler, { ...event, eventId: 'replayed-later' })).toBe(200);
-    await eventually(async () => (await store.get('order', 'o-1'))?.watching === false, 3_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await until(async () => (await store.get('order', 'o-1'))?.watching === false, 3_000)).toBe(true);
+    await advance(300);
     expect(seen.changes).toHaveLength(1);
   });
 
   it('an event that arrives before the read agrees keeps the record read until the change shows', async () => {
-    const { fake, seen, trades, handler } = setup();
+    const { fake, seen, trades, handler, until } = setup();
     fake.setOrder({ externalId: 'o-2', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-2' } });
     trades.set('t-2', 'o-2');
     expect(await post(handler, createEvent('otc.trade.settled', { tradeId: 't-2' }))).toBe(200);
-    expect(await eventually(async () => seen.changes.length === 1, 5_000)).toBe(true);
+    expect(await until(() => seen.changes.length === 1, 5_000)).toBe(true);
     expect(seen.statuses('o-2')).toEqual(['Pending']);
     fake.settleOrder('o-2');
-    expect(await eventually(async () => seen.changes.length === 2, 5_000)).toBe(true);
+    expect(await until(() => seen.changes.length === 2, 5_000)).toBe(true);
     expect(seen.statuses('o-2')).toEqual(['Pending', 'Settled']);
   });
 

@@ -3,7 +3,7 @@ import { PostgresStatusStore, type PostgresPoolLike } from 'checkout-partner-sdk
 import { playTimeline, type TimelineStep } from 'checkout-partner-sdk/testing';
 import { createStatusTracker, type StatusChange, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { usePostgres } from '../helpers/postgres-pool.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { drivers, type Connection } from '../postgres/drivers.js';
 import { eventually } from '../helpers/eventually.js';
@@ -12,17 +12,8 @@ import type { LogEntry } from 'checkout-partner-sdk';
 
 type TrackerLogEntry = Extract<LogEntry, { event: `tracker.${string}` }>;
 
-let server: PostgresServer;
-let admin: pg.Pool;
-beforeAll(async () => {
-  server = await startPostgres();
-  admin = new pg.Pool({ connectionString: server.url, max: 2 });
-  admin.on('error', () => undefined);
-});
-afterAll(async () => {
-  await admin?.end();
-  await server?.stop();
-});
+// `database.pool`: the test's own connections (tables, faults), apart from the stores'
+const database = usePostgres({ max: 2 });
 
 const FAST = { fastIntervalMs: 40, fastForMs: 600_000, maxIntervalMs: 1_000, retryDelayMs: 40, jitter: 0.2 };
 let tables = 0;
@@ -48,7 +39,7 @@ function timeline(fake: ReturnType<typeof fakeService>['fake'], count = 30): { i
 describe.each(drivers)('createStatusTracker on a plain PostgresStatusStore with $name', (driver) => {
   let db: Connection;
   beforeAll(() => {
-    db = driver.connect(server.url);
+    db = driver.connect(database.server.url);
   });
   afterAll(() => db?.close());
 
@@ -78,7 +69,7 @@ describe.each(drivers)('createStatusTracker on a plain PostgresStatusStore with 
 describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () => {
   let pool: pg.Pool;
   beforeAll(() => {
-    pool = new pg.Pool({ connectionString: server.url, max: 20, connectionTimeoutMillis: 2_000 });
+    pool = new pg.Pool({ connectionString: database.server.url, max: 20, connectionTimeoutMillis: 2_000 });
     pool.on('error', () => undefined);
   });
   afterAll(() => pool?.end());
@@ -86,11 +77,11 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
   /** A status store on `on` and an effects table with no unique key: a doubled effect would show as two rows. */
   async function setup(on: PostgresPoolLike = pool, options: { transactionTimeoutMs?: number } = {}) {
     const effects = uniqueTable('effects');
-    await admin.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, status text)`);
+    await database.pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, status text)`);
     const store = new PostgresStatusStore({ pool: on as pg.Pool, table: uniqueTable('tx'), transactional: true, ...options });
     await store.ensureSchema();
     const effectRows = async () =>
-      (await admin.query(`SELECT external_id, status, count(*)::int AS n FROM "${effects}" GROUP BY 1, 2 ORDER BY 1, 2`)).rows as Array<{ external_id: string; status: string | null; n: number }>;
+      (await database.pool.query(`SELECT external_id, status, count(*)::int AS n FROM "${effects}" GROUP BY 1, 2 ORDER BY 1, 2`)).rows as Array<{ external_id: string; status: string | null; n: number }>;
     return { store, effects, effectRows };
   }
 
@@ -219,7 +210,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
         await transaction.query(`INSERT INTO "${effects}" (external_id, status) VALUES ($1, $2)`, [externalId, status]);
         if (calls === 1) {
           // as if this process had stalled past its lease and another had claimed the record, whose lease then ran out
-          await admin.query(`UPDATE "${table}" SET lease_token = 'elsewhere:1', lease_until = 0, due_at = 0 WHERE external_id = 'l-1'`);
+          await database.pool.query(`UPDATE "${table}" SET lease_token = 'elsewhere:1', lease_until = 0, due_at = 0 WHERE external_id = 'l-1'`);
         }
       },
     });
@@ -279,7 +270,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
         await transaction.query(`INSERT INTO "${effects}" (external_id, status) VALUES ($1, $2)`, [externalId, status]);
         if (calls === 1) {
           const pid = (await transaction.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-          await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+          await database.pool.query('SELECT pg_terminate_backend($1)', [pid]);
         }
       },
     });
@@ -294,8 +285,8 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
 
   it('a blackholed network mid-onChange: the turn fails within transactionTimeoutMs plus a grace, nothing is recorded, and once the network is back the change is written once', async () => {
     const { fake, client } = fakeService();
-    const proxy = await startTcpProxy(server.port);
-    const proxied = new pg.Pool({ connectionString: proxy.via(server.url), max: 4, connectionTimeoutMillis: 1_000 });
+    const proxy = await startTcpProxy(database.server.port);
+    const proxied = new pg.Pool({ connectionString: proxy.via(database.server.url), max: 4, connectionTimeoutMillis: 1_000 });
     proxied.on('error', () => undefined);
     try {
       const { store, effects, effectRows } = await setup(proxied, { transactionTimeoutMs: 1_000 });
@@ -331,7 +322,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
       expect(await effectRows()).toEqual([]);
       proxy.restore();
       expect(await eventually(async () => (await effectRows()).length === 1, 10_000)).toBe(true);
-      expect(await eventually(async () => (await admin.query(`SELECT watching FROM "${store.table.replaceAll('"', '')}" WHERE external_id = 'b-1'`)).rows[0]?.watching === false, 10_000)).toBe(true);
+      expect(await eventually(async () => (await database.pool.query(`SELECT watching FROM "${store.table.replaceAll('"', '')}" WHERE external_id = 'b-1'`)).rows[0]?.watching === false, 10_000)).toBe(true);
       expect(await effectRows()).toEqual([{ external_id: 'b-1', status: 'Settled', n: 1 }]);
       expect(calls).toBe(2);
       expect(await tracker.drain({ timeoutMs: 3_000 })).toMatchObject({ drained: true });
@@ -340,7 +331,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
       await Promise.race([proxied.end(), new Promise((_, reject) => setTimeout(() => reject(new Error('pool.end() hung')), 5_000))]);
       await proxy.close();
     }
-    const idle = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`);
+    const idle = await database.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`);
     expect(idle.rows[0].n).toBe(0);
   });
 });

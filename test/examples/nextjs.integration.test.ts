@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { childEnv, packedProject, registryUsable, ROOT, run, start, type PackedProject, type RunningChild } from './packed-project.js';
 
-const usable = await registryUsable('test/examples/nextjs.test.ts (npm install next)');
+const usable = await registryUsable('test/examples/nextjs.integration.test.ts (npm install next)');
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -1,6 +1,7 @@
 import { RedisEventStore, RedisTokenStore } from 'checkout-partner-sdk/redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { stepWallClock } from '../helpers/wall-clock.js';
 import { flavours, type Connection } from './clients.js';
 
 let server: RedisServer;
@@ -10,21 +11,11 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 const HOUR = 3_600_000;
-const RealDate = Date;
-let skew = 0;
-/** This process's wall clock, `skew` ms off (an NTP step): `Date` only; timers and performance.now() stay true. */
-class SteppedDate extends RealDate {
-  constructor(...args: unknown[]) {
-    if (args.length === 0) super(RealDate.now() + skew);
-    else super(...(args as [string | number | Date]));
-  }
-  static override now(): number {
-    return RealDate.now() + skew;
-  }
-}
+/** This process's wall clock, stepped by a test (an NTP step): `Date` only; timers and performance.now() stay true. */
+let clock: ReturnType<typeof stepWallClock> | undefined;
 afterEach(() => {
-  globalThis.Date = RealDate;
-  skew = 0;
+  clock?.restore();
+  clock = undefined;
 });
 
 let prefixes = 0;
@@ -45,8 +36,8 @@ describe.each(flavours)('one clock for the event and token stores, with $name', 
     const b = new RedisEventStore({ client: connection.client, prefix });
     const claim = await a.claim('e-1', 2_000);
     expect(claim).toMatchObject({ status: 'claimed' });
-    globalThis.Date = SteppedDate as DateConstructor;
-    skew = step;
+    clock = stepWallClock();
+    clock.step(step);
     // another worker (same host, same stepped clock) cannot take the live lease
     expect(await b.claim('e-1', 2_000)).toBe('in-flight');
     // the holder completes under its lease
@@ -69,8 +60,8 @@ describe.each(flavours)('one clock for the event and token stores, with $name', 
     const b = new RedisTokenStore({ client: connection.client, prefix, lockMs: 300 });
     const unlock = await a.lock('partner-a');
     expect(unlock).toBeTypeOf('function');
-    globalThis.Date = SteppedDate as DateConstructor;
-    skew = step;
+    clock = stepWallClock();
+    clock.step(step);
     expect(await b.lock('partner-a')).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 400));
     // expired by PX on the server's clock: another process may exchange now
@@ -87,8 +78,8 @@ describe.each(flavours)('one clock for the event and token stores, with $name', 
     const reader = new RedisTokenStore({ client: connection.client, prefix });
     // the writer means: reuse for 10 minutes from now (its clock is true)
     await writer.set('partner-a', { accessToken: 'tok', expiresAt: Date.now() + 600_000 });
-    globalThis.Date = SteppedDate as DateConstructor;
-    skew = step;
+    clock = stepWallClock();
+    clock.step(step);
     const read = await reader.get('partner-a');
     expect(read?.accessToken).toBe('tok');
     // on the reader's own clock, about 10 minutes are left: neither 5 nor 15

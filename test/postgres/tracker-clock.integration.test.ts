@@ -1,7 +1,6 @@
-import pg from 'pg';
 import { PostgresStatusStore } from 'checkout-partner-sdk/postgres';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { expect, it } from 'vitest';
+import { usePostgres } from '../helpers/postgres-pool.js';
 import { runTrackerMember } from './tracker-member.js';
 
 // Issue 23, one clock, with the tracker itself: three tracker processes on one transactional
@@ -10,28 +9,18 @@ import { runTrackerMember } from './tracker-member.js';
 // records are all handled (the schedule does not stop on the host whose clock went back).
 
 const COUNT = 30;
-let server: PostgresServer;
-let pool: pg.Pool;
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 4 });
-  pool.on('error', () => undefined);
-});
-afterAll(async () => {
-  await pool?.end();
-  await server?.stop();
-});
+const db = usePostgres({ max: 4 });
 
 it('three tracker processes 5 minutes apart, stepping an hour forward and back mid-lease: every change once', { timeout: 90_000 }, async () => {
   const table = `tracker_clock_${process.pid}`;
   const effects = `tracker_clock_effects_${process.pid}`;
-  const store = new PostgresStatusStore({ pool, table, transactional: true });
+  const store = new PostgresStatusStore({ pool: db.pool, table, transactional: true });
   await store.ensureSchema();
-  await pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, status text, owner text NOT NULL)`);
+  await db.pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, status text, owner text NOT NULL)`);
   const ids = Array.from({ length: COUNT }, (_, i) => `o-${i}`);
   for (const id of ids) await store.watch('order', id);
 
-  const common = { url: server.url, table, effects, count: COUNT };
+  const common = { url: db.server.url, table, effects, count: COUNT };
   const fleet = await Promise.all([
     runTrackerMember({ ...common, owner: 'ahead', skewMs: 5 * 60_000, stepMs: 60 * 60_000 }),
     runTrackerMember({ ...common, owner: 'behind', skewMs: -5 * 60_000, stepMs: -60 * 60_000 }),
@@ -46,7 +35,7 @@ it('three tracker processes 5 minutes apart, stepping an hour forward and back m
   // the fleet shared the work (otherwise it proves nothing about skew between members)
   expect(fleet.filter((member) => member.calls.length > 0).length).toBeGreaterThanOrEqual(2);
   expect(calls.map((call) => call.call).sort()).toEqual([...ids].sort());
-  const rows = (await pool.query(`SELECT external_id, status, count(*)::int AS n FROM "${effects}" GROUP BY 1, 2`)).rows as { status: string; n: number }[];
+  const rows = (await db.pool.query(`SELECT external_id, status, count(*)::int AS n FROM "${effects}" GROUP BY 1, 2`)).rows as { status: string; n: number }[];
   expect(rows).toHaveLength(COUNT);
   expect(rows.every((row) => row.n === 1 && row.status === 'Settled')).toBe(true);
   expect(await store.countWatched()).toBe(0);

@@ -1,39 +1,28 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import pg from 'pg';
 import { PostgresStatusStore } from 'checkout-partner-sdk/postgres';
 import { createStatusTracker } from 'checkout-partner-sdk/tracker';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { expect, it } from 'vitest';
+import { usePostgres } from '../helpers/postgres-pool.js';
 import { eventually } from '../helpers/eventually.js';
 import { fakeService } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-let server: PostgresServer;
-let pool: pg.Pool;
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 8 });
-  pool.on('error', () => undefined);
-});
-afterAll(async () => {
-  await pool?.end();
-  await server?.stop();
-});
+const db = usePostgres({ max: 8 });
 
 it('a tracker process SIGKILLed inside onChange leaves no effect; another process is handed the change and writes it once', async () => {
   const table = `kill_status_${process.pid}`;
   const effects = `kill_effects_${process.pid}`;
-  await pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, status text)`);
-  const store = new PostgresStatusStore({ pool, table, transactional: true });
+  await db.pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, status text)`);
+  const store = new PostgresStatusStore({ pool: db.pool, table, transactional: true });
   await store.ensureSchema();
 
   // the child runs from src/ through tsx's loader (the root tsconfig's paths), in this very node
   // process (the tsx CLI would put a wrapper process between: a SIGKILL would not reach the tracker)
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'pg-tracker-child.ts')], {
     cwd: ROOT,
-    env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'), PG_URL: server.url, TABLE: table, EFFECTS: effects, K_ID: 'k-1' },
+    env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'), PG_URL: db.server.url, TABLE: table, EFFECTS: effects, K_ID: 'k-1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -51,9 +40,9 @@ it('a tracker process SIGKILLed inside onChange leaves no effect; another proces
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
-  const effectRows = async () => (await pool.query(`SELECT status, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows;
+  const effectRows = async () => (await db.pool.query(`SELECT status, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows;
   // PostgreSQL rolled the dead session's transaction back: no effect, no handled status
-  expect(await eventually(async () => (await pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0].n === 0, 5_000)).toBe(true);
+  expect(await eventually(async () => (await db.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0].n === 0, 5_000)).toBe(true);
   expect(await effectRows()).toEqual([]);
   expect((await store.get('order', 'k-1'))?.handled).toBeUndefined();
 

@@ -1,7 +1,7 @@
 // The Next.js route modules as `next build` and `next start` use them, without Next: importing them
 // with no secret in the environment must not throw (the build imports every route module); the
 // first request makes the client and handler from the environment, and later requests reuse them.
-// test/examples/nextjs.test.ts runs the same files in a real Next.js app.
+// test/examples/nextjs.integration.test.ts runs the same files in a real Next.js app.
 import { createEvent, createFakeCheckout, signEvent } from 'checkout-partner-sdk/testing';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -1,27 +1,16 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import pg from 'pg';
 import { PostgresStatusStore } from 'checkout-partner-sdk/postgres';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { expect, it } from 'vitest';
+import { usePostgres } from '../helpers/postgres-pool.js';
 
 // Issue 23, one clock: fleet members whose wall clocks are 5 minutes apart, and one whose clock
 // steps an hour mid-lease, share one PostgreSQL. Leases and due times are the database's, so every
 // change is handed to onChange once, and every claim's time is the database's, not a member's.
 
 const ROOT = join(import.meta.dirname, '..', '..');
-let server: PostgresServer;
-let pool: pg.Pool;
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 4 });
-  pool.on('error', () => undefined);
-});
-afterAll(async () => {
-  await pool?.end();
-  await server?.stop();
-});
+const db = usePostgres({ max: 4 });
 
 interface Call {
   call: string;
@@ -42,7 +31,7 @@ async function member(table: string, effects: string, owner: string, skewMs: num
         TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'),
         CLOCK_SKEW_MS: String(skewMs),
         STEP_MS: String(stepMs),
-        PG_URL: server.url,
+        PG_URL: db.server.url,
         TABLE: table,
         EFFECTS: effects,
         OWNER: owner,
@@ -70,12 +59,12 @@ async function member(table: string, effects: string, owner: string, skewMs: num
 it('three members 5 minutes apart, one stepping an hour ahead mid-lease: every change once, every claim on the database clock', { timeout: 90_000 }, async () => {
   const table = `clock_${process.pid}`;
   const effects = `clock_effects_${process.pid}`;
-  const store = new PostgresStatusStore({ pool, table, transactional: true });
+  const store = new PostgresStatusStore({ pool: db.pool, table, transactional: true });
   await store.ensureSchema();
-  await pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, owner text NOT NULL)`);
+  await db.pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, owner text NOT NULL)`);
   const ids = Array.from({ length: 40 }, (_, i) => `o-${i}`);
   for (const id of ids) await store.watch('order', id);
-  const before = Number((await pool.query(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0].t);
+  const before = Number((await db.pool.query(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0].t);
 
   const fleet = await Promise.all([
     member(table, effects, 'ahead', 5 * 60_000, 60 * 60_000), // 5 minutes ahead, then an hour more mid-lease
@@ -83,11 +72,11 @@ it('three members 5 minutes apart, one stepping an hour ahead mid-lease: every c
     member(table, effects, 'true', 0),
   ]);
 
-  const after = Number((await pool.query(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0].t);
+  const after = Number((await db.pool.query(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0].t);
   const calls = fleet.flat();
   // every change handed to onChange once across the fleet: no lease taken while another was live
   expect(calls.map((call) => call.call).sort()).toEqual([...ids].sort());
-  const effectRows = (await pool.query(`SELECT external_id, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows as { n: number }[];
+  const effectRows = (await db.pool.query(`SELECT external_id, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows as { n: number }[];
   expect(effectRows).toHaveLength(40);
   expect(effectRows.every((row) => row.n === 1)).toBe(true);
   // the skew is real in the members…

@@ -92,7 +92,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     return { handler, entries, calls: () => calls };
   }
 
-  // postgres.js is refused in transactional mode (faults.test.ts): plain mode only there
+  // postgres.js is refused in transactional mode (faults.integration.test.ts): plain mode only there
   describe.each(driver.name === 'pg' ? [false, true] : [false])('transactional: %s', (transactional) => {
     it('runs onEvent once for 100 concurrent copies of an event across two handler instances', async () => {
       const { table, effects } = await tables();

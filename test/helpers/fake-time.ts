@@ -1,0 +1,46 @@
+// For tests on fake timers whose code also waits on real work (Web Crypto on the thread pool, the
+// client's first-use dynamic imports, msw's in-process interception): wait for that work itself,
+// however long a loaded machine takes, and never let the fake clock run ahead of it.
+
+// taken when this module loads, before any test fakes them
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+const realSetImmediate = globalThis.setImmediate;
+
+/** How long a broken test waits before it fails with a message instead of hanging: never a budget. */
+const STUCK_MS = 30_000;
+
+/**
+ * Awaits `work`; rejects after 30 s of real time with `stuck`: work that waits on a fake timer
+ * nobody moves. A message for a broken test, not a time budget: settling work never gets near it.
+ */
+export async function settled<T>(work: Promise<T>, stuck: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = realSetTimeout(() => reject(new Error(`${stuck} (still waiting after 30 s of real time)`)), STUCK_MS);
+  });
+  try {
+    return await Promise.race([work, guard]);
+  } finally {
+    realClearTimeout(timer);
+  }
+}
+
+/** One real macrotask, whatever the fake timers replace. */
+export const realTurn = (): Promise<void> => new Promise((resolve) => realSetImmediate(resolve));
+
+/**
+ * Lets real work run (one real macrotask at a time, the fake clock standing still) until `condition`
+ * holds, e.g. until the code under test reaches the fake timer the test then moves past.
+ */
+export async function reached(condition: () => boolean, what: string): Promise<void> {
+  let done = false;
+  const polling = (async () => {
+    while (!done && !condition()) await realTurn();
+  })();
+  try {
+    await settled(polling, `never reached: ${what}`);
+  } finally {
+    done = true;
+  }
+}
