@@ -5,7 +5,7 @@ import type { RawRequestOptions, RequestOptions } from './options.js';
 import { callHeaders, retriesOption } from './call-headers.js';
 import { pathSegment } from '../internal/path.js';
 import { typeName } from '../internal/type-name.js';
-import type { CallTrace } from './transport.js';
+import type { CallTrace } from './send-options.js';
 
 // What each public method of CheckoutClient sends, checked before anything is sent.
 
