@@ -1,5 +1,13 @@
 // The error tree's error for a failed call: its attempt's failure, its answer, its refused body.
-import { ApiError, ConnectionError, ResponseTooLargeError, ResponseValidationError, TimeoutError, type CheckoutError, type ValidationIssue } from '../errors.js';
+import {
+  ApiError,
+  ConnectionError,
+  ResponseTooLargeError,
+  ResponseValidationError,
+  TimeoutError,
+  type CheckoutError,
+  type ValidationIssue,
+} from '../errors.js';
 import { refusalOf, refused } from './load/refusal.js';
 import { clientLogError } from './log.js';
 import type { LogError } from '../logger.js';

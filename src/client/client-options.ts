@@ -24,9 +24,9 @@ export const CLIENT_OPTIONS = [
   'meterProvider',
   'openTelemetryApi',
 ] as const satisfies readonly (keyof CheckoutClientOptions)[];
-// every option of the type is known to the check (a new option added to one and not the other fails to compile)
-const EVERY_CLIENT_OPTION: Exclude<keyof CheckoutClientOptions, (typeof CLIENT_OPTIONS)[number]> extends never ? true : never = true;
-void EVERY_CLIENT_OPTION;
+// every option of the type is known to the check (a new option added to one and not the other fails to compile);
+// exported so that it counts as used without a statement (nothing imports it; bundlers drop it)
+export const EVERY_CLIENT_OPTION: Exclude<keyof CheckoutClientOptions, (typeof CLIENT_OPTIONS)[number]> extends never ? true : never = true;
 
 /** The options that shape the client's requests and its token cache, checked (with their defaults). */
 export function requestSettings(options: CheckoutClientOptions) {
