@@ -4,8 +4,7 @@ import { MeSchema, OrderSchema, WithdrawalSchema, type Me, type Order, type Pars
 import type { RawRequestOptions, RequestOptions } from './options.js';
 import { callHeaders, retriesOption } from './call-headers.js';
 import { pathSegment } from '../internal/path.js';
-import { typeName } from '../internal/type-name.js';
-import type { CallTrace } from './transport.js';
+import type { CallTrace } from './send-options.js';
 
 // What each public method of CheckoutClient sends, checked before anything is sent.
 

@@ -1,4 +1,5 @@
-import { booleanOption, byteCount, checkOptions, functionOption, timerMs } from '../internal/arguments.js';
+import { booleanOption, checkOptions } from '../internal/arguments.js';
+import { CLIENT_OPTIONS, requestSettings, required, secretOption } from './client-options.js';
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
@@ -7,15 +8,13 @@ import { ApiError, AuthenticationError, ConnectionError, ResponseValidationError
 import { partnerApiBase } from './api-base.js';
 import { callBound, type CallBound } from './call-bound.js';
 import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, withdrawalCall, type AuthedCall } from './calls.js';
-import { retriesOption } from './call-headers.js';
 import { clientLogError, logWriter, type LogWriter } from './log.js';
-import { env } from '../internal/env.js';
 import { checkTransportSecurity } from './insecure-http.js';
 import { lazy } from '../internal/lazy.js';
 import { pathSegment } from '../internal/path.js';
-import { typeName } from '../internal/type-name.js';
-import { quote } from '../internal/quote.js';
-import { answeredError, Transport, type CallTrace } from './transport.js';
+import { Transport } from './transport.js';
+import { answeredError } from './call-errors.js';
+import type { CallTrace } from './send-options.js';
 import { USER_AGENT } from './user-agent.js';
 import type { ObservedCall } from '../telemetry/client-call.js';
 import { TELEMETRY_OPTIONS, type TelemetryOptions } from '../telemetry/options.js';
@@ -34,28 +33,6 @@ import type {
 } from './options.js';
 
 const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
-
-const CLIENT_OPTIONS = [
-  'baseUrl',
-  'partnerId',
-  'partnerSecret',
-  'timeoutMs',
-  'maxRetries',
-  'tokenSkewSeconds',
-  'tokenStore',
-  'fetch',
-  'maxResponseBytes',
-  'allowInsecureHttp',
-  'logger',
-  'rateLimit',
-  'retryBudget',
-  'tracerProvider',
-  'meterProvider',
-  'openTelemetryApi',
-] as const satisfies readonly (keyof CheckoutClientOptions)[];
-// every option of the type is known to the check (a new option added to one and not the other fails to compile)
-const EVERY_CLIENT_OPTION: Exclude<keyof CheckoutClientOptions, (typeof CLIENT_OPTIONS)[number]> extends never ? true : never = true;
-void EVERY_CLIENT_OPTION;
 
 /**
  * A typed client of the checkout service's partner API. It exchanges the partner's credentials for
@@ -391,38 +368,6 @@ async function loaded<M>(load: () => Promise<M>, what: string): Promise<M> {
     const name = error instanceof Error ? error.name : typeof error;
     throw new ConnectionError(`${what} failed before any request was sent: its module could not be loaded (${name})`, { attempts: 0 });
   }
-}
-
-/** The options that shape the client's requests and its token cache, checked (with their defaults). */
-function requestSettings(options: CheckoutClientOptions) {
-  const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 30_000);
-  const maxResponseBytes = byteCount('maxResponseBytes', options.maxResponseBytes, 1_048_576);
-  // the same check as a call's own maxRetries
-  const maxRetries = retriesOption(options.maxRetries) ?? 2;
-  const skewSeconds = options.tokenSkewSeconds ?? 30;
-  if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !(skewSeconds * 1000 <= Number.MAX_SAFE_INTEGER)) {
-    throw new TypeError(`tokenSkewSeconds must be a finite number of at least 0, got ${quote(skewSeconds)}`);
-  }
-  functionOption('fetch', options.fetch);
-  const store = options.tokenStore;
-  if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
-    throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
-  }
-  return { timeoutMs, maxResponseBytes, maxRetries, skewSeconds, store };
-}
-
-function required(name: string, envName: string, value: unknown): string {
-  const resolved = value ?? env(envName);
-  if (resolved === undefined || resolved === '') {
-    throw new TypeError(`CheckoutClient: missing ${name}: pass the ${name} option or set ${envName}`);
-  }
-  if (typeof resolved !== 'string') throw new TypeError(`${name} must be a string, got ${typeName(resolved)}`);
-  return resolved;
-}
-
-function secretOption(value: unknown): PartnerSecret {
-  if (typeof value === 'function') return value as () => string | Promise<string>;
-  return required('partnerSecret', 'CHECKOUT_PARTNER_SECRET', value);
 }
 
 /**

@@ -1,24 +1,15 @@
 // Owns its retry loop: turns, body reads and the retry budget are the client's; ky would decide each a second time.
-import {
-  ApiError,
-  ConnectionError,
-  ResponseTooLargeError,
-  ResponseValidationError,
-  statusErrorOf,
-  TimeoutError,
-  type CheckoutError,
-  type ValidationIssue,
-} from '../errors.js';
+import { statusErrorOf } from '../errors.js';
 import type { LoadControl } from './load/load-control.js';
-import { refusalOf, refused } from './load/refusal.js';
-import type { ParseSchema } from '../schemas.js';
-import { attemptLog, clientLogError, type AttemptLog, type LogWriter } from './log.js';
-import type { LogError } from '../logger.js';
-import { BodyTooLarge, readBody } from './read-body.js';
-import { lazy } from '../internal/lazy.js';
+import { attemptLog, type AttemptLog, type LogWriter } from './log.js';
+import { readBody } from './read-body.js';
 import { LEADING_SLASHES } from '../internal/path.js';
 import { retryAfterMs } from '../internal/retry-after.js';
 import { credentialValues, redactorReady, redactShort } from './redact-short.js';
+import { AttemptRun, FollowedRedirect, TIMED_OUT, type Outcome } from './attempt-run.js';
+import { isNetworkError } from './network-error.js';
+import { answeredError, attemptError, labelOf, ownDeadlineInQueue, parseBody, rejectWith, toCheckoutError } from './call-errors.js';
+import type { SendOptions } from './send-options.js';
 
 export interface TransportOptions {
   /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
@@ -32,82 +23,11 @@ export interface TransportOptions {
   load: LoadControl;
 }
 
-/** What a call did, filled in by every {@link Transport.send} it makes. */
-export interface CallTrace {
-  /** HTTP attempts made so far. */
-  attempts: number;
-  /** The last successful response, once there is one. */
-  response: Response | undefined;
-  /** Milliseconds the call's requests waited for their turn (rateLimit, a Retry-After pause). */
-  queuedMs: number;
-}
-
-export interface SendOptions<T> {
-  method: string;
-  /** Path below the API base, already encoded, starting with `/`. */
-  path: string;
-  headers: Record<string, string>;
-  /** Retry on network errors, timeouts, 408, 429 and 5xx (GETs, the token exchange and requests with an idempotency key). */
-  retry: boolean;
-  /** Overrides the client's `maxRetries`. */
-  maxRetries?: number | undefined;
-  schema: ParseSchema<T> | undefined;
-  json?: unknown;
-  searchParams?: Record<string, string | number | boolean> | URLSearchParams | undefined;
-  /**
-   * The `externalId` of the record asked for (the by-external-id reads): a valid record that carries
-   * another one is refused with a `ResponseValidationError` naming both, and not retried (a caching
-   * proxy or a service bug answering B's record for A would repeat it; a retry would hide it).
-   */
-  externalId?: string | undefined;
-  /** The call's signal: the caller's, combined with the call's deadline when it has one. */
-  signal?: AbortSignal | undefined;
-  /** `performance.now()` at which the call times out: a `Retry-After` reaching past it fails at once. */
-  deadline?: number | undefined;
-  /** The call's own `timeoutMs` (that `deadline` comes from), for the message of a call that ran out of it in the queue. */
-  callTimeoutMs?: number | undefined;
-  /** Counts the call's attempts and keeps its response. */
-  trace: CallTrace;
-  /** Credentials this request does not carry but a service may still quote (the partner secret, on a business call): redacted from its errors too. */
-  alsoRedact?: string | undefined;
-}
-
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
 /** A `Retry-After` longer than this fails the call at once, so a misconfigured service cannot park a call for hours. */
 const MAX_RETRY_AFTER_MS = 60_000;
 /** The first retry's backoff without `Retry-After`; each further one doubles it, and each is drawn at random below it (full jitter). */
 const BACKOFF_MS = 300;
-/**
- * How long an aborted attempt keeps its turn when its fetch does not settle: fetch settles within
- * a tick of the abort (so the bound on requests in flight holds as fetch sees them), a custom one
- * that ignores the signal must not hold the slot for ever.
- */
-const ABORT_GRACE_MS = 1_000;
-/**
- * How long the slot of an attempt cut by its abort (its timeout, the call's signal) is held after
- * fetch settled. Node's fetch (undici 7) destroys the aborted request's socket at once, but then
- * opens a replacement connection for the aborted request before noticing it was aborted
- * (nodejs/undici#5845), and that connection sits idle in the pool. Sent at once, the next request
- * finds no idle connection yet and opens its own, so against a service that never answers every
- * slot came to hold two or three sockets (193 at concurrency 64, 200 callers). Held a little, the
- * next request finds the replacement connected and uses it: sockets stay within `concurrency` plus
- * a few (measured on loopback with plain fetch: 64 workers aborting at 300 ms hold 64 to 66 sockets
- * with a 50 ms hold, 90 to 101 without; the client with 200 callers holds 66 at concurrency 64, 3
- * at 1). 100 ms leaves room for a slower connection set-up; only aborted attempts pay it.
- */
-const ABORT_SETTLE_MS = 100;
-
-/** The reason an attempt's own timer aborts it with (never the call's: that one aborts with the call's reason). */
-class AttemptTimedOut {}
-const TIMED_OUT = new AttemptTimedOut();
-
-/** Thrown when a custom `fetch` followed a redirect despite `redirect: 'manual'`. */
-class FollowedRedirect {
-  constructor(readonly url: string) {}
-}
-
-/** How an attempt ended: a response read to its end (`text`), or `error` (with the response, when its headers came). */
-type Outcome = { response: Response; text: string; error?: undefined } | { response: Response | undefined; text: undefined; error: unknown };
 
 /**
  * The client's HTTP exchange with the partner API, and the mapping of every failure onto the error
@@ -339,73 +259,6 @@ class Sending<T> {
   }
 }
 
-/**
- * The life of one attempt: its timeout, its abort, and its turn at the gate. It ends (`end` gets
- * its {@link Outcome}) when fetch and the body read settle, or at once when it is aborted (its
- * timeout, the call's signal). Its turn goes back once: when fetch settles (after `end` wrote the
- * log entry), {@link ABORT_SETTLE_MS} after that when it was aborted, or {@link ABORT_GRACE_MS}
- * after the abort when fetch never settles (a custom fetch that ignores the signal costs its call
- * a timeout, not the client one of its slots forever). Its own abort listener (`handleEvent`).
- */
-class AttemptRun {
-  readonly signal: AbortSignal;
-  /** The request sent. */
-  request: Request | undefined;
-  /** The response, once its headers came. */
-  response: Response | undefined;
-  readonly #load: LoadControl;
-  readonly #ticket: number;
-  readonly #sentAt = performance.now();
-  readonly #callSignal: AbortSignal | undefined;
-  readonly #end: (outcome: Outcome) => unknown;
-  readonly #timer: ReturnType<typeof setTimeout>;
-  #grace: ReturnType<typeof setTimeout> | undefined;
-  #ended = false;
-  #left = false;
-
-  constructor(load: LoadControl, ticket: number, end: number, callSignal: AbortSignal | undefined, onEnd: (outcome: Outcome) => unknown) {
-    this.#load = load;
-    this.#ticket = ticket;
-    this.#callSignal = callSignal;
-    this.#end = onEnd;
-    const controller = new AbortController();
-    this.signal = callSignal === undefined ? controller.signal : AbortSignal.any([callSignal, controller.signal]);
-    this.#timer = setTimeout(() => controller.abort(TIMED_OUT), Math.max(0, end - performance.now()));
-    this.signal.addEventListener('abort', this, { once: true });
-    if (this.signal.aborted) this.handleEvent();
-  }
-
-  /** Aborted: the attempt ends now, its turn goes back when fetch settles or after the grace period. */
-  handleEvent(): void {
-    this.#ended = true;
-    clearTimeout(this.#timer);
-    const callSignal = this.#callSignal;
-    this.#end({ response: this.response, text: undefined, error: callSignal?.aborted === true ? callSignal.reason : TIMED_OUT });
-    this.#grace = setTimeout(() => this.#leave(), ABORT_GRACE_MS);
-  }
-
-  /** fetch and the body read settled with `outcome`. */
-  settled(outcome: Outcome): void {
-    this.signal.removeEventListener('abort', this);
-    clearTimeout(this.#grace);
-    if (this.#ended) {
-      holdAfterAbort(() => this.#leave());
-      return;
-    }
-    this.#ended = true;
-    clearTimeout(this.#timer);
-    const logged = this.#end(outcome);
-    if (logged instanceof Promise) void logged.then(() => this.#leave());
-    else this.#leave();
-  }
-
-  #leave(): void {
-    if (this.#left) return;
-    this.#left = true;
-    this.#load.leave(this.response, this.#sentAt, this.#ticket);
-  }
-}
-
 /** The request's URL: the base, one slash, the path, and `searchParams` appended to its query. */
 function urlOf(base: string, { path, searchParams }: SendOptions<unknown>): string {
   const url = base + path.replace(LEADING_SLASHES, '/');
@@ -425,197 +278,4 @@ function requestInit({ method, headers, json }: SendOptions<unknown>): RequestIn
     if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) init.headers = { ...headers, 'content-type': 'application/json' };
   }
   return init;
-}
-
-/** Gives an aborted attempt's turn back after {@link ABORT_SETTLE_MS}, without keeping a process that is done alive. */
-function holdAfterAbort(leave: () => void): void {
-  const timer = setTimeout(leave, ABORT_SETTLE_MS);
-  (timer as { unref?: () => void }).unref?.();
-}
-
-/** The messages fetch implementations give a failure of the network (the list ky and is-network-error keep). */
-const NETWORK_MESSAGES = new Set([
-  'fetch failed', // undici (Node.js)
-  'terminated', // undici: the body was cut midway
-  'Failed to fetch', // Chrome
-  'network error', // Chrome
-  'NetworkError when attempting to fetch resource.', // Firefox
-  'The Internet connection appears to be offline.', // Safari 16
-  'Load failed', // Safari 17+
-  'Network request failed', // cross-fetch
-  ' A network error occurred.', // Bun
-  'Network connection lost', // Cloudflare Workers
-]);
-
-/** Whether fetch failed for the network (retried like a timeout), not for a bad request or a custom fetch's own error. */
-function isNetworkError(error: unknown): error is TypeError {
-  if (!(error instanceof Error) || error.name !== 'TypeError') return false;
-  const { message } = error;
-  return NETWORK_MESSAGES.has(message) || /^(?:Failed to fetch|Load failed) \(.*\)$/.test(message) || message.startsWith('error sending request for url');
-}
-
-/**
- * A queue timeout of a request whose wait the call's own `timeoutMs` bounded (its deadline came
- * before the end of the client's attempt): said in the call's terms, as a timeout of the call itself.
- */
-function ownDeadlineInQueue(error: unknown, options: SendOptions<unknown>): unknown {
-  if (refusalOf(error) !== 'checkout.queue_timeout') return error;
-  const label = labelOf(options);
-  return refused(
-    new TimeoutError(
-      `${label} did not complete within its timeoutMs (${options.callTimeoutMs} ms): it ran out while waiting for its turn in the client's queue ` +
-        '(rateLimit concurrency or requestsPerSecond, a Retry-After pause), and was not sent with less than half of it left',
-      { request: label, attempts: options.trace.attempts },
-    ),
-    'checkout.queue_timeout',
-  );
-}
-
-/** `METHOD /path`, for messages; built only when something failed. */
-function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>): string {
-  return `${options.method.toUpperCase()} ${options.path}`;
-}
-
-/** What a call aborted by its signal rejects with: the signal's reason, said to be a queue timeout when its deadline fired while it waited for its turn. */
-function abortReason(options: SendOptions<unknown>, reason: unknown, queued: boolean): unknown {
-  if (!queued || !(reason instanceof TimeoutError)) return reason;
-  return refused(
-    new TimeoutError(
-      `${reason.message}: it ran out while waiting for its turn in the client's queue (rateLimit concurrency or requestsPerSecond, a Retry-After pause), unsent`,
-      { request: labelOf(options), attempts: options.trace.attempts },
-    ),
-    'checkout.queue_timeout',
-  );
-}
-
-/**
- * Maps what an attempt or its turn failed with onto the error tree; an abort rejects with the
- * signal's reason. Messages quote only what is known to hold no header value (a Headers or Request
- * error quotes the offending value, which may be the token): a network error's fixed text and its
- * system error code.
- */
-async function toCheckoutError(error: unknown, options: SendOptions<unknown>, queued: boolean, waitedMs: number, timeoutMs: number): Promise<unknown> {
-  if (options.signal?.aborted) return abortReason(options, options.signal.reason, queued);
-  // refused unsent, already typed
-  if (refusalOf(error) !== undefined) return error;
-  const label = labelOf(options);
-  const { attempts } = options.trace;
-  if (error instanceof BodyTooLarge) {
-    const { status, limitBytes } = error;
-    return answeredError(
-      (errors) => errors.tooLarge(error, options),
-      () => new ResponseTooLargeError(`${status} from ${label}: the response body is larger than maxResponseBytes (${limitBytes} bytes)`, { status, request: label, limitBytes, attempts }),
-    );
-  }
-  if (error instanceof FollowedRedirect) {
-    const message = `${label} was redirected, which the client never follows: the custom fetch must honour redirect: 'manual'`;
-    return new ApiError(message, { request: label, attempts });
-  }
-  if (error === TIMED_OUT) {
-    // the wait for a turn counts in the attempt's timeoutMs: say so, or a queue reads as a slow service
-    const waited = waitedMs >= 1 ? `, ${Math.round(waitedMs)} ms of which it waited for its turn (rateLimit, a Retry-After pause)` : '';
-    return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)${waited}`, { request: label, attempts });
-  }
-  if (isNetworkError(error)) {
-    return new ConnectionError(`${label} failed: ${describeNetworkError(error)}`, { request: label, cause: error, attempts });
-  }
-  if (error instanceof ApiError) return error;
-  // an error fetch does not say is the network's (a custom fetch's, or a Headers/Request TypeError): its name only
-  const name = error instanceof Error ? error.name : typeof error;
-  return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label, attempts });
-}
-
-type ResponseErrors = typeof import('./response-errors.js');
-const responseErrors = lazy(() => import('./response-errors.js'));
-
-/**
- * The error of a call the service answered, made by `./response-errors.js` (its messages and the
- * redaction of the credentials in its headers and body), imported at the first such answer rather
- * than with the SDK: a call that succeeds never needs it. Should the import fail (an app's chunk
- * that cannot be fetched), `fallback`: the same error class, with no headers and no body, so no
- * credential can be in it.
- */
-export async function answeredError(build: (errors: ResponseErrors) => CheckoutError, fallback: () => CheckoutError): Promise<CheckoutError> {
-  let errors: ResponseErrors;
-  try {
-    errors = await responseErrors();
-  } catch {
-    return fallback();
-  }
-  return build(errors);
-}
-
-/** Rejects with the error `made` resolves with. */
-async function rejectWith(made: Promise<unknown>): Promise<never> {
-  throw await made;
-}
-
-/** A network error's fixed text (ky recognises it from a known list) and its system error code. */
-function describeNetworkError(cause: unknown): string {
-  if (!(cause instanceof Error)) return 'no response';
-  return `${cause.message}${codeOf(cause.cause) ?? codeOf(cause) ?? ''}`;
-}
-
-/** ` (CODE)` for an error with a system error code such as `ECONNREFUSED`, else `undefined`. */
-function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) ? ` (${code})` : undefined;
-}
-
-/**
- * A 2xx body, parsed as JSON and by `schema`; anything else rejects with a {@link ResponseValidationError}.
- * A record of the by-external-id reads whose `externalId` is not the one asked for is refused too:
- * the tracker, the webhook confirmation and `waitFor*` read through here, so none of them ever takes
- * B's record for A's.
- */
-function parseBody<T>(response: Response, text: string, options: SendOptions<T>): T | Promise<never> {
-  let data: unknown;
-  if (text !== '') {
-    try {
-      data = JSON.parse(text);
-    } catch {
-      const issues = [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }];
-      return rejectWith(answeredError((errors) => errors.notJson(response, text, options), () => invalid(response, options, 'the body is not JSON', issues)));
-    }
-  }
-  const { schema, externalId } = options;
-  if (schema === undefined) return data as T;
-  const result = schema.safeParse(data);
-  if (result.success) {
-    const received = (result.data as { externalId?: unknown }).externalId;
-    if (externalId === undefined || received === externalId) return result.data;
-    return rejectWith(
-      answeredError(
-        (errors) => errors.wrongRecord(response, text, received, externalId, options),
-        () => invalid(response, options, 'the service answered with the record of another externalId', []),
-      ),
-    );
-  }
-  const { issues } = result.error;
-  return rejectWith(
-    answeredError((errors) => errors.mismatch(response, text, data, issues, options), () => invalid(response, options, 'the body does not match the expected shape', issues)),
-  );
-}
-
-/** The fallback of a refused 2xx body (see {@link answeredError}). */
-function invalid(response: Response, options: SendOptions<unknown>, what: string, issues: readonly ValidationIssue[]): ResponseValidationError {
-  const label = labelOf(options);
-  return new ResponseValidationError(`${response.status} from ${label}: ${what}`, { status: response.status, request: label, issues, attempts: options.trace.attempts });
-}
-
-/**
- * What ended an attempt without a complete response, as its log entry's `error`: named by the error
- * it becomes, said without quoting what fetch threw (it may quote a header).
- */
-function attemptError(error: unknown, options: SendOptions<unknown>, timeoutMs: number): LogError {
-  if (error instanceof BodyTooLarge) {
-    return { name: 'ResponseTooLargeError', message: `the response body is larger than maxResponseBytes (${error.limitBytes} bytes)`, status: error.status };
-  }
-  if (error instanceof FollowedRedirect) return { name: 'ApiError', message: "the custom fetch followed a redirect despite redirect: 'manual'" };
-  const callSignal = options.signal;
-  if (callSignal?.aborted) return clientLogError(callSignal.reason, 'the call was aborted by its signal');
-  if (error === TIMED_OUT) return { name: 'TimeoutError', message: `no complete response (headers and body) within timeoutMs (${timeoutMs} ms)` };
-  const name = error instanceof Error ? error.name : typeof error;
-  const message = isNetworkError(error) ? describeNetworkError(error) : `failed before any response arrived (${name}${codeOf(error) ?? ''})`;
-  return { name: 'ConnectionError', message };
 }

@@ -1,0 +1,107 @@
+// One attempt's life (AttemptRun): its timer, its abort, its turn at the gate, and how it ended (Outcome).
+import type { LoadControl } from './load/load-control.js';
+
+/**
+ * How long an aborted attempt keeps its turn when its fetch does not settle: fetch settles within
+ * a tick of the abort (so the bound on requests in flight holds as fetch sees them), a custom one
+ * that ignores the signal must not hold the slot for ever.
+ */
+const ABORT_GRACE_MS = 1_000;
+/**
+ * How long the slot of an attempt cut by its abort (its timeout, the call's signal) is held after
+ * fetch settled. Node's fetch (undici 7) destroys the aborted request's socket at once, but then
+ * opens a replacement connection for the aborted request before noticing it was aborted
+ * (nodejs/undici#5845), and that connection sits idle in the pool. Sent at once, the next request
+ * finds no idle connection yet and opens its own, so against a service that never answers every
+ * slot came to hold two or three sockets (193 at concurrency 64, 200 callers). Held a little, the
+ * next request finds the replacement connected and uses it: sockets stay within `concurrency` plus
+ * a few (measured on loopback with plain fetch: 64 workers aborting at 300 ms hold 64 to 66 sockets
+ * with a 50 ms hold, 90 to 101 without; the client with 200 callers holds 66 at concurrency 64, 3
+ * at 1). 100 ms leaves room for a slower connection set-up; only aborted attempts pay it.
+ */
+const ABORT_SETTLE_MS = 100;
+
+/** The reason an attempt's own timer aborts it with (never the call's: that one aborts with the call's reason). */
+class AttemptTimedOut {}
+export const TIMED_OUT = new AttemptTimedOut();
+
+/** Thrown when a custom `fetch` followed a redirect despite `redirect: 'manual'`. */
+export class FollowedRedirect {
+  constructor(readonly url: string) {}
+}
+
+/** How an attempt ended: a response read to its end (`text`), or `error` (with the response, when its headers came). */
+export type Outcome = { response: Response; text: string; error?: undefined } | { response: Response | undefined; text: undefined; error: unknown };
+
+/**
+ * The life of one attempt: its timeout, its abort, and its turn at the gate. It ends (`end` gets
+ * its {@link Outcome}) when fetch and the body read settle, or at once when it is aborted (its
+ * timeout, the call's signal). Its turn goes back once: when fetch settles (after `end` wrote the
+ * log entry), {@link ABORT_SETTLE_MS} after that when it was aborted, or {@link ABORT_GRACE_MS}
+ * after the abort when fetch never settles (a custom fetch that ignores the signal costs its call
+ * a timeout, not the client one of its slots forever). Its own abort listener (`handleEvent`).
+ */
+export class AttemptRun {
+  readonly signal: AbortSignal;
+  /** The request sent. */
+  request: Request | undefined;
+  /** The response, once its headers came. */
+  response: Response | undefined;
+  readonly #load: LoadControl;
+  readonly #ticket: number;
+  readonly #sentAt = performance.now();
+  readonly #callSignal: AbortSignal | undefined;
+  readonly #end: (outcome: Outcome) => unknown;
+  readonly #timer: ReturnType<typeof setTimeout>;
+  #grace: ReturnType<typeof setTimeout> | undefined;
+  #ended = false;
+  #left = false;
+
+  constructor(load: LoadControl, ticket: number, end: number, callSignal: AbortSignal | undefined, onEnd: (outcome: Outcome) => unknown) {
+    this.#load = load;
+    this.#ticket = ticket;
+    this.#callSignal = callSignal;
+    this.#end = onEnd;
+    const controller = new AbortController();
+    this.signal = callSignal === undefined ? controller.signal : AbortSignal.any([callSignal, controller.signal]);
+    this.#timer = setTimeout(() => controller.abort(TIMED_OUT), Math.max(0, end - performance.now()));
+    this.signal.addEventListener('abort', this, { once: true });
+    if (this.signal.aborted) this.handleEvent();
+  }
+
+  /** Aborted: the attempt ends now, its turn goes back when fetch settles or after the grace period. */
+  handleEvent(): void {
+    this.#ended = true;
+    clearTimeout(this.#timer);
+    const callSignal = this.#callSignal;
+    this.#end({ response: this.response, text: undefined, error: callSignal?.aborted === true ? callSignal.reason : TIMED_OUT });
+    this.#grace = setTimeout(() => this.#leave(), ABORT_GRACE_MS);
+  }
+
+  /** fetch and the body read settled with `outcome`. */
+  settled(outcome: Outcome): void {
+    this.signal.removeEventListener('abort', this);
+    clearTimeout(this.#grace);
+    if (this.#ended) {
+      holdAfterAbort(() => this.#leave());
+      return;
+    }
+    this.#ended = true;
+    clearTimeout(this.#timer);
+    const logged = this.#end(outcome);
+    if (logged instanceof Promise) void logged.then(() => this.#leave());
+    else this.#leave();
+  }
+
+  #leave(): void {
+    if (this.#left) return;
+    this.#left = true;
+    this.#load.leave(this.response, this.#sentAt, this.#ticket);
+  }
+}
+
+/** Gives an aborted attempt's turn back after {@link ABORT_SETTLE_MS}, without keeping a process that is done alive. */
+function holdAfterAbort(leave: () => void): void {
+  const timer = setTimeout(leave, ABORT_SETTLE_MS);
+  (timer as { unref?: () => void }).unref?.();
+}

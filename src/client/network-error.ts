@@ -1,0 +1,34 @@
+// Which fetch failures are the network's, and how their message is said without quoting a header.
+
+/** The messages fetch implementations give a failure of the network (the list ky and is-network-error keep). */
+const NETWORK_MESSAGES = new Set([
+  'fetch failed', // undici (Node.js)
+  'terminated', // undici: the body was cut midway
+  'Failed to fetch', // Chrome
+  'network error', // Chrome
+  'NetworkError when attempting to fetch resource.', // Firefox
+  'The Internet connection appears to be offline.', // Safari 16
+  'Load failed', // Safari 17+
+  'Network request failed', // cross-fetch
+  ' A network error occurred.', // Bun
+  'Network connection lost', // Cloudflare Workers
+]);
+
+/** Whether fetch failed for the network (retried like a timeout), not for a bad request or a custom fetch's own error. */
+export function isNetworkError(error: unknown): error is TypeError {
+  if (!(error instanceof Error) || error.name !== 'TypeError') return false;
+  const { message } = error;
+  return NETWORK_MESSAGES.has(message) || /^(?:Failed to fetch|Load failed) \(.*\)$/.test(message) || message.startsWith('error sending request for url');
+}
+
+/** A network error's fixed text (ky recognises it from a known list) and its system error code. */
+export function describeNetworkError(cause: unknown): string {
+  if (!(cause instanceof Error)) return 'no response';
+  return `${cause.message}${codeOf(cause.cause) ?? codeOf(cause) ?? ''}`;
+}
+
+/** ` (CODE)` for an error with a system error code such as `ECONNREFUSED`, else `undefined`. */
+export function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) ? ` (${code})` : undefined;
+}

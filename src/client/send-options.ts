@@ -1,0 +1,42 @@
+// What one call asks of the transport (SendOptions) and what it did (CallTrace): types only.
+import type { ParseSchema } from '../schemas.js';
+
+/** What a call did, filled in by every `Transport.send` it makes. */
+export interface CallTrace {
+  /** HTTP attempts made so far. */
+  attempts: number;
+  /** The last successful response, once there is one. */
+  response: Response | undefined;
+  /** Milliseconds the call's requests waited for their turn (rateLimit, a Retry-After pause). */
+  queuedMs: number;
+}
+
+export interface SendOptions<T> {
+  method: string;
+  /** Path below the API base, already encoded, starting with `/`. */
+  path: string;
+  headers: Record<string, string>;
+  /** Retry on network errors, timeouts, 408, 429 and 5xx (GETs, the token exchange and requests with an idempotency key). */
+  retry: boolean;
+  /** Overrides the client's `maxRetries`. */
+  maxRetries?: number | undefined;
+  schema: ParseSchema<T> | undefined;
+  json?: unknown;
+  searchParams?: Record<string, string | number | boolean> | URLSearchParams | undefined;
+  /**
+   * The `externalId` of the record asked for (the by-external-id reads): a valid record that carries
+   * another one is refused with a `ResponseValidationError` naming both, and not retried (a caching
+   * proxy or a service bug answering B's record for A would repeat it; a retry would hide it).
+   */
+  externalId?: string | undefined;
+  /** The call's signal: the caller's, combined with the call's deadline when it has one. */
+  signal?: AbortSignal | undefined;
+  /** `performance.now()` at which the call times out: a `Retry-After` reaching past it fails at once. */
+  deadline?: number | undefined;
+  /** The call's own `timeoutMs` (that `deadline` comes from), for the message of a call that ran out of it in the queue. */
+  callTimeoutMs?: number | undefined;
+  /** Counts the call's attempts and keeps its response. */
+  trace: CallTrace;
+  /** Credentials this request does not carry but a service may still quote (the partner secret, on a business call): redacted from its errors too. */
+  alsoRedact?: string | undefined;
+}
