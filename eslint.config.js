@@ -47,7 +47,7 @@ export default defineConfig(
         {
           allowThrowingAny: true,
           allowThrowingUnknown: true,
-          allow: [{ from: 'file', name: ['Settled', 'LeaseLost', 'WorkFailure', 'AttemptTimedOut', 'BodyTooLarge', 'FollowedRedirect'] }],
+          allow: [{ from: 'file', name: ['Settled', 'LeaseLost', 'WorkFailure', 'AttemptTimedOut', 'BodyTooLarge', 'FollowedRedirect', 'PausedPastDeadline', 'QueueFull'] }],
         },
       ],
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],

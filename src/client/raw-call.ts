@@ -12,6 +12,7 @@ const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=$|[/\\])/i;
 const QUERY = /[?#].*$/s;
 
 /** C0 controls and DEL: URL parsers delete TAB, LF and CR, which would join `.\t.` into `..` after the checks. */
+// eslint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**

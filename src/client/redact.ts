@@ -85,7 +85,7 @@ function charForms(char: string): string {
 
 /** `n` as `width` hex digits, each letter matching either case. */
 function hexDigits(n: number, width: number): string {
-  return [...n.toString(16).padStart(width, '0')].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('');
+  return Array.from(n.toString(16).padStart(width, '0')).map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('');
 }
 
 function escapeRegExp(text: string): string {

@@ -51,7 +51,7 @@ export class TokenSharing {
     const key = await this.#key(secret);
     const shared = await this.#fromStore(key, signal);
     if (shared !== undefined) return shared;
-    const { lock } = store;
+    const lock = store.lock?.bind(store);
     const locked = typeof lock === 'function' && this.#circuit.closed ? await this.#lockOrWait(lock, key, signal) : undefined;
     if (typeof locked === 'string') return locked;
     let token: StoredToken;
@@ -93,7 +93,7 @@ export class TokenSharing {
     const deadline = performance.now() + waitMs;
     for (let round = 0, delay = 20; round < MAX_LOCK_ROUNDS; round++, delay = Math.min(delay * 2, 200)) {
       // a lock that fails or hangs is skipped; one granted after we stopped waiting is let go
-      const unlock = await this.#storeCall(() => lock.call(store, key), null, signal, (late) => {
+      const unlock = await this.#storeCall(() => lock(key), null, signal, (late) => {
         if (typeof late === 'function') release(late);
       });
       if (unlock === null) return undefined;
@@ -176,7 +176,7 @@ async function storeCall<T, F>(
   });
   try {
     const result = await Promise.race([settled, gaveUp]);
-    if (result !== STORE_GAVE_UP) return result as T;
+    if (result !== STORE_GAVE_UP) return result;
     if (!signal.aborted) onFailure();
     if (late !== undefined) settled.then(late, () => undefined);
     else settled.catch(() => undefined);
