@@ -19,7 +19,12 @@ describe('checkout-partner watch', () => {
     const child = startCli(['watch', 'order-42', 'order-43', '--interval', '0.1'], env);
     const result = { code: null as number | null, stdout: '', stderr: '' };
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (result.stderr += chunk));
-    const closed = new Promise<void>((resolve) => child.on('close', (code) => ((result.code = code), resolve())));
+    const closed = new Promise<void>((resolve) =>
+      child.on('close', (code) => {
+        result.code = code;
+        resolve();
+      }),
+    );
     // the records change only once the command has printed their first status
     await new Promise<void>((resolve) => {
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -18,7 +18,7 @@ const json = (res: import('node:http').ServerResponse, status: number, body: unk
 };
 
 /** Orders by id: `ok`, `fail` (500), `stall` and `slow` (headers, half a body, then nothing), `limited` (429, Retry-After 1000000000); a partner `hang` gets no token response. */
-function service(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): boolean | void {
+function service(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): boolean | undefined {
   if (req.url?.endsWith('/auth/token')) return req.headers['x-partner-id'] === 'hang' ? true : undefined;
   const id = req.url?.split('/').pop();
   if (id === 'ok') json(res, 200, { externalId: 'ok' });

@@ -46,7 +46,8 @@ describe('one logger for the client, the webhook handler and the tracker', () =>
   });
 
   it('takes console, a pino-like object, and false everywhere', () => {
-    const pinoLike = { debug: (_: object) => undefined, info: (_: object) => undefined, warn: (_: object) => undefined, error: (_: object) => undefined };
+    const method: (entry: object) => void = () => undefined;
+    const pinoLike = { debug: method, info: method, warn: method, error: method };
     for (const logger of [console, pinoLike, false] as const) {
       const client = new CheckoutClient({ logger });
       createWebhookHandler({ secret: 's', client, onEvent: () => undefined, logger });

@@ -106,8 +106,8 @@ describe('ids that cannot be a path segment', () => {
   it.each([undefined, null, 42, {}, ['a'], Symbol('id')])('rejects a non-string id (%s) with a TypeError', async (id) => {
     sent.length = 0;
     const fresh = new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-1', partnerSecret: 's-1' });
-    await expect(fresh.getOrderByExternalId(id as unknown as string)).rejects.toThrow(TypeError);
-    await expect(fresh.getWithdrawalByExternalId(id as unknown as string)).rejects.toThrow(TypeError);
+    await expect(fresh.getOrderByExternalId(id as string)).rejects.toThrow(TypeError);
+    await expect(fresh.getWithdrawalByExternalId(id as string)).rejects.toThrow(TypeError);
     expect(sent).toEqual([]);
   });
 });

@@ -21,7 +21,7 @@ export interface RealServer {
 export const TOKEN_BODY = JSON.stringify({ accessToken: 'tok-1', tokenType: 'Bearer', expiresIn: 3600 });
 
 /** A server answering POST /auth/token with `tok-1` unless `handler` handles it (returns true). */
-export async function startServer(handler: (req: IncomingMessage, res: ServerResponse) => boolean | void): Promise<RealServer> {
+export async function startServer(handler: (req: IncomingMessage, res: ServerResponse) => boolean | undefined): Promise<RealServer> {
   const requests: string[] = [];
   const sockets = new Set<Socket>();
   const unfinished = new Set<Socket>();

@@ -23,7 +23,7 @@ function service(partnerSecret: string | (() => string), tokenTtlSeconds = 3600)
 async function paced<T>(calls: number, everyMs: number, run: () => Promise<T>): Promise<PromiseSettledResult<T>[]> {
   const results: PromiseSettledResult<T>[] = [];
   for (let i = 0; i < calls; i++) {
-    results.push((await Promise.allSettled([run()]))[0]!);
+    results.push((await Promise.allSettled([run()]))[0]);
     vi.advanceTimersByTime(everyMs);
   }
   return results;

@@ -9,7 +9,7 @@ const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwYXJ0bmVyLTEifQ.leaky-token-signa
 
 function everythingPrintable(value: unknown): string {
   const parts = [inspect(value, { showHidden: true, depth: Infinity }), JSON.stringify(value) ?? ''];
-  if (value instanceof Error) parts.push(value.message, value.stack ?? '', String(value.cause ?? ''));
+  if (value instanceof Error) parts.push(value.message, value.stack ?? '', String((value.cause as { toString(): string } | undefined) ?? ''));
   return parts.join('\n');
 }
 

@@ -23,7 +23,7 @@ async function serve(onOrder: (attempt: number, res: import('node:http').ServerR
     onOrder(attempt, res);
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 const client = (baseUrl: string, extra: object = {}) => new CheckoutClient({ baseUrl, partnerId: 'p', partnerSecret: 's', ...extra });
@@ -89,7 +89,7 @@ describe('the global fetch', () => {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ externalId: 'o-1' }));
     });
-    globalThis.fetch = strict as typeof fetch;
+    globalThis.fetch = strict;
     try {
       expect(await client(url).getOrderByExternalId('o-1')).toEqual({ externalId: 'o-1' });
     } finally {

@@ -20,7 +20,7 @@ function anchorsOf(file: string): Set<string> {
   const seen = new Map<string, number>();
   let fence = false;
   for (const line of linesOf(file)) {
-    if (/^```/.test(line)) fence = !fence;
+    if (line.startsWith('```')) fence = !fence;
     const heading = fence ? null : /^#{1,6}\s+(.*)$/.exec(line);
     if (!heading) continue;
     const base = anchorOf(heading[1] ?? '');
@@ -40,7 +40,7 @@ const links: Link[] = [];
 for (const file of markdownFiles) {
   let fence = false;
   linesOf(file).forEach((text, index) => {
-    if (/^```/.test(text)) fence = !fence;
+    if (text.startsWith('```')) fence = !fence;
     if (fence) return;
     // inline code is not a link: drop it before looking for ](target)
     for (const match of text.replace(/`[^`]*`/g, '').matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {

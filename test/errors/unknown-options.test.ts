@@ -13,7 +13,7 @@ const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p
 const redis = {} as never;
 const pool = {} as never;
 
-const constructors: Array<[string, (extra: Record<string, unknown>) => unknown]> = [
+const constructors: [string, (extra: Record<string, unknown>) => unknown][] = [
   ['CheckoutClient', (extra) => new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p', partnerSecret: 's', ...extra })],
   ['createWebhookHandler', (extra) => createWebhookHandler({ secret: 's', client, onEvent: () => {}, logger: false, ...extra })],
   ['createStatusTracker', (extra) => createStatusTracker({ client, onChange: () => {}, logger: false, ...extra })],

@@ -9,7 +9,10 @@ type WebhookWarning = Extract<LogEntry, { event: 'webhook.warning' }>;
  * without resolvers on purpose warns `never-confirms`).
  */
 export function keepEntries(entries: WebhookLogEntry[], warnings: WebhookWarning[] = []) {
-  const keep = (entry: WebhookLogEntry | WebhookWarning) => void (entry.event === 'webhook.warning' ? warnings.push(entry) : entries.push(entry));
+  const keep = (entry: WebhookLogEntry | WebhookWarning) => {
+    if (entry.event === 'webhook.warning') warnings.push(entry);
+    else entries.push(entry);
+  };
   return { info: keep, warn: keep, error: keep };
 }
 

@@ -62,7 +62,7 @@ function cli(port: number, args: string[]): string {
 
 function redisCli(): string {
   const server = redisServerBinary();
-  if (server !== undefined && server.includes('/')) {
+  if (server?.includes('/')) {
     const beside = join(dirname(server), 'redis-cli');
     if (spawnSync(beside, ['--version']).status === 0) return beside;
   }

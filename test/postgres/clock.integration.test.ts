@@ -64,7 +64,7 @@ it('three members 5 minutes apart, one stepping an hour ahead mid-lease: every c
   await db.pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, owner text NOT NULL)`);
   const ids = Array.from({ length: 40 }, (_, i) => `o-${i}`);
   for (const id of ids) await store.watch('order', id);
-  const before = Number((await db.pool.query(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0].t);
+  const before = (await db.pool.query<{ t: number }>(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0]!.t;
 
   const fleet = await Promise.all([
     member(table, effects, 'ahead', 5 * 60_000, 60 * 60_000), // 5 minutes ahead, then an hour more mid-lease
@@ -72,7 +72,7 @@ it('three members 5 minutes apart, one stepping an hour ahead mid-lease: every c
     member(table, effects, 'true', 0),
   ]);
 
-  const after = Number((await db.pool.query(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0].t);
+  const after = (await db.pool.query<{ t: number }>(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0]!.t;
   const calls = fleet.flat();
   // every change handed to onChange once across the fleet: no lease taken while another was live
   expect(calls.map((call) => call.call).sort()).toEqual([...ids].sort());

@@ -25,7 +25,7 @@ export const drivers: readonly Driver[] = [
       pool.on('error', () => undefined); // idle clients lose their session when a test stops the server
       return {
         pool,
-        exec: async (text, values) => (await pool.query(text, values)).rows,
+        exec: async (text, values) => (await pool.query<Record<string, unknown>>(text, values)).rows,
         write: async (transaction, text, values) => {
           await (transaction as pg.PoolClient).query(text, values);
         },

@@ -41,7 +41,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
   });
 
   const effectsOf = async (effects: string, eventId: string) =>
-    Number((await admin.query(`SELECT count(*)::int AS n FROM "${effects}" WHERE event_id = $1`, [eventId])).rows[0].n);
+    (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${effects}" WHERE event_id = $1`, [eventId])).rows[0]!.n;
 
   async function tables(): Promise<{ table: string; effects: string }> {
     const table = uniqueTable();
@@ -109,8 +109,8 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       await Promise.race([pool.end(), sleep(BOUND_MS).then(() => Promise.reject(new Error('pool.end() hung')))]);
       await proxy.close();
     }
-    const idle = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`);
-    expect(idle.rows[0].n).toBe(0);
+    const idle = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`);
+    expect(idle.rows[0]!.n).toBe(0);
   });
 
   it('a session ended mid-onEvent (pool max 1): the dead handle is refused, 503, nothing acknowledged, and the next delivery runs on a fresh session', async () => {
@@ -123,7 +123,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       calls++;
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
       if (calls === 1) {
-        const pid = (await transaction.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+        const pid = (await transaction.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
         await admin.query('SELECT pg_terminate_backend($1)', [pid]);
         await sleep(100);
         late = await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]).catch((error: unknown) => error);
@@ -235,7 +235,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     });
     expect(await deliver(handler, 'evt-hidden')).toBe(500);
     expect(entries[0]!.error).toMatchObject({ name: 'PostgresTransactionError', message: expect.stringMatching(/ROLLBACK TO SAVEPOINT/) });
-    const row = (await admin.query(`SELECT state FROM "${table}" WHERE event_id = 'evt-hidden'`)).rows[0];
+    const row = (await admin.query<{ state: string }>(`SELECT state FROM "${table}" WHERE event_id = 'evt-hidden'`)).rows[0];
     expect(row?.state).not.toBe('done');
     expect(await deliver(handler, 'evt-hidden')).toBe(200); // runs again: the committed write is the partner's misuse
     expect(calls).toBe(2);
@@ -324,9 +324,15 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     const long = 'x'.repeat(300);
     const digest = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(long))).toString('hex');
     let ran = 0;
-    expect(await store.transact({ eventId: long, type: 't' }, 5_000, async () => void ran++)).toBe('handled');
-    expect(await store.transact({ eventId: `sha256:${digest}`, type: 't' }, 5_000, async () => void ran++)).toBe('handled');
-    expect(await store.transact({ eventId: `sha256:${digest}`, type: 't' }, 5_000, async () => void ran++)).toBe('done');
+    expect(await store.transact({ eventId: long, type: 't' }, 5_000, async () => {
+      ran++;
+    })).toBe('handled');
+    expect(await store.transact({ eventId: `sha256:${digest}`, type: 't' }, 5_000, async () => {
+      ran++;
+    })).toBe('handled');
+    expect(await store.transact({ eventId: `sha256:${digest}`, type: 't' }, 5_000, async () => {
+      ran++;
+    })).toBe('done');
     expect(ran).toBe(2);
   });
 
@@ -334,9 +340,11 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     const { table } = await tables();
     const store = new PostgresEventStore({ pool: admin, table, transactional: true });
     const before = Date.now();
-    await store.transact({ eventId: 'evt-slow-done', type: 't' }, 5_000, async () => void (await sleep(600)));
-    const row = (await admin.query(`SELECT done_at FROM "${table}" WHERE event_id = 'evt-slow-done'`)).rows[0];
-    expect((row.done_at as Date).getTime()).toBeGreaterThanOrEqual(before + 500);
+    await store.transact({ eventId: 'evt-slow-done', type: 't' }, 5_000, async () => {
+      await sleep(600);
+    });
+    const row = (await admin.query<{ done_at: Date }>(`SELECT done_at FROM "${table}" WHERE event_id = 'evt-slow-done'`)).rows[0]!;
+    expect(row.done_at.getTime()).toBeGreaterThanOrEqual(before + 500);
   });
 });
 
@@ -356,7 +364,7 @@ describe('PostgresEventStore.ensureSchema checks', () => {
   it('gives a 63-character table its index, under another name', async () => {
     const table = `t${'x'.repeat(62)}`;
     await new PostgresEventStore({ pool: admin, table }).ensureSchema();
-    const indexes = (await admin.query(`SELECT indexname FROM pg_indexes WHERE tablename = $1`, [table])).rows.map((row) => row.indexname as string);
+    const indexes = (await admin.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = $1`, [table])).rows.map((row) => row.indexname);
     expect(indexes.length).toBe(2); // the primary key and first_seen
     expect(indexes).not.toContain(table);
   });
@@ -368,7 +376,7 @@ describe('PostgresEventStore.ensureSchema checks', () => {
       ['(event_id text PRIMARY KEY, type text, state text NOT NULL, first_seen timestamptz NOT NULL DEFAULT now(), done_at timestamptz)', /lease_owner/],
     ];
     await admin.query(`CREATE COLLATION IF NOT EXISTS ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)`).catch(() => undefined);
-    const icu = (await admin.query(`SELECT count(*)::int AS n FROM pg_collation WHERE collname = 'ci'`)).rows[0].n === 1;
+    const icu = (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_collation WHERE collname = 'ci'`)).rows[0]!.n === 1;
     if (icu) {
       cases.push(['(event_id text COLLATE ci PRIMARY KEY, type text, state text NOT NULL, lease_owner uuid, lease_until timestamptz, first_seen timestamptz NOT NULL DEFAULT now(), done_at timestamptz)', /deterministic/]);
     }

@@ -52,7 +52,7 @@ describe.each(['serializable', 'repeatable read'])("with default_transaction_iso
 
   it('the server really runs sessions at that level, and the store runs its transactions at READ COMMITTED', async () => {
     const pool = newPool();
-    expect((await pool.query('SHOW transaction_isolation')).rows[0].transaction_isolation).toBe(level);
+    expect((await pool.query<{ transaction_isolation: string }>('SHOW transaction_isolation')).rows[0]!.transaction_isolation).toBe(level);
     const table = uniqueTable();
     const store = new PostgresEventStore({ pool, table, transactional: true });
     await store.ensureSchema();
@@ -63,7 +63,7 @@ describe.each(['serializable', 'repeatable read'])("with default_transaction_iso
       logger: false,
       store,
       onEvent: async ({ transaction }) => {
-        seen = (await transaction.query('SHOW transaction_isolation')).rows[0].transaction_isolation;
+        seen = (await transaction.query<{ transaction_isolation: string }>('SHOW transaction_isolation')).rows[0]!.transaction_isolation;
       },
     });
     expect(await deliver(handler, { eventId: 'evt-level', type: 'otc.trade.settled' })).toBe(200);
@@ -206,7 +206,7 @@ describe('a serialization failure or a deadlock outside a transaction', () => {
         RETURN NEW;
       END $$`);
     await pool.query(`CREATE TRIGGER fail BEFORE UPDATE ON "${table}" FOR EACH STATEMENT EXECUTE FUNCTION "${table}_fail"()`);
-    return async () => Number((await pool.query(`SELECT last_value FROM "${table}_attempts"`)).rows[0].last_value);
+    return async () => Number((await pool.query<{ last_value: string }>(`SELECT last_value FROM "${table}_attempts"`)).rows[0]!.last_value);
   };
 
   it.each(['40001', '40P01'] as const)('%s twice: the third attempt succeeds, the caller sees nothing', async (code) => {

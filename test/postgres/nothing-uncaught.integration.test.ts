@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 const backends = async (applicationName: string) =>
-  (await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [applicationName])).rows.map((row) => Number(row.pid));
+  (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [applicationName])).rows.map((row) => row.pid);
 const terminate = async (pids: number[]) => {
   for (const pid of pids) await admin.query('SELECT pg_terminate_backend($1)', [pid]);
 };
@@ -68,7 +68,7 @@ it("backends terminated under the SDK's checked-out clients (inside onEvent and 
       logger: false,
       store: events,
       onEvent: async ({ transaction }) => {
-        held.push((await transaction.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+        held.push((await transaction.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
         await gate; // idle inside its transaction, no statement running, when its backend ends
       },
     });
@@ -78,7 +78,7 @@ it("backends terminated under the SDK's checked-out clients (inside onEvent and 
     const turns = claimed.map((record) =>
       records
         .transact(record.lease, 'Settled', { failures: 0, next: { end: 'final' } }, async (transaction) => {
-          held.push((await transaction.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+          held.push((await transaction.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
           await gate;
         })
         .then(
@@ -106,7 +106,7 @@ it("the pool's idle clients: pool.end() resolves before their sessions close, an
   const applicationName = `idle_${process.pid}`;
   // a proxy that can hold what the clients send (their Terminate) while PostgreSQL's answers flow:
   // the window a loaded machine opens between pool.end() resolving and the backends exiting
-  const upstream: Array<{ inbound: Socket; outbound: Socket; held: Buffer[] }> = [];
+  const upstream: { inbound: Socket; outbound: Socket; held: Buffer[] }[] = [];
   let holding = false;
   const proxy = createServer({ allowHalfOpen: true }, (inbound) => {
     const outbound = connect(server.port, '127.0.0.1');

@@ -81,9 +81,9 @@ describe.runIf(pgbouncerAvailable())('the stores behind PgBouncer (transaction p
   });
 
   it('really pools per transaction, with the server timeouts in force', async () => {
-    expect((await pool.query('SHOW idle_in_transaction_session_timeout')).rows[0].idle_in_transaction_session_timeout).toBe('1s');
+    expect((await pool.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout).toBe('1s');
     const sessions = new Set<number>();
-    await Promise.all(Array.from({ length: 30 }, async () => sessions.add((await pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid)));
+    await Promise.all(Array.from({ length: 30 }, async () => sessions.add((await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid)));
     expect(sessions.size).toBeLessThanOrEqual(10); // default_pool_size: 20 clients share at most 10 sessions
   });
 
@@ -157,7 +157,7 @@ describe.runIf(pgbouncerAvailable())('the stores behind PgBouncer (transaction p
         await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
         if (attempt++ === 0) {
           // the server session PgBouncer gave this transaction, ended under it
-          const pid = (await transaction.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+          const pid = (await transaction.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
           await admin.query('SELECT pg_terminate_backend($1)', [pid]);
           await sleep(200);
           await transaction.query('SELECT 1');
@@ -166,9 +166,9 @@ describe.runIf(pgbouncerAvailable())('the stores behind PgBouncer (transaction p
     });
     const event = { eventId: 'evt-terminated', type: 'otc.trade.settled' };
     expect(await deliver(handler, event)).toBe(503);
-    expect((await pool.query(`SELECT count(*)::int AS n FROM "${effects}"`)).rows[0].n).toBe(0);
+    expect((await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${effects}"`)).rows[0]!.n).toBe(0);
     expect(await eventually(async () => (await deliver(handler, event)) === 200, 10_000)).toBe(true);
-    expect((await pool.query(`SELECT count(*)::int AS n FROM "${effects}"`)).rows[0].n).toBe(1);
+    expect((await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${effects}"`)).rows[0]!.n).toBe(1);
     expect(await deliver(handler, event)).toBe(200);
   });
 
@@ -219,7 +219,7 @@ describe.runIf(pgbouncerAvailable())('the stores behind PgBouncer (transaction p
                   await transaction.query(`INSERT INTO "${effects}" (external_id) VALUES ($1)`, [record.externalId]);
                   if (!terminated) {
                     terminated = true;
-                    const pid = (await transaction.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+                    const pid = (await transaction.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
                     await admin.query('SELECT pg_terminate_backend($1)', [pid]);
                     await sleep(200);
                     await transaction.query('SELECT 1');

@@ -84,8 +84,8 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
     return { table, effects };
   }
   const effectsOf = async (effects: string, eventId: string) =>
-    Number((await admin.query(`SELECT count(*)::int AS n FROM "${effects}" WHERE event_id = $1`, [eventId])).rows[0].n);
-  const stateOf = async (table: string, eventId: string) => (await admin.query(`SELECT state, type FROM "${table}" WHERE event_id = $1`, [eventId])).rows[0];
+    (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${effects}" WHERE event_id = $1`, [eventId])).rows[0]!.n;
+  const stateOf = async (table: string, eventId: string) => (await admin.query<{ state: string; type: string | null }>(`SELECT state, type FROM "${table}" WHERE event_id = $1`, [eventId])).rows[0];
 
   function handlerOn(pool: pg.Pool, table: string, onEvent: (context: { eventId: string; transaction: pg.PoolClient; call: number }) => Promise<void>) {
     const entries: WebhookLogEntry[] = [];
@@ -159,7 +159,7 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
       const store = new PostgresEventStore({ pool, table, transactional: true });
       let settings: Record<string, unknown> | undefined;
       const result = await store.transact({ eventId: 'evt-bounds', type: 't' }, 12_345, async (transaction) => {
-        const { rows } = await (transaction as pg.PoolClient).query(
+        const { rows } = await transaction.query(
           "SELECT current_setting('statement_timeout') AS statement, current_setting('idle_in_transaction_session_timeout') AS idle, current_setting('transaction_isolation') AS isolation",
         );
         settings = rows[0];
@@ -167,7 +167,7 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
       expect(result).toBe('handled');
       expect(settings).toEqual({ statement: '12345ms', idle: '12345ms', isolation: 'read committed' });
       // SET LOCAL: the session is back to its own settings after the transaction
-      expect((await pool.query("SELECT current_setting('statement_timeout') AS s")).rows[0].s).toBe('0');
+      expect((await pool.query<{ s: string }>("SELECT current_setting('statement_timeout') AS s")).rows[0]!.s).toBe('0');
     } finally {
       await pool.end();
     }

@@ -21,7 +21,7 @@ export interface TrackerMember {
 
 /** What a member reports: its onChange calls, and what its tracker logged as warnings or errors. */
 export interface MemberReport {
-  calls: Array<{ call: string; owner: string; wallClock: number }>;
+  calls: { call: string; owner: string; wallClock: number }[];
   failures: string[];
   exitCode: number | null;
   stderr: string;

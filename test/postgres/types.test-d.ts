@@ -23,7 +23,7 @@ test('a transactional pg store hands onEvent the PoolClient', () => {
 
 test('a postgres.js sql is refused in transactional mode (it cannot be made safe there), accepted in plain mode', () => {
   // @ts-expect-error transactional mode needs a pg Pool
-  void new PostgresEventStore({ pool: sql, transactional: true });
+  new PostgresEventStore({ pool: sql, transactional: true });
   expectTypeOf(new PostgresEventStore({ pool: sql }).transactional).toEqualTypeOf<false>();
 });
 
@@ -34,8 +34,8 @@ test('a plain store (PostgreSQL or memory) hands onEvent no transaction', () => 
     store: new PostgresEventStore({ pool }),
     onEvent: (context) => {
       expectTypeOf(context).toEqualTypeOf<WebhookContext>();
-      // @ts-expect-error no transaction without a transactional store
-      void context.transaction;
+      // no transaction without a transactional store
+      expectTypeOf(context).not.toHaveProperty('transaction');
     },
   });
   createWebhookHandler({ secret: 's', client, store: new MemoryEventStore(), onEvent: (context) => {

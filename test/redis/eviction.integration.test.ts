@@ -4,7 +4,7 @@ import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { flavours, type Connection } from './clients.js';
 
 /** One first use of each store, through `client` (the check runs before the first command). */
-function firstUses(client: RedisClientLike, prefix: string, options: { allowEvictingServer?: boolean } = {}): Array<[string, () => Promise<unknown>]> {
+function firstUses(client: RedisClientLike, prefix: string, options: { allowEvictingServer?: boolean } = {}): [string, () => Promise<unknown>][] {
   return [
     ['RedisEventStore', () => new RedisEventStore({ client, prefix: `${prefix}event:`, ...options }).claim('e-1', 10_000)],
     ['RedisTokenStore', () => new RedisTokenStore({ client, prefix: `${prefix}token:`, ...options }).get('partner-a')],

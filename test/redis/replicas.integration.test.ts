@@ -23,7 +23,7 @@ describe.each(flavours)('waitForReplicas with a real master and replica, with $n
   beforeAll(async () => {
     primary = await flavour.connect(master.url);
     copy = await flavour.connect(replica.url);
-    const linked = await eventually(async () => /master_link_status:up/.test(String(await copy.raw('INFO', 'replication'))), 20_000);
+    const linked = await eventually(async () => String(await copy.raw('INFO', 'replication')).includes('master_link_status:up'), 20_000);
     expect(linked).toBe(true);
   });
   afterAll(async () => {
@@ -103,7 +103,7 @@ describe.each(flavours)('a failover, with $name', (flavour) => {
     promoted = await startRedis({ args: ['--replicaof', '127.0.0.1', String(oldMaster.port)] });
     onMaster = await flavour.connect(oldMaster.url);
     onReplica = await flavour.connect(promoted.url);
-    expect(await eventually(async () => /master_link_status:up/.test(String(await onReplica.raw('INFO', 'replication'))), 20_000)).toBe(true);
+    expect(await eventually(async () => String(await onReplica.raw('INFO', 'replication')).includes('master_link_status:up'), 20_000)).toBe(true);
   });
   afterAll(async () => {
     await onMaster?.close();

@@ -16,7 +16,7 @@ const SECRET = 'p4rtner/s3cret+key=="\\ é-9f2c';
 const TOKEN = 'tok/abc+def/ghi==';
 
 const uEscape = (text: string, upper: boolean) =>
-  [...text].map((c) => {
+  Array.from(text).map((c) => {
     const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
     return `\\u${upper ? hex.toUpperCase() : hex}`;
   }).join('');

@@ -46,13 +46,17 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
   if (req.method === 'POST' && req.url?.endsWith('/auth/token')) {
     switch (mode.exchange) {
       case 'ok':
-        return json(res, 200, { accessToken: newToken(), tokenType: 'Bearer', expiresIn: 3600 });
+        json(res, 200, { accessToken: newToken(), tokenType: 'Bearer', expiresIn: 3600 });
+        return;
       case 'no-token':
-        return json(res, 200, { tokenType: 'Bearer' });
+        json(res, 200, { tokenType: 'Bearer' });
+        return;
       case 'bad-with-token': // a broken service: a token, but a body that fails validation
-        return json(res, 200, { accessToken: newToken(), tokenType: 'Bearer', expiresIn: 'soon' });
+        json(res, 200, { accessToken: newToken(), tokenType: 'Bearer', expiresIn: 'soon' });
+        return;
       case 'slow':
-        return slow();
+        slow();
+        return;
       case 'reset':
         req.socket.destroy();
         return;
@@ -61,16 +65,20 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
         res.end(JSON.stringify({ message: `bad secret ${String(req.headers['x-partner-secret'])}`, headers: req.headers }));
         return;
       default:
-        return json(res, mode.exchange, { message: 'exchange refused' });
+        json(res, mode.exchange, { message: 'exchange refused' });
+        return;
     }
   }
   switch (mode.business) {
     case 'ok':
-      return json(res, 200, { externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' }, status: 'Processing' });
+      json(res, 200, { externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' }, status: 'Processing' });
+      return;
     case 'bad-body':
-      return json(res, 200, { externalId: 42 });
+      json(res, 200, { externalId: 42 });
+      return;
     case 'slow':
-      return slow();
+      slow();
+      return;
     case 'reset':
       req.socket.destroy();
       return;
@@ -79,9 +87,11 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
       res.end(`rejected ${String(req.headers.authorization)}`);
       return;
     case 'echo-bad-body':
-      return json(res, 200, { externalId: 42, seen: { authorization: req.headers.authorization } });
+      json(res, 200, { externalId: 42, seen: { authorization: req.headers.authorization } });
+      return;
     default:
-      return json(res, mode.business, { message: 'business refused' });
+      json(res, mode.business, { message: 'business refused' });
+      return;
   }
 }
 
@@ -141,7 +151,7 @@ async function newRedis(url = redis.url): Promise<Redis> {
 
 /** Every way a partner might print `value`. */
 function printable(value: unknown): string {
-  const parts = [String(inspect(value, { showHidden: true, depth: Infinity, getters: true }))];
+  const parts = [inspect(value, { showHidden: true, depth: Infinity, getters: true })];
   try {
     parts.push(JSON.stringify(value) ?? '');
   } catch (error) {
@@ -154,6 +164,7 @@ function printable(value: unknown): string {
   }
   if (value !== null && typeof value === 'object' && !(value instanceof Error)) {
     try {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- as a partner's String(value) prints it, [object Object] included
       parts.push(String(value));
     } catch {
       // an object without toString
@@ -280,7 +291,7 @@ describe('no secret reaches an error, a log or a printed object', () => {
     };
     const event = (eventId: string) => JSON.stringify({ eventId, type: 'otc.trade.settled', tradeId: 't-1' });
 
-    async function deliver(options: { store?: EventStore; body?: string; signature?: string | null; onEvent?: () => void; responseTimeoutMs?: number }) {
+    async function deliver(options: { store?: EventStore; body?: string; signature?: string | null; onEvent?: () => Promise<void> | void; responseTimeoutMs?: number }) {
       const client = newClient();
       await warm(client);
       const handler = createWebhookHandler({
@@ -315,7 +326,7 @@ describe('no secret reaches an error, a log or a printed object', () => {
       ['confirm read fails (500)', 500, () => { mode.business = 500; return deliver({}); }],
       ['confirm read 401 twice', 500, () => { mode.business = 401; return deliver({}); }],
       ['confirm read times out', 500, () => { mode.business = 'slow'; return deliver({}); }],
-      ['responseTimeoutMs passes', 503, () => deliver({ onEvent: () => new Promise((resolve) => setTimeout(resolve, 80)), responseTimeoutMs: 20 })],
+      ['responseTimeoutMs passes', 503, () => deliver({ onEvent: () => new Promise<void>((resolve) => setTimeout(resolve, 80)), responseTimeoutMs: 20 })],
       ['Redis store down (connection refused)', 503, async () => deliver({ store: new RedisEventStore({ client: await newRedis(closedPortUrl.replace('http', 'redis')), commandTimeoutMs: 500 }) })],
       ['Redis store failing (OOM)', 503, async () => {
         const admin = await newRedis();

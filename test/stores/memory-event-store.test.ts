@@ -1,5 +1,5 @@
 import { MemoryEventStore } from 'checkout-partner-sdk/webhooks';
-import { LeaseLostError, type ClaimedLease, type ClaimResult } from 'checkout-partner-sdk/stores';
+import { LeaseLostError, type ClaimResult } from 'checkout-partner-sdk/stores';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventStoreContract } from './event-store-contract.js';
@@ -14,7 +14,7 @@ afterEach(() => {
 /** The lease of a claim that must have been taken. */
 function leaseOf(result: ClaimResult): unknown {
   if (typeof result !== 'object') throw new Error(`expected a claim, got ${result}`);
-  return (result as ClaimedLease).lease;
+  return result.lease;
 }
 
 /** Claims `eventId` and completes it with that claim's lease. */

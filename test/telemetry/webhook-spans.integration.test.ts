@@ -32,7 +32,7 @@ function newHandler(onEvent: () => Promise<void> | void = () => undefined, extra
   return createWebhookHandler({
     secret: SECRET,
     client: new CheckoutClient({ baseUrl: url, ...partner }),
-    resolveOrderExternalId: (event) => `order-${String(event['tradeId'])}`,
+    resolveOrderExternalId: (event) => `order-${String(event.tradeId)}`,
     onEvent,
     logger: false, // failures and 503s are the point here: not written to the test run's stderr
     ...extra,

@@ -154,7 +154,7 @@ function jest(dir: string, { node = NODE24, config, suite, vmModules = false }: 
     { cwd: dir, env: { ...process.env, NODE_OPTIONS: '' }, timeoutMs: 180_000 },
   );
   const output = `${result.stdout}${result.stderr}`;
-  if (result.status !== 0 || !/Tests:\s+\d+ passed, \d+ total/.test(output) || /failed/.test(output.split('Tests:')[1] ?? '')) {
+  if (result.status !== 0 || !/Tests:\s+\d+ passed, \d+ total/.test(output) || (output.split('Tests:')[1] ?? '').includes('failed')) {
     throw new Error(`jest ${suite} exited ${result.status}:\n${output.slice(-4000)}`);
   }
   return output;

@@ -97,7 +97,9 @@ async function warmUp(): Promise<void> {
     client,
     claimIntervalMs: 10,
     onChange: () => changed(),
-    logger: (entry) => void (entry.event === 'tracker.read' && entry.outcome === 'not-found' && missing()),
+    logger: (entry) => {
+      if (entry.event === 'tracker.read' && entry.outcome === 'not-found') missing();
+    },
   });
   tracker.start();
   await tracker.watchOrder('warm-up');
@@ -112,7 +114,7 @@ beforeAll(warmUp);
 export function recorder() {
   const changes: StatusChange[] = [];
   const log: TrackerLogEntry[] = [];
-  const waiting: Array<{ count: number; resolve: () => void }> = [];
+  const waiting: { count: number; resolve: () => void }[] = [];
   return {
     changes,
     log,

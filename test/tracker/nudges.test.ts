@@ -1,11 +1,10 @@
 import type { StatusReader } from 'checkout-partner-sdk';
-import { NotFoundError, type Order } from 'checkout-partner-sdk';
+import { NotFoundError } from 'checkout-partner-sdk';
 import { createEvent } from 'checkout-partner-sdk/testing';
 import {
   createStatusTracker,
   MAX_TRACKED_EVENT_BYTES,
   MemoryStatusStore,
-  type StatusStore,
   type StatusTracker,
 } from 'checkout-partner-sdk/tracker';
 import type { TransactionalStatusStore } from 'checkout-partner-sdk/stores';
@@ -41,7 +40,7 @@ function orders() {
       reads.set(externalId, (reads.get(externalId) ?? 0) + 1);
       const status = records.get(externalId);
       if (status === undefined) throw new NotFoundError(`order ${externalId} not found`, { status: 404 });
-      return { externalId, currency: 'USDT', settlement: { status, tradeId: 't-1' } } as unknown as Order;
+      return { externalId, currency: 'USDT', settlement: { status, tradeId: 't-1' } };
     },
     getWithdrawalByExternalId: () => Promise.reject(new Error('unused')),
   };
@@ -241,7 +240,7 @@ describe('watchOrder in the partner\'s transaction', () => {
       ['withdrawal', 'w-5', { transaction: { id: 'partner-tx' } }],
       ['order', 'o-6', undefined],
     ]);
-    const plain = createStatusTracker({ client, store: memory as StatusStore, onChange: () => {}, logger: false });
+    const plain = createStatusTracker({ client, store: memory, onChange: () => {}, logger: false });
     await expect((plain.watchOrder as (id: string, options: unknown) => Promise<void>)('o-7', { transaction: {} })).rejects.toThrow(/transactional store/);
     await expect((plain.watchOrder as (id: string, options: unknown) => Promise<void>)('o-7', 5)).rejects.toThrow(TypeError);
   });

@@ -1,5 +1,5 @@
 import type { StatusReader } from 'checkout-partner-sdk';
-import { NotFoundError, type Order } from 'checkout-partner-sdk';
+import { NotFoundError } from 'checkout-partner-sdk';
 import {
   createStatusTracker,
   MemoryStatusStore,
@@ -41,7 +41,7 @@ function orders() {
       reads.set(externalId, (reads.get(externalId) ?? 0) + 1);
       const status = records.get(externalId);
       if (status === undefined) throw new NotFoundError(`order ${externalId} not found`, { status: 404 });
-      return { externalId, currency: 'BRZ', settlement: { status, tradeId: null } } as unknown as Order;
+      return { externalId, currency: 'BRZ', settlement: { status, tradeId: null } };
     },
     getWithdrawalByExternalId: () => Promise.reject(new Error('unused')),
   };

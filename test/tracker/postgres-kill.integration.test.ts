@@ -40,9 +40,9 @@ it('a tracker process SIGKILLed inside onChange leaves no effect; another proces
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
-  const effectRows = async () => (await db.pool.query(`SELECT status, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows;
+  const effectRows = async () => (await db.pool.query<{ status: string | null; n: number }>(`SELECT status, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows;
   // PostgreSQL rolled the dead session's transaction back: no effect, no handled status
-  expect(await eventually(async () => (await db.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0].n === 0, 5_000)).toBe(true);
+  expect(await eventually(async () => (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0]!.n === 0, 5_000)).toBe(true);
   expect(await effectRows()).toEqual([]);
   expect((await store.get('order', 'k-1'))?.handled).toBeUndefined();
 

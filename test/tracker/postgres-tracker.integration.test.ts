@@ -81,7 +81,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
     const store = new PostgresStatusStore({ pool: on as pg.Pool, table: uniqueTable('tx'), transactional: true, ...options });
     await store.ensureSchema();
     const effectRows = async () =>
-      (await database.pool.query(`SELECT external_id, status, count(*)::int AS n FROM "${effects}" GROUP BY 1, 2 ORDER BY 1, 2`)).rows as Array<{ external_id: string; status: string | null; n: number }>;
+      (await database.pool.query(`SELECT external_id, status, count(*)::int AS n FROM "${effects}" GROUP BY 1, 2 ORDER BY 1, 2`)).rows as { external_id: string; status: string | null; n: number }[];
     return { store, effects, effectRows };
   }
 
@@ -269,7 +269,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
         calls += 1;
         await transaction.query(`INSERT INTO "${effects}" (external_id, status) VALUES ($1, $2)`, [externalId, status]);
         if (calls === 1) {
-          const pid = (await transaction.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+          const pid = (await transaction.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
           await database.pool.query('SELECT pg_terminate_backend($1)', [pid]);
         }
       },
@@ -322,7 +322,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
       expect(await effectRows()).toEqual([]);
       proxy.restore();
       expect(await eventually(async () => (await effectRows()).length === 1, 10_000)).toBe(true);
-      expect(await eventually(async () => (await database.pool.query(`SELECT watching FROM "${store.table.replaceAll('"', '')}" WHERE external_id = 'b-1'`)).rows[0]?.watching === false, 10_000)).toBe(true);
+      expect(await eventually(async () => (await database.pool.query<{ watching: boolean }>(`SELECT watching FROM "${store.table.replaceAll('"', '')}" WHERE external_id = 'b-1'`)).rows[0]?.watching === false, 10_000)).toBe(true);
       expect(await effectRows()).toEqual([{ external_id: 'b-1', status: 'Settled', n: 1 }]);
       expect(calls).toBe(2);
       expect(await tracker.drain({ timeoutMs: 3_000 })).toMatchObject({ drained: true });
@@ -331,7 +331,7 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
       await Promise.race([proxied.end(), new Promise((_, reject) => setTimeout(() => reject(new Error('pool.end() hung')), 5_000))]);
       await proxy.close();
     }
-    const idle = await database.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`);
-    expect(idle.rows[0].n).toBe(0);
+    const idle = await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`);
+    expect(idle.rows[0]!.n).toBe(0);
   });
 });

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { CheckoutClient, NotFoundError, type Order } from 'checkout-partner-sdk';
+import { CheckoutClient, NotFoundError } from 'checkout-partner-sdk';
 import { RedisStatusStore } from 'checkout-partner-sdk/redis';
 import { createFakeCheckout, playTimeline } from 'checkout-partner-sdk/testing';
 import { createStatusTracker, type StatusTracker } from 'checkout-partner-sdk/tracker';
@@ -54,7 +54,7 @@ function orders() {
       reads.set(externalId, (reads.get(externalId) ?? 0) + 1);
       const status = records.get(externalId);
       if (status === undefined) throw new NotFoundError(`order ${externalId} not found`, { status: 404 });
-      return { externalId, currency: 'BRZ', settlement: { status, tradeId: null } } as unknown as Order;
+      return { externalId, currency: 'BRZ', settlement: { status, tradeId: null } };
     },
     getWithdrawalByExternalId: () => Promise.reject(new Error('unused')),
   };

@@ -22,7 +22,7 @@ const PAST_SHORT = SHORT + 60;
 const LONG = 600_000;
 
 const claim = (store: StatusStore, owner = 'a', limit = 10, leaseMs = LONG) => store.claimDue({ limit, leaseMs, owner });
-const ids = (records: Array<{ externalId: string }>) => records.map((r) => r.externalId);
+const ids = (records: { externalId: string }[]) => records.map((r) => r.externalId);
 
 /**
  * The rules every StatusStore keeps, run against each store (memory, Redis, PostgreSQL). `fresh()`

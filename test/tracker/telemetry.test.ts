@@ -12,7 +12,7 @@ beforeEach(() => {
 });
 afterEach(async () => {
   await tracker?.drain({ timeoutMs: 1_000 });
-  otel.uninstall();
+  await otel.uninstall();
 });
 
 describe('createStatusTracker with OpenTelemetry', () => {

@@ -50,9 +50,11 @@ function setup() {
     client: service.client,
     tracker,
     store: new MemoryEventStore(),
-    resolveOrderExternalId: (event) => trades.get(String(event['tradeId'])),
+    resolveOrderExternalId: (event) => trades.get(String(event.tradeId)),
     resolveWithdrawalExternalId: (event) => (typeof event['withdrawalId'] === 'string' ? event['withdrawalId'] : undefined),
-    logger: (entry) => void (entry.event === 'webhook.delivery' && entries.push(entry)),
+    logger: (entry) => {
+      if (entry.event === 'webhook.delivery') entries.push(entry);
+    },
   });
   return { ...service, seen, store, tracker, trades, handler, entries };
 }
@@ -102,7 +104,9 @@ describe('createWebhookHandler({ tracker })', () => {
         },
       },
       resolveWithdrawalExternalId: (event) => String(event['withdrawalId']),
-      logger: (entry) => void (entry.event === 'webhook.delivery' && entries.push(entry)),
+      logger: (entry) => {
+        if (entry.event === 'webhook.delivery') entries.push(entry);
+      },
     });
     const event = createEvent('pix.withdrawal.settled', { withdrawalId: 'w-1' });
     expect(await post(handler, event)).toBe(503);
@@ -114,7 +118,7 @@ describe('createWebhookHandler({ tracker })', () => {
 
   it('onEvent is optional only with a tracker; with both, the event nudges and reaches onEvent', async () => {
     const { client } = fakeService();
-    expect(() => createWebhookHandler({ secret: SECRET, client } as never)).toThrow(/onEvent must be a function/);
+    expect(() => createWebhookHandler({ secret: SECRET, client })).toThrow(/onEvent must be a function/);
     expect(() => createWebhookHandler({ secret: SECRET, client, tracker: {} as never })).toThrow(/tracker must be a status tracker/);
     const nudged: string[] = [];
     const events: string[] = [];

@@ -24,7 +24,7 @@ const json = fc.oneof(fc.jsonValue({ maxDepth: 4 }), eventLike);
 /** parseEvent's outcome: the event, or the error it threw. */
 function attempt(payload: string | Uint8Array): { event: Record<string, unknown> } | { error: unknown } {
   try {
-    return { event: parseEvent(payload) as Record<string, unknown> };
+    return { event: parseEvent(payload) };
   } catch (error) {
     return { error };
   }

@@ -28,7 +28,7 @@ function options() {
     options: {
       secret: ['old-secret', SECRET],
       client: makeClient(),
-      resolveOrderExternalId: (event: { [key: string]: unknown }) => `order-of-${String(event['tradeId'])}`,
+      resolveOrderExternalId: (event: Record<string, unknown>) => `order-of-${String(event['tradeId'])}`,
       onEvent,
     },
   };

@@ -38,7 +38,7 @@ export function mockCheckout(options: { bypassLoopback?: boolean } = {}) {
     state.reads.set(path, n);
     const entry = table.get(id);
     if (entry === undefined) return HttpResponse.json({ message: 'not found' }, { status: 404 });
-    const value = typeof entry === 'function' ? entry(n) : entry;
+    const value: Response | object = typeof entry === 'function' ? entry(n) : entry;
     return value instanceof Response ? value : HttpResponse.json(value);
   };
   const server = setupServer(
@@ -135,7 +135,7 @@ export function setupHandler(overrides: Partial<WebhookHandlerOptions> = {}) {
     confirm: { attempts: 3, delayMs: 500 },
     // long enough that fake clocks moved by deliverWithTimers never reach it; timeouts have their own tests
     responseTimeoutMs: 60_000,
-    resolveOrderExternalId: (event) => `order-for-${String(event['tradeId'] ?? event['orderRef'])}`,
+    resolveOrderExternalId: (event) => `order-for-${String(event.tradeId ?? event['orderRef'])}`,
     resolveWithdrawalExternalId: (event) => (typeof event['withdrawalRef'] === 'string' ? event['withdrawalRef'] : undefined),
     onEvent: (context) => void seen.push(context),
     ...overrides,

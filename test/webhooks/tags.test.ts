@@ -57,7 +57,7 @@ describe('pix.deposit correlation: endUserId and tags', () => {
       resolveOrderExternalId: (event) => {
         const orderId = tagValue(event, 'user');
         if (orderId !== undefined) return `ext-${orderId}`;
-        return typeof event['endUserId'] === 'string' ? `ext-of-${event['endUserId']}` : undefined;
+        return typeof event.endUserId === 'string' ? `ext-of-${event.endUserId}` : undefined;
       },
     });
     await handler.handle(await delivery({ eventId: 'd-5', type: 'pix.deposit.confirmed', tags: ['user:42'] }));

@@ -46,7 +46,7 @@ describe('webhook types', () => {
     expectTypeOf<DrainReport['drained']>().toEqualTypeOf<boolean>();
     expectTypeOf<DrainReport['inHand'][number]>().toEqualTypeOf<InHandWork>();
     expectTypeOf<HandleOptions['waitUntil']>().toEqualTypeOf<((promise: Promise<unknown>) => void) | undefined>();
-    expectTypeOf<MemoryEventStore>().toMatchTypeOf<EventStore>();
+    expectTypeOf<MemoryEventStore>().toExtend<EventStore>();
     expectTypeOf<ReturnType<EventStore['claim']>>().toEqualTypeOf<Promise<ClaimResult>>();
     expectTypeOf<MemoryEventStore['claim']>().returns.resolves.toEqualTypeOf<ClaimedLease | 'in-flight' | 'done'>();
     expectTypeOf<EventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();
@@ -71,17 +71,17 @@ describe('webhook types', () => {
     // the provider may leave tradeId out (or send null): parseEvent accepts that, so the type says so
     if (isEventType(event, 'otc.trade.settled')) expectTypeOf(event.tradeId).toEqualTypeOf<string | null | undefined>();
     if (isEventType(event, 'otc.trade.cancelled')) expectTypeOf(event.tradeId).toEqualTypeOf<string | null | undefined>();
-    expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled' }>().toMatchTypeOf<OtcTradeSettledEvent>();
-    expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled'; tradeId: null }>().toMatchTypeOf<OtcTradeSettledEvent>();
-    expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled'; tradeId: 5 }>().not.toMatchTypeOf<OtcTradeSettledEvent>();
-    if (isEventType(event, 'pix.withdrawal.settled')) expectTypeOf(event).toMatchTypeOf<PixWithdrawalEvent>();
+    expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled' }>().toExtend<OtcTradeSettledEvent>();
+    expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled'; tradeId: null }>().toExtend<OtcTradeSettledEvent>();
+    expectTypeOf<{ eventId: 'e'; type: 'otc.trade.settled'; tradeId: 5 }>().not.toExtend<OtcTradeSettledEvent>();
+    if (isEventType(event, 'pix.withdrawal.settled')) expectTypeOf(event).toExtend<PixWithdrawalEvent>();
     if (isEventType(event, 'pix.deposit.confirmed')) {
       expectTypeOf(event.endUserId).toEqualTypeOf<string | null | undefined>();
       expectTypeOf(event.tags).toEqualTypeOf<readonly string[] | null | undefined>();
     }
     expectTypeOf(tagValue).toEqualTypeOf<(event: WebhookEvent, key: string) => string | undefined>();
-    expectTypeOf<{ eventId: 'e'; type: 'pix.deposit.x'; tags: [1] }>().not.toMatchTypeOf<PixDepositEvent>();
-    expectTypeOf<{ eventId: 'e'; type: 'brand.new' }>().toMatchTypeOf<WebhookEvent>();
+    expectTypeOf<{ eventId: 'e'; type: 'pix.deposit.x'; tags: [1] }>().not.toExtend<PixDepositEvent>();
+    expectTypeOf<{ eventId: 'e'; type: 'brand.new' }>().toExtend<WebhookEvent>();
     expectTypeOf<OtcTradeSettledEvent['type']>().toEqualTypeOf<'otc.trade.settled'>();
     expectTypeOf(event.type).toEqualTypeOf<string>();
   });
@@ -89,7 +89,7 @@ describe('webhook types', () => {
   it('takes a CheckoutClient and gives onEvent the records', () => {
     expectTypeOf<WebhookContext['order']>().toEqualTypeOf<Order | undefined>();
     expectTypeOf<WebhookContext['withdrawal']>().toEqualTypeOf<Withdrawal | undefined>();
-    expectTypeOf<CheckoutClient>().toMatchTypeOf<Parameters<typeof createWebhookHandler>[0]['client']>();
+    expectTypeOf<CheckoutClient>().toExtend<Parameters<typeof createWebhookHandler>[0]['client']>();
     expectTypeOf<WebhookLogEntry['outcome']>().toExtend<string>();
   });
 
@@ -106,8 +106,8 @@ describe('webhook types', () => {
     expectTypeOf(handler.node).toBeCallableWith({} as ExpressRequest, {} as ExpressResponse);
     expectTypeOf(handler.node).toBeCallableWith({} as RawBodyRequest<ExpressRequest>, {} as ExpressResponse);
     // a Fastify request is not a Node request: node() would throw, and the types say so first
-    expectTypeOf<FastifyRequest>().not.toMatchTypeOf<NodeRequestLike>();
-    expectTypeOf<IncomingMessage>().not.toMatchTypeOf<FastifyRequestLike>();
-    expectTypeOf<FastifyRequest<{ Body: Buffer }>>().toMatchTypeOf<FastifyRequestLike>();
+    expectTypeOf<FastifyRequest>().not.toExtend<NodeRequestLike>();
+    expectTypeOf<IncomingMessage>().not.toExtend<FastifyRequestLike>();
+    expectTypeOf<FastifyRequest<{ Body: Buffer }>>().toExtend<FastifyRequestLike>();
   });
 });

@@ -24,8 +24,8 @@ function koaApp(route: (ctx: Koa.Context) => unknown, before?: Koa.Middleware) {
   const app = new Koa();
   if (before) app.use(before);
   app.use(async (ctx, next) => {
-    if (ctx.method === 'POST' && ctx.path === '/webhooks') return route(ctx);
-    return next();
+    if (ctx.method === 'POST' && ctx.path === '/webhooks') await route(ctx);
+    else await next();
   });
   return app;
 }
@@ -138,7 +138,7 @@ describe('handler.koa(ctx) in Koa 3', () => {
       const chunks: Buffer[] = [];
       for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
       (ctx.request as { body?: unknown }).body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      return next();
+      await next();
     };
     const url = await listen(koaApp((ctx) => handler.koa(ctx), parseOnly));
     const response = await post(url, event());

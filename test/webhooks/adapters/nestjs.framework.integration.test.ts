@@ -104,7 +104,9 @@ describe('node(req, res) in a NestJS 11 controller', () => {
         client: makeClient(),
         resolveOrderExternalId: () => undefined,
         responseTimeoutMs: 100,
-        logger: (entry) => void (entry.event === 'webhook.delivery' && order.push(`logged ${entry.outcome}${entry.late ? ' (late)' : ''}`)),
+        logger: (entry) => {
+          if (entry.event === 'webhook.delivery') order.push(`logged ${entry.outcome}${entry.late ? ' (late)' : ''}`);
+        },
         onEvent: async () => {
           await hold.promise;
           order.push('onEvent done');

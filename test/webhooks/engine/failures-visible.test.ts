@@ -5,6 +5,10 @@ import { delivery, makeClient, mockCheckout, SECRET, until } from '../helpers.js
 import type { LogEntry } from 'checkout-partner-sdk';
 
 type WebhookLogEntry = Extract<LogEntry, { event: 'webhook.delivery' }>;
+/** A logger that keeps the delivery entries (not the warnings) in `entries`. */
+const deliveriesInto = (entries: WebhookLogEntry[]) => (entry: LogEntry) => {
+  if (entry.event === 'webhook.delivery') entries.push(entry);
+};
 
 // API.md "Failures are visible by default": without a logger, each failed delivery writes one
 // line to stderr; `logger: false` silences it; CHECKOUT_LOG=debug prints every delivery. Logger
@@ -159,7 +163,7 @@ describe('logger: false and CHECKOUT_LOG=debug', () => {
 
   it('a logger given replaces the stderr line', async () => {
     const entries: WebhookLogEntry[] = [];
-    const handler = handlerWith({ logger: (entry) => void (entry.event === 'webhook.delivery' && entries.push(entry)), onEvent: () => Promise.reject(new Error('to the logger')) });
+    const handler = handlerWith({ logger: deliveriesInto(entries), onEvent: () => Promise.reject(new Error('to the logger')) });
     await handler.handle(await delivery(EVENT));
     expect(entries).toHaveLength(1);
     expect(lines()).toEqual([]);
@@ -181,7 +185,7 @@ describe('logger entries carry error as a plain object', () => {
   it('an ApiError from the status read keeps its status and requestId', async () => {
     state.orders.set('order-1', () => HttpResponse.json({ message: 'busy' }, { status: 503, headers: { 'x-request-id': 'req-9' } }));
     const entries: WebhookLogEntry[] = [];
-    const handler = handlerWith({ logger: (entry) => void (entry.event === 'webhook.delivery' && entries.push(entry)) });
+    const handler = handlerWith({ logger: deliveriesInto(entries) });
     await handler.handle(await delivery(EVENT));
     const error = JSON.parse(JSON.stringify(entries[0]?.error)) as Record<string, unknown>;
     expect(error).toMatchObject({ name: 'ServerError', status: 503, requestId: 'req-9' });
@@ -196,7 +200,8 @@ describe('logger entries carry error as a plain object', () => {
       complete: async () => {},
       release: () => Promise.reject(new Error('release failed')),
     };
-    const handler = handlerWith({ logger: (entry) => void (entry.event === 'webhook.delivery' && entries.push(entry)), store: failing, onEvent: () => Promise.reject('a string') });
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a partner's onEvent rejecting with a non-Error is the case under test
+    const handler = handlerWith({ logger: deliveriesInto(entries), store: failing, onEvent: () => Promise.reject('a string') });
     await handler.handle(await delivery(EVENT));
     expect(JSON.parse(JSON.stringify(entries[0]?.error))).toMatchObject({
       name: 'AggregateError',

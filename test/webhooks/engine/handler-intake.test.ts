@@ -101,7 +101,7 @@ describe('step 1: size, signature, event (nothing claimed or handled)', () => {
   });
 
   it('uses a custom scheme instead of the default one', async () => {
-    const scheme = vi.fn(async ({ payload, headers, secrets, hmacSha256Hex, timingSafeEqual }) => {
+    const scheme = vi.fn<NonNullable<WebhookHandlerOptions['scheme']>>(async ({ payload, headers, secrets, hmacSha256Hex, timingSafeEqual }) => {
       const timestamp = headers.get('x-timestamp');
       const sent = headers.get('x-provider-signature');
       if (timestamp === null || sent === null) return false;

@@ -171,7 +171,7 @@ describe('confirm reads end before the claim lease', () => {
   it('never cuts off onEvent itself, and leaves no timer behind', async () => {
     fakeClock();
     state.orders.set('o-1', settledOrder);
-    const onEvent = vi.fn((_context: WebhookContext) => new Promise<void>((resolve) => setTimeout(resolve, 9_800)));
+    const onEvent = vi.fn<(context: WebhookContext) => Promise<void>>(() => new Promise<void>((resolve) => setTimeout(resolve, 9_800)));
     // runs past the reads' 9 s deadline: answered 503 at 1 s, then completes late
     const { handler, calls, entries } = setup({ onEvent });
     const pending = handler.handle(await delivery(settled));

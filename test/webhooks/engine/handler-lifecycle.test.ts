@@ -221,6 +221,7 @@ describe('logger', () => {
         // the object's rejecting warn gets the construction warning too; a function logger cannot
         // take it (it would go to stderr), so that handler gets a resolver
         const resolver = typeof logger === 'function' ? { resolveOrderExternalId: () => undefined } : {};
+        // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a logger that returns a rejecting promise is what this test feeds
         const handler = createWebhookHandler(base({ logger, ...resolver }));
         expect((await handler.handle(await delivery({ eventId: `evt-log-${index}`, type: 'custom' }))).status).toBe(200);
         expect((await handler.handle(await delivery({ eventId: `evt-log-${index}`, type: 'custom' }, { secret: 'wrong-secret' }))).status).toBe(401);

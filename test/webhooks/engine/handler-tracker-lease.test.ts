@@ -72,7 +72,7 @@ describe('createWebhookHandler({ tracker }): the resolver and the nudge end befo
       tracker: {
         nudge: () => {
           nudges += 1;
-          return nudges === 1 ? never<void>() : Promise.resolve();
+          return nudges === 1 ? never<undefined>() : Promise.resolve();
         },
       },
     });
@@ -108,7 +108,7 @@ describe('createWebhookHandler({ tracker }): the resolver and the nudge end befo
       tracker: {
         nudge: () => {
           nudges += 1;
-          return never<void>();
+          return never<undefined>();
         },
       },
     });

@@ -135,8 +135,8 @@ describe('node(req, res)', () => {
   it('answers a GET carrying a signed body 405 with Allow: POST and does not handle it', async () => {
     const { answer, onEvent } = await send('GET', Buffer.from(body));
     expect(answer.status).toBe(405);
-    expect(answer.headers['allow']).toBe('POST');
-    expect(answer.headers['connection']).toBe('close'); // the unread body is not drained
+    expect(answer.headers.allow).toBe('POST');
+    expect(answer.headers.connection).toBe('close'); // the unread body is not drained
     expect(onEvent).not.toHaveBeenCalled();
   });
 

@@ -88,9 +88,18 @@ describe.each(Object.entries(servers))('a sender that disconnects mid-body, %s',
     const handler = createWebhookHandler(
       base({
         logger: {
-          info: (entry) => void (levels.push('info'), logger.info(entry)),
-          warn: (entry) => void (levels.push('warn'), logger.warn(entry)),
-          error: (entry) => void (levels.push('error'), logger.error(entry)),
+          info: (entry) => {
+            levels.push('info');
+            logger.info(entry);
+          },
+          warn: (entry) => {
+            levels.push('warn');
+            logger.warn(entry);
+          },
+          error: (entry) => {
+            levels.push('error');
+            logger.error(entry);
+          },
         },
       }),
     );

@@ -82,7 +82,10 @@ async function slowSender(port: number) {
   );
   let sent = 1;
   const drip = setInterval(() => {
-    if (socket.destroyed || sent >= 30) return clearInterval(drip);
+    if (socket.destroyed || sent >= 30) {
+      clearInterval(drip);
+      return;
+    }
     socket.write(' ');
     sent += 1;
   }, 1_000);
@@ -176,7 +179,10 @@ describe('a slow sender, node() on node:http2 (its compat request and response)'
     let sent = 0;
     const timer = setInterval(() => {
       if (stream.destroyed || stream.closed) ended();
-      if (stream.destroyed || stream.closed || ++sent > 30) return clearInterval(timer);
+      if (stream.destroyed || stream.closed || ++sent > 30) {
+        clearInterval(timer);
+        return;
+      }
       stream.write(more);
     }, 100);
     cleanups.push(() => clearInterval(timer));

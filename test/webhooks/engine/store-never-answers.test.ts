@@ -56,7 +56,7 @@ describe('a store that never answers', () => {
     await until(() => report !== undefined);
     expect(report).toEqual({ drained: true, inHand: [] });
     expect(calls.complete).toBeGreaterThan(1);
-    const late = entries.filter((entry) => entry['late'] === true);
+    const late = entries.filter((entry) => entry.late === true);
     expect(late).toContainEqual(expect.objectContaining({ eventId: 'evt-hang', error: expect.objectContaining({ name: 'CompleteFailedError' }) }));
   });
 
@@ -78,7 +78,7 @@ describe('a store that never answers', () => {
     await vi.advanceTimersByTimeAsync(2_000);
     await until(() => response !== undefined);
     expect(response?.status).toBe(500);
-    const entry = entries.find((e) => e['outcome'] === 'failed');
+    const entry = entries.find((e) => e.outcome === 'failed');
     expect(JSON.stringify(entry)).toMatch(/store\.release for event .*evt-hang.* did not answer within 2000 ms/);
     await expect(handler.drain({ timeoutMs: 1 })).resolves.toEqual({ drained: true, inHand: [] });
   });

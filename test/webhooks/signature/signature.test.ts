@@ -124,7 +124,7 @@ describe.each([
       `${hex.slice(0, 63)}A`,
       `sha256=${hex.slice(0, 63)}`,
       `sha256=${hex}0`,
-      `${hex.slice(0, 32)}`,
+      hex.slice(0, 32),
       hex + hex,
     ]) {
       expect(await verifySignature({ payload: body, signature, secret: 's' })).toBe(false);
@@ -135,8 +135,8 @@ describe.each([
   it('never throws for any signature string, and accepts only the exact lowercase hex MAC', async () => {
     const body = '{"eventId":"e"}';
     const hex = expectedHex(body, 's');
-    const hexish = fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEFgx= sha256'), minLength: 60, maxLength: 75 });
-    const nearMiss = fc.tuple(fc.nat(63), fc.constantFrom(...'0123456789abcdefABCDEFg ')).map(([at, c]) => hex.slice(0, at) + c + hex.slice(at + 1));
+    const hexish = fc.string({ unit: fc.constantFrom(...Array.from('0123456789abcdefABCDEFgx= sha256')), minLength: 60, maxLength: 75 });
+    const nearMiss = fc.tuple(fc.nat(63), fc.constantFrom(...Array.from('0123456789abcdefABCDEFg '))).map(([at, c]) => hex.slice(0, at) + c + hex.slice(at + 1));
     await fc.assert(
       fc.asyncProperty(fc.oneof(hexish, nearMiss, fc.string({ unit: 'binary', maxLength: 80 })), fc.boolean(), async (value, prefixed) => {
         const signature = prefixed ? `sha256=${value}` : value;
