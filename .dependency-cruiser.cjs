@@ -5,12 +5,7 @@
 const FEATURES = '(client|webhooks|stores|redis|postgres|testing|cli|tracker|telemetry)';
 
 /** The files a test may import from src/ directly: entry points (tests import the package by name). */
-const ENTRY_POINTS = [
-  '^src/index[.]ts$',
-  '^src/[^/]+/index[.]ts$',
-  '^src/webhooks/index[.]node[.]ts$',
-  '^src/testing/msw[.]ts$',
-];
+const ENTRY_POINTS = ['^src/index[.]ts$', '^src/[^/]+/index[.]ts$', '^src/webhooks/index[.]node[.]ts$', '^src/testing/msw[.]ts$'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -46,7 +41,7 @@ module.exports = {
     },
     {
       name: 'tests-through-entry-points',
-      comment: 'Tests import the package by its public names (aliased to src/), not a feature\'s private files.',
+      comment: "Tests import the package by its public names (aliased to src/), not a feature's private files.",
       severity: 'error',
       from: { path: '^test/' },
       to: { path: '^src/', pathNot: ENTRY_POINTS },

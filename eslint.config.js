@@ -47,7 +47,21 @@ export default defineConfig(
         {
           allowThrowingAny: true,
           allowThrowingUnknown: true,
-          allow: [{ from: 'file', name: ['Settled', 'LeaseLost', 'WorkFailure', 'AttemptTimedOut', 'BodyTooLarge', 'FollowedRedirect', 'PausedPastDeadline', 'QueueFull'] }],
+          allow: [
+            {
+              from: 'file',
+              name: [
+                'Settled',
+                'LeaseLost',
+                'WorkFailure',
+                'AttemptTimedOut',
+                'BodyTooLarge',
+                'FollowedRedirect',
+                'PausedPastDeadline',
+                'QueueFull',
+              ],
+            },
+          ],
         },
       ],
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],

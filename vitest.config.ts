@@ -25,7 +25,9 @@ function redisSuitesToSkip(): string[] {
   const suites = testFiles('test').filter((file) => /helpers\/redis-(server|cluster)(\.js)?['"]/.test(readFileSync(file, 'utf8')));
   const enable = 'apt-get install -y redis-server';
   if (process.env.CI === 'true') {
-    throw new Error(`redis-server not found: the ${suites.length} test files that need it cannot run, and with CI=true a skip is a failure. Install it: ${enable}`);
+    throw new Error(
+      `redis-server not found: the ${suites.length} test files that need it cannot run, and with CI=true a skip is a failure. Install it: ${enable}`,
+    );
   }
   console.warn(`redis-server not found: skipping the ${suites.length} test files that need it. Enable them: ${enable}`);
   return suites;

@@ -26,7 +26,11 @@ const npm = (args, cwd) => {
   // under `npm run`, npm_execpath is the npm that runs us; else the one on PATH
   const viaNode = process.env.npm_execpath?.endsWith('.js');
   const command = viaNode ? process.execPath : process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const run = spawnSync(command, viaNode ? [process.env.npm_execpath, ...args] : args, { cwd, stdio: 'inherit', shell: process.platform === 'win32' });
+  const run = spawnSync(command, viaNode ? [process.env.npm_execpath, ...args] : args, {
+    cwd,
+    stdio: 'inherit',
+    shell: process.platform === 'win32',
+  });
   if (run.status !== 0) {
     console.error(`bench: \`npm ${args.join(' ')}\` failed (exit ${run.status})`);
     process.exit(1);

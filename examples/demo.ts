@@ -79,7 +79,9 @@ async function localFlow(): Promise<void> {
     onEvent: (context) => {
       handled.push(context);
       const record = context.order ?? context.withdrawal;
-      say(`receiver: handled ${context.event.type} ${context.event.eventId} (confirmed: ${context.confirmed}) -> ${JSON.stringify(record)}`);
+      say(
+        `receiver: handled ${context.event.type} ${context.event.eventId} (confirmed: ${context.confirmed}) -> ${JSON.stringify(record)}`,
+      );
     },
   });
   const receiver = http.createServer((req, res) => handler.node(req, res));
@@ -102,7 +104,12 @@ async function localFlow(): Promise<void> {
     check(fake.stats.tokensIssued === 1, 'one token exchange for both calls');
 
     step('2. Crypto order: the trade settles (otc.trade.settled, delivered twice)');
-    fake.setOrder({ externalId: 'order-1001', currency: 'USDT', amount: '125.00', settlement: { status: 'Pending', tradeId: 'trade-7001' } });
+    fake.setOrder({
+      externalId: 'order-1001',
+      currency: 'USDT',
+      amount: '125.00',
+      settlement: { status: 'Pending', tradeId: 'trade-7001' },
+    });
     orderOfTrade.set('trade-7001', 'order-1001');
     const before = await client.getOrderByExternalId('order-1001');
     say(`order order-1001 before: ${before.settlement?.status}`);
@@ -144,13 +151,21 @@ async function localFlow(): Promise<void> {
     say(`withdrawal withdrawal-3001: ${withdrawal.status}`);
 
     step('5. A cancelled trade (otc.trade.cancelled)');
-    fake.setOrder({ externalId: 'order-1003', currency: 'BTC', amount: '0.0021', settlement: { status: 'Pending', tradeId: 'trade-7002' } });
+    fake.setOrder({
+      externalId: 'order-1003',
+      currency: 'BTC',
+      amount: '0.0021',
+      settlement: { status: 'Pending', tradeId: 'trade-7002' },
+    });
     orderOfTrade.set('trade-7002', 'order-1003');
     fake.cancelOrder('order-1003');
     const cancelled = createEvent('otc.trade.cancelled', { tradeId: 'trade-7002' });
     await deliverEvent(webhookUrl, cancelled, { secret: webhookSecret });
     const ofCancelled = handled.find((c) => c.event.eventId === cancelled.eventId);
-    check(ofCancelled?.confirmed === true && ofCancelled.order?.settlement?.status === 'Cancelled', 'the cancellation was confirmed by the order GET');
+    check(
+      ofCancelled?.confirmed === true && ofCancelled.order?.settlement?.status === 'Cancelled',
+      'the cancellation was confirmed by the order GET',
+    );
     say(`order order-1003: ${ofCancelled.order.settlement.status} (trade trade-7002)`);
 
     step('6. A forged event is refused');

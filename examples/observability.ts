@@ -55,7 +55,8 @@ await tracer.startActiveSpan('reconcile order-42', async (span) => {
 // deliveries: handled (its confirmation read is a child span), duplicate, bad signature
 const body = JSON.stringify({ eventId: 'evt-1', type: 'otc.trade.settled', tradeId: 'trade-7' });
 const deliver = async (signature: string) =>
-  (await handler.handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', headers: { 'x-provider-signature': signature }, body }))).status;
+  (await handler.handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', headers: { 'x-provider-signature': signature }, body })))
+    .status;
 const signature = await signPayload(body, webhookSecret);
 console.log(`deliveries answered: ${await deliver(signature)}, ${await deliver(signature)}, ${await deliver('sha256=00')}`);
 

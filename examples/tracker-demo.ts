@@ -86,7 +86,10 @@ try {
   await sleep(500);
   fake.settleOrder('order-early');
   await until(() => calls('order-early').includes('Settled'), 'the change after the early event never arrived');
-  check(handled.find((c) => c.externalId === 'order-early' && c.status === 'Settled')?.source === 'webhook', 'the settled change was not attributed to its early event');
+  check(
+    handled.find((c) => c.externalId === 'order-early' && c.status === 'Settled')?.source === 'webhook',
+    'the settled change was not attributed to its early event',
+  );
 
   step('4. Five copies of an event, then a replay with a new eventId');
   const copies = await deliverEvent(webhookUrl, settled, { secret: SECRET, duplicates: 4 });

@@ -12,7 +12,10 @@ const mswEntry = /^testing\/msw\.d\.c?ts$/;
 const mswReference = /(?:from\s+|import\s*\(\s*|import\s+|reference\s+types=)['"]msw(?:\/[^'"]*)?['"]/;
 
 /** A declaration file's code, without its comments (TSDoc examples mention 'msw/node'). */
-const code = (file) => readFileSync(join(dist, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/(?!\/ <reference).*$/gm, '');
+const code = (file) =>
+  readFileSync(join(dist, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/(?!\/ <reference).*$/gm, '');
 
 function declarations(dir) {
   return readdirSync(dir).flatMap((name) => {

@@ -80,8 +80,13 @@ for (const [file, { bytesInOutput }] of Object.entries(Object.values(result.meta
   byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + bytesInOutput);
 }
 const kb = kbOf;
-const parts = [...byPackage].sort((a, b) => b[1] - a[1]).map(([pkg, bytes]) => `${pkg} ${kb(bytes)}`).join(', ');
-console.log(`dist/index.js bundled: ${kb(code.byteLength)} minified (${parts}), ${kb(gzipBytes)} gzip (${gzipBytes} bytes); budget ${kb(budgetBytes)} gzip`);
+const parts = [...byPackage]
+  .sort((a, b) => b[1] - a[1])
+  .map(([pkg, bytes]) => `${pkg} ${kb(bytes)}`)
+  .join(', ');
+console.log(
+  `dist/index.js bundled: ${kb(code.byteLength)} minified (${parts}), ${kb(gzipBytes)} gzip (${gzipBytes} bytes); budget ${kb(budgetBytes)} gzip`,
+);
 console.log(`check-size: lazy chunks, not counted (gzip, each bundled alone): ${chunks.join(', ')}`);
 if (gzipBytes > budgetBytes) {
   console.error(
@@ -115,17 +120,23 @@ if (typeof registerHooks !== 'function') {
 } else {
   const loaded = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' }));
   const fromPackages = loaded.filter((url) => url.includes('/node_modules/'));
-  const banned = fromPackages.filter((url) => /\/zod\/v4\/locales\/|\/jose\/dist\/[^/]+\/index\.js$|\/ky\/distribution\//.test(url) || OTEL.test(url));
+  const banned = fromPackages.filter(
+    (url) => /\/zod\/v4\/locales\/|\/jose\/dist\/[^/]+\/index\.js$|\/ky\/distribution\//.test(url) || OTEL.test(url),
+  );
   console.log(`check-size: import('checkout-partner-sdk') loads ${loaded.length} modules, ${fromPackages.length} from node_modules`);
   if (banned.length > 0) {
-    console.error(`check-size: FAIL: the main entry loads modules it must not at start-up:\n  ${banned.slice(0, 5).join('\n  ')}${banned.length > 5 ? `\n  ... ${banned.length - 5} more` : ''}`);
+    console.error(
+      `check-size: FAIL: the main entry loads modules it must not at start-up:\n  ${banned.slice(0, 5).join('\n  ')}${banned.length > 5 ? `\n  ... ${banned.length - 5} more` : ''}`,
+    );
     process.exit(1);
   }
   for (const file of ['webhooks.js', 'webhooks.node.js', 'redis.js', 'postgres.js', 'testing.js', 'index.cjs', 'webhooks.node.cjs']) {
     const urls = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probeOf(file)], { encoding: 'utf8' }));
     const otel = urls.filter((url) => OTEL.test(url));
     if (otel.length > 0) {
-      console.error(`check-size: FAIL: dist/${file} loads @opentelemetry at import (it must load only at the first call that could emit):\n  ${otel.slice(0, 5).join('\n  ')}`);
+      console.error(
+        `check-size: FAIL: dist/${file} loads @opentelemetry at import (it must load only at the first call that could emit):\n  ${otel.slice(0, 5).join('\n  ')}`,
+      );
       process.exit(1);
     }
   }

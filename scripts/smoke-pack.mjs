@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'checkout-partner-sdk-smoke-'));
-const run = (cmd, args, cwd = work) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', timeout: 180_000 });
+const run = (cmd, args, cwd = work) =>
+  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', timeout: 180_000 });
 
 // What a partner's code touches in every entry, compiled with `strict` and `skipLibCheck: false`
 // (so the declarations themselves are checked): a missing type is an error, not an implicit `any`.
@@ -97,7 +98,15 @@ function typeCheck(name, options, tsc, code, { onlyMswErrors = false } = {}) {
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'es2022', strict: true, skipLibCheck: false, noEmit: true, types: ['node'], typeRoots: [join(work, 'node_modules/@types')], ...options },
+      compilerOptions: {
+        target: 'es2022',
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+        types: ['node'],
+        typeRoots: [join(work, 'node_modules/@types')],
+        ...options,
+      },
       files: ['consumer.ts'],
     }),
   );
@@ -134,7 +143,10 @@ try {
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root));
   const tarball = join(work, packed[0].filename);
   const files = packed[0].files.map((f) => f.path);
-  const stray = files.filter((f) => !/^(dist\/|docs\/[\w-]+\.md$|examples\/[\w/.-]+\.ts$|README\.md$|CONTRIBUTING\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(f));
+  const stray = files.filter(
+    (f) =>
+      !/^(dist\/|docs\/[\w-]+\.md$|examples\/[\w/.-]+\.ts$|README\.md$|CONTRIBUTING\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(f),
+  );
   if (stray.length > 0) throw new Error(`the tarball holds files outside the allow-list: ${stray.join(', ')}`);
   console.log(`packed ${packed[0].filename}: ${files.length} files, ${packed[0].size} bytes`);
 
@@ -146,11 +158,15 @@ try {
   consumerCompile();
   process.stdout.write(run('node', ['--input-type=module', '-e', loadTesting('await import')]));
   process.stdout.write(run('node', ['-e', loadTesting('require')]));
-  const noMsw = run('node', ['--input-type=module', '-e', `
+  const noMsw = run('node', [
+    '--input-type=module',
+    '-e',
+    `
     const { createFakeCheckout } = await import('checkout-partner-sdk/testing');
     const error = await import('checkout-partner-sdk/testing/msw').then(() => undefined, (e) => e);
     const viaFake = (() => { try { createFakeCheckout().handlers('https://checkout.test'); } catch (e) { return e; } })();
-    console.log(JSON.stringify([error?.message ?? 'loaded', viaFake?.name, viaFake?.message]));`]);
+    console.log(JSON.stringify([error?.message ?? 'loaded', viaFake?.name, viaFake?.message]));`,
+  ]);
   const [entryMessage, fakeName, fakeMessage] = JSON.parse(noMsw);
   if (!/msw/.test(entryMessage)) throw new Error(`importing /testing/msw without msw: ${entryMessage}`);
   if (fakeName !== 'MissingPeerDependencyError' || !/npm install --save-dev msw/.test(fakeMessage)) {

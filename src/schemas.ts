@@ -33,13 +33,17 @@ const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
  */
 export const TokenResponseSchema = z.looseObject({
   /** The access token (a JWT) for the `Authorization: Bearer` header of business calls: visible ASCII only, so it is always a valid header value. Secret. */
-  accessToken: z.string().check(z.refine((value) => VISIBLE_ASCII.test(value), 'accessToken must be a non-empty token of visible ASCII characters')),
+  accessToken: z
+    .string()
+    .check(z.refine((value) => VISIBLE_ASCII.test(value), 'accessToken must be a non-empty token of visible ASCII characters')),
   /** The token's scheme: `Bearer`, in any case (RFC 6749 §7.1). */
   tokenType: z.string().check(z.refine((value) => value.toLowerCase() === 'bearer', 'tokenType must be "Bearer"')),
   // one refine rather than z.int() and z.minimum(): zod's number formats and bound checks cost the
   // main entry 0.6 KB gzip for this one field
   /** The token's lifetime in whole seconds from the exchange, at least 1. */
-  expiresIn: z.number().check(z.refine((value) => Number.isSafeInteger(value) && value >= 1, 'expiresIn must be a whole number of seconds, at least 1')),
+  expiresIn: z
+    .number()
+    .check(z.refine((value) => Number.isSafeInteger(value) && value >= 1, 'expiresIn must be a whole number of seconds, at least 1')),
 });
 /** The response of POST /auth/token. */
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;
@@ -112,4 +116,3 @@ export type ParseResult<T> =
         issues: readonly ValidationIssue[];
       };
     };
-

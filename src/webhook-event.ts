@@ -18,8 +18,8 @@ export interface WebhookEventBase {
 /**
  * A crypto swap settled: confirmed once the order's `settlement.status` is `Settled` with this
  * event's `tradeId`. An event without a string `tradeId` is accepted but never confirmed.
-  *
-  * @inline
+ *
+ * @inline
  */
 export interface OtcTradeSettledEvent extends WebhookEventBase {
   readonly type: 'otc.trade.settled';
@@ -48,8 +48,8 @@ export interface OtcTradeCancelledEvent extends WebhookEventBase {
  * A PIX deposit event (`pix.deposit.*`); its order is read and handed over (never `confirmed`).
  * The spec correlates it with the order by `endUserId`, or by a tag `user:{orderId}` (read it with
  * `tagValue(event, 'user')`).
-  *
-  * @inline
+ *
+ * @inline
  */
 export interface PixDepositEvent extends WebhookEventBase {
   readonly type: `pix.deposit.${string}`;
@@ -96,10 +96,10 @@ export type EventOfType<T extends string> = T extends 'otc.trade.settled'
         }
       : T extends `pix.withdrawal.${string}`
         ? PixWithdrawalEvent & {
-          /** The event's type, as given to {@link isEventType}. */
-          readonly type: T;
-        }
+            /** The event's type, as given to {@link isEventType}. */
+            readonly type: T;
+          }
         : WebhookEventBase & {
-          /** The event's type, as given to {@link isEventType}. */
-          readonly type: T;
-        };
+            /** The event's type, as given to {@link isEventType}. */
+            readonly type: T;
+          };

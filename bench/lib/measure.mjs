@@ -40,7 +40,17 @@ export async function interleave(variants, { rounds, batch, warmup = 1 }) {
       const cpuPerOp = s.cpuUs.map((cpu, i) => cpu / s.ops[i]);
       const opsPerSec = s.wallUs.map((wall, i) => (s.ops[i] * 1e6) / wall);
       const wallPerOp = s.wallUs.map((wall, i) => wall / s.ops[i]);
-      return [name, { cpuUsPerOp: median(cpuPerOp), opsPerSec: median(opsPerSec), wallUsPerOp: median(wallPerOp), rounds, cpuPerOp, opsPerSecSamples: opsPerSec }];
+      return [
+        name,
+        {
+          cpuUsPerOp: median(cpuPerOp),
+          opsPerSec: median(opsPerSec),
+          wallUsPerOp: median(wallPerOp),
+          rounds,
+          cpuPerOp,
+          opsPerSecSamples: opsPerSec,
+        },
+      ];
     }),
   );
 }

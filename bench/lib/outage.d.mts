@@ -55,5 +55,11 @@ export interface ConvoyResult {
   maxOpenSockets: number;
   connections: number;
 }
-export function convoy(options: { CheckoutClient: unknown; callers: number; seconds: number; concurrency: number; timeoutMs: number }): Promise<ConvoyResult>;
+export function convoy(options: {
+  CheckoutClient: unknown;
+  callers: number;
+  seconds: number;
+  concurrency: number;
+  timeoutMs: number;
+}): Promise<ConvoyResult>;
 export function waiterHeap(options: { CheckoutClient: unknown; waiters: number }): Promise<{ waiters: number; heapPerWaiterBytes: number }>;

@@ -120,7 +120,13 @@ export async function silent({ CheckoutClient, ratePerSecond = 50, seconds, call
   });
   // attempts of 2/5 of the call's time: two retries fit in a call, as with the defaults (30 s per attempt)
   const timeoutMs = Math.round((callTimeoutMs * 2) / 5);
-  const client = new CheckoutClient({ baseUrl: server.url, partnerId: 'p-silent', partnerSecret: 's', timeoutMs, ...(rateLimit ? { rateLimit } : {}) });
+  const client = new CheckoutClient({
+    baseUrl: server.url,
+    partnerId: 'p-silent',
+    partnerSecret: 's',
+    timeoutMs,
+    ...(rateLimit ? { rateLimit } : {}),
+  });
   await client.getAccessToken();
   globalThis.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
@@ -182,7 +188,13 @@ export async function convoy({ CheckoutClient, callers, seconds, concurrency, ti
     child.on('message', (message) => {
       if (message.requests !== undefined) last = message;
     });
-    const client = new CheckoutClient({ baseUrl: `http://127.0.0.1:${port}`, partnerId: 'p-convoy', partnerSecret: 's', timeoutMs, rateLimit: { concurrency } });
+    const client = new CheckoutClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      partnerId: 'p-convoy',
+      partnerSecret: 's',
+      timeoutMs,
+      rateLimit: { concurrency },
+    });
     await client.getAccessToken();
     const start = performance.now();
     const outcomes = { calls: 0, unsent: 0, timedOut: 0, other: 0 };

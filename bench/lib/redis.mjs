@@ -25,8 +25,22 @@ export async function startRedis() {
   const pidfile = join(dir, 'redis.pid');
   const port = await freePort();
   const run = spawnSync(REDIS_SERVER, [
-    '--port', String(port), '--bind', '127.0.0.1', '--daemonize', 'yes', '--pidfile', pidfile,
-    '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'redis.log'),
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--daemonize',
+    'yes',
+    '--pidfile',
+    pidfile,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--logfile',
+    join(dir, 'redis.log'),
   ]);
   if (run.status !== 0) return { error: `redis-server exited ${run.status}: ${run.stderr}` };
   // the pidfile appears once it is up

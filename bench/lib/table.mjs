@@ -9,84 +9,244 @@ export function goals(results) {
   const add = (goal, measured, target, met, margin) => out.push({ goal, measured, target, met, margin });
   const reads = results.reads;
   if (reads && !reads.error) {
-    for (const [mode, label] of [['sequential', 'sequential'], ['concurrent64', '64 concurrent']]) {
+    for (const [mode, label] of [
+      ['sequential', 'sequential'],
+      ['concurrent64', '64 concurrent'],
+    ]) {
       const r = reads[mode];
       const sdk = r.sdk;
       if (!sdk) continue;
-      add(`status read CPU/request vs raw fetch, ${label}`, `${fmt(sdk.cpuVsRawFetch, 2)}x (${fmt(sdk.cpuUsPerRequest)} vs ${fmt(r['raw fetch'].cpuUsPerRequest)} µs)`, '≤ 1.25x', sdk.cpuVsRawFetch <= 1.25, `${fmt((1.25 - sdk.cpuVsRawFetch) * 100, 0)} pts`);
-      if (r['ky alone']) add(`status read CPU/request vs ky alone, ${label}`, `${fmt(sdk.cpuVsKy, 3)}x (${fmt(sdk.cpuUsPerRequest)} vs ${fmt(r['ky alone'].cpuUsPerRequest)} µs)`, '≤ 1.03x', sdk.cpuVsKy <= 1.03, `${fmt((1.03 - sdk.cpuVsKy) * 100, 1)} pts`);
+      add(
+        `status read CPU/request vs raw fetch, ${label}`,
+        `${fmt(sdk.cpuVsRawFetch, 2)}x (${fmt(sdk.cpuUsPerRequest)} vs ${fmt(r['raw fetch'].cpuUsPerRequest)} µs)`,
+        '≤ 1.25x',
+        sdk.cpuVsRawFetch <= 1.25,
+        `${fmt((1.25 - sdk.cpuVsRawFetch) * 100, 0)} pts`,
+      );
+      if (r['ky alone'])
+        add(
+          `status read CPU/request vs ky alone, ${label}`,
+          `${fmt(sdk.cpuVsKy, 3)}x (${fmt(sdk.cpuUsPerRequest)} vs ${fmt(r['ky alone'].cpuUsPerRequest)} µs)`,
+          '≤ 1.03x',
+          sdk.cpuVsKy <= 1.03,
+          `${fmt((1.03 - sdk.cpuVsKy) * 100, 1)} pts`,
+        );
       for (const peer of ['openai', 'stripe']) {
         if (!r[peer]) continue;
         const ratio = sdk.cpuUsPerRequest / r[peer].cpuUsPerRequest;
-        add(`status read CPU/request below ${peer}, ${label}`, `${fmt(sdk.cpuUsPerRequest)} vs ${fmt(r[peer].cpuUsPerRequest)} µs`, '< 1x', ratio < 1, `${fmt((1 - ratio) * 100, 0)}%`);
+        add(
+          `status read CPU/request below ${peer}, ${label}`,
+          `${fmt(sdk.cpuUsPerRequest)} vs ${fmt(r[peer].cpuUsPerRequest)} µs`,
+          '< 1x',
+          ratio < 1,
+          `${fmt((1 - ratio) * 100, 0)}%`,
+        );
       }
     }
     const c = reads.concurrent64.sdk;
-    if (c) add('status read throughput vs raw fetch, 64 concurrent', `${fmt(c.throughputVsRawFetch, 2)}x (${fmt(c.requestsPerSecond, 0)} req/s)`, '≥ 0.85x', c.throughputVsRawFetch >= 0.85, `${fmt((c.throughputVsRawFetch - 0.85) * 100, 0)} pts`);
+    if (c)
+      add(
+        'status read throughput vs raw fetch, 64 concurrent',
+        `${fmt(c.throughputVsRawFetch, 2)}x (${fmt(c.requestsPerSecond, 0)} req/s)`,
+        '≥ 0.85x',
+        c.throughputVsRawFetch >= 0.85,
+        `${fmt((c.throughputVsRawFetch - 0.85) * 100, 0)} pts`,
+      );
   }
   const tokens = results.tokens;
   if (tokens && !tokens.error) {
     add(`cold getAccessToken() x ${tokens.cold.callers}: exchanges`, String(tokens.cold.exchanges), '1', tokens.cold.exchanges === 1, '');
     for (const c of tokens.lifetimes.clients) {
-      add(`exchanges in ${fmt(tokens.lifetimes.seconds, 0)} s, ${c.client}`, `${c.exchanges} (expected ${c.expected}, ${c.rejected401} 401s)`, 'expected ± 1', c.withinOne, `${c.exchanges - c.expected}`);
+      add(
+        `exchanges in ${fmt(tokens.lifetimes.seconds, 0)} s, ${c.client}`,
+        `${c.exchanges} (expected ${c.expected}, ${c.rejected401} 401s)`,
+        'expected ± 1',
+        c.withinOne,
+        `${c.exchanges - c.expected}`,
+      );
     }
   }
   const tr = results.tracker;
   if (tr && !tr.error) {
-    add(`tracker: webhook-path lag p99, ${tr.records} watched`, `${tr.webhook.lagMsP99} ms (p50 ${tr.webhook.lagMsP50} ms)`, '< 1000 ms', tr.webhook.lagMsP99 < 1000, `${1000 - tr.webhook.lagMsP99} ms`);
+    add(
+      `tracker: webhook-path lag p99, ${tr.records} watched`,
+      `${tr.webhook.lagMsP99} ms (p50 ${tr.webhook.lagMsP50} ms)`,
+      '< 1000 ms',
+      tr.webhook.lagMsP99 < 1000,
+      `${1000 - tr.webhook.lagMsP99} ms`,
+    );
     const rps = tr.requestsPerSecond;
-    add(`tracker: requests per second (1 s windows), ${tr.records} watched`, `max ${rps.max}, mean ${rps.mean}`, `≤ client rateLimit ${rps.clientRateLimit} (+5%)`, rps.max <= rps.clientRateLimit * 1.05, `${rps.clientRateLimit - rps.max}`);
-    add(`tracker: changes seen, ${tr.records} watched`, `${tr.webhook.seen + tr.poll.seen} of ${tr.webhook.of + tr.poll.of}`, 'all', tr.webhook.seen + tr.poll.seen === tr.webhook.of + tr.poll.of, '');
-    add('tracker: reads per record until its change is seen', `${tr.poll.readsUntilSeenMax} (poll), ${tr.webhook.readsUntilSeenMax} (webhook)`, '1', tr.poll.readsUntilSeenMax <= 1 && tr.webhook.readsUntilSeenMax <= 1, '');
+    add(
+      `tracker: requests per second (1 s windows), ${tr.records} watched`,
+      `max ${rps.max}, mean ${rps.mean}`,
+      `≤ client rateLimit ${rps.clientRateLimit} (+5%)`,
+      rps.max <= rps.clientRateLimit * 1.05,
+      `${rps.clientRateLimit - rps.max}`,
+    );
+    add(
+      `tracker: changes seen, ${tr.records} watched`,
+      `${tr.webhook.seen + tr.poll.seen} of ${tr.webhook.of + tr.poll.of}`,
+      'all',
+      tr.webhook.seen + tr.poll.seen === tr.webhook.of + tr.poll.of,
+      '',
+    );
+    add(
+      'tracker: reads per record until its change is seen',
+      `${tr.poll.readsUntilSeenMax} (poll), ${tr.webhook.readsUntilSeenMax} (webhook)`,
+      '1',
+      tr.poll.readsUntilSeenMax <= 1 && tr.webhook.readsUntilSeenMax <= 1,
+      '',
+    );
   }
   const wh = results.webhooks;
   if (wh && !wh.error) {
     const v = wh.verification.verifySignature;
-    add('verifySignature (1 KiB) vs createHmac + KeyObject + timingSafeEqual', `${fmt(v.vsLimit, 2)}x (${fmt(v.opsPerSecond / 1000)}k ops/s)`, '≥ 0.8x', v.vsLimit >= 0.8, `${fmt((v.vsLimit - 0.8) * 100, 0)} pts`);
+    add(
+      'verifySignature (1 KiB) vs createHmac + KeyObject + timingSafeEqual',
+      `${fmt(v.vsLimit, 2)}x (${fmt(v.opsPerSecond / 1000)}k ops/s)`,
+      '≥ 0.8x',
+      v.vsLimit >= 0.8,
+      `${fmt((v.vsLimit - 0.8) * 100, 0)} pts`,
+    );
     const sw = wh.verification.standardwebhooks;
-    if (sw) add('verifySignature faster than standardwebhooks', `${fmt(v.opsPerSecond / sw.opsPerSecond, 2)}x`, '> 1x', v.opsPerSecond > sw.opsPerSecond, '');
+    if (sw)
+      add(
+        'verifySignature faster than standardwebhooks',
+        `${fmt(v.opsPerSecond / sw.opsPerSecond, 2)}x`,
+        '> 1x',
+        v.opsPerSecond > sw.opsPerSecond,
+        '',
+      );
   }
   const pgr = results.postgres;
   if (pgr && !pgr.error && !pgr.skipped) {
     const d = pgr.sdk.delivery;
-    add('transactional PostgresEventStore: round trips, pool checkouts per delivery', `${d.roundTrips}, ${d.checkouts}`, '≤ 3, 1', d.roundTrips <= 3 && d.checkouts === 1, `${3 - d.roundTrips}`);
+    add(
+      'transactional PostgresEventStore: round trips, pool checkouts per delivery',
+      `${d.roundTrips}, ${d.checkouts}`,
+      '≤ 3, 1',
+      d.roundTrips <= 3 && d.checkouts === 1,
+      `${3 - d.roundTrips}`,
+    );
   }
   const mem = results.memory;
   if (mem && !mem.error) {
-    add(`MemoryEventStore bytes/entry at ${mem.entries.toLocaleString('en')}`, `${fmt(mem.bytesPerEntry, 0)} B (${fmt(mem.bytesPerEntryWithoutIds, 0)} B without the id strings)`, '≤ 256 B', mem.bytesPerEntry <= 256, `${fmt(256 - mem.bytesPerEntry, 0)} B`);
+    add(
+      `MemoryEventStore bytes/entry at ${mem.entries.toLocaleString('en')}`,
+      `${fmt(mem.bytesPerEntry, 0)} B (${fmt(mem.bytesPerEntryWithoutIds, 0)} B without the id strings)`,
+      '≤ 256 B',
+      mem.bytesPerEntry <= 256,
+      `${fmt(256 - mem.bytesPerEntry, 0)} B`,
+    );
     const f = mem.flat;
-    add(`flat heap, 1,000,000 events, maxEntries ${f.maxEntries.toLocaleString('en')}`, f.completed ? `${fmt(f.growthPercent, 2)}% growth (${fmt(f.heapAtFullMB)} → ${fmt(f.heapAtEndMB)} MB)` : `only ${f.events.toLocaleString('en')} events in the time limit (${fmt(mem.usPerEventFull, 0)} µs/event once full); ${fmt(f.growthPercent, 2)}% growth`, 'completes, ≤ 5% growth', f.completed && f.flat, '');
+    add(
+      `flat heap, 1,000,000 events, maxEntries ${f.maxEntries.toLocaleString('en')}`,
+      f.completed
+        ? `${fmt(f.growthPercent, 2)}% growth (${fmt(f.heapAtFullMB)} → ${fmt(f.heapAtEndMB)} MB)`
+        : `only ${f.events.toLocaleString('en')} events in the time limit (${fmt(mem.usPerEventFull, 0)} µs/event once full); ${fmt(f.growthPercent, 2)}% growth`,
+      'completes, ≤ 5% growth',
+      f.completed && f.flat,
+      '',
+    );
   }
   const size = results.size;
   if (size && !size.error) {
     const s = size.sizes;
-    add('bundle, app importing CheckoutClient (min+gzip)', `${fmt(s.CheckoutClient.gzipBytes / KB)} KB`, '≤ 16 KB', s.CheckoutClient.gzipBytes <= 16 * KB, `${fmt((16 * KB - s.CheckoutClient.gzipBytes) / KB)} KB`);
+    add(
+      'bundle, app importing CheckoutClient (min+gzip)',
+      `${fmt(s.CheckoutClient.gzipBytes / KB)} KB`,
+      '≤ 16 KB',
+      s.CheckoutClient.gzipBytes <= 16 * KB,
+      `${fmt((16 * KB - s.CheckoutClient.gzipBytes) / KB)} KB`,
+    );
     for (const peer of ['openai', 'stripe']) {
-      if (s[peer]) add(`bundle smaller than ${peer}`, `${fmt(s.CheckoutClient.gzipBytes / KB)} vs ${fmt(s[peer].gzipBytes / KB)} KB`, '< 1x', s.CheckoutClient.gzipBytes < s[peer].gzipBytes, '');
+      if (s[peer])
+        add(
+          `bundle smaller than ${peer}`,
+          `${fmt(s.CheckoutClient.gzipBytes / KB)} vs ${fmt(s[peer].gzipBytes / KB)} KB`,
+          '< 1x',
+          s.CheckoutClient.gzipBytes < s[peer].gzipBytes,
+          '',
+        );
     }
     const st = size.startup['checkout-partner-sdk'];
-    add('cold import() over an empty script', `+${fmt(st.overEmptyMs)} ms`, '≤ +40 ms', st.overEmptyMs <= 40, `${fmt(40 - st.overEmptyMs)} ms`);
+    add(
+      'cold import() over an empty script',
+      `+${fmt(st.overEmptyMs)} ms`,
+      '≤ +40 ms',
+      st.overEmptyMs <= 40,
+      `${fmt(40 - st.overEmptyMs)} ms`,
+    );
     for (const peer of ['openai', 'stripe']) {
       const p = size.startup[peer];
-      if (p) add(`cold import() faster than ${peer}`, `+${fmt(st.overEmptyMs)} vs +${fmt(p.overEmptyMs)} ms`, '< 1x', st.overEmptyMs < p.overEmptyMs, '');
+      if (p)
+        add(
+          `cold import() faster than ${peer}`,
+          `+${fmt(st.overEmptyMs)} vs +${fmt(p.overEmptyMs)} ms`,
+          '< 1x',
+          st.overEmptyMs < p.overEmptyMs,
+          '',
+        );
     }
   }
   const outage = results.outage;
   if (outage && !outage.error) {
     const on = outage.outage.budgetOn;
     const off = outage.outage.budgetOff;
-    add(`503 outage, 64 callers: requests per call after the first ${fmt(2, 0)} s (retry budget on)`, `${fmt(on.requestsPerCallInOutage, 2)} (budget off: ${fmt(off.requestsPerCallInOutage, 2)})`, '≤ 1.3', on.requestsPerCallInOutage <= 1.3, `${fmt(1.3 - on.requestsPerCallInOutage, 2)}`);
-    add('503 outage: calls failing after recovery (retry budget on)', `${on.callsFailedAfterRecovery} (${fmt(on.recoveryMs, 0)} ms)`, '0', on.callsFailedAfterRecovery === 0, '');
+    add(
+      `503 outage, 64 callers: requests per call after the first ${fmt(2, 0)} s (retry budget on)`,
+      `${fmt(on.requestsPerCallInOutage, 2)} (budget off: ${fmt(off.requestsPerCallInOutage, 2)})`,
+      '≤ 1.3',
+      on.requestsPerCallInOutage <= 1.3,
+      `${fmt(1.3 - on.requestsPerCallInOutage, 2)}`,
+    );
+    add(
+      '503 outage: calls failing after recovery (retry budget on)',
+      `${on.callsFailedAfterRecovery} (${fmt(on.recoveryMs, 0)} ms)`,
+      '0',
+      on.callsFailedAfterRecovery === 0,
+      '',
+    );
     const b = outage.silent.bounded;
     const u = outage.silent.unbounded;
-    add(`silent service, ${b.ratePerSecond} calls/s: most sockets open (default concurrency 64)`, `${b.maxOpenSockets} (bound lifted: ${u.maxOpenSockets})`, '≤ 2 × 64 + 1', b.maxOpenSockets <= 129, `${129 - b.maxOpenSockets}`);
-    add('silent service: latest call past its own deadline', `${fmt(b.worstLatePastDeadlineMs, 0)} ms`, '≤ 250 ms', b.worstLatePastDeadlineMs <= 250, '');
+    add(
+      `silent service, ${b.ratePerSecond} calls/s: most sockets open (default concurrency 64)`,
+      `${b.maxOpenSockets} (bound lifted: ${u.maxOpenSockets})`,
+      '≤ 2 × 64 + 1',
+      b.maxOpenSockets <= 129,
+      `${129 - b.maxOpenSockets}`,
+    );
+    add(
+      'silent service: latest call past its own deadline',
+      `${fmt(b.worstLatePastDeadlineMs, 0)} ms`,
+      '≤ 250 ms',
+      b.worstLatePastDeadlineMs <= 250,
+      '',
+    );
     if (outage.queue) {
       const c = outage.queue.convoy;
-      add(`hung-service convoy (${c.callers} callers, concurrency ${c.concurrency}, ${c.timeoutMs} ms): requests reaching it`, `${c.requests} (bound ${fmt(c.bound, 1)})`, '≤ 2 × bound', c.requests <= 2 * c.bound, `${fmt(2 * c.bound - c.requests, 1)}`);
-      add('hung-service convoy: most sockets open', `${c.maxOpenSockets}`, `≤ concurrency + 3`, c.maxOpenSockets <= c.concurrency + 3, `${c.concurrency + 3 - c.maxOpenSockets}`);
+      add(
+        `hung-service convoy (${c.callers} callers, concurrency ${c.concurrency}, ${c.timeoutMs} ms): requests reaching it`,
+        `${c.requests} (bound ${fmt(c.bound, 1)})`,
+        '≤ 2 × bound',
+        c.requests <= 2 * c.bound,
+        `${fmt(2 * c.bound - c.requests, 1)}`,
+      );
+      add(
+        'hung-service convoy: most sockets open',
+        `${c.maxOpenSockets}`,
+        `≤ concurrency + 3`,
+        c.maxOpenSockets <= c.concurrency + 3,
+        `${c.concurrency + 3 - c.maxOpenSockets}`,
+      );
       const h = outage.queue.heap;
-      add(`heap per call waiting for its turn (${h.waiters.toLocaleString('en')} waiting)`, `${fmt(h.heapPerWaiterBytes / KB, 2)} KB`, '≤ 4 KB (15.8 KB before issue 23)', h.heapPerWaiterBytes <= 4 * KB, `${fmt((4 * KB - h.heapPerWaiterBytes) / KB, 2)} KB`);
+      add(
+        `heap per call waiting for its turn (${h.waiters.toLocaleString('en')} waiting)`,
+        `${fmt(h.heapPerWaiterBytes / KB, 2)} KB`,
+        '≤ 4 KB (15.8 KB before issue 23)',
+        h.heapPerWaiterBytes <= 4 * KB,
+        `${fmt((4 * KB - h.heapPerWaiterBytes) / KB, 2)} KB`,
+      );
     }
   }
   return out;
@@ -112,8 +272,16 @@ export function printResults({ machine, results, goals: checked }) {
       ['variant', 'CPU µs/req seq', 'x raw', 'x ky', 'req/s seq', 'x raw', 'CPU µs/req 64', 'x raw', 'x ky', 'req/s 64', 'x raw'],
       Object.keys(s).map((name) => [
         name,
-        fmt(s[name].cpuUsPerRequest), fmt(s[name].cpuVsRawFetch, 2), fmt(s[name].cpuVsKy, 2), fmt(s[name].requestsPerSecond, 0), fmt(s[name].throughputVsRawFetch, 2),
-        fmt(c[name]?.cpuUsPerRequest), fmt(c[name]?.cpuVsRawFetch, 2), fmt(c[name]?.cpuVsKy, 2), fmt(c[name]?.requestsPerSecond, 0), fmt(c[name]?.throughputVsRawFetch, 2),
+        fmt(s[name].cpuUsPerRequest),
+        fmt(s[name].cpuVsRawFetch, 2),
+        fmt(s[name].cpuVsKy, 2),
+        fmt(s[name].requestsPerSecond, 0),
+        fmt(s[name].throughputVsRawFetch, 2),
+        fmt(c[name]?.cpuUsPerRequest),
+        fmt(c[name]?.cpuVsRawFetch, 2),
+        fmt(c[name]?.cpuVsKy, 2),
+        fmt(c[name]?.requestsPerSecond, 0),
+        fmt(c[name]?.throughputVsRawFetch, 2),
       ]),
     );
   }
@@ -136,13 +304,34 @@ export function printResults({ machine, results, goals: checked }) {
     table(
       `Token exchanges (cold: ${t.cold.callers} concurrent getAccessToken() → ${t.cold.exchanges} exchange, ${t.cold.distinctTokens} token, ${fmt(t.cold.ms, 0)} ms; then ${fmt(t.lifetimes.seconds, 1)} s of reads with 3-second tokens, ${t.lifetimes.reads} reads, ${t.lifetimes.failures} failed)`,
       ['client', 'exchanges', 'expected', '401s', 'mean lifetime ms', 'refresh lag ms (median, min, max)'],
-      t.lifetimes.clients.map((c) => [c.client, c.exchanges, c.expected, c.rejected401, c.meanLifetimeMs, c.refreshLagMs ? `${fmt(c.refreshLagMs.median, 0)}, ${fmt(c.refreshLagMs.min, 0)}, ${fmt(c.refreshLagMs.max, 0)}` : '—']),
+      t.lifetimes.clients.map((c) => [
+        c.client,
+        c.exchanges,
+        c.expected,
+        c.rejected401,
+        c.meanLifetimeMs,
+        c.refreshLagMs ? `${fmt(c.refreshLagMs.median, 0)}, ${fmt(c.refreshLagMs.min, 0)}, ${fmt(c.refreshLagMs.max, 0)}` : '—',
+      ]),
     );
   }
   if (r.webhooks && !r.webhooks.error) {
     const w = r.webhooks;
-    table('Webhook signature, 1 KiB payload', ['verifier', 'ops/s', 'µs/op', 'x limit'], Object.entries(w.verification).map(([name, v]) => [name, fmt(v.opsPerSecond, 0), fmt(v.usPerOp, 2), fmt(v.vsLimit, 2)]));
-    table(`Deliveries through handle(Request), confirmed by a status read (Redis: ${w.redis}, PostgreSQL: ${w.postgres ?? 'not run'})`, ['handler', 'deliveries/s seq', 'deliveries/s 16 at once', 'CPU µs/delivery seq', 'confirmed'], Object.entries(w.deliveries).map(([name, d]) => [name, fmt(d.sequentialPerSecond, 0), fmt(d.concurrent16PerSecond, 0), fmt(d.cpuUsPerDelivery, 0), `${d.confirmed}/${d.handled}`]));
+    table(
+      'Webhook signature, 1 KiB payload',
+      ['verifier', 'ops/s', 'µs/op', 'x limit'],
+      Object.entries(w.verification).map(([name, v]) => [name, fmt(v.opsPerSecond, 0), fmt(v.usPerOp, 2), fmt(v.vsLimit, 2)]),
+    );
+    table(
+      `Deliveries through handle(Request), confirmed by a status read (Redis: ${w.redis}, PostgreSQL: ${w.postgres ?? 'not run'})`,
+      ['handler', 'deliveries/s seq', 'deliveries/s 16 at once', 'CPU µs/delivery seq', 'confirmed'],
+      Object.entries(w.deliveries).map(([name, d]) => [
+        name,
+        fmt(d.sequentialPerSecond, 0),
+        fmt(d.concurrent16PerSecond, 0),
+        fmt(d.cpuUsPerDelivery, 0),
+        `${d.confirmed}/${d.handled}`,
+      ]),
+    );
   }
   if (r.postgres && !r.postgres.error) {
     const p = r.postgres;
@@ -151,41 +340,112 @@ export function printResults({ machine, results, goals: checked }) {
       const counts = (c) => (c === undefined ? '—' : c.error ? c.error : `${c.roundTrips}, ${c.checkouts}`);
       table(
         `Transactional PostgresEventStore, one INSERT through the transaction per delivery, no HTTP (SDK vs limit: ${fmt(p.sequentialVsLimit, 2)}x one at a time, ${fmt(p.concurrentVsLimit, 2)}x 16 at once)`,
-        ['store', 'deliveries/s seq', 'deliveries/s 16 at once', 'CPU µs/delivery seq', 'round trips, checkouts (delivery)', '(redelivery)'],
+        [
+          'store',
+          'deliveries/s seq',
+          'deliveries/s 16 at once',
+          'CPU µs/delivery seq',
+          'round trips, checkouts (delivery)',
+          '(redelivery)',
+        ],
         Object.entries(p.deliveries).map(([name, d]) => {
           const c = name.includes('(SDK)') ? p.sdk : name.includes('(limit)') ? p.limit : p.compare;
-          return [name, fmt(d.sequentialPerSecond, 0), fmt(d.concurrent16PerSecond, 0), fmt(d.cpuUsPerDelivery, 0), counts(c.delivery), counts(c.redelivery)];
+          return [
+            name,
+            fmt(d.sequentialPerSecond, 0),
+            fmt(d.concurrent16PerSecond, 0),
+            fmt(d.cpuUsPerDelivery, 0),
+            counts(c.delivery),
+            counts(c.redelivery),
+          ];
         }),
       );
     }
   }
   if (r.memory && !r.memory.error) {
     const m = r.memory;
-    table('MemoryEventStore', ['measure', 'value'], [
-      [`bytes per entry at ${m.entries} (with / without the id strings)`, `${fmt(m.bytesPerEntry, 0)} / ${fmt(m.bytesPerEntryWithoutIds, 0)}`],
-      ['µs per event (claim + complete) while filling / once full', `${fmt(m.usPerEventFilling, 2)} / ${fmt(m.usPerEventFull, 2)}`],
-      [`heap MB after ${m.flat.events.toLocaleString('en')} events (full at ${m.flat.maxEntries})`, `${fmt(m.flat.heapAtFullMB, 2)} → ${fmt(m.flat.heapAtEndMB, 2)} (peak ${fmt(m.flat.peakMB, 2)})`],
-    ]);
+    table(
+      'MemoryEventStore',
+      ['measure', 'value'],
+      [
+        [
+          `bytes per entry at ${m.entries} (with / without the id strings)`,
+          `${fmt(m.bytesPerEntry, 0)} / ${fmt(m.bytesPerEntryWithoutIds, 0)}`,
+        ],
+        ['µs per event (claim + complete) while filling / once full', `${fmt(m.usPerEventFilling, 2)} / ${fmt(m.usPerEventFull, 2)}`],
+        [
+          `heap MB after ${m.flat.events.toLocaleString('en')} events (full at ${m.flat.maxEntries})`,
+          `${fmt(m.flat.heapAtFullMB, 2)} → ${fmt(m.flat.heapAtEndMB, 2)} (peak ${fmt(m.flat.peakMB, 2)})`,
+        ],
+      ],
+    );
   }
   if (r.size && !r.size.error) {
     const z = r.size;
-    table('Bundle (esbuild, minified, ESM, browser, gzip -9)', ['app imports', 'min KB', 'gzip KB'], Object.entries(z.sizes).map(([name, s]) => [name, fmt(s.minifiedBytes / KB), fmt(s.gzipBytes / KB)]));
-    table(`Cold start (node app.mjs, ${z.startupRuns} interleaved runs each, medians)`, ['script', 'wall ms', 'over empty ms', 'import() ms in-process'], Object.entries(z.startup).map(([name, s]) => [name, fmt(s.medianMs), fmt(s.overEmptyMs), fmt(s.importMs)]));
+    table(
+      'Bundle (esbuild, minified, ESM, browser, gzip -9)',
+      ['app imports', 'min KB', 'gzip KB'],
+      Object.entries(z.sizes).map(([name, s]) => [name, fmt(s.minifiedBytes / KB), fmt(s.gzipBytes / KB)]),
+    );
+    table(
+      `Cold start (node app.mjs, ${z.startupRuns} interleaved runs each, medians)`,
+      ['script', 'wall ms', 'over empty ms', 'import() ms in-process'],
+      Object.entries(z.startup).map(([name, s]) => [name, fmt(s.medianMs), fmt(s.overEmptyMs), fmt(s.importMs)]),
+    );
   }
   if (r.outage && !r.outage.error) {
     const { budgetOn, budgetOff } = r.outage.outage;
     table(
       `503 outage: ${budgetOn.callers} callers (${budgetOn.thinkMs} ms between calls), ${budgetOn.downSeconds} s down then ${budgetOn.upSeconds} s up`,
-      ['retry budget', 'calls', 'requests/call first 2 s', 'requests/call after', 'requests 1st s after recovery', 'calls failed after recovery', 'recovery ms'],
-      [budgetOn, budgetOff].map((o) => [o.budget ? 'on' : 'off', o.calls, fmt(o.requestsPerCallFirstSeconds, 2), fmt(o.requestsPerCallInOutage, 2), o.requestsFirstSecondAfterRecovery, o.callsFailedAfterRecovery, fmt(o.recoveryMs, 0)]),
+      [
+        'retry budget',
+        'calls',
+        'requests/call first 2 s',
+        'requests/call after',
+        'requests 1st s after recovery',
+        'calls failed after recovery',
+        'recovery ms',
+      ],
+      [budgetOn, budgetOff].map((o) => [
+        o.budget ? 'on' : 'off',
+        o.calls,
+        fmt(o.requestsPerCallFirstSeconds, 2),
+        fmt(o.requestsPerCallInOutage, 2),
+        o.requestsFirstSecondAfterRecovery,
+        o.callsFailedAfterRecovery,
+        fmt(o.recoveryMs, 0),
+      ]),
     );
     const { bounded, unbounded } = r.outage.silent;
     table(
       `Silent service (accepts connections, never answers): ${bounded.ratePerSecond} calls/s for ${bounded.seconds} s, then it answers`,
-      ['concurrency', 'calls', 'most sockets open', 'heap growth MB', 'requests 2 s after recovery', 'latest past deadline ms', 'event loop max delay ms'],
-      [['64 (default)', bounded], ['lifted (1,000,000)', unbounded]].map(([name, s]) => [name, s.calls, s.maxOpenSockets, fmt(s.heapGrowthMB), s.requestsIn2sAfterRecovery, fmt(s.worstLatePastDeadlineMs, 0), fmt(s.eventLoopMaxDelayMs, 0)]),
+      [
+        'concurrency',
+        'calls',
+        'most sockets open',
+        'heap growth MB',
+        'requests 2 s after recovery',
+        'latest past deadline ms',
+        'event loop max delay ms',
+      ],
+      [
+        ['64 (default)', bounded],
+        ['lifted (1,000,000)', unbounded],
+      ].map(([name, s]) => [
+        name,
+        s.calls,
+        s.maxOpenSockets,
+        fmt(s.heapGrowthMB),
+        s.requestsIn2sAfterRecovery,
+        fmt(s.worstLatePastDeadlineMs, 0),
+        fmt(s.eventLoopMaxDelayMs, 0),
+      ]),
     );
   }
   for (const [name, value] of Object.entries(r)) if (value?.error) console.log(`\n${name}: FAILED: ${value.error}`);
-  table('Goals', ['goal', 'measured', 'target', 'met', 'margin'], checked.map((g) => [g.goal, g.measured, g.target, g.met ? 'yes' : 'NO', g.margin]));
+  table(
+    'Goals',
+    ['goal', 'measured', 'target', 'met', 'margin'],
+    checked.map((g) => [g.goal, g.measured, g.target, g.met ? 'yes' : 'NO', g.margin]),
+  );
 }

@@ -10,7 +10,13 @@ import { flag, interleave, pairedRatio, report } from '../lib/measure.mjs';
 const { CheckoutClient, OrderSchema } = await import('checkout-partner-sdk');
 const comparePath = flag('compare', undefined);
 const Other = comparePath ? (await import(pathToFileURL(comparePath).href)).CheckoutClient : undefined;
-const body = JSON.stringify({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't-1' }, amount: '125.40', createdAt: '2026-01-01T00:00:00.000Z' });
+const body = JSON.stringify({
+  externalId: 'o-1',
+  currency: 'USDT',
+  settlement: { status: 'Settled', tradeId: 't-1' },
+  amount: '125.40',
+  createdAt: '2026-01-01T00:00:00.000Z',
+});
 const token = JSON.stringify({ accessToken: 'tok-overhead', tokenType: 'Bearer', expiresIn: 3600 });
 const stub = async (input) => {
   const url = typeof input === 'string' ? input : input.url;
@@ -23,13 +29,22 @@ await client.getAccessToken();
 const other = Other && new Other({ baseUrl: base, partnerId: 'p', partnerSecret: 's', fetch: stub });
 await other?.getAccessToken();
 const headers = { authorization: 'Bearer tok-overhead', 'user-agent': `checkout-partner-sdk/0.0.0 node/${process.versions.node}` };
-const retry = { limit: 2, methods: ['get', 'post'], statusCodes: [408, 429, 500, 502, 503, 504], afterStatusCodes: [408, 429, 500, 502, 503, 504], maxRetryAfter: 60_000, retryOnTimeout: true, jitter: true };
+const retry = {
+  limit: 2,
+  methods: ['get', 'post'],
+  statusCodes: [408, 429, 500, 502, 503, 504],
+  afterStatusCodes: [408, 429, 500, 502, 503, 504],
+  maxRetryAfter: 60_000,
+  retryOnTimeout: true,
+  jitter: true,
+};
 
 const variants = {
   // what any client does at least: call fetch, read the body, parse it
   'fetch + JSON.parse': async () => JSON.parse(await (await stub(url, { headers })).text()),
   // ky as the SDK configures it, with nothing of the SDK around it
-  'ky (SDK options)': async () => JSON.parse(await (await ky(url, { headers, retry, timeout: 30_000, redirect: 'manual', fetch: stub })).text()),
+  'ky (SDK options)': async () =>
+    JSON.parse(await (await ky(url, { headers, retry, timeout: 30_000, redirect: 'manual', fetch: stub })).text()),
   'sdk getOrderByExternalId': () => client.getOrderByExternalId('o-1'),
   ...(other && { [`sdk from ${comparePath}`]: () => other.getOrderByExternalId('o-1') }),
   ...(OrderSchema && { 'zod OrderSchema.parse alone': async () => OrderSchema.parse(JSON.parse(body)) }),
@@ -44,7 +59,11 @@ const results = await interleave(variants, {
   },
 });
 const summary = Object.fromEntries(
-  Object.entries(results).map(([name, r]) => [name, { cpuUsPerCall: r.cpuUsPerOp, vsFetch: pairedRatio(results, name, 'fetch + JSON.parse', 'cpuPerOp') }]),
+  Object.entries(results).map(([name, r]) => [
+    name,
+    { cpuUsPerCall: r.cpuUsPerOp, vsFetch: pairedRatio(results, name, 'fetch + JSON.parse', 'cpuPerOp') },
+  ]),
 );
-if (other) summary['sdk getOrderByExternalId'].vsCompare = pairedRatio(results, 'sdk getOrderByExternalId', `sdk from ${comparePath}`, 'cpuPerOp');
+if (other)
+  summary['sdk getOrderByExternalId'].vsCompare = pairedRatio(results, 'sdk getOrderByExternalId', `sdk from ${comparePath}`, 'cpuPerOp');
 report(summary);

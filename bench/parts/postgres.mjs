@@ -102,7 +102,9 @@ try {
     await other.pool.query('CREATE TABLE bench_compare_payments (event_id text PRIMARY KEY, kind text NOT NULL)');
     const otherWrite = write('bench_compare_payments');
     variants[`PostgresEventStore.transact (${compare})`] = async (eventId) => {
-      const result = await otherStore.transact({ eventId, type: 'otc.trade.settled' }, LEASE_MS, (transaction) => otherWrite(transaction, eventId));
+      const result = await otherStore.transact({ eventId, type: 'otc.trade.settled' }, LEASE_MS, (transaction) =>
+        otherWrite(transaction, eventId),
+      );
       if (result !== 'handled') throw new Error(`transact answered ${result}`);
     };
   }
@@ -115,7 +117,10 @@ try {
       const before = { ...counts, workStatements };
       await run(eventId);
       // the store's own: the work's INSERT is not counted
-      return { checkouts: counts.checkouts - before.checkouts, roundTrips: counts.roundTrips - before.roundTrips - (workStatements - before.workStatements) };
+      return {
+        checkouts: counts.checkouts - before.checkouts,
+        roundTrips: counts.roundTrips - before.roundTrips - (workStatements - before.workStatements),
+      };
     };
     const delivery = await measure();
     return { delivery, redelivery: redelivered ? await measure().catch((error) => ({ error: error.message })) : undefined };
@@ -127,7 +132,8 @@ try {
   };
   const sdkCounts = await perDelivery(sdk, redeliverable, true);
   const limitCounts = await perDelivery(limit, byHand, false);
-  const otherCounts = other === undefined ? undefined : await perDelivery(other, variants[`PostgresEventStore.transact (${compare})`], false);
+  const otherCounts =
+    other === undefined ? undefined : await perDelivery(other, variants[`PostgresEventStore.transact (${compare})`], false);
 
   const sequential = async (run) => {
     for (let i = 0; i < perRound; i++) await run(randomUUID());
@@ -135,9 +141,11 @@ try {
   };
   const concurrent = async (run) => {
     let left = perRound;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (left-- > 0) await run(randomUUID());
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (left-- > 0) await run(randomUUID());
+      }),
+    );
     return perRound;
   };
   const seq = await interleave(variants, { rounds, batch: sequential });
@@ -158,7 +166,13 @@ try {
     // the store's own round trips (the work's INSERT left out) and pool checkouts
     sdk: sdkCounts,
     limit: limitCounts,
-    ...(other === undefined ? {} : { compare: otherCounts, sequentialVsCompare: pairedRatio(seq, sdkName, `PostgresEventStore.transact (${compare})`, 'opsPerSecSamples'), concurrentVsCompare: pairedRatio(conc, sdkName, `PostgresEventStore.transact (${compare})`, 'opsPerSecSamples') }),
+    ...(other === undefined
+      ? {}
+      : {
+          compare: otherCounts,
+          sequentialVsCompare: pairedRatio(seq, sdkName, `PostgresEventStore.transact (${compare})`, 'opsPerSecSamples'),
+          concurrentVsCompare: pairedRatio(conc, sdkName, `PostgresEventStore.transact (${compare})`, 'opsPerSecSamples'),
+        }),
   });
 } finally {
   await sdk.pool.end().catch(() => undefined);

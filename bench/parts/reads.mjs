@@ -23,7 +23,14 @@ const stripe = new Stripe('sk_test_bench', { host: '127.0.0.1', port: Number(new
 
 // ky as the SDK configures it for a GET (the same headers, retry, timeout and redirect options), with
 // nothing of the SDK around it: the transport's own cost
-const kyRetry = { limit: 2, statusCodes: [408, 429, 500, 502, 503, 504], afterStatusCodes: [408, 429, 500, 502, 503, 504], maxRetryAfter: 60_000, retryOnTimeout: true, jitter: true };
+const kyRetry = {
+  limit: 2,
+  statusCodes: [408, 429, 500, 502, 503, 504],
+  afterStatusCodes: [408, 429, 500, 502, 503, 504],
+  maxRetryAfter: 60_000,
+  retryOnTimeout: true,
+  jitter: true,
+};
 const kyHeaders = { authorization: `Bearer ${token}`, 'user-agent': `checkout-partner-sdk/0.0.0 node/${process.versions.node}` };
 
 const all = {

@@ -17,10 +17,10 @@ import { flag, median, report } from '../lib/measure.mjs';
 
 const bench = join(dirname(fileURLToPath(import.meta.url)), '..');
 const apps = {
-  'CheckoutClient': `export { CheckoutClient } from 'checkout-partner-sdk';`,
-  'createWebhookHandler': `export { createWebhookHandler } from 'checkout-partner-sdk/webhooks';`,
-  'openai': `export { default as OpenAI } from 'openai';`,
-  'stripe': `export { default as Stripe } from 'stripe';`,
+  CheckoutClient: `export { CheckoutClient } from 'checkout-partner-sdk';`,
+  createWebhookHandler: `export { createWebhookHandler } from 'checkout-partner-sdk/webhooks';`,
+  openai: `export { default as OpenAI } from 'openai';`,
+  stripe: `export { default as Stripe } from 'stripe';`,
 };
 
 const sizes = {};
@@ -56,18 +56,19 @@ const scripts = {
   'zod/v4/locales alone': `import('zod/v4/locales')`,
   'jose (root)': `import('jose')`,
   'jose/jwt/decode': `import('jose/jwt/decode')`,
-  'ky': `import('ky')`,
+  ky: `import('ky')`,
   'checkout-partner-sdk': `import('checkout-partner-sdk')`,
   'checkout-partner-sdk/webhooks': `import('checkout-partner-sdk/webhooks')`,
-  'openai': `import('openai')`,
-  'stripe': `import('stripe')`,
+  openai: `import('openai')`,
+  stripe: `import('stripe')`,
 };
 const files = {};
 for (const [name, expression] of Object.entries(scripts)) {
   const file = join(dir, `${name.replace(/[^a-z]+/gi, '-')}.mjs`);
-  const body = expression === ''
-    ? `process.stdout.write('0');\n`
-    : `const t0 = performance.now();\nawait ${expression};\nprocess.stdout.write(String(performance.now() - t0));\n`;
+  const body =
+    expression === ''
+      ? `process.stdout.write('0');\n`
+      : `const t0 = performance.now();\nawait ${expression};\nprocess.stdout.write(String(performance.now() - t0));\n`;
   writeFileSync(file, body);
   files[name] = file;
 }

@@ -30,7 +30,13 @@ class Never extends MetricReader {
 }
 const meterProvider = new MeterProvider({ readers: [new Never()] });
 
-const body = JSON.stringify({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't-1' }, amount: '125.40', createdAt: '2026-01-01T00:00:00.000Z' });
+const body = JSON.stringify({
+  externalId: 'o-1',
+  currency: 'USDT',
+  settlement: { status: 'Settled', tradeId: 't-1' },
+  amount: '125.40',
+  createdAt: '2026-01-01T00:00:00.000Z',
+});
 const token = JSON.stringify({ accessToken: 'tok-telemetry', tokenType: 'Bearer', expiresIn: 3600 });
 const stub = async (input) => {
   const url = typeof input === 'string' ? input : input.url;
@@ -59,7 +65,10 @@ const results = await interleave(variants, {
 });
 const base = 'no provider registered';
 const summary = Object.fromEntries(
-  Object.entries(results).map(([name, r]) => [name, { cpuUsPerCall: r.cpuUsPerOp, vsNoProvider: pairedRatio(results, name, base, 'cpuPerOp') }]),
+  Object.entries(results).map(([name, r]) => [
+    name,
+    { cpuUsPerCall: r.cpuUsPerOp, vsNoProvider: pairedRatio(results, name, base, 'cpuPerOp') },
+  ]),
 );
 if (other) summary[base].vsCompare = pairedRatio(results, base, `no provider, build ${comparePath}`, 'cpuPerOp');
 report(summary);

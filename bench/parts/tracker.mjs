@@ -34,7 +34,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const gc = globalThis.gc ?? (() => undefined);
 
 const fake = createFakeCheckout({ partners: [{ partnerId: 'p-bench', partnerSecret: 's-bench' }], maxLoggedRequests: 10 });
-for (let i = 0; i < RECORDS; i++) fake.setOrder({ externalId: `o-${i}`, currency: 'USDT', settlement: { status: 'Pending', tradeId: `t-${i}` } });
+for (let i = 0; i < RECORDS; i++)
+  fake.setOrder({ externalId: `o-${i}`, currency: 'USDT', settlement: { status: 'Pending', tradeId: `t-${i}` } });
 const server = await fake.listen({ host: '127.0.0.1' });
 const redis = await startRedis();
 let ioredis;
@@ -62,10 +63,16 @@ try {
       handled += claimed.length;
     }
     const usPerRead = Number(process.hrtime.bigint() - started) / 1000 / handled;
-    return { store: name, bytesPerWatchedRecord: Math.round(bytesPerRecord), storeUsPerRead: Number(usPerRead.toFixed(1)), records: handled };
+    return {
+      store: name,
+      bytesPerWatchedRecord: Math.round(bytesPerRecord),
+      storeUsPerRead: Number(usPerRead.toFixed(1)),
+      records: handled,
+    };
   };
   // a store that fails is reported as such, and the other stores and the tracker are still measured
-  const measured = (name, store, measureBytes) => storeCost(name, store, measureBytes).catch((error) => ({ store: name, failed: String(error?.message ?? error).split('\n')[0] }));
+  const measured = (name, store, measureBytes) =>
+    storeCost(name, store, measureBytes).catch((error) => ({ store: name, failed: String(error?.message ?? error).split('\n')[0] }));
   const stores = [await measured('memory', new MemoryStatusStore({ maxRecords: RECORDS * 2 }), async () => process.memoryUsage().heapUsed)];
   if (redis.url) {
     ioredis = new Redis(redis.url, { maxRetriesPerRequest: 1 });
@@ -131,13 +138,17 @@ try {
   for (let k = 0; k < 2 * CHANGES; k++) {
     const id = `o-${Math.floor((k * RECORDS) / (2 * CHANGES))}`;
     const via = k % 2 === 0 ? 'webhook' : 'poll';
-    setTimeout(() => {
-      fake.settleOrder(id);
-      changedAt.set(id, Date.now());
-      readsAtChange.set(id, readsOf.get(id) ?? 0);
-      path.set(id, via);
-      if (via === 'webhook') void tracker.nudge('order', id, { event: { eventId: `e-${id}`, type: 'otc.trade.settled', tradeId: id.replace('o-', 't-') } });
-    }, (k * spreadMs) / (2 * CHANGES));
+    setTimeout(
+      () => {
+        fake.settleOrder(id);
+        changedAt.set(id, Date.now());
+        readsAtChange.set(id, readsOf.get(id) ?? 0);
+        path.set(id, via);
+        if (via === 'webhook')
+          void tracker.nudge('order', id, { event: { eventId: `e-${id}`, type: 'otc.trade.settled', tradeId: id.replace('o-', 't-') } });
+      },
+      (k * spreadMs) / (2 * CHANGES),
+    );
   }
   await sleep((2 * RUN_MS) / 3);
   clearInterval(sampler);
@@ -156,7 +167,11 @@ try {
     runSeconds: RUN_MS / 1000,
     maxConcurrentReads: 16,
     watchUsPerRecord: Number(watchUs.toFixed(1)),
-    requestsPerSecond: { mean: Math.round(steady.reduce((a, b) => a + b, 0) / Math.max(1, steady.length)), max: Math.max(...steady), clientRateLimit: RPS },
+    requestsPerSecond: {
+      mean: Math.round(steady.reduce((a, b) => a + b, 0) / Math.max(1, steady.length)),
+      max: Math.max(...steady),
+      clientRateLimit: RPS,
+    },
     readsPerRecordPerMinute: Number(((requests / RECORDS) * (60_000 / RUN_MS)).toFixed(1)),
     webhook: summary('webhook'),
     poll: summary('poll'),

@@ -80,7 +80,11 @@ const verification = await interleave(verifiers, { rounds: quick ? 5 : 11, batch
 const verifyTable = Object.fromEntries(
   Object.entries(verification).map(([name, r]) => [
     name,
-    { opsPerSecond: r.opsPerSec, usPerOp: r.wallUsPerOp, vsLimit: pairedRatio(verification, name, 'node:crypto (limit)', 'opsPerSecSamples') },
+    {
+      opsPerSecond: r.opsPerSec,
+      usPerOp: r.wallUsPerOp,
+      vsLimit: pairedRatio(verification, name, 'node:crypto (limit)', 'opsPerSecSamples'),
+    },
   ]),
 );
 
@@ -124,7 +128,9 @@ try {
       const { default: Redis } = await import('ioredis');
       ioredis = new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: false });
       await ioredis.ping();
-      handlers['handle(), RedisEventStore (ioredis)'] = makeHandler(new RedisEventStore({ client: ioredis, prefix: `bench:${randomUUID()}:` }));
+      handlers['handle(), RedisEventStore (ioredis)'] = makeHandler(
+        new RedisEventStore({ client: ioredis, prefix: `bench:${randomUUID()}:` }),
+      );
     }
   } else {
     redisNote = redis.error;
@@ -161,9 +167,11 @@ try {
   const concurrent = async (h) => {
     const requests = await Promise.all(Array.from({ length: perRound }, delivery));
     let next = 0;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (next < requests.length) await deliver(h, requests[next++]);
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < requests.length) await deliver(h, requests[next++]);
+      }),
+    );
     return perRound;
   };
   const rounds = quick ? 3 : 5;
@@ -172,10 +180,22 @@ try {
   const deliveries = Object.fromEntries(
     Object.keys(handlers).map((name) => [
       name,
-      { sequentialPerSecond: seq[name].opsPerSec, concurrent16PerSecond: conc[name].opsPerSec, cpuUsPerDelivery: seq[name].cpuUsPerOp, ...handlers[name].counts() },
+      {
+        sequentialPerSecond: seq[name].opsPerSec,
+        concurrent16PerSecond: conc[name].opsPerSec,
+        cpuUsPerDelivery: seq[name].cpuUsPerOp,
+        ...handlers[name].counts(),
+      },
     ]),
   );
-  report({ payloadBytes: 1024, verification: verifyTable, deliveries, statuses: Object.fromEntries(statuses), redis: redisNote ?? 'ok', postgres: postgresNote ?? 'ok' });
+  report({
+    payloadBytes: 1024,
+    verification: verifyTable,
+    deliveries,
+    statuses: Object.fromEntries(statuses),
+    redis: redisNote ?? 'ok',
+    postgres: postgresNote ?? 'ok',
+  });
 } finally {
   await ioredis?.quit().catch(() => undefined);
   await pgPool?.end().catch(() => undefined);

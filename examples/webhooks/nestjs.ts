@@ -81,24 +81,27 @@ export class WebhooksModule {
       providers: [
         { provide: WEBHOOKS_OPTIONS, useValue: options },
         // an async provider: Nest awaits it before the app listens
-        { provide: WEBHOOK_HANDLER, useFactory: async () => createWebhookHandler(typeof handler === 'function' ? await handler() : handler) },
+        {
+          provide: WEBHOOK_HANDLER,
+          useFactory: async () => createWebhookHandler(typeof handler === 'function' ? await handler() : handler),
+        },
       ],
     };
   }
 }
 
 /** A Nest app with POST /webhooks; `rawBody: false` shows what happens without it (500 naming the fix). */
-export function createApp(
-  options: WebhookHandlerOptions | WebhooksModuleOptions,
-  { rawBody = true } = {},
-): Promise<INestApplication> {
+export function createApp(options: WebhookHandlerOptions | WebhooksModuleOptions, { rawBody = true } = {}): Promise<INestApplication> {
   const module = 'handler' in options ? options : { handler: options };
   // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Nest types its plain options object as a class
   return NestFactory.create(WebhooksModule.forRoot(module), { rawBody, logger: false });
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const pool = process.env.DATABASE_URL === undefined ? undefined : new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
+  const pool =
+    process.env.DATABASE_URL === undefined
+      ? undefined
+      : new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
   // required by pg: an idle client whose session ends (a restart, a failover) is reported here; without a listener the process crashes
   pool?.on('error', (error) => console.error('idle PostgreSQL client lost:', error.message));
   const app = await createApp({

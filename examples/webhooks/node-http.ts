@@ -10,7 +10,10 @@ import { createWebhookHandler, type WebhookHandler, type WebhookHandlerOptions }
 export function createServer(options: WebhookHandlerOptions): { server: Server; handler: WebhookHandler } {
   const handler = createWebhookHandler(options);
   const server = createHttpServer((req, res) => {
-    if (req.method === 'POST' && req.url === '/webhooks') { handler.node(req, res); return; }
+    if (req.method === 'POST' && req.url === '/webhooks') {
+      handler.node(req, res);
+      return;
+    }
     res.writeHead(404).end();
   });
   return { server, handler };

@@ -28,7 +28,10 @@ export async function migrate(pool: pg.Pool): Promise<void> {
 }
 
 /** A server that answers POST /webhooks, recording each confirmed settlement exactly once. */
-export function createServer(options: { pool: pg.Pool; client: StatusReader; secret: string | string[] }): { server: Server; handler: WebhookHandler } {
+export function createServer(options: { pool: pg.Pool; client: StatusReader; secret: string | string[] }): {
+  server: Server;
+  handler: WebhookHandler;
+} {
   const handler = createWebhookHandler({
     secret: options.secret,
     client: options.client,
@@ -49,7 +52,10 @@ export function createServer(options: { pool: pg.Pool; client: StatusReader; sec
     },
   });
   const server = createHttpServer((req, res) => {
-    if (req.method === 'POST' && req.url === '/webhooks') { handler.node(req, res); return; }
+    if (req.method === 'POST' && req.url === '/webhooks') {
+      handler.node(req, res);
+      return;
+    }
     res.writeHead(404).end();
   });
   return { server, handler };

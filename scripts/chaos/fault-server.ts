@@ -18,7 +18,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-
 /** What one attempt got. */
 export type Outcome = 'ok' | '500' | '502' | '503' | '429' | 'reset' | 'slow' | '401';
 
@@ -139,7 +138,10 @@ function exchange(req: IncomingMessage, res: ServerResponse): void {
     else send(res, 500, { message: 'injected 500' });
     return;
   }
-  if (req.headers['x-partner-id'] !== process.env.CHAOS_PARTNER_ID || req.headers['x-partner-secret'] !== process.env.CHAOS_PARTNER_SECRET) {
+  if (
+    req.headers['x-partner-id'] !== process.env.CHAOS_PARTNER_ID ||
+    req.headers['x-partner-secret'] !== process.env.CHAOS_PARTNER_SECRET
+  ) {
     report.violations.push('POST /auth/token with wrong or missing partner headers');
     log('401');
     send(res, 401, { message: 'invalid credentials' });

@@ -85,8 +85,7 @@ async function one(index: number): Promise<void> {
   const record: CallRecord = { id, start, end: 0, latencyMs: 0, ok: false, aborted };
   try {
     const options = controller ? { signal: controller.signal } : {};
-    const result =
-      kind === 'order' ? await client.getOrderByExternalId(id, options) : await client.getWithdrawalByExternalId(id, options);
+    const result = kind === 'order' ? await client.getOrderByExternalId(id, options) : await client.getWithdrawalByExternalId(id, options);
     record.ok = true;
     record.matched = result.externalId === id;
   } catch (error) {

@@ -118,7 +118,9 @@ try {
     const reason = explain(call, report, MAX_ATTEMPTS);
     if (reason === undefined) {
       if (unexplained++ < 10) {
-        fail(`unexplained outcome of ${JSON.stringify(call.id)}: ${JSON.stringify(call.error ?? call)}; served ${JSON.stringify(report.calls[call.id] ?? [])}`);
+        fail(
+          `unexplained outcome of ${JSON.stringify(call.id)}: ${JSON.stringify(call.error ?? call)}; served ${JSON.stringify(report.calls[call.id] ?? [])}`,
+        );
       }
       continue;
     }
@@ -163,7 +165,12 @@ chaos: ${CALLS} status reads at ${CONCURRENCY} concurrent, CheckoutClient from $
   served              ${[...served].map(([k, v]) => `${k}×${v}`).join(' ')}
   token exchanges     ${report.exchanges.length} attempts, ${report.tokensIssued} tokens issued, ${exchangeFailures} failed; ${report.revocations.length} revocations; ${report.outages.length} exchange outages
   failures surfaced   ${[...byError].map(([k, v]) => `${k}×${v}`).join(', ') || 'none'}
-  explained as        ${[...explained].filter(([k]) => k !== 'ok').map(([k, v]) => `${k}×${v}`).join(', ') || 'n/a'}
+  explained as        ${
+    [...explained]
+      .filter(([k]) => k !== 'ok')
+      .map(([k, v]) => `${k}×${v}`)
+      .join(', ') || 'n/a'
+  }
   latency (all)       p50 ${f(quantile(latencies, 0.5))} ms, p99 ${f(quantile(latencies, 0.99))} ms, max ${f(latencies.at(-1) ?? NaN)} ms
   latency (ok)        p50 ${f(quantile(okLatencies, 0.5))} ms, p99 ${f(quantile(okLatencies, 0.99))} ms
   unhandled           ${result.unhandled.length}; API rule violations ${report.violations.length}; unexplained ${unexplained}`);

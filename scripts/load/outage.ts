@@ -35,14 +35,26 @@ const check = (ok: boolean, what: string) => {
 };
 
 const on = await outage({ CheckoutClient, budget: true, downSeconds: seconds, upSeconds: 3 });
-check(on.requestsPerCallInOutage <= 1.3, `503 for ${seconds} s, 64 callers, retry budget on: ${on.requestsPerCallInOutage.toFixed(2)} requests per call after the first 2 s (≤ 1.3)`);
-check(on.callsFailedAfterRecovery === 0 && on.successesAfterRecovery > 0, `after recovery: ${on.successesAfterRecovery} calls succeeded, ${on.callsFailedAfterRecovery} failed`);
+check(
+  on.requestsPerCallInOutage <= 1.3,
+  `503 for ${seconds} s, 64 callers, retry budget on: ${on.requestsPerCallInOutage.toFixed(2)} requests per call after the first 2 s (≤ 1.3)`,
+);
+check(
+  on.callsFailedAfterRecovery === 0 && on.successesAfterRecovery > 0,
+  `after recovery: ${on.successesAfterRecovery} calls succeeded, ${on.callsFailedAfterRecovery} failed`,
+);
 const off = await outage({ CheckoutClient, budget: false, downSeconds: Math.min(seconds, 8), upSeconds: 2 });
 check(off.requestsPerCallInOutage >= 2.7, `retry budget off: ${off.requestsPerCallInOutage.toFixed(2)} requests per call (about 3)`);
 
 const quiet = await silent({ CheckoutClient, seconds: Math.min(seconds, 10) });
-check(quiet.maxOpenSockets <= 129, `silent service, ${quiet.calls} calls at 50/s: at most ${quiet.maxOpenSockets} sockets open (≤ 2 × 64 + 1)`);
-check(quiet.worstLatePastDeadlineMs <= 250, `every call ended by its deadline (latest: ${quiet.worstLatePastDeadlineMs.toFixed(0)} ms past it)`);
+check(
+  quiet.maxOpenSockets <= 129,
+  `silent service, ${quiet.calls} calls at 50/s: at most ${quiet.maxOpenSockets} sockets open (≤ 2 × 64 + 1)`,
+);
+check(
+  quiet.worstLatePastDeadlineMs <= 250,
+  `every call ended by its deadline (latest: ${quiet.worstLatePastDeadlineMs.toFixed(0)} ms past it)`,
+);
 const fifty = await convoy({ CheckoutClient, callers: 50, seconds: 3, concurrency: 1, timeoutMs: 300 });
 check(
   fifty.requests <= 2 * fifty.bound,
@@ -53,7 +65,10 @@ check(
   twoHundred.maxOpenSockets <= twoHundred.concurrency + 3,
   `hung service, 200 looping callers for ${(twoHundred.elapsedMs / 1000).toFixed(1)} s: at most ${twoHundred.maxOpenSockets} sockets open (≤ concurrency 1 + 3), ${twoHundred.connections} connections in all`,
 );
-check(twoHundred.requests <= 2 * twoHundred.bound, `hung service, 200 callers: ${twoHundred.requests} requests reached it (≤ 2 × ${twoHundred.bound.toFixed(1)})`);
+check(
+  twoHundred.requests <= 2 * twoHundred.bound,
+  `hung service, 200 callers: ${twoHundred.requests} requests reached it (≤ 2 × ${twoHundred.bound.toFixed(1)})`,
+);
 const wide = await convoy({ CheckoutClient, callers: 200, seconds: 8, concurrency: 64, timeoutMs: 300 });
 check(
   wide.maxOpenSockets <= wide.concurrency + 16 && wide.requests <= 2 * wide.bound,

@@ -26,7 +26,9 @@ const npxBin = 'npx';
 function run(command: string, args: string[], options: { cwd?: string; timeoutMs: number }): string {
   const result = spawnSync(command, args, { cwd: options.cwd, encoding: 'utf8', timeout: options.timeoutMs, env: process.env });
   if (result.error !== undefined || result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`}): ${(result.stderr ?? '').trim().slice(-1500)}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`}): ${(result.stderr ?? '').trim().slice(-1500)}`,
+    );
   }
   return result.stdout;
 }
@@ -53,7 +55,11 @@ export function provisionNode(version: string): string {
 
 /** The path of a binary that `npx -y <pkg>@<version>` runs, found by asking it. */
 function npxBinary(spec: string, args: string[]): string {
-  const out = run(npxBin, ['-y', spec, ...args], { timeoutMs: 300_000 }).trim().split('\n').at(-1) ?? '';
+  const out =
+    run(npxBin, ['-y', spec, ...args], { timeoutMs: 300_000 })
+      .trim()
+      .split('\n')
+      .at(-1) ?? '';
   if (!existsSync(out)) throw new Error(`could not locate the binary of ${spec} (got ${JSON.stringify(out)})`);
   return out;
 }
@@ -73,7 +79,17 @@ export function provisionMiniflare(): string {
   mkdirSync(dir, { recursive: true });
   run(
     npmBin,
-    ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `miniflare@${VERSIONS.miniflare}`],
+    [
+      'install',
+      '--prefix',
+      dir,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `miniflare@${VERSIONS.miniflare}`,
+    ],
     { timeoutMs: 600_000 },
   );
   return dir;

@@ -52,7 +52,10 @@ try {
   if (!FROM_SRC) assertFreshBuild(['index.js', 'webhooks.js', 'webhooks.node.js', 'index.cjs', 'testing.js']);
   // a consumer project: the package is a dependency, resolved through its `exports`
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'runtime-smoke', private: true, type: 'module' }));
-  writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2023', module: 'ESNext', moduleResolution: 'Bundler' } }));
+  writeFileSync(
+    join(consumer, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { target: 'ES2023', module: 'ESNext', moduleResolution: 'Bundler' } }),
+  );
   mkdirSync(join(consumer, 'node_modules'));
   symlinkSync(ROOT, join(consumer, 'node_modules', 'checkout-partner-sdk'), 'dir');
   for (const file of ['smoke.ts', 'smoke-cli.ts', 'smoke-worker.ts']) copyFileSync(join(here, file), join(consumer, file));
@@ -106,9 +109,24 @@ try {
   const args = [server.url, PARTNER_ID, PARTNER_SECRET];
   const only = process.env.RUNTIMES?.split(',').map((s) => s.trim());
   const matrix: { runtime: string; version: string; provision: () => string; command: (bin: string) => [string, string[]] }[] = [
-    { runtime: 'node22', version: VERSIONS.node22, provision: () => provisionNode(VERSIONS.node22), command: (bin) => [bin, ['smoke-cli.mjs', ...args]] },
-    { runtime: 'node24', version: process.versions.node, provision: () => process.execPath, command: (bin) => [bin, ['smoke-cli.mjs', ...args]] },
-    { runtime: 'node26', version: VERSIONS.node26, provision: () => provisionNode(VERSIONS.node26), command: (bin) => [bin, ['smoke-cli.mjs', ...args]] },
+    {
+      runtime: 'node22',
+      version: VERSIONS.node22,
+      provision: () => provisionNode(VERSIONS.node22),
+      command: (bin) => [bin, ['smoke-cli.mjs', ...args]],
+    },
+    {
+      runtime: 'node24',
+      version: process.versions.node,
+      provision: () => process.execPath,
+      command: (bin) => [bin, ['smoke-cli.mjs', ...args]],
+    },
+    {
+      runtime: 'node26',
+      version: VERSIONS.node26,
+      provision: () => provisionNode(VERSIONS.node26),
+      command: (bin) => [bin, ['smoke-cli.mjs', ...args]],
+    },
     { runtime: 'bun', version: VERSIONS.bun, provision: provisionBun, command: (bin) => [bin, ['smoke-cli.mjs', ...args]] },
     {
       runtime: 'deno',
@@ -121,7 +139,10 @@ try {
       runtime: 'workerd',
       version: `miniflare ${VERSIONS.miniflare}`,
       provision: provisionMiniflare,
-      command: (dir) => [process.execPath, ['miniflare-run.mjs', join(dir, 'node_modules', 'miniflare', 'dist', 'src', 'index.js'), ...args]],
+      command: (dir) => [
+        process.execPath,
+        ['miniflare-run.mjs', join(dir, 'node_modules', 'miniflare', 'dist', 'src', 'index.js'), ...args],
+      ],
     },
   ];
 
@@ -132,13 +153,25 @@ try {
     try {
       bin = entry.provision();
     } catch (error) {
-      rows.push({ runtime: entry.runtime, version: entry.version, provisionMs: performance.now() - t0, runMs: 0, ok: false, detail: `provisioning failed: ${String(error).slice(0, 400)}` });
+      rows.push({
+        runtime: entry.runtime,
+        version: entry.version,
+        provisionMs: performance.now() - t0,
+        runMs: 0,
+        ok: false,
+        detail: `provisioning failed: ${String(error).slice(0, 400)}`,
+      });
       continue;
     }
     const provisionMs = performance.now() - t0;
     const [command, commandArgs] = entry.command(bin);
     const t1 = performance.now();
-    const child = spawnBounded(command, commandArgs, { name: entry.runtime, cwd: consumer, timeoutMs: RUN_LIMIT_MS, env: { NO_COLOR: '1' } });
+    const child = spawnBounded(command, commandArgs, {
+      name: entry.runtime,
+      cwd: consumer,
+      timeoutMs: RUN_LIMIT_MS,
+      env: { NO_COLOR: '1' },
+    });
     const exit = await child.exited;
     const runMs = performance.now() - t1;
     const line = child.output.stdout.split('\n').find((l) => l.startsWith('SMOKE '));
@@ -149,7 +182,9 @@ try {
     } else {
       const result = JSON.parse(line.slice(6)) as { ok: boolean; runtime: string; checks: string[]; failure?: string };
       ok = result.ok && exit.code === 0;
-      detail = result.ok ? `${result.runtime}: ${result.checks.length} checks` : `${result.runtime}: FAILED ${result.failure} (passed: ${result.checks.join(', ')})`;
+      detail = result.ok
+        ? `${result.runtime}: ${result.checks.length} checks`
+        : `${result.runtime}: FAILED ${result.failure} (passed: ${result.checks.join(', ')})`;
     }
     rows.push({ runtime: entry.runtime, version: entry.version, provisionMs, runMs, ok, detail });
   }

@@ -5,7 +5,14 @@
  */
 import { CheckoutClient, CheckoutError, NotFoundError } from 'checkout-partner-sdk';
 import { createStatusTracker, MemoryStatusStore, type StatusChange } from 'checkout-partner-sdk/tracker';
-import { createWebhookHandler, MemoryEventStore, parseEvent, signPayload, verifySignature, type WebhookContext } from 'checkout-partner-sdk/webhooks';
+import {
+  createWebhookHandler,
+  MemoryEventStore,
+  parseEvent,
+  signPayload,
+  verifySignature,
+  type WebhookContext,
+} from 'checkout-partner-sdk/webhooks';
 
 export interface SmokeInput {
   baseUrl: string;
@@ -78,10 +85,19 @@ export async function smoke(input: SmokeInput): Promise<SmokeResult> {
       },
     });
     const deliver = (sig: string) =>
-      handler.handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-provider-signature': sig } }));
+      handler.handle(
+        new Request('http://127.0.0.1/webhooks', {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', 'x-provider-signature': sig },
+        }),
+      );
     const first = await deliver(signature);
     check(first.status === 200, `a signed event is answered 200 (got ${first.status})`);
-    check(seen.length === 1 && seen[0]?.confirmed === true && seen[0].order?.externalId === 'smoke order/1', 'onEvent ran once, confirmed by the order read');
+    check(
+      seen.length === 1 && seen[0]?.confirmed === true && seen[0].order?.externalId === 'smoke order/1',
+      'onEvent ran once, confirmed by the order read',
+    );
     const again = await deliver(signature);
     check(again.status === 200 && seen.length === 1, 'a redelivery is 200 and not handled again');
     const forged = await deliver(`sha256=${'0'.repeat(64)}`);
@@ -90,15 +106,27 @@ export async function smoke(input: SmokeInput): Promise<SmokeResult> {
     pass('webhook handler (verify, confirm, deduplicate)');
 
     const changes: StatusChange[] = [];
-    const tracker = createStatusTracker({ client, store: new MemoryStatusStore(), claimIntervalMs: 10, onChange: (change) => void changes.push(change) });
+    const tracker = createStatusTracker({
+      client,
+      store: new MemoryStatusStore(),
+      claimIntervalMs: 10,
+      onChange: (change) => void changes.push(change),
+    });
     tracker.start();
     const trackerHandler = createWebhookHandler({ secret, client, tracker, resolveOrderExternalId: () => 'smoke order/1' });
     const nudged = await trackerHandler.handle(
-      new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-provider-signature': signature } }),
+      new Request('http://127.0.0.1/webhooks', {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'x-provider-signature': signature },
+      }),
     );
     check(nudged.status === 200, `an event to a handler with a tracker is answered 200 (got ${nudged.status})`);
     for (let turn = 0; turn < 500 && changes.length === 0; turn += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-    check(changes.length === 1 && changes[0]?.status === 'Settled' && changes[0].source === 'webhook', 'the tracker handed the change over once, from the webhook');
+    check(
+      changes.length === 1 && changes[0]?.status === 'Settled' && changes[0].source === 'webhook',
+      'the tracker handed the change over once, from the webhook',
+    );
     const drained = await tracker.drain({ timeoutMs: 2_000 });
     check(drained.drained && changes.length === 1, 'the tracker drained');
     pass('status tracker (webhook nudge, onChange once)');

@@ -56,7 +56,9 @@ export function soakEvent(index: number): SoakEvent {
 }
 
 /** The record the fake service holds for event `index`. */
-export function soakRecord(index: number):
+export function soakRecord(
+  index: number,
+):
   | { kind: 'order'; order: { externalId: string; currency: string; settlement: { status: string; tradeId: string | null } } }
   | { kind: 'withdrawal'; withdrawal: { externalId: string; status: string } } {
   const event = soakEvent(index);

@@ -7,7 +7,11 @@ import { createFakeCheckout } from 'checkout-partner-sdk/testing';
 import { PARTNER_ID, PARTNER_SECRET, soakRecord } from './events.js';
 
 const events = Number(process.env.SOAK_EVENTS ?? 10_000);
-const fake = createFakeCheckout({ partners: [{ partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET }], tokenTtlSeconds: 3600, maxLoggedRequests: 10 });
+const fake = createFakeCheckout({
+  partners: [{ partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET }],
+  tokenTtlSeconds: 3600,
+  maxLoggedRequests: 10,
+});
 for (let i = 0; i < events; i++) {
   const record = soakRecord(i);
   if (record.kind === 'order') fake.setOrder(record.order);

@@ -24,12 +24,24 @@ const failRate = Number(env('SOAK_FAIL_RATE'));
 const log = openSync(env('SOAK_LOG'), 'a');
 
 // the README's pool settings
-const pool = new pg.Pool({ connectionString: env('SOAK_DATABASE_URL'), max: 24, connectionTimeoutMillis: 2_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+const pool = new pg.Pool({
+  connectionString: env('SOAK_DATABASE_URL'),
+  max: 24,
+  connectionTimeoutMillis: 2_000,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+});
 pool.on('error', () => undefined); // idle clients lose their session when PostgreSQL restarts; the pool replaces them
 
 const handler = createWebhookHandler({
   secret: env('SOAK_WEBHOOK_SECRET'),
-  client: new CheckoutClient({ baseUrl: env('SOAK_FAKE_URL'), partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, timeoutMs: 3000, maxRetries: 2 }),
+  client: new CheckoutClient({
+    baseUrl: env('SOAK_FAKE_URL'),
+    partnerId: PARTNER_ID,
+    partnerSecret: PARTNER_SECRET,
+    timeoutMs: 3000,
+    maxRetries: 2,
+  }),
   store: new PostgresEventStore({ pool, transactional: true }),
   resolveOrderExternalId: (event) => (typeof event.orderExternalId === 'string' ? event.orderExternalId : undefined),
   resolveWithdrawalExternalId: (event) => (typeof event.withdrawalExternalId === 'string' ? event.withdrawalExternalId : undefined),

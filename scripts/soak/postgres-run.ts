@@ -36,7 +36,12 @@ const HARD_LIMIT_MS = 150_000;
 const BLACKHOLE_MS = Number(process.env.SOAK_PG_BLACKHOLE_MS ?? 20_000);
 
 /** Spawns a child and resolves once it prints a line matching `ready` (rejects when it exits first or after 30 s). */
-function spawnReady(file: string, name: string, env: Record<string, string>, ready: RegExp): Promise<{ proc: BoundedChild; match: RegExpExecArray }> {
+function spawnReady(
+  file: string,
+  name: string,
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ proc: BoundedChild; match: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} was not ready within 30 s: ${proc.output.stderr.slice(-1500)}`)), 30_000);
     const proc = spawnTs(file, [], {
@@ -87,7 +92,12 @@ export async function runPostgresSoak(): Promise<number> {
     // no unique key: a doubled effect must show up as two rows
     await pool.query('CREATE TABLE soak_effects (event_id text NOT NULL, receiver text, pid int, confirmed boolean)');
 
-    const { proc: fake, match } = await spawnReady(join(ROOT, 'scripts/soak/fake-service.ts'), 'fake', { SOAK_EVENTS: String(EVENTS) }, /^FAKE-URL (\S+)$/);
+    const { proc: fake, match } = await spawnReady(
+      join(ROOT, 'scripts/soak/fake-service.ts'),
+      'fake',
+      { SOAK_EVENTS: String(EVENTS) },
+      /^FAKE-URL (\S+)$/,
+    );
     const fakeUrl = match[1] as string;
     const secret = `whsec-soak-${randomUUID()}`;
     const ports = await Promise.all(Array.from({ length: RECEIVERS }, () => freePort()));
@@ -149,10 +159,13 @@ export async function runPostgresSoak(): Promise<number> {
     proxy.blackhole();
     note(`network blackholed for ${BLACKHOLE_MS / 1000} s (nothing forwarded, nothing closed)`);
     await sleep(BLACKHOLE_MS);
-    const stuck = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`);
+    const stuck = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`,
+    );
     proxy.restore();
     note(`network back; ${stuck.rows[0]?.n ?? -1} sessions were left idle in transaction by then (PostgreSQL ends them at leaseMs)`);
-    if ((stuck.rows[0]?.n ?? 0) > 0) fail(`${stuck.rows[0]?.n} sessions stayed idle in transaction through a ${BLACKHOLE_MS / 1000} s blackhole`);
+    if ((stuck.rows[0]?.n ?? 0) > 0)
+      fail(`${stuck.rows[0]?.n} sessions stayed idle in transaction through a ${BLACKHOLE_MS / 1000} s blackhole`);
 
     const stats = await delivering;
     note(`provider done: ${stats.acked}/${stats.jobs} deliveries acknowledged`);
@@ -165,20 +178,33 @@ export async function runPostgresSoak(): Promise<number> {
     await fake.exited;
 
     const counts = new Map<string, number>();
-    for (const row of (await pool.query<{ event_id: string; n: number }>('SELECT event_id, count(*)::int AS n FROM soak_effects GROUP BY event_id')).rows) {
+    for (const row of (
+      await pool.query<{ event_id: string; n: number }>('SELECT event_id, count(*)::int AS n FROM soak_effects GROUP BY event_id')
+    ).rows) {
       counts.set(row.event_id, row.n);
     }
     const ids = Array.from({ length: EVENTS }, (_, i) => soakEvent(i).eventId);
     const lost = ids.filter((id) => !counts.has(id));
     const doubled = ids.filter((id) => (counts.get(id) ?? 0) > 1);
     const unknown = [...counts.keys()].filter((id) => !ids.includes(id));
-    const idleInTransaction = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0]?.n ?? -1;
-    const locks = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.pid <> pg_backend_pid() AND l.locktype IN ('advisory', 'tuple', 'transactionid')`)).rows[0]?.n ?? -1;
+    const idleInTransaction =
+      (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0]
+        ?.n ?? -1;
+    const locks =
+      (
+        await pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.pid <> pg_backend_pid() AND l.locktype IN ('advisory', 'tuple', 'transactionid')`,
+        )
+      ).rows[0]?.n ?? -1;
     if (idleInTransaction !== 0) fail(`${idleInTransaction} sessions idle in transaction at the end`);
     if (locks !== 0) fail(`${locks} locks still held at the end`);
-    const notDone = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM checkout_webhook_events WHERE state <> 'done'`)).rows[0]?.n ?? -1;
-    const injected = readFileSync(logFile, 'utf8').split('\n').filter((line) => line.startsWith('F ')).length;
-    if (stats.unacked.length > 0) fail(`${stats.unacked.length} deliveries never acknowledged, e.g. ${JSON.stringify(stats.unacked.slice(0, 5))}`);
+    const notDone =
+      (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM checkout_webhook_events WHERE state <> 'done'`)).rows[0]?.n ?? -1;
+    const injected = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('F ')).length;
+    if (stats.unacked.length > 0)
+      fail(`${stats.unacked.length} deliveries never acknowledged, e.g. ${JSON.stringify(stats.unacked.slice(0, 5))}`);
     if (lost.length > 0) fail(`${lost.length} events lost (no effect row), e.g. ${lost.slice(0, 10).join(', ')}`);
     if (doubled.length > 0) fail(`${doubled.length} events with more than one effect row, e.g. ${doubled.slice(0, 10).join(', ')}`);
     if (unknown.length > 0) fail(`effect rows for ids never sent: ${unknown.slice(0, 5).join(', ')}`);
@@ -189,7 +215,10 @@ export async function runPostgresSoak(): Promise<number> {
 soak (PostgreSQL, transactional): ${EVENTS} events, ${RECEIVERS} receivers, one PostgreSQL server, built package${FROM_SRC ? ' (SDK_FROM_SRC: src/)' : ' (dist/)'}
   wall time         ${((Date.now() - started) / 1000).toFixed(1)} s
   deliveries        ${stats.jobs} (${stats.jobs - EVENTS} duplicates), ${stats.attempts} attempts
-  responses         ${Object.entries(stats.statuses).sort().map(([k, v]) => `${k}×${v}`).join(' ')}
+  responses         ${Object.entries(stats.statuses)
+    .sort()
+    .map(([k, v]) => `${k}×${v}`)
+    .join(' ')}
   acknowledged      ${stats.acked}/${stats.jobs}
   onEvent failures  ${injected} injected (their effect rows rolled back)
   effect rows       ${[...counts.values()].reduce((a, b) => a + b, 0)} for ${counts.size} events: ${lost.length} lost, ${doubled.length} doubled

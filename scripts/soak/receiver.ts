@@ -38,7 +38,13 @@ redis.on('error', () => undefined); // reconnects by itself; failures reach the 
 
 const handler = createWebhookHandler({
   secret: env('SOAK_WEBHOOK_SECRET'),
-  client: new CheckoutClient({ baseUrl: env('SOAK_FAKE_URL'), partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, timeoutMs: 3000, maxRetries: 2 }),
+  client: new CheckoutClient({
+    baseUrl: env('SOAK_FAKE_URL'),
+    partnerId: PARTNER_ID,
+    partnerSecret: PARTNER_SECRET,
+    timeoutMs: 3000,
+    maxRetries: 2,
+  }),
   store: new RedisEventStore({ client: redis, prefix: PREFIX, commandTimeoutMs: 2000 }),
   resolveOrderExternalId: (event) => (typeof event.orderExternalId === 'string' ? event.orderExternalId : undefined),
   resolveWithdrawalExternalId: (event) => (typeof event.withdrawalExternalId === 'string' ? event.withdrawalExternalId : undefined),
@@ -55,7 +61,8 @@ const handler = createWebhookHandler({
     await new Promise((resolve) => setTimeout(resolve, Math.random() * tailMs));
   },
   logger: (entry: WebhookLogEntry | WebhookWarning) => {
-    if (entry.event === 'webhook.delivery' && entry.outcome === 'handled' && entry.error !== undefined) line(`C ${entry.eventId} ${receiver} ${process.pid} ${Date.now()}`);
+    if (entry.event === 'webhook.delivery' && entry.outcome === 'handled' && entry.error !== undefined)
+      line(`C ${entry.eventId} ${receiver} ${process.pid} ${Date.now()}`);
   },
 });
 
@@ -68,15 +75,13 @@ process.once('SIGTERM', () => {
     process.stderr.write(`receiver ${receiver}: drain did not finish within 15 s\n`);
     process.exit(1);
   }, 15_000);
-  void handler
-    .drain()
-    .then(() => {
-      server.closeAllConnections();
-      server.close();
-      redis.disconnect();
-      closeSync(log);
-      clearTimeout(watchdog);
-      process.stdout.write(`DRAINED ${receiver}\n`);
-      process.exit(0);
-    });
+  void handler.drain().then(() => {
+    server.closeAllConnections();
+    server.close();
+    redis.disconnect();
+    closeSync(log);
+    clearTimeout(watchdog);
+    process.stdout.write(`DRAINED ${receiver}\n`);
+    process.exit(0);
+  });
 });

@@ -188,22 +188,35 @@ try {
   await redis.stop();
 
   const check = checkLog(readFileSync(logFile, 'utf8'), EVENTS, phases.kill);
-  if (stats.unacked.length > 0) fail(`${stats.unacked.length} deliveries never acknowledged, e.g. ${JSON.stringify(stats.unacked.slice(0, 5))}`);
+  if (stats.unacked.length > 0)
+    fail(`${stats.unacked.length} deliveries never acknowledged, e.g. ${JSON.stringify(stats.unacked.slice(0, 5))}`);
   if (check.lost.length > 0) fail(`${check.lost.length} events lost, e.g. ${check.lost.slice(0, 10).join(', ')}`);
-  if (check.unexplained.length > 0) fail(`${check.unexplained.length} events handled more than once without a SIGKILL to explain it: ${check.unexplained.slice(0, 5).join('; ')}`);
+  if (check.unexplained.length > 0)
+    fail(
+      `${check.unexplained.length} events handled more than once without a SIGKILL to explain it: ${check.unexplained.slice(0, 5).join('; ')}`,
+    );
   if (check.twiceAfterFailedComplete.length > 0) {
-    fail(`${check.twiceAfterFailedComplete.length} events handled twice because complete() failed while Redis restarted: ${check.twiceAfterFailedComplete.slice(0, 5).join(', ')}`);
+    fail(
+      `${check.twiceAfterFailedComplete.length} events handled twice because complete() failed while Redis restarted: ${check.twiceAfterFailedComplete.slice(0, 5).join(', ')}`,
+    );
   }
-  if (check.wrongConfirmed.length > 0) fail(`${check.wrongConfirmed.length} events with the wrong confirmed flag, e.g. ${check.wrongConfirmed.slice(0, 5).join(', ')}`);
+  if (check.wrongConfirmed.length > 0)
+    fail(`${check.wrongConfirmed.length} events with the wrong confirmed flag, e.g. ${check.wrongConfirmed.slice(0, 5).join(', ')}`);
   if (check.unknownIds.length > 0) fail(`handled ids that were never sent: ${check.unknownIds.slice(0, 5).join(', ')}`);
-  if (phases.sigterm.exit !== 0 || !phases.sigterm.drained) fail(`the SIGTERMed receiver did not drain and exit 0 (code ${phases.sigterm.exit})`);
+  if (phases.sigterm.exit !== 0 || !phases.sigterm.drained)
+    fail(`the SIGTERMed receiver did not drain and exit 0 (code ${phases.sigterm.exit})`);
   if (check.injectedFailures === 0) fail('no onEvent failure was injected: the chaos did not happen');
 
   console.log(`
 soak: ${EVENTS} events, ${RECEIVERS} receivers, one redis-server (AOF), built package${FROM_SRC ? ' (SDK_FROM_SRC: src/)' : ' (dist/)'}
   wall time             ${((Date.now() - started) / 1000).toFixed(1)} s
-  deliveries            ${stats.jobs} (${stats.jobs - EVENTS} duplicates: ${Object.entries(stats.duplicates).map(([k, v]) => `${k} ${v}`).join(', ')}), ${stats.attempts} attempts
-  responses             ${Object.entries(stats.statuses).sort().map(([k, v]) => `${k}×${v}`).join(' ')}
+  deliveries            ${stats.jobs} (${stats.jobs - EVENTS} duplicates: ${Object.entries(stats.duplicates)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}), ${stats.attempts} attempts
+  responses             ${Object.entries(stats.statuses)
+    .sort()
+    .map(([k, v]) => `${k}×${v}`)
+    .join(' ')}
   acknowledged          ${stats.acked}/${stats.jobs}
   onEvent               ${check.handledLines} handled (${check.distinctHandled} distinct events), ${check.injectedFailures} injected failures, ${check.completeFailures} complete() failures
   lost                  ${check.lost.length}

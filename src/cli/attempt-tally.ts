@@ -30,7 +30,11 @@ export class AttemptTally {
   readonly logger = (entry: ClientLogEntry): void => {
     if (entry.event === 'client.attempt') this.#count += 1;
     // the request id is the service's header: escaped like any of its text before it reaches stderr
-    this.#debug?.({ ...entry, path: escapeText(entry.path), requestId: entry.requestId === undefined ? undefined : escapeText(entry.requestId) });
+    this.#debug?.({
+      ...entry,
+      path: escapeText(entry.path),
+      requestId: entry.requestId === undefined ? undefined : escapeText(entry.requestId),
+    });
   };
 
   /** `3 HTTP attempts`, for messages. */

@@ -20,13 +20,25 @@ export async function clientFrom(options: ParsedOptions, io: CliIo, tally: Attem
     partnerSecret === undefined ? 'CHECKOUT_PARTNER_SECRET (or --partner-secret-file, --partner-secret-stdin)' : undefined,
   ].filter((m) => m !== undefined);
   if (missing.length > 0) {
-    throw new CliError(ExitCode.Auth, `missing credentials: set ${missing.join(', ')}`, 'Try "checkout-partner sandbox" for a local fake service and credentials.');
+    throw new CliError(
+      ExitCode.Auth,
+      `missing credentials: set ${missing.join(', ')}`,
+      'Try "checkout-partner sandbox" for a local fake service and credentials.',
+    );
   }
   const allowInsecureHttp = options['allow-insecure-http'] === true;
   try {
     // CHECKOUT_LOG=debug in the environment still prints one line per attempt on stderr (through the tally)
     // timeoutMs bounds one attempt; each call also gets the command's --timeout, which bounds it whole
-    return new CheckoutClient({ baseUrl, partnerId, partnerSecret, allowInsecureHttp, maxRetries: 2, timeoutMs: 30_000, logger: tally.logger });
+    return new CheckoutClient({
+      baseUrl,
+      partnerId,
+      partnerSecret,
+      allowInsecureHttp,
+      maxRetries: 2,
+      timeoutMs: 30_000,
+      logger: tally.logger,
+    });
   } catch (error) {
     // The client's argument errors name the option, never its value.
     const message = error instanceof Error ? error.message : String(error);

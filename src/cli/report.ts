@@ -12,9 +12,10 @@ export function report(error: unknown, tally?: AttemptTally): { message: string;
   const lines = (first: string, hint?: string) => (hint === undefined ? escapeText(first) : `${escapeText(first)}\n${escapeText(hint)}`);
   if (error instanceof CliError) return { message: lines(error.message, error.hint), exitCode: error.exitCode };
   if (error instanceof ApiError) {
-    const details = [error.requestId ? `request id ${error.requestId}` : undefined, tally && tally.count > 0 ? tally.describe() : undefined].filter(
-      (part) => part !== undefined,
-    );
+    const details = [
+      error.requestId ? `request id ${error.requestId}` : undefined,
+      tally && tally.count > 0 ? tally.describe() : undefined,
+    ].filter((part) => part !== undefined);
     const said = `${error.message}${details.length > 0 ? ` (${details.join(', ')})` : ''}`;
     switch (error.name) {
       case 'AuthenticationError':
@@ -30,10 +31,16 @@ export function report(error: unknown, tally?: AttemptTally): { message: string;
       case 'NotFoundError':
         return { message: lines(`not found: ${said}`), exitCode: ExitCode.NotFound };
       case 'ConnectionError':
-        return { message: lines(`could not reach the service: ${said}`, 'Check CHECKOUT_BASE_URL (or --base-url).'), exitCode: ExitCode.ApiError };
+        return {
+          message: lines(`could not reach the service: ${said}`, 'Check CHECKOUT_BASE_URL (or --base-url).'),
+          exitCode: ExitCode.ApiError,
+        };
       case 'TimeoutError':
         return {
-          message: lines(`no answer in time: ${said}`, 'Check CHECKOUT_BASE_URL (or --base-url), or allow more with --timeout (e.g. --timeout 60s).'),
+          message: lines(
+            `no answer in time: ${said}`,
+            'Check CHECKOUT_BASE_URL (or --base-url), or allow more with --timeout (e.g. --timeout 60s).',
+          ),
           exitCode: ExitCode.ApiError,
         };
       default:

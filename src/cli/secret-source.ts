@@ -51,10 +51,14 @@ export async function readSecret(options: ParsedOptions, io: CliIo, source: Secr
     );
     return argv;
   }
-  if (typeof file === 'string' && file !== '-') return fromBytes(await readSecretFile(file, source, command), `--${source.file} ${quoted(file)}`, source);
+  if (typeof file === 'string' && file !== '-')
+    return fromBytes(await readSecretFile(file, source, command), `--${source.file} ${quoted(file)}`, source);
   if (secretFromStdin(options, source)) {
     if (io.stdinIsTTY) {
-      throw usage(`--${source.stdin} reads the secret from a pipe, and stdin is a terminal: e.g. pass show checkout | checkout-partner ${command} --${source.stdin}`, command);
+      throw usage(
+        `--${source.stdin} reads the secret from a pipe, and stdin is a terminal: e.g. pass show checkout | checkout-partner ${command} --${source.stdin}`,
+        command,
+      );
     }
     const bytes = await io.readStdin(MAX_SECRET_BYTES);
     if (bytes.byteLength > MAX_SECRET_BYTES) throw tooLong(`stdin (--${source.stdin})`, command);
@@ -94,6 +98,11 @@ function tooLong(where: string, command: string) {
 
 function fromBytes(bytes: Uint8Array, where: string, source: SecretSource): string {
   const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes).replace(/\r?\n$/, '');
-  if (text === '') throw new CliError(ExitCode.Auth, `missing credentials: the secret in ${where} is empty`, `Put the secret in it, or set ${source.env}.`);
+  if (text === '')
+    throw new CliError(
+      ExitCode.Auth,
+      `missing credentials: the secret in ${where} is empty`,
+      `Put the secret in it, or set ${source.env}.`,
+    );
   return text;
 }

@@ -11,7 +11,8 @@ export function webhookUrl(value: string, flag: string): string {
   } catch {
     throw usage(`${flag} must be an absolute http(s) URL, got ${quoted(value)}`, 'webhook');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usage(`${flag} must use http or https, got ${quoted(url.protocol)}`, 'webhook');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usage(`${flag} must use http or https, got ${quoted(url.protocol)}`, 'webhook');
   if (url.username !== '' || url.password !== '') throw usage(`${flag} must not carry credentials (user:password@)`, 'webhook');
   return url.href;
 }

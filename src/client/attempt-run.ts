@@ -31,7 +31,8 @@ export class FollowedRedirect {
 }
 
 /** How an attempt ended: a response read to its end (`text`), or `error` (with the response, when its headers came). */
-export type Outcome = { response: Response; text: string; error?: undefined } | { response: Response | undefined; text: undefined; error: unknown };
+export type Outcome =
+  { response: Response; text: string; error?: undefined } | { response: Response | undefined; text: undefined; error: unknown };
 
 /**
  * The life of one attempt: its timeout, its abort, and its turn at the gate. It ends (`end` gets

@@ -57,7 +57,13 @@ function abortReason(options: SendOptions<unknown>, reason: unknown, queued: boo
  * error quotes the offending value, which may be the token): a network error's fixed text and its
  * system error code.
  */
-export async function toCheckoutError(error: unknown, options: SendOptions<unknown>, queued: boolean, waitedMs: number, timeoutMs: number): Promise<unknown> {
+export async function toCheckoutError(
+  error: unknown,
+  options: SendOptions<unknown>,
+  queued: boolean,
+  waitedMs: number,
+  timeoutMs: number,
+): Promise<unknown> {
   if (options.signal?.aborted) return abortReason(options, options.signal.reason, queued);
   // refused unsent, already typed
   if (refusalOf(error) !== undefined) return error;
@@ -67,7 +73,13 @@ export async function toCheckoutError(error: unknown, options: SendOptions<unkno
     const { status, limitBytes } = error;
     return answeredError(
       (errors) => errors.tooLarge(error, options),
-      () => new ResponseTooLargeError(`${status} from ${label}: the response body is larger than maxResponseBytes (${limitBytes} bytes)`, { status, request: label, limitBytes, attempts }),
+      () =>
+        new ResponseTooLargeError(`${status} from ${label}: the response body is larger than maxResponseBytes (${limitBytes} bytes)`, {
+          status,
+          request: label,
+          limitBytes,
+          attempts,
+        }),
     );
   }
   if (error instanceof FollowedRedirect) {
@@ -77,7 +89,10 @@ export async function toCheckoutError(error: unknown, options: SendOptions<unkno
   if (error === TIMED_OUT) {
     // the wait for a turn counts in the attempt's timeoutMs: say so, or a queue reads as a slow service
     const waited = waitedMs >= 1 ? `, ${Math.round(waitedMs)} ms of which it waited for its turn (rateLimit, a Retry-After pause)` : '';
-    return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)${waited}`, { request: label, attempts });
+    return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)${waited}`, {
+      request: label,
+      attempts,
+    });
   }
   if (isNetworkError(error)) {
     return new ConnectionError(`${label} failed: ${describeNetworkError(error)}`, { request: label, cause: error, attempts });
@@ -98,7 +113,10 @@ const responseErrors = lazy(() => import('./response-errors.js'));
  * that cannot be fetched), `fallback`: the same error class, with no headers and no body, so no
  * credential can be in it.
  */
-export async function answeredError(build: (errors: ResponseErrors) => CheckoutError, fallback: () => CheckoutError): Promise<CheckoutError> {
+export async function answeredError(
+  build: (errors: ResponseErrors) => CheckoutError,
+  fallback: () => CheckoutError,
+): Promise<CheckoutError> {
   let errors: ResponseErrors;
   try {
     errors = await responseErrors();
@@ -126,7 +144,12 @@ export function parseBody<T>(response: Response, text: string, options: SendOpti
       data = JSON.parse(text);
     } catch {
       const issues = [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }];
-      return rejectWith(answeredError((errors) => errors.notJson(response, text, options), () => invalid(response, options, 'the body is not JSON', issues)));
+      return rejectWith(
+        answeredError(
+          (errors) => errors.notJson(response, text, options),
+          () => invalid(response, options, 'the body is not JSON', issues),
+        ),
+      );
     }
   }
   const { schema, externalId } = options;
@@ -144,14 +167,27 @@ export function parseBody<T>(response: Response, text: string, options: SendOpti
   }
   const { issues } = result.error;
   return rejectWith(
-    answeredError((errors) => errors.mismatch(response, text, data, issues, options), () => invalid(response, options, 'the body does not match the expected shape', issues)),
+    answeredError(
+      (errors) => errors.mismatch(response, text, data, issues, options),
+      () => invalid(response, options, 'the body does not match the expected shape', issues),
+    ),
   );
 }
 
 /** The fallback of a refused 2xx body (see {@link answeredError}). */
-function invalid(response: Response, options: SendOptions<unknown>, what: string, issues: readonly ValidationIssue[]): ResponseValidationError {
+function invalid(
+  response: Response,
+  options: SendOptions<unknown>,
+  what: string,
+  issues: readonly ValidationIssue[],
+): ResponseValidationError {
   const label = labelOf(options);
-  return new ResponseValidationError(`${response.status} from ${label}: ${what}`, { status: response.status, request: label, issues, attempts: options.trace.attempts });
+  return new ResponseValidationError(`${response.status} from ${label}: ${what}`, {
+    status: response.status,
+    request: label,
+    issues,
+    attempts: options.trace.attempts,
+  });
 }
 
 /**
@@ -160,13 +196,21 @@ function invalid(response: Response, options: SendOptions<unknown>, what: string
  */
 export function attemptError(error: unknown, options: SendOptions<unknown>, timeoutMs: number): LogError {
   if (error instanceof BodyTooLarge) {
-    return { name: 'ResponseTooLargeError', message: `the response body is larger than maxResponseBytes (${error.limitBytes} bytes)`, status: error.status };
+    return {
+      name: 'ResponseTooLargeError',
+      message: `the response body is larger than maxResponseBytes (${error.limitBytes} bytes)`,
+      status: error.status,
+    };
   }
-  if (error instanceof FollowedRedirect) return { name: 'ApiError', message: "the custom fetch followed a redirect despite redirect: 'manual'" };
+  if (error instanceof FollowedRedirect)
+    return { name: 'ApiError', message: "the custom fetch followed a redirect despite redirect: 'manual'" };
   const callSignal = options.signal;
   if (callSignal?.aborted) return clientLogError(callSignal.reason, 'the call was aborted by its signal');
-  if (error === TIMED_OUT) return { name: 'TimeoutError', message: `no complete response (headers and body) within timeoutMs (${timeoutMs} ms)` };
+  if (error === TIMED_OUT)
+    return { name: 'TimeoutError', message: `no complete response (headers and body) within timeoutMs (${timeoutMs} ms)` };
   const name = error instanceof Error ? error.name : typeof error;
-  const message = isNetworkError(error) ? describeNetworkError(error) : `failed before any response arrived (${name}${codeOf(error) ?? ''})`;
+  const message = isNetworkError(error)
+    ? describeNetworkError(error)
+    : `failed before any response arrived (${name}${codeOf(error) ?? ''})`;
   return { name: 'ConnectionError', message };
 }

@@ -11,7 +11,13 @@ import type { CallTrace } from './send-options.js';
 /** The options every call takes. */
 const REQUEST_OPTIONS = ['signal', 'timeoutMs', 'headers', 'maxRetries'] as const satisfies readonly (keyof RequestOptions)[];
 /** The options `request()` takes. */
-export const RAW_REQUEST_OPTIONS = [...REQUEST_OPTIONS, 'searchParams', 'json', 'schema', 'idempotencyKey'] as const satisfies readonly (keyof RawRequestOptions<unknown>)[];
+export const RAW_REQUEST_OPTIONS = [
+  ...REQUEST_OPTIONS,
+  'searchParams',
+  'json',
+  'schema',
+  'idempotencyKey',
+] as const satisfies readonly (keyof RawRequestOptions<unknown>)[];
 
 /** A call's per-call options, checked: a `TypeError` for a bad or unknown one. */
 export function checkRequestOptions<O extends RequestOptions>(options: O, known: readonly string[] = REQUEST_OPTIONS): O {

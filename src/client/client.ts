@@ -67,7 +67,10 @@ export class CheckoutClient {
     this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
     // fixed at run time too, not only in TypeScript: request()'s path guard, the token exchange and
     // the token store key read them. Still own enumerable data, so JSON, spread and inspect are unchanged.
-    Object.defineProperties(this, { baseUrl: { writable: false, configurable: false }, partnerId: { writable: false, configurable: false } });
+    Object.defineProperties(this, {
+      baseUrl: { writable: false, configurable: false },
+      partnerId: { writable: false, configurable: false },
+    });
     this.#secret = secretOption(options.partnerSecret);
     const { timeoutMs, maxResponseBytes, maxRetries, skewSeconds, store } = requestSettings(options);
     this.#timeoutMs = timeoutMs;
@@ -176,7 +179,8 @@ export class CheckoutClient {
       getMe: (options = {}) => run(() => meCall(options)),
       getOrderByExternalId: (externalId, options = {}) => run(() => orderCall(externalId, options)),
       getWithdrawalByExternalId: (externalId, options = {}) => run(() => withdrawalCall(externalId, options)),
-      request: (method, path, options = {}) => run(async () => (await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options)),
+      request: (method, path, options = {}) =>
+        run(async () => (await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options)),
     };
   }
 
@@ -193,13 +197,14 @@ export class CheckoutClient {
   }
 
   /** Polls GET /withdrawals/by-external-id/{externalId} until `until(withdrawal)` is true; see {@link waitForOrder}. */
-  async waitForWithdrawal(
-    externalId: string,
-    until: (withdrawal: Withdrawal) => boolean,
-    options: WaitOptions = {},
-  ): Promise<Withdrawal> {
+  async waitForWithdrawal(externalId: string, until: (withdrawal: Withdrawal) => boolean, options: WaitOptions = {}): Promise<Withdrawal> {
     pathSegment(externalId, 'externalId');
-    return (await loaded(waits, 'waitForWithdrawal()')).waitFor('withdrawal', (o) => this.getWithdrawalByExternalId(externalId, o), until, options);
+    return (await loaded(waits, 'waitForWithdrawal()')).waitFor(
+      'withdrawal',
+      (o) => this.getWithdrawalByExternalId(externalId, o),
+      until,
+      options,
+    );
   }
 
   /** What `JSON.stringify(client)` shows: never the secret or the token. */
@@ -232,7 +237,8 @@ export class CheckoutClient {
     try {
       const headers = { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT };
       observed?.inject(headers);
-      const send = () => this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
+      const send = () =>
+        this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
       const response = await (observed === undefined ? send() : observed.run(send, trace));
       const logged = this.#logExchange(started, trace, undefined, secret);
       if (logged !== undefined) await logged;
@@ -243,9 +249,16 @@ export class CheckoutClient {
       // a token response that failed validation may still hold a working token: keep it out of the error
       if (error instanceof ResponseValidationError) {
         const { message, status, issues, attempts } = error;
-        throw await answeredError((errors) => errors.withoutToken(error), () => new ResponseValidationError(message, { status, issues, attempts }));
+        throw await answeredError(
+          (errors) => errors.withoutToken(error),
+          () => new ResponseValidationError(message, { status, issues, attempts }),
+        );
       }
-      if (error instanceof AuthenticationError) throw await answeredError((errors) => errors.credentialsRefused(error), () => error);
+      if (error instanceof AuthenticationError)
+        throw await answeredError(
+          (errors) => errors.credentialsRefused(error),
+          () => error,
+        );
       throw error;
     }
   }
@@ -292,7 +305,10 @@ export class CheckoutClient {
     const { method, path, options, key } = call;
     const { timeoutMs } = options;
     // the same object for every call without per-call headers: the hot path builds only the token's
-    const extra = options.headers === undefined && key === undefined ? undefined : { ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
+    const extra =
+      options.headers === undefined && key === undefined
+        ? undefined
+        : { ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
     // a signal already aborted sends nothing, not even a token exchange
     options.signal?.throwIfAborted();
     const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
@@ -305,7 +321,9 @@ export class CheckoutClient {
         if (!(error instanceof AuthenticationError)) throw error;
         this.#tokens.invalidate(first.token);
       }
-      return await (await send()).sent; // a second 401 rejects with AuthenticationError
+      return await (
+        await send()
+      ).sent; // a second 401 rejects with AuthenticationError
     } finally {
       bound.dispose();
     }
@@ -327,7 +345,9 @@ export class CheckoutClient {
     this.#load.throwIfPausedPast(deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), call, trace.attempts);
     const token = await this.#tokens.get(signal);
     const headers: Record<string, string> =
-      extra === undefined ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT } : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` };
+      extra === undefined
+        ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
+        : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` };
     observed?.inject(headers);
     const sent = this.#transport.send({
       method,

@@ -28,7 +28,12 @@ export function logWriter(logger: unknown): LogWriter {
 
 /** `CHECKOUT_LOG=debug`: one readable line per entry on stderr. */
 function debugLine(entry: ClientLogEntry): void {
-  const parts = [`checkout-partner-sdk ${entry.event.slice('client.'.length)} ${entry.method} ${entry.path}`, `status=${entry.status ?? '-'}`, `ms=${Math.round(entry.ms)}`, `attempt=${entry.attempt}`];
+  const parts = [
+    `checkout-partner-sdk ${entry.event.slice('client.'.length)} ${entry.method} ${entry.path}`,
+    `status=${entry.status ?? '-'}`,
+    `ms=${Math.round(entry.ms)}`,
+    `attempt=${entry.attempt}`,
+  ];
   if (entry.requestId !== undefined) parts.push(`requestId=${quote(entry.requestId)}`);
   if (entry.retryInMs !== undefined) parts.push(`retryInMs=${Math.round(entry.retryInMs)}`);
   // an abort reason's name is the caller's: escaped like every value from outside
@@ -49,7 +54,12 @@ export interface AttemptLog {
 }
 
 /** The log entries of one send's attempts: `attempt` when one ends, `retry` when one starts after another. */
-export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: string, path: string, redact: (requestId: string) => string): AttemptLog {
+export function attemptLog(
+  write: (entry: ClientLogEntry) => void,
+  lowerMethod: string,
+  path: string,
+  redact: (requestId: string) => string,
+): AttemptLog {
   const method = lowerMethod.toUpperCase();
   let started = 0;
   let previous: { status: number | undefined; endedAt: number } | undefined;
@@ -58,7 +68,16 @@ export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: 
       started = performance.now();
       if (previous !== undefined) {
         const waited = started - previous.endedAt;
-        write({ event: 'client.retry', method, path, status: previous.status, ms: waited, attempt, requestId: undefined, retryInMs: waited });
+        write({
+          event: 'client.retry',
+          method,
+          path,
+          status: previous.status,
+          ms: waited,
+          attempt,
+          requestId: undefined,
+          retryInMs: waited,
+        });
       }
     },
     end(attempt: number, response: Response | undefined, error: LogError | undefined): void {
@@ -68,7 +87,16 @@ export function attemptLog(write: (entry: ClientLogEntry) => void, lowerMethod: 
       // a service may echo the credentials anywhere, its request id included: never into a log
       const raw = response?.headers.get('x-request-id');
       const requestId = raw === null || raw === undefined ? undefined : redact(raw);
-      write({ event: 'client.attempt', method, path, status, ms: endedAt - started, attempt, requestId, ...(error === undefined ? {} : { error }) });
+      write({
+        event: 'client.attempt',
+        method,
+        path,
+        status,
+        ms: endedAt - started,
+        attempt,
+        requestId,
+        ...(error === undefined ? {} : { error }),
+      });
     },
   };
 }

@@ -18,7 +18,11 @@ const NETWORK_MESSAGES = new Set([
 export function isNetworkError(error: unknown): error is TypeError {
   if (!(error instanceof Error) || error.name !== 'TypeError') return false;
   const { message } = error;
-  return NETWORK_MESSAGES.has(message) || /^(?:Failed to fetch|Load failed) \(.*\)$/.test(message) || message.startsWith('error sending request for url');
+  return (
+    NETWORK_MESSAGES.has(message) ||
+    /^(?:Failed to fetch|Load failed) \(.*\)$/.test(message) ||
+    message.startsWith('error sending request for url')
+  );
 }
 
 /** A network error's fixed text (ky recognises it from a known list) and its system error code. */

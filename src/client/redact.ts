@@ -40,7 +40,12 @@ export class Redactor {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       // defineProperty: a `__proto__` key stays a plain key
-      Object.defineProperty(out, this.text(key), { value: this.value(item, depth + 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, this.text(key), {
+        value: this.value(item, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }
@@ -85,7 +90,9 @@ function charForms(char: string): string {
 
 /** `n` as `width` hex digits, each letter matching either case. */
 function hexDigits(n: number, width: number): string {
-  return Array.from(n.toString(16).padStart(width, '0')).map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('');
+  return Array.from(n.toString(16).padStart(width, '0'))
+    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
+    .join('');
 }
 
 function escapeRegExp(text: string): string {

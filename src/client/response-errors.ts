@@ -4,7 +4,14 @@
  * redacted in every encoded form. Imported by the transport at the first such answer
  * ({@link answeredErrors}), never at the SDK's import: a call that succeeds does not need it.
  */
-import { ApiError, apiErrorForStatus, AuthenticationError, ResponseTooLargeError, ResponseValidationError, type ValidationIssue } from '../errors.js';
+import {
+  ApiError,
+  apiErrorForStatus,
+  AuthenticationError,
+  ResponseTooLargeError,
+  ResponseValidationError,
+  type ValidationIssue,
+} from '../errors.js';
 import type { BodyTooLarge } from './read-body.js';
 import { Redactor } from './redact.js';
 import { credentialValues } from './redact-short.js';
@@ -57,7 +64,13 @@ export function tooLarge(error: BodyTooLarge, options: Sent): ResponseTooLargeEr
   return new ResponseTooLargeError(
     `${error.status} from ${label}: the response body is larger than maxResponseBytes (${error.limitBytes} bytes), so it was cut off ` +
       'and the request aborted; if the service really sends bodies this large, raise the client option maxResponseBytes',
-    { status: error.status, headers: credentials(options).headers(error.headers, false), request: label, limitBytes: error.limitBytes, attempts: options.trace.attempts },
+    {
+      status: error.status,
+      headers: credentials(options).headers(error.headers, false),
+      request: label,
+      limitBytes: error.limitBytes,
+      attempts: options.trace.attempts,
+    },
   );
 }
 
@@ -76,7 +89,13 @@ export function notJson(response: Response, text: string, options: Sent): Respon
 }
 
 /** A 2xx JSON body (`data`) that its schema refused with `issues`. */
-export function mismatch(response: Response, text: string, data: unknown, found: readonly ValidationIssue[], options: Sent): ResponseValidationError {
+export function mismatch(
+  response: Response,
+  text: string,
+  data: unknown,
+  found: readonly ValidationIssue[],
+  options: Sent,
+): ResponseValidationError {
   const label = labelOf(options);
   const issues = found.map(({ code, path, message }) => ({ code, path, message }));
   const first = issues[0];
@@ -103,7 +122,8 @@ export function mismatch(response: Response, text: string, data: unknown, found:
 export function wrongRecord(response: Response, text: string, received: unknown, asked: string, options: Sent): ResponseValidationError {
   const label = labelOf(options);
   const sent = credentials(options);
-  const shown = typeof received === 'string' ? JSON.stringify(received.length > 200 ? `${received.slice(0, 200)}…` : received) : typeof received;
+  const shown =
+    typeof received === 'string' ? JSON.stringify(received.length > 200 ? `${received.slice(0, 200)}…` : received) : typeof received;
   return new ResponseValidationError(
     `${response.status} from ${label}: the service answered with the record of externalId ${sent.text(shown)}, not the one asked for (${JSON.stringify(asked)}); ` +
       'the record was refused (a caching proxy or a service fault answering for another record?)',
@@ -112,7 +132,13 @@ export function wrongRecord(response: Response, text: string, received: unknown,
       headers: sent.headers(response.headers, false),
       request: label,
       body: sent.value(parsedOr(sent.text(text))),
-      issues: [{ code: 'custom', path: ['externalId'], message: `Expected the record of externalId ${JSON.stringify(asked)}, received ${sent.text(shown)}` }],
+      issues: [
+        {
+          code: 'custom',
+          path: ['externalId'],
+          message: `Expected the record of externalId ${JSON.stringify(asked)}, received ${sent.text(shown)}`,
+        },
+      ],
       attempts: options.trace.attempts,
     },
   );

@@ -11,7 +11,12 @@ export async function callSecret(secretFn: () => string | Promise<string>, signa
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new CheckoutError(`The partnerSecret function did not settle within timeoutMs (${timeoutMs} ms); no token exchange was attempted`)),
+      () =>
+        reject(
+          new CheckoutError(
+            `The partnerSecret function did not settle within timeoutMs (${timeoutMs} ms); no token exchange was attempted`,
+          ),
+        ),
       timeoutMs,
     );
   });

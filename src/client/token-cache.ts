@@ -167,7 +167,10 @@ export class TokenCache {
    */
   #sharing(): Promise<TokenSharing | undefined> {
     const { store, baseUrl, partnerId } = this.#options;
-    const host = { adopt: (token: StoredToken) => this.#adopt(token), mint: (secret: string, signal: AbortSignal) => this.#mint(secret, signal) };
+    const host = {
+      adopt: (token: StoredToken) => this.#adopt(token),
+      mint: (secret: string, signal: AbortSignal) => this.#mint(secret, signal),
+    };
     return (this.#sharingLoad ??= import('./token-sharing.js').then(
       (module) => new module.TokenSharing(store as TokenStore, host, baseUrl, partnerId),
       () => {

@@ -86,16 +86,25 @@ export class TokenSharing {
    * store's `lockMs`: another process's token, the lock's release once taken, or `undefined` to
    * exchange without the lock (the wait ran out, or the store failed).
    */
-  async #lockOrWait(lock: NonNullable<TokenStore['lock']>, key: string, signal: AbortSignal): Promise<string | (() => Promise<void>) | undefined> {
+  async #lockOrWait(
+    lock: NonNullable<TokenStore['lock']>,
+    key: string,
+    signal: AbortSignal,
+  ): Promise<string | (() => Promise<void>) | undefined> {
     const store = this.#store;
     const waitMs = storeWaitMs(store);
     // the monotonic clock: a wall clock stepped back must not stretch the wait
     const deadline = performance.now() + waitMs;
     for (let round = 0, delay = 20; round < MAX_LOCK_ROUNDS; round++, delay = Math.min(delay * 2, 200)) {
       // a lock that fails or hangs is skipped; one granted after we stopped waiting is let go
-      const unlock = await this.#storeCall(() => lock(key), null, signal, (late) => {
-        if (typeof late === 'function') release(late);
-      });
+      const unlock = await this.#storeCall(
+        () => lock(key),
+        null,
+        signal,
+        (late) => {
+          if (typeof late === 'function') release(late);
+        },
+      );
       if (unlock === null) return undefined;
       if (typeof unlock === 'function') {
         // the holder may have stored its token and let go just before we took the lock

@@ -85,7 +85,8 @@ class Sending<T> {
     this.#url = urlOf(transport.base, options);
     this.#init = requestInit(options);
     const { log } = transport;
-    this.#log = log === undefined ? undefined : attemptLog(log, options.method, options.path, (id) => redactShort(id, credentialValues(options)));
+    this.#log =
+      log === undefined ? undefined : attemptLog(log, options.method, options.path, (id) => redactShort(id, credentialValues(options)));
     this.#firstAttempt = options.trace.attempts;
     this.#maxRetries = options.retry ? (options.maxRetries ?? transport.maxRetries) : 0;
   }
@@ -205,7 +206,8 @@ class Sending<T> {
       // the partner API times retries by Retry-After alone (API.md): no other rate-limit header
       const wait = retryAfterMs(response.headers);
       const deadline = this.#options.deadline;
-      if (wait !== undefined && (wait > MAX_RETRY_AFTER_MS || (deadline !== undefined && performance.now() + wait >= deadline))) return undefined;
+      if (wait !== undefined && (wait > MAX_RETRY_AFTER_MS || (deadline !== undefined && performance.now() + wait >= deadline)))
+        return undefined;
       if (!load.mayRetry(false)) return undefined;
       return wait ?? this.#backoff();
     }
@@ -215,7 +217,7 @@ class Sending<T> {
 
   /** Exponential backoff with full jitter: at random below 300 ms, 600 ms, 1.2 s… */
   #backoff(): number {
-    return Math.random() * BACKOFF_MS * 2 ** (this.#retries);
+    return Math.random() * BACKOFF_MS * 2 ** this.#retries;
   }
 
   /** Waits `ms` before a retry; rejects with the call signal's reason when it aborts meanwhile. */
@@ -275,7 +277,8 @@ function requestInit({ method, headers, json }: SendOptions<unknown>): RequestIn
   const init: RequestInit = { method: method.toUpperCase(), headers, redirect: 'manual' };
   if (json !== undefined) {
     init.body = JSON.stringify(json);
-    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) init.headers = { ...headers, 'content-type': 'application/json' };
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+      init.headers = { ...headers, 'content-type': 'application/json' };
   }
   return init;
 }

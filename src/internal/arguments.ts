@@ -70,7 +70,12 @@ export function timerMs(name: string, value: unknown, fallback: number): number 
 }
 
 /** `value` as a whole number of at least `min` (`fallback` when undefined), else a `TypeError` naming `name`. */
-export function wholeNumber<Fallback extends number | undefined>(name: string, value: unknown, fallback: Fallback, min = 1): number | Fallback {
+export function wholeNumber<Fallback extends number | undefined>(
+  name: string,
+  value: unknown,
+  fallback: Fallback,
+  min = 1,
+): number | Fallback {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
     throw new TypeError(`${name} must be a whole number of at least ${min}, got ${quote(value)}`);
@@ -102,7 +107,9 @@ export function nonEmptyString(name: string, value: unknown): asserts value is s
 /** One of `values`, else a `TypeError` naming `name` and listing them. */
 export function oneOf<const Value extends string>(name: string, value: unknown, values: readonly Value[]): asserts value is Value {
   if (!values.includes(value as Value)) {
-    throw new TypeError(`${name} must be ${values.map((v) => `"${v}"`).join(' or ')}, got ${typeof value === 'string' ? quote(value, 40) : typeName(value)}`);
+    throw new TypeError(
+      `${name} must be ${values.map((v) => `"${v}"`).join(' or ')}, got ${typeof value === 'string' ? quote(value, 40) : typeName(value)}`,
+    );
   }
 }
 

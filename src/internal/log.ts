@@ -32,8 +32,14 @@ export function resolveLogger<Entry>(name: string, logger: unknown, defaults: Lo
   }
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `unknown` needs the cast to index by level
   const target = logger as Partial<Record<LogLevel, unknown>> | null;
-  if (target === null || typeof target !== 'object' || !(['info', 'warn', 'error'] as const).every((level) => typeof target[level] === 'function')) {
-    throw new TypeError(`${name} must be a function, an object with info, warn and error methods and an optional debug (console, pino), or false`);
+  if (
+    target === null ||
+    typeof target !== 'object' ||
+    !(['info', 'warn', 'error'] as const).every((level) => typeof target[level] === 'function')
+  ) {
+    throw new TypeError(
+      `${name} must be a function, an object with info, warn and error methods and an optional debug (console, pino), or false`,
+    );
   }
   return (entry) =>
     ignoreFailure(() => {

@@ -42,6 +42,13 @@ function instant(...parts: (string | undefined)[]): number | undefined {
   const fields = [Number(year), month / 3, Number(day), Number(hours), Number(minutes), Math.min(Number(seconds), 59)] as const;
   const date = new Date(Date.UTC(...fields));
   // Date.UTC rolls 31 Feb over into March: a date whose fields do not come back is not a real one
-  const back = [date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate(), date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds()];
+  const back = [
+    date.getUTCFullYear(),
+    date.getUTCMonth(),
+    date.getUTCDate(),
+    date.getUTCHours(),
+    date.getUTCMinutes(),
+    date.getUTCSeconds(),
+  ];
   return back.every((field, i) => field === fields[i]) ? date.getTime() : undefined;
 }

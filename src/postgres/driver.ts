@@ -152,7 +152,9 @@ function postgresJsDriver(sql: PostgresJsSqlLike): Driver {
     kind: 'postgres.js',
     pgPool: undefined,
     async query(text, values, timeoutMs) {
-      return retried(timeoutMs, async (leftMs) => [...((await bounded(sql.unsafe(text, values as never[]), leftMs)) as Iterable<Record<string, unknown>>)]);
+      return retried(timeoutMs, async (leftMs) => [
+        ...((await bounded(sql.unsafe(text, values as never[]), leftMs)) as Iterable<Record<string, unknown>>),
+      ]);
     },
     async script(text, timeoutMs) {
       // no parameters: postgres.js sends it as one simple query

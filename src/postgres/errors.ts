@@ -55,7 +55,13 @@ export function storeError(operation: PostgresStoreOperation, error: unknown): P
   if (error instanceof PostgresStoreError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
-  const masked = escapeControl(message.replace(/\/\/[^\s/@]*@/g, '//***@').replace(/\s+/g, ' ').trim()) || 'unknown error';
+  const masked =
+    escapeControl(
+      message
+        .replace(/\/\/[^\s/@]*@/g, '//***@')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    ) || 'unknown error';
   const reason = masked.length > 200 ? `${masked.slice(0, 200)}…` : masked;
   const suffix = typeof code === 'string' && code !== '' && !reason.includes(code) ? ` (${code})` : '';
   const attempts = (error as { attempts?: unknown } | null)?.attempts;
@@ -65,7 +71,7 @@ export function storeError(operation: PostgresStoreOperation, error: unknown): P
     const tries = typeof attempts === 'number' ? ` in each of ${attempts} attempts` : '';
     return new PostgresStoreError(
       `PostgreSQL ${operation} failed: ${what} (${code})${tries}: ${reason}. The store's own transactions run at READ COMMITTED; ` +
-        'a statement outside them runs at the server\'s default_transaction_isolation, where concurrent trackers or deliveries conflict: ' +
+        "a statement outside them runs at the server's default_transaction_isolation, where concurrent trackers or deliveries conflict: " +
         'it is retried, and handed over again later when it keeps failing',
       { operation, cause: error },
     );

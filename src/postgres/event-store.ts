@@ -131,9 +131,10 @@ class Settled {
  * import postgres from 'postgres';
  * const store = new PostgresEventStore({ pool: postgres(process.env.DATABASE_URL!) });
  */
-export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = false>
-  implements EventStore
-{
+export class PostgresEventStore<
+  Pool extends PostgresPoolLike = PostgresPoolLike,
+  Transactional extends boolean = false,
+> implements EventStore {
   /** The quoted table name in use, e.g. `"checkout_webhook_events"`. */
   readonly table: string;
   /** Seconds an event is remembered. */
@@ -170,7 +171,9 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     }
     // a longer timer fires at once, which would time out every statement
     if (statementTimeoutMs > MAX_TIMER_MS) {
-      throw new TypeError(`statementTimeoutMs must be at most ${MAX_TIMER_MS} milliseconds (the longest a timer can wait), got ${statementTimeoutMs}`);
+      throw new TypeError(
+        `statementTimeoutMs must be at most ${MAX_TIMER_MS} milliseconds (the longest a timer can wait), got ${statementTimeoutMs}`,
+      );
     }
     this.#statementTimeoutMs = statementTimeoutMs;
     const transactional = options.transactional ?? false;
@@ -235,7 +238,12 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     this.#purgeNow();
     const owner = globalThis.crypto.randomUUID();
     // a claim answered after its lease would be worthless: it waits no longer than that
-    const row = await this.#one('claim', this.#sql.claim, [await eventRowId(eventId), owner, Math.ceil(leaseMs)], Math.min(this.#statementTimeoutMs, leaseMs));
+    const row = await this.#one(
+      'claim',
+      this.#sql.claim,
+      [await eventRowId(eventId), owner, Math.ceil(leaseMs)],
+      Math.min(this.#statementTimeoutMs, leaseMs),
+    );
     if (row['claimed'] !== true) return row['state'] === 'done' ? 'done' : 'in-flight';
     return { status: 'claimed', lease: owner };
   }
@@ -278,7 +286,11 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     await this.#run('release', this.#sql.release, [await eventRowId(eventId), owner]);
   }
 
-  async #transact(event: { eventId: string; type: string }, leaseMs: number, work: (transaction: unknown) => Promise<void>): Promise<TransactResult> {
+  async #transact(
+    event: { eventId: string; type: string },
+    leaseMs: number,
+    work: (transaction: unknown) => Promise<void>,
+  ): Promise<TransactResult> {
     checkEventId(event?.eventId);
     this.#purgeNow();
     const id = await eventRowId(event.eventId);
@@ -314,7 +326,8 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
           // `transaction` fails the delivery as a misuse)
           closing: {
             statement: (txid) => sql.markDone(idText, typeText, txid),
-            unapplied: "onEvent deleted the event's row through transaction, so it could not be marked done: leave the store's table to the store",
+            unapplied:
+              "onEvent deleted the event's row through transaction, so it could not be marked done: leave the store's table to the store",
           },
         },
       );
@@ -324,7 +337,12 @@ export class PostgresEventStore<Pool extends PostgresPoolLike = PostgresPoolLike
     }
   }
 
-  async #run(operation: 'claim' | 'complete' | 'release' | 'transact', text: string, values: unknown[], timeoutMs = this.#statementTimeoutMs): Promise<Record<string, unknown>[]> {
+  async #run(
+    operation: 'claim' | 'complete' | 'release' | 'transact',
+    text: string,
+    values: unknown[],
+    timeoutMs = this.#statementTimeoutMs,
+  ): Promise<Record<string, unknown>[]> {
     try {
       return await this.#driver.query(text, values, timeoutMs);
     } catch (error) {

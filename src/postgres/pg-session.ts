@@ -13,7 +13,14 @@ export class TimedOut extends Error {
  * `promise` is handed to `late`, so a checkout that arrives after its deadline is given back.
  * `aftermath` is what the message says became of the connection (by default: destroyed).
  */
-export function within<T>(promise: Promise<T>, ms: number, what: string, onTimeout: () => void, late?: (value: T) => void, aftermath?: string): Promise<T> {
+export function within<T>(
+  promise: Promise<T>,
+  ms: number,
+  what: string,
+  onTimeout: () => void,
+  late?: (value: T) => void,
+  aftermath?: string,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     const timer = setTimeout(() => {
@@ -65,7 +72,13 @@ export class PgSession {
 
   /** Checks out a client within `timeoutMs` (one that arrives later is given back at once). */
   static async open(pool: PgPoolLike, timeoutMs: number): Promise<PgSession> {
-    const client = await within(pool.connect(), timeoutMs, 'connecting to PostgreSQL', () => undefined, (late) => late.release());
+    const client = await within(
+      pool.connect(),
+      timeoutMs,
+      'connecting to PostgreSQL',
+      () => undefined,
+      (late) => late.release(),
+    );
     return new PgSession(client);
   }
 

@@ -76,18 +76,24 @@ WHERE NOT has_table_privilege(to_regclass('${table}'), p)`;
 }
 
 /** A 42501 from the driver as a {@link PostgresStoreError} that says which right is missing and what it was for; otherwise undefined. */
-function privilegeError(error: unknown, schemaRight: 'USAGE' | 'CREATE', neededFor: string, tableExists = false): PostgresStoreError | undefined {
+function privilegeError(
+  error: unknown,
+  schemaRight: 'USAGE' | 'CREATE',
+  neededFor: string,
+  tableExists = false,
+): PostgresStoreError | undefined {
   if ((error as { code?: unknown } | null)?.code !== INSUFFICIENT_PRIVILEGE) return undefined;
   const message = error instanceof Error ? error.message : String(error);
   // "permission denied for schema public" → CREATE (or USAGE) on that schema; "must be owner of table x" → ownership
   const right = /permission denied for schema (\S+)/.exec(message);
   const owner = /must be owner of (?:table|relation) (\S+)/.exec(message);
   // an existing table (an index a newer version added) can only be completed by its owner
-  const advice = tableExists || owner
-    ? `only the table's owner can add ${neededFor.replace(/^to create /, '')}`
-    : right
-      ? `the role needs ${schemaRight} on schema ${right[1]} ${neededFor}`
-      : `the role lacks a right ${neededFor}`;
+  const advice =
+    tableExists || owner
+      ? `only the table's owner can add ${neededFor.replace(/^to create /, '')}`
+      : right
+        ? `the role needs ${schemaRight} on schema ${right[1]} ${neededFor}`
+        : `the role lacks a right ${neededFor}`;
   return new PostgresStoreError(
     `PostgreSQL schema failed: ${message} (insufficient_privilege, 42501): ${advice}. Either grant it, or run the store's schemaSql in your ` +
       'migrations as a role that may (then ensureSchema() only checks the table, and the store needs SELECT, INSERT, UPDATE and DELETE on it)',

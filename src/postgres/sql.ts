@@ -34,7 +34,9 @@ export function tableName(value: unknown, defaultName = DEFAULT_TABLE): TableNam
   }
   const schema = parts.length === 2 ? parts[0] : undefined;
   if (schema !== undefined && /^pg_/i.test(schema)) {
-    throw new TypeError(`table must be in a schema shared by every session, not ${JSON.stringify(schema)} (pg_temp holds one temporary table per session), got ${typeName(value)}`);
+    throw new TypeError(
+      `table must be in a schema shared by every session, not ${JSON.stringify(schema)} (pg_temp holds one temporary table per session), got ${typeName(value)}`,
+    );
   }
   const name = parts[parts.length - 1] ?? defaultName;
   return {
@@ -148,8 +150,13 @@ WHERE a.name IN (${deterministic}) AND (to_jsonb(co) ->> 'collisdeterministic') 
 /** The shape {@link statementsFor}'s table must have. */
 const EVENT_TABLE_SHAPE: TableShape = {
   columns: [
-    ['event_id', 'text'], ['type', 'text'], ['state', 'text'], ['lease_owner', 'uuid'],
-    ['lease_until', 'timestamp with time zone'], ['first_seen', 'timestamp with time zone'], ['done_at', 'timestamp with time zone'],
+    ['event_id', 'text'],
+    ['type', 'text'],
+    ['state', 'text'],
+    ['lease_owner', 'uuid'],
+    ['lease_until', 'timestamp with time zone'],
+    ['first_seen', 'timestamp with time zone'],
+    ['done_at', 'timestamp with time zone'],
   ],
   primaryKey: ['event_id'],
   deterministic: ['event_id'],
@@ -227,7 +234,8 @@ SELECT EXISTS (SELECT 1 FROM done) AS completed, (SELECT state FROM ${t} WHERE e
        * Committed before the transaction (its prelude), so the row exists for every delivery:
        * inside it, the insert would wait for another delivery's uncommitted insert.
        */
-      insert: (id: string, type: string) => `INSERT INTO ${t} (event_id, type, state) VALUES (${id}, ${type}, 'pending') ON CONFLICT (event_id) DO NOTHING`,
+      insert: (id: string, type: string) =>
+        `INSERT INTO ${t} (event_id, type, state) VALUES (${id}, ${type}, 'pending') ON CONFLICT (event_id) DO NOTHING`,
       /**
        * Two statements, the transaction's opening: the row as committed (done, or no row), then
        * the row locked without waiting (no row when another transaction holds it). A lock taken after
@@ -245,7 +253,11 @@ FOR UPDATE OF e SKIP LOCKED`,
        * is written otherwise, and the transaction then refuses to commit). done_at is the clock now,
        * just before COMMIT, not the transaction's start, so a long onEvent does not shorten the TTL.
        */
-      markDone: (id: string, type: string, txid: string) => `UPDATE ${t} SET state = 'done', type = ${type}, done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
+      markDone: (
+        id: string,
+        type: string,
+        txid: string,
+      ) => `UPDATE ${t} SET state = 'done', type = ${type}, done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
   WHERE event_id = ${id} AND txid_current() = ${txid}::bigint
   RETURNING 1`,
     },

@@ -60,7 +60,8 @@ export function statusStatementsFor(table: TableName) {
   /** The turn ends the watch: watched, no nudge since the claim, and `next` is not a delay (`$6`). */
   const ends = `(r.watching AND r.nudges = r.lease_nudges AND $6::text <> 'delay')`;
   /** Due at the end of a live lease (on the database's clock), else at `at` (watch and nudge). */
-  const dueUnlessLeased = (at: string) => `CASE WHEN r.lease_token IS NOT NULL AND r.lease_until > ${now} THEN r.lease_until ELSE ${at} END`;
+  const dueUnlessLeased = (at: string) =>
+    `CASE WHEN r.lease_token IS NOT NULL AND r.lease_until > ${now} THEN r.lease_until ELSE ${at} END`;
   return {
     schema: [
       `CREATE TABLE IF NOT EXISTS ${t} (

@@ -151,7 +151,10 @@ class LeaseLost {}
  *   },
  * });
  */
-export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = false> implements StatusStore {
+export class PostgresStatusStore<
+  Pool extends PostgresPoolLike = PostgresPoolLike,
+  Transactional extends boolean = false,
+> implements StatusStore {
   /** The quoted table name in use, e.g. `"checkout_status_records"`. */
   readonly table: string;
   /** Seconds an ended watch's handled status is kept. */
@@ -273,7 +276,8 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
   }
 
   async claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]> {
-    if (request === null || typeof request !== 'object') throw new TypeError(`claimDue needs { limit, leaseMs, owner }, got ${typeName(request)}`);
+    if (request === null || typeof request !== 'object')
+      throw new TypeError(`claimDue needs { limit, leaseMs, owner }, got ${typeName(request)}`);
     const { limit, leaseMs, owner } = request;
     wholeNumber('limit', limit, 1);
     wholeNumber('leaseMs', leaseMs, 1);
@@ -286,11 +290,17 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
     return rows.map((row) => {
       const state = stateOf(row);
       const token = row['lease_token'];
-      if (typeof token !== 'string') throw new PostgresStoreError('PostgreSQL claim failed: a claimed row came back without its lease', { operation: 'claim' });
+      if (typeof token !== 'string')
+        throw new PostgresStoreError('PostgreSQL claim failed: a claimed row came back without its lease', { operation: 'claim' });
       // the time it was due before the claim moved it to the lease end (the tracker's lag metric)
       const dueAt = Number(row['was_due_at']);
       const claimedAt = Number(row['claimed_at']);
-      return { ...state, lease: { kind: state.kind, externalId: state.externalId, owner, token }, claimedAt, ...(Number.isFinite(dueAt) ? { dueAt } : {}) };
+      return {
+        ...state,
+        lease: { kind: state.kind, externalId: state.externalId, owner, token },
+        claimedAt,
+        ...(Number.isFinite(dueAt) ? { dueAt } : {}),
+      };
     });
   }
 
@@ -302,7 +312,8 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
    */
   async countWatched(): Promise<number> {
     const watched = Number((await this.#run('count', this.#sql.countWatched, []))[0]?.['watched']);
-    if (!Number.isSafeInteger(watched)) throw new PostgresStoreError('PostgreSQL count failed: unexpected reply from the status table', { operation: 'count' });
+    if (!Number.isSafeInteger(watched))
+      throw new PostgresStoreError('PostgreSQL count failed: unexpected reply from the status table', { operation: 'count' });
     return watched;
   }
 
@@ -347,7 +358,12 @@ export class PostgresStatusStore<Pool extends PostgresPoolLike = PostgresPoolLik
     return rows[0] === undefined ? undefined : stateOf(rows[0]);
   }
 
-  async #transact(lease: StatusLease, status: string | null, turn: StatusTurn, work: (transaction: unknown) => Promise<void>): Promise<boolean> {
+  async #transact(
+    lease: StatusLease,
+    status: string | null,
+    turn: StatusTurn,
+    work: (transaction: unknown) => Promise<void>,
+  ): Promise<boolean> {
     const key = await leaseKey(lease);
     const pool = this.#driver.pgPool;
     if (pool === undefined) throw new PostgresTransactionError('transact needs a pg Pool', { reason: 'unsupported-driver' }); // refused in the constructor
@@ -434,10 +450,28 @@ async function leaseKey(lease: StatusLease): Promise<string> {
 }
 
 /** The parameters of the `endTurn` statement; `status` undefined: a reschedule (nothing handled). */
-function endTurnValues(lease: StatusLease, key: string, status: string | null | undefined, turn: StatusTurn, txid: string | null): unknown[] {
+function endTurnValues(
+  lease: StatusLease,
+  key: string,
+  status: string | null | undefined,
+  turn: StatusTurn,
+  txid: string | null,
+): unknown[] {
   const next = 'delayMs' in turn.next ? 'delay' : turn.next.end;
   const delay = 'delayMs' in turn.next ? ms(turn.next.delayMs) : 0;
-  return [lease.kind, key, lease.token, status !== undefined, status ?? null, next, delay, turn.failures, NUDGE_PRIORITY_MS, turn.keepNudge === true, txid];
+  return [
+    lease.kind,
+    key,
+    lease.token,
+    status !== undefined,
+    status ?? null,
+    next,
+    delay,
+    turn.failures,
+    NUDGE_PRIORITY_MS,
+    turn.keepNudge === true,
+    txid,
+  ];
 }
 
 function ms(value: number): number {

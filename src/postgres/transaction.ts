@@ -165,7 +165,16 @@ export async function runProvenTransaction<T>(
   let settled = false;
   // the lease on the client's side: PostgreSQL ends the transaction at leaseMs, and when that never
   // reaches us (a blackholed network) the connection is destroyed a grace later
-  const lease = setTimeout(() => session.destroy(new PostgresTransactionError(`the transaction was still open ${boundMs} ms after it began (leaseMs plus a grace): its connection was destroyed`, { reason: 'lost' })), boundMs);
+  const lease = setTimeout(
+    () =>
+      session.destroy(
+        new PostgresTransactionError(
+          `the transaction was still open ${boundMs} ms after it began (leaseMs plus a grace): its connection was destroyed`,
+          { reason: 'lost' },
+        ),
+      ),
+    boundMs,
+  );
   try {
     const leaseText = String(Math.max(1, Math.ceil(bounds.leaseMs)));
     // one round trip, parameters inlined (two integers, and the script's literals): the prelude in a
@@ -173,7 +182,10 @@ export async function runProvenTransaction<T>(
     // (whatever the server's default_transaction_isolation: at REPEATABLE READ or SERIALIZABLE a row
     // another delivery changed fails with 40001 instead of being re-checked), the bounds, the txid
     // to prove and the opening statements
-    const prelude = script.prelude === undefined ? '' : `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = ${leaseText}; ${script.prelude}; COMMIT; `;
+    const prelude =
+      script.prelude === undefined
+        ? ''
+        : `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL statement_timeout = ${leaseText}; ${script.prelude}; COMMIT; `;
     const opening = script.opening === undefined ? '' : `; ${script.opening}`;
     const results = await session.query(
       // set_config(…, true) is SET LOCAL; in the txid's statement, it saves the server two statements
@@ -184,23 +196,32 @@ export async function runProvenTransaction<T>(
     const all = (Array.isArray(results) ? results : [results]) as { rows?: Record<string, unknown>[]; fields?: { name?: unknown }[] }[];
     const at = all.findIndex((result) => result?.fields?.length === 3 && result.fields[2]?.name === TXID_COLUMN);
     const txid = all[at]?.rows?.[0]?.[TXID_COLUMN];
-    if (typeof txid !== 'string' || !/^\d+$/.test(txid)) throw new PostgresTransactionError('BEGIN did not report its transaction id', { reason: 'lost' });
+    if (typeof txid !== 'string' || !/^\d+$/.test(txid))
+      throw new PostgresTransactionError('BEGIN did not report its transaction id', { reason: 'lost' });
     const opened = all.slice(at + 1).map((result) => (Array.isArray(result?.rows) ? result.rows : []));
 
-    const refuse = (why: string, reason: 'misuse' | 'ended' | 'lost'): PostgresTransactionError => new PostgresTransactionError(why, { reason });
+    const refuse = (why: string, reason: 'misuse' | 'ended' | 'lost'): PostgresTransactionError =>
+      new PostgresTransactionError(why, { reason });
     const guardedQuery = (...args: unknown[]): unknown => {
       const callback = typeof args.at(-1) === 'function' ? (args.pop() as (error: unknown) => void) : undefined;
       const first = args[0] as { text?: unknown } | string | undefined;
       const text = typeof first === 'string' ? first : typeof first?.text === 'string' ? first.text : '';
       let refusal: PostgresTransactionError | undefined;
       if (state !== 'open' || !handleOpen) refusal = refuse(ENDED, 'ended');
-      else if (session.broken !== undefined) refusal = refuse(`the delivery's database session is gone (${session.broken.message}); the delivery fails and is redelivered`, 'lost');
+      else if (session.broken !== undefined)
+        refusal = refuse(
+          `the delivery's database session is gone (${session.broken.message}); the delivery fails and is redelivered`,
+          'lost',
+        );
       else if (ENDS_TRANSACTION.test(text)) {
         misuse ??= MISUSE_CONTROL;
         refusal = refuse(MISUSE_CONTROL, 'misuse');
       }
       if (refusal !== undefined) {
-        if (callback !== undefined) { queueMicrotask(() => callback(refusal)); return; }
+        if (callback !== undefined) {
+          queueMicrotask(() => callback(refusal));
+          return;
+        }
         return Promise.reject(refusal);
       }
       const result = (session.client.query as (...a: unknown[]) => unknown)(...args, ...(callback ? [callback] : []));
@@ -249,7 +270,7 @@ export async function runProvenTransaction<T>(
       async prove() {
         transaction.closeHandle();
         const rows = await session.rows('SELECT txid_current()::text AS txid', [], boundMs);
-        if (rows[0]?.['txid'] !== txid) throw refuse(misuse = MISUSE_REPLACED, 'misuse');
+        if (rows[0]?.['txid'] !== txid) throw refuse((misuse = MISUSE_REPLACED), 'misuse');
       },
     };
 
@@ -306,7 +327,10 @@ export async function runProvenTransaction<T>(
     state = 'ended';
     clearTimeout(lease);
     // BEGIN failed half-way, COMMIT failed, or a misuse: PostgreSQL rolls back what is left when the connection closes
-    if (!settled) session.destroy(new PostgresTransactionError('the transaction did not end cleanly: its connection is closed, not reused', { reason: 'lost' }));
+    if (!settled)
+      session.destroy(
+        new PostgresTransactionError('the transaction did not end cleanly: its connection is closed, not reused', { reason: 'lost' }),
+      );
     session.release();
   }
 }
@@ -339,11 +363,15 @@ function closingRefusal(error: unknown): 'replaced' | 'unapplied' | undefined {
   return undefined;
 }
 
-const ENDED = "the delivery's transaction has ended (onEvent returned): a statement started on `transaction` after that is refused. Await every statement inside onEvent";
+const ENDED =
+  "the delivery's transaction has ended (onEvent returned): a statement started on `transaction` after that is refused. Await every statement inside onEvent";
 const MISUSE_CONTROL =
-  "onEvent must not end or replace its transaction (BEGIN, COMMIT, ROLLBACK, END, ABORT through `transaction`): the store commits it together with the done mark. To undo part of the work use SAVEPOINT and ROLLBACK TO SAVEPOINT; to fail the event, throw";
-const MISUSE_RELEASE = 'onEvent must not release `transaction`: the store gives the connection back after it commits. Use SAVEPOINT / ROLLBACK TO SAVEPOINT for partial undo, throw to fail the event';
-const MISUSE_END = 'onEvent must not end() `transaction` (it would close the connection the store commits on): the store gives the connection back after it commits. Use SAVEPOINT / ROLLBACK TO SAVEPOINT for partial undo, throw to fail the event';
-const MISUSE_PENDING = 'onEvent returned while a statement it started on `transaction` was still running: await every statement (a write after the done mark would not be part of it). Use SAVEPOINT / ROLLBACK TO SAVEPOINT for partial undo';
+  'onEvent must not end or replace its transaction (BEGIN, COMMIT, ROLLBACK, END, ABORT through `transaction`): the store commits it together with the done mark. To undo part of the work use SAVEPOINT and ROLLBACK TO SAVEPOINT; to fail the event, throw';
+const MISUSE_RELEASE =
+  'onEvent must not release `transaction`: the store gives the connection back after it commits. Use SAVEPOINT / ROLLBACK TO SAVEPOINT for partial undo, throw to fail the event';
+const MISUSE_END =
+  'onEvent must not end() `transaction` (it would close the connection the store commits on): the store gives the connection back after it commits. Use SAVEPOINT / ROLLBACK TO SAVEPOINT for partial undo, throw to fail the event';
+const MISUSE_PENDING =
+  'onEvent returned while a statement it started on `transaction` was still running: await every statement (a write after the done mark would not be part of it). Use SAVEPOINT / ROLLBACK TO SAVEPOINT for partial undo';
 const MISUSE_REPLACED =
-  "onEvent ended or replaced its transaction (a COMMIT or ROLLBACK got through `transaction`, e.g. inside a multi-statement string): the event is not marked done. Do not end the transaction yourself: use SAVEPOINT and ROLLBACK TO SAVEPOINT, and throw to fail the event";
+  'onEvent ended or replaced its transaction (a COMMIT or ROLLBACK got through `transaction`, e.g. inside a multi-statement string): the event is not marked done. Do not end the transaction yourself: use SAVEPOINT and ROLLBACK TO SAVEPOINT, and throw to fail the event';

@@ -219,11 +219,13 @@ export class RedisConnection {
     try {
       masters = await this.#transport.masters();
       if (masters.length === 0) throw new Error('the cluster reported no master');
-      replies = await Promise.all(masters.map(async (master) => {
-        const reply = master.send(['INFO', 'memory']);
-        if (!isThenable(reply)) throw notAPromise();
-        return reply;
-      }));
+      replies = await Promise.all(
+        masters.map(async (master) => {
+          const reply = master.send(['INFO', 'memory']);
+          if (!isThenable(reply)) throw notAPromise();
+          return reply;
+        }),
+      );
     } catch (error) {
       throw new RedisStoreError(
         `Redis ${operation} failed: ${this.#owner} could not read the server's maxmemory-policy (INFO memory: ${reason(error)}); ` +
@@ -285,7 +287,9 @@ function transport(client: unknown, owner: string): Transport {
     `${owner}: client must be an ioredis client or Cluster (with call()) or a connected node-redis client or cluster ` +
     `(with sendCommand()), got`;
   if (client === null || typeof client !== 'object') throw new TypeError(`${expected} ${typeName(client)}`);
-  const candidate = client as Partial<Record<'call' | 'sendCommand' | 'getSlotMaster' | 'nodes' | 'isCluster' | 'pipeline' | 'nodeClient' | 'masters', unknown>>;
+  const candidate = client as Partial<
+    Record<'call' | 'sendCommand' | 'getSlotMaster' | 'nodes' | 'isCluster' | 'pipeline' | 'nodeClient' | 'masters', unknown>
+  >;
   if (typeof candidate.call === 'function') {
     const call = candidate.call as Fn;
     const send = (args: string[]) => call.call(client, ...args);
@@ -307,7 +311,9 @@ function transport(client: unknown, owner: string): Transport {
         },
         async waitAfter(key, args) {
           // a pipeline goes to the master of its keys' slot, on the connection that wrote `key`
-          const run = pipeline.call(client, [['exists', key], args.map((arg, i) => (i === 0 ? arg.toLowerCase() : arg))]) as { exec(): Promise<unknown> };
+          const run = pipeline.call(client, [['exists', key], args.map((arg, i) => (i === 0 ? arg.toLowerCase() : arg))]) as {
+            exec(): Promise<unknown>;
+          };
           const replies = await run.exec();
           const last = Array.isArray(replies) ? (replies[1] as unknown) : undefined;
           if (!Array.isArray(last)) throw new Error('unexpected reply to the WAIT pipeline');
@@ -333,10 +339,12 @@ function transport(client: unknown, owner: string): Transport {
         async masters() {
           const list = (client as { masters?: unknown }).masters;
           if (!Array.isArray(list)) throw new Error('the cluster has no masters list (is it connected?)');
-          return Promise.all(list.map(async (master: { host?: unknown; port?: unknown }) => {
-            const node = (await nodeClient.call(client, master)) as { sendCommand: Fn };
-            return { send: (args: string[]) => node.sendCommand(args), name: address(master.host, master.port) };
-          }));
+          return Promise.all(
+            list.map(async (master: { host?: unknown; port?: unknown }) => {
+              const node = (await nodeClient.call(client, master)) as { sendCommand: Fn };
+              return { send: (args: string[]) => node.sendCommand(args), name: address(master.host, master.port) };
+            }),
+          );
         },
         async waitAfter(key, args) {
           // the client of the master serving the key's slot: the connection that wrote it
@@ -392,7 +400,12 @@ function isNoScript(error: unknown): boolean {
 /** A short reason for the message: the client's message, at most 200 chars, with URL credentials masked. */
 function reason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const masked = escapeControl(message.replace(/\/\/[^\s/@]*@/g, '//***@').replace(/\s+/g, ' ').trim());
+  const masked = escapeControl(
+    message
+      .replace(/\/\/[^\s/@]*@/g, '//***@')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
   return masked.length > 200 ? `${masked.slice(0, 200)}…` : masked || 'unknown error';
 }
 

@@ -98,7 +98,14 @@ return 0`,
 };
 
 /** Every option of RedisEventStore: any other is refused. */
-const REDIS_EVENT_STORE_OPTIONS = ['client', 'prefix', 'ttlSeconds', 'commandTimeoutMs', 'allowEvictingServer', 'waitForReplicas'] as const satisfies readonly (keyof RedisEventStoreOptions)[];
+const REDIS_EVENT_STORE_OPTIONS = [
+  'client',
+  'prefix',
+  'ttlSeconds',
+  'commandTimeoutMs',
+  'allowEvictingServer',
+  'waitForReplicas',
+] as const satisfies readonly (keyof RedisEventStoreOptions)[];
 
 /**
  * An {@link EventStore} in Redis, so a fleet of webhook receivers handles each provider event once.

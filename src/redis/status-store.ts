@@ -189,7 +189,10 @@ return 1`,
 };
 
 /** Ends the lease held in KEYS[2] (member ARGV[9] of the part whose key base is ARGV[11]), leaving its owner's set. */
-const DROP_LEASE = (member: string, base: string) => `redis.call('SREM', ${base} .. 'o:' .. (redis.call('HGET', KEYS[2], 'lo') or ''), ${member})
+const DROP_LEASE = (
+  member: string,
+  base: string,
+) => `redis.call('SREM', ${base} .. 'o:' .. (redis.call('HGET', KEYS[2], 'lo') or ''), ${member})
 redis.call('HDEL', KEYS[2], 'lt', 'lo', 'lu', 'ls')`;
 
 /**
@@ -268,7 +271,15 @@ interface Part {
 }
 
 /** Every option of RedisStatusStore: any other is refused. */
-const REDIS_STATUS_STORE_OPTIONS = ['client', 'prefix', 'shards', 'retentionSeconds', 'commandTimeoutMs', 'allowEvictingServer', 'waitForReplicas'] as const satisfies readonly (keyof RedisStatusStoreOptions)[];
+const REDIS_STATUS_STORE_OPTIONS = [
+  'client',
+  'prefix',
+  'shards',
+  'retentionSeconds',
+  'commandTimeoutMs',
+  'allowEvictingServer',
+  'waitForReplicas',
+] as const satisfies readonly (keyof RedisStatusStoreOptions)[];
 
 /**
  * A {@link StatusStore} in Redis, so a fleet of trackers shares one schedule and each status change
@@ -350,15 +361,21 @@ export class RedisStatusStore implements StatusStore {
     if (this.#parts.length === 1) return this.#claimPart(this.#parts[0]!, limit, lease, owner);
     // every part's earliest due records; merged by due time (the masters' clocks agree as NTP keeps
     // them: an error of a few milliseconds only reorders records due within those milliseconds)
-    const peeks = await Promise.all(this.#parts.map(async (part, index) => {
-      const reply = await this.#redis.script('claim', PEEK_DUE, [part.due], [String(limit)]);
-      if (!Array.isArray(reply) || reply.length % 2 !== 0) throw unexpected('claim');
-      const due: { index: number; at: number }[] = [];
-      for (let i = 0; i < reply.length; i += 2) due.push({ index, at: Number(replyString(reply[i + 1])) });
-      return due;
-    }));
+    const peeks = await Promise.all(
+      this.#parts.map(async (part, index) => {
+        const reply = await this.#redis.script('claim', PEEK_DUE, [part.due], [String(limit)]);
+        if (!Array.isArray(reply) || reply.length % 2 !== 0) throw unexpected('claim');
+        const due: { index: number; at: number }[] = [];
+        for (let i = 0; i < reply.length; i += 2) due.push({ index, at: Number(replyString(reply[i + 1])) });
+        return due;
+      }),
+    );
     const counts = new Map<number, number>();
-    for (const { index } of peeks.flat().sort((a, b) => a.at - b.at).slice(0, limit)) counts.set(index, (counts.get(index) ?? 0) + 1);
+    for (const { index } of peeks
+      .flat()
+      .sort((a, b) => a.at - b.at)
+      .slice(0, limit))
+      counts.set(index, (counts.get(index) ?? 0) + 1);
     const claimed = await Promise.all([...counts].map(([index, count]) => this.#claimPart(this.#parts[index]!, count, lease, owner)));
     return claimed.flat().sort((a, b) => (a.dueAt ?? a.claimedAt) - (b.dueAt ?? b.claimedAt));
   }
@@ -376,24 +393,36 @@ export class RedisStatusStore implements StatusStore {
       const token = fields?.get('lt');
       if (state === undefined || token === undefined) throw unexpected('claim');
       const dueAt = Number(replyString(reply[i + 1]));
-      claimed.push({ ...state, lease: { kind: state.kind, externalId: state.externalId, owner, token }, claimedAt, ...(Number.isFinite(dueAt) ? { dueAt } : {}) });
+      claimed.push({
+        ...state,
+        lease: { kind: state.kind, externalId: state.externalId, owner, token },
+        claimedAt,
+        ...(Number.isFinite(dueAt) ? { dueAt } : {}),
+      });
     }
     return claimed;
   }
 
   /** Records watched now: the size of the due index (ZCARD of each part, O(1)), which holds exactly the watched records. */
   async countWatched(): Promise<number> {
-    const counts = await Promise.all(this.#parts.map(async (part) => {
-      const reply = Number(await this.#redis.command('count', ['ZCARD', part.due]));
-      if (!Number.isSafeInteger(reply)) throw new RedisStoreError('Redis count failed: unexpected reply from the status store', { operation: 'count' });
-      return reply;
-    }));
+    const counts = await Promise.all(
+      this.#parts.map(async (part) => {
+        const reply = Number(await this.#redis.command('count', ['ZCARD', part.due]));
+        if (!Number.isSafeInteger(reply))
+          throw new RedisStoreError('Redis count failed: unexpected reply from the status store', { operation: 'count' });
+        return reply;
+      }),
+    );
     return counts.reduce((total, count) => total + count, 0);
   }
 
   async extend(lease: StatusLease, extension: { leaseMs: number }): Promise<boolean> {
     const member = await this.#leaseMember(lease);
-    const reply = await this.#redis.script('extend', EXTEND, this.#keys(member), [lease.token, durationMs('leaseMs', extension?.leaseMs), member]);
+    const reply = await this.#redis.script('extend', EXTEND, this.#keys(member), [
+      lease.token,
+      durationMs('leaseMs', extension?.leaseMs),
+      member,
+    ]);
     return Number(reply) === 1;
   }
 
@@ -413,11 +442,14 @@ export class RedisStatusStore implements StatusStore {
 
   async reclaim(owner: string): Promise<number> {
     if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
-    const ended = await Promise.all(this.#parts.map(async (part) => {
-      const reply = Number(await this.#redis.script('reclaim', RECLAIM, [part.due, `${part.base}o:${owner}`], [owner, part.base]));
-      if (!Number.isSafeInteger(reply)) throw new RedisStoreError('Redis reclaim failed: unexpected reply from the status store', { operation: 'reclaim' });
-      return reply;
-    }));
+    const ended = await Promise.all(
+      this.#parts.map(async (part) => {
+        const reply = Number(await this.#redis.script('reclaim', RECLAIM, [part.due, `${part.base}o:${owner}`], [owner, part.base]));
+        if (!Number.isSafeInteger(reply))
+          throw new RedisStoreError('Redis reclaim failed: unexpected reply from the status store', { operation: 'reclaim' });
+        return reply;
+      }),
+    );
     return ended.reduce((total, count) => total + count, 0);
   }
 
@@ -429,7 +461,12 @@ export class RedisStatusStore implements StatusStore {
     return fields.size === 0 ? undefined : stateOf(fields);
   }
 
-  async #endTurn(operation: 'commit' | 'reschedule', lease: StatusLease, status: string | null | undefined, turn: StatusTurn): Promise<boolean> {
+  async #endTurn(
+    operation: 'commit' | 'reschedule',
+    lease: StatusLease,
+    status: string | null | undefined,
+    turn: StatusTurn,
+  ): Promise<boolean> {
     const member = await this.#leaseMember(lease);
     const next = 'delayMs' in turn.next ? 'delay' : turn.next.end;
     const delay = 'delayMs' in turn.next ? ms(turn.next.delayMs) : '0';
@@ -543,7 +580,8 @@ function hashFields(reply: unknown): Map<string, string> | undefined {
     }
     return fields;
   }
-  const entries = reply instanceof Map ? [...reply.entries()] : reply !== null && typeof reply === 'object' ? Object.entries(reply) : undefined;
+  const entries =
+    reply instanceof Map ? [...reply.entries()] : reply !== null && typeof reply === 'object' ? Object.entries(reply) : undefined;
   if (entries === undefined) return undefined;
   for (const [key, value] of entries) {
     const text = replyString(value);

@@ -56,7 +56,13 @@ const StoredTokenSchema = z.object({
 });
 
 /** Every option of RedisTokenStore: any other is refused. */
-const REDIS_TOKEN_STORE_OPTIONS = ['client', 'prefix', 'commandTimeoutMs', 'lockMs', 'allowEvictingServer'] as const satisfies readonly (keyof RedisTokenStoreOptions)[];
+const REDIS_TOKEN_STORE_OPTIONS = [
+  'client',
+  'prefix',
+  'commandTimeoutMs',
+  'lockMs',
+  'allowEvictingServer',
+] as const satisfies readonly (keyof RedisTokenStoreOptions)[];
 
 /**
  * A {@link TokenStore} in Redis, for `CheckoutClient`'s `tokenStore` option: every process that

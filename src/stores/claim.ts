@@ -17,7 +17,9 @@ export function checkClaim(claim: unknown): CheckedClaim {
   if (claim !== null && typeof claim === 'object' && (claim as { status?: unknown }).status === 'claimed') {
     const { lease } = claim as { lease?: unknown };
     if (lease !== null) return { status: 'claimed', lease };
-    throw new TypeError('store.claim resolved to { status: "claimed" } with lease null: give the lease, or leave it out for a claim without one');
+    throw new TypeError(
+      'store.claim resolved to { status: "claimed" } with lease null: give the lease, or leave it out for a claim without one',
+    );
   }
   throw new TypeError(`store.claim must resolve to "claimed", { status: "claimed", lease }, "in-flight" or "done", got ${typeName(claim)}`);
 }

@@ -274,7 +274,8 @@ export class MemoryStatusStore implements StatusStore {
 
   /** The entry `lease` still holds, else undefined. */
   #held(lease: StatusLease): Entry | undefined {
-    if (lease === null || typeof lease !== 'object') throw new TypeError(`lease must be the lease claimDue returned, got ${typeName(lease)}`);
+    if (lease === null || typeof lease !== 'object')
+      throw new TypeError(`lease must be the lease claimDue returned, got ${typeName(lease)}`);
     const entry = this.#records.get(keyOf(lease.kind, lease.externalId));
     return entry?.lease?.token === lease.token ? entry : undefined;
   }

@@ -6,7 +6,6 @@ import type { WebhookEvent } from '../webhook-event.js';
 /** What a status tracker watches: an order (`settlement.status`) or a withdrawal (`status`). */
 export type StatusKind = 'order' | 'withdrawal';
 
-
 /**
  * How far before its own `now` a store puts a nudged record's due time (one day): due records are claimed
  * earliest first, so a record a provider event asked about is read before a backlog of records

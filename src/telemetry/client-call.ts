@@ -106,8 +106,11 @@ export class ObservedCall {
     const failure = error as { status?: unknown; requestId?: unknown } | null | undefined;
     // a call the client refused to send (paused, queue full, queue timeout) got no response: no status
     // code (the semantic conventions set it only for a response), and an error.type of its own
-    const status = refusedUnsent(error) ? undefined : (trace.response?.status ?? (typeof failure?.status === 'number' ? failure.status : undefined));
-    const requestId = trace.response?.headers.get('x-request-id') ?? (typeof failure?.requestId === 'string' ? failure.requestId : undefined);
+    const status = refusedUnsent(error)
+      ? undefined
+      : (trace.response?.status ?? (typeof failure?.status === 'number' ? failure.status : undefined));
+    const requestId =
+      trace.response?.headers.get('x-request-id') ?? (typeof failure?.requestId === 'string' ? failure.requestId : undefined);
     const type = error === undefined ? undefined : errorType(error);
     const span = this.#span;
     if (span !== undefined) {

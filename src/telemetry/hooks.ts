@@ -11,7 +11,12 @@ export function trackerLag(telemetry: Telemetry, ms: number, kind: RecordKind, s
 }
 
 /** Runs one read of a watched record inside a `checkout.tracker.read` span; `work` may `note` the status it found and whether it changed. */
-export async function trackerRead<T>(telemetry: Telemetry, kind: RecordKind, externalId: string, work: (note: (facts: ReadFacts) => void) => Promise<T>): Promise<T> {
+export async function trackerRead<T>(
+  telemetry: Telemetry,
+  kind: RecordKind,
+  externalId: string,
+  work: (note: (facts: ReadFacts) => void) => Promise<T>,
+): Promise<T> {
   const use = telemetry.use();
   const core = use instanceof Promise ? await use : use;
   return core === undefined ? work(ignore) : core.trackerRead(kind, externalId, work);

@@ -20,8 +20,14 @@ export class Instruments {
       unit: 's',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
     });
-    this.retries = meter.createCounter(METRIC.retries, { description: 'Retries of checkout service calls (attempts after the first).', unit: '{retry}' });
-    this.tokenExchanges = meter.createCounter(METRIC.tokenExchanges, { description: 'Token exchanges (POST /auth/token).', unit: '{exchange}' });
+    this.retries = meter.createCounter(METRIC.retries, {
+      description: 'Retries of checkout service calls (attempts after the first).',
+      unit: '{retry}',
+    });
+    this.tokenExchanges = meter.createCounter(METRIC.tokenExchanges, {
+      description: 'Token exchanges (POST /auth/token).',
+      unit: '{exchange}',
+    });
     this.retryDenied = meter.createCounter(METRIC.retryDenied, {
       description: 'Retries the retry budget refused: the call failed on the error it had.',
       unit: '{retry}',

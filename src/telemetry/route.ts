@@ -4,9 +4,21 @@
  * attribute ever carries an id (an order's, a trade's, a payment's), and metric series stay few.
  */
 const LITERAL_SEGMENTS = new Set([
-  'auth', 'me', 'token',
-  'orders', 'withdrawals', 'deposits', 'trades', 'payments',
-  'by-external-id', 'by-trade-id', 'payment', 'status', 'cancel', 'quote', 'quotes',
+  'auth',
+  'me',
+  'token',
+  'orders',
+  'withdrawals',
+  'deposits',
+  'trades',
+  'payments',
+  'by-external-id',
+  'by-trade-id',
+  'payment',
+  'status',
+  'cancel',
+  'quote',
+  'quotes',
 ]);
 
 /** The fixed templates of the typed reads, by the path's first two segments. */

@@ -151,7 +151,9 @@ export class TelemetryCore {
 
   /** The adaptive rate changed (`undefined`: lifted). */
   rateChanged(requestsPerSecond: number | undefined): void {
-    ignoreFailure(() => this.#event('checkout.client.rate_changed', requestsPerSecond === undefined ? {} : { [ATTR.rate]: requestsPerSecond }));
+    ignoreFailure(() =>
+      this.#event('checkout.client.rate_changed', requestsPerSecond === undefined ? {} : { [ATTR.rate]: requestsPerSecond }),
+    );
   }
 
   #event(name: string, attributes?: Attributes): void {
@@ -197,7 +199,12 @@ export class TelemetryCore {
   /** A status change was seen `ms` milliseconds after the read that saw it was due. */
   trackerLag(ms: number, kind: RecordKind, source: 'poll' | 'webhook'): void {
     const api = this.#api;
-    ignoreFailure(() => instrumentsOf(api, this.options.meterProvider)?.trackerLag.record(Math.max(0, ms) / 1000, { [ATTR.recordKind]: kind, [ATTR.source]: source }));
+    ignoreFailure(() =>
+      instrumentsOf(api, this.options.meterProvider)?.trackerLag.record(Math.max(0, ms) / 1000, {
+        [ATTR.recordKind]: kind,
+        [ATTR.source]: source,
+      }),
+    );
   }
 
   /**

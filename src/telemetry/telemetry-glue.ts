@@ -44,7 +44,9 @@ let loading: Promise<typeof import('./telemetry-core.js') | undefined> | undefin
 export function loadCore(api: OtelApiModule): Promise<typeof import('./telemetry-core.js') | undefined> {
   return (loading ??= import('./telemetry-core.js').catch((error: unknown) => {
     // a provider is registered, so somebody expects spans: say once, through OpenTelemetry's own diagnostics, why none come
-    api.diag.warn(`checkout-partner-sdk: no spans or metrics: its telemetry module could not be loaded (${error instanceof Error ? error.name : 'error'})`);
+    api.diag.warn(
+      `checkout-partner-sdk: no spans or metrics: its telemetry module could not be loaded (${error instanceof Error ? error.name : 'error'})`,
+    );
     return undefined;
   }));
 }

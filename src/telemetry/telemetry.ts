@@ -44,7 +44,10 @@ export class Telemetry {
     }
     if (glue === undefined) return loadGlue(api).then((loaded) => loaded && this.#useWith(api));
     if (!glue.emits(api, this.options)) return undefined;
-    return this.#core ?? glue.loadCore(api).then((module) => module && (this.#core ??= new module.TelemetryCore(api, this.options, this.#apiBase)));
+    return (
+      this.#core ??
+      glue.loadCore(api).then((module) => module && (this.#core ??= new module.TelemetryCore(api, this.options, this.#apiBase)))
+    );
   }
 }
 
@@ -58,7 +61,10 @@ let warnedApiMissing = false;
 function warnApiMissing({ tracerProvider, meterProvider }: TelemetryOptions): void {
   if (warnedApiMissing || (tracerProvider === undefined && meterProvider === undefined && !otelRegisteredElsewhere())) return;
   warnedApiMissing = true;
-  void import('./telemetry-glue.js').then((module) => module.warnApiMissing(), () => undefined);
+  void import('./telemetry-glue.js').then(
+    (module) => module.warnApiMissing(),
+    () => undefined,
+  );
 }
 
 function check(name: string, provider: unknown, method: string): void {
@@ -78,9 +84,10 @@ function loadGlue(api: OtelApiModule): Promise<typeof Glue | undefined> {
   return (loadingGlue ??= import('./telemetry-glue.js').then(
     (module) => (glue = module),
     (error: unknown) => {
-      api.diag.warn(`checkout-partner-sdk: no spans or metrics: its telemetry module could not be loaded (${error instanceof Error ? error.name : 'error'})`);
+      api.diag.warn(
+        `checkout-partner-sdk: no spans or metrics: its telemetry module could not be loaded (${error instanceof Error ? error.name : 'error'})`,
+      );
       return undefined;
     },
   ));
 }
-

@@ -179,7 +179,11 @@ async function deliverOnce(url: string, body: string, headers: Readonly<Record<s
       if (response.status >= 200 && response.status < 300) return { attempts, status: response.status };
     } catch (error) {
       o.signal?.throwIfAborted();
-      const reason = timeout.signal.aborted ? `no response within ${o.timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+      const reason = timeout.signal.aborted
+        ? `no response within ${o.timeoutMs} ms`
+        : error instanceof Error
+          ? error.message
+          : String(error);
       attempts.push({ status: undefined, error: reason });
     } finally {
       clearTimeout(timer);
@@ -244,10 +248,12 @@ function checkUrl(url: unknown): string {
 
 function checkOptions(options: DeliverEventOptions): Resolved {
   if (options === null || typeof options !== 'object') throw new TypeError('deliverEvent: options must be an object with a secret');
-  if (typeof options.secret !== 'string' || options.secret.trim() === '') throw new TypeError('deliverEvent: secret must be a non-empty string, not whitespace only');
+  if (typeof options.secret !== 'string' || options.secret.trim() === '')
+    throw new TypeError('deliverEvent: secret must be a non-empty string, not whitespace only');
   const whole = (name: string, value: unknown, fallback: number, min: number): number => {
     const v = value ?? fallback;
-    if (!Number.isInteger(v) || (v as number) < min) throw new TypeError(`deliverEvent: ${name} must be a whole number of at least ${min}, got ${quote(v)}`);
+    if (!Number.isInteger(v) || (v as number) < min)
+      throw new TypeError(`deliverEvent: ${name} must be a whole number of at least ${min}, got ${quote(v)}`);
     return v as number;
   };
   const ms = (name: string, value: unknown, fallback: number, min: number): number => {
@@ -259,8 +265,10 @@ function checkOptions(options: DeliverEventOptions): Resolved {
     return v;
   };
   if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new TypeError('deliverEvent: fetch must be a function');
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('deliverEvent: signal must be an AbortSignal');
-  if (options.parallel !== undefined && typeof options.parallel !== 'boolean') throw new TypeError('deliverEvent: parallel must be a boolean');
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    throw new TypeError('deliverEvent: signal must be an AbortSignal');
+  if (options.parallel !== undefined && typeof options.parallel !== 'boolean')
+    throw new TypeError('deliverEvent: parallel must be a boolean');
   return {
     secret: options.secret,
     duplicates: whole('duplicates', options.duplicates, 0, 0),

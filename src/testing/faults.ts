@@ -76,7 +76,8 @@ export class FaultQueue {
     const retryAfter = options.retryAfter;
     if (retryAfter !== undefined) {
       const ok = typeof retryAfter === 'string' ? retryAfter !== '' : Number.isFinite(retryAfter) && retryAfter >= 0;
-      if (!ok) throw new TypeError(`failNext: retryAfter must be seconds (a number of at least 0) or an HTTP date, got ${typeName(retryAfter)}`);
+      if (!ok)
+        throw new TypeError(`failNext: retryAfter must be seconds (a number of at least 0) or an HTTP date, got ${typeName(retryAfter)}`);
       headers['retry-after'] = String(retryAfter);
     }
     const delayMs = options.delayMs ?? 0;

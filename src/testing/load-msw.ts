@@ -51,7 +51,10 @@ export function loadMsw(): MswFunctions {
     if (createRequire !== undefined) load = () => createRequire(import.meta.url)('msw');
   }
   if (load === undefined) {
-    throw new MissingPeerDependencyError('msw', `fake.handlers() loads msw through Node's require, which this runtime lacks. Import fakeCheckoutHandlers from 'checkout-partner-sdk/testing/msw' instead.`);
+    throw new MissingPeerDependencyError(
+      'msw',
+      `fake.handlers() loads msw through Node's require, which this runtime lacks. Import fakeCheckoutHandlers from 'checkout-partner-sdk/testing/msw' instead.`,
+    );
   }
   try {
     msw = load() as MswFunctions;

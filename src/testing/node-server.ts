@@ -43,10 +43,7 @@ export interface FakeServer {
 type Outcome = Response | symbol;
 
 /** Serves `respond` with node:http; see {@link ListenOptions}. */
-export async function serveOnNodeHttp(
-  respond: (request: Request) => Promise<Outcome>,
-  options: ListenOptions = {},
-): Promise<FakeServer> {
+export async function serveOnNodeHttp(respond: (request: Request) => Promise<Outcome>, options: ListenOptions = {}): Promise<FakeServer> {
   const { port, host, maxBodyBytes } = listenOptions(options);
   const http = await import('node:http');
   let origin = '';

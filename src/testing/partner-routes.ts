@@ -201,7 +201,9 @@ export function compileRoute(value: unknown, where: string): CompiledRoute {
   }
   const template = route.path;
   if (typeof template !== 'string' || !template.startsWith('/')) {
-    throw new TypeError(`${where}.path must be a string starting with "/" (below the API base, e.g. "/orders/:orderId/payment"), got ${quote(template)}`);
+    throw new TypeError(
+      `${where}.path must be a string starting with "/" (below the API base, e.g. "/orders/:orderId/payment"), got ${quote(template)}`,
+    );
   }
   const segments = parseTemplate(template, `${where}.path ${quote(template)}`);
   const shape = '/' + segments.map((segment) => ('param' in segment ? ':' : segment.literal)).join('/');
@@ -236,7 +238,9 @@ function parseTemplate(template: string, where: string): Segment[] {
       if (text.startsWith(':')) {
         const name = text.slice(1);
         if (!IDENTIFIER.test(name)) {
-          throw new TypeError(`${where}: parameter ${quote(text)} must be ":" and a name made of letters, digits, _ or $ (one whole segment)`);
+          throw new TypeError(
+            `${where}: parameter ${quote(text)} must be ":" and a name made of letters, digits, _ or $ (one whole segment)`,
+          );
         }
         if (names.has(name)) throw new TypeError(`${where}: parameter ":${name}" appears twice`);
         names.add(name);
@@ -245,7 +249,9 @@ function parseTemplate(template: string, where: string): Segment[] {
       if (text === '.' || text === '..') throw new TypeError(`${where}: a "${text}" segment is not allowed`);
       if (text.includes('*')) throw new TypeError(`${where}: wildcards are not supported; use a ":name" parameter segment`);
       if (!LITERAL.test(text)) {
-        throw new TypeError(`${where}: segment ${quote(text)} may only hold letters, digits and - . _ ~ ! $ & ' ( ) + , ; = @ (":" starts a parameter)`);
+        throw new TypeError(
+          `${where}: segment ${quote(text)} may only hold letters, digits and - . _ ~ ! $ & ' ( ) + , ; = @ (":" starts a parameter)`,
+        );
       }
       return { literal: text };
     });
@@ -307,7 +313,9 @@ export class PartnerRoutes {
     const candidates = this.#routes.filter(
       (route) =>
         route.segments.length === raw.length &&
-        route.segments.every((segment, i) => 'param' in segment ? decoded[i] !== '' : segment.literal === raw[i] || segment.literal === decoded[i]),
+        route.segments.every((segment, i) =>
+          'param' in segment ? decoded[i] !== '' : segment.literal === raw[i] || segment.literal === decoded[i],
+        ),
     );
     if (candidates.length === 0) return undefined;
     const forMethod = candidates.filter((route) => route.method === method).sort(bySpecificity)[0];
@@ -323,7 +331,9 @@ export class PartnerRoutes {
 function checkNotTwice(routes: readonly CompiledRoute[], route: CompiledRoute, where: string): void {
   const same = routes.find((other) => other.method === route.method && other.shape === route.shape);
   if (same !== undefined) {
-    throw new TypeError(`${where}: ${route.method} ${quote(route.template)} is already a route (${same.method} ${quote(same.template)} answers the same paths)`);
+    throw new TypeError(
+      `${where}: ${route.method} ${quote(route.template)} is already a route (${same.method} ${quote(same.template)} answers the same paths)`,
+    );
   }
 }
 
@@ -348,7 +358,11 @@ interface StoredResponse {
   readonly body: string | undefined;
 }
 
-interface KeyEntry { readonly fingerprint: string; readonly what: string; response: StoredResponse | undefined }
+interface KeyEntry {
+  readonly fingerprint: string;
+  readonly what: string;
+  response: StoredResponse | undefined;
+}
 
 /**
  * Responses by (partner, `Idempotency-Key`), as an idempotent API keeps them: the same key with the
@@ -386,9 +400,15 @@ export class IdempotencyKeys {
         );
       }
       if (existing.response === undefined) {
-        return problem(409, 'idempotency_key_in_use', `A request with the Idempotency-Key ${quote(scope.key)} is still being processed; retry later`, scope.requestId, {
-          'retry-after': '1',
-        });
+        return problem(
+          409,
+          'idempotency_key_in_use',
+          `A request with the Idempotency-Key ${quote(scope.key)} is still being processed; retry later`,
+          scope.requestId,
+          {
+            'retry-after': '1',
+          },
+        );
       }
       const stored = existing.response;
       const headers = new Headers(stored.headers as [string, string][]);
@@ -470,7 +490,10 @@ export async function servePartnerRoute(
 
 async function runHandler(route: CompiledRoute, request: FakeRouteRequest): Promise<{ response: Response; remember: boolean }> {
   const name = `${route.method} ${route.template}`;
-  const failed = (message: string) => ({ response: problem(500, 'route_failed', `The partner route ${name} ${message}`, request.requestId), remember: false });
+  const failed = (message: string) => ({
+    response: problem(500, 'route_failed', `The partner route ${name} ${message}`, request.requestId),
+    remember: false,
+  });
   let result: unknown;
   try {
     result = await route.handler(request);
@@ -499,7 +522,10 @@ async function runHandler(route: CompiledRoute, request: FakeRouteRequest): Prom
   const noBody = status === 204 || status === 205 || status === 304;
   if (out['body'] === undefined || noBody) {
     if (out['body'] !== undefined) return failed(`returned a body with status ${status as number}, which has none`);
-    return { response: new Response(null, { status: status as number, headers: { ...headers, 'x-request-id': request.requestId } }), remember: true };
+    return {
+      response: new Response(null, { status: status as number, headers: { ...headers, 'x-request-id': request.requestId } }),
+      remember: true,
+    };
   }
   let serialized: string | undefined;
   try {

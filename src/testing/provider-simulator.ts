@@ -78,14 +78,18 @@ export interface ProviderSimulator {
  * await provider.settled();
  */
 export function createProviderSimulator(options: ProviderSimulatorOptions): ProviderSimulator {
-  if (options === null || typeof options !== 'object') throw new TypeError(`createProviderSimulator options must be an object, got ${typeName(options)}`);
+  if (options === null || typeof options !== 'object')
+    throw new TypeError(`createProviderSimulator options must be an object, got ${typeName(options)}`);
   if (typeof options.url !== 'string' || options.url === '') throw new TypeError('createProviderSimulator: url must be a non-empty string');
-  if (typeof options.secret !== 'string' || options.secret === '') throw new TypeError('createProviderSimulator: secret must be a non-empty string');
+  if (typeof options.secret !== 'string' || options.secret === '')
+    throw new TypeError('createProviderSimulator: secret must be a non-empty string');
   const loss = share('loss', options.loss);
   const duplicates = share('duplicates', options.duplicates);
   const maxDelayMs = options.maxDelayMs ?? 0;
   if (typeof maxDelayMs !== 'number' || !(maxDelayMs >= 0) || maxDelayMs > 2_147_483_647) {
-    throw new TypeError(`createProviderSimulator: maxDelayMs must be a number of milliseconds from 0 to 2^31 - 1, got ${String(maxDelayMs)}`);
+    throw new TypeError(
+      `createProviderSimulator: maxDelayMs must be a number of milliseconds from 0 to 2^31 - 1, got ${String(maxDelayMs)}`,
+    );
   }
   const random = options.random ?? Math.random;
   const delivery = { maxAttempts: 8, ...options.delivery };
@@ -95,18 +99,21 @@ export function createProviderSimulator(options: ProviderSimulatorOptions): Prov
   const timers = new Set<ReturnType<typeof setTimeout>>();
 
   const deliverLater = (event: ProviderEvent): void => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      stats.deliveries += 1;
-      const work = deliverEvent(options.url, event, { ...delivery, secret: options.secret, signal: controller.signal }).then(
-        () => undefined,
-        () => {
-          stats.failed += 1;
-        },
-      );
-      pending.add(work);
-      void work.finally(() => pending.delete(work));
-    }, Math.floor(random() * maxDelayMs));
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        stats.deliveries += 1;
+        const work = deliverEvent(options.url, event, { ...delivery, secret: options.secret, signal: controller.signal }).then(
+          () => undefined,
+          () => {
+            stats.failed += 1;
+          },
+        );
+        pending.add(work);
+        void work.finally(() => pending.delete(work));
+      },
+      Math.floor(random() * maxDelayMs),
+    );
     timers.add(timer);
   };
 
@@ -143,7 +150,9 @@ export function createProviderSimulator(options: ProviderSimulatorOptions): Prov
 function share(name: string, value: unknown): number {
   if (value === undefined) return 0;
   if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
-    throw new TypeError(`createProviderSimulator: ${name} must be a number from 0 to 1, got ${typeof value === 'number' ? value : typeName(value)}`);
+    throw new TypeError(
+      `createProviderSimulator: ${name} must be a number from 0 to 1, got ${typeof value === 'number' ? value : typeName(value)}`,
+    );
   }
   return value;
 }

@@ -30,12 +30,6 @@ export function json(status: number, body: unknown, requestId: string, headers: 
 }
 
 /** An error response: `{ error, message }` (the spec does not show the service's error body). */
-export function problem(
-  status: number,
-  error: string,
-  message: string,
-  requestId: string,
-  headers: Record<string, string> = {},
-): Response {
+export function problem(status: number, error: string, message: string, requestId: string, headers: Record<string, string> = {}): Response {
   return json(status, { error, message }, requestId, headers);
 }

@@ -51,7 +51,9 @@ export async function handleRoute(request: Request, url: URL, ctx: RouteContext)
 
   const match = /^\/(auth\/me|orders\/by-external-id\/([^/]+)|withdrawals\/by-external-id\/([^/]+))\/?$/.exec(route);
   if (match === null) {
-    return ctx.partnerRoute(request, url, route, partner.partnerId) ?? problem(404, 'not_found', `No endpoint at ${url.pathname}`, ctx.requestId);
+    return (
+      ctx.partnerRoute(request, url, route, partner.partnerId) ?? problem(404, 'not_found', `No endpoint at ${url.pathname}`, ctx.requestId)
+    );
   }
   if (request.method !== 'GET') {
     return problem(405, 'method_not_allowed', `${request.method} is not allowed here; use GET`, ctx.requestId, { allow: 'GET' });

@@ -341,7 +341,12 @@ export class FakeCheckoutCore implements FakeRecords {
     const url = new URL(request.url);
     const requestId = `fake-${this.#nextRequestId++}`;
     const kind = /\/auth\/token\/?$/.test(url.pathname) ? 'token' : 'business';
-    const arrived = { method: request.method.toUpperCase(), path: url.pathname + url.search, headers: maskHeaders(request.headers), at: Date.now() };
+    const arrived = {
+      method: request.method.toUpperCase(),
+      path: url.pathname + url.search,
+      headers: maskHeaders(request.headers),
+      at: Date.now(),
+    };
 
     let outcome: Response | typeof DROP_CONNECTION;
     const fault = this.#faults.take(kind);
@@ -378,10 +383,13 @@ export class FakeCheckoutCore implements FakeRecords {
       partnerRoute: (request, url, path, partnerId) => {
         const match = this.#routes.match(request.method.toUpperCase(), path);
         if (match === undefined) return undefined;
-        if ('badEncoding' in match) return Promise.resolve(problem(400, 'bad_request', 'The path is not valid percent-encoding', requestId));
+        if ('badEncoding' in match)
+          return Promise.resolve(problem(400, 'bad_request', 'The path is not valid percent-encoding', requestId));
         if ('allow' in match) {
           const allow = match.allow.join(', ');
-          return Promise.resolve(problem(405, 'method_not_allowed', `${request.method} is not allowed here; use ${allow}`, requestId, { allow }));
+          return Promise.resolve(
+            problem(405, 'method_not_allowed', `${request.method} is not allowed here; use ${allow}`, requestId, { allow }),
+          );
         }
         return servePartnerRoute(request, url, path, match, { partnerId, requestId, records: this, idempotency: this.#idempotency });
       },

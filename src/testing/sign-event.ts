@@ -54,7 +54,8 @@ export async function signEvent(
   options: { signatureHeader?: string | undefined } = {},
 ): Promise<SignedEvent> {
   const body = eventBody(event);
-  if (typeof secret !== 'string' || secret.trim() === '') throw new TypeError('signEvent: secret must be a non-empty string, not whitespace only');
+  if (typeof secret !== 'string' || secret.trim() === '')
+    throw new TypeError('signEvent: secret must be a non-empty string, not whitespace only');
   const header = signatureHeaderName(options.signatureHeader);
   const signature = await signPayload(body, secret);
   return { body, signature, headers: { 'content-type': 'application/json', [header]: signature } };
@@ -68,4 +69,3 @@ export function eventBody(event: ProviderEvent | string): string {
   }
   return JSON.stringify(event);
 }
-

@@ -68,7 +68,8 @@ export function playTimeline(fake: TimelineTarget, steps: readonly TimelineStep[
     if (step === null || typeof step !== 'object' || typeof step.atMs !== 'number' || !(step.atMs >= 0) || !Number.isFinite(step.atMs)) {
       throw new TypeError(`playTimeline: steps[${index}].atMs must be a number of milliseconds of at least 0`);
     }
-    if (!('order' in step) && !('withdrawal' in step)) throw new TypeError(`playTimeline: steps[${index}] must name an order or a withdrawal`);
+    if (!('order' in step) && !('withdrawal' in step))
+      throw new TypeError(`playTimeline: steps[${index}] must name an order or a withdrawal`);
   }
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const errors: unknown[] = [];

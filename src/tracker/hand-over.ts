@@ -50,7 +50,10 @@ export async function handOver(turn: TurnContext, seen: NewStatus): Promise<void
       log({
         event: 'tracker.lease-lost',
         status,
-        error: { name: 'LeaseLost', message: 'the lease passed to another process before the change was recorded; it is not recorded by this process' },
+        error: {
+          name: 'LeaseLost',
+          message: 'the lease passed to another process before the change was recorded; it is not recorded by this process',
+        },
       });
       return;
     case 'store-failed':
@@ -92,7 +95,9 @@ async function changeAndCommit(turn: TurnContext, seen: NewStatus): Promise<Hand
     if (config.transactional !== undefined) {
       // not bounded: onChange runs inside it (kept alive by the heartbeat); drain's own timeout bounds the wait for it
       handle.sentWith = handle.lease;
-      committed = await config.transactional.transact(handle.lease, status, recorded(), (transaction) => callOnChange({ ...change, transaction }));
+      committed = await config.transactional.transact(handle.lease, status, recorded(), (transaction) =>
+        callOnChange({ ...change, transaction }),
+      );
     } else {
       await callOnChange(change);
       committed = await commitWhileLeased(config, handle, status, recorded);

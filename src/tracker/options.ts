@@ -7,14 +7,7 @@ import type { StatusReader } from '../client/client.js';
 import { MemoryStatusStore } from '../stores/memory-status-store.js';
 import { resolveSchedule, type Schedule } from './schedule.js';
 import { defaultIsFinal } from './status.js';
-import type {
-  StatusChange,
-  StatusStore,
-  StatusTrackerOptions,
-  TransactionalStatusStore,
-  WatchEndReason,
-  StatusKind,
-} from './types.js';
+import type { StatusChange, StatusStore, StatusTrackerOptions, TransactionalStatusStore, WatchEndReason, StatusKind } from './types.js';
 
 /** The tracker's options with every default applied, checked once. */
 export interface ResolvedTrackerOptions {
@@ -34,7 +27,8 @@ export interface ResolvedTrackerOptions {
   /** The time limit of each store operation of a turn (a third of `leaseMs`, the renewal interval). */
   storeTimeoutMs: number;
   logger: TrackerLog;
-  onWatchEnd: ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
+  onWatchEnd:
+    ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
   /** The providers of the tracker's spans (`checkout.tracker.read`, `checkout.tracker.change`): its own, else its client's. */
   telemetry: TelemetryOptions;
 }
@@ -83,7 +77,11 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
   functionOption('isFinal', options.isFinal);
   functionOption('onWatchEnd', options.onWatchEnd);
   const store = (options.store ?? new MemoryStatusStore()) as unknown;
-  if (store === null || typeof store !== 'object' || !STORE_METHODS.every((method) => typeof (store as Record<string, unknown>)[method] === 'function')) {
+  if (
+    store === null ||
+    typeof store !== 'object' ||
+    !STORE_METHODS.every((method) => typeof (store as Record<string, unknown>)[method] === 'function')
+  ) {
     throw new TypeError(`store must be a StatusStore (an object with ${STORE_METHODS.join(', ')})`);
   }
   const transact = (store as Partial<TransactionalStatusStore<unknown>>).transact;
@@ -113,4 +111,3 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     telemetry: inheritedTelemetry(options, client),
   };
 }
-

@@ -63,7 +63,11 @@ export class RecordsInHand {
 
   /** The records still in hand, as drain reports them. */
   report(): InHandRecord[] {
-    return [...this.#held.values()].map(({ handle }): InHandRecord => ({ work: 'tracker.record', kind: handle.record.kind, externalId: handle.record.externalId }));
+    return [...this.#held.values()].map(({ handle }): InHandRecord => ({
+      work: 'tracker.record',
+      kind: handle.record.kind,
+      externalId: handle.record.externalId,
+    }));
   }
 
   /** Runs the record's turn, then the turn of a later claim of it that the turn did not use, while the process holds it. */
@@ -82,7 +86,12 @@ export class RecordsInHand {
       try {
         await runTurn(config, held.handle, telemetry);
       } catch (error) {
-        writeTrackerLog(config.logger, { event: 'tracker.store-failed', kind: record.kind, externalId: record.externalId, error: plainError(error) });
+        writeTrackerLog(config.logger, {
+          event: 'tracker.store-failed',
+          kind: record.kind,
+          externalId: record.externalId,
+          error: plainError(error),
+        });
       }
       // checked and removed in one step: a claim adopted after this starts a turn of its own
       const unused = held.handle.takeUnused();

@@ -37,7 +37,9 @@ export function resolveSchedule(options: StatusScheduleOptions | undefined): Sch
   // the open-checkout window: a record not found while its checkout could still be open never will be
   schedule.notFoundForMs = positive('schedule.notFoundForMs', given.notFoundForMs, schedule.fastForMs);
   if (schedule.maxIntervalMs < schedule.fastIntervalMs) {
-    throw new TypeError(`schedule.maxIntervalMs (${schedule.maxIntervalMs}) must be at least schedule.fastIntervalMs (${schedule.fastIntervalMs})`);
+    throw new TypeError(
+      `schedule.maxIntervalMs (${schedule.maxIntervalMs}) must be at least schedule.fastIntervalMs (${schedule.fastIntervalMs})`,
+    );
   }
   return schedule;
 }

@@ -45,9 +45,19 @@ export async function endTurn(
 }
 
 /** Logs the end of a watch and tells `onWatchEnd`, whose failure never changes what the tracker does. */
-export function reportEnd(config: ResolvedTrackerOptions, record: ClaimedStatusRecord, reason: WatchEndReason, status: string | null | undefined): void {
+export function reportEnd(
+  config: ResolvedTrackerOptions,
+  record: ClaimedStatusRecord,
+  reason: WatchEndReason,
+  status: string | null | undefined,
+): void {
   const { kind, externalId } = record;
-  writeTrackerLog(config.logger, reason === 'final' ? { event: 'tracker.ended', kind, externalId, status, reason } : { event: 'tracker.give-up', kind, externalId, status, reason });
+  writeTrackerLog(
+    config.logger,
+    reason === 'final'
+      ? { event: 'tracker.ended', kind, externalId, status, reason }
+      : { event: 'tracker.give-up', kind, externalId, status, reason },
+  );
   const onWatchEnd = config.onWatchEnd;
   if (onWatchEnd === undefined) return;
   try {

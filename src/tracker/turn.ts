@@ -42,7 +42,14 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
   const change = changeOf(turn, read, status);
   const final = isFinal(config, change, turn.log);
   const same = record.handled?.status === status;
-  turn.log({ event: 'tracker.read', outcome: same ? 'same' : 'changed', status, previousStatus: record.handled?.status, source: turn.source, ms: elapsed(turn.started) });
+  turn.log({
+    event: 'tracker.read',
+    outcome: same ? 'same' : 'changed',
+    status,
+    previousStatus: record.handled?.status,
+    source: turn.source,
+    ms: elapsed(turn.started),
+  });
   if (same) {
     await endTurn(config, handle, { failures: 0, next: scheduled(config, handle, final) }, status);
     return;
@@ -56,7 +63,10 @@ function readRecord(turn: TurnContext): Promise<Order | Withdrawal> {
   const { kind, externalId } = handle.record;
   const options = { timeoutMs: config.readTimeoutMs, signal: handle.controller.signal };
   return trackerRead(telemetry, kind, externalId, async (note) => {
-    const record = kind === 'order' ? await config.client.getOrderByExternalId(externalId, options) : await config.client.getWithdrawalByExternalId(externalId, options);
+    const record =
+      kind === 'order'
+        ? await config.client.getOrderByExternalId(externalId, options)
+        : await config.client.getWithdrawalByExternalId(externalId, options);
     const found = statusOf(kind, record);
     note({ status: found, changed: handle.record.handled?.status !== found });
     return record;
@@ -118,7 +128,11 @@ async function stillHeld(turn: TurnContext, status: string | null): Promise<bool
     return false; // the lease lapses and the record is read again
   }
   if (!held) {
-    log({ event: 'tracker.lease-lost', status, error: { name: 'LeaseLost', message: 'the lease passed to another process during the read; the change is left to it' } });
+    log({
+      event: 'tracker.lease-lost',
+      status,
+      error: { name: 'LeaseLost', message: 'the lease passed to another process during the read; the change is left to it' },
+    });
   }
   return held;
 }

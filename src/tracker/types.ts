@@ -152,7 +152,6 @@ export interface StatusScheduleOptions {
   notFoundForMs?: number | undefined;
 }
 
-
 /**
  * Options of `createStatusTracker`. `Transaction` is inferred from a transactional `store` (the
  * type of `onChange`'s `transaction`); it stays `undefined` with any other store.
@@ -225,7 +224,8 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
    */
   logger?: Logger<TrackerLogEntry> | false | undefined;
   /** Called when a watch ends (at a final status, after `maxAgeMs`, or never found within `notFoundForMs`); a callback that throws is ignored. */
-  onWatchEnd?: ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
+  onWatchEnd?:
+    ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
 }
 
 /**

@@ -54,14 +54,29 @@ const EventSchema = z
       } else if (OTC_WITH_TRADE.has(type) && !isTradeId(value['tradeId'])) {
         // API.md asks only for eventId and type, so a missing tradeId is accepted (a 400 would be
         // redelivered forever); one that is there must have the type the known event declares
-        ctx.addIssue({ code: 'custom', path: ['tradeId'], message: `${quote(type)} tradeId must be a string or null when present`, input: undefined });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tradeId'],
+          message: `${quote(type)} tradeId must be a string or null when present`,
+          input: undefined,
+        });
       } else if (type.startsWith('pix.deposit.')) {
         // the same rule for the fields the deposit event declares
         if (!isTradeId(value['endUserId'])) {
-          ctx.addIssue({ code: 'custom', path: ['endUserId'], message: `${quote(type)} endUserId must be a string or null when present`, input: undefined });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['endUserId'],
+            message: `${quote(type)} endUserId must be a string or null when present`,
+            input: undefined,
+          });
         }
         if (!isTags(value['tags'])) {
-          ctx.addIssue({ code: 'custom', path: ['tags'], message: `${quote(type)} tags must be an array of strings or null when present`, input: undefined });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tags'],
+            message: `${quote(type)} tags must be an array of strings or null when present`,
+            input: undefined,
+          });
         }
       }
     }),

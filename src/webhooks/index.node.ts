@@ -24,6 +24,5 @@ export function signPayload(payload: PayloadInput, secret: string): Promise<stri
 }
 
 /** See `createWebhookHandler` in `index.ts`: the same handler over node:crypto. */
-export const createWebhookHandler: <Transaction = undefined>(
-  options: WebhookHandlerOptions<Transaction>,
-) => WebhookHandler = api.createWebhookHandler;
+export const createWebhookHandler: <Transaction = undefined>(options: WebhookHandlerOptions<Transaction>) => WebhookHandler =
+  api.createWebhookHandler;

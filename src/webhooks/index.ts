@@ -58,6 +58,5 @@ export function signPayload(payload: PayloadInput, secret: string): Promise<stri
  * // Cloudflare Workers: let the work after a 503 finish
  * app.post('/webhooks', (c) => handler.handle(c.req.raw, { waitUntil: c.executionCtx.waitUntil.bind(c.executionCtx) }));
  */
-export const createWebhookHandler: <Transaction = undefined>(
-  options: WebhookHandlerOptions<Transaction>,
-) => WebhookHandler = api.createWebhookHandler;
+export const createWebhookHandler: <Transaction = undefined>(options: WebhookHandlerOptions<Transaction>) => WebhookHandler =
+  api.createWebhookHandler;

@@ -103,10 +103,9 @@ describe('credentials', () => {
   });
 
   it('takes the credentials from flags, which override the environment', async () => {
-    const result = await runCli(
-      ['me', '--base-url', server.url, '--partner-id', 'cli-partner', '--partner-secret', SECRET],
-      { env: { CHECKOUT_PARTNER_SECRET: 'overridden' } },
-    );
+    const result = await runCli(['me', '--base-url', server.url, '--partner-id', 'cli-partner', '--partner-secret', SECRET], {
+      env: { CHECKOUT_PARTNER_SECRET: 'overridden' },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Credentials OK for partner cli-partner');
     expectNoSecret(result);
@@ -266,7 +265,9 @@ describe('webhook sign / verify', () => {
     const noSignature = await runCli(['webhook', 'verify', '--file', file], { env: { CHECKOUT_WEBHOOK_SECRET: hookSecret } });
     expect(noSignature.code).toBe(2);
     expect(noSignature.stderr).toMatch(/missing --signature/);
-    const missingFile = await runCli(['webhook', 'sign', '--file', join(dir, 'absent.json')], { env: { CHECKOUT_WEBHOOK_SECRET: hookSecret } });
+    const missingFile = await runCli(['webhook', 'sign', '--file', join(dir, 'absent.json')], {
+      env: { CHECKOUT_WEBHOOK_SECRET: hookSecret },
+    });
     expect(missingFile.code).toBe(2);
     expect(missingFile.stderr).toMatch(/cannot read --file .*ENOENT/);
   });

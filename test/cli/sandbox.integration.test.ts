@@ -29,7 +29,13 @@ async function startSandbox(args: string[], ready: RegExp) {
 describe('checkout-partner sandbox', () => {
   it('serves demo data the other commands can use, and stops cleanly on SIGTERM', { timeout: 60_000 }, async () => {
     const sandbox = await startSandbox(['--json'], /\n/);
-    const info = JSON.parse(sandbox.stdout()) as { url: string; partnerId: string; partnerSecret: string; orders: string[]; withdrawals: string[] };
+    const info = JSON.parse(sandbox.stdout()) as {
+      url: string;
+      partnerId: string;
+      partnerSecret: string;
+      orders: string[];
+      withdrawals: string[];
+    };
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const env = { CHECKOUT_BASE_URL: info.url, CHECKOUT_PARTNER_ID: info.partnerId, CHECKOUT_PARTNER_SECRET: info.partnerSecret };
 

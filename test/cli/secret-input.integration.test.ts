@@ -34,7 +34,11 @@ afterEach(() => {
 
 describe('the partner secret from a file or stdin', () => {
   it('--partner-secret-file reads it, dropping the one trailing newline an editor leaves (LF or CRLF)', async () => {
-    for (const [name, content] of [['lf', `${SECRET}\n`], ['crlf', `${SECRET}\r\n`], ['bare', SECRET]] as const) {
+    for (const [name, content] of [
+      ['lf', `${SECRET}\n`],
+      ['crlf', `${SECRET}\r\n`],
+      ['bare', SECRET],
+    ] as const) {
       const result = await runCli(['me', '--partner-secret-file', await file(`secret-${name}`, content)], { env });
       expect(result.code, name).toBe(0);
       expect(result.stderr, name).toBe('');
@@ -102,7 +106,9 @@ describe('the webhook signing secret from a file or stdin', () => {
     expect(fromFile).toMatchObject({ code: 0, stdout: `${expected}\n`, stderr: '' });
     const fromStdin = await runCli(['webhook', 'sign', '--file', bodyFile, '--secret-stdin'], { input: `${hookSecret}\n` });
     expect(fromStdin).toMatchObject({ code: 0, stdout: `${expected}\n`, stderr: '' });
-    const verify = await runCli(['webhook', 'verify', '--file', bodyFile, '--secret-file', '-', '--signature', expected], { input: hookSecret });
+    const verify = await runCli(['webhook', 'verify', '--file', bodyFile, '--secret-file', '-', '--signature', expected], {
+      input: hookSecret,
+    });
     expect(verify.code).toBe(0);
   });
 

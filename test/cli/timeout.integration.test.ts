@@ -54,7 +54,9 @@ describe('--timeout bounds every command', () => {
   });
 
   it('--wait-until against a service that never answers exits 1 (could not reach), not 5 (timed out)', async () => {
-    const result = await runCli(['order', 'o-1', '--wait-until', 'Settled', '--timeout', '1s'], { env: { ...creds, CHECKOUT_BASE_URL: silentUrl } });
+    const result = await runCli(['order', 'o-1', '--wait-until', 'Settled', '--timeout', '1s'], {
+      env: { ...creds, CHECKOUT_BASE_URL: silentUrl },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/could not reach the service: no answer within 1 s while waiting for order "o-1" \(1 HTTP attempt\)/);
   });
@@ -62,7 +64,9 @@ describe('--timeout bounds every command', () => {
   it('--wait-until against a closed port exits 1 too', async () => {
     const closed = await createFakeCheckout().listen();
     await closed.close();
-    const result = await runCli(['withdrawal', 'w-1', '--wait-until', 'Completed', '--timeout', '5s'], { env: { ...creds, CHECKOUT_BASE_URL: closed.url } });
+    const result = await runCli(['withdrawal', 'w-1', '--wait-until', 'Completed', '--timeout', '5s'], {
+      env: { ...creds, CHECKOUT_BASE_URL: closed.url },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/could not reach the service: .*\(\d+ HTTP attempts?\)/);
   });

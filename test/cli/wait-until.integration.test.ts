@@ -76,7 +76,10 @@ describe('--wait-until stops at a final status that can never become the awaited
   });
 
   it('a near-miss of a named status is refused before any request, with the likely spelling', async () => {
-    for (const [kind, typo, meant] of [['order', 'Setled', 'Settled'], ['withdrawal', 'complete', 'Completed']] as const) {
+    for (const [kind, typo, meant] of [
+      ['order', 'Setled', 'Settled'],
+      ['withdrawal', 'complete', 'Completed'],
+    ] as const) {
       const result = await runCli([kind, 'x-1', '--wait-until', typo], { env });
       expect(result.code, typo).toBe(2);
       expect(result.stderr).toContain(`did you mean ${meant}?`);

@@ -49,12 +49,18 @@ describe('checkout-partner watch', () => {
       'order order-42: Pending -> Processing',
       'order order-42: Processing -> Settled',
     ]);
-    expect(lines.filter((l) => l.startsWith('order order-43'))).toEqual(['order order-43: Pending', 'order order-43: Pending -> Cancelled']);
+    expect(lines.filter((l) => l.startsWith('order order-43'))).toEqual([
+      'order order-43: Pending',
+      'order order-43: Pending -> Cancelled',
+    ]);
   });
 
   it('exits 5 when --timeout runs out before a final status; --json prints one object per change', { timeout: 30_000 }, async () => {
     fake.setWithdrawal({ externalId: 'w-7', status: 'Processing' });
-    const result = await runCli(['watch', 'w-7', '--withdrawal', '--interval', '0.1', '--timeout', '1', '--json'], { env, timeoutMs: 25_000 });
+    const result = await runCli(['watch', 'w-7', '--withdrawal', '--interval', '0.1', '--timeout', '1', '--json'], {
+      env,
+      timeoutMs: 25_000,
+    });
     expect(result.code).toBe(5);
     const line = JSON.parse(result.stdout.trim()) as Record<string, unknown>;
     expect(line).toMatchObject({ kind: 'withdrawal', externalId: 'w-7', status: 'Processing', source: 'poll' });

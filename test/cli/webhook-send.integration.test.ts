@@ -59,8 +59,18 @@ describe('webhook send', () => {
   it('delivers a signed event that a createWebhookHandler receiver verifies and confirms', async () => {
     fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't-1' } });
     const result = await runCli([
-      'webhook', 'send', '--to', receiverUrl, '--secret-file', secretFile,
-      '--type', 'otc.trade.settled', '--event-id', 'e-send-1', '--trade-id', 't-1',
+      'webhook',
+      'send',
+      '--to',
+      receiverUrl,
+      '--secret-file',
+      secretFile,
+      '--type',
+      'otc.trade.settled',
+      '--event-id',
+      'e-send-1',
+      '--trade-id',
+      't-1',
     ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`delivered event e-send-1 (otc.trade.settled) to ${receiverUrl}: 200 after 1 HTTP attempt\n`);
@@ -77,7 +87,12 @@ describe('webhook send', () => {
       env: { CHECKOUT_WEBHOOK_SECRET: HOOK_SECRET },
     });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ eventId: 'e-file-1', type: 'pix.withdrawal.settled', status: 200, attempts: [{ status: 200 }] });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      eventId: 'e-file-1',
+      type: 'pix.withdrawal.settled',
+      status: 200,
+      attempts: [{ status: 200 }],
+    });
     expect(received.map((r) => r.event.eventId)).toEqual(['e-file-1']);
   });
 
@@ -111,7 +126,18 @@ describe('webhook send', () => {
     const refused = await runCli(['webhook', 'send', '--to', mapped, '--secret-file', secretFile]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/plain http .*clear text\n.*--allow-insecure-http/);
-    const both = await runCli(['webhook', 'send', '--to', receiverUrl, '--secret-file', secretFile, '--body-file', secretFile, '--type', 'x']);
+    const both = await runCli([
+      'webhook',
+      'send',
+      '--to',
+      receiverUrl,
+      '--secret-file',
+      secretFile,
+      '--body-file',
+      secretFile,
+      '--type',
+      'x',
+    ]);
     expect(both.code).toBe(2);
     expect((await runCli(['webhook', 'send', '--secret-file', secretFile])).code).toBe(2);
     expect((await runCli(['webhook', 'send', '--to', 'ftp://127.0.0.1/x', '--secret-file', secretFile])).code).toBe(2);
@@ -134,7 +160,11 @@ describe('webhook sign --curl', () => {
     expect(line).toContain('--data-binary');
     expect(line).not.toMatch(/ -d /);
     // async: the receiver runs in this process, so a synchronous spawn would block its answer
-    const curl = await promisify(execFile)('sh', ['-c', `${line} -o /dev/null -w '%{http_code}'`], { encoding: 'utf8', timeout: 15_000, env: { PATH: process.env.PATH ?? '' } });
+    const curl = await promisify(execFile)('sh', ['-c', `${line} -o /dev/null -w '%{http_code}'`], {
+      encoding: 'utf8',
+      timeout: 15_000,
+      env: { PATH: process.env.PATH ?? '' },
+    });
     expect(curl.stdout).toBe('200');
     expect(received.map((r) => r.event.eventId)).toEqual(['e-curl-1']);
     // why not -d: it strips the newlines, so the bytes sent are not the bytes signed

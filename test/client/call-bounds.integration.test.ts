@@ -36,7 +36,9 @@ const client = (url: string, extra: object = {}) => new CheckoutClient({ baseUrl
 describe('a timed-out or abandoned request closes its connection', () => {
   it('a stalled body that times out: the socket is closed at once', async () => {
     server = await startServer(service);
-    const error = await client(server.url, { timeoutMs: 150, maxRetries: 0 }).getOrderByExternalId('stall').catch((e: unknown) => e);
+    const error = await client(server.url, { timeoutMs: 150, maxRetries: 0 })
+      .getOrderByExternalId('stall')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(await server.unfinishedClosed(300)).toBe(0);
   });
@@ -52,10 +54,14 @@ describe('a timed-out or abandoned request closes its connection', () => {
 
   it('a body cut by a timeout or an abort is closed even when the request was garbage-collected meanwhile', async () => {
     server = await startServer(service);
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('fixtures/stalled-body-gc.ts', import.meta.url)), server.url], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('fixtures/stalled-body-gc.ts', import.meta.url)), server.url],
+      {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     let stdout = '';
     let stderr = '';
@@ -77,10 +83,14 @@ describe('a timed-out or abandoned request closes its connection', () => {
 
   it('after successes, failures, timeouts and aborts, the process exits within 1 s of its last call', async () => {
     server = await startServer(service);
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('fixtures/exit-after-calls.ts', import.meta.url)), server.url], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('fixtures/exit-after-calls.ts', import.meta.url)), server.url],
+      {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -136,7 +146,9 @@ describe('per-call timeoutMs and signal bound the whole call, the token exchange
   it('a read with timeoutMs waiting on a hanging exchange rejects with TimeoutError in time', async () => {
     server = await startServer(service);
     const started = performance.now();
-    const error = await client(server.url, { partnerId: 'hang' }).getOrderByExternalId('ok', { timeoutMs: 300 }).catch((e: unknown) => e);
+    const error = await client(server.url, { partnerId: 'hang' })
+      .getOrderByExternalId('ok', { timeoutMs: 300 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toMatch(/within its timeoutMs \(300 ms\)/);
     expect(performance.now() - started).toBeLessThan(1_000);
@@ -177,7 +189,9 @@ describe('per-call timeoutMs and signal bound the whole call, the token exchange
   it('timeoutMs bounds retries too: the call ends at its deadline', async () => {
     server = await startServer(service);
     const started = performance.now();
-    const error = await client(server.url, { maxRetries: 10 }).getOrderByExternalId('fail', { timeoutMs: 700 }).catch((e: unknown) => e);
+    const error = await client(server.url, { maxRetries: 10 })
+      .getOrderByExternalId('fail', { timeoutMs: 700 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(performance.now() - started).toBeLessThan(1_500);
   });
@@ -187,7 +201,9 @@ describe('Retry-After past the cap or the deadline fails fast', () => {
   it('429 with Retry-After: 1000000000 rejects at once with RateLimitError carrying retryAfterMs', async () => {
     server = await startServer(service);
     const started = performance.now();
-    const error = await client(server.url).getOrderByExternalId('limited', { timeoutMs: 2_000 }).catch((e: unknown) => e);
+    const error = await client(server.url)
+      .getOrderByExternalId('limited', { timeoutMs: 2_000 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfterMs).toBe(1e12);
     expect(performance.now() - started).toBeLessThan(500);

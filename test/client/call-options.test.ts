@@ -7,7 +7,8 @@ import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, mockCheckout, order } from './
 // Per-call headers, maxRetries and idempotencyKey, and the User-Agent (issue 11, item 5).
 
 const { server, state } = mockCheckout();
-const newClient = (extra: object = {}) => new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, ...extra });
+const newClient = (extra: object = {}) =>
+  new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, ...extra });
 const ORDER_PATH = `${API}/orders/by-external-id/:id`;
 const PAYMENT_PATH = `${API}/orders/o-1/payment`;
 const businessCalls = () => state.seen.filter((r) => !r.path.endsWith('/auth/token'));
@@ -88,10 +89,17 @@ describe('per-call maxRetries', () => {
 describe('idempotencyKey', () => {
   it('is sent as Idempotency-Key, and a POST carrying one is retried like a GET', async () => {
     const calls = answers('post', PAYMENT_PATH, [503, 502], { tradeId: 't-1' });
-    const result = await newClient().request('POST', '/orders/o-1/payment', { json: { currency: 'USDT' }, idempotencyKey: 'pay-o-1-attempt-1' });
+    const result = await newClient().request('POST', '/orders/o-1/payment', {
+      json: { currency: 'USDT' },
+      idempotencyKey: 'pay-o-1-attempt-1',
+    });
     expect(result).toEqual({ tradeId: 't-1' });
     expect(calls()).toBe(3);
-    expect(businessCalls().map((r) => r.headers['idempotency-key'])).toEqual(['pay-o-1-attempt-1', 'pay-o-1-attempt-1', 'pay-o-1-attempt-1']);
+    expect(businessCalls().map((r) => r.headers['idempotency-key'])).toEqual([
+      'pay-o-1-attempt-1',
+      'pay-o-1-attempt-1',
+      'pay-o-1-attempt-1',
+    ]);
   });
 
   it('without one, a POST is sent once', async () => {
@@ -101,7 +109,9 @@ describe('idempotencyKey', () => {
   });
 
   it.each(['', 'has space', 'x'.repeat(256), 42])('refuses idempotencyKey %j with a TypeError', async (key) => {
-    await expect(newClient().request('POST', '/orders/o-1/payment', { idempotencyKey: key as never })).rejects.toThrow(/idempotencyKey must be a string of 1 to 255 visible ASCII/);
+    await expect(newClient().request('POST', '/orders/o-1/payment', { idempotencyKey: key as never })).rejects.toThrow(
+      /idempotencyKey must be a string of 1 to 255 visible ASCII/,
+    );
     expect(state.seen).toEqual([]);
   });
 });

@@ -7,7 +7,8 @@ import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, mockCheckout, order } from './
 // call: the reuse window is measured on the local clock from the response's arrival (issue 9, item 10).
 
 const { server, state } = mockCheckout();
-const newClient = (extra: object = {}) => new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, ...extra });
+const newClient = (extra: object = {}) =>
+  new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, ...extra });
 afterEach(() => vi.useRealTimers());
 
 /** A JWT-shaped token (unsigned) with the given `iat` and `exp` (epoch seconds). */
@@ -42,7 +43,11 @@ describe('clock skew', () => {
   it('caps the window by the JWT lifetime (exp − iat) when it is shorter than expiresIn', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const serviceNow = Math.floor(Date.now() / 1000) + 3_600; // the service's clock is ahead
-    state.tokenResponse = (n) => ({ accessToken: jwt({ iat: serviceNow, exp: serviceNow + 120 }, n), tokenType: 'Bearer', expiresIn: 3600 });
+    state.tokenResponse = (n) => ({
+      accessToken: jwt({ iat: serviceNow, exp: serviceNow + 120 }, n),
+      tokenType: 'Bearer',
+      expiresIn: 3600,
+    });
     const client = newClient({ tokenSkewSeconds: 10 });
     const arrived = Date.now();
     await client.getAccessToken();
@@ -52,7 +57,11 @@ describe('clock skew', () => {
   it('uses exp itself when iat shows the clocks agree (exp − iat has only whole seconds)', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(1_800_000_000_700); // 0.7 s into the second the service put in iat
-    state.tokenResponse = (n) => ({ accessToken: jwt({ iat: 1_800_000_000, exp: 1_800_000_004 }, n), tokenType: 'Bearer', expiresIn: 3600 });
+    state.tokenResponse = (n) => ({
+      accessToken: jwt({ iat: 1_800_000_000, exp: 1_800_000_004 }, n),
+      tokenType: 'Bearer',
+      expiresIn: 3600,
+    });
     const client = newClient({ tokenSkewSeconds: 0 });
     await client.getAccessToken();
     expect(client.tokenExpiresAt).toBe(1_800_000_004_000); // not arrival + 4 s, which would outlive exp

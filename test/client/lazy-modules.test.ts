@@ -43,11 +43,22 @@ describe('a lazy module that cannot be imported', () => {
     const { fetch } = serviceFetch((url) =>
       url.includes('/missing') ? json(404, { message: 'no order for token-abcdef' }) : json(200, { externalId: 'another' }),
     );
-    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 'secret-1', fetch, maxRetries: 0 });
+    const client = new CheckoutClient({
+      baseUrl: 'https://checkout.test',
+      partnerId: 'p-1',
+      partnerSecret: 'secret-1',
+      fetch,
+      maxRetries: 0,
+    });
     const missing = await client.getOrderByExternalId('missing').catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(NotFoundError);
     const { status, body, headers, message } = missing as InstanceType<typeof NotFoundError>;
-    expect({ status, body, headers: [...headers], message }).toEqual({ status: 404, body: undefined, headers: [], message: '404 from GET /orders/by-external-id/missing' });
+    expect({ status, body, headers: [...headers], message }).toEqual({
+      status: 404,
+      body: undefined,
+      headers: [],
+      message: '404 from GET /orders/by-external-id/missing',
+    });
     const wrong = await client.getOrderByExternalId('asked').catch((error: unknown) => error);
     expect(wrong).toBeInstanceOf(ResponseValidationError);
     expect(JSON.stringify(wrong)).not.toContain('token-abcdef');
@@ -58,7 +69,13 @@ describe('a lazy module that cannot be imported', () => {
     const { CheckoutClient } = await freshSdk();
     const { fetch, seen } = serviceFetch(() => json(200, { externalId: 'o-1' }));
     const store = { get: vi.fn(), set: vi.fn() };
-    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 'secret-1', fetch, tokenStore: store });
+    const client = new CheckoutClient({
+      baseUrl: 'https://checkout.test',
+      partnerId: 'p-1',
+      partnerSecret: 'secret-1',
+      fetch,
+      tokenStore: store,
+    });
     await expect(client.getOrderByExternalId('o-1')).resolves.toMatchObject({ externalId: 'o-1' });
     expect(seen.filter((path) => path.endsWith('/auth/token'))).toHaveLength(1);
     expect(store.get).not.toHaveBeenCalled();

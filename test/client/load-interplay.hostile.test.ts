@@ -55,7 +55,14 @@ describe('log entries and a service that echoes credentials', () => {
       return json('{}', 503, { 'x-request-id': `${request.headers.get('authorization')}` });
     };
     const entries: unknown[] = [];
-    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: secret, fetch, maxRetries: 0, logger: (entry) => entries.push(entry) });
+    const client = new CheckoutClient({
+      baseUrl: 'https://checkout.test',
+      partnerId: 'p-1',
+      partnerSecret: secret,
+      fetch,
+      maxRetries: 0,
+      logger: (entry) => entries.push(entry),
+    });
     await expect(client.getMe()).rejects.toThrow();
     const logged = JSON.stringify(entries);
     expect(entries.filter((entry) => (entry as { requestId?: string }).requestId !== undefined)).toHaveLength(3);
@@ -67,7 +74,7 @@ describe('log entries and a service that echoes credentials', () => {
 });
 
 describe('a very slow pace', () => {
-  it('a requestsPerSecond whose spacing exceeds a timer\'s range waits quietly (no timer firing every millisecond)', async () => {
+  it("a requestsPerSecond whose spacing exceeds a timer's range waits quietly (no timer firing every millisecond)", async () => {
     let business = 0;
     const fetch = async (input: RequestInfo | URL) => {
       if (urlOf(input).endsWith('/auth/token')) return json(TOKEN);
@@ -79,7 +86,13 @@ describe('a very slow pace', () => {
     process.on('warning', onWarning);
     try {
       // one request per 10^7 s: the token exchange takes the only turn for months
-      const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { requestsPerSecond: 1e-7 } });
+      const client = new CheckoutClient({
+        baseUrl: 'https://checkout.test',
+        partnerId: 'p-1',
+        partnerSecret: 's',
+        fetch,
+        rateLimit: { requestsPerSecond: 1e-7 },
+      });
       await client.getAccessToken();
       await expect(client.getOrderByExternalId('o-1', { timeoutMs: 200 })).rejects.toBeInstanceOf(TimeoutError);
       await new Promise((resolve) => setImmediate(resolve));
@@ -109,7 +122,10 @@ describe('a Retry-After pause and a call that needs a new token', () => {
     vi.advanceTimersByTime(1_100);
     expect(client.tokenExpiresAt).toBeUndefined();
     // at once: on a clock that stands still, a call waiting out its 2 s (or the pause) never ends
-    const error = await settled(client.getOrderByExternalId('o-2', { timeoutMs: 2_000 }).catch((e: unknown) => e), 'the call waits on a timer');
+    const error = await settled(
+      client.getOrderByExternalId('o-2', { timeoutMs: 2_000 }).catch((e: unknown) => e),
+      'the call waits on a timer',
+    );
     // not a TimeoutError after waiting out its 2 s for an exchange that could not be sent
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(2_000);
@@ -134,7 +150,14 @@ describe('a Retry-After pause and the partnerSecret function', () => {
       return 's';
     };
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
-    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret, fetch, maxRetries: 0, timeoutMs: 5_000 });
+    const client = new CheckoutClient({
+      baseUrl: 'https://checkout.test',
+      partnerId: 'p-1',
+      partnerSecret,
+      fetch,
+      maxRetries: 0,
+      timeoutMs: 5_000,
+    });
     await expect(settled(client.getOrderByExternalId('o-1'), 'the first call waits on a timer')).rejects.toBeInstanceOf(RateLimitError);
     vi.advanceTimersByTime(1_100); // past the token's 1 s
     for (let i = 0; i < 5; i++) {
@@ -170,11 +193,22 @@ describe('a timeout after a wait in the queue', () => {
   it("a call's first request waits before its attempt: sent after a wait, it has its whole timeoutMs", async () => {
     // o-1 takes 100 ms, o-2 250 ms: o-2 waits 100 ms, then is answered 250 ms after it was sent, within its 300 ms
     const { fetch } = slowService((path) => (path.endsWith('/o-1') ? 100 : 250));
-    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { concurrency: 1 }, timeoutMs: 300, maxRetries: 0 });
+    const client = new CheckoutClient({
+      baseUrl: 'https://checkout.test',
+      partnerId: 'p-1',
+      partnerSecret: 's',
+      fetch,
+      rateLimit: { concurrency: 1 },
+      timeoutMs: 300,
+      maxRetries: 0,
+    });
     await client.getAccessToken();
     vi.useFakeTimers();
     try {
-      const calls = Promise.all([client.getOrderByExternalId('o-1').catch((e: unknown) => e), client.getOrderByExternalId('o-2').catch((e: unknown) => e)]);
+      const calls = Promise.all([
+        client.getOrderByExternalId('o-1').catch((e: unknown) => e),
+        client.getOrderByExternalId('o-2').catch((e: unknown) => e),
+      ]);
       await vi.advanceTimersByTimeAsync(1_000);
       expect(await calls).toEqual([{ externalId: 'o-1' }, { externalId: 'o-2' }]);
     } finally {
@@ -185,15 +219,27 @@ describe('a timeout after a wait in the queue', () => {
   it('does not send a request whose turn comes with less than half of its attempt left: a queue timeout, unsent, not retried', async () => {
     // o-1 takes 200 ms of the 300 ms attempt: o-2's turn comes with ~100 ms left, too little to be worth sending
     const { reads, fetch } = slowService(() => 200);
-    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { concurrency: 1 }, timeoutMs: 300 });
+    const client = new CheckoutClient({
+      baseUrl: 'https://checkout.test',
+      partnerId: 'p-1',
+      partnerSecret: 's',
+      fetch,
+      rateLimit: { concurrency: 1 },
+      timeoutMs: 300,
+    });
     await client.getAccessToken();
     vi.useFakeTimers(); // o-1's 200 ms and the 300 ms attempts on one clock, however loaded the machine
-    const calls = Promise.all([client.getOrderByExternalId('o-1').catch((e: unknown) => e), client.getOrderByExternalId('o-2').catch((e: unknown) => e)]);
+    const calls = Promise.all([
+      client.getOrderByExternalId('o-1').catch((e: unknown) => e),
+      client.getOrderByExternalId('o-2').catch((e: unknown) => e),
+    ]);
     await vi.advanceTimersByTimeAsync(1_000);
     const [first, second] = await calls;
     expect(first).toMatchObject({ externalId: 'o-1' });
     expect(second).toBeInstanceOf(TimeoutError);
-    expect((second as TimeoutError).message).toMatch(/^GET \/orders\/by-external-id\/o-2 timed out waiting for its turn and was not sent: it waited \d+ ms in the client's queue/);
+    expect((second as TimeoutError).message).toMatch(
+      /^GET \/orders\/by-external-id\/o-2 timed out waiting for its turn and was not sent: it waited \d+ ms in the client's queue/,
+    );
     expect((second as TimeoutError).attempts).toBe(0);
     // never sent, and not retried although GETs are (maxRetries 2 by default)
     expect(reads).toEqual(['/orders/by-external-id/o-1']);
@@ -201,7 +247,14 @@ describe('a timeout after a wait in the queue', () => {
 
   it("a call's own timeoutMs that runs out in the queue says so", async () => {
     const { reads, fetch } = slowService(() => undefined);
-    const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { concurrency: 1 }, timeoutMs: 10_000 });
+    const client = new CheckoutClient({
+      baseUrl: 'https://checkout.test',
+      partnerId: 'p-1',
+      partnerSecret: 's',
+      fetch,
+      rateLimit: { concurrency: 1 },
+      timeoutMs: 10_000,
+    });
     await client.getAccessToken();
     vi.useFakeTimers();
     const hung = client.getOrderByExternalId('o-1', { timeoutMs: 400 }).catch((e: unknown) => e);
@@ -210,7 +263,9 @@ describe('a timeout after a wait in the queue', () => {
     await vi.advanceTimersByTimeAsync(500);
     const queued = await waiting;
     expect(queued).toBeInstanceOf(TimeoutError);
-    expect((queued as TimeoutError).message).toMatch(/^GET \/orders\/by-external-id\/o-2 did not complete within its timeoutMs \(100 ms\): it ran out while waiting for its turn in the client's queue/);
+    expect((queued as TimeoutError).message).toMatch(
+      /^GET \/orders\/by-external-id\/o-2 did not complete within its timeoutMs \(100 ms\): it ran out while waiting for its turn in the client's queue/,
+    );
     await hung;
     expect(reads).toEqual(['/orders/by-external-id/o-1']);
   });

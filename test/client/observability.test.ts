@@ -1,6 +1,14 @@
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AuthenticationError, CheckoutClient, NotFoundError, ResponseValidationError, ServerError, TimeoutError, type LogEntry } from 'checkout-partner-sdk';
+import {
+  AuthenticationError,
+  CheckoutClient,
+  NotFoundError,
+  ResponseValidationError,
+  ServerError,
+  TimeoutError,
+  type LogEntry,
+} from 'checkout-partner-sdk';
 import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, mockCheckout, order } from './helpers.js';
 
 type ClientLogEntry = Extract<LogEntry, { event: `client.${string}` }>;
@@ -9,7 +17,8 @@ type ClientLogEntry = Extract<LogEntry, { event: `client.${string}` }>;
 // successful read (issue 11, item 4).
 
 const { server, state } = mockCheckout();
-const newClient = (extra: object = {}) => new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, ...extra });
+const newClient = (extra: object = {}) =>
+  new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, ...extra });
 const ORDER_PATH = `${API}/orders/by-external-id/:id`;
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -24,7 +33,9 @@ function answers(statuses: number[]) {
       const status = statuses[calls];
       calls += 1;
       const headers = { 'retry-after': '0', 'x-request-id': `req-${calls}` };
-      return status === undefined ? HttpResponse.json(order('o-1'), { headers }) : HttpResponse.json({ message: 'no' }, { status, headers });
+      return status === undefined
+        ? HttpResponse.json(order('o-1'), { headers })
+        : HttpResponse.json({ message: 'no' }, { status, headers });
     }),
   );
   return () => calls;
@@ -52,8 +63,14 @@ describe('logger', () => {
   it('names what ended an attempt without a response', async () => {
     server.use(http.get(ORDER_PATH, () => HttpResponse.error()));
     const entries: ClientLogEntry[] = [];
-    await newClient({ maxRetries: 0, logger: (entry: ClientLogEntry) => entries.push(entry) }).getOrderByExternalId('o-1').catch(() => undefined);
-    expect(entries.at(-1)).toMatchObject({ event: 'client.attempt', status: undefined, error: { name: 'ConnectionError', message: expect.stringMatching(/^Failed to fetch|fetch failed/) } });
+    await newClient({ maxRetries: 0, logger: (entry: ClientLogEntry) => entries.push(entry) })
+      .getOrderByExternalId('o-1')
+      .catch(() => undefined);
+    expect(entries.at(-1)).toMatchObject({
+      event: 'client.attempt',
+      status: undefined,
+      error: { name: 'ConnectionError', message: expect.stringMatching(/^Failed to fetch|fetch failed/) },
+    });
   });
 
   it("an attempt's error is a LogError, like the webhook handler's and the tracker's, and never quotes what fetch threw", async () => {
@@ -62,12 +79,17 @@ describe('logger', () => {
       maxRetries: 0,
       logger: (entry: ClientLogEntry) => entries.push(entry),
       fetch: async (input: Request) => {
-        throw new TypeError(`Headers.append: "${input.headers.get('authorization') ?? input.headers.get('x-partner-secret') ?? ''}" is an invalid header value`);
+        throw new TypeError(
+          `Headers.append: "${input.headers.get('authorization') ?? input.headers.get('x-partner-secret') ?? ''}" is an invalid header value`,
+        );
       },
     });
     await client.getOrderByExternalId('o-1').catch(() => undefined);
     expect(entries.at(-1)).toEqual(
-      expect.objectContaining({ event: 'client.exchange', error: { name: 'ConnectionError', message: 'POST /auth/token failed before any response arrived (TypeError)' } }),
+      expect.objectContaining({
+        event: 'client.exchange',
+        error: { name: 'ConnectionError', message: 'POST /auth/token failed before any response arrived (TypeError)' },
+      }),
     );
     expect(entries[0]?.error).toEqual({ name: 'ConnectionError', message: 'failed before any response arrived (TypeError)' });
     expect(JSON.stringify(entries)).not.toContain(PARTNER_SECRET);
@@ -119,9 +141,14 @@ describe('logger', () => {
     }
   });
 
-  it.each([42, 'console', true, null, {}, { debug: () => undefined, info: () => undefined, warn: () => undefined }])('refuses logger %j with a TypeError', (logger) => {
-    expect(() => newClient({ logger: logger as never })).toThrow(/logger must be a function, an object with info, warn and error methods and an optional debug \(console, pino\), or false/);
-  });
+  it.each([42, 'console', true, null, {}, { debug: () => undefined, info: () => undefined, warn: () => undefined }])(
+    'refuses logger %j with a TypeError',
+    (logger) => {
+      expect(() => newClient({ logger: logger as never })).toThrow(
+        /logger must be a function, an object with info, warn and error methods and an optional debug \(console, pino\), or false/,
+      );
+    },
+  );
 
   it('takes an object without debug (its successful attempts are skipped), and logger: false silences CHECKOUT_LOG=debug', async () => {
     answers([]);
@@ -144,7 +171,9 @@ describe('logger', () => {
     answers([]);
     await newClient().getOrderByExternalId('o-1');
     expect(lines).toHaveLength(3);
-    expect(lines[2]).toMatch(/^checkout-partner-sdk attempt GET \/orders\/by-external-id\/o-1 status=200 ms=\d+ attempt=1 requestId="req-1"$/);
+    expect(lines[2]).toMatch(
+      /^checkout-partner-sdk attempt GET \/orders\/by-external-id\/o-1 status=200 ms=\d+ attempt=1 requestId="req-1"$/,
+    );
     expect(lines.join('\n')).not.toContain(PARTNER_SECRET);
   });
 
@@ -176,7 +205,9 @@ describe('logger', () => {
 describe('attempts on every error', () => {
   it('counts the retries', async () => {
     answers([503, 503, 503]);
-    const error = await newClient().getOrderByExternalId('o-1').catch((e: unknown) => e);
+    const error = await newClient()
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServerError);
     expect(error).toMatchObject({ attempts: 3, requestId: 'req-3' });
   });
@@ -185,19 +216,25 @@ describe('attempts on every error', () => {
     answers([404]);
     await expect(newClient().getOrderByExternalId('o-1')).rejects.toSatisfy((e) => e instanceof NotFoundError && e.attempts === 1);
     server.use(http.get(ORDER_PATH, () => HttpResponse.json({ nope: true })));
-    await expect(newClient().getOrderByExternalId('o-1')).rejects.toSatisfy((e) => e instanceof ResponseValidationError && e.attempts === 1);
+    await expect(newClient().getOrderByExternalId('o-1')).rejects.toSatisfy(
+      (e) => e instanceof ResponseValidationError && e.attempts === 1,
+    );
   });
 
   it('counts the request re-sent after a 401', async () => {
     server.use(http.get(ORDER_PATH, () => new HttpResponse(null, { status: 401 })));
-    const error = await newClient().getOrderByExternalId('o-1').catch((e: unknown) => e);
+    const error = await newClient()
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toMatchObject({ attempts: 2 });
   });
 
   it('is on a call timeout too', async () => {
     server.use(http.get(ORDER_PATH, () => new Promise<Response>(() => undefined)));
-    const error = await newClient({ maxRetries: 0 }).getOrderByExternalId('o-1', { timeoutMs: 100 }).catch((e: unknown) => e);
+    const error = await newClient({ maxRetries: 0 })
+      .getOrderByExternalId('o-1', { timeoutMs: 100 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ attempts: 1 });
   });
@@ -215,13 +252,18 @@ describe('withResponse()', () => {
   it('works for every read and request()', async () => {
     server.use(
       http.get(`${API}/auth/me`, () => HttpResponse.json({ partnerId: 'p' }, { headers: { 'x-request-id': 'me-1' } })),
-      http.get(`${API}/withdrawals/by-external-id/:id`, () => HttpResponse.json({ externalId: 'w-1', status: 'Completed' }, { headers: { 'x-request-id': 'w-1' } })),
+      http.get(`${API}/withdrawals/by-external-id/:id`, () =>
+        HttpResponse.json({ externalId: 'w-1', status: 'Completed' }, { headers: { 'x-request-id': 'w-1' } }),
+      ),
       http.post(`${API}/orders/o-1/payment`, () => HttpResponse.json({ ok: true }, { headers: { 'x-request-id': 'pay-1' } })),
     );
     const reads = newClient().withResponse();
     expect((await reads.getMe()).response.requestId).toBe('me-1');
     expect((await reads.getWithdrawalByExternalId('w-1')).response.requestId).toBe('w-1');
-    expect(await reads.request('POST', '/orders/o-1/payment', { json: {} })).toMatchObject({ data: { ok: true }, response: { requestId: 'pay-1' } });
+    expect(await reads.request('POST', '/orders/o-1/payment', { json: {} })).toMatchObject({
+      data: { ok: true },
+      response: { requestId: 'pay-1' },
+    });
     await expect(reads.getOrderByExternalId('')).rejects.toThrow(TypeError);
     expect(state.seen.filter((r) => r.path.endsWith('/auth/token'))).toHaveLength(1);
   });

@@ -62,7 +62,9 @@ describe('one logger for the client, the webhook handler and the tracker', () =>
 
   it('one DrainReport for the handler and the tracker', () => {
     const client = new CheckoutClient({});
-    expectTypeOf(createWebhookHandler({ secret: 's', client, onEvent: () => undefined }).drain).returns.resolves.toEqualTypeOf<DrainReport>();
+    expectTypeOf(
+      createWebhookHandler({ secret: 's', client, onEvent: () => undefined }).drain,
+    ).returns.resolves.toEqualTypeOf<DrainReport>();
     expectTypeOf(createStatusTracker({ client, onChange: () => undefined }).drain).returns.resolves.toEqualTypeOf<DrainReport>();
   });
 });

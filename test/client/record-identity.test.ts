@@ -12,8 +12,14 @@ const reads = () => state.seen.filter((seen) => seen.method === 'GET').length;
 
 describe('a record is the one that was asked for', () => {
   it("refuses order B's record for order A with a ResponseValidationError naming both ids, and does not retry", async () => {
-    server.use(http.get(`${API}/orders/by-external-id/:id`, () => HttpResponse.json(order('order-B', { settlement: { status: 'Settled', tradeId: 't-9' } }))));
-    const error = await client().getOrderByExternalId('order-A').catch((e: unknown) => e);
+    server.use(
+      http.get(`${API}/orders/by-external-id/:id`, () =>
+        HttpResponse.json(order('order-B', { settlement: { status: 'Settled', tradeId: 't-9' } })),
+      ),
+    );
+    const error = await client()
+      .getOrderByExternalId('order-A')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
     const refused = error as ResponseValidationError;
     expect(refused.message).toContain('"order-A"');
@@ -45,12 +51,16 @@ describe('a record is the one that was asked for', () => {
 
   it('quotes a long foreign id cut short', async () => {
     server.use(http.get(`${API}/orders/by-external-id/:id`, () => HttpResponse.json(order('x'.repeat(5_000)))));
-    const error = (await client().getOrderByExternalId('order-A').catch((e: unknown) => e)) as Error;
+    const error = (await client()
+      .getOrderByExternalId('order-A')
+      .catch((e: unknown) => e)) as Error;
     expect(error.message.length).toBeLessThan(600);
   });
 
   it("waitForOrder rejects on B's record instead of resolving with it", async () => {
-    server.use(http.get(`${API}/orders/by-external-id/:id`, () => HttpResponse.json(order('order-B', { settlement: { status: 'Settled' } }))));
+    server.use(
+      http.get(`${API}/orders/by-external-id/:id`, () => HttpResponse.json(order('order-B', { settlement: { status: 'Settled' } }))),
+    );
     const waited = client().waitForOrder('order-A', (o) => o.settlement?.status === 'Settled', { intervalMs: 1, timeoutMs: 5_000 });
     await expect(waited).rejects.toBeInstanceOf(ResponseValidationError);
     await expect(waited).rejects.not.toBeInstanceOf(WaitTimeoutError);

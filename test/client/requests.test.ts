@@ -52,7 +52,11 @@ describe('business requests', () => {
   });
 
   it('accepts an order with a null settlement or none at all', async () => {
-    server.use(http.get(ORDER_PATH, ({ params }) => HttpResponse.json(params.id === 'a' ? { externalId: 'a', settlement: null } : { externalId: 'b' })));
+    server.use(
+      http.get(ORDER_PATH, ({ params }) =>
+        HttpResponse.json(params.id === 'a' ? { externalId: 'a', settlement: null } : { externalId: 'b' }),
+      ),
+    );
     const client = newClient();
     expect(await client.getOrderByExternalId('a')).toEqual({ externalId: 'a', settlement: null });
     expect(await client.getOrderByExternalId('b')).toEqual({ externalId: 'b' });
@@ -75,7 +79,9 @@ describe('401 from a business endpoint', () => {
 
   it('rejects with AuthenticationError on a second 401, without looping', async () => {
     server.use(http.get(ORDER_PATH, () => HttpResponse.json({ message: 'token revoked' }, { status: 401 })));
-    const error = await newClient().getOrderByExternalId('o-1').catch((e: unknown) => e);
+    const error = await newClient()
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toMatchObject({ status: 401, body: { message: 'token revoked' } });
     expect(businessCalls()).toHaveLength(2);
@@ -85,7 +91,9 @@ describe('401 from a business endpoint', () => {
   it('re-mints once for many concurrent calls that got a 401 with the same token', async () => {
     server.use(
       http.get(ORDER_PATH, ({ request, params }) =>
-        request.headers.get('authorization') === 'Bearer tok-1' ? new HttpResponse(null, { status: 401 }) : HttpResponse.json(order(String(params.id))),
+        request.headers.get('authorization') === 'Bearer tok-1'
+          ? new HttpResponse(null, { status: 401 })
+          : HttpResponse.json(order(String(params.id))),
       ),
     );
     const client = newClient();
@@ -112,7 +120,9 @@ describe('status mapping', () => {
         HttpResponse.json({ message: `failed with ${status}` }, { status, headers: { 'x-request-id': 'req-42', 'retry-after': '0' } }),
       ),
     );
-    const error = await newClient().getOrderByExternalId('o-1').catch((e: unknown) => e);
+    const error = await newClient()
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(type);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ name, status, requestId: 'req-42', body: { message: `failed with ${status}` } });
@@ -127,7 +137,9 @@ describe('status mapping', () => {
 
   it('gives the Retry-After of a final 429', async () => {
     server.use(http.get(ORDER_PATH, () => new HttpResponse(null, { status: 429, headers: { 'retry-after': '0' } })));
-    const error = (await newClient({ maxRetries: 0 }).getOrderByExternalId('o-1').catch((e: unknown) => e)) as RateLimitError;
+    const error = (await newClient({ maxRetries: 0 })
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e)) as RateLimitError;
     expect(error.retryAfterMs).toBe(0);
   });
 });
@@ -213,7 +225,9 @@ describe('timeouts and aborts', () => {
 
   it('rejects with TimeoutError after every attempt ran past timeoutMs', async () => {
     const calls = hang();
-    const error = await newClient({ timeoutMs: 50, maxRetries: 1 }).getOrderByExternalId('o-1').catch((e: unknown) => e);
+    const error = await newClient({ timeoutMs: 50, maxRetries: 1 })
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ name: 'TimeoutError', status: undefined });
     expect(calls()).toBe(2);
@@ -295,7 +309,9 @@ describe('malformed 2xx bodies', () => {
     ['a numeric status', () => HttpResponse.json({ externalId: 'o-1', settlement: { status: 3 } }), undefined],
   ])('reject with ResponseValidationError (%s)', async (_name, respond, code) => {
     server.use(http.get(ORDER_PATH, respond));
-    const error = await newClient().getOrderByExternalId('o-1').catch((e: unknown) => e);
+    const error = await newClient()
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
     const issues = (error as ResponseValidationError).issues;
     expect(issues.length).toBeGreaterThan(0);
@@ -310,7 +326,12 @@ describe('malformed 2xx bodies', () => {
 
   it('does not retry a malformed body', async () => {
     let calls = 0;
-    server.use(http.get(ORDER_PATH, () => { calls += 1; return HttpResponse.json({}); }));
+    server.use(
+      http.get(ORDER_PATH, () => {
+        calls += 1;
+        return HttpResponse.json({});
+      }),
+    );
     await expect(newClient().getOrderByExternalId('o-1')).rejects.toBeInstanceOf(ResponseValidationError);
     expect(calls).toBe(1);
   });
@@ -321,12 +342,20 @@ describe('request()', () => {
     let received: unknown;
     server.use(
       http.post(`${API}/orders/o-1/payment`, async ({ request }) => {
-        received = { query: new URL(request.url).searchParams.get('dryRun'), body: await request.json(), auth: request.headers.get('authorization') };
+        received = {
+          query: new URL(request.url).searchParams.get('dryRun'),
+          body: await request.json(),
+          auth: request.headers.get('authorization'),
+        };
         return HttpResponse.json({ tradeId: 't-9', settlement: { tradeId: 't-9' } });
       }),
     );
     const schema = z.object({ tradeId: z.nullable(z.string()) });
-    const result = await newClient().request('POST', '/orders/o-1/payment', { json: { amount: 10 }, searchParams: { dryRun: true }, schema });
+    const result = await newClient().request('POST', '/orders/o-1/payment', {
+      json: { amount: 10 },
+      searchParams: { dryRun: true },
+      schema,
+    });
     expect(result).toEqual({ tradeId: 't-9' });
     expect(received).toEqual({ query: 'true', body: { amount: 10 }, auth: 'Bearer tok-1' });
     expect(state.seen.at(-1)?.headers).not.toHaveProperty('x-partner-secret');
@@ -345,11 +374,21 @@ describe('request()', () => {
 
   it('retries GET but never a non-GET request', async () => {
     let posts = 0;
-    server.use(http.post(`${API}/orders/o-1/payment`, () => { posts += 1; return new HttpResponse(null, { status: 503, headers: { 'retry-after': '0' } }); }));
+    server.use(
+      http.post(`${API}/orders/o-1/payment`, () => {
+        posts += 1;
+        return new HttpResponse(null, { status: 503, headers: { 'retry-after': '0' } });
+      }),
+    );
     await expect(newClient().request('POST', '/orders/o-1/payment', { json: {} })).rejects.toBeInstanceOf(ServerError);
     expect(posts).toBe(1);
     let gets = 0;
-    server.use(http.get(`${API}/x`, () => { gets += 1; return new HttpResponse(null, { status: 503, headers: { 'retry-after': '0' } }); }));
+    server.use(
+      http.get(`${API}/x`, () => {
+        gets += 1;
+        return new HttpResponse(null, { status: 503, headers: { 'retry-after': '0' } });
+      }),
+    );
     await expect(newClient().request('GET', '/x')).rejects.toBeInstanceOf(ServerError);
     expect(gets).toBe(3);
   });
@@ -410,7 +449,12 @@ describe('waitForOrder / waitForWithdrawal', () => {
   });
 
   it('times out during a hanging read too', async () => {
-    server.use(http.get(ORDER_PATH, async ({ request }) => { await new Promise((r) => request.signal.addEventListener('abort', r)); return HttpResponse.json({}); }));
+    server.use(
+      http.get(ORDER_PATH, async ({ request }) => {
+        await new Promise((r) => request.signal.addEventListener('abort', r));
+        return HttpResponse.json({});
+      }),
+    );
     await expect(newClient().waitForOrder('o-1', () => true, { timeoutMs: 50 })).rejects.toBeInstanceOf(WaitTimeoutError);
   });
 
@@ -423,14 +467,12 @@ describe('waitForOrder / waitForWithdrawal', () => {
     server.use(http.get(ORDER_PATH, () => HttpResponse.json(order('o-1'))));
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
-    await expect(newClient().waitForOrder('o-1', () => false, { intervalMs: 5, signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(newClient().waitForOrder('o-1', () => false, { intervalMs: 5, signal: controller.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
   });
 
-  it.each([
-    [{ timeoutMs: 0 }],
-    [{ intervalMs: -1 }],
-    [{ signal: {} }],
-  ])('rejects bad options %o with a TypeError', async (options) => {
+  it.each([[{ timeoutMs: 0 }], [{ intervalMs: -1 }], [{ signal: {} }]])('rejects bad options %o with a TypeError', async (options) => {
     await expect(newClient().waitForOrder('o-1', () => true, options as never)).rejects.toBeInstanceOf(TypeError);
   });
 

@@ -42,7 +42,11 @@ const json = fc.oneof(
       externalId: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
       status: fc.oneof(fc.string(), fc.boolean()),
       currency: fc.oneof(fc.string(), fc.integer()),
-      settlement: fc.oneof(fc.constant(null), fc.jsonValue({ maxDepth: 2 }), fc.record({ status: fc.string(), tradeId: fc.oneof(fc.string(), fc.constant(null)) })),
+      settlement: fc.oneof(
+        fc.constant(null),
+        fc.jsonValue({ maxDepth: 2 }),
+        fc.record({ status: fc.string(), tradeId: fc.oneof(fc.string(), fc.constant(null)) }),
+      ),
       extra: fc.jsonValue({ maxDepth: 2 }),
     },
     { requiredKeys: [] },
@@ -50,7 +54,10 @@ const json = fc.oneof(
 );
 
 /** Any status a Response can carry, with the special ones (no body, auth, proxy, retry, redirect) always in the mix. */
-const statuses = fc.oneof(fc.integer({ min: 200, max: 599 }), fc.constantFrom(204, 205, 301, 302, 304, 307, 308, 401, 403, 404, 407, 408, 429, 500, 503));
+const statuses = fc.oneof(
+  fc.integer({ min: 200, max: 599 }),
+  fc.constantFrom(204, 205, 301, 302, 304, 307, 308, 401, 403, 404, 407, 408, 429, 500, 503),
+);
 
 function bytesResponse(body: Uint8Array, type: string, status = 200): Response {
   const nullBody = [204, 205, 304].includes(status);

@@ -15,7 +15,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-const client = (url: string, extra: object = {}) => new CheckoutClient({ baseUrl: url, partnerId: 'p', partnerSecret: 's', maxRetries: 0, timeoutMs: 20_000, ...extra });
+const client = (url: string, extra: object = {}) =>
+  new CheckoutClient({ baseUrl: url, partnerId: 'p', partnerSecret: 's', maxRetries: 0, timeoutMs: 20_000, ...extra });
 
 /** Runs `call` and returns its outcome with the peak RSS growth seen while it ran. */
 async function measured(call: () => Promise<unknown>): Promise<{ error: unknown; rssGrowthMB: number }> {
@@ -39,7 +40,9 @@ async function measured(call: () => Promise<unknown>): Promise<{ error: unknown;
 function expectTooLarge(error: unknown, status: number, limit = MiB): void {
   expect(error).toBeInstanceOf(ResponseTooLargeError);
   expect(error).toMatchObject({ name: 'ResponseTooLargeError', status, limitBytes: limit });
-  expect((error as TooLarge).message).toMatch(new RegExp(`maxResponseBytes \\(${limit} bytes\\).*raise the client option maxResponseBytes`));
+  expect((error as TooLarge).message).toMatch(
+    new RegExp(`maxResponseBytes \\(${limit} bytes\\).*raise the client option maxResponseBytes`),
+  );
 }
 
 describe('response bodies are capped', () => {
@@ -137,7 +140,9 @@ describe('response bodies are capped', () => {
     });
     const exact = client(server.url, { maxResponseBytes: Buffer.byteLength(record) });
     expect((await exact.getOrderByExternalId('o-1')).externalId).toBe('o-1');
-    const error = await client(server.url, { maxResponseBytes: 1_000 }).getOrderByExternalId('o-1').catch((e: unknown) => e);
+    const error = await client(server.url, { maxResponseBytes: 1_000 })
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
     expectTooLarge(error, 200, 1_000);
   });
 

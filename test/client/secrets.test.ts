@@ -9,7 +9,8 @@ const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwYXJ0bmVyLTEifQ.leaky-token-signa
 
 function everythingPrintable(value: unknown): string {
   const parts = [inspect(value, { showHidden: true, depth: Infinity }), JSON.stringify(value) ?? ''];
-  if (value instanceof Error) parts.push(value.message, value.stack ?? '', String((value.cause as { toString(): string } | undefined) ?? ''));
+  if (value instanceof Error)
+    parts.push(value.message, value.stack ?? '', String((value.cause as { toString(): string } | undefined) ?? ''));
   return parts.join('\n');
 }
 
@@ -29,9 +30,17 @@ describe('secrets', () => {
   });
 
   it.each([
-    ['exchange 401', 'AuthenticationError', () => [http.post(`${API}/auth/token`, () => new HttpResponse('bad credentials', { status: 401 }))]],
+    [
+      'exchange 401',
+      'AuthenticationError',
+      () => [http.post(`${API}/auth/token`, () => new HttpResponse('bad credentials', { status: 401 }))],
+    ],
     ['exchange 500', 'ServerError', () => [http.post(`${API}/auth/token`, () => new HttpResponse(null, { status: 500 }))]],
-    ['exchange malformed', 'ResponseValidationError', () => [http.post(`${API}/auth/token`, () => HttpResponse.json({ tokenType: 'Bearer' }))]],
+    [
+      'exchange malformed',
+      'ResponseValidationError',
+      () => [http.post(`${API}/auth/token`, () => HttpResponse.json({ tokenType: 'Bearer' }))],
+    ],
     ['exchange network error', 'ConnectionError', () => [http.post(`${API}/auth/token`, () => HttpResponse.error())]],
     ['business 401 twice', 'AuthenticationError', () => [http.get(`${API}/auth/me`, () => new HttpResponse(null, { status: 401 }))]],
     ['business 403', 'PermissionDeniedError', () => [http.get(`${API}/auth/me`, () => new HttpResponse(null, { status: 403 }))]],
@@ -40,8 +49,13 @@ describe('secrets', () => {
     ['business network error', 'ConnectionError', () => [http.get(`${API}/auth/me`, () => HttpResponse.error())]],
   ])('keeps the secret and the token out of the error (%s)', async (_name, expectedName, handlers) => {
     // the scenario's handlers first: msw uses the first handler that matches
-    server.use(...handlers(), http.post(`${API}/auth/token`, () => HttpResponse.json({ accessToken: TOKEN, tokenType: 'Bearer', expiresIn: 3600 })));
-    const error = await newClient().getMe().catch((e: unknown) => e);
+    server.use(
+      ...handlers(),
+      http.post(`${API}/auth/token`, () => HttpResponse.json({ accessToken: TOKEN, tokenType: 'Bearer', expiresIn: 3600 })),
+    );
+    const error = await newClient()
+      .getMe()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ name: expectedName });
     const printed = everythingPrintable(error);
     expect(printed).not.toContain(PARTNER_SECRET);
@@ -55,7 +69,11 @@ describe('a token response that fails validation', () => {
     const error = await new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET })
       .getAccessToken()
       .catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'ResponseValidationError', status: 200, body: { accessToken: '[redacted]', expiresIn: '[redacted]' } });
+    expect(error).toMatchObject({
+      name: 'ResponseValidationError',
+      status: 200,
+      body: { accessToken: '[redacted]', expiresIn: '[redacted]' },
+    });
     expect((error as { issues: unknown[] }).issues[0]).toMatchObject({ path: ['expiresIn'] });
     expect(everythingPrintable(error)).not.toContain(TOKEN);
   });

@@ -42,7 +42,8 @@ afterAll(async () => {
 });
 
 let prefixes = 0;
-const client = (tokenStore: TokenStore) => new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'partner-1', partnerSecret: 's-1', tokenStore });
+const client = (tokenStore: TokenStore) =>
+  new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'partner-1', partnerSecret: 's-1', tokenStore });
 
 describe.each(flavours)('a fleet sharing a RedisTokenStore ($name)', (flavour) => {
   const connections: Connection[] = [];

@@ -38,9 +38,7 @@ function storeThat(mode: { get: 'ok' | 'hang' | 'throw'; lock: 'ok' | 'hang' | '
       if (mode.set === 'throw') throw new Error('store down');
       map.set(key, token);
     },
-    ...(mode.lock === 'none'
-      ? {}
-      : { lock: async () => (ops.lock++, mode.lock === 'hang' ? never() : async () => undefined) }),
+    ...(mode.lock === 'none' ? {} : { lock: async () => (ops.lock++, mode.lock === 'hang' ? never() : async () => undefined) }),
   };
   return { store, ops, map };
 }
@@ -65,7 +63,11 @@ function serviceFetch(counts: { exchanges: number }, expiresIn = 60): typeof fet
  */
 async function settledWithin<T>(calls: Promise<T>[], ms: number, started: () => boolean = () => true): Promise<number> {
   let settled = 0;
-  for (const call of calls) void call.then(() => (settled += 1), () => (settled += 1));
+  for (const call of calls)
+    void call.then(
+      () => (settled += 1),
+      () => (settled += 1),
+    );
   // the key's HMAC (Web Crypto) completes on the real clock: let it, before fake time moves
   for (let i = 0; i < 2_000 && !started(); i++) await realSleep(1);
   await advance(ms);
@@ -82,7 +84,12 @@ async function advance(ms: number): Promise<void> {
 describe('a token store that hangs or fails (fake clock)', () => {
   // the first request imports what the client loads lazily: on the real clock, so fake time measures calls only
   beforeAll(async () => {
-    await new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-0', partnerSecret: 's-0', fetch: serviceFetch({ exchanges: 0 }) }).getOrderByExternalId('warm');
+    await new CheckoutClient({
+      baseUrl: ORIGIN,
+      partnerId: 'p-0',
+      partnerSecret: 's-0',
+      fetch: serviceFetch({ exchanges: 0 }),
+    }).getOrderByExternalId('warm');
   }, 20_000);
   afterEach(() => vi.useRealTimers());
   const fakeClock = () => vi.useFakeTimers({ toFake: ['Date', 'performance', 'setTimeout', 'clearTimeout'] });
@@ -92,7 +99,14 @@ describe('a token store that hangs or fails (fake clock)', () => {
     const counts = { exchanges: 0 };
     const { store, ops } = storeThat({ get: 'hang', lock: 'hang', set: 'hang' });
     // tokens reused 20 s: the refresh below falls inside the 30 s the store is skipped
-    const client = new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-1', partnerSecret: 's-1', tokenStore: store, fetch: serviceFetch(counts, 20), tokenSkewSeconds: 0 });
+    const client = new CheckoutClient({
+      baseUrl: ORIGIN,
+      partnerId: 'p-1',
+      partnerSecret: 's-1',
+      tokenStore: store,
+      fetch: serviceFetch(counts, 20),
+      tokenSkewSeconds: 0,
+    });
     const calls = Array.from({ length: 20 }, (_, i) => client.getOrderByExternalId(`o-${i}`));
     // the get's bound (1 s), then the exchange; not lockMs (5 s) for each of get, lock and set
     expect(await settledWithin(calls, 1_000 + EXCHANGE_MS + 50, () => ops.get > 0)).toBe(20);
@@ -112,7 +126,13 @@ describe('a token store that hangs or fails (fake clock)', () => {
     fakeClock();
     const counts = { exchanges: 0 };
     const { store, ops } = storeThat({ get: 'ok', lock: 'ok', set: 'hang' });
-    const client = new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-1', partnerSecret: 's-1', tokenStore: store, fetch: serviceFetch(counts) });
+    const client = new CheckoutClient({
+      baseUrl: ORIGIN,
+      partnerId: 'p-1',
+      partnerSecret: 's-1',
+      tokenStore: store,
+      fetch: serviceFetch(counts),
+    });
     const calls = Array.from({ length: 10 }, () => client.getAccessToken());
     expect(await settledWithin(calls, EXCHANGE_MS + 50, () => ops.get > 0)).toBe(10);
     expect(new Set(await Promise.all(calls))).toEqual(new Set(['tok-1']));
@@ -123,7 +143,15 @@ describe('a token store that hangs or fails (fake clock)', () => {
     fakeClock();
     const counts = { exchanges: 0 };
     const { store, ops } = storeThat({ get: 'ok', lock: 'hang', set: 'ok' });
-    const client = () => new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-1', partnerSecret: 's-1', tokenStore: store, fetch: serviceFetch(counts), tokenSkewSeconds: 30 });
+    const client = () =>
+      new CheckoutClient({
+        baseUrl: ORIGIN,
+        partnerId: 'p-1',
+        partnerSecret: 's-1',
+        tokenStore: store,
+        fetch: serviceFetch(counts),
+        tokenSkewSeconds: 30,
+      });
     const one = client();
     expect(await settledWithin([one.getAccessToken()], 1_000 + EXCHANGE_MS + 50, () => ops.get > 0)).toBe(1);
     expect(ops).toEqual({ get: 1, lock: 1, set: 0 }); // the write behind was skipped too
@@ -138,7 +166,14 @@ describe('a token store that hangs or fails (fake clock)', () => {
     const counts = { exchanges: 0 };
     const { store, ops } = storeThat({ get: 'throw', lock: 'ok', set: 'throw' });
     // tokens of 5 s without skew: a refresh every 5 s
-    const client = new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-1', partnerSecret: 's-1', tokenStore: store, fetch: serviceFetch(counts, 5), tokenSkewSeconds: 0 });
+    const client = new CheckoutClient({
+      baseUrl: ORIGIN,
+      partnerId: 'p-1',
+      partnerSecret: 's-1',
+      tokenStore: store,
+      fetch: serviceFetch(counts, 5),
+      tokenSkewSeconds: 0,
+    });
     for (let i = 0; i < 5; i++) {
       expect(await settledWithin([client.getAccessToken()], EXCHANGE_MS + 50, () => ops.get > 0)).toBe(1);
       await vi.advanceTimersByTimeAsync(5_000);
@@ -221,7 +256,13 @@ describe('a real redis-server paused, resumed and stopped', () => {
       lock: (key) => (storeOps.count++, store.lock!(key)),
     });
     const clients = connections.map(
-      (c) => new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'p-1', partnerSecret: 's-1', tokenStore: counted(new RedisTokenStore({ client: c, prefix: 'pause:' })) }),
+      (c) =>
+        new CheckoutClient({
+          baseUrl: ORIGIN,
+          partnerId: 'p-1',
+          partnerSecret: 's-1',
+          tokenStore: counted(new RedisTokenStore({ client: c, prefix: 'pause:' })),
+        }),
     );
     const results: Promise<unknown>[] = [];
     let opsWhilePaused = 0;

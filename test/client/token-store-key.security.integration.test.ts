@@ -78,7 +78,9 @@ function sharedStoreCases(name: string, makeStore: () => TokenStore) {
       await expect(newClient(RIGHT, store).getOrderByExternalId('o-1')).resolves.toMatchObject({ externalId: 'o-1' });
       expect(await stored(store, tokenStoreKey(API, PARTNER_ID, RIGHT))).toMatchObject({ accessToken: 'tok-1' });
 
-      const error = await newClient(WRONG, store).getOrderByExternalId('o-1').catch((e: unknown) => e);
+      const error = await newClient(WRONG, store)
+        .getOrderByExternalId('o-1')
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AuthenticationError);
       expect(state.exchanges).toEqual([RIGHT, WRONG]); // it exchanged for itself, and was refused
       expect(state.orderReads).toBe(1); // only the right client's read
@@ -132,4 +134,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 let prefixes = 0;
-sharedStoreCases('RedisTokenStore (real redis-server)', () => new RedisTokenStore({ client: connection, prefix: `key-test-${++prefixes}:` }));
+sharedStoreCases(
+  'RedisTokenStore (real redis-server)',
+  () => new RedisTokenStore({ client: connection, prefix: `key-test-${++prefixes}:` }),
+);

@@ -44,18 +44,18 @@ describe('token exchange', () => {
     expect(state.exchanges).toBe(1);
   });
 
-  it.each([
-    ['a missing header'],
-    ['an invalid secret'],
-    ['a disabled partner'],
-    ['a partner without PartnerApiEnabled'],
-  ])('rejects with AuthenticationError when the exchange answers 401 (%s)', async (cause) => {
-    server.use(http.post(`${API}/auth/token`, () => HttpResponse.json({ message: cause }, { status: 401 })));
-    const error = await newClient().getAccessToken().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AuthenticationError);
-    expect(error).toMatchObject({ name: 'AuthenticationError', status: 401, body: { message: cause } });
-    expect((error as Error).message).toContain('POST /auth/token');
-  });
+  it.each([['a missing header'], ['an invalid secret'], ['a disabled partner'], ['a partner without PartnerApiEnabled']])(
+    'rejects with AuthenticationError when the exchange answers 401 (%s)',
+    async (cause) => {
+      server.use(http.post(`${API}/auth/token`, () => HttpResponse.json({ message: cause }, { status: 401 })));
+      const error = await newClient()
+        .getAccessToken()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AuthenticationError);
+      expect(error).toMatchObject({ name: 'AuthenticationError', status: 401, body: { message: cause } });
+      expect((error as Error).message).toContain('POST /auth/token');
+    },
+  );
 
   it('does not retry a 401 from the exchange', async () => {
     server.use(http.post(`${API}/auth/token`, () => new HttpResponse(null, { status: 401 })));
@@ -65,13 +65,16 @@ describe('token exchange', () => {
 
   it('retries the exchange on 503 and succeeds', async () => {
     state.tokenResponse = (n) =>
-      n === 1 ? new HttpResponse(null, { status: 503, headers: { 'retry-after': '0' } }) : { accessToken: 'tok-ok', tokenType: 'Bearer', expiresIn: 60 };
+      n === 1
+        ? new HttpResponse(null, { status: 503, headers: { 'retry-after': '0' } })
+        : { accessToken: 'tok-ok', tokenType: 'Bearer', expiresIn: 60 };
     await expect(newClient().getAccessToken()).resolves.toBe('tok-ok');
     expect(state.exchanges).toBe(2);
   });
 
   it('does not cache a failed exchange', async () => {
-    state.tokenResponse = (n) => (n === 1 ? new HttpResponse(null, { status: 500 }) : { accessToken: 'tok-2', tokenType: 'Bearer', expiresIn: 60 });
+    state.tokenResponse = (n) =>
+      n === 1 ? new HttpResponse(null, { status: 500 }) : { accessToken: 'tok-2', tokenType: 'Bearer', expiresIn: 60 };
     const client = newClient({ maxRetries: 0 });
     await expect(client.getAccessToken()).rejects.toBeInstanceOf(ServerError);
     await expect(client.getAccessToken()).resolves.toBe('tok-2');
@@ -79,7 +82,8 @@ describe('token exchange', () => {
 
   it('rejects every concurrent waiter when the shared exchange fails, then recovers', async () => {
     // a 503 (not a 401: a refused secret is retried only after a back-off, see refused-secret.test.ts)
-    state.tokenResponse = (n) => (n === 1 ? new HttpResponse(null, { status: 503 }) : { accessToken: 'tok-2', tokenType: 'Bearer', expiresIn: 60 });
+    state.tokenResponse = (n) =>
+      n === 1 ? new HttpResponse(null, { status: 503 }) : { accessToken: 'tok-2', tokenType: 'Bearer', expiresIn: 60 };
     const client = newClient({ maxRetries: 0 });
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => client.getAccessToken()));
     expect(results.every((r) => r.status === 'rejected')).toBe(true);
@@ -113,7 +117,11 @@ describe('token exchange', () => {
   });
 
   it('rejects with a CheckoutError when the partnerSecret function throws, and sends nothing', async () => {
-    const client = newClient({ partnerSecret: () => { throw new Error('vault down'); } });
+    const client = newClient({
+      partnerSecret: () => {
+        throw new Error('vault down');
+      },
+    });
     const error = await client.getAccessToken().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CheckoutError);
     expect(state.exchanges).toBe(0);

@@ -47,7 +47,9 @@ describe('over a real socket', () => {
       attempts += 1;
       res.socket?.destroy();
     });
-    const error = await client(url).getOrderByExternalId('o-1').catch((e: unknown) => e);
+    const error = await client(url)
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({ name: 'ConnectionError', status: undefined });
     expect(attempts).toBe(3);
@@ -57,7 +59,9 @@ describe('over a real socket', () => {
     const url = await serve(() => undefined);
     server?.close();
     await new Promise((resolve) => setTimeout(resolve, 10));
-    const error = await client(url, { maxRetries: 0 }).getAccessToken().catch((e: unknown) => e);
+    const error = await client(url, { maxRetries: 0 })
+      .getAccessToken()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as Error).message).toMatch(/ECONNREFUSED|fetch failed/);
   });
@@ -67,7 +71,9 @@ describe('over a real socket', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"externalId":'); // and never the rest
     });
-    const error = await client(url, { timeoutMs: 150, maxRetries: 0 }).getOrderByExternalId('o-1').catch((e: unknown) => e);
+    const error = await client(url, { timeoutMs: 150, maxRetries: 0 })
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toMatch(/timed out: no complete response \(headers and body\) within timeoutMs \(150 ms\)/);
   });

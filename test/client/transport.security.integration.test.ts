@@ -20,22 +20,27 @@ const newClient = (baseUrl: string, extra: object = {}) =>
   new CheckoutClient({ baseUrl, partnerId: 'p-1', partnerSecret: SECRET, maxRetries: 0, ...extra });
 
 describe('redirects are never followed', () => {
-  it.each([301, 302, 303, 307, 308])('a %i on POST /auth/token rejects with ApiError naming it and its Location; the target gets nothing', async (status) => {
-    const elsewhere = await serve(() => undefined);
-    const service = await serve((req, res) => {
-      res.writeHead(status, { location: `${elsewhere.url}/steal` });
-      res.end();
-      return true;
-    });
-    const error = await newClient(service.url).getAccessToken().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status });
-    expect((error as Error).message).toContain(String(status));
-    expect((error as Error).message).toContain(`${elsewhere.url}/steal`);
-    expect((error as Error).message).toMatch(/never follows.*baseUrl/);
-    expect(elsewhere.requests).toEqual([]);
-    expect(service.requests).toHaveLength(1); // a 3xx is not retried
-  });
+  it.each([301, 302, 303, 307, 308])(
+    'a %i on POST /auth/token rejects with ApiError naming it and its Location; the target gets nothing',
+    async (status) => {
+      const elsewhere = await serve(() => undefined);
+      const service = await serve((req, res) => {
+        res.writeHead(status, { location: `${elsewhere.url}/steal` });
+        res.end();
+        return true;
+      });
+      const error = await newClient(service.url)
+        .getAccessToken()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error).toMatchObject({ status });
+      expect((error as Error).message).toContain(String(status));
+      expect((error as Error).message).toContain(`${elsewhere.url}/steal`);
+      expect((error as Error).message).toMatch(/never follows.*baseUrl/);
+      expect(elsewhere.requests).toEqual([]);
+      expect(service.requests).toHaveLength(1); // a 3xx is not retried
+    },
+  );
 
   it('a Location holding credentials or a query shows in neither the message nor inspect(error): only its origin and path', async () => {
     const service = await serve((req, res) => {
@@ -44,7 +49,9 @@ describe('redirects are never followed', () => {
       res.end(`<a href="${location}">Found</a>`);
       return true;
     });
-    const error = await newClient(service.url).getAccessToken().catch((e: unknown) => e);
+    const error = await newClient(service.url)
+      .getAccessToken()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     const shown = `${(error as Error).message}\n${inspect(error, { depth: 10 })}\n${JSON.stringify(error)}`;
     expect((error as Error).message).toContain('https://login.example/sso/cb');
@@ -74,7 +81,9 @@ describe('redirects are never followed', () => {
         return true;
       }
     });
-    const error = await newClient(service.url).getOrderByExternalId('o-1').catch((e: unknown) => e);
+    const error = await newClient(service.url)
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 302 });
     expect(elsewhere.requests).toEqual([]);
@@ -94,14 +103,20 @@ describe('redirects are never followed', () => {
 });
 
 describe('plain http', () => {
-  it.each(['http://api.example.com', 'http://10.0.0.5:8080', 'http://[2001:db8::1]'])('refuses %s at construction with a TypeError saying what to do', (baseUrl) => {
-    expect(() => newClient(baseUrl)).toThrow(TypeError);
-    expect(() => newClient(baseUrl)).toThrow(/clear text.*https.*allowInsecureHttp: true/);
-  });
+  it.each(['http://api.example.com', 'http://10.0.0.5:8080', 'http://[2001:db8::1]'])(
+    'refuses %s at construction with a TypeError saying what to do',
+    (baseUrl) => {
+      expect(() => newClient(baseUrl)).toThrow(TypeError);
+      expect(() => newClient(baseUrl)).toThrow(/clear text.*https.*allowInsecureHttp: true/);
+    },
+  );
 
-  it.each(['http://localhost:3000', 'http://127.0.0.1:8080', 'http://127.1.2.3', 'http://[::1]:9000', 'https://api.example.com'])('accepts %s', (baseUrl) => {
-    expect(() => newClient(baseUrl)).not.toThrow();
-  });
+  it.each(['http://localhost:3000', 'http://127.0.0.1:8080', 'http://127.1.2.3', 'http://[::1]:9000', 'https://api.example.com'])(
+    'accepts %s',
+    (baseUrl) => {
+      expect(() => newClient(baseUrl)).not.toThrow();
+    },
+  );
 
   it('accepts a non-loopback http baseUrl with allowInsecureHttp: true', () => {
     expect(newClient('http://10.0.0.5:8080', { allowInsecureHttp: true }).baseUrl).toBe('http://10.0.0.5:8080/api/v1/partner-api');
@@ -114,7 +129,8 @@ describe('plain http', () => {
 });
 
 describe('the token is validated and never appears in an error', () => {
-  const hostileToken = (token: string, extra: object = {}) => JSON.stringify({ accessToken: token, tokenType: 'Bearer', expiresIn: 3600, ...extra });
+  const hostileToken = (token: string, extra: object = {}) =>
+    JSON.stringify({ accessToken: token, tokenType: 'Bearer', expiresIn: 3600, ...extra });
 
   it.each([
     ['a NUL', 'tok\u0000en-NUL-secret'],
@@ -135,7 +151,12 @@ describe('the token is validated and never appears in an error', () => {
     const error = await client.getOrderByExternalId('o-1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).issues[0]?.path).toEqual(['accessToken']);
-    const shown = [(error as Error).message, (error as Error).stack, inspect(error, { depth: Infinity, showHidden: true }), JSON.stringify(error)].join('\n');
+    const shown = [
+      (error as Error).message,
+      (error as Error).stack,
+      inspect(error, { depth: Infinity, showHidden: true }),
+      JSON.stringify(error),
+    ].join('\n');
     const secretPart = token.slice(-10);
     expect(shown).not.toContain(secretPart);
     expect(shown).not.toContain(SECRET);
@@ -157,7 +178,9 @@ describe('the token is validated and never appears in an error', () => {
       res.end(hostileToken('tok-fine', extra));
       return true;
     });
-    const error = await newClient(service.url).getAccessToken().catch((e: unknown) => e);
+    const error = await newClient(service.url)
+      .getAccessToken()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).issues.map((i) => i.path[0])).toContain(field);
     expect(inspect(error, { depth: Infinity })).not.toContain('tok-fine');

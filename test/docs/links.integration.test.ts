@@ -59,7 +59,8 @@ function brokenBecause(link: Link): string | undefined {
   const absolute = join(root, target);
   if (!existsSync(absolute)) return `${target} does not exist`;
   if (fragment === undefined || fragment === '') return undefined;
-  if (!target.endsWith('.md') || statSync(absolute).isDirectory()) return `#${fragment} points into ${target}, which is not a markdown file`;
+  if (!target.endsWith('.md') || statSync(absolute).isDirectory())
+    return `#${fragment} points into ${target}, which is not a markdown file`;
   return anchorsOf(target).has(fragment) ? undefined : `${target} has no heading #${fragment}`;
 }
 
@@ -75,6 +76,8 @@ describe('relative links in README.md, CONTRIBUTING.md and docs/*.md', () => {
   it('reads headings as GitHub anchors them', () => {
     expect(anchorOf("Track an order's status")).toBe('track-an-orders-status');
     expect(anchorOf('Exactly-once effects with PostgreSQL')).toBe('exactly-once-effects-with-postgresql');
-    expect(anchorOf('Testing kit (`checkout-partner-sdk/testing`) and the demo')).toBe('testing-kit-checkout-partner-sdktesting-and-the-demo');
+    expect(anchorOf('Testing kit (`checkout-partner-sdk/testing`) and the demo')).toBe(
+      'testing-kit-checkout-partner-sdktesting-and-the-demo',
+    );
   });
 });

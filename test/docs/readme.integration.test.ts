@@ -33,7 +33,9 @@ const fileOf = (block: Block) => join(root, 'test', 'docs', '.readme', `${block.
 
 // A block importing an entry point package.json does not export yet (documented ahead of a branch that
 // adds it) is skipped, by name in the test list, and checked as soon as the entry is exported.
-const exported = new Set(Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports));
+const exported = new Set(
+  Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports),
+);
 const missingEntry = (block: Block): string | undefined =>
   [...block.code.matchAll(/from '(checkout-partner-sdk(?:\/[^']+)?)'/g)]
     .map((match) => match[1] ?? '')
@@ -46,7 +48,12 @@ let errorsByFile: Map<string, string[]>;
 beforeAll(() => {
   const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
-  const options: ts.CompilerOptions = { ...parsed.options, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true };
+  const options: ts.CompilerOptions = {
+    ...parsed.options,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    noEmit: true,
+  };
   // `export {}` keeps a block without imports a module, so blocks never share a global scope
   const virtual = new Map(checked.map((block) => [fileOf(block), `${block.code}\nexport {};\n`]));
   const host = ts.createCompilerHost(options);

@@ -43,7 +43,9 @@ function handlerCalls(code: string): { line: number; names: string[]; spreads: b
       if (options !== undefined && ts.isObjectLiteralExpression(options)) {
         calls.push({
           line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1,
-          names: options.properties.flatMap((property) => (property.name !== undefined && ts.isIdentifier(property.name) ? [property.name.text] : [])),
+          names: options.properties.flatMap((property) =>
+            property.name !== undefined && ts.isIdentifier(property.name) ? [property.name.text] : [],
+          ),
           spreads: options.properties.some(ts.isSpreadAssignment),
         });
       }
@@ -67,7 +69,8 @@ describe('webhook samples can confirm what they handle', () => {
 
   it('each names resolveOrderExternalId or resolveWithdrawalExternalId', () => {
     const missing = samples.filter(
-      (sample) => !sample.spreads && !sample.names.some((name) => name === 'resolveOrderExternalId' || name === 'resolveWithdrawalExternalId'),
+      (sample) =>
+        !sample.spreads && !sample.names.some((name) => name === 'resolveOrderExternalId' || name === 'resolveWithdrawalExternalId'),
     );
     expect(missing.map((sample) => sample.where)).toEqual([]);
   });

@@ -15,7 +15,14 @@ const work = mkdtempSync(join(tmpdir(), 'checkout-dual-'));
 
 beforeAll(async () => {
   const outfile = join(work, 'index.cjs');
-  await build({ entryPoints: [fileURLToPath(new URL('../../src/index.ts', import.meta.url))], bundle: true, format: 'cjs', platform: 'node', outfile, logLevel: 'silent' });
+  await build({
+    entryPoints: [fileURLToPath(new URL('../../src/index.ts', import.meta.url))],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    outfile,
+    logLevel: 'silent',
+  });
   cjs = createRequire(import.meta.url)(outfile) as typeof esm;
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -45,7 +52,15 @@ describe('one error tree across the ESM and the CommonJS build', () => {
 
   it('things that are not SDK errors stay outside', () => {
     class NotFoundError extends Error {}
-    for (const value of [new NotFoundError('look-alike'), new Error('x'), { name: 'NotFoundError' }, 'NotFoundError', null, undefined, 404]) {
+    for (const value of [
+      new NotFoundError('look-alike'),
+      new Error('x'),
+      { name: 'NotFoundError' },
+      'NotFoundError',
+      null,
+      undefined,
+      404,
+    ]) {
       expect(value instanceof esm.NotFoundError).toBe(false);
       expect(value instanceof cjs.CheckoutError).toBe(false);
     }

@@ -51,15 +51,18 @@ describe('unknown options are refused everywhere', () => {
   });
 
   it('per call and in nested options too: the read, wait and request options, confirm, rateLimit', async () => {
-    await expect(client.getOrderByExternalId('o-1', { timeout: 5 } as never)).rejects.toThrow('call: unknown option "timeout" (did you mean "timeoutMs"?)');
+    await expect(client.getOrderByExternalId('o-1', { timeout: 5 } as never)).rejects.toThrow(
+      'call: unknown option "timeout" (did you mean "timeoutMs"?)',
+    );
     await expect(client.waitForOrder('o-1', () => true, { interval: 5 } as never)).rejects.toThrow('unknown option "interval"');
     await expect(client.request('GET', '/orders', { query: {} } as never)).rejects.toThrow('call: unknown option "query"');
     expect(() => createWebhookHandler({ secret: 's', client, onEvent: () => {}, confirm: { attempt: 2 } as never })).toThrow(
       'confirm: unknown option "attempt" (did you mean "attempts"?)',
     );
-    expect(() => new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p', partnerSecret: 's', rateLimit: { concurrence: 2 } as never })).toThrow(
-      'rateLimit: unknown option "concurrence" (did you mean "concurrency"?)',
-    );
+    expect(
+      () =>
+        new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p', partnerSecret: 's', rateLimit: { concurrence: 2 } as never }),
+    ).toThrow('rateLimit: unknown option "concurrence" (did you mean "concurrency"?)');
   });
 
   it('options that are not an object are refused as before', () => {

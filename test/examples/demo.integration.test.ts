@@ -113,14 +113,18 @@ describe('examples/client-quickstart.ts', () => {
 });
 
 describe('examples/tracker-demo.ts', () => {
-  it('shows each status change handed over once: polling, webhook, an early event, duplicates and a replay', { timeout: 40_000 }, async () => {
-    const result = await runExample('examples/tracker-demo.ts');
-    expect(result.stderr).not.toContain('DEMO FAILED');
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('onChange: order order-brz Pending -> Settled (poll)');
-    expect(result.stdout).toContain('onChange: order order-swap (new) -> Settled (webhook)');
-    expect(result.stdout).toContain('onChange: order order-early Pending -> Settled (webhook)');
-    expect(result.stdout).toContain('order-swap: still one onChange call');
-    expect(result.stdout).toContain('All steps behaved as expected: 5 status changes, each handed over once.');
-  });
+  it(
+    'shows each status change handed over once: polling, webhook, an early event, duplicates and a replay',
+    { timeout: 40_000 },
+    async () => {
+      const result = await runExample('examples/tracker-demo.ts');
+      expect(result.stderr).not.toContain('DEMO FAILED');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('onChange: order order-brz Pending -> Settled (poll)');
+      expect(result.stdout).toContain('onChange: order order-swap (new) -> Settled (webhook)');
+      expect(result.stdout).toContain('onChange: order order-early Pending -> Settled (webhook)');
+      expect(result.stdout).toContain('order-swap: still one onChange call');
+      expect(result.stdout).toContain('All steps behaved as expected: 5 status changes, each handed over once.');
+    },
+  );
 });

@@ -57,7 +57,8 @@ describe('examples/webhooks/nextjs-order-route.ts', () => {
   it('imports with no secret set; reads an order through a client made on the first request', async () => {
     noSecrets();
     const route = await import('../../examples/webhooks/nextjs-order-route.js');
-    const get = (externalId: string) => route.GET(new Request(`http://127.0.0.1/api/orders/${externalId}`), { params: Promise.resolve({ externalId }) });
+    const get = (externalId: string) =>
+      route.GET(new Request(`http://127.0.0.1/api/orders/${externalId}`), { params: Promise.resolve({ externalId }) });
     await expect(get('o-1')).rejects.toThrow(/missing baseUrl/);
     secrets();
     fake.setOrder({ externalId: 'o-1', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });

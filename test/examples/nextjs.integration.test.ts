@@ -85,7 +85,10 @@ describe.skipIf(!usable)('examples/webhooks/nextjs-*.ts in a Next.js app (curren
       expect(up, nextServer.output()).toBe(true);
       expect(nextServer.process.exitCode, nextServer.output()).toBeNull();
 
-      const report = await deliverEvent(`${base}/api/webhooks`, createEvent('otc.trade.settled', { tradeId: 't-1' }), { secret, maxAttempts: 1 });
+      const report = await deliverEvent(`${base}/api/webhooks`, createEvent('otc.trade.settled', { tradeId: 't-1' }), {
+        secret,
+        maxAttempts: 1,
+      });
       expect(report.deliveries.map((delivery) => delivery.status)).toEqual([200]);
       // the handler, made on that first request, confirmed the event with a status read on the fake
       expect(fake.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
@@ -106,7 +109,11 @@ describe.skipIf(!usable)('examples/webhooks/nextjs-*.ts in a Next.js app (curren
 
   it('next build --webpack succeeds with no secret set too', { timeout: 600_000 }, async () => {
     const env = childEnv({ NEXT_TELEMETRY_DISABLED: '1' });
-    const output = await run(process.execPath, ['node_modules/next/dist/bin/next', 'build', '--webpack'], { cwd: project.dir, env, timeoutMs: 540_000 });
+    const output = await run(process.execPath, ['node_modules/next/dist/bin/next', 'build', '--webpack'], {
+      cwd: project.dir,
+      env,
+      timeoutMs: 540_000,
+    });
     expect(output).toMatch(/webpack/i);
     expect(output).toMatch(/ƒ \/api\/webhooks/);
   });

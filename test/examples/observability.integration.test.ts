@@ -17,7 +17,12 @@ describe('examples/observability.ts', () => {
     expect(out).toContain('deliveries answered: 200, 200, 401');
     expect(out).toContain('observability example done');
     // spans (ConsoleSpanExporter): the exchange, the reads, the failure, the deliveries
-    for (const name of ["name: 'POST /auth/token'", "name: 'GET /orders/by-external-id/{externalId}'", "name: 'checkout.webhook.delivery'", "name: 'reconcile order-42'"]) {
+    for (const name of [
+      "name: 'POST /auth/token'",
+      "name: 'GET /orders/by-external-id/{externalId}'",
+      "name: 'checkout.webhook.delivery'",
+      "name: 'reconcile order-42'",
+    ]) {
       expect(out).toContain(name);
     }
     expect(out).toContain("'checkout.attempts': 2");
@@ -25,7 +30,12 @@ describe('examples/observability.ts', () => {
     expect(out).toContain("'checkout.webhook.outcome': 'duplicate'");
     expect(out).toContain("'checkout.webhook.outcome': 'bad-signature'");
     // metrics (ConsoleMetricExporter, at shutdown)
-    for (const name of ['http.client.request.duration', 'checkout.client.retries', 'checkout.client.token.exchanges', 'checkout.webhook.delivery.duration']) {
+    for (const name of [
+      'http.client.request.duration',
+      'checkout.client.retries',
+      'checkout.client.token.exchanges',
+      'checkout.webhook.delivery.duration',
+    ]) {
       expect(out).toContain(`name: '${name}'`);
     }
     expect(out).not.toMatch(/eyJ[\w-]+\.[\w-]+\./); // no token printed

@@ -17,20 +17,33 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * no NODE_ENV=test from vitest). `extra` adds to it.
  */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? tmpdir() };
+  const env: Record<string, string> = {
+    PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+    HOME: process.env.HOME ?? tmpdir(),
+  };
   for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && /^(https?_proxy|no_proxy|npm_config_\w+|node_extra_ca_certs|ssl_cert_file|ssl_cert_dir|tmpdir)$/i.test(name)) env[name] = value;
+    if (value !== undefined && /^(https?_proxy|no_proxy|npm_config_\w+|node_extra_ca_certs|ssl_cert_file|ssl_cert_dir|tmpdir)$/i.test(name))
+      env[name] = value;
   }
   return { ...env, ...extra };
 }
 
 /** Runs a command to its end; rejects with its output when it fails or outlasts `timeoutMs`. */
-export function run(cmd: string, args: string[], options: { cwd: string; env?: Record<string, string>; timeoutMs: number }): Promise<string> {
+export function run(
+  cmd: string,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; timeoutMs: number },
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd: options.cwd, env: options.env ?? childEnv(), timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${cmd} ${args.join(' ')} failed (${error.message.split('\n')[0]}):\n${stdout}\n${stderr}`));
-      else resolve(`${stdout}${stderr}`);
-    });
+    execFile(
+      cmd,
+      args,
+      { cwd: options.cwd, env: options.env ?? childEnv(), timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${cmd} ${args.join(' ')} failed (${error.message.split('\n')[0]}):\n${stdout}\n${stderr}`));
+        else resolve(`${stdout}${stderr}`);
+      },
+    );
   });
 }
 
@@ -44,7 +57,9 @@ export async function registryUsable(what: string): Promise<boolean> {
     await run('npm', ['ping'], { cwd: tmpdir(), timeoutMs: 20_000 });
     return true;
   } catch (error) {
-    console.warn(`${what}: skipped, the npm registry is unreachable (${String(error).split('\n')[0]}); with CI=true it runs and fails instead`);
+    console.warn(
+      `${what}: skipped, the npm registry is unreachable (${String(error).split('\n')[0]}); with CI=true it runs and fails instead`,
+    );
     return false;
   }
 }

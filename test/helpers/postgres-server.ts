@@ -119,7 +119,9 @@ export async function startPostgres(options: { durableCommits?: boolean } = {}):
   const data = join(dir, 'data');
   if (isRoot) {
     if (spawnSync('id', ['-u', 'postgres']).status !== 0) {
-      throw new Error('PostgreSQL refuses to run as root and there is no `postgres` OS user to run it as: create one (`useradd --system postgres`) or run the tests as another user.');
+      throw new Error(
+        'PostgreSQL refuses to run as root and there is no `postgres` OS user to run it as: create one (`useradd --system postgres`) or run the tests as another user.',
+      );
     }
     // the postgres user must own the dir (and reach it through the temp dir, which is world-traversable)
     chmodSync(dir, 0o755);

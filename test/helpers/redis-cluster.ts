@@ -33,18 +33,35 @@ export async function startRedisCluster(options: { masters?: number; args?: read
   };
   try {
     for (let i = 0; i < count; i += 1) {
-      servers.push(await startRedis({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000', ...(options.args ?? [])] }));
+      servers.push(
+        await startRedis({
+          args: [
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            'nodes.conf',
+            '--cluster-node-timeout',
+            '5000',
+            ...(options.args ?? []),
+          ],
+        }),
+      );
     }
     const ports = servers.map((server) => server.port);
-    const create = spawnSync(redisCli(), ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'], {
-      encoding: 'utf8',
-      timeout: READY_TIMEOUT_MS,
-    });
+    const create = spawnSync(
+      redisCli(),
+      ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'],
+      {
+        encoding: 'utf8',
+        timeout: READY_TIMEOUT_MS,
+      },
+    );
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed (${create.status}): ${create.stderr || create.stdout}`);
     const deadline = Date.now() + READY_TIMEOUT_MS;
     for (const port of ports) {
       while (!cli(port, ['CLUSTER', 'INFO']).includes('cluster_state:ok')) {
-        if (Date.now() > deadline) throw new Error(`the cluster node on ${port} did not reach cluster_state:ok within ${READY_TIMEOUT_MS} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`the cluster node on ${port} did not reach cluster_state:ok within ${READY_TIMEOUT_MS} ms`);
         await sleep(POLL_MS);
       }
     }

@@ -89,14 +89,22 @@ export async function startRedis(options: { args?: readonly string[] } = {}): Pr
 
 async function launch(binary: string, port: number, dir: string, pidfile: string, extra: readonly string[]): Promise<void> {
   const args = [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--daemonize', 'yes',
-    '--pidfile', pidfile,
-    '--dir', dir,
-    '--logfile', join(dir, 'redis.log'),
-    '--save', '',
-    '--appendonly', 'no',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--daemonize',
+    'yes',
+    '--pidfile',
+    pidfile,
+    '--dir',
+    dir,
+    '--logfile',
+    join(dir, 'redis.log'),
+    '--save',
+    '',
+    '--appendonly',
+    'no',
     ...extra,
   ];
   const run = spawnSync(binary, args, { encoding: 'utf8' });

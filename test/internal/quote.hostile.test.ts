@@ -45,7 +45,9 @@ describe('values in error messages are quoted and escaped', () => {
     expect(caught).toBeInstanceOf(WebhookPayloadError);
     const { message } = caught as WebhookPayloadError;
     expect(message).not.toMatch(RAW_CONTROL);
-    expect(message).toContain('"pix.deposit.received\\r\\n2026-01-01 INFO order o-1 Settled\\u001b[2J\\u0007\\u009b31m\\u2028end" endUserId must be');
+    expect(message).toContain(
+      '"pix.deposit.received\\r\\n2026-01-01 INFO order o-1 Settled\\u001b[2J\\u0007\\u009b31m\\u2028end" endUserId must be',
+    );
   });
 
   it('an unknown option name, and a wrong option value, in createWebhookHandler', () => {
@@ -63,12 +65,21 @@ describe('values in error messages are quoted and escaped', () => {
     const update = messageOf(() => fake.updateOrder('o-1\u001b]0;pwned\u0007', { settlement: { status: 'Settled' } }));
     expect(update).not.toMatch(RAW_CONTROL);
     expect(update).toContain('"o-1\\u001b]0;pwned\\u0007"');
-    const twice = messageOf(() => createFakeCheckout({ partners: [{ partnerId: 'p\n1', partnerSecret: 's' }, { partnerId: 'p\n1', partnerSecret: 't' }] }));
+    const twice = messageOf(() =>
+      createFakeCheckout({
+        partners: [
+          { partnerId: 'p\n1', partnerSecret: 's' },
+          { partnerId: 'p\n1', partnerSecret: 't' },
+        ],
+      }),
+    );
     expect(twice).toContain('"p\\n1"');
   });
 
-  it("a long value is cut, so a message stays one short line", () => {
-    const message = messageOf(() => createWebhookHandler({ secret: 'whsec', client: {} as never, onEvent: () => {}, ['x'.repeat(10_000)]: 1 }));
+  it('a long value is cut, so a message stays one short line', () => {
+    const message = messageOf(() =>
+      createWebhookHandler({ secret: 'whsec', client: {} as never, onEvent: () => {}, ['x'.repeat(10_000)]: 1 }),
+    );
     expect(message.length).toBeLessThan(200);
     expect(message).toMatch(/"x+"…$/);
   });
@@ -92,7 +103,7 @@ describe('values in error messages are quoted and escaped', () => {
       await client.getWithdrawalByExternalId('w-1');
       const line = stderr.mock.calls.map((call) => String(call[0])).find((text) => text.includes('/withdrawals/'));
       // header values are bytes: the 8-bit CSI (0x9B) is what a terminal would act on there
-    expect(line).toContain('requestId="req-1\\u009b2J forged"');
+      expect(line).toContain('requestId="req-1\\u009b2J forged"');
       expect(line).not.toMatch(RAW_CONTROL);
     } finally {
       stderr.mockRestore();

@@ -23,7 +23,13 @@ interface Call {
 async function member(table: string, effects: string, owner: string, skewMs: number, stepMs = 0): Promise<Call[]> {
   const child = spawn(
     process.execPath,
-    ['--import', join(ROOT, 'test', 'helpers', 'skewed-clock.mjs'), '--import', 'tsx', join(import.meta.dirname, 'fixtures', 'skewed-claimer.ts')],
+    [
+      '--import',
+      join(ROOT, 'test', 'helpers', 'skewed-clock.mjs'),
+      '--import',
+      'tsx',
+      join(import.meta.dirname, 'fixtures', 'skewed-claimer.ts'),
+    ],
     {
       cwd: ROOT,
       env: {
@@ -56,38 +62,44 @@ async function member(table: string, effects: string, owner: string, skewMs: num
     .map((line) => JSON.parse(line) as Call);
 }
 
-it('three members 5 minutes apart, one stepping an hour ahead mid-lease: every change once, every claim on the database clock', { timeout: 90_000 }, async () => {
-  const table = `clock_${process.pid}`;
-  const effects = `clock_effects_${process.pid}`;
-  const store = new PostgresStatusStore({ pool: db.pool, table, transactional: true });
-  await store.ensureSchema();
-  await db.pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, owner text NOT NULL)`);
-  const ids = Array.from({ length: 40 }, (_, i) => `o-${i}`);
-  for (const id of ids) await store.watch('order', id);
-  const before = (await db.pool.query<{ t: number }>(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0]!.t;
+it(
+  'three members 5 minutes apart, one stepping an hour ahead mid-lease: every change once, every claim on the database clock',
+  { timeout: 90_000 },
+  async () => {
+    const table = `clock_${process.pid}`;
+    const effects = `clock_effects_${process.pid}`;
+    const store = new PostgresStatusStore({ pool: db.pool, table, transactional: true });
+    await store.ensureSchema();
+    await db.pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, owner text NOT NULL)`);
+    const ids = Array.from({ length: 40 }, (_, i) => `o-${i}`);
+    for (const id of ids) await store.watch('order', id);
+    const before = (await db.pool.query<{ t: number }>(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0]!
+      .t;
 
-  const fleet = await Promise.all([
-    member(table, effects, 'ahead', 5 * 60_000, 60 * 60_000), // 5 minutes ahead, then an hour more mid-lease
-    member(table, effects, 'behind', -5 * 60_000),
-    member(table, effects, 'true', 0),
-  ]);
+    const fleet = await Promise.all([
+      member(table, effects, 'ahead', 5 * 60_000, 60 * 60_000), // 5 minutes ahead, then an hour more mid-lease
+      member(table, effects, 'behind', -5 * 60_000),
+      member(table, effects, 'true', 0),
+    ]);
 
-  const after = (await db.pool.query<{ t: number }>(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0]!.t;
-  const calls = fleet.flat();
-  // every change handed to onChange once across the fleet: no lease taken while another was live
-  expect(calls.map((call) => call.call).sort()).toEqual([...ids].sort());
-  const effectRows = (await db.pool.query(`SELECT external_id, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows as { n: number }[];
-  expect(effectRows).toHaveLength(40);
-  expect(effectRows.every((row) => row.n === 1)).toBe(true);
-  // the skew is real in the members…
-  const skewOf = (owner: string) => calls.filter((call) => call.owner === owner).map((call) => call.wallClock - call.claimedAt);
-  expect(skewOf('behind').every((skew) => skew < -4 * 60_000)).toBe(true);
-  expect(skewOf('ahead').every((skew) => skew > 4 * 60_000)).toBe(true);
-  // …and every claim's time is the database's, whoever claimed
-  for (const call of calls) {
-    expect(call.claimedAt).toBeGreaterThanOrEqual(before);
-    expect(call.claimedAt).toBeLessThanOrEqual(after);
-  }
-  expect(fleet.every((member) => member.length > 0)).toBe(true);
-  expect(await store.countWatched()).toBe(0);
-});
+    const after = (await db.pool.query<{ t: number }>(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`)).rows[0]!
+      .t;
+    const calls = fleet.flat();
+    // every change handed to onChange once across the fleet: no lease taken while another was live
+    expect(calls.map((call) => call.call).sort()).toEqual([...ids].sort());
+    const effectRows = (await db.pool.query(`SELECT external_id, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows as { n: number }[];
+    expect(effectRows).toHaveLength(40);
+    expect(effectRows.every((row) => row.n === 1)).toBe(true);
+    // the skew is real in the members…
+    const skewOf = (owner: string) => calls.filter((call) => call.owner === owner).map((call) => call.wallClock - call.claimedAt);
+    expect(skewOf('behind').every((skew) => skew < -4 * 60_000)).toBe(true);
+    expect(skewOf('ahead').every((skew) => skew > 4 * 60_000)).toBe(true);
+    // …and every claim's time is the database's, whoever claimed
+    for (const call of calls) {
+      expect(call.claimedAt).toBeGreaterThanOrEqual(before);
+      expect(call.claimedAt).toBeLessThanOrEqual(after);
+    }
+    expect(fleet.every((member) => member.length > 0)).toBe(true);
+    expect(await store.countWatched()).toBe(0);
+  },
+);

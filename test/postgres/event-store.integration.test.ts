@@ -21,7 +21,11 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
   });
 
   const storeOn = async (options: { table?: string; ttlSeconds?: number } = {}) => {
-    const store = new PostgresEventStore({ pool: db.pool, table: options.table ?? uniqueTable(), ...(options.ttlSeconds ? { ttlSeconds: options.ttlSeconds } : {}) });
+    const store = new PostgresEventStore({
+      pool: db.pool,
+      table: options.table ?? uniqueTable(),
+      ...(options.ttlSeconds ? { ttlSeconds: options.ttlSeconds } : {}),
+    });
     await store.ensureSchema();
     return store;
   };
@@ -31,8 +35,18 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     const stores = [0, 1, 2].map(() => new PostgresEventStore({ pool: db.pool, table }));
     await Promise.all(stores.map((store) => store.ensureSchema()));
     await stores[0]!.ensureSchema();
-    const columns = await db.exec(`SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`, [table]);
-    expect(columns.map((c) => c['column_name'])).toEqual(['event_id', 'type', 'state', 'lease_owner', 'lease_until', 'first_seen', 'done_at']);
+    const columns = await db.exec(`SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`, [
+      table,
+    ]);
+    expect(columns.map((c) => c['column_name'])).toEqual([
+      'event_id',
+      'type',
+      'state',
+      'lease_owner',
+      'lease_until',
+      'first_seen',
+      'done_at',
+    ]);
     expect(stores[0]!.schemaSql).toContain(`CREATE TABLE IF NOT EXISTS "${table}"`);
     // the printed SQL is what partners put in their migrations: it must run as it is
     const other = uniqueTable();

@@ -21,7 +21,11 @@ describe('examples/webhooks/postgres-exactly-once.ts', () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
       const body = JSON.stringify({ eventId: 'evt-pg-example', type: 'otc.trade.settled', tradeId: 't-9' });
-      const init = { method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': await signPayload(body, SECRET) }, body };
+      const init = {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-provider-signature': await signPayload(body, SECRET) },
+        body,
+      };
       const statuses = await Promise.all(Array.from({ length: 10 }, async () => (await fetch(url, init)).status));
       expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
       expect((await fetch(url, init)).status).toBe(200);

@@ -51,7 +51,12 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     return { table, effects };
   }
 
-  function handlerOn(pool: pg.Pool, table: string, onEvent: (context: { eventId: string; transaction: pg.PoolClient }) => Promise<void>, options: { leaseMs?: number; responseTimeoutMs?: number } = {}) {
+  function handlerOn(
+    pool: pg.Pool,
+    table: string,
+    onEvent: (context: { eventId: string; transaction: pg.PoolClient }) => Promise<void>,
+    options: { leaseMs?: number; responseTimeoutMs?: number } = {},
+  ) {
     const entries: WebhookLogEntry[] = [];
     const handler = createWebhookHandler({
       secret: SECRET,
@@ -64,54 +69,60 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     return { handler, entries };
   }
 
-  it('a blackholed network: deliveries fail within the lease, the dead connections are destroyed, and deliveries succeed again once it is back; drain() and pool.end() finish', { timeout: 120_000 }, async () => {
-    // Each wait below is for something that must end by itself (a bound, not a speed): nominally
-    // the whole test takes 3 s, but a delivery waiting for one of the pool's 2 connections can
-    // take two leases plus graces, and CI's 2 cores run at load ~10. A hang still fails.
-    const BOUND_MS = 20_000;
-    const { table, effects } = await tables();
-    const proxy = await startTcpProxy(server.port);
-    const pool = new pg.Pool({ connectionString: proxy.via(server.url), max: 2, connectionTimeoutMillis: 1_000 });
-    pool.on('error', () => undefined);
-    let holed = false;
-    const { handler, entries } = handlerOn(
-      pool,
-      table,
-      async ({ eventId, transaction }) => {
-        await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
-        if (eventId.startsWith('evt-bh-') && !holed) {
-          holed = true;
-          proxy.blackhole(); // inside the transaction: its COMMIT goes nowhere
+  it(
+    'a blackholed network: deliveries fail within the lease, the dead connections are destroyed, and deliveries succeed again once it is back; drain() and pool.end() finish',
+    { timeout: 120_000 },
+    async () => {
+      // Each wait below is for something that must end by itself (a bound, not a speed): nominally
+      // the whole test takes 3 s, but a delivery waiting for one of the pool's 2 connections can
+      // take two leases plus graces, and CI's 2 cores run at load ~10. A hang still fails.
+      const BOUND_MS = 20_000;
+      const { table, effects } = await tables();
+      const proxy = await startTcpProxy(server.port);
+      const pool = new pg.Pool({ connectionString: proxy.via(server.url), max: 2, connectionTimeoutMillis: 1_000 });
+      pool.on('error', () => undefined);
+      let holed = false;
+      const { handler, entries } = handlerOn(
+        pool,
+        table,
+        async ({ eventId, transaction }) => {
+          await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
+          if (eventId.startsWith('evt-bh-') && !holed) {
+            holed = true;
+            proxy.blackhole(); // inside the transaction: its COMMIT goes nowhere
+          }
+        },
+        { leaseMs: 2_000, responseTimeoutMs: 2_000 },
+      );
+      try {
+        const during = await Promise.all([deliver(handler, 'evt-bh-1'), deliver(handler, 'evt-bh-2'), deliver(handler, 'evt-bh-3')]);
+        expect(during).toEqual([503, 503, 503]);
+        // each gives up on its own within the lease and a grace, though nothing ever answers
+        const settled = () => entries.filter((entry) => entry.eventId?.startsWith('evt-bh-') && entry.outcome !== 'timeout');
+        expect(await eventually(() => settled().length === 3, BOUND_MS)).toBe(true);
+        expect(settled().map((entry) => entry.outcome)).toEqual(['store-unavailable', 'store-unavailable', 'store-unavailable']);
+        // destroyed, not returned (a checkout begun meanwhile ends at connectionTimeoutMillis)
+        expect(await eventually(() => pool.totalCount === 0, BOUND_MS)).toBe(true);
+        proxy.restore();
+        // within about one lease, the same pool works again
+        expect(await eventually(async () => (await deliver(handler, 'evt-after')) === 200, BOUND_MS)).toBe(true);
+        for (const id of ['evt-bh-1', 'evt-bh-2', 'evt-bh-3']) {
+          expect(await eventually(async () => (await deliver(handler, id)) === 200, BOUND_MS)).toBe(true); // PostgreSQL ended the held sessions
+          expect(await deliver(handler, id)).toBe(200);
+          expect(await effectsOf(effects, id)).toBe(1);
         }
-      },
-      { leaseMs: 2_000, responseTimeoutMs: 2_000 },
-    );
-    try {
-      const during = await Promise.all([deliver(handler, 'evt-bh-1'), deliver(handler, 'evt-bh-2'), deliver(handler, 'evt-bh-3')]);
-      expect(during).toEqual([503, 503, 503]);
-      // each gives up on its own within the lease and a grace, though nothing ever answers
-      const settled = () => entries.filter((entry) => entry.eventId?.startsWith('evt-bh-') && entry.outcome !== 'timeout');
-      expect(await eventually(() => settled().length === 3, BOUND_MS)).toBe(true);
-      expect(settled().map((entry) => entry.outcome)).toEqual(['store-unavailable', 'store-unavailable', 'store-unavailable']);
-      // destroyed, not returned (a checkout begun meanwhile ends at connectionTimeoutMillis)
-      expect(await eventually(() => pool.totalCount === 0, BOUND_MS)).toBe(true);
-      proxy.restore();
-      // within about one lease, the same pool works again
-      expect(await eventually(async () => (await deliver(handler, 'evt-after')) === 200, BOUND_MS)).toBe(true);
-      for (const id of ['evt-bh-1', 'evt-bh-2', 'evt-bh-3']) {
-        expect(await eventually(async () => (await deliver(handler, id)) === 200, BOUND_MS)).toBe(true); // PostgreSQL ended the held sessions
-        expect(await deliver(handler, id)).toBe(200);
-        expect(await effectsOf(effects, id)).toBe(1);
+        expect(await handler.drain({ timeoutMs: BOUND_MS })).toMatchObject({ drained: true });
+      } finally {
+        proxy.restore();
+        await Promise.race([pool.end(), sleep(BOUND_MS).then(() => Promise.reject(new Error('pool.end() hung')))]);
+        await proxy.close();
       }
-      expect(await handler.drain({ timeoutMs: BOUND_MS })).toMatchObject({ drained: true });
-    } finally {
-      proxy.restore();
-      await Promise.race([pool.end(), sleep(BOUND_MS).then(() => Promise.reject(new Error('pool.end() hung')))]);
-      await proxy.close();
-    }
-    const idle = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`);
-    expect(idle.rows[0]!.n).toBe(0);
-  });
+      const idle = await admin.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`,
+      );
+      expect(idle.rows[0]!.n).toBe(0);
+    },
+  );
 
   it('a session ended mid-onEvent (pool max 1): the dead handle is refused, 503, nothing acknowledged, and the next delivery runs on a fresh session', async () => {
     const { table, effects } = await tables();
@@ -193,7 +204,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     }
   });
 
-  it('onEvent that closes its transaction\'s connection (transaction.end()) is refused as a misuse: 500 naming it, not a store failure', async () => {
+  it("onEvent that closes its transaction's connection (transaction.end()) is refused as a misuse: 500 naming it, not a store failure", async () => {
     const { table, effects } = await tables();
     let calls = 0;
     const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
@@ -202,7 +213,10 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       if (calls === 1) await Promise.resolve(transaction.end()).catch(() => undefined); // swallowed: the store must still see it
     });
     expect(await deliver(handler, 'evt-ended')).toBe(500);
-    expect(entries[0]).toMatchObject({ outcome: 'failed', error: { name: 'PostgresTransactionError', message: expect.stringMatching(/end\(\)/) } });
+    expect(entries[0]).toMatchObject({
+      outcome: 'failed',
+      error: { name: 'PostgresTransactionError', message: expect.stringMatching(/end\(\)/) },
+    });
     expect(await effectsOf(effects, 'evt-ended')).toBe(0);
     expect(await deliver(handler, 'evt-ended')).toBe(200);
     expect(await effectsOf(effects, 'evt-ended')).toBe(1);
@@ -210,7 +224,13 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
 
   it('partial undo in every spelling PostgreSQL takes (ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT]) is allowed, not taken for a misuse', async () => {
     const { table, effects } = await tables();
-    const spellings = ['ROLLBACK TO SAVEPOINT s', 'ROLLBACK TO s', 'rollback work to savepoint s', 'ROLLBACK TRANSACTION TO s', '/* undo */ ROLLBACK\n  TRANSACTION TO SAVEPOINT s'];
+    const spellings = [
+      'ROLLBACK TO SAVEPOINT s',
+      'ROLLBACK TO s',
+      'rollback work to savepoint s',
+      'ROLLBACK TRANSACTION TO s',
+      '/* undo */ ROLLBACK\n  TRANSACTION TO SAVEPOINT s',
+    ];
     for (const [n, undo] of spellings.entries()) {
       const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
         await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
@@ -251,8 +271,12 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
       if (eventId === 'evt-first') {
         // at once (while the store marks the event done) and later (while another delivery has the connection)
-        leakedAtOnce = sleep(1).then(() => transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ('leaked')`)).catch((error: unknown) => error);
-        leaked = sleep(50).then(() => transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ('leaked')`)).catch((error: unknown) => error);
+        leakedAtOnce = sleep(1)
+          .then(() => transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ('leaked')`))
+          .catch((error: unknown) => error);
+        leaked = sleep(50)
+          .then(() => transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ('leaked')`))
+          .catch((error: unknown) => error);
       } else {
         await sleep(200); // the leaked write is attempted while this delivery holds the only connection
       }
@@ -274,7 +298,8 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
       calls++;
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
-      if (calls === 1) queueMicrotask(() => void transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ('not awaited')`).catch(() => undefined));
+      if (calls === 1)
+        queueMicrotask(() => void transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ('not awaited')`).catch(() => undefined));
     });
     expect(await deliver(handler, 'evt-not-awaited')).toBe(500);
     expect(entries[0]!.error).toMatchObject({ name: 'PostgresTransactionError', message: expect.stringMatching(/await every statement/) });
@@ -312,7 +337,9 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
 
   it('statementTimeoutMs past what a timer can hold is refused at construction (it would time out every statement at once)', async () => {
     const { table } = await tables();
-    expect(() => new PostgresEventStore({ pool: admin, table, statementTimeoutMs: 2_147_483_648 })).toThrow(/statementTimeoutMs must be at most 2147483647/);
+    expect(() => new PostgresEventStore({ pool: admin, table, statementTimeoutMs: 2_147_483_648 })).toThrow(
+      /statementTimeoutMs must be at most 2147483647/,
+    );
     const longest = new PostgresEventStore({ pool: admin, table, statementTimeoutMs: 2_147_483_647 });
     await expect(longest.claim('evt-longest-statement', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     await expect(longest.ensureSchema()).resolves.toBeUndefined();
@@ -324,15 +351,21 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     const long = 'x'.repeat(300);
     const digest = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(long))).toString('hex');
     let ran = 0;
-    expect(await store.transact({ eventId: long, type: 't' }, 5_000, async () => {
-      ran++;
-    })).toBe('handled');
-    expect(await store.transact({ eventId: `sha256:${digest}`, type: 't' }, 5_000, async () => {
-      ran++;
-    })).toBe('handled');
-    expect(await store.transact({ eventId: `sha256:${digest}`, type: 't' }, 5_000, async () => {
-      ran++;
-    })).toBe('done');
+    expect(
+      await store.transact({ eventId: long, type: 't' }, 5_000, async () => {
+        ran++;
+      }),
+    ).toBe('handled');
+    expect(
+      await store.transact({ eventId: `sha256:${digest}`, type: 't' }, 5_000, async () => {
+        ran++;
+      }),
+    ).toBe('handled');
+    expect(
+      await store.transact({ eventId: `sha256:${digest}`, type: 't' }, 5_000, async () => {
+        ran++;
+      }),
+    ).toBe('done');
     expect(ran).toBe(2);
   });
 
@@ -364,21 +397,37 @@ describe('PostgresEventStore.ensureSchema checks', () => {
   it('gives a 63-character table its index, under another name', async () => {
     const table = `t${'x'.repeat(62)}`;
     await new PostgresEventStore({ pool: admin, table }).ensureSchema();
-    const indexes = (await admin.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = $1`, [table])).rows.map((row) => row.indexname);
+    const indexes = (await admin.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = $1`, [table])).rows.map(
+      (row) => row.indexname,
+    );
     expect(indexes.length).toBe(2); // the primary key and first_seen
     expect(indexes).not.toContain(table);
   });
 
   it('fails, naming what is wrong, on a table of another shape', async () => {
     const cases: [string, RegExp][] = [
-      ['(event_id text, type text, state text NOT NULL, lease_owner uuid, lease_until timestamptz, first_seen timestamptz NOT NULL DEFAULT now(), done_at timestamptz)', /primary key/i],
-      ['(event_id varchar(64) PRIMARY KEY, type text, state text NOT NULL, lease_owner uuid, lease_until timestamptz, first_seen timestamptz NOT NULL DEFAULT now(), done_at timestamptz)', /event_id.*text/i],
-      ['(event_id text PRIMARY KEY, type text, state text NOT NULL, first_seen timestamptz NOT NULL DEFAULT now(), done_at timestamptz)', /lease_owner/],
+      [
+        '(event_id text, type text, state text NOT NULL, lease_owner uuid, lease_until timestamptz, first_seen timestamptz NOT NULL DEFAULT now(), done_at timestamptz)',
+        /primary key/i,
+      ],
+      [
+        '(event_id varchar(64) PRIMARY KEY, type text, state text NOT NULL, lease_owner uuid, lease_until timestamptz, first_seen timestamptz NOT NULL DEFAULT now(), done_at timestamptz)',
+        /event_id.*text/i,
+      ],
+      [
+        '(event_id text PRIMARY KEY, type text, state text NOT NULL, first_seen timestamptz NOT NULL DEFAULT now(), done_at timestamptz)',
+        /lease_owner/,
+      ],
     ];
-    await admin.query(`CREATE COLLATION IF NOT EXISTS ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)`).catch(() => undefined);
+    await admin
+      .query(`CREATE COLLATION IF NOT EXISTS ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)`)
+      .catch(() => undefined);
     const icu = (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_collation WHERE collname = 'ci'`)).rows[0]!.n === 1;
     if (icu) {
-      cases.push(['(event_id text COLLATE ci PRIMARY KEY, type text, state text NOT NULL, lease_owner uuid, lease_until timestamptz, first_seen timestamptz NOT NULL DEFAULT now(), done_at timestamptz)', /deterministic/]);
+      cases.push([
+        '(event_id text COLLATE ci PRIMARY KEY, type text, state text NOT NULL, lease_owner uuid, lease_until timestamptz, first_seen timestamptz NOT NULL DEFAULT now(), done_at timestamptz)',
+        /deterministic/,
+      ]);
     }
     for (const [shape, message] of cases) {
       const table = uniqueTable();
@@ -392,7 +441,9 @@ describe('PostgresEventStore.ensureSchema checks', () => {
   it('refuses pg_temp, and takes one lock for t and public.t (40 concurrent starts, no failure)', async () => {
     expect(() => new PostgresEventStore({ pool: admin, table: 'pg_temp.x' })).toThrow(/pg_temp/);
     const table = uniqueTable();
-    const starts = Array.from({ length: 40 }, (_, i) => new PostgresEventStore({ pool: admin, table: i % 2 === 0 ? table : `public.${table}` }).ensureSchema());
+    const starts = Array.from({ length: 40 }, (_, i) =>
+      new PostgresEventStore({ pool: admin, table: i % 2 === 0 ? table : `public.${table}` }).ensureSchema(),
+    );
     const results = await Promise.allSettled(starts);
     expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
   });

@@ -106,7 +106,8 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
           onEvent: async (context) => {
             ran.push(context.event.eventId);
             const transaction = (context as { transaction?: unknown }).transaction;
-            if (transactional) await connection.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [context.event.eventId]);
+            if (transactional)
+              await connection.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [context.event.eventId]);
             else await connection.exec(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [context.event.eventId]);
             await sleep(50); // hold the claim while the other copies arrive
           },
@@ -143,7 +144,9 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       }
       expect(entries[0]).toMatchObject({ outcome: 'store-unavailable', status: 503, eventId: 'evt-down' });
       expect(entries[0]!.error).toMatchObject({ name: 'PostgresStoreError', operation: expect.any(String) });
-      expect(await eventually(async () => (await deliver(handler, { eventId: 'evt-down', type: 'pix.deposit.confirmed' })) === 200)).toBe(true);
+      expect(await eventually(async () => (await deliver(handler, { eventId: 'evt-down', type: 'pix.deposit.confirmed' })) === 200)).toBe(
+        true,
+      );
       // the restart ended every session, the shared pools' idle ones too (57P01 on their next use):
       // the next tests start on fresh pools rather than depend on when each pool notices
       await Promise.all([one.close(), two.close()]);
@@ -152,126 +155,146 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     });
   });
 
-  pgOnly('transactional: a connection lost mid-COMMIT (committed, unacknowledged) is answered 503, and the redelivery 200 without running onEvent again', async () => {
-    const { table, effects } = await tables();
-    // a proxy that passes the COMMIT on to PostgreSQL (the query "COMMIT", not BEGIN's "READ COMMITTED"), then drops the connection before its answer
-    const target = Number(new URL(server.url).port);
-    let cut = false;
-    const proxy = createNetServer((inbound) => {
-      const outbound = connectNet(target, '127.0.0.1');
-      let dropping = false;
-      inbound.on('error', () => undefined);
-      outbound.on('error', () => undefined);
-      inbound.on('data', (chunk: Buffer) => {
-        outbound.write(chunk);
-        if (!cut && /\bcommit\0/i.test(chunk.toString('latin1'))) {
-          cut = true;
-          dropping = true;
-          setTimeout(() => {
-            inbound.destroy();
-            outbound.destroy();
-          }, 300);
-        }
+  pgOnly(
+    'transactional: a connection lost mid-COMMIT (committed, unacknowledged) is answered 503, and the redelivery 200 without running onEvent again',
+    async () => {
+      const { table, effects } = await tables();
+      // a proxy that passes the COMMIT on to PostgreSQL (the query "COMMIT", not BEGIN's "READ COMMITTED"), then drops the connection before its answer
+      const target = Number(new URL(server.url).port);
+      let cut = false;
+      const proxy = createNetServer((inbound) => {
+        const outbound = connectNet(target, '127.0.0.1');
+        let dropping = false;
+        inbound.on('error', () => undefined);
+        outbound.on('error', () => undefined);
+        inbound.on('data', (chunk: Buffer) => {
+          outbound.write(chunk);
+          if (!cut && /\bcommit\0/i.test(chunk.toString('latin1'))) {
+            cut = true;
+            dropping = true;
+            setTimeout(() => {
+              inbound.destroy();
+              outbound.destroy();
+            }, 300);
+          }
+        });
+        outbound.on('data', (chunk: Buffer) => {
+          if (!dropping) inbound.write(chunk);
+        });
+        inbound.on('close', () => outbound.destroy());
+        outbound.on('close', () => inbound.destroy());
       });
-      outbound.on('data', (chunk: Buffer) => {
-        if (!dropping) inbound.write(chunk);
-      });
-      inbound.on('close', () => outbound.destroy());
-      outbound.on('close', () => inbound.destroy());
-    });
-    proxy.listen(0, '127.0.0.1');
-    await once(proxy, 'listening');
-    const proxied = driver.connect(server.url.replace(`:${target}/`, `:${(proxy.address() as AddressInfo).port}/`));
-    try {
-      const entries: WebhookLogEntry[] = [];
-      let calls = 0;
-      const handler = createWebhookHandler({
-        secret: SECRET,
-        client,
-        logger: keepEntries(entries),
-        store: new PostgresEventStore({ pool: proxied.pool, table, transactional: true }),
-        onEvent: async ({ event, transaction }) => {
-          calls++;
-          await proxied.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
-        },
-      });
-      const event = { eventId: 'evt-ack-lost', type: 'otc.trade.settled' };
-      expect(await deliver(handler, event)).toBe(503);
-      expect(cut).toBe(true);
-      expect(entries[0]).toMatchObject({ outcome: 'store-unavailable', eventId: 'evt-ack-lost' });
-      expect(await effectCount(effects, 'evt-ack-lost')).toBe(1); // it did commit
-      expect(await deliver(handler, event)).toBe(200);
-      expect(calls).toBe(1);
-      expect(entries[1]).toMatchObject({ outcome: 'duplicate', status: 200 });
-    } finally {
-      await proxied.close();
-      proxy.close();
-    }
-  });
+      proxy.listen(0, '127.0.0.1');
+      await once(proxy, 'listening');
+      const proxied = driver.connect(server.url.replace(`:${target}/`, `:${(proxy.address() as AddressInfo).port}/`));
+      try {
+        const entries: WebhookLogEntry[] = [];
+        let calls = 0;
+        const handler = createWebhookHandler({
+          secret: SECRET,
+          client,
+          logger: keepEntries(entries),
+          store: new PostgresEventStore({ pool: proxied.pool, table, transactional: true }),
+          onEvent: async ({ event, transaction }) => {
+            calls++;
+            await proxied.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
+          },
+        });
+        const event = { eventId: 'evt-ack-lost', type: 'otc.trade.settled' };
+        expect(await deliver(handler, event)).toBe(503);
+        expect(cut).toBe(true);
+        expect(entries[0]).toMatchObject({ outcome: 'store-unavailable', eventId: 'evt-ack-lost' });
+        expect(await effectCount(effects, 'evt-ack-lost')).toBe(1); // it did commit
+        expect(await deliver(handler, event)).toBe(200);
+        expect(calls).toBe(1);
+        expect(entries[1]).toMatchObject({ outcome: 'duplicate', status: 200 });
+      } finally {
+        await proxied.close();
+        proxy.close();
+      }
+    },
+  );
 
-  pgOnly('transactional: rolls back the partner writes with the claim when onEvent throws (500), and the redelivery runs it again', async () => {
-    const { effects, ...rest } = await tables();
-    const { handler, calls } = effectHandler({ effects, ...rest }, async (call) => {
-      if (call === 1) throw new Error('partner bug');
-    });
-    const event = { eventId: 'evt-rollback', type: 'otc.trade.settled' };
-    expect(await deliver(handler, event)).toBe(500);
-    expect(await effectCount(effects, 'evt-rollback')).toBe(0);
-    expect(await deliver(handler, event)).toBe(200);
-    expect(await deliver(handler, event)).toBe(200);
-    expect(calls()).toBe(2);
-    expect(await effectCount(effects, 'evt-rollback')).toBe(1);
-  });
+  pgOnly(
+    'transactional: rolls back the partner writes with the claim when onEvent throws (500), and the redelivery runs it again',
+    async () => {
+      const { effects, ...rest } = await tables();
+      const { handler, calls } = effectHandler({ effects, ...rest }, async (call) => {
+        if (call === 1) throw new Error('partner bug');
+      });
+      const event = { eventId: 'evt-rollback', type: 'otc.trade.settled' };
+      expect(await deliver(handler, event)).toBe(500);
+      expect(await effectCount(effects, 'evt-rollback')).toBe(0);
+      expect(await deliver(handler, event)).toBe(200);
+      expect(await deliver(handler, event)).toBe(200);
+      expect(calls()).toBe(2);
+      expect(await effectCount(effects, 'evt-rollback')).toBe(1);
+    },
+  );
 
   // postgres.js 3.4 may crash the process when PostgreSQL ends a session inside sql.begin
   // (porsager/postgres#1208), so session loss is tested with pg; the soak kills real processes
-  pgOnly('transactional: a connection lost mid-onEvent (as when the process dies) rolls back both, and the redelivery runs it once', async () => {
-    const { effects, ...rest } = await tables();
-    const { handler, calls } = effectHandler({ effects, ...rest }, async (call) => {
-      if (call !== 1) return;
-      // another session ends this one, as PostgreSQL does for a process that died
-      await two.exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE 'INSERT INTO "${effects}"%'`);
-      await sleep(100);
-    });
-    const event = { eventId: 'evt-killed', type: 'otc.trade.settled' };
-    expect([500, 503]).toContain(await deliver(handler, event));
-    expect(await effectCount(effects, 'evt-killed')).toBe(0);
-    expect(await deliver(handler, event)).toBe(200);
-    expect(calls()).toBe(2);
-    expect(await effectCount(effects, 'evt-killed')).toBe(1);
-  });
+  pgOnly(
+    'transactional: a connection lost mid-onEvent (as when the process dies) rolls back both, and the redelivery runs it once',
+    async () => {
+      const { effects, ...rest } = await tables();
+      const { handler, calls } = effectHandler({ effects, ...rest }, async (call) => {
+        if (call !== 1) return;
+        // another session ends this one, as PostgreSQL does for a process that died
+        await two.exec(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE 'INSERT INTO "${effects}"%'`,
+        );
+        await sleep(100);
+      });
+      const event = { eventId: 'evt-killed', type: 'otc.trade.settled' };
+      expect([500, 503]).toContain(await deliver(handler, event));
+      expect(await effectCount(effects, 'evt-killed')).toBe(0);
+      expect(await deliver(handler, event)).toBe(200);
+      expect(calls()).toBe(2);
+      expect(await effectCount(effects, 'evt-killed')).toBe(1);
+    },
+  );
 
-  pgOnly('transactional: past responseTimeoutMs answers 503 while the transaction goes on; copies get 409, other events go on, drain waits for the commit', async () => {
-    const { table, effects } = await tables();
-    const held = gate();
-    const handler = createWebhookHandler({
-      logger: false,
-      secret: SECRET,
-      client,
-      responseTimeoutMs: 200,
-      store: new PostgresEventStore({ pool: one.pool, table, transactional: true }),
-      onEvent: async ({ event, transaction }) => {
-        await one.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
-        if (event.eventId === 'evt-slow') await held.promise;
-      },
-    });
-    const slow = { eventId: 'evt-slow', type: 'otc.trade.settled' };
-    expect(await deliver(handler, slow)).toBe(503);
-    expect(await deliver(handler, slow)).toBe(409); // its row is locked, not the table:
-    expect(await deliver(handler, { eventId: 'evt-other', type: 'otc.trade.settled' })).toBe(200);
-    let drained = false;
-    const draining = handler.drain().then(() => {
-      drained = true;
-    });
-    await sleep(100);
-    expect(drained).toBe(false);
-    held.open();
-    await draining;
-    expect(await effectCount(effects, 'evt-slow')).toBe(1);
-    const after = createWebhookHandler({ logger: false, secret: SECRET, client, store: new PostgresEventStore({ pool: two.pool, table, transactional: true }), onEvent: () => undefined });
-    expect(await deliver(after, slow)).toBe(200);
-    expect(await effectCount(effects, 'evt-slow')).toBe(1);
-  });
+  pgOnly(
+    'transactional: past responseTimeoutMs answers 503 while the transaction goes on; copies get 409, other events go on, drain waits for the commit',
+    async () => {
+      const { table, effects } = await tables();
+      const held = gate();
+      const handler = createWebhookHandler({
+        logger: false,
+        secret: SECRET,
+        client,
+        responseTimeoutMs: 200,
+        store: new PostgresEventStore({ pool: one.pool, table, transactional: true }),
+        onEvent: async ({ event, transaction }) => {
+          await one.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [event.eventId]);
+          if (event.eventId === 'evt-slow') await held.promise;
+        },
+      });
+      const slow = { eventId: 'evt-slow', type: 'otc.trade.settled' };
+      expect(await deliver(handler, slow)).toBe(503);
+      expect(await deliver(handler, slow)).toBe(409); // its row is locked, not the table:
+      expect(await deliver(handler, { eventId: 'evt-other', type: 'otc.trade.settled' })).toBe(200);
+      let drained = false;
+      const draining = handler.drain().then(() => {
+        drained = true;
+      });
+      await sleep(100);
+      expect(drained).toBe(false);
+      held.open();
+      await draining;
+      expect(await effectCount(effects, 'evt-slow')).toBe(1);
+      const after = createWebhookHandler({
+        logger: false,
+        secret: SECRET,
+        client,
+        store: new PostgresEventStore({ pool: two.pool, table, transactional: true }),
+        onEvent: () => undefined,
+      });
+      expect(await deliver(after, slow)).toBe(200);
+      expect(await effectCount(effects, 'evt-slow')).toBe(1);
+    },
+  );
 
   pgOnly('transactional: a transaction idle past leaseMs loses its session and writes, and a redelivery then takes the event', async () => {
     const { effects, ...rest } = await tables();
@@ -313,7 +336,10 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       expect(await deliver(handler, { eventId: 'evt-next', type: 'otc.trade.settled' })).toBe(200);
       expect(pool.totalCount).toBeLessThanOrEqual(1);
       // the hung onEvent is still in hand, and drain() says so
-      expect(await handler.drain({ timeoutMs: 100 })).toEqual({ drained: false, inHand: [{ work: 'webhook.delivery', eventId: 'evt-hangs', type: 'otc.trade.settled' }] });
+      expect(await handler.drain({ timeoutMs: 100 })).toEqual({
+        drained: false,
+        inHand: [{ work: 'webhook.delivery', eventId: 'evt-hangs', type: 'otc.trade.settled' }],
+      });
       hung.open();
       await handler.drain();
       // its session was gone: nothing was committed, so it is answered as a store failure
@@ -324,27 +350,31 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     }
   });
 
-  pgOnly('transactional: a statement running past leaseMs is cancelled and its writes rolled back (failed), and the redelivery runs it', async () => {
-    const { table, effects } = await tables();
-    const stuck = async (call: number, transaction: unknown) => {
-      if (call === 1) await one.write(transaction, 'SELECT pg_sleep(5)'); // hung statement: cancelled at 2 s
-    };
-    const { handler, entries } = effectHandler({ table, effects }, stuck, { responseTimeoutMs: 2_000, leaseMs: 2_000 });
-    const event = { eventId: 'evt-stuck', type: 'otc.trade.settled' };
-    const started = Date.now();
-    expect(await deliver(handler, event)).toBe(503); // responseTimeoutMs, as long as the lease here
-    await handler.drain();
-    expect(Date.now() - started).toBeLessThan(4_000); // not the 5 s of pg_sleep
-    expect(entries.find((entry) => entry.late)).toMatchObject({ eventId: 'evt-stuck', outcome: 'failed' });
-    expect(await effectCount(effects, 'evt-stuck')).toBe(0);
-    const after = createWebhookHandler({
-      logger: false,
-      secret: SECRET,
-      client,
-      store: new PostgresEventStore({ pool: two.pool, table, transactional: true }),
-      onEvent: ({ event: redelivered, transaction }) => two.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [redelivered.eventId]),
-    });
-    expect(await deliver(after, event)).toBe(200);
-    expect(await effectCount(effects, 'evt-stuck')).toBe(1);
-  });
+  pgOnly(
+    'transactional: a statement running past leaseMs is cancelled and its writes rolled back (failed), and the redelivery runs it',
+    async () => {
+      const { table, effects } = await tables();
+      const stuck = async (call: number, transaction: unknown) => {
+        if (call === 1) await one.write(transaction, 'SELECT pg_sleep(5)'); // hung statement: cancelled at 2 s
+      };
+      const { handler, entries } = effectHandler({ table, effects }, stuck, { responseTimeoutMs: 2_000, leaseMs: 2_000 });
+      const event = { eventId: 'evt-stuck', type: 'otc.trade.settled' };
+      const started = Date.now();
+      expect(await deliver(handler, event)).toBe(503); // responseTimeoutMs, as long as the lease here
+      await handler.drain();
+      expect(Date.now() - started).toBeLessThan(4_000); // not the 5 s of pg_sleep
+      expect(entries.find((entry) => entry.late)).toMatchObject({ eventId: 'evt-stuck', outcome: 'failed' });
+      expect(await effectCount(effects, 'evt-stuck')).toBe(0);
+      const after = createWebhookHandler({
+        logger: false,
+        secret: SECRET,
+        client,
+        store: new PostgresEventStore({ pool: two.pool, table, transactional: true }),
+        onEvent: ({ event: redelivered, transaction }) =>
+          two.write(transaction, `INSERT INTO "${effects}" (event_id) VALUES ($1)`, [redelivered.eventId]),
+      });
+      expect(await deliver(after, event)).toBe(200);
+      expect(await effectCount(effects, 'evt-stuck')).toBe(1);
+    },
+  );
 });

@@ -90,7 +90,9 @@ describe.each(['serializable', 'repeatable read'])("with default_transaction_iso
       }),
     );
     const events = Array.from({ length: 50 }, (_, i) => ({ eventId: `evt-${i}`, type: 'otc.trade.settled' }));
-    const statuses = await Promise.all(events.flatMap((event) => Array.from({ length: 6 }, (_, copy) => deliver(handlers[copy % 3]!, event))));
+    const statuses = await Promise.all(
+      events.flatMap((event) => Array.from({ length: 6 }, (_, copy) => deliver(handlers[copy % 3]!, event))),
+    );
     expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
     // the provider redelivers what got 409 (another copy held it): every event ends done, once
     for (let round = 0; round < 20; round++) {
@@ -98,57 +100,66 @@ describe.each(['serializable', 'repeatable read'])("with default_transaction_iso
       expect(redelivered.filter((status) => status !== 200 && status !== 409)).toEqual([]);
       if (redelivered.every((status) => status === 200)) break;
     }
-    const rows = (await receivers[0]!.query(`SELECT event_id, count(*)::int AS n FROM "${effects}" GROUP BY event_id`)).rows as { n: number }[];
+    const rows = (await receivers[0]!.query(`SELECT event_id, count(*)::int AS n FROM "${effects}" GROUP BY event_id`)).rows as {
+      n: number;
+    }[];
     expect(rows).toHaveLength(50);
     expect(rows.every((row) => row.n === 1)).toBe(true);
   });
 
-  it.each(drivers)('plain mode with $name: 240 concurrent deliveries (40 events, 6 copies): no 503, onEvent once per event', async (driver) => {
-    const connection = driver.connect(server.url);
-    try {
-      const table = uniqueTable();
-      const store = new PostgresEventStore({ pool: connection.pool, table });
-      await store.ensureSchema();
-      const calls = new Map<string, number>();
-      const handler = createWebhookHandler({
-        secret: SECRET,
-        client,
-        logger: false,
-        store,
-        onEvent: async ({ event }) => {
-          calls.set(event.eventId, (calls.get(event.eventId) ?? 0) + 1);
-        },
-      });
-      const events = Array.from({ length: 40 }, (_, i) => ({ eventId: `evt-${i}`, type: 'otc.trade.settled' }));
-      const statuses = await Promise.all(events.flatMap((event) => Array.from({ length: 6 }, () => deliver(handler, event))));
-      expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
-      expect([...calls.values()].every((n) => n === 1)).toBe(true);
-      expect(calls.size).toBe(40);
-    } finally {
-      await connection.close();
-    }
-  });
+  it.each(drivers)(
+    'plain mode with $name: 240 concurrent deliveries (40 events, 6 copies): no 503, onEvent once per event',
+    async (driver) => {
+      const connection = driver.connect(server.url);
+      try {
+        const table = uniqueTable();
+        const store = new PostgresEventStore({ pool: connection.pool, table });
+        await store.ensureSchema();
+        const calls = new Map<string, number>();
+        const handler = createWebhookHandler({
+          secret: SECRET,
+          client,
+          logger: false,
+          store,
+          onEvent: async ({ event }) => {
+            calls.set(event.eventId, (calls.get(event.eventId) ?? 0) + 1);
+          },
+        });
+        const events = Array.from({ length: 40 }, (_, i) => ({ eventId: `evt-${i}`, type: 'otc.trade.settled' }));
+        const statuses = await Promise.all(events.flatMap((event) => Array.from({ length: 6 }, () => deliver(handler, event))));
+        expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
+        expect([...calls.values()].every((n) => n === 1)).toBe(true);
+        expect(calls.size).toBe(40);
+      } finally {
+        await connection.close();
+      }
+    },
+  );
 
-  it('3 transactional tracker processes on 30 records: no failure logged (no serialization failure), every change once', { timeout: 90_000 }, async () => {
-    const table = uniqueTable();
-    const effects = `${table}_effects`;
-    const pool = newPool();
-    const store = new PostgresStatusStore({ pool, table, transactional: true });
-    await store.ensureSchema();
-    await pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, status text, owner text NOT NULL)`);
-    for (let i = 0; i < 30; i++) await store.watch('order', `o-${i}`);
-    const fleet = await Promise.all(
-      ['t-1', 't-2', 't-3'].map((owner) => runTrackerMember({ url: server.url, table, effects, owner, count: 30, workMs: 200 })),
-    );
-    for (const member of fleet) {
-      expect(member.exitCode, member.stderr).toBe(0);
-      expect(member.failures).toEqual([]);
-    }
-    expect(fleet.flatMap((member) => member.calls)).toHaveLength(30);
-    const rows = (await pool.query(`SELECT external_id, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows as { n: number }[];
-    expect(rows).toHaveLength(30);
-    expect(rows.every((row) => row.n === 1)).toBe(true);
-  });
+  it(
+    '3 transactional tracker processes on 30 records: no failure logged (no serialization failure), every change once',
+    { timeout: 90_000 },
+    async () => {
+      const table = uniqueTable();
+      const effects = `${table}_effects`;
+      const pool = newPool();
+      const store = new PostgresStatusStore({ pool, table, transactional: true });
+      await store.ensureSchema();
+      await pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, status text, owner text NOT NULL)`);
+      for (let i = 0; i < 30; i++) await store.watch('order', `o-${i}`);
+      const fleet = await Promise.all(
+        ['t-1', 't-2', 't-3'].map((owner) => runTrackerMember({ url: server.url, table, effects, owner, count: 30, workMs: 200 })),
+      );
+      for (const member of fleet) {
+        expect(member.exitCode, member.stderr).toBe(0);
+        expect(member.failures).toEqual([]);
+      }
+      expect(fleet.flatMap((member) => member.calls)).toHaveLength(30);
+      const rows = (await pool.query(`SELECT external_id, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows as { n: number }[];
+      expect(rows).toHaveLength(30);
+      expect(rows.every((row) => row.n === 1)).toBe(true);
+    },
+  );
 
   it('3 transactional status stores claiming 90 records at once: no failed claim or turn, each change committed once', async () => {
     const table = uniqueTable();
@@ -187,7 +198,9 @@ describe.each(['serializable', 'repeatable read'])("with default_transaction_iso
     await Promise.all(stores.map((store, i) => worker(store, `tracker-${i}`)));
     expect(failures).toEqual([]);
     expect(calls).toBe(90);
-    const rows = (await pools.at(-1)!.query(`SELECT external_id, count(*)::int AS n FROM "${effects}" GROUP BY external_id`)).rows as { n: number }[];
+    const rows = (await pools.at(-1)!.query(`SELECT external_id, count(*)::int AS n FROM "${effects}" GROUP BY external_id`)).rows as {
+      n: number;
+    }[];
     expect(rows).toHaveLength(90);
     expect(rows.every((row) => row.n === 1)).toBe(true);
   });
@@ -234,9 +247,13 @@ describe('a serialization failure or a deadlock outside a transaction', () => {
       await store.ensureSchema();
       const claim = await store.claim('evt-1', 10_000);
       const attempts = await failing(pool, table, '40001', 1_000);
-      const error = await store.complete('evt-1', claim !== 'done' && claim !== 'in-flight' ? claim.lease : undefined).catch((e: unknown) => e);
+      const error = await store
+        .complete('evt-1', claim !== 'done' && claim !== 'in-flight' ? claim.lease : undefined)
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PostgresStoreError);
-      expect((error as Error).message).toMatch(/^PostgreSQL complete failed: a serialization failure \(40001\) in each of 5 attempts: simulated contention\. /);
+      expect((error as Error).message).toMatch(
+        /^PostgreSQL complete failed: a serialization failure \(40001\) in each of 5 attempts: simulated contention\. /,
+      );
       expect((error as Error).message).toMatch(/default_transaction_isolation/);
       expect(((error as Error).cause as { code?: string }).code).toBe('40001');
       expect(await attempts()).toBe(5);

@@ -43,7 +43,9 @@ afterAll(async () => {
 });
 
 const backends = async (applicationName: string) =>
-  (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [applicationName])).rows.map((row) => row.pid);
+  (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [applicationName])).rows.map(
+    (row) => row.pid,
+  );
 const terminate = async (pids: number[]) => {
   for (const pid of pids) await admin.query('SELECT pg_terminate_backend($1)', [pid]);
 };
@@ -129,7 +131,9 @@ it("the pool's idle clients: pool.end() resolves before their sessions close, an
     const store = new PostgresEventStore({ pool, table: uniqueTable(), transactional: true });
     await store.ensureSchema();
     const handler = createWebhookHandler({ secret: SECRET, client, logger: false, store, onEvent: async () => undefined });
-    expect(await Promise.all([0, 1, 2].map((i) => deliver(handler, { eventId: `evt-${i}`, type: 'otc.trade.settled' })))).toEqual([200, 200, 200]);
+    expect(await Promise.all([0, 1, 2].map((i) => deliver(handler, { eventId: `evt-${i}`, type: 'otc.trade.settled' })))).toEqual([
+      200, 200, 200,
+    ]);
     // every client back in the pool (the store's background purge included): what follows is about idle clients only
     expect(await eventually(async () => pool.idleCount > 0 && pool.idleCount === pool.totalCount, 10_000)).toBe(true);
 

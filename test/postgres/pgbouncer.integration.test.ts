@@ -30,7 +30,9 @@ async function deliver(handler: WebhookHandler, event: object): Promise<number> 
 
 /** Delivers every event `copies` times at once, then redelivers what got 409 until each is done; every status is 200 or 409. */
 async function deliverAll(handlers: WebhookHandler[], events: object[], copies: number): Promise<number[]> {
-  const statuses = await Promise.all(events.flatMap((event) => Array.from({ length: copies }, (_, copy) => deliver(handlers[copy % handlers.length]!, event))));
+  const statuses = await Promise.all(
+    events.flatMap((event) => Array.from({ length: copies }, (_, copy) => deliver(handlers[copy % handlers.length]!, event))),
+  );
   for (let round = 0; round < 30; round++) {
     const again = await Promise.all(events.map((event) => deliver(handlers[round % handlers.length]!, event)));
     statuses.push(...again);
@@ -81,9 +83,16 @@ describe.runIf(pgbouncerAvailable())('the stores behind PgBouncer (transaction p
   });
 
   it('really pools per transaction, with the server timeouts in force', async () => {
-    expect((await pool.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout).toBe('1s');
+    expect(
+      (await pool.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!
+        .idle_in_transaction_session_timeout,
+    ).toBe('1s');
     const sessions = new Set<number>();
-    await Promise.all(Array.from({ length: 30 }, async () => sessions.add((await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid)));
+    await Promise.all(
+      Array.from({ length: 30 }, async () =>
+        sessions.add((await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid),
+      ),
+    );
     expect(sessions.size).toBeLessThanOrEqual(10); // default_pool_size: 20 clients share at most 10 sessions
   });
 
@@ -95,29 +104,35 @@ describe.runIf(pgbouncerAvailable())('the stores behind PgBouncer (transaction p
       new PostgresEventStore({ pool, table }).ensureSchema(),
     ]);
     const records = uniqueTable();
-    await Promise.all([new PostgresStatusStore({ pool, table: records }).ensureSchema(), new PostgresStatusStore({ pool: sql, table: records }).ensureSchema()]);
+    await Promise.all([
+      new PostgresStatusStore({ pool, table: records }).ensureSchema(),
+      new PostgresStatusStore({ pool: sql, table: records }).ensureSchema(),
+    ]);
   });
 
-  it.each(['pg', 'postgres.js'] as const)('plain event store with %s: 120 concurrent deliveries (40 events, 3 copies), onEvent once each', async (name) => {
-    const table = uniqueTable();
-    const store = new PostgresEventStore({ pool: name === 'pg' ? pool : sql, table });
-    await store.ensureSchema();
-    const calls = new Map<string, number>();
-    const handler = createWebhookHandler({
-      secret: SECRET,
-      client,
-      logger: false,
-      store,
-      onEvent: async ({ event }) => void calls.set(event.eventId, (calls.get(event.eventId) ?? 0) + 1),
-    });
-    const events = Array.from({ length: 40 }, (_, i) => ({ eventId: `evt-${i}`, type: 'otc.trade.settled' }));
-    const statuses = await deliverAll([handler], events, 3);
-    expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
-    expect(calls.size).toBe(40);
-    expect([...calls.values()].every((n) => n === 1)).toBe(true);
-  });
+  it.each(['pg', 'postgres.js'] as const)(
+    'plain event store with %s: 120 concurrent deliveries (40 events, 3 copies), onEvent once each',
+    async (name) => {
+      const table = uniqueTable();
+      const store = new PostgresEventStore({ pool: name === 'pg' ? pool : sql, table });
+      await store.ensureSchema();
+      const calls = new Map<string, number>();
+      const handler = createWebhookHandler({
+        secret: SECRET,
+        client,
+        logger: false,
+        store,
+        onEvent: async ({ event }) => void calls.set(event.eventId, (calls.get(event.eventId) ?? 0) + 1),
+      });
+      const events = Array.from({ length: 40 }, (_, i) => ({ eventId: `evt-${i}`, type: 'otc.trade.settled' }));
+      const statuses = await deliverAll([handler], events, 3);
+      expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
+      expect(calls.size).toBe(40);
+      expect([...calls.values()].every((n) => n === 1)).toBe(true);
+    },
+  );
 
-  it('transactional event store: 120 concurrent deliveries, some idle in their transaction past the server\'s 1 s, every effect once', async () => {
+  it("transactional event store: 120 concurrent deliveries, some idle in their transaction past the server's 1 s, every effect once", async () => {
     const table = uniqueTable();
     const effects = `${table}_effects`;
     await new PostgresEventStore({ pool, table }).ensureSchema();
@@ -186,7 +201,7 @@ describe.runIf(pgbouncerAvailable())('the stores behind PgBouncer (transaction p
     expect(await store.countWatched()).toBe(19);
   });
 
-  it('transactional status store: two trackers\' turns at once, a watch in the partner\'s transaction, a backend terminated mid-onChange', async () => {
+  it("transactional status store: two trackers' turns at once, a watch in the partner's transaction, a backend terminated mid-onChange", async () => {
     const table = uniqueTable();
     const effects = `${table}_effects`;
     const stores = [0, 1].map(() => new PostgresStatusStore({ pool, table, transactional: true, transactionTimeoutMs: 10_000 }));

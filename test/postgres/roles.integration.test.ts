@@ -13,7 +13,11 @@ let admin: pg.Pool;
 const pools: pg.Pool[] = [];
 /** A pool that logs in as `role` (the test server trusts local connections). */
 const poolAs = (role: string) => {
-  const pool = new pg.Pool({ connectionString: server.url.replace('postgres://postgres@', `postgres://${role}@`), max: 4, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({
+    connectionString: server.url.replace('postgres://postgres@', `postgres://${role}@`),
+    max: 4,
+    connectionTimeoutMillis: 5_000,
+  });
   pool.on('error', () => undefined);
   pools.push(pool);
   return pool;
@@ -42,7 +46,9 @@ const makers = [
 
 describe.each(makers)('ensureSchema() of $name for a role without CREATE', ({ make }) => {
   it('names the missing privilege when the table does not exist (not "does not have the shape")', async () => {
-    const error = await make(poolAs('app_dml'), uniqueTable()).ensureSchema().catch((e: unknown) => e);
+    const error = await make(poolAs('app_dml'), uniqueTable())
+      .ensureSchema()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PostgresStoreError);
     const message = (error as Error).message;
     expect(message).toContain('permission denied for schema public');
@@ -55,7 +61,10 @@ describe.each(makers)('ensureSchema() of $name for a role without CREATE', ({ ma
 
   it('succeeds when migrations made the table from schemaSql and the role has SELECT, INSERT, UPDATE, DELETE', async () => {
     for (const table of [uniqueTable(), `checkout.${uniqueTable()}`]) {
-      const quoted = table.split('.').map((part) => `"${part}"`).join('.');
+      const quoted = table
+        .split('.')
+        .map((part) => `"${part}"`)
+        .join('.');
       await admin.query(make(admin, table).schemaSql); // the migration, as the schema's owner
       await admin.query('GRANT USAGE ON SCHEMA checkout TO app_dml');
       await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${quoted} TO app_dml`);
@@ -69,15 +78,19 @@ describe.each(makers)('ensureSchema() of $name for a role without CREATE', ({ ma
     const table = uniqueTable();
     await admin.query(make(admin, table).schemaSql);
     await admin.query(`GRANT SELECT, INSERT ON "${table}" TO app_readonly`);
-    const error = await make(poolAs('app_readonly'), table).ensureSchema().catch((e: unknown) => e);
+    const error = await make(poolAs('app_readonly'), table)
+      .ensureSchema()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PostgresStoreError);
     expect((error as Error).message).toMatch(/the role "app_readonly" lacks UPDATE, DELETE on the table/);
     expect((error as Error).message).toMatch(/GRANT SELECT, INSERT, UPDATE, DELETE ON/);
   });
 
-  it('names USAGE when the role cannot even look into the table\'s schema', async () => {
+  it("names USAGE when the role cannot even look into the table's schema", async () => {
     await admin.query('CREATE SCHEMA IF NOT EXISTS closed');
-    const error = await make(poolAs('app_readonly'), `closed.${uniqueTable()}`).ensureSchema().catch((e: unknown) => e);
+    const error = await make(poolAs('app_readonly'), `closed.${uniqueTable()}`)
+      .ensureSchema()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PostgresStoreError);
     expect((error as Error).message).toMatch(/permission denied for schema closed/);
     expect((error as Error).message).toMatch(/needs USAGE on schema closed/);

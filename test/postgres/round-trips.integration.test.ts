@@ -85,9 +85,15 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
   }
   const effectsOf = async (effects: string, eventId: string) =>
     (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${effects}" WHERE event_id = $1`, [eventId])).rows[0]!.n;
-  const stateOf = async (table: string, eventId: string) => (await admin.query<{ state: string; type: string | null }>(`SELECT state, type FROM "${table}" WHERE event_id = $1`, [eventId])).rows[0];
+  const stateOf = async (table: string, eventId: string) =>
+    (await admin.query<{ state: string; type: string | null }>(`SELECT state, type FROM "${table}" WHERE event_id = $1`, [eventId]))
+      .rows[0];
 
-  function handlerOn(pool: pg.Pool, table: string, onEvent: (context: { eventId: string; transaction: pg.PoolClient; call: number }) => Promise<void>) {
+  function handlerOn(
+    pool: pg.Pool,
+    table: string,
+    onEvent: (context: { eventId: string; transaction: pg.PoolClient; call: number }) => Promise<void>,
+  ) {
     const entries: WebhookLogEntry[] = [];
     let calls = 0;
     const store = new PostgresEventStore({ pool, table, transactional: true });
@@ -153,7 +159,11 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
 
   it('the transaction is bounded by leaseMs on the server and runs at READ COMMITTED, whatever the session defaults', async () => {
     const { table } = await tables();
-    const pool = new pg.Pool({ connectionString: server.url, max: 1, options: '-c default_transaction_isolation=serializable -c statement_timeout=0' });
+    const pool = new pg.Pool({
+      connectionString: server.url,
+      max: 1,
+      options: '-c default_transaction_isolation=serializable -c statement_timeout=0',
+    });
     pool.on('error', () => undefined);
     try {
       const store = new PostgresEventStore({ pool, table, transactional: true });
@@ -192,14 +202,17 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
     expect(await effectsOf(effects, 'evt-done')).toBe(1);
   });
 
-  it('onEvent that deletes the event\'s row: 500 naming it, its writes rolled back, and the redelivery handles the event once', async () => {
+  it("onEvent that deletes the event's row: 500 naming it, its writes rolled back, and the redelivery handles the event once", async () => {
     const { table, effects } = await tables();
     const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction, call }) => {
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
       if (call === 1) await transaction.query(`DELETE FROM "${table}" WHERE event_id = $1`, [eventId]);
     });
     expect(await deliver(handler, 'evt-deleted')).toBe(500);
-    expect(entries[0]).toMatchObject({ outcome: 'failed', error: { name: 'PostgresTransactionError', message: expect.stringMatching(/deleted the event's row/) } });
+    expect(entries[0]).toMatchObject({
+      outcome: 'failed',
+      error: { name: 'PostgresTransactionError', message: expect.stringMatching(/deleted the event's row/) },
+    });
     expect(await effectsOf(effects, 'evt-deleted')).toBe(0); // COMMIT never ran
     expect(await deliver(handler, 'evt-deleted')).toBe(200);
     expect(await effectsOf(effects, 'evt-deleted')).toBe(1);
@@ -213,7 +226,10 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
     });
     expect(await deliver(handler, 'evt-replaced')).toBe(500);
-    expect(entries[0]).toMatchObject({ outcome: 'failed', error: { name: 'PostgresTransactionError', message: expect.stringMatching(/ROLLBACK TO SAVEPOINT/) } });
+    expect(entries[0]).toMatchObject({
+      outcome: 'failed',
+      error: { name: 'PostgresTransactionError', message: expect.stringMatching(/ROLLBACK TO SAVEPOINT/) },
+    });
     expect((await stateOf(table, 'evt-replaced'))?.state).not.toBe('done');
     expect(await effectsOf(effects, 'evt-replaced')).toBe(0); // written in the replacing transaction, rolled back
     expect(await deliver(handler, 'evt-replaced')).toBe(200);
@@ -222,11 +238,27 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
 
   it('ids and types of any characters travel inlined without changing (quotes, backslashes, dollar quotes and their tags, comments), also with standard_conforming_strings off', async () => {
     const { table, effects } = await tables();
-    const nonStandard = new pg.Pool({ connectionString: server.url, max: 2, options: '-c standard_conforming_strings=off -c escape_string_warning=off' });
+    const nonStandard = new pg.Pool({
+      connectionString: server.url,
+      max: 2,
+      options: '-c standard_conforming_strings=off -c escape_string_warning=off',
+    });
     nonStandard.on('error', () => undefined);
     try {
       // dollar quotes of every tag the store could pick, and ids ending with the start of one
-      const ids = ["evt-'); DROP TABLE x; --", 'evt-\\\'', 'evt-$$ $q$ */ /*', 'évt-✓-😀', "evt-\\x27'||'", 'evt- \n\t;COMMIT;', 'evt-$v$; DROP TABLE x; --', 'evt-$v$$v1$$v2$', 'evt-$v', 'evt-$v1', '$v$'];
+      const ids = [
+        "evt-'); DROP TABLE x; --",
+        "evt-\\'",
+        'evt-$$ $q$ */ /*',
+        'évt-✓-😀',
+        "evt-\\x27'||'",
+        'evt- \n\t;COMMIT;',
+        'evt-$v$; DROP TABLE x; --',
+        'evt-$v$$v1$$v2$',
+        'evt-$v',
+        'evt-$v1',
+        '$v$',
+      ];
       for (const pool of [admin, nonStandard]) {
         const { handler } = handlerOn(pool, table, async ({ eventId, transaction }) => {
           await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);

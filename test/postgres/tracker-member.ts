@@ -31,7 +31,13 @@ export interface MemberReport {
 export async function runTrackerMember(member: TrackerMember): Promise<MemberReport> {
   const child = spawn(
     process.execPath,
-    ['--import', join(ROOT, 'test', 'helpers', 'skewed-clock.mjs'), '--import', 'tsx', join(import.meta.dirname, 'fixtures', 'skewed-tracker.ts')],
+    [
+      '--import',
+      join(ROOT, 'test', 'helpers', 'skewed-clock.mjs'),
+      '--import',
+      'tsx',
+      join(import.meta.dirname, 'fixtures', 'skewed-tracker.ts'),
+    ],
     {
       cwd: ROOT,
       env: {

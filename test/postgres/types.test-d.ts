@@ -38,10 +38,19 @@ test('a plain store (PostgreSQL or memory) hands onEvent no transaction', () => 
       expectTypeOf(context).not.toHaveProperty('transaction');
     },
   });
-  createWebhookHandler({ secret: 's', client, store: new MemoryEventStore(), onEvent: (context) => {
-    expectTypeOf(context).toEqualTypeOf<WebhookContext>();
-  } });
-  createWebhookHandler({ secret: 's', client, onEvent: (context) => {
-    expectTypeOf(context).toEqualTypeOf<WebhookContext>();
-  } });
+  createWebhookHandler({
+    secret: 's',
+    client,
+    store: new MemoryEventStore(),
+    onEvent: (context) => {
+      expectTypeOf(context).toEqualTypeOf<WebhookContext>();
+    },
+  });
+  createWebhookHandler({
+    secret: 's',
+    client,
+    onEvent: (context) => {
+      expectTypeOf(context).toEqualTypeOf<WebhookContext>();
+    },
+  });
 });

@@ -123,7 +123,16 @@ describe.each(flavours)('Redis stores on a 3-master Redis Cluster with $name', (
     const store = new RedisStatusStore({ client, prefix: `cluster-tracker-${++prefixes}:` });
     const schedule = { fastIntervalMs: 40, fastForMs: 600_000, maxIntervalMs: 1_000, retryDelayMs: 40, jitter: 0.2 };
     const three: StatusTracker[] = Array.from({ length: 3 }, (_, i) =>
-      createStatusTracker({ client: checkout, store, owner: `p${i}`, claimIntervalMs: 10, leaseMs: 2_000, schedule, onChange: seen.onChange, logger: seen.logger }),
+      createStatusTracker({
+        client: checkout,
+        store,
+        owner: `p${i}`,
+        claimIntervalMs: 10,
+        leaseMs: 2_000,
+        schedule,
+        onChange: seen.onChange,
+        logger: seen.logger,
+      }),
     );
     try {
       for (const tracker of three) tracker.start();
@@ -180,7 +189,9 @@ describe.each(flavours)('Redis stores on a 3-master Redis Cluster with $name', (
     const claimed = await store.claimDue({ limit: 6, leaseMs: 60_000, owner: 'a' });
     expect(claimed).toHaveLength(6);
     for (const record of claimed) {
-      await expect(store.commit(record.lease, 'Settled', { failures: 0, next: { end: 'final' } })).rejects.toThrow(/only 0 of the 1 replicas/);
+      await expect(store.commit(record.lease, 'Settled', { failures: 0, next: { end: 'final' } })).rejects.toThrow(
+        /only 0 of the 1 replicas/,
+      );
     }
     const claim = await events.claim('e-1', 60_000);
     await expect(events.complete('e-1', (claim as { lease: unknown }).lease)).rejects.toThrow(/only 0 of the 1 replicas/);
@@ -195,7 +206,10 @@ describe.each(flavours)('Redis stores on a 3-master Redis Cluster with $name', (
         new RedisEventStore({ client, prefix: `cluster-evict-${++prefixes}:` }),
       ]) {
         const attempt = store instanceof RedisStatusStore ? store.watch('order', 'o-1') : store.claim('e-1', 1_000);
-        const error = await attempt.then(() => undefined, (caught: unknown) => caught);
+        const error = await attempt.then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
         expect(error).toBeInstanceOf(RedisStoreError);
         expect((error as Error).message).toContain('maxmemory-policy is volatile-lru');
         expect((error as Error).message).toContain(`127.0.0.1:${cluster.ports[2]}`);

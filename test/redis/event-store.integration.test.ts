@@ -188,9 +188,7 @@ describe('RedisEventStore arguments', () => {
       expect(() => new RedisEventStore({ client: bad as never })).toThrow(TypeError);
       expect(() => new RedisEventStore({ client: bad as never })).toThrow(/ioredis.*node-redis/);
     }
-    expect(() => new RedisEventStore({ client: { sendCommand() {}, getSlotMaster() {} } as never })).toThrow(
-      /cluster/,
-    );
+    expect(() => new RedisEventStore({ client: { sendCommand() {}, getSlotMaster() {} } as never })).toThrow(/cluster/);
     expect(() => new RedisEventStore(undefined as never)).toThrow(TypeError);
   });
 
@@ -207,7 +205,9 @@ describe('RedisEventStore arguments', () => {
   it('refuses a commandTimeoutMs or ttlSeconds past what a timer or Redis can hold, instead of failing every command', async () => {
     // a timer over 2^31 - 1 ms fires at once: every command would "time out" the moment it is sent
     expect(() => new RedisEventStore({ client, commandTimeoutMs: 2_147_483_648 })).toThrow(/commandTimeoutMs must be at most 2147483647/);
-    const answering = { call: (command: string) => new Promise((resolve) => setTimeout(() => resolve(command === 'EVALSHA' ? 'claimed' : null), 5)) };
+    const answering = {
+      call: (command: string) => new Promise((resolve) => setTimeout(() => resolve(command === 'EVALSHA' ? 'claimed' : null), 5)),
+    };
     // (a stub answers no INFO: the eviction-policy check is off)
     const longest = new RedisEventStore({ client: answering, commandTimeoutMs: 2_147_483_647, allowEvictingServer: true });
     await expect(longest.claim('e-1', 1_000)).resolves.toMatchObject({ status: 'claimed' });

@@ -4,7 +4,11 @@ import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { flavours, type Connection } from './clients.js';
 
 /** One first use of each store, through `client` (the check runs before the first command). */
-function firstUses(client: RedisClientLike, prefix: string, options: { allowEvictingServer?: boolean } = {}): [string, () => Promise<unknown>][] {
+function firstUses(
+  client: RedisClientLike,
+  prefix: string,
+  options: { allowEvictingServer?: boolean } = {},
+): [string, () => Promise<unknown>][] {
   return [
     ['RedisEventStore', () => new RedisEventStore({ client, prefix: `${prefix}event:`, ...options }).claim('e-1', 10_000)],
     ['RedisTokenStore', () => new RedisTokenStore({ client, prefix: `${prefix}token:`, ...options }).get('partner-a')],
@@ -13,7 +17,10 @@ function firstUses(client: RedisClientLike, prefix: string, options: { allowEvic
 }
 
 async function rejection(call: Promise<unknown>): Promise<RedisStoreError> {
-  const error = await call.then(() => undefined, (caught: unknown) => caught);
+  const error = await call.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(RedisStoreError);
   return error as RedisStoreError;
 }
@@ -57,7 +64,9 @@ describe.each(flavours)('the eviction policy, with $name', (flavour) => {
 
     it('is used with allowEvictingServer: true, the risk accepted', async () => {
       for (const [, use] of firstUses(connection.client, `opted-out-${++prefixes}:`, { allowEvictingServer: true })) await use();
-      expect(() => new RedisEventStore({ client: connection.client, allowEvictingServer: 'yes' as never })).toThrow(/allowEvictingServer must be a boolean/);
+      expect(() => new RedisEventStore({ client: connection.client, allowEvictingServer: 'yes' as never })).toThrow(
+        /allowEvictingServer must be a boolean/,
+      );
     });
 
     it('a refused store checks again at its next use, and works once the server is fixed', async () => {

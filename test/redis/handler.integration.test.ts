@@ -55,8 +55,20 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
   });
 
   /** A handler on `connection` whose store uses `prefix`: one of a fleet's processes. */
-  const handlerOn = (connection: Connection, prefix: string, onEvent: OnEvent, options: { leaseMs?: number; responseTimeoutMs?: number } = {}) =>
-    createWebhookHandler({ secret: SECRET, client, onEvent, store: new RedisEventStore({ client: connection.client, prefix }), logger: false, ...options });
+  const handlerOn = (
+    connection: Connection,
+    prefix: string,
+    onEvent: OnEvent,
+    options: { leaseMs?: number; responseTimeoutMs?: number } = {},
+  ) =>
+    createWebhookHandler({
+      secret: SECRET,
+      client,
+      onEvent,
+      store: new RedisEventStore({ client: connection.client, prefix }),
+      logger: false,
+      ...options,
+    });
 
   it('runs onEvent exactly once for concurrent deliveries of one event to two processes', async () => {
     const prefix = uniquePrefix();
@@ -85,15 +97,25 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
     const slowGate = gate();
     const takeoverGate = gate();
     // process A: a short lease and a slow onEvent, so its lease expires mid-handling
-    const a = handlerOn(one, prefix, async () => {
-      calls.push('a');
-      await slowGate.promise;
-    }, { leaseMs: 200, responseTimeoutMs: 200 });
+    const a = handlerOn(
+      one,
+      prefix,
+      async () => {
+        calls.push('a');
+        await slowGate.promise;
+      },
+      { leaseMs: 200, responseTimeoutMs: 200 },
+    );
     // process B: a normal lease
-    const b = handlerOn(two, prefix, async () => {
-      calls.push('b');
-      await takeoverGate.promise;
-    }, { leaseMs: 60_000, responseTimeoutMs: 200 });
+    const b = handlerOn(
+      two,
+      prefix,
+      async () => {
+        calls.push('b');
+        await takeoverGate.promise;
+      },
+      { leaseMs: 60_000, responseTimeoutMs: 200 },
+    );
 
     expect(await deliver(a, event)).toBe(503); // A is still working when its response is due
     expect(calls).toEqual(['a']);

@@ -101,18 +101,36 @@ describe.each(flavours)('Redis stores with $name when Redis fails', (flavour) =>
 
     // the client does not pass the store's failure on: it exchanges and keeps the token itself
     exchanges = 0;
-    const checkout = new CheckoutClient({ baseUrl: ORIGIN, partnerId: 'partner-1', partnerSecret: 's-1', tokenStore: tokens, fetch: tokenService });
+    const checkout = new CheckoutClient({
+      baseUrl: ORIGIN,
+      partnerId: 'partner-1',
+      partnerSecret: 's-1',
+      tokenStore: tokens,
+      fetch: tokenService,
+    });
     await expect(checkout.getAccessToken()).resolves.toBe('tok-1');
     await expect(checkout.getAccessToken()).resolves.toBe('tok-1');
     expect(exchanges).toBe(1);
 
     await server.restart();
-    const back = await eventually(() => fast.claim('e-4', 60_000).then((r) => typeof r === 'object' && r.status === 'claimed', () => false));
+    const back = await eventually(() =>
+      fast.claim('e-4', 60_000).then(
+        (r) => typeof r === 'object' && r.status === 'claimed',
+        () => false,
+      ),
+    );
     expect(back).toBe(true);
     // the queueing client reconnects on its own backoff (up to 500 ms after the fail-fast one): its
     // command waits in the queue for that, then runs
     await expect(queued.claim('e-4', 60_000)).resolves.toBe('in-flight');
     // and the 300 ms store answers again too (retried: one round trip may exceed 300 ms under load)
-    expect(await eventually(() => slow.claim('e-4', 60_000).then((r) => r === 'in-flight', () => false))).toBe(true);
+    expect(
+      await eventually(() =>
+        slow.claim('e-4', 60_000).then(
+          (r) => r === 'in-flight',
+          () => false,
+        ),
+      ),
+    ).toBe(true);
   });
 });

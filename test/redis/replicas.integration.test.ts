@@ -46,10 +46,17 @@ describe.each(flavours)('waitForReplicas with a real master and replica, with $n
   });
 
   it('fewer replicas than asked: commit rejects with RedisStoreError, the status stays recorded on the master', async () => {
-    const store = new RedisStatusStore({ client: primary.client, prefix: `short-${++prefixes}:`, waitForReplicas: { replicas: 2, timeoutMs: 100 } });
+    const store = new RedisStatusStore({
+      client: primary.client,
+      prefix: `short-${++prefixes}:`,
+      waitForReplicas: { replicas: 2, timeoutMs: 100 },
+    });
     await store.watch('order', 'o-1');
     const [record] = await store.claimDue({ limit: 1, leaseMs: 60_000, owner: 'a' });
-    const error = await store.commit(record!.lease, 'Settled', { failures: 0, next: { end: 'final' } }).then(() => undefined, (caught: unknown) => caught);
+    const error = await store.commit(record!.lease, 'Settled', { failures: 0, next: { end: 'final' } }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(RedisStoreError);
     expect(error).toMatchObject({ operation: 'commit' });
     expect((error as Error).message).toContain('only 1 of the 2 replicas');
@@ -57,11 +64,22 @@ describe.each(flavours)('waitForReplicas with a real master and replica, with $n
     // WAIT cannot undo a write: the master has it, and the tracker's next read finds it handled
     expect(await store.get('order', 'o-1')).toMatchObject({ watching: false, handled: { status: 'Settled' } });
     // the tracker retries a commit that failed: the same commit is found recorded and waits again
-    await expect(store.commit(record!.lease, 'Settled', { failures: 0, next: { end: 'final' } })).rejects.toThrow(/only 1 of the 2 replicas/);
-    const satisfied = new RedisStatusStore({ client: primary.client, prefix: store.prefix, waitForReplicas: { replicas: 1, timeoutMs: 2_000 } });
+    await expect(store.commit(record!.lease, 'Settled', { failures: 0, next: { end: 'final' } })).rejects.toThrow(
+      /only 1 of the 2 replicas/,
+    );
+    const satisfied = new RedisStatusStore({
+      client: primary.client,
+      prefix: store.prefix,
+      waitForReplicas: { replicas: 1, timeoutMs: 2_000 },
+    });
     expect(await satisfied.commit(record!.lease, 'Settled', { failures: 0, next: { end: 'final' } })).toBe(true);
     // another lease's commit is still refused
-    expect(await satisfied.commit({ ...record!.lease, token: `${record!.lease.token}-other` }, 'Settled', { failures: 0, next: { end: 'final' } })).toBe(false);
+    expect(
+      await satisfied.commit({ ...record!.lease, token: `${record!.lease.token}-other` }, 'Settled', {
+        failures: 0,
+        next: { end: 'final' },
+      }),
+    ).toBe(false);
     // a reschedule is no hand-over: it does not wait
     await store.watch('order', 'o-2');
     const [other] = await store.claimDue({ limit: 1, leaseMs: 60_000, owner: 'a' });
@@ -77,7 +95,10 @@ describe.each(flavours)('waitForReplicas with a real master and replica, with $n
 
     const demanding = new RedisEventStore({ client: primary.client, prefix, waitForReplicas: { replicas: 3, timeoutMs: 100 } });
     const second = await demanding.claim('e-2', 60_000);
-    const error = await demanding.complete('e-2', (second as { lease: unknown }).lease).then(() => undefined, (caught: unknown) => caught);
+    const error = await demanding.complete('e-2', (second as { lease: unknown }).lease).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(RedisStoreError);
     expect((error as Error).message).toContain('only 1 of the 3 replicas');
     // what the webhook handler's retry of complete then meets: done, and waiting again
@@ -86,9 +107,20 @@ describe.each(flavours)('waitForReplicas with a real master and replica, with $n
   });
 
   it('refuses a waitForReplicas that is not { replicas ≥ 1, timeoutMs ≥ 1 } with a TypeError', () => {
-    for (const waitForReplicas of [{ replicas: 0, timeoutMs: 100 }, { replicas: 1, timeoutMs: 0 }, { replicas: 1.5, timeoutMs: 100 }, { replicas: 1 }, 'yes', null]) {
-      expect(() => new RedisStatusStore({ client: primary.client, waitForReplicas: waitForReplicas as never })).toThrow(/waitForReplicas must be/);
-      expect(() => new RedisEventStore({ client: primary.client, waitForReplicas: waitForReplicas as never })).toThrow(/waitForReplicas must be/);
+    for (const waitForReplicas of [
+      { replicas: 0, timeoutMs: 100 },
+      { replicas: 1, timeoutMs: 0 },
+      { replicas: 1.5, timeoutMs: 100 },
+      { replicas: 1 },
+      'yes',
+      null,
+    ]) {
+      expect(() => new RedisStatusStore({ client: primary.client, waitForReplicas: waitForReplicas as never })).toThrow(
+        /waitForReplicas must be/,
+      );
+      expect(() => new RedisEventStore({ client: primary.client, waitForReplicas: waitForReplicas as never })).toThrow(
+        /waitForReplicas must be/,
+      );
     }
   });
 });
@@ -103,7 +135,9 @@ describe.each(flavours)('a failover, with $name', (flavour) => {
     promoted = await startRedis({ args: ['--replicaof', '127.0.0.1', String(oldMaster.port)] });
     onMaster = await flavour.connect(oldMaster.url);
     onReplica = await flavour.connect(promoted.url);
-    expect(await eventually(async () => String(await onReplica.raw('INFO', 'replication')).includes('master_link_status:up'), 20_000)).toBe(true);
+    expect(await eventually(async () => String(await onReplica.raw('INFO', 'replication')).includes('master_link_status:up'), 20_000)).toBe(
+      true,
+    );
   });
   afterAll(async () => {
     await onMaster?.close();

@@ -16,10 +16,12 @@ const SECRET = 'p4rtner/s3cret+key=="\\ é-9f2c';
 const TOKEN = 'tok/abc+def/ghi==';
 
 const uEscape = (text: string, upper: boolean) =>
-  Array.from(text).map((c) => {
-    const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
-    return `\\u${upper ? hex.toUpperCase() : hex}`;
-  }).join('');
+  Array.from(text)
+    .map((c) => {
+      const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
+      return `\\u${upper ? hex.toUpperCase() : hex}`;
+    })
+    .join('');
 const lowerPercent = (text: string) => encodeURIComponent(text).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
 
 /** Every encoded form a service, a proxy or a framework may quote a credential in. */
@@ -62,14 +64,18 @@ describe('credentials quoted back in an encoded form', () => {
   describe.each(Object.entries(forms(SECRET)))('the partner secret, %s', (_name, form) => {
     it('in a JSON error body (message and a nested field) and a header', async () => {
       server.use(
-        http.post(`${API}/auth/token`, () =>
-          new HttpResponse(`{"message":"bad secret ${form}","echo":{"x-partner-secret":"${form}","list":["${form}"]}}`, {
-            status: 400,
-            headers: { 'content-type': 'application/json', 'x-echo': form, 'x-debug': `secret=${form}; ok` },
-          }),
+        http.post(
+          `${API}/auth/token`,
+          () =>
+            new HttpResponse(`{"message":"bad secret ${form}","echo":{"x-partner-secret":"${form}","list":["${form}"]}}`, {
+              status: 400,
+              headers: { 'content-type': 'application/json', 'x-echo': form, 'x-debug': `secret=${form}; ok` },
+            }),
         ),
       );
-      const error = await client().getAccessToken().catch((e: unknown) => e);
+      const error = await client()
+        .getAccessToken()
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ApiError);
       expect(shows(everythingPrinted(error), SECRET)).toBeUndefined();
       // what is not the secret is kept
@@ -79,7 +85,9 @@ describe('credentials quoted back in an encoded form', () => {
 
     it('in a text error body', async () => {
       server.use(http.post(`${API}/auth/token`, () => new HttpResponse(`you sent ${form}`, { status: 400 })));
-      const error = await client().getAccessToken().catch((e: unknown) => e);
+      const error = await client()
+        .getAccessToken()
+        .catch((e: unknown) => e);
       expect((error as ApiError).body).toBe('you sent [redacted]');
       expect(shows(everythingPrinted(error), SECRET)).toBeUndefined();
     });
@@ -89,11 +97,21 @@ describe('credentials quoted back in an encoded form', () => {
     it('in a business error body, a 2xx body that fails validation, and a header', async () => {
       server.use(
         http.post(`${API}/auth/token`, () => HttpResponse.json({ accessToken: TOKEN, tokenType: 'Bearer', expiresIn: 3600 })),
-        http.get(`${API}/auth/me`, () =>
-          new HttpResponse(`{"error":"token ${form} refused"}`, { status: 403, headers: { 'content-type': 'application/json', 'www-authenticate': `Bearer ${form}` } }),
+        http.get(
+          `${API}/auth/me`,
+          () =>
+            new HttpResponse(`{"error":"token ${form} refused"}`, {
+              status: 403,
+              headers: { 'content-type': 'application/json', 'www-authenticate': `Bearer ${form}` },
+            }),
         ),
-        http.get(`${API}/orders/by-external-id/:id`, () =>
-          new HttpResponse(`{"externalId":1,"token":"${form}"}`, { status: 200, headers: { 'content-type': 'application/json', 'x-echo': form } }),
+        http.get(
+          `${API}/orders/by-external-id/:id`,
+          () =>
+            new HttpResponse(`{"externalId":1,"token":"${form}"}`, {
+              status: 200,
+              headers: { 'content-type': 'application/json', 'x-echo': form },
+            }),
         ),
       );
       const c = client();
@@ -127,7 +145,11 @@ describe('checkout-partner me against a service that echoes the secret', () => {
   });
   afterAll(() => service.close());
 
-  it.each([['token', 'JSON \\/-escaped'], ['token', 'percent-encoded (lower case)'], ['me', 'every character \\uXXXX (upper case)']] as const)(
+  it.each([
+    ['token', 'JSON \\/-escaped'],
+    ['token', 'percent-encoded (lower case)'],
+    ['me', 'every character \\uXXXX (upper case)'],
+  ] as const)(
     'prints no secret (%s endpoint, %s)',
     async (where, name) => {
       mode = where;

@@ -135,7 +135,14 @@ afterAll(async () => {
 });
 
 function newClient(options: CheckoutClientOptions = {}): CheckoutClient {
-  const client = new CheckoutClient({ baseUrl, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, maxRetries: 0, timeoutMs: 300, ...options });
+  const client = new CheckoutClient({
+    baseUrl,
+    partnerId: PARTNER_ID,
+    partnerSecret: PARTNER_SECRET,
+    maxRetries: 0,
+    timeoutMs: 300,
+    ...options,
+  });
   clients.push(client);
   return client;
 }
@@ -211,59 +218,222 @@ async function warm(client: CheckoutClient): Promise<void> {
 
 describe('no secret reaches an error, a log or a printed object', () => {
   const clientPaths: [string, string, () => Promise<unknown>][] = [
-    ['exchange 401', 'AuthenticationError', async () => { mode.exchange = 401; return rejection(newClient().getMe()); }],
-    ['exchange 403', 'PermissionDeniedError', async () => { mode.exchange = 403; return rejection(newClient().getMe()); }],
-    ['exchange 500', 'ServerError', async () => { mode.exchange = 500; return rejection(newClient().getMe()); }],
-    ['exchange body without a token', 'ResponseValidationError', async () => { mode.exchange = 'no-token'; return rejection(newClient().getAccessToken()); }],
-    ['exchange error quoting the secret back', 'ApiError', async () => { mode.exchange = 'echo'; return rejection(newClient().getMe()); }],
-    ['business error quoting the token back', 'ApiError', async () => { const c = newClient(); await warm(c); mode.business = 'echo'; return rejection(c.getOrderByExternalId('o-1')); }],
-    ['business 200 that fails validation, quoting the token back', 'ResponseValidationError', async () => { const c = newClient(); await warm(c); mode.business = 'echo-bad-body'; return rejection(c.getOrderByExternalId('o-1')); }],
-    ['exchange connection reset', 'ConnectionError', async () => { mode.exchange = 'reset'; return rejection(newClient().getMe()); }],
-    ['exchange timeout', 'TimeoutError', async () => { mode.exchange = 'slow'; return rejection(newClient().getMe()); }],
-    ['business 401 twice', 'AuthenticationError', async () => { const c = newClient(); await warm(c); mode.business = 401; return rejection(c.getOrderByExternalId('o-1')); }],
-    ['business 404', 'NotFoundError', async () => { const c = newClient(); await warm(c); mode.business = 404; return rejection(c.getOrderByExternalId('o-1')); }],
-    ['business 429', 'RateLimitError', async () => { const c = newClient(); await warm(c); mode.business = 429; return rejection(c.getWithdrawalByExternalId('w-1')); }],
-    ['business 500', 'ServerError', async () => { const c = newClient(); await warm(c); mode.business = 500; return rejection(c.getMe()); }],
-    ['business validation failure', 'ResponseValidationError', async () => { const c = newClient(); await warm(c); mode.business = 'bad-body'; return rejection(c.getOrderByExternalId('o-1')); }],
-    ['business timeout', 'TimeoutError', async () => { const c = newClient(); await warm(c); mode.business = 'slow'; return rejection(c.getOrderByExternalId('o-1')); }],
-    ['business connection reset', 'ConnectionError', async () => { const c = newClient(); await warm(c); mode.business = 'reset'; return rejection(c.getOrderByExternalId('o-1')); }],
+    [
+      'exchange 401',
+      'AuthenticationError',
+      async () => {
+        mode.exchange = 401;
+        return rejection(newClient().getMe());
+      },
+    ],
+    [
+      'exchange 403',
+      'PermissionDeniedError',
+      async () => {
+        mode.exchange = 403;
+        return rejection(newClient().getMe());
+      },
+    ],
+    [
+      'exchange 500',
+      'ServerError',
+      async () => {
+        mode.exchange = 500;
+        return rejection(newClient().getMe());
+      },
+    ],
+    [
+      'exchange body without a token',
+      'ResponseValidationError',
+      async () => {
+        mode.exchange = 'no-token';
+        return rejection(newClient().getAccessToken());
+      },
+    ],
+    [
+      'exchange error quoting the secret back',
+      'ApiError',
+      async () => {
+        mode.exchange = 'echo';
+        return rejection(newClient().getMe());
+      },
+    ],
+    [
+      'business error quoting the token back',
+      'ApiError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        mode.business = 'echo';
+        return rejection(c.getOrderByExternalId('o-1'));
+      },
+    ],
+    [
+      'business 200 that fails validation, quoting the token back',
+      'ResponseValidationError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        mode.business = 'echo-bad-body';
+        return rejection(c.getOrderByExternalId('o-1'));
+      },
+    ],
+    [
+      'exchange connection reset',
+      'ConnectionError',
+      async () => {
+        mode.exchange = 'reset';
+        return rejection(newClient().getMe());
+      },
+    ],
+    [
+      'exchange timeout',
+      'TimeoutError',
+      async () => {
+        mode.exchange = 'slow';
+        return rejection(newClient().getMe());
+      },
+    ],
+    [
+      'business 401 twice',
+      'AuthenticationError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        mode.business = 401;
+        return rejection(c.getOrderByExternalId('o-1'));
+      },
+    ],
+    [
+      'business 404',
+      'NotFoundError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        mode.business = 404;
+        return rejection(c.getOrderByExternalId('o-1'));
+      },
+    ],
+    [
+      'business 429',
+      'RateLimitError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        mode.business = 429;
+        return rejection(c.getWithdrawalByExternalId('w-1'));
+      },
+    ],
+    [
+      'business 500',
+      'ServerError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        mode.business = 500;
+        return rejection(c.getMe());
+      },
+    ],
+    [
+      'business validation failure',
+      'ResponseValidationError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        mode.business = 'bad-body';
+        return rejection(c.getOrderByExternalId('o-1'));
+      },
+    ],
+    [
+      'business timeout',
+      'TimeoutError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        mode.business = 'slow';
+        return rejection(c.getOrderByExternalId('o-1'));
+      },
+    ],
+    [
+      'business connection reset',
+      'ConnectionError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        mode.business = 'reset';
+        return rejection(c.getOrderByExternalId('o-1'));
+      },
+    ],
     ['connection refused (closed loopback port)', 'ConnectionError', async () => rejection(newClient({ baseUrl: closedPortUrl }).getMe())],
-    ['abort', 'AbortError', async () => {
-      const c = newClient();
-      await warm(c);
-      mode.business = 'slow';
-      const controller = new AbortController();
-      const call = c.getOrderByExternalId('o-1', { signal: controller.signal });
-      setTimeout(() => controller.abort(), 20);
-      return rejection(call);
-    }],
-    ['waitForOrder runs out of time', 'WaitTimeoutError', async () => { const c = newClient(); await warm(c); return rejection(c.waitForOrder('o-1', () => false, { timeoutMs: 60, intervalMs: 20 })); }],
-    ['request() POST 500', 'ServerError', async () => { const c = newClient(); await warm(c); mode.business = 500; return rejection(c.request('POST', '/orders/o-1/payment', { json: { amount: 1 } })); }],
-    ['partnerSecret function returning a non-string', 'TypeError', async () => rejection(newClient({ partnerSecret: () => 42 as unknown as string }).getMe())],
-    ['a bad option next to the secret', 'TypeError', async () => {
-      try {
-        newClient({ timeoutMs: -1 });
-      } catch (error) {
-        return error;
-      }
-      throw new Error('expected a TypeError');
-    }],
-    ['token store failing to keep the token (Redis OOM)', 'RedisStoreError', async () => {
-      const admin = await newRedis();
-      await admin.call('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
-      await admin.call('CONFIG', 'SET', 'maxmemory', '1');
-      try {
-        const store = new RedisTokenStore({ client: await newRedis(), commandTimeoutMs: 2_000 });
-        // the client bypasses a store that fails, so its call succeeds ...
-        const c = newClient({ tokenStore: store });
-        await c.getMe();
-        // ... and the store's own error, holding the command that carried the token, must not show it
-        const accessToken = await c.getAccessToken();
-        return await rejection(store.set('leak-check', { accessToken, expiresAt: Date.now() + 60_000 }));
-      } finally {
-        await admin.call('CONFIG', 'SET', 'maxmemory', '0');
-      }
-    }],
+    [
+      'abort',
+      'AbortError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        mode.business = 'slow';
+        const controller = new AbortController();
+        const call = c.getOrderByExternalId('o-1', { signal: controller.signal });
+        setTimeout(() => controller.abort(), 20);
+        return rejection(call);
+      },
+    ],
+    [
+      'waitForOrder runs out of time',
+      'WaitTimeoutError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        return rejection(c.waitForOrder('o-1', () => false, { timeoutMs: 60, intervalMs: 20 }));
+      },
+    ],
+    [
+      'request() POST 500',
+      'ServerError',
+      async () => {
+        const c = newClient();
+        await warm(c);
+        mode.business = 500;
+        return rejection(c.request('POST', '/orders/o-1/payment', { json: { amount: 1 } }));
+      },
+    ],
+    [
+      'partnerSecret function returning a non-string',
+      'TypeError',
+      async () => rejection(newClient({ partnerSecret: () => 42 as unknown as string }).getMe()),
+    ],
+    [
+      'a bad option next to the secret',
+      'TypeError',
+      async () => {
+        try {
+          newClient({ timeoutMs: -1 });
+        } catch (error) {
+          return error;
+        }
+        throw new Error('expected a TypeError');
+      },
+    ],
+    [
+      'token store failing to keep the token (Redis OOM)',
+      'RedisStoreError',
+      async () => {
+        const admin = await newRedis();
+        await admin.call('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+        await admin.call('CONFIG', 'SET', 'maxmemory', '1');
+        try {
+          const store = new RedisTokenStore({ client: await newRedis(), commandTimeoutMs: 2_000 });
+          // the client bypasses a store that fails, so its call succeeds ...
+          const c = newClient({ tokenStore: store });
+          await c.getMe();
+          // ... and the store's own error, holding the command that carried the token, must not show it
+          const accessToken = await c.getAccessToken();
+          return await rejection(store.set('leak-check', { accessToken, expiresAt: Date.now() + 60_000 }));
+        } finally {
+          await admin.call('CONFIG', 'SET', 'maxmemory', '0');
+        }
+      },
+    ],
   ];
 
   it.each(clientPaths)('client: %s', async (_name, expectedName, run) => {
@@ -291,7 +461,13 @@ describe('no secret reaches an error, a log or a printed object', () => {
     };
     const event = (eventId: string) => JSON.stringify({ eventId, type: 'otc.trade.settled', tradeId: 't-1' });
 
-    async function deliver(options: { store?: EventStore; body?: string; signature?: string | null; onEvent?: () => Promise<void> | void; responseTimeoutMs?: number }) {
+    async function deliver(options: {
+      store?: EventStore;
+      body?: string;
+      signature?: string | null;
+      onEvent?: () => Promise<void> | void;
+      responseTimeoutMs?: number;
+    }) {
       const client = newClient();
       await warm(client);
       const handler = createWebhookHandler({
@@ -318,26 +494,75 @@ describe('no secret reaches an error, a log or a printed object', () => {
 
     it.each([
       ['bad signature', 401, () => deliver({ signature: 'sha256=' + '0'.repeat(64) })],
-      ['signature under another secret', 401, async () => deliver({ signature: await signPayload(event('e-x'), `whsec-other-${randomUUID()}`) })],
+      [
+        'signature under another secret',
+        401,
+        async () => deliver({ signature: await signPayload(event('e-x'), `whsec-other-${randomUUID()}`) }),
+      ],
       ['missing signature', 401, () => deliver({ signature: null })],
       ['parse failure (signed, not JSON)', 400, () => deliver({ body: `{"eventId": "${WEBHOOK_SECRET.slice(0, 3)}` })],
       ['parse failure (signed, no eventId)', 400, () => deliver({ body: JSON.stringify({ type: 'otc.trade.settled' }) })],
-      ['onEvent throws', 500, () => deliver({ onEvent: () => { throw new Error('partner bug'); } })],
-      ['confirm read fails (500)', 500, () => { mode.business = 500; return deliver({}); }],
-      ['confirm read 401 twice', 500, () => { mode.business = 401; return deliver({}); }],
-      ['confirm read times out', 500, () => { mode.business = 'slow'; return deliver({}); }],
-      ['responseTimeoutMs passes', 503, () => deliver({ onEvent: () => new Promise<void>((resolve) => setTimeout(resolve, 80)), responseTimeoutMs: 20 })],
-      ['Redis store down (connection refused)', 503, async () => deliver({ store: new RedisEventStore({ client: await newRedis(closedPortUrl.replace('http', 'redis')), commandTimeoutMs: 500 }) })],
-      ['Redis store failing (OOM)', 503, async () => {
-        const admin = await newRedis();
-        await admin.call('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
-        await admin.call('CONFIG', 'SET', 'maxmemory', '1');
-        try {
-          return await deliver({ store: new RedisEventStore({ client: await newRedis(), commandTimeoutMs: 2_000 }) });
-        } finally {
-          await admin.call('CONFIG', 'SET', 'maxmemory', '0');
-        }
-      }],
+      [
+        'onEvent throws',
+        500,
+        () =>
+          deliver({
+            onEvent: () => {
+              throw new Error('partner bug');
+            },
+          }),
+      ],
+      [
+        'confirm read fails (500)',
+        500,
+        () => {
+          mode.business = 500;
+          return deliver({});
+        },
+      ],
+      [
+        'confirm read 401 twice',
+        500,
+        () => {
+          mode.business = 401;
+          return deliver({});
+        },
+      ],
+      [
+        'confirm read times out',
+        500,
+        () => {
+          mode.business = 'slow';
+          return deliver({});
+        },
+      ],
+      [
+        'responseTimeoutMs passes',
+        503,
+        () => deliver({ onEvent: () => new Promise<void>((resolve) => setTimeout(resolve, 80)), responseTimeoutMs: 20 }),
+      ],
+      [
+        'Redis store down (connection refused)',
+        503,
+        async () =>
+          deliver({
+            store: new RedisEventStore({ client: await newRedis(closedPortUrl.replace('http', 'redis')), commandTimeoutMs: 500 }),
+          }),
+      ],
+      [
+        'Redis store failing (OOM)',
+        503,
+        async () => {
+          const admin = await newRedis();
+          await admin.call('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+          await admin.call('CONFIG', 'SET', 'maxmemory', '1');
+          try {
+            return await deliver({ store: new RedisEventStore({ client: await newRedis(), commandTimeoutMs: 2_000 }) });
+          } finally {
+            await admin.call('CONFIG', 'SET', 'maxmemory', '0');
+          }
+        },
+      ],
     ])('handler: %s answers %i and logs no secret', async (_name, status, run) => {
       entries.length = 0;
       expect(await run()).toBe(status);
@@ -347,7 +572,11 @@ describe('no secret reaches an error, a log or a printed object', () => {
     });
 
     it('parseEvent failures carry no part of the body', () => {
-      for (const body of [`not json ${WEBHOOK_SECRET}`, JSON.stringify({ eventId: '', type: WEBHOOK_SECRET }), JSON.stringify([PARTNER_SECRET])]) {
+      for (const body of [
+        `not json ${WEBHOOK_SECRET}`,
+        JSON.stringify({ eventId: '', type: WEBHOOK_SECRET }),
+        JSON.stringify([PARTNER_SECRET]),
+      ]) {
         let error: unknown;
         try {
           parseEvent(body);

@@ -45,7 +45,11 @@ describe('MemoryEventStore', () => {
     const second = leaseOf(await store.claim('e-1', 5_000));
     const error = await store.complete('e-1', first).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeaseLostError);
-    expect(error).toMatchObject({ name: 'LeaseLostError', eventId: 'e-1', message: expect.stringMatching(/lease .*ran out.*another worker claimed/) });
+    expect(error).toMatchObject({
+      name: 'LeaseLostError',
+      eventId: 'e-1',
+      message: expect.stringMatching(/lease .*ran out.*another worker claimed/),
+    });
     expect(await store.claim('e-1', 5_000)).toBe('in-flight');
     await store.complete('e-1', second);
     expect(await store.claim('e-1', 5_000)).toBe('done');
@@ -148,26 +152,31 @@ describe('MemoryEventStore', () => {
       fc.record({ op: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 8 }) }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 12 }), fc.array(step, { maxLength: 300 }), async (maxEntries, ttlMs, steps) => {
-        const store = new MemoryEventStore({ maxEntries, ttlMs });
-        const model = new LruModel(maxEntries, ttlMs);
-        // complete and release go through the last lease taken on the event: any other entry of
-        // it now is done, gone or expired, where the store acts as the model does
-        const leases = new Map<string, unknown>();
-        for (const s of steps) {
-          if (s.op === 'claim') {
-            const result = await store.claim(s.id, s.leaseMs);
-            if (typeof result === 'object') leases.set(s.id, result.lease);
-            expect(statusOf(result)).toBe(model.claim(s.id, s.leaseMs));
-          } else if (s.op === 'wait') vi.advanceTimersByTime(s.ms);
-          else if (leases.has(s.id)) {
-            const lease = leases.get(s.id);
-            if (s.op === 'complete') await Promise.all([store.complete(s.id, lease), model.complete(s.id)]);
-            else await Promise.all([store.release(s.id, lease), model.release(s.id)]);
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(step, { maxLength: 300 }),
+        async (maxEntries, ttlMs, steps) => {
+          const store = new MemoryEventStore({ maxEntries, ttlMs });
+          const model = new LruModel(maxEntries, ttlMs);
+          // complete and release go through the last lease taken on the event: any other entry of
+          // it now is done, gone or expired, where the store acts as the model does
+          const leases = new Map<string, unknown>();
+          for (const s of steps) {
+            if (s.op === 'claim') {
+              const result = await store.claim(s.id, s.leaseMs);
+              if (typeof result === 'object') leases.set(s.id, result.lease);
+              expect(statusOf(result)).toBe(model.claim(s.id, s.leaseMs));
+            } else if (s.op === 'wait') vi.advanceTimersByTime(s.ms);
+            else if (leases.has(s.id)) {
+              const lease = leases.get(s.id);
+              if (s.op === 'complete') await Promise.all([store.complete(s.id, lease), model.complete(s.id)]);
+              else await Promise.all([store.release(s.id, lease), model.release(s.id)]);
+            }
+            expect(store.size).toBe(model.size);
           }
-          expect(store.size).toBe(model.size);
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -268,7 +277,11 @@ class LruModel {
     const at = this.#entries.findIndex((e) => e.id === id);
     if (at >= 0) this.#entries.splice(at, 1);
     this.#entries.push({ id, expiry });
-    for (let swept = 0; swept < 2 && this.#entries.length > 0 && Math.abs((this.#entries[0] as { expiry: number }).expiry) <= now; swept += 1) {
+    for (
+      let swept = 0;
+      swept < 2 && this.#entries.length > 0 && Math.abs((this.#entries[0] as { expiry: number }).expiry) <= now;
+      swept += 1
+    ) {
       this.#entries.shift();
     }
     while (this.#entries.length > this.maxEntries) this.#entries.shift();

@@ -9,14 +9,22 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('without @opentelemetry/api', () => {
   it('imports without looking for it, then calls, fails and handles webhooks as usual, emitting nothing', { timeout: 30_000 }, () => {
-    const child = spawnSync(process.execPath, ['--import', './test/telemetry/fixtures/hide-otel.mjs', '--import', 'tsx', 'test/telemetry/fixtures/api-absent.ts'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 25_000,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-    });
+    const child = spawnSync(
+      process.execPath,
+      ['--import', './test/telemetry/fixtures/hide-otel.mjs', '--import', 'tsx', 'test/telemetry/fixtures/api-absent.ts'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 25_000,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      },
+    );
     // a tracerProvider is given (the fixture's), so somebody expects spans: said once, for every call
-    expect(child.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^checkout-partner-sdk: OpenTelemetry is in use but the SDK cannot load @opentelemetry\/api .*openTelemetryApi/)]);
+    expect(child.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^checkout-partner-sdk: OpenTelemetry is in use but the SDK cannot load @opentelemetry\/api .*openTelemetryApi/,
+      ),
+    ]);
     expect(child.status).toBe(0);
     const result = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
     expect(result).toEqual({

@@ -1,5 +1,13 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { CheckoutClient, ConnectionError, NotFoundError, QueueFullError, RateLimitError, ServerError, TimeoutError } from 'checkout-partner-sdk';
+import {
+  CheckoutClient,
+  ConnectionError,
+  NotFoundError,
+  QueueFullError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+} from 'checkout-partner-sdk';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { installOtel, parentOf, points, total, type Otel } from './otel.js';
@@ -89,7 +97,12 @@ describe('a client call', () => {
     const second = otel.span('GET /auth/me');
     expect(exchange.kind).toBe(SpanKind.CLIENT);
     expect(parentOf(exchange)).toBe(first.spanContext().spanId);
-    expect(exchange.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.template': '/auth/token', 'http.response.status_code': 200, 'checkout.attempts': 1 });
+    expect(exchange.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.template': '/auth/token',
+      'http.response.status_code': 200,
+      'checkout.attempts': 1,
+    });
     expect(first.links).toEqual([]);
     expect(second.attributes['checkout.token.waited']).toBe(true);
     expect(second.links.map((link) => link.context.spanId)).toEqual([exchange.spanContext().spanId]);
@@ -98,7 +111,12 @@ describe('a client call', () => {
     expect(total(metrics.get('http.client.request.duration'), { 'url.template': '/auth/token' })).toBe(1);
     // a later call finds the token: no exchange, not marked
     await client.getOrderByExternalId('o-1');
-    expect(otel.spans().filter((s) => s.name === ORDER).at(-1)?.attributes['checkout.token.waited']).toBeUndefined();
+    expect(
+      otel
+        .spans()
+        .filter((s) => s.name === ORDER)
+        .at(-1)?.attributes['checkout.token.waited'],
+    ).toBeUndefined();
   });
 
   it('counts a retried call once, with its attempts, and its retries', async () => {
@@ -164,7 +182,12 @@ describe('load control', () => {
     expect(call.events.map((event) => event.name)).toEqual(['checkout.retry_budget.exhausted', 'checkout.retry_budget.denied']);
     expect(call.attributes).toMatchObject({ 'checkout.attempts': 2, 'error.type': '503' });
     const metrics = await otel.metrics();
-    expect(total(metrics.get('checkout.client.retry_budget.denied'), { 'url.template': '/orders/by-external-id/{externalId}', 'http.request.method': 'GET' })).toBe(1);
+    expect(
+      total(metrics.get('checkout.client.retry_budget.denied'), {
+        'url.template': '/orders/by-external-id/{externalId}',
+        'http.request.method': 'GET',
+      }),
+    ).toBe(1);
     expect(total(metrics.get('checkout.client.retry_budget.exhausted'), { 'server.address': '127.0.0.1' })).toBe(1);
     // successes fill the bucket again (1 each): the call that makes a retry affordable says so
     for (let i = 0; i < 5; i += 1) await client.getOrderByExternalId('o-1');
@@ -218,10 +241,13 @@ describe('a call the client refused to send', () => {
   async function durationPoints(type: string) {
     const metric = (await otel.metrics()).get('http.client.request.duration');
     const matching = points(metric, { 'error.type': type });
-    return { count: total(metric, { 'error.type': type }), withStatus: matching.filter((point) => 'http.response.status_code' in point.attributes).length };
+    return {
+      count: total(metric, { 'error.type': type }),
+      withStatus: matching.filter((point) => 'http.response.status_code' in point.attributes).length,
+    };
   }
 
-  it('paused by a Retry-After past its deadline: no status code (no response came), error.type checkout.paused, not the service\'s 429', async () => {
+  it("paused by a Retry-After past its deadline: no status code (no response came), error.type checkout.paused, not the service's 429", async () => {
     const client = newClient();
     await client.getAccessToken();
     fake.failNext(1, 429, { retryAfter: 30, only: 'business' });
@@ -242,7 +268,9 @@ describe('a call the client refused to send', () => {
     const client = newClient({ rateLimit: { concurrency: 1, maxQueue: 1 } });
     await client.getAccessToken();
     fake.setDelay(200);
-    const outcomes = await Promise.all([client.getOrderByExternalId('o-1'), client.getMe(), client.getMe()].map((call) => call.catch((e: unknown) => e)));
+    const outcomes = await Promise.all(
+      [client.getOrderByExternalId('o-1'), client.getMe(), client.getMe()].map((call) => call.catch((e: unknown) => e)),
+    );
     fake.setDelay(0);
     expect(outcomes[2]).toBeInstanceOf(QueueFullError);
     const refused = otel.spans().filter((span) => span.attributes['error.type'] === 'checkout.queue_full');
@@ -255,7 +283,9 @@ describe('a call the client refused to send', () => {
     const client = newClient({ rateLimit: { concurrency: 1 } });
     await client.getAccessToken();
     fake.setDelay(400);
-    const outcomes = await Promise.all([client.getOrderByExternalId('o-1'), client.getMe({ timeoutMs: 200 })].map((call) => call.catch((e: unknown) => e)));
+    const outcomes = await Promise.all(
+      [client.getOrderByExternalId('o-1'), client.getMe({ timeoutMs: 200 })].map((call) => call.catch((e: unknown) => e)),
+    );
     fake.setDelay(0);
     expect(outcomes[1]).toBeInstanceOf(TimeoutError);
     const span = otel.span('GET /auth/me');

@@ -33,9 +33,15 @@ describe('openTelemetryApi', () => {
     const client = new CheckoutClient({ baseUrl: 'https://checkout.test', ...partner, fetch: fake.fetch });
     for (const wrong of [{}, { trace: {} }, 'api', 42, null]) {
       const options = { openTelemetryApi: wrong as never };
-      expect(() => new CheckoutClient({ baseUrl: 'https://checkout.test', ...partner, ...options })).toThrow(/openTelemetryApi must be the @opentelemetry\/api module/);
-      expect(() => createWebhookHandler({ secret: 'whsec', client, resolveOrderExternalId: () => 'o-1', onEvent: () => undefined, ...options })).toThrow(TypeError);
-      expect(() => createStatusTracker({ client, store: new MemoryStatusStore(), onChange: () => undefined, ...options })).toThrow(TypeError);
+      expect(() => new CheckoutClient({ baseUrl: 'https://checkout.test', ...partner, ...options })).toThrow(
+        /openTelemetryApi must be the @opentelemetry\/api module/,
+      );
+      expect(() =>
+        createWebhookHandler({ secret: 'whsec', client, resolveOrderExternalId: () => 'o-1', onEvent: () => undefined, ...options }),
+      ).toThrow(TypeError);
+      expect(() => createStatusTracker({ client, store: new MemoryStatusStore(), onChange: () => undefined, ...options })).toThrow(
+        TypeError,
+      );
     }
   });
 

@@ -33,7 +33,13 @@ export function installOtel({ global = true } = {}) {
     spans: (): ReadableSpan[] => exporter.getFinishedSpans(),
     span(name: string): ReadableSpan {
       const found = exporter.getFinishedSpans().filter((s) => s.name === name);
-      if (found.length !== 1) throw new Error(`expected one span "${name}", found ${found.length} in ${exporter.getFinishedSpans().map((s) => s.name).join(', ')}`);
+      if (found.length !== 1)
+        throw new Error(
+          `expected one span "${name}", found ${found.length} in ${exporter
+            .getFinishedSpans()
+            .map((s) => s.name)
+            .join(', ')}`,
+        );
       return found[0] as ReadableSpan;
     },
     /** Every metric collected now, by name. */
@@ -59,7 +65,9 @@ export type Otel = ReturnType<typeof installOtel>;
 /** The data points of `metric` whose attributes include `match`. */
 export function points(metric: MetricData | undefined, match: Attributes = {}): DataPoint<unknown>[] {
   if (metric === undefined) return [];
-  return (metric.dataPoints as DataPoint<unknown>[]).filter((point) => Object.entries(match).every(([key, value]) => point.attributes[key] === value));
+  return (metric.dataPoints as DataPoint<unknown>[]).filter((point) =>
+    Object.entries(match).every(([key, value]) => point.attributes[key] === value),
+  );
 }
 
 /** The total count of a histogram's points matching `match`, or the sum of a counter's. */

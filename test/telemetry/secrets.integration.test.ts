@@ -20,13 +20,22 @@ describe('exported telemetry', () => {
   it('holds no secret, token, signature, header value or body value', async () => {
     const otel = installOtel();
     try {
-      fake.setOrder({ externalId: 'o-scan', currency: 'USDT', settlement: { status: 'Settled', tradeId: 'trade-scan' }, customerNote: 'response-body-value-5e2a' });
+      fake.setOrder({
+        externalId: 'o-scan',
+        currency: 'USDT',
+        settlement: { status: 'Settled', tradeId: 'trade-scan' },
+        customerNote: 'response-body-value-5e2a',
+      });
       const client = new CheckoutClient({ baseUrl: url, ...partner, maxRetries: 1 });
       const extraHeader = 'x-partner-header-value-77b1';
       await client.getOrderByExternalId('o-scan', { headers: { 'x-correlation': extraHeader } });
       fake.failNext(1, 503, { retryAfter: 0, only: 'business', body: { message: 'retried-error-body-value-3f9d' } });
       await client.getMe();
-      fake.failNext(2, 500, { only: 'business', retryAfter: 0, body: { message: 'error-body-value-c3d0', token: 'quoted-token-value-118e' } });
+      fake.failNext(2, 500, {
+        only: 'business',
+        retryAfter: 0,
+        body: { message: 'error-body-value-c3d0', token: 'quoted-token-value-118e' },
+      });
       await expect(client.getOrderByExternalId('o-scan')).rejects.toBeInstanceOf(ServerError);
       await client.request('GET', '/orders/by-external-id/o-scan', { searchParams: { filter: 'query-value-d51a' } }).catch(() => undefined);
       const token = await client.getAccessToken();
@@ -48,9 +57,17 @@ describe('exported telemetry', () => {
       for (const body of bodies) {
         const signature = await signPayload(body, SIGNING_SECRET);
         signatures.push(signature);
-        await handler.handle(new Request('http://127.0.0.1/hooks', { method: 'POST', headers: { 'x-provider-signature': signature }, body }));
+        await handler.handle(
+          new Request('http://127.0.0.1/hooks', { method: 'POST', headers: { 'x-provider-signature': signature }, body }),
+        );
       }
-      await handler.handle(new Request('http://127.0.0.1/hooks', { method: 'POST', headers: { 'x-provider-signature': 'sha256=bad-signature-value-0e21' }, body: bodies[0] ?? '' }));
+      await handler.handle(
+        new Request('http://127.0.0.1/hooks', {
+          method: 'POST',
+          headers: { 'x-provider-signature': 'sha256=bad-signature-value-0e21' },
+          body: bodies[0] ?? '',
+        }),
+      );
 
       const spans = otel.spans();
       const metrics = await otel.metrics();
@@ -64,7 +81,10 @@ describe('exported telemetry', () => {
           events: span.events.map((event) => ({ name: event.name, attributes: event.attributes })),
           links: span.links.map((link) => ({ context: link.context, attributes: link.attributes })),
         })),
-        metrics: [...metrics.values()].map((metric) => ({ descriptor: metric.descriptor, points: metric.dataPoints.map((point) => point.attributes) })),
+        metrics: [...metrics.values()].map((metric) => ({
+          descriptor: metric.descriptor,
+          points: metric.dataPoints.map((point) => point.attributes),
+        })),
       });
       // the scan reads what it should: ids, outcomes and templates are there
       expect(exported).toContain('evt-scan-1');

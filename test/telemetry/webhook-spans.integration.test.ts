@@ -39,7 +39,10 @@ function newHandler(onEvent: () => Promise<void> | void = () => undefined, extra
   });
 }
 
-async function delivery(event: object, { signature, headers = {} }: { signature?: string; headers?: Record<string, string> } = {}): Promise<Request> {
+async function delivery(
+  event: object,
+  { signature, headers = {} }: { signature?: string; headers?: Record<string, string> } = {},
+): Promise<Request> {
   const body = JSON.stringify(event);
   return new Request('http://127.0.0.1/webhooks', {
     method: 'POST',
@@ -88,8 +91,13 @@ describe('a delivery', () => {
     expect((await handler.handle(await delivery(settled))).status).toBe(200);
     expect((await handler.handle(await delivery(settled, { signature: 'sha256=00' }))).status).toBe(401);
 
-    const byOutcome = (outcome: string) => otel.spans().filter((s) => s.name === DELIVERY && s.attributes['checkout.webhook.outcome'] === outcome);
-    expect(byOutcome('in-flight')[0]?.attributes).toMatchObject({ 'checkout.webhook.claim': 'in-flight', 'http.response.status_code': 409, 'checkout.webhook.event_id': 'evt-1' });
+    const byOutcome = (outcome: string) =>
+      otel.spans().filter((s) => s.name === DELIVERY && s.attributes['checkout.webhook.outcome'] === outcome);
+    expect(byOutcome('in-flight')[0]?.attributes).toMatchObject({
+      'checkout.webhook.claim': 'in-flight',
+      'http.response.status_code': 409,
+      'checkout.webhook.event_id': 'evt-1',
+    });
     expect(byOutcome('duplicate')[0]?.attributes).toMatchObject({ 'checkout.webhook.claim': 'done', 'http.response.status_code': 200 });
     const bad = byOutcome('bad-signature')[0];
     expect(bad?.attributes).toEqual({ 'checkout.webhook.outcome': 'bad-signature', 'http.response.status_code': 401 });
@@ -109,7 +117,11 @@ describe('a delivery', () => {
     expect((await handler.handle(await delivery(settled))).status).toBe(500);
     const span = otel.span(DELIVERY);
     expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'failed' });
-    expect(span.attributes).toMatchObject({ 'checkout.webhook.outcome': 'failed', 'error.type': 'RangeError', 'checkout.webhook.claim': 'claimed' });
+    expect(span.attributes).toMatchObject({
+      'checkout.webhook.outcome': 'failed',
+      'error.type': 'RangeError',
+      'checkout.webhook.claim': 'claimed',
+    });
   });
 
   it('timeout: answered 503, the span ends with the late outcome when the work ends', async () => {
@@ -122,7 +134,12 @@ describe('a delivery', () => {
     release();
     await handler.drain({ timeoutMs: 5_000 });
     const span = otel.span(DELIVERY);
-    expect(span.attributes).toMatchObject({ 'checkout.webhook.outcome': 'timeout', 'checkout.webhook.late_outcome': 'handled', 'http.response.status_code': 503, 'checkout.webhook.claim': 'claimed' });
+    expect(span.attributes).toMatchObject({
+      'checkout.webhook.outcome': 'timeout',
+      'checkout.webhook.late_outcome': 'handled',
+      'http.response.status_code': 503,
+      'checkout.webhook.claim': 'claimed',
+    });
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
   });
 
@@ -157,11 +174,20 @@ describe('a delivery', () => {
     expect(otel.span(DELIVERY).attributes['checkout.webhook.outcome']).toBe('handled');
 
     const own = installOtel({ global: false });
-    const other = createWebhookHandler({ secret: SECRET, client, onEvent: () => undefined, logger: false, tracerProvider: own.tracerProvider, meterProvider: own.meterProvider });
+    const other = createWebhookHandler({
+      secret: SECRET,
+      client,
+      onEvent: () => undefined,
+      logger: false,
+      tracerProvider: own.tracerProvider,
+      meterProvider: own.meterProvider,
+    });
     expect((await other.handle(await delivery({ ...settled, eventId: 'evt-2' }))).status).toBe(200);
     expect(own.span(DELIVERY).attributes['checkout.webhook.event_id']).toBe('evt-2');
     expect(total((await own.metrics()).get('checkout.webhook.delivery.duration'))).toBe(1);
     await own.uninstall();
-    expect(() => createWebhookHandler({ secret: SECRET, client, onEvent: () => undefined, meterProvider: {} as never })).toThrow(/meterProvider must be/);
+    expect(() => createWebhookHandler({ secret: SECRET, client, onEvent: () => undefined, meterProvider: {} as never })).toThrow(
+      /meterProvider must be/,
+    );
   });
 });

@@ -51,7 +51,10 @@ describe('deliverEvent inside msw setupServer', () => {
     const local = await receiver();
     const printed = captureOutput();
     try {
-      const report = await deliverEvent(local.url, createEvent('otc.trade.settled', { tradeId: 't-1' }), { secret: 'whsec', duplicates: 1 });
+      const report = await deliverEvent(local.url, createEvent('otc.trade.settled', { tradeId: 't-1' }), {
+        secret: 'whsec',
+        duplicates: 1,
+      });
       expect(report.deliveries.map((delivery) => delivery.status)).toEqual([200, 200]);
       expect(local.seen).toHaveLength(2);
       // msw removes its bypass marker before the request leaves

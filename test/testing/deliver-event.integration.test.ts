@@ -17,7 +17,11 @@ async function receiver(answer: (n: number) => number | 'hang' = () => 200) {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ body: Buffer.concat(chunks).toString('utf8'), signature: req.headers['x-provider-signature'] as string | undefined, headers: req.headers });
+      received.push({
+        body: Buffer.concat(chunks).toString('utf8'),
+        signature: req.headers['x-provider-signature'] as string | undefined,
+        headers: req.headers,
+      });
       const status = answer(received.length);
       if (status === 'hang') return;
       res.writeHead(status).end(status < 300 ? 'ok' : 'not yet');

@@ -49,7 +49,10 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
         ...options,
       });
     const mint = async (partnerId = PARTNER.partnerId, partnerSecret = PARTNER.partnerSecret) => {
-      const response = await raw('/auth/token', { method: 'POST', headers: { 'x-partner-id': partnerId, 'x-partner-secret': partnerSecret } });
+      const response = await raw('/auth/token', {
+        method: 'POST',
+        headers: { 'x-partner-id': partnerId, 'x-partner-secret': partnerSecret },
+      });
       return { response, body: (await response.json()) as { accessToken: string; tokenType: string; expiresIn: number; message?: string } };
     };
 
@@ -138,7 +141,9 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
 
       it('answers 401 without a token, with a malformed one, or with one this fake did not sign', async () => {
         const other = createFakeCheckout({ partners: [PARTNER] });
-        const foreign = (await (await other.fetch(`https://x.test${API}/auth/token`, { method: 'POST', headers: headersOf(PARTNER) })).json()) as {
+        const foreign = (await (
+          await other.fetch(`https://x.test${API}/auth/token`, { method: 'POST', headers: headersOf(PARTNER) })
+        ).json()) as {
           accessToken: string;
         };
         for (const authorization of [undefined, 'Basic abc', `Bearer ${foreign.accessToken}`, 'Bearer not.a.jwt']) {

@@ -22,9 +22,14 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
     const createCheckout = defineFakeRoute('POST', '/checkouts', (request) => {
       created.push(request);
       const { orderId, currency } = request.body as { orderId: string; currency: string };
-      if (request.fake.getOrder(orderId) !== undefined) return { status: 409, body: { error: 'exists', message: `order ${orderId} exists` } };
+      if (request.fake.getOrder(orderId) !== undefined)
+        return { status: 409, body: { error: 'exists', message: `order ${orderId} exists` } };
       request.fake.setOrder({ externalId: orderId, currency, settlement: { status: 'Pending', tradeId: null } });
-      return { status: 201, body: { externalId: orderId, checkoutUrl: `https://pay.test/${orderId}` }, headers: { location: `/checkouts/${orderId}` } };
+      return {
+        status: 201,
+        body: { externalId: orderId, checkoutUrl: `https://pay.test/${orderId}` },
+        headers: { location: `/checkouts/${orderId}` },
+      };
     });
     const fake = createFakeCheckout({ partners: [PARTNER, { partnerId: 'partner-2', partnerSecret: 's-2' }], routes: [createCheckout] });
     let payments = 0;
@@ -74,7 +79,13 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
       expect(await c.getOrderByExternalId('o-1')).toMatchObject({ settlement: { status: 'Settled', tradeId: 't-o-1' } });
 
       // the handler saw the partner, the parsed body, the query and the headers
-      expect(created[0]).toMatchObject({ method: 'POST', path: '/checkouts', params: {}, body: { orderId: 'o-1', currency: 'USDT' }, partner: { partnerId: 'partner-1' } });
+      expect(created[0]).toMatchObject({
+        method: 'POST',
+        path: '/checkouts',
+        params: {},
+        body: { orderId: 'o-1', currency: 'USDT' },
+        partner: { partnerId: 'partner-1' },
+      });
       expect(created[0]?.idempotencyKey).toBeUndefined();
       expect(created[0]?.headers.get('authorization')).toMatch(/^Bearer /);
       // the request log lists them, secrets masked
@@ -91,7 +102,9 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
 
     it('decodes path parameters and passes the status, headers and body the route returns', async () => {
       addPayment();
-      const response = await post('/checkouts', JSON.stringify({ orderId: 'a/b c', currency: 'BRZ' }), { authorization: `Bearer ${await token()}` });
+      const response = await post('/checkouts', JSON.stringify({ orderId: 'a/b c', currency: 'BRZ' }), {
+        authorization: `Bearer ${await token()}`,
+      });
       expect(response.status).toBe(201);
       expect(response.headers.get('location')).toBe('/checkouts/a/b c');
       expect(response.headers.get('x-request-id')).toMatch(/^fake-/);
@@ -130,7 +143,8 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
       const c = client();
       await c.request('POST', '/checkouts', { json: { orderId: 'o-1', currency: 'USDT' } });
       const authorization = `Bearer ${await token()}`;
-      const pay = (body: string, key = 'pay-o-1', path = '/orders/o-1/payment') => post(path, body, { authorization, 'idempotency-key': key });
+      const pay = (body: string, key = 'pay-o-1', path = '/orders/o-1/payment') =>
+        post(path, body, { authorization, 'idempotency-key': key });
 
       const one = await pay('{"amount":"10.00","currency":"USDT"}');
       const again = await pay('{"currency":"USDT","amount":"10.00"}'); // the same JSON, keys in another order
@@ -144,7 +158,10 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
 
       const otherBody = await pay('{"amount":"99.00","currency":"USDT"}');
       expect(otherBody.status).toBe(422);
-      expect(await otherBody.json()).toMatchObject({ error: 'idempotency_key_reused', message: expect.stringMatching(/POST \/orders\/o-1\/payment with another body/) });
+      expect(await otherBody.json()).toMatchObject({
+        error: 'idempotency_key_reused',
+        message: expect.stringMatching(/POST \/orders\/o-1\/payment with another body/),
+      });
       fake.setOrder({ externalId: 'o-2', currency: 'USDT', settlement: { status: 'Pending', tradeId: null } });
       const otherPath = await pay('{"amount":"10.00","currency":"USDT"}', 'pay-o-1', '/orders/o-2/payment');
       expect(otherPath.status).toBe(422);
@@ -152,7 +169,10 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
       expect(fake.getOrder('o-2')?.settlement?.status).toBe('Pending');
 
       // keys belong to a partner: the same key from another partner is another operation
-      const theirs = await post('/orders/o-2/payment', '{}', { authorization: `Bearer ${await token({ partnerId: 'partner-2', partnerSecret: 's-2' })}`, 'idempotency-key': 'pay-o-1' });
+      const theirs = await post('/orders/o-2/payment', '{}', {
+        authorization: `Bearer ${await token({ partnerId: 'partner-2', partnerSecret: 's-2' })}`,
+        'idempotency-key': 'pay-o-1',
+      });
       expect(theirs.status).toBe(200);
       expect(payments).toBe(2);
 
@@ -195,7 +215,8 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
         return { body: { id: params.id } };
       });
       const authorization = `Bearer ${await token()}`;
-      const put = () => served.fetch(`${served.baseUrl}${API}/slow/1`, { method: 'PUT', headers: { authorization, 'idempotency-key': 'k-1' } });
+      const put = () =>
+        served.fetch(`${served.baseUrl}${API}/slow/1`, { method: 'PUT', headers: { authorization, 'idempotency-key': 'k-1' } });
       const first = put();
       await reached;
       const second = await put();
@@ -220,12 +241,17 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
       const c = client({ maxRetries: 0 });
       const thrown = await c.request('DELETE', '/checkouts/c-1', { idempotencyKey: 'del-1' }).catch((error: unknown) => error);
       expect(thrown).toBeInstanceOf(ServerError);
-      expect((thrown as ServerError).body).toMatchObject({ error: 'route_failed', message: 'The partner route DELETE /checkouts/:id threw Error: no checkout c-1' });
+      expect((thrown as ServerError).body).toMatchObject({
+        error: 'route_failed',
+        message: 'The partner route DELETE /checkouts/:id threw Error: no checkout c-1',
+      });
       fail = false;
       await expect(c.request('DELETE', '/checkouts/c-1', { idempotencyKey: 'del-1' })).resolves.toBeUndefined();
       const bad = await c.request('PATCH', '/checkouts/c-1', { json: {} }).catch((error: unknown) => error);
       expect(bad).toBeInstanceOf(ApiError);
-      expect((bad as ApiError).body).toMatchObject({ message: expect.stringMatching(/PATCH \/checkouts\/:id returned an unknown key "json"; return \{ status\?, body\?, headers\? \}/) });
+      expect((bad as ApiError).body).toMatchObject({
+        message: expect.stringMatching(/PATCH \/checkouts\/:id returned an unknown key "json"; return \{ status\?, body\?, headers\? \}/),
+      });
     });
 
     it('keeps the routes given at creation across reset(), and drops those added with route()', async () => {

@@ -8,26 +8,55 @@ describe('partner route definitions', () => {
   it.each([
     ['routes not an array', { routes: {} }, /^routes must be an array of \{ method, path, handler \}, got object$/],
     ['a route not an object', { routes: ['POST /x'] }, /^routes\[0\] must be an object \{ method, path, handler \}, got string$/],
-    ['an unknown method', { routes: [{ method: 'FETCH', path: '/x', handler: ok }] }, /^routes\[0\]\.method must be one of GET, POST, PUT, PATCH, DELETE, got "FETCH"$/],
+    [
+      'an unknown method',
+      { routes: [{ method: 'FETCH', path: '/x', handler: ok }] },
+      /^routes\[0\]\.method must be one of GET, POST, PUT, PATCH, DELETE, got "FETCH"$/,
+    ],
     ['no path', { routes: [{ method: 'POST', handler: ok }] }, /^routes\[0\]\.path must be a string starting with "\/"/],
-    ['a path without the leading slash', { routes: [{ method: 'POST', path: 'checkouts', handler: ok }] }, /routes\[0\]\.path must be a string starting with "\/".*got "checkouts"/],
-    ['the API base in the path', { routes: [{ method: 'POST', path: '/api/v1/partner-api/checkouts', handler: ok }] }, /must be below the API base.*drop the "\/api\/v1\/partner-api" prefix/],
+    [
+      'a path without the leading slash',
+      { routes: [{ method: 'POST', path: 'checkouts', handler: ok }] },
+      /routes\[0\]\.path must be a string starting with "\/".*got "checkouts"/,
+    ],
+    [
+      'the API base in the path',
+      { routes: [{ method: 'POST', path: '/api/v1/partner-api/checkouts', handler: ok }] },
+      /must be below the API base.*drop the "\/api\/v1\/partner-api" prefix/,
+    ],
     ['a query in the path', { routes: [{ method: 'GET', path: '/checkouts?id=1', handler: ok }] }, /must not contain a query or fragment/],
     ['an empty segment', { routes: [{ method: 'POST', path: '/orders//payment', handler: ok }] }, /has an empty segment \(segment 2\)/],
     ['a trailing slash', { routes: [{ method: 'POST', path: '/checkouts/', handler: ok }] }, /has an empty segment \(segment 2\)/],
     ['the base itself', { routes: [{ method: 'POST', path: '/', handler: ok }] }, /must name an endpoint/],
-    ['a bad parameter name', { routes: [{ method: 'POST', path: '/orders/:order-id/payment', handler: ok }] }, /parameter ":order-id" must be ":" and a name/],
+    [
+      'a bad parameter name',
+      { routes: [{ method: 'POST', path: '/orders/:order-id/payment', handler: ok }] },
+      /parameter ":order-id" must be ":" and a name/,
+    ],
     ['a parameter twice', { routes: [{ method: 'POST', path: '/a/:id/b/:id', handler: ok }] }, /parameter ":id" appears twice/],
     ['a wildcard', { routes: [{ method: 'GET', path: '/files/*', handler: ok }] }, /wildcards are not supported/],
     ['a dot segment', { routes: [{ method: 'GET', path: '/a/../auth/me', handler: ok }] }, /a "\.\." segment is not allowed/],
     ['a space in a segment', { routes: [{ method: 'GET', path: '/check outs', handler: ok }] }, /segment "check outs" may only hold/],
-    ['the fake’s token exchange', { routes: [{ method: 'POST', path: '/auth/token', handler: ok }] }, /is the fake's own endpoint \(POST \/auth\/token\)/],
-    ['the fake’s order read', { routes: [{ method: 'PUT', path: '/orders/by-external-id/:id', handler: ok }] }, /is the fake's own endpoint \(GET \/orders\/by-external-id\/\{externalId\}\)/],
+    [
+      'the fake’s token exchange',
+      { routes: [{ method: 'POST', path: '/auth/token', handler: ok }] },
+      /is the fake's own endpoint \(POST \/auth\/token\)/,
+    ],
+    [
+      'the fake’s order read',
+      { routes: [{ method: 'PUT', path: '/orders/by-external-id/:id', handler: ok }] },
+      /is the fake's own endpoint \(GET \/orders\/by-external-id\/\{externalId\}\)/,
+    ],
     ['no handler', { routes: [{ method: 'POST', path: '/x' }] }, /^routes\[0\]\.handler must be a function, got undefined$/],
     ['an unknown key', { routes: [{ method: 'POST', path: '/x', handle: ok }] }, /^routes\[0\]: unknown option "handle"/],
     [
       'the same route twice (other parameter names)',
-      { routes: [{ method: 'POST', path: '/orders/:a/pay', handler: ok }, { method: 'post', path: '/orders/:b/pay', handler: ok }] },
+      {
+        routes: [
+          { method: 'POST', path: '/orders/:a/pay', handler: ok },
+          { method: 'post', path: '/orders/:b/pay', handler: ok },
+        ],
+      },
       /^routes\[1\]: POST "\/orders\/:b\/pay" is already a route \(POST "\/orders\/:a\/pay" answers the same paths\)$/,
     ],
   ])('createFakeCheckout refuses %s', (_what, options, message) => {
@@ -50,7 +79,10 @@ describe('partner route matching', () => {
   const partner = { partnerId: 'p-1', partnerSecret: 's-1' };
   const base = 'https://checkout.test/api/v1/partner-api';
   const call = async (fake: ReturnType<typeof createFakeCheckout>, method: string, path: string) => {
-    const minted = await fake.fetch(`${base}/auth/token`, { method: 'POST', headers: { 'x-partner-id': 'p-1', 'x-partner-secret': 's-1' } });
+    const minted = await fake.fetch(`${base}/auth/token`, {
+      method: 'POST',
+      headers: { 'x-partner-id': 'p-1', 'x-partner-secret': 's-1' },
+    });
     const { accessToken } = (await minted.json()) as { accessToken: string };
     return fake.fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${accessToken}` } });
   };
@@ -68,7 +100,9 @@ describe('partner route matching', () => {
     expect(await (await call(fake, 'GET', '/orders/o-1/items/')).json()).toEqual({ route: 'params', id: 'o-1', part: 'items' });
     // the fake's own endpoints come first
     expect((await call(fake, 'GET', '/orders/by-external-id/o-1')).status).toBe(404);
-    expect(await (await call(fake, 'GET', '/orders/by-external-id/o-1')).json()).toMatchObject({ message: 'No order with externalId "o-1"' });
+    expect(await (await call(fake, 'GET', '/orders/by-external-id/o-1')).json()).toMatchObject({
+      message: 'No order with externalId "o-1"',
+    });
     expect((await call(fake, 'GET', '/orders/%E0%A4%A/status')).status).toBe(400);
   });
 

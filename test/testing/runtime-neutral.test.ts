@@ -41,9 +41,16 @@ describe('checkout-partner-sdk/testing stays loadable off Node', () => {
         throw new Error('ignored');
       },
     });
-    const response = await fake.fetch(new Request('https://x.test/api/v1/partner-api/auth/token', { method: 'POST', headers: { 'x-partner-id': 'p', 'x-partner-secret': 's' } }));
+    const response = await fake.fetch(
+      new Request('https://x.test/api/v1/partner-api/auth/token', {
+        method: 'POST',
+        headers: { 'x-partner-id': 'p', 'x-partner-secret': 's' },
+      }),
+    );
     expect(response.status).toBe(200);
-    expect(seen).toEqual([expect.objectContaining({ method: 'POST', status: 200, headers: expect.objectContaining({ 'x-partner-secret': '[redacted]' }) })]);
+    expect(seen).toEqual([
+      expect.objectContaining({ method: 'POST', status: 200, headers: expect.objectContaining({ 'x-partner-secret': '[redacted]' }) }),
+    ]);
     expect(() => createFakeCheckout({ onRequest: 'log' as never })).toThrow(TypeError);
   });
 });

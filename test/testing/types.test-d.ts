@@ -23,7 +23,10 @@ describe('testing kit types', () => {
     expectTypeOf(fake.handlers('https://checkout.test')).toBeArray();
     expectTypeOf(fake.handlers('https://checkout.test')).items.toBeAny();
     expectTypeOf(fakeCheckoutHandlers(fake, 'https://checkout.test')).toEqualTypeOf<HttpHandler[]>();
-    expectTypeOf(setupServer).toBeCallableWith(...fake.handlers('https://checkout.test'), ...fakeCheckoutHandlers(fake, 'https://checkout.test'));
+    expectTypeOf(setupServer).toBeCallableWith(
+      ...fake.handlers('https://checkout.test'),
+      ...fakeCheckoutHandlers(fake, 'https://checkout.test'),
+    );
     expectTypeOf(fake.listen()).toEqualTypeOf<Promise<FakeServer>>();
     expectTypeOf(fake.fetch).toBeCallableWith(new Request('https://x.test'));
     expectTypeOf(fake.requests).toEqualTypeOf<

@@ -13,7 +13,13 @@ const execFileAsync = promisify(execFile);
 // client calls) bundled from the packed SDK by the real esbuild (CommonJS and ESM) and webpack 5,
 // with @opentelemetry/api external or bundled in, then run from another folder (as deployed),
 // against the fake checkout service served here.
-const TOOLS = ['esbuild@0.28', 'webpack@5', '@opentelemetry/api@^1.10.0', '@opentelemetry/sdk-trace@^3.1.0', '@opentelemetry/sdk-metrics@^3.1.0'];
+const TOOLS = [
+  'esbuild@0.28',
+  'webpack@5',
+  '@opentelemetry/api@^1.10.0',
+  '@opentelemetry/sdk-trace@^3.1.0',
+  '@opentelemetry/sdk-metrics@^3.1.0',
+];
 
 const APP = `
 import * as api from '@opentelemetry/api';
@@ -85,8 +91,16 @@ function deploy(name: string, output: string, packages: string[]): string {
 }
 
 /** Runs the app (asynchronously: the fake it calls is served by this process). */
-async function runApp(cwd: string, file: string, env: Record<string, string> = {}): Promise<{ spans: string[]; metrics: string[]; stderr: string }> {
-  const { stdout, stderr } = await execFileAsync(process.execPath, [file], { cwd, env: { PATH: process.env.PATH ?? '', CHECKOUT_URL: server.url, ...env }, timeout: 60_000 });
+async function runApp(
+  cwd: string,
+  file: string,
+  env: Record<string, string> = {},
+): Promise<{ spans: string[]; metrics: string[]; stderr: string }> {
+  const { stdout, stderr } = await execFileAsync(process.execPath, [file], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', CHECKOUT_URL: server.url, ...env },
+    timeout: 60_000,
+  });
   return { ...(JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { spans: string[]; metrics: string[] }), stderr };
 }
 
@@ -94,10 +108,17 @@ function esbuild(format: 'cjs' | 'esm', externals: string[], outfile: string): v
   run(
     join(dir, 'node_modules/.bin/esbuild'),
     [
-      'app.mjs', '--bundle', '--platform=node', `--format=${format}`, `--outfile=${outfile}`, '--log-level=error',
+      'app.mjs',
+      '--bundle',
+      '--platform=node',
+      `--format=${format}`,
+      `--outfile=${outfile}`,
+      '--log-level=error',
       ...externals.map((name) => `--external:${name}`),
       // the usual banner of a single-file ESM bundle holding CommonJS packages (the OpenTelemetry SDK)
-      ...(format === 'esm' ? ["--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"] : []),
+      ...(format === 'esm'
+        ? ["--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"]
+        : []),
     ],
     { cwd: dir },
   );
@@ -119,24 +140,32 @@ function expectNoBuildPaths(output: string): void {
 }
 
 describe.each(['cjs', 'esm'] as const)('esbuild --format=%s', (format) => {
-  it.each(['external', 'bundled'] as const)('spans and metrics with @opentelemetry/api %s', async (api) => {
-    const out = join(dir, `out-esbuild-${format}-${api}`);
-    const file = format === 'cjs' ? 'app.cjs' : 'app.mjs';
-    esbuild(format, api === 'external' ? ['@opentelemetry/api'] : [], join(out, file));
-    const deployed = deploy(`esbuild-${format}-${api}`, out, api === 'external' ? ['@opentelemetry/api'] : []);
-    expectTelemetry(await runApp(deployed, file));
-    expectNoBuildPaths(out);
-  }, 120_000);
+  it.each(['external', 'bundled'] as const)(
+    'spans and metrics with @opentelemetry/api %s',
+    async (api) => {
+      const out = join(dir, `out-esbuild-${format}-${api}`);
+      const file = format === 'cjs' ? 'app.cjs' : 'app.mjs';
+      esbuild(format, api === 'external' ? ['@opentelemetry/api'] : [], join(out, file));
+      const deployed = deploy(`esbuild-${format}-${api}`, out, api === 'external' ? ['@opentelemetry/api'] : []);
+      expectTelemetry(await runApp(deployed, file));
+      expectNoBuildPaths(out);
+    },
+    120_000,
+  );
 });
 
 describe('webpack 5 (target node)', () => {
-  it.each(['external', 'bundled'] as const)('spans and metrics with @opentelemetry/api %s, and no build-machine path in the bundle', async (api) => {
-    const out = join(dir, `out-webpack-${api}`);
-    run(process.execPath, ['webpack.cjs', out, api], { cwd: dir, timeoutMs: 180_000 });
-    const deployed = deploy(`webpack-${api}`, out, api === 'external' ? ['@opentelemetry/api'] : []);
-    expectTelemetry(await runApp(deployed, 'app.js'));
-    expectNoBuildPaths(out);
-  }, 240_000);
+  it.each(['external', 'bundled'] as const)(
+    'spans and metrics with @opentelemetry/api %s, and no build-machine path in the bundle',
+    async (api) => {
+      const out = join(dir, `out-webpack-${api}`);
+      run(process.execPath, ['webpack.cjs', out, api], { cwd: dir, timeoutMs: 180_000 });
+      const deployed = deploy(`webpack-${api}`, out, api === 'external' ? ['@opentelemetry/api'] : []);
+      expectTelemetry(await runApp(deployed, 'app.js'));
+      expectNoBuildPaths(out);
+    },
+    240_000,
+  );
 });
 
 describe('an app whose bundle holds the API where the SDK cannot reach it', () => {
@@ -155,7 +184,9 @@ describe('an app whose bundle holds the API where the SDK cannot reach it', () =
     expect(metrics).toEqual([]);
     const lines = stderr.trim().split('\n');
     expect(lines).toHaveLength(1); // two calls, one line
-    expect(lines[0]).toMatch(/^checkout-partner-sdk: OpenTelemetry is in use but the SDK cannot load @opentelemetry\/api .*openTelemetryApi/);
+    expect(lines[0]).toMatch(
+      /^checkout-partner-sdk: OpenTelemetry is in use but the SDK cannot load @opentelemetry\/api .*openTelemetryApi/,
+    );
   }, 60_000);
 
   it('emits through the API module given as openTelemetryApi', async () => {
@@ -173,18 +204,34 @@ console.log(JSON.stringify({ status: order.settlement?.status }));
   let plain = '';
   beforeAll(() => {
     plain = toolProject(join(work, 'plain'), ['esbuild@0.28', 'webpack@5']);
-    writeFileSync(join(plain, 'app.mjs'), PLAIN_APP.replace('const order = await', 'void (async () => { const order = await').replace("status }));", "status })); })();"));
+    writeFileSync(
+      join(plain, 'app.mjs'),
+      PLAIN_APP.replace('const order = await', 'void (async () => { const order = await').replace('status }));', 'status })); })();'),
+    );
     writeFileSync(join(plain, 'webpack.cjs'), WEBPACK);
   }, 900_000);
 
-  it.each(['esbuild cjs', 'esbuild esm', 'webpack'] as const)('%s: builds (no error), runs, and says nothing', async (tool) => {
-    const out = join(plain, `out-${tool.replace(' ', '-')}`);
-    const file = tool === 'esbuild cjs' ? 'app.cjs' : tool === 'esbuild esm' ? 'app.mjs' : 'app.js';
-    if (tool === 'webpack') run(process.execPath, ['webpack.cjs', out, 'bundled'], { cwd: plain, timeoutMs: 180_000 });
-    else run(join(plain, 'node_modules/.bin/esbuild'), ['app.mjs', '--bundle', '--platform=node', `--format=${tool.slice(-3)}`, `--outfile=${join(out, file)}`, '--log-level=error'], { cwd: plain });
-    const deployed = deploy(`plain-${tool.replace(' ', '-')}`, out, []);
-    const { stdout, stderr } = await execFileAsync(process.execPath, [file], { cwd: deployed, env: { PATH: process.env.PATH ?? '', CHECKOUT_URL: server.url }, timeout: 60_000 });
-    expect(JSON.parse(stdout.trim())).toEqual({ status: 'Pending' });
-    expect(stderr).toBe('');
-  }, 240_000);
+  it.each(['esbuild cjs', 'esbuild esm', 'webpack'] as const)(
+    '%s: builds (no error), runs, and says nothing',
+    async (tool) => {
+      const out = join(plain, `out-${tool.replace(' ', '-')}`);
+      const file = tool === 'esbuild cjs' ? 'app.cjs' : tool === 'esbuild esm' ? 'app.mjs' : 'app.js';
+      if (tool === 'webpack') run(process.execPath, ['webpack.cjs', out, 'bundled'], { cwd: plain, timeoutMs: 180_000 });
+      else
+        run(
+          join(plain, 'node_modules/.bin/esbuild'),
+          ['app.mjs', '--bundle', '--platform=node', `--format=${tool.slice(-3)}`, `--outfile=${join(out, file)}`, '--log-level=error'],
+          { cwd: plain },
+        );
+      const deployed = deploy(`plain-${tool.replace(' ', '-')}`, out, []);
+      const { stdout, stderr } = await execFileAsync(process.execPath, [file], {
+        cwd: deployed,
+        env: { PATH: process.env.PATH ?? '', CHECKOUT_URL: server.url },
+        timeout: 60_000,
+      });
+      expect(JSON.parse(stdout.trim())).toEqual({ status: 'Pending' });
+      expect(stderr).toBe('');
+    },
+    240_000,
+  );
 });

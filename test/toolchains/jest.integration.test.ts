@@ -8,7 +8,17 @@ import { ROOT, spawn, toolProject } from './packed.js';
 // The packed SDK under the real Jest 30, in fresh projects: its default CommonJS mode (ts-jest and
 // babel-jest, no flags), CommonJS with Node's require(esm) (--experimental-vm-modules), and its ESM
 // mode; msw 2 and msw 3; the real-server mode; on Node 24 (this process) and Node 22.
-const JEST = ['jest@30', 'ts-jest@29', 'babel-jest@30', '@babel/core@8', '@babel/preset-env@8', '@babel/preset-typescript@8', 'typescript@5', '@types/node@24', '@types/jest@30'];
+const JEST = [
+  'jest@30',
+  'ts-jest@29',
+  'babel-jest@30',
+  '@babel/core@8',
+  '@babel/preset-env@8',
+  '@babel/preset-typescript@8',
+  'typescript@5',
+  '@types/node@24',
+  '@types/jest@30',
+];
 const NODE24 = process.execPath;
 const work = mkdtempSync(join(tmpdir(), 'checkout-jest-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -125,16 +135,30 @@ test('the real-server mode', async () => {
 });
 `;
 
-const TS_JEST = { testEnvironment: 'node', transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'commonjs', target: 'es2022', esModuleInterop: true, types: ['node', 'jest'], isolatedModules: true } }] } };
+const TS_JEST = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.ts$': [
+      'ts-jest',
+      { tsconfig: { module: 'commonjs', target: 'es2022', esModuleInterop: true, types: ['node', 'jest'], isolatedModules: true } },
+    ],
+  },
+};
 /** ts-jest with its type check on (no isolatedModules): the docs' suites compile as a partner's would. */
-const TS_JEST_CHECKED = { testEnvironment: 'node', transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'nodenext', target: 'es2022', strict: true, types: ['node', 'jest'] } }] } };
+const TS_JEST_CHECKED = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'nodenext', target: 'es2022', strict: true, types: ['node', 'jest'] } }] },
+};
 const BABEL_JEST = { testEnvironment: 'node', transform: { '^.+\\.ts$': 'babel-jest' } };
 const ESM = { testEnvironment: 'node', transform: {}, testMatch: ['**/*.test.mjs'] };
 
 function project(msw: 'msw@2' | 'msw@3'): string {
   const dir = toolProject(join(work, msw.replace('@', '')), [...JEST, msw]);
   mkdirSync(join(dir, 'suites'));
-  writeFileSync(join(dir, 'babel.config.cjs'), `module.exports = { presets: [['@babel/preset-env', { targets: { node: 'current' } }], '@babel/preset-typescript'] };`);
+  writeFileSync(
+    join(dir, 'babel.config.cjs'),
+    `module.exports = { presets: [['@babel/preset-env', { targets: { node: 'current' } }], '@babel/preset-typescript'] };`,
+  );
   writeFileSync(join(dir, 'suites', 'every-entry.test.ts'), CJS_EVERY_ENTRY);
   writeFileSync(join(dir, 'suites', 'msw.test.ts'), CJS_MSW);
   writeFileSync(join(dir, 'suites', 'msw-unloadable.test.ts'), CJS_MSW_UNLOADABLE);
@@ -147,10 +171,21 @@ function project(msw: 'msw@2' | 'msw@3'): string {
 }
 
 /** Runs Jest on one suite; passes when every test in it passed, else fails with Jest's output. */
-function jest(dir: string, { node = NODE24, config, suite, vmModules = false }: { node?: string; config: object; suite: string; vmModules?: boolean }): string {
+function jest(
+  dir: string,
+  { node = NODE24, config, suite, vmModules = false }: { node?: string; config: object; suite: string; vmModules?: boolean },
+): string {
   const result = spawn(
     node,
-    [...(vmModules ? ['--experimental-vm-modules', '--no-warnings'] : []), 'node_modules/jest/bin/jest.js', '--ci', '--no-cache', '--config', JSON.stringify({ ...config, rootDir: dir }), `suites/${suite}`],
+    [
+      ...(vmModules ? ['--experimental-vm-modules', '--no-warnings'] : []),
+      'node_modules/jest/bin/jest.js',
+      '--ci',
+      '--no-cache',
+      '--config',
+      JSON.stringify({ ...config, rootDir: dir }),
+      `suites/${suite}`,
+    ],
     { cwd: dir, env: { ...process.env, NODE_OPTIONS: '' }, timeoutMs: 180_000 },
   );
   const output = `${result.stdout}${result.stderr}`;
@@ -192,7 +227,8 @@ describe.each(['msw@2', 'msw@3'] as const)('Jest 30 with %s, from the packed tar
 
   it("docs/testing.md's Jest suites, as written: CommonJS (Node 22 and 24), msw in CommonJS (Node 24), ESM (Node 22 and 24)", () => {
     for (const node of [NODE24, node22()]) {
-      for (const config of [TS_JEST_CHECKED, BABEL_JEST]) expect(jest(dir, { node, config, suite: 'doc-cjs.test.ts' })).toMatch(/Tests:\s+1 passed, 1 total/);
+      for (const config of [TS_JEST_CHECKED, BABEL_JEST])
+        expect(jest(dir, { node, config, suite: 'doc-cjs.test.ts' })).toMatch(/Tests:\s+1 passed, 1 total/);
       expect(jest(dir, { node, config: ESM, suite: 'doc-esm.test.mjs', vmModules: true })).toMatch(/Tests:\s+1 passed, 1 total/);
     }
     for (const config of [TS_JEST_CHECKED, BABEL_JEST]) {

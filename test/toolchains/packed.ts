@@ -22,7 +22,12 @@ function filesUnder(dir: string): string[] {
 /** A hash of what `npm run build` and `npm pack` read. */
 function buildInputsHash(): string {
   const hash = createHash('sha256');
-  const inputs = [...filesUnder(join(ROOT, 'src')), join(ROOT, 'package.json'), join(ROOT, 'tsup.config.ts'), join(ROOT, 'tsconfig.json')].sort();
+  const inputs = [
+    ...filesUnder(join(ROOT, 'src')),
+    join(ROOT, 'package.json'),
+    join(ROOT, 'tsup.config.ts'),
+    join(ROOT, 'tsconfig.json'),
+  ].sort();
   for (const file of inputs) hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
 }
@@ -62,7 +67,11 @@ export function run(command: string, args: string[], options: { cwd: string; env
 }
 
 /** Runs and returns the whole result (a failing run is a result, not an exception). */
-export function spawn(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): SpawnSyncReturns<string> {
+export function spawn(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): SpawnSyncReturns<string> {
   return spawnSync(command, args, {
     cwd: options.cwd,
     env: options.env ?? process.env,
@@ -100,7 +109,10 @@ export function toolProject(work: string, toolPackages: string[], packageJson: R
     rmSync(tools, { recursive: true, force: true });
     mkdirSync(tools, { recursive: true });
     writeFileSync(join(tools, 'package.json'), JSON.stringify({ name: 'toolchain-tools', private: true }));
-    run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error', ...packages], { cwd: tools, timeoutMs: 600_000 });
+    run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error', ...packages], {
+      cwd: tools,
+      timeoutMs: 600_000,
+    });
     writeFileSync(join(tools, 'node_modules', '.installed'), packages.join('\n'));
   });
   mkdirSync(work, { recursive: true });

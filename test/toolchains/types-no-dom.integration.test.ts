@@ -45,23 +45,40 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('every entry type-checks without the DOM library (lib es2023, types node)', () => {
-  it.each(Object.keys(MODES))('%s', (mode) => {
-    const { options, type } = MODES[mode as keyof typeof MODES];
-    const project = join(dir, `mode-${mode.replace(/\W+/g, '-')}`);
-    mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ private: true, type }));
-    writeFileSync(join(project, 'consumer.ts'), `${ENTRIES}\n${USES}`);
-    const compilerOptions = { ...options, target: 'es2023', lib: ['es2023'], types: ['node'], strict: true, skipLibCheck: false, noEmit: true };
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
-    const result = spawn(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, timeoutMs: 180_000 });
-    const errors = `${result.stdout}${result.stderr}`;
-    // msw's own declarations (and its rettime's) are msw's, and so is msw 3 being ESM only, which a
-    // CommonJS file under node16 cannot import (TS1479 at testing/msw's `import 'msw'`): only the
-    // SDK's and the consumer's must be clean
-    const ours = errors
-      .split('\n')
-      .filter((line) => line.includes('error TS'))
-      .filter((line) => !/node_modules\/(msw|@mswjs|rettime)\//.test(line) && !/dist\/testing\/msw\.d\.cts\(1,\d+\): error TS1479/.test(line));
-    expect(ours).toEqual([]);
-  }, 180_000);
+  it.each(Object.keys(MODES))(
+    '%s',
+    (mode) => {
+      const { options, type } = MODES[mode as keyof typeof MODES];
+      const project = join(dir, `mode-${mode.replace(/\W+/g, '-')}`);
+      mkdirSync(project);
+      writeFileSync(join(project, 'package.json'), JSON.stringify({ private: true, type }));
+      writeFileSync(join(project, 'consumer.ts'), `${ENTRIES}\n${USES}`);
+      const compilerOptions = {
+        ...options,
+        target: 'es2023',
+        lib: ['es2023'],
+        types: ['node'],
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+      };
+      writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
+      const result = spawn(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', project], {
+        cwd: project,
+        timeoutMs: 180_000,
+      });
+      const errors = `${result.stdout}${result.stderr}`;
+      // msw's own declarations (and its rettime's) are msw's, and so is msw 3 being ESM only, which a
+      // CommonJS file under node16 cannot import (TS1479 at testing/msw's `import 'msw'`): only the
+      // SDK's and the consumer's must be clean
+      const ours = errors
+        .split('\n')
+        .filter((line) => line.includes('error TS'))
+        .filter(
+          (line) => !/node_modules\/(msw|@mswjs|rettime)\//.test(line) && !/dist\/testing\/msw\.d\.cts\(1,\d+\): error TS1479/.test(line),
+        );
+      expect(ours).toEqual([]);
+    },
+    180_000,
+  );
 });

@@ -23,7 +23,8 @@ afterEach(async () => {
   vi.unstubAllEnvs();
 });
 
-const lines = () => stderr.mock.calls.map((call) => call.map(String).join(' ')).filter((line) => line.startsWith('checkout-partner-sdk tracker'));
+const lines = () =>
+  stderr.mock.calls.map((call) => call.map(String).join(' ')).filter((line) => line.startsWith('checkout-partner-sdk tracker'));
 
 describe('without a logger, each tracker failure writes one line to stderr', () => {
   it('onChange threw: the kind, externalId, what happened and the error, escaped; never the record', async () => {
@@ -38,7 +39,9 @@ describe('without a logger, each tracker failure writes one line to stderr', () 
     await advance(500);
     expect(lines()).toHaveLength(1);
     const [line] = lines();
-    expect(line).toMatch(/^checkout-partner-sdk tracker change-failed kind=order externalId="f-1" status="Pending" source=poll ms=\d+ error=TypeError "ledger is down\\n\[INFO\] checkout-partner-sdk tracker change forged"$/);
+    expect(line).toMatch(
+      /^checkout-partner-sdk tracker change-failed kind=order externalId="f-1" status="Pending" source=poll ms=\d+ error=TypeError "ledger is down\\n\[INFO\] checkout-partner-sdk tracker change forged"$/,
+    );
     expect(line).not.toContain('\n');
     expect(line).not.toContain('BODY-ONLY-VALUE');
   });
@@ -53,7 +56,11 @@ describe('without a logger, each tracker failure writes one line to stderr', () 
     fake.failNext(1, 503, { only: 'business' });
     await tracker.watchWithdrawal('w-1');
     await advance(500);
-    expect(lines()).toEqual([expect.stringMatching(/^checkout-partner-sdk tracker read outcome=failed kind=withdrawal externalId="w-1" source=poll ms=\d+ error=\w+Error ".*" status=503$/)]);
+    expect(lines()).toEqual([
+      expect.stringMatching(
+        /^checkout-partner-sdk tracker read outcome=failed kind=withdrawal externalId="w-1" source=poll ms=\d+ error=\w+Error ".*" status=503$/,
+      ),
+    ]);
     // the record is read again and its status handed over: nothing else is written
     await advance(3_000);
     expect(seen.statuses('w-1')).toEqual(['Processing']);
@@ -77,7 +84,8 @@ describe('without a logger, each tracker failure writes one line to stderr', () 
       watch: () => Promise.resolve(),
       unwatch: () => Promise.resolve(),
       nudge: () => Promise.resolve(),
-      claimDue: () => Promise.reject(Object.assign(new Error('Redis claim failed: connect ECONNREFUSED 127.0.0.1:6379'), { name: 'RedisStoreError' })),
+      claimDue: () =>
+        Promise.reject(Object.assign(new Error('Redis claim failed: connect ECONNREFUSED 127.0.0.1:6379'), { name: 'RedisStoreError' })),
       extend: memory.extend.bind(memory),
       commit: memory.commit.bind(memory),
       reschedule: memory.reschedule.bind(memory),
@@ -91,8 +99,12 @@ describe('without a logger, each tracker failure writes one line to stderr', () 
     await advance(150_000, 1_000);
     expect(lines()).toEqual([
       'checkout-partner-sdk tracker store-failed error=RedisStoreError "Redis claim failed: connect ECONNREFUSED 127.0.0.1:6379"',
-      expect.stringMatching(/^checkout-partner-sdk tracker store-failed error=RedisStoreError ".*" \(\d+ more like it in the last minute\)$/),
-      expect.stringMatching(/^checkout-partner-sdk tracker store-failed error=RedisStoreError ".*" \(\d+ more like it in the last minute\)$/),
+      expect.stringMatching(
+        /^checkout-partner-sdk tracker store-failed error=RedisStoreError ".*" \(\d+ more like it in the last minute\)$/,
+      ),
+      expect.stringMatching(
+        /^checkout-partner-sdk tracker store-failed error=RedisStoreError ".*" \(\d+ more like it in the last minute\)$/,
+      ),
     ]);
     const held = Number(/\((\d+) more/.exec(lines()[1]!)![1]);
     expect(held).toBeGreaterThan(5);
@@ -119,9 +131,13 @@ describe('logger: false and CHECKOUT_LOG=debug', () => {
     await tracker.watchOrder('loud-1');
     await advance(2_500);
     expect(lines()).toEqual([
-      expect.stringMatching(/^checkout-partner-sdk tracker read outcome=changed kind=order externalId="loud-1" status="Pending" source=poll ms=\d+$/),
+      expect.stringMatching(
+        /^checkout-partner-sdk tracker read outcome=changed kind=order externalId="loud-1" status="Pending" source=poll ms=\d+$/,
+      ),
       expect.stringMatching(/^checkout-partner-sdk tracker change kind=order externalId="loud-1" status="Pending" source=poll ms=\d+$/),
-      expect.stringMatching(/^checkout-partner-sdk tracker read outcome=same kind=order externalId="loud-1" status="Pending" previousStatus="Pending" source=poll ms=\d+$/),
+      expect.stringMatching(
+        /^checkout-partner-sdk tracker read outcome=same kind=order externalId="loud-1" status="Pending" previousStatus="Pending" source=poll ms=\d+$/,
+      ),
     ]);
   });
 

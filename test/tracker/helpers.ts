@@ -7,7 +7,9 @@ import { createStatusTracker, type StatusChange } from 'checkout-partner-sdk/tra
 type TrackerLogEntry = Extract<LogEntry, { event: `tracker.${string}` }>;
 
 /** Fake timers (performance.now() included: the tracker's deadlines and the memory store's clock) that leave setImmediate real (the helper below yields with it). */
-export const FAKE_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] };
+export const FAKE_TIMERS: Parameters<typeof vi.useFakeTimers>[0] = {
+  toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
+};
 
 export const ORIGIN = 'https://checkout.test';
 

@@ -27,7 +27,13 @@ async function warmUp(): Promise<void> {
   const { fake, client } = fakeService();
   const seen = recorder();
   fake.setOrder({ externalId: 'warm-up', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
-  const warm = createStatusTracker({ client, onChange: seen.onChange, logger: false, claimIntervalMs: 10, meterProvider: new MeterProvider() }); // its recordings go nowhere
+  const warm = createStatusTracker({
+    client,
+    onChange: seen.onChange,
+    logger: false,
+    claimIntervalMs: 10,
+    meterProvider: new MeterProvider(),
+  }); // its recordings go nowhere
   warm.start();
   await warm.watchOrder('warm-up');
   await seen.handed(1);
@@ -40,7 +46,8 @@ function olderStore(memory: MemoryStatusStore, omit: { dueAt?: boolean; countWat
     watch: (...args) => memory.watch(...args),
     unwatch: (...args) => memory.unwatch(...args),
     nudge: (...args) => memory.nudge(...args),
-    claimDue: async (request) => (await memory.claimDue(request)).map(({ dueAt, ...record }) => (omit.dueAt === true ? record : { ...record, dueAt })),
+    claimDue: async (request) =>
+      (await memory.claimDue(request)).map(({ dueAt, ...record }) => (omit.dueAt === true ? record : { ...record, dueAt })),
     extend: (...args) => memory.extend(...args),
     commit: (...args) => memory.commit(...args),
     reschedule: (...args) => memory.reschedule(...args),

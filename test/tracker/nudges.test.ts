@@ -1,12 +1,7 @@
 import type { StatusReader } from 'checkout-partner-sdk';
 import { NotFoundError } from 'checkout-partner-sdk';
 import { createEvent } from 'checkout-partner-sdk/testing';
-import {
-  createStatusTracker,
-  MAX_TRACKED_EVENT_BYTES,
-  MemoryStatusStore,
-  type StatusTracker,
-} from 'checkout-partner-sdk/tracker';
+import { createStatusTracker, MAX_TRACKED_EVENT_BYTES, MemoryStatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import type { TransactionalStatusStore } from 'checkout-partner-sdk/stores';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAKE_TIMERS, recorder } from './helpers.js';
@@ -142,7 +137,14 @@ describe('a nudged event is kept as a bounded projection', () => {
     await tracker.nudge('order', 'o-3', { event: huge });
     const kept = (await store.get('order', 'o-3'))?.event;
     expect(new TextEncoder().encode(JSON.stringify(kept)).length).toBeLessThanOrEqual(MAX_TRACKED_EVENT_BYTES);
-    expect(kept).toMatchObject({ eventId: huge.eventId, type: 'otc.trade.settled', tradeId: 't-1', amount: 12.5, confirmed: true, field0: 'value-0' });
+    expect(kept).toMatchObject({
+      eventId: huge.eventId,
+      type: 'otc.trade.settled',
+      tradeId: 't-1',
+      amount: 12.5,
+      confirmed: true,
+      field0: 'value-0',
+    });
     expect((kept as unknown as { memo: string }).memo.length).toBeLessThan(300);
     expect(kept).not.toHaveProperty('nested');
     expect(kept).not.toHaveProperty('tags');
@@ -178,7 +180,9 @@ describe('a record never found', () => {
     expect(ends).toEqual([]);
     await advance(2 * 60_000, 1_000);
     expect(ends).toEqual([{ kind: 'order', externalId: 'ghost', reason: 'not-found', status: undefined }]);
-    expect(seen.log.filter((e) => e.event === 'tracker.give-up')).toEqual([{ event: 'tracker.give-up', kind: 'order', externalId: 'ghost', reason: 'not-found', status: undefined }]);
+    expect(seen.log.filter((e) => e.event === 'tracker.give-up')).toEqual([
+      { event: 'tracker.give-up', kind: 'order', externalId: 'ghost', reason: 'not-found', status: undefined },
+    ]);
     expect((await store.get('order', 'ghost'))?.watching).toBe(false);
     const after = reads.get('ghost');
     await advance(10 * 60_000, 10_000);
@@ -189,7 +193,13 @@ describe('a record never found', () => {
     const { records, client } = orders();
     const seen = recorder();
     const ends: unknown[] = [];
-    const tracker = track({ client, onChange: seen.onChange, logger: false, onWatchEnd: (end) => ends.push(end), schedule: { notFoundForMs: 60_000 } });
+    const tracker = track({
+      client,
+      onChange: seen.onChange,
+      logger: false,
+      onWatchEnd: (end) => ends.push(end),
+      schedule: { notFoundForMs: 60_000 },
+    });
     await tracker.watchOrder('late');
     await tracker.watchOrder('gone');
     records.set('gone', 'Pending');
@@ -204,7 +214,7 @@ describe('a record never found', () => {
   });
 });
 
-describe('watchOrder in the partner\'s transaction', () => {
+describe("watchOrder in the partner's transaction", () => {
   it('passes { transaction } to a transactional store, and refuses it without one', async () => {
     const memory = new MemoryStatusStore();
     const watched: unknown[] = [];
@@ -241,8 +251,9 @@ describe('watchOrder in the partner\'s transaction', () => {
       ['order', 'o-6', undefined],
     ]);
     const plain = createStatusTracker({ client, store: memory, onChange: () => {}, logger: false });
-    await expect((plain.watchOrder as (id: string, options: unknown) => Promise<void>)('o-7', { transaction: {} })).rejects.toThrow(/transactional store/);
+    await expect((plain.watchOrder as (id: string, options: unknown) => Promise<void>)('o-7', { transaction: {} })).rejects.toThrow(
+      /transactional store/,
+    );
     await expect((plain.watchOrder as (id: string, options: unknown) => Promise<void>)('o-7', 5)).rejects.toThrow(TypeError);
   });
 });
-

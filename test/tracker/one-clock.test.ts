@@ -78,7 +78,7 @@ function stepWallClock(ms: number): void {
   expect(performance.now()).toBe(monotonic);
 }
 
-describe('one clock: a wall-clock step on the tracker\'s host', () => {
+describe("one clock: a wall-clock step on the tracker's host", () => {
   it.each([
     ['forward 1 hour', HOUR],
     ['back 1 hour', -HOUR],
@@ -222,7 +222,10 @@ describe('a store that never answers', () => {
     await track({ client, store, leaseMs: 3_000, logger: seen.logger, onChange: (change) => void calls.push(change) }).watchOrder('o-4');
     await advance(5_000);
     const failed = seen.log.filter((e) => e.event === 'tracker.store-failed');
-    expect(failed[0]?.error).toMatchObject({ name: 'StatusStoreTimeoutError', message: 'status store commit did not answer within 1000 ms' });
+    expect(failed[0]?.error).toMatchObject({
+      name: 'StatusStoreTimeoutError',
+      message: 'status store commit did not answer within 1000 ms',
+    });
     expect(calls.map((c) => c.status)).toEqual(['Settled']);
     // nothing was recorded: the lease lapsed, the next read hands the change over again (and records it)
     hung = false;
@@ -240,7 +243,9 @@ describe('a store that never answers', () => {
       // a read that ends only when its signal aborts
       getOrderByExternalId: (_id, options) => {
         started += 1;
-        return new Promise<never>((_, reject) => options?.signal?.addEventListener('abort', () => reject(options.signal?.reason), { once: true }));
+        return new Promise<never>((_, reject) =>
+          options?.signal?.addEventListener('abort', () => reject(options.signal?.reason), { once: true }),
+        );
       },
       getWithdrawalByExternalId: hang,
     };
@@ -280,7 +285,9 @@ describe('restarts: a stable owner takes back its leases at start', () => {
     const store = new Proxy(memory, {
       get: (target, key) => {
         const value = Reflect.get(target, key, target) as unknown;
-        return typeof value === 'function' ? (...args: unknown[]) => cut(() => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)) : value;
+        return typeof value === 'function'
+          ? (...args: unknown[]) => cut(() => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args))
+          : value;
       },
     }) as StatusStore;
     const reads: StatusReader = {
@@ -304,7 +311,13 @@ describe('restarts: a stable owner takes back its leases at start', () => {
       release = resolve;
     });
     // the first life: onChange never finishes before the kill (the records stay leased to it)
-    const old = createStatusTracker({ client: first.client, store: first.store, owner: 'worker-1', onChange: () => blocked, logger: false });
+    const old = createStatusTracker({
+      client: first.client,
+      store: first.store,
+      owner: 'worker-1',
+      onChange: () => blocked,
+      logger: false,
+    });
     old.start();
     for (let i = 0; i < 5; i += 1) await old.watchOrder(`o-${i}`);
     await advance(1_000);

@@ -22,7 +22,14 @@ it('a tracker process SIGKILLed inside onChange leaves no effect; another proces
   // process (the tsx CLI would put a wrapper process between: a SIGKILL would not reach the tracker)
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'pg-tracker-child.ts')], {
     cwd: ROOT,
-    env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'), PG_URL: db.server.url, TABLE: table, EFFECTS: effects, K_ID: 'k-1' },
+    env: {
+      ...process.env,
+      TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'),
+      PG_URL: db.server.url,
+      TABLE: table,
+      EFFECTS: effects,
+      K_ID: 'k-1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -40,9 +47,17 @@ it('a tracker process SIGKILLed inside onChange leaves no effect; another proces
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
-  const effectRows = async () => (await db.pool.query<{ status: string | null; n: number }>(`SELECT status, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows;
+  const effectRows = async () =>
+    (await db.pool.query<{ status: string | null; n: number }>(`SELECT status, count(*)::int AS n FROM "${effects}" GROUP BY 1`)).rows;
   // PostgreSQL rolled the dead session's transaction back: no effect, no handled status
-  expect(await eventually(async () => (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0]!.n === 0, 5_000)).toBe(true);
+  expect(
+    await eventually(
+      async () =>
+        (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`))
+          .rows[0]!.n === 0,
+      5_000,
+    ),
+  ).toBe(true);
   expect(await effectRows()).toEqual([]);
   expect((await store.get('order', 'k-1'))?.handled).toBeUndefined();
 

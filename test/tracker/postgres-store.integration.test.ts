@@ -24,13 +24,20 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
   afterAll(() => db?.close());
 
   const fresh = async (options: { table?: string; retentionSeconds?: number } = {}) => {
-    const store = new PostgresStatusStore({ pool: db.pool, table: options.table ?? uniqueTable(), ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}) });
+    const store = new PostgresStatusStore({
+      pool: db.pool,
+      table: options.table ?? uniqueTable(),
+      ...(options.retentionSeconds ? { retentionSeconds: options.retentionSeconds } : {}),
+    });
     await store.ensureSchema();
     return store;
   };
 
   // the store's clock is PostgreSQL's: time passes for it by waiting
-  const underTest = async () => ({ store: await fresh(), advance: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) });
+  const underTest = async () => ({
+    store: await fresh(),
+    advance: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  });
 
   describe('the StatusStore contract', () => {
     statusStoreContract(underTest);
@@ -66,14 +73,16 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     expect(text).toContain(`${table}_due_at_idx`);
     expect(text).not.toContain('Seq Scan');
     // countWatched counts through the partial due_at index too (10,200 watched of 20,200 rows)
-    const countPlan = JSON.stringify(await db.exec(`EXPLAIN (FORMAT JSON) SELECT count(*)::float8 AS watched FROM "${table}" WHERE due_at IS NOT NULL`));
+    const countPlan = JSON.stringify(
+      await db.exec(`EXPLAIN (FORMAT JSON) SELECT count(*)::float8 AS watched FROM "${table}" WHERE due_at IS NOT NULL`),
+    );
     expect(countPlan).toContain(`${table}_due_at_idx`);
     expect(countPlan).not.toContain('Seq Scan');
     expect(await store.countWatched()).toBe(10_200);
     expect((await store.claimDue({ limit: 3, leaseMs: 1_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-5', 'o-0', 'o-1']);
   });
 
-  it('reclaim finds an owner\'s leases through the partial lease_owner index, never a scan', async () => {
+  it("reclaim finds an owner's leases through the partial lease_owner index, never a scan", async () => {
     const table = uniqueTable();
     const store = await fresh({ table });
     for (let i = 0; i < 6; i += 1) await store.watch('order', `o-${i}`);
@@ -87,16 +96,27 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
        FROM generate_series(1, 20000) AS i`,
     );
     await db.exec(`ANALYZE "${table}"`);
-    const plan = JSON.stringify(await db.exec(`EXPLAIN (FORMAT JSON) UPDATE "${table}" AS r SET lease_token = NULL WHERE r.lease_owner = 'restarted' AND r.lease_token IS NOT NULL AND r.lease_until > 0`));
+    const plan = JSON.stringify(
+      await db.exec(
+        `EXPLAIN (FORMAT JSON) UPDATE "${table}" AS r SET lease_token = NULL WHERE r.lease_owner = 'restarted' AND r.lease_token IS NOT NULL AND r.lease_until > 0`,
+      ),
+    );
     expect(plan).toContain(`${table}_lease_owner_idx`);
     expect(plan).not.toContain('Seq Scan');
     expect(await store.reclaim('restarted')).toBe(4);
     // due at once, for the restarted process (or anyone)
-    expect((await store.claimDue({ limit: 10, leaseMs: 1_000, owner: 'restarted' })).map((r) => r.externalId).sort()).toEqual(['o-0', 'o-1', 'o-2', 'o-3', 'o-4', 'o-5']);
+    expect((await store.claimDue({ limit: 10, leaseMs: 1_000, owner: 'restarted' })).map((r) => r.externalId).sort()).toEqual([
+      'o-0',
+      'o-1',
+      'o-2',
+      'o-3',
+      'o-4',
+      'o-5',
+    ]);
     await expect(store.reclaim(42 as never)).rejects.toThrow(TypeError);
   });
 
-  it('claimedAt and every time in a record are the database\'s clock', async () => {
+  it("claimedAt and every time in a record are the database's clock", async () => {
     const store = await fresh();
     const dbNow = async () => Number((await db.exec(`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`))[0]!['t']);
     const before = await dbNow();
@@ -121,7 +141,14 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
       await other.query(`SELECT 1 FROM "${table}" WHERE external_id = 'o-1' FOR UPDATE`);
       const committing = store.commit(record!.lease, 'Settled', { failures: 0, next: { end: 'final' } });
       // the commit's statement is waiting for the row; the other session re-leases it and commits
-      expect(await eventually(async () => (await db.exec(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"${table}"%'`))[0]!['n'] === 1)).toBe(true);
+      expect(
+        await eventually(
+          async () =>
+            (
+              await db.exec(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"${table}"%'`)
+            )[0]!['n'] === 1,
+        ),
+      ).toBe(true);
       await other.query(`UPDATE "${table}" SET lease_token = 'b:1', lease_owner = 'b' WHERE external_id = 'o-1'`);
       await other.query('COMMIT');
       expect(await committing).toBe(false);
@@ -160,10 +187,16 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     expect((await store.get('order', 'nul\u0000id'))?.event?.eventId).toBe('e\u0000');
   });
 
-  it('keeps a bounded projection of a nudge\'s event, whatever its size (MAX_TRACKED_EVENT_BYTES)', async () => {
+  it("keeps a bounded projection of a nudge's event, whatever its size (MAX_TRACKED_EVENT_BYTES)", async () => {
     const table = uniqueTable();
     const store = await fresh({ table });
-    const big = { eventId: 'e-big', type: 'otc.trade.settled', tradeId: 't-1', payload: { blob: 'x'.repeat(200_000) }, note: 'y'.repeat(10_000) };
+    const big = {
+      eventId: 'e-big',
+      type: 'otc.trade.settled',
+      tradeId: 't-1',
+      payload: { blob: 'x'.repeat(200_000) },
+      note: 'y'.repeat(10_000),
+    };
     await store.nudge('order', 'o-big', { event: big as never });
     const bytes = Number((await db.exec(`SELECT octet_length(event) AS n FROM "${table}"`))[0]!['n']);
     expect(bytes).toBeLessThanOrEqual(MAX_TRACKED_EVENT_BYTES);

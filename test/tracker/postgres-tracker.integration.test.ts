@@ -49,7 +49,15 @@ describe.each(drivers)('createStatusTracker on a plain PostgresStatusStore with 
     await store.ensureSchema();
     const changes: StatusChange[] = [];
     const three = Array.from({ length: 3 }, (_, i) =>
-      createStatusTracker({ client, store, claimIntervalMs: 10, leaseMs: 2_000, schedule: FAST, owner: `p${i}`, onChange: (change) => void changes.push(change) }),
+      createStatusTracker({
+        client,
+        store,
+        claimIntervalMs: 10,
+        leaseMs: 2_000,
+        schedule: FAST,
+        owner: `p${i}`,
+        onChange: (change) => void changes.push(change),
+      }),
     );
     trackers.push(...three);
     three.forEach((tracker) => tracker.start());
@@ -81,7 +89,11 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
     const store = new PostgresStatusStore({ pool: on as pg.Pool, table: uniqueTable('tx'), transactional: true, ...options });
     await store.ensureSchema();
     const effectRows = async () =>
-      (await database.pool.query(`SELECT external_id, status, count(*)::int AS n FROM "${effects}" GROUP BY 1, 2 ORDER BY 1, 2`)).rows as { external_id: string; status: string | null; n: number }[];
+      (await database.pool.query(`SELECT external_id, status, count(*)::int AS n FROM "${effects}" GROUP BY 1, 2 ORDER BY 1, 2`)).rows as {
+        external_id: string;
+        status: string | null;
+        n: number;
+      }[];
     return { store, effects, effectRows };
   }
 
@@ -116,13 +128,15 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
     const { ids, steps } = timeline(fake);
     for (const [i, id] of ids.entries()) await three[i % 3]!.watchOrder(id);
     await playTimeline(fake, steps).done;
-    expect(await eventually(async () => (await effectRows()).filter((r) => r.status === 'Settled').length === ids.length, 20_000)).toBe(true);
+    expect(await eventually(async () => (await effectRows()).filter((r) => r.status === 'Settled').length === ids.length, 20_000)).toBe(
+      true,
+    );
     const rows = await effectRows();
     expect(rows.filter((r) => r.n !== 1)).toEqual([]); // 0 doubled
     for (const id of ids) {
       const statuses = rows.filter((r) => r.external_id === id).map((r) => r.status);
       expect(statuses).toContain('Settled');
-      expect((await store.get('order', id))).toMatchObject({ watching: false, handled: { status: 'Settled' } });
+      expect(await store.get('order', id)).toMatchObject({ watching: false, handled: { status: 'Settled' } });
     }
     expect(thrown).toBeGreaterThan(0);
     expect(calls).toBe(rows.length + thrown);
@@ -210,7 +224,9 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
         await transaction.query(`INSERT INTO "${effects}" (external_id, status) VALUES ($1, $2)`, [externalId, status]);
         if (calls === 1) {
           // as if this process had stalled past its lease and another had claimed the record, whose lease then ran out
-          await database.pool.query(`UPDATE "${table}" SET lease_token = 'elsewhere:1', lease_until = 0, due_at = 0 WHERE external_id = 'l-1'`);
+          await database.pool.query(
+            `UPDATE "${table}" SET lease_token = 'elsewhere:1', lease_until = 0, due_at = 0 WHERE external_id = 'l-1'`,
+          );
         }
       },
     });
@@ -249,7 +265,10 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
     expect(calls).toBe(2);
     expect(await effectRows()).toEqual([{ external_id: 'w-1', status: 'Completed', n: 1 }]);
     const failed = log.find((e) => e.event === 'tracker.store-failed');
-    expect(failed?.error).toMatchObject({ name: 'PostgresTransactionError', message: expect.stringMatching(/must not end or replace its transaction/) });
+    expect(failed?.error).toMatchObject({
+      name: 'PostgresTransactionError',
+      message: expect.stringMatching(/must not end or replace its transaction/),
+    });
   });
 
   it('a session killed mid-onChange (pg_terminate_backend) records nothing and does not crash; the change is handed over again and written once', async () => {
@@ -322,7 +341,17 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
       expect(await effectRows()).toEqual([]);
       proxy.restore();
       expect(await eventually(async () => (await effectRows()).length === 1, 10_000)).toBe(true);
-      expect(await eventually(async () => (await database.pool.query<{ watching: boolean }>(`SELECT watching FROM "${store.table.replaceAll('"', '')}" WHERE external_id = 'b-1'`)).rows[0]?.watching === false, 10_000)).toBe(true);
+      expect(
+        await eventually(
+          async () =>
+            (
+              await database.pool.query<{ watching: boolean }>(
+                `SELECT watching FROM "${store.table.replaceAll('"', '')}" WHERE external_id = 'b-1'`,
+              )
+            ).rows[0]?.watching === false,
+          10_000,
+        ),
+      ).toBe(true);
       expect(await effectRows()).toEqual([{ external_id: 'b-1', status: 'Settled', n: 1 }]);
       expect(calls).toBe(2);
       expect(await tracker.drain({ timeoutMs: 3_000 })).toMatchObject({ drained: true });
@@ -331,7 +360,9 @@ describe('createStatusTracker on a transactional PostgresStatusStore (pg)', () =
       await Promise.race([proxied.end(), new Promise((_, reject) => setTimeout(() => reject(new Error('pool.end() hung')), 5_000))]);
       await proxy.close();
     }
-    const idle = await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`);
+    const idle = await database.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`,
+    );
     expect(idle.rows[0]!.n).toBe(0);
   });
 });

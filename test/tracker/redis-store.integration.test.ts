@@ -48,7 +48,12 @@ describe('RedisStatusStore options', () => {
   it('refuses bad claimDue and reclaim arguments with a TypeError before any command', async () => {
     let calls = 0;
     const store = new RedisStatusStore({ client: { call: async () => (calls++, null) }, allowEvictingServer: true });
-    for (const request of [{ limit: 0, leaseMs: 1_000, owner: 'a' }, { limit: 1, leaseMs: 0, owner: 'a' }, { limit: 1, leaseMs: Number.NaN, owner: 'a' }, { limit: 1, leaseMs: 1_000, owner: '' }]) {
+    for (const request of [
+      { limit: 0, leaseMs: 1_000, owner: 'a' },
+      { limit: 1, leaseMs: 0, owner: 'a' },
+      { limit: 1, leaseMs: Number.NaN, owner: 'a' },
+      { limit: 1, leaseMs: 1_000, owner: '' },
+    ]) {
       await expect(store.claimDue(request)).rejects.toThrow(TypeError);
     }
     await expect(store.reclaim('')).rejects.toThrow(TypeError);

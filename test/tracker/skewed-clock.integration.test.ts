@@ -6,13 +6,29 @@ import { expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /** Runs the fixture with its wall clock `skewMs` off, stepped by `stepMs` mid-onChange; its stdout lines. */
-async function skewedTracker(skewMs: number, stepMs: number, stepAt: string): Promise<{ lines: string[]; code: number | null; stderr: string }> {
+async function skewedTracker(
+  skewMs: number,
+  stepMs: number,
+  stepAt: string,
+): Promise<{ lines: string[]; code: number | null; stderr: string }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--import', join(ROOT, 'test/helpers/skewed-clock.mjs'), join(import.meta.dirname, 'fixtures', 'skewed-memory-child.ts')],
+    [
+      '--import',
+      'tsx',
+      '--import',
+      join(ROOT, 'test/helpers/skewed-clock.mjs'),
+      join(import.meta.dirname, 'fixtures', 'skewed-memory-child.ts'),
+    ],
     {
       cwd: ROOT,
-      env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'), CLOCK_SKEW_MS: String(skewMs), STEP_MS: String(stepMs), STEP_AT: stepAt },
+      env: {
+        ...process.env,
+        TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'),
+        CLOCK_SKEW_MS: String(skewMs),
+        STEP_MS: String(stepMs),
+        STEP_AT: stepAt,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -35,6 +51,9 @@ it.each([
   // the preload did skew the child's Date (and only Date)
   const measured = Number(lines.find((line) => line.startsWith('SKEW '))?.slice(5));
   expect(Math.abs(measured - skew)).toBeLessThan(1_000);
-  expect(lines.filter((line) => line.startsWith('CHANGE ') || line.startsWith('LOG '))).toEqual(['CHANGE Pending false', 'CHANGE Settled false']);
+  expect(lines.filter((line) => line.startsWith('CHANGE ') || line.startsWith('LOG '))).toEqual([
+    'CHANGE Pending false',
+    'CHANGE Settled false',
+  ]);
   expect(lines.at(-1)).toBe('DONE');
 });

@@ -28,8 +28,16 @@ describe('createStatusTracker with OpenTelemetry', () => {
     await tracker.drain({ timeoutMs: 1_000 });
     expect(otel.spans().some((span) => span.name === 'checkout.tracker.change')).toBe(true);
     const read = otel.spans().find((span) => span.name === 'checkout.tracker.read');
-    expect(read?.attributes).toMatchObject({ 'checkout.record.kind': 'order', 'checkout.record.external_id': 'otel-1', 'checkout.record.status': 'Settled', 'checkout.tracker.changed': true });
-    expect(otel.span('checkout.tracker.change').attributes).toMatchObject({ 'checkout.record.status': 'Settled', 'checkout.change.source': 'poll' });
+    expect(read?.attributes).toMatchObject({
+      'checkout.record.kind': 'order',
+      'checkout.record.external_id': 'otel-1',
+      'checkout.record.status': 'Settled',
+      'checkout.tracker.changed': true,
+    });
+    expect(otel.span('checkout.tracker.change').attributes).toMatchObject({
+      'checkout.record.status': 'Settled',
+      'checkout.change.source': 'poll',
+    });
     expect(seen.statuses('otel-1')).toEqual(['Settled']);
   });
 
@@ -42,7 +50,8 @@ describe('createStatusTracker with OpenTelemetry', () => {
     tracker = createStatusTracker({ client, store: new MemoryStatusStore(), onChange: seen.onChange, claimIntervalMs: 10, logger: false });
     tracker.start();
     await tracker.watchOrder('otel-2');
-    const failedRead = () => otel.spans().find((span) => span.name === 'checkout.tracker.read' && span.status.code === SpanStatusCode.ERROR);
+    const failedRead = () =>
+      otel.spans().find((span) => span.name === 'checkout.tracker.read' && span.status.code === SpanStatusCode.ERROR);
     expect(await eventually(async () => failedRead() !== undefined, 5_000)).toBe(true);
     expect(failedRead()?.status).toEqual({ code: SpanStatusCode.ERROR, message: '503' }); // the error.type of a status read: its HTTP status
     expect(seen.statuses('otel-2')).toEqual([]);

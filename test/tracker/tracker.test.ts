@@ -226,7 +226,9 @@ describe('createStatusTracker: drain', () => {
       // a read that ends only when its signal aborts
       getOrderByExternalId: (_id: string, options?: { signal?: AbortSignal }) => {
         started += 1;
-        return new Promise<never>((_, reject) => options?.signal?.addEventListener('abort', () => reject(options.signal?.reason), { once: true }));
+        return new Promise<never>((_, reject) =>
+          options?.signal?.addEventListener('abort', () => reject(options.signal?.reason), { once: true }),
+        );
       },
       getWithdrawalByExternalId: () => Promise.reject(new Error('unused')),
     };

@@ -25,7 +25,9 @@ afterEach(async () => {
 
 async function post(handler: { handle(request: Request): Promise<Response> }, event: ProviderEvent): Promise<number> {
   const signed = await signEvent(event, SECRET);
-  const response = await handler.handle(new Request('https://partner.test/webhooks', { method: 'POST', headers: signed.headers, body: signed.body }));
+  const response = await handler.handle(
+    new Request('https://partner.test/webhooks', { method: 'POST', headers: signed.headers, body: signed.body }),
+  );
   return response.status;
 }
 
@@ -68,7 +70,13 @@ describe('createWebhookHandler({ tracker })', () => {
     expect(await post(handler, event)).toBe(200);
     expect((await store.get('order', 'o-1'))?.event?.eventId).toBe(event.eventId);
     expect(await until(() => seen.changes.length === 1, 5_000)).toBe(true);
-    expect(seen.changes[0]).toMatchObject({ kind: 'order', externalId: 'o-1', status: 'Settled', source: 'webhook', event: { eventId: event.eventId } });
+    expect(seen.changes[0]).toMatchObject({
+      kind: 'order',
+      externalId: 'o-1',
+      status: 'Settled',
+      source: 'webhook',
+      event: { eventId: event.eventId },
+    });
     // four more copies: deduped by the event store; and a replay with a new eventId reads, finds the same status
     for (let i = 0; i < 4; i += 1) expect(await post(handler, event)).toBe(200);
     expect(await post(handler, { ...event, eventId: 'replayed-later' })).toBe(200);

@@ -116,14 +116,17 @@ describe('parseEvent with hostile input', () => {
 
   it('a message never quotes the body', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 12, maxLength: 60 }).filter((s) => /^[A-Za-z0-9]+$/.test(s)), (marker) => {
-        for (const body of [`not json ${marker}`, JSON.stringify({ eventId: '', type: marker }), JSON.stringify([marker])]) {
-          const outcome = attempt(body);
-          expect('error' in outcome).toBe(true);
-          const error = (outcome as { error: WebhookPayloadError }).error;
-          expect(error.message).not.toContain(marker);
-        }
-      }),
+      fc.property(
+        fc.string({ minLength: 12, maxLength: 60 }).filter((s) => /^[A-Za-z0-9]+$/.test(s)),
+        (marker) => {
+          for (const body of [`not json ${marker}`, JSON.stringify({ eventId: '', type: marker }), JSON.stringify([marker])]) {
+            const outcome = attempt(body);
+            expect('error' in outcome).toBe(true);
+            const error = (outcome as { error: WebhookPayloadError }).error;
+            expect(error.message).not.toContain(marker);
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });

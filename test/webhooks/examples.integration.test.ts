@@ -55,7 +55,9 @@ describe('examples/webhooks/node-http.ts', () => {
     expect((await fetch(url, await signed('sha256=' + '1'.repeat(64)))).status).toBe(401);
     expect(onEvent).not.toHaveBeenCalled();
     expect((await fetch(url, await signed())).status).toBe(200);
-    expect(onEvent).toHaveBeenCalledWith(expect.objectContaining({ confirmed: true, order: expect.objectContaining({ externalId: 'order-of-t-9' }) }));
+    expect(onEvent).toHaveBeenCalledWith(
+      expect.objectContaining({ confirmed: true, order: expect.objectContaining({ externalId: 'order-of-t-9' }) }),
+    );
     expect((await fetch(url.replace('/webhooks', '/other'), await signed())).status).toBe(404);
   });
 });
@@ -116,7 +118,9 @@ async function exerciseServer(origin: string, onEvent: ReturnType<typeof vi.fn>,
   expect((await fetch(`${origin}/webhooks`, await signed())).status).toBe(200);
   expect((await fetch(`${origin}/webhooks`, await signed())).status).toBe(200); // a redelivery
   expect(onEvent).toHaveBeenCalledOnce();
-  expect(onEvent).toHaveBeenCalledWith(expect.objectContaining({ confirmed: true, order: expect.objectContaining({ externalId: 'order-of-t-9' }) }));
+  expect(onEvent).toHaveBeenCalledWith(
+    expect.objectContaining({ confirmed: true, order: expect.objectContaining({ externalId: 'order-of-t-9' }) }),
+  );
   if (!orders) return;
   const parsed = await fetch(`${origin}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
   expect(await parsed.json()).toEqual({ received: { a: 1 } });

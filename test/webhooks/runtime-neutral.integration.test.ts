@@ -59,12 +59,17 @@ describe('the Web Crypto build at run time', () => {
       const seen: string[] = [];
       const handler = web.createWebhookHandler({
         secret: 'whsec-web',
-        client: { getOrderByExternalId: () => Promise.reject(new Error('unused')), getWithdrawalByExternalId: () => Promise.reject(new Error('unused')) },
+        client: {
+          getOrderByExternalId: () => Promise.reject(new Error('unused')),
+          getWithdrawalByExternalId: () => Promise.reject(new Error('unused')),
+        },
         onEvent: ({ event }) => void seen.push(event.eventId),
       });
       const body = JSON.stringify({ eventId: 'e-web', type: 'custom' });
       const post = (signature: string) =>
-        handler.handle(new Request('https://partner.test/webhooks', { method: 'POST', headers: { 'x-provider-signature': signature }, body }));
+        handler.handle(
+          new Request('https://partner.test/webhooks', { method: 'POST', headers: { 'x-provider-signature': signature }, body }),
+        );
       expect((await post(await web.signPayload(body, 'whsec-web'))).status).toBe(200);
       expect((await post(await web.signPayload(body, 'another-secret'))).status).toBe(401);
       expect(seen).toEqual(['e-web']);

@@ -8,7 +8,10 @@ describe('pix.deposit correlation: endUserId and tags', () => {
   it('parses endUserId and tags on pix.deposit.* as sent', () => {
     const event = parseEvent(JSON.stringify({ eventId: 'd-1', type: 'pix.deposit.confirmed', endUserId: 'eu-7', tags: ['user:order-42'] }));
     expect(isEventType(event, 'pix.deposit.confirmed') && [event.endUserId, event.tags]).toEqual(['eu-7', ['user:order-42']]);
-    expect(parseEvent('{"eventId":"d-2","type":"pix.deposit.received","endUserId":null,"tags":null}')).toMatchObject({ endUserId: null, tags: null });
+    expect(parseEvent('{"eventId":"d-2","type":"pix.deposit.received","endUserId":null,"tags":null}')).toMatchObject({
+      endUserId: null,
+      tags: null,
+    });
     expect(parseEvent('{"eventId":"d-3","type":"pix.deposit.received"}')).toEqual({ eventId: 'd-3', type: 'pix.deposit.received' });
   });
 
@@ -35,7 +38,9 @@ describe('pix.deposit correlation: endUserId and tags', () => {
   });
 
   it("reads a tag's value with tagValue(event, key)", () => {
-    const event = parseEvent(JSON.stringify({ eventId: 'd-4', type: 'pix.deposit.confirmed', tags: ['channel:app', 'user:ord:42', 'user:second'] }));
+    const event = parseEvent(
+      JSON.stringify({ eventId: 'd-4', type: 'pix.deposit.confirmed', tags: ['channel:app', 'user:ord:42', 'user:second'] }),
+    );
     expect(tagValue(event, 'user')).toBe('ord:42'); // the first, everything after the first colon
     expect(tagValue(event, 'channel')).toBe('app');
     expect(tagValue(event, 'use')).toBeUndefined();

@@ -101,7 +101,9 @@ describe('webhook types', () => {
     expectTypeOf(handler.koa).toBeCallableWith({} as Koa.Context);
     expectTypeOf(handler.koa).toBeCallableWith({} as Koa.ParameterizedContext<{ user: string }, { custom: true }>);
     // without @koa/bodyparser, Koa's request has neither rawBody nor body (this program loads its augmentation)
-    expectTypeOf(handler.koa).toBeCallableWith({} as Pick<Koa.Context, 'req' | 'res' | 'respond'> & { request: Omit<Koa.Request, 'rawBody' | 'body'> });
+    expectTypeOf(handler.koa).toBeCallableWith(
+      {} as Pick<Koa.Context, 'req' | 'res' | 'respond'> & { request: Omit<Koa.Request, 'rawBody' | 'body'> },
+    );
     expectTypeOf(handler.node).toBeCallableWith({} as IncomingMessage, {} as ServerResponse);
     expectTypeOf(handler.node).toBeCallableWith({} as ExpressRequest, {} as ExpressResponse);
     expectTypeOf(handler.node).toBeCallableWith({} as RawBodyRequest<ExpressRequest>, {} as ExpressResponse);

@@ -33,7 +33,11 @@ const MIN_HOLD_MS = 6_000;
 const MAX_HOLD_MS = 30_000;
 const HOLD_CHECK_MS = 100;
 
-const fake = createFakeCheckout({ partners: [{ partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET }], tokenTtlSeconds: 3600, maxLoggedRequests: 10 });
+const fake = createFakeCheckout({
+  partners: [{ partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET }],
+  tokenTtlSeconds: 3600,
+  maxLoggedRequests: 10,
+});
 const pick = random(seed ^ 0x5eed);
 const providers: ProviderSimulator[] = urls.map((url) =>
   createProviderSimulator({
@@ -73,14 +77,19 @@ const readHanded = () => {
 // later: the status must be held until its effect row exists, or the checker would count it lost.
 const effectsUrl = process.env['SOAK_PG_URL'];
 const effectsTable = process.env['SOAK_PG_EFFECTS'];
-const effects = effectsUrl === undefined || effectsTable === undefined ? undefined : new pg.Pool({ connectionString: effectsUrl, max: 1, connectionTimeoutMillis: 2_000 });
+const effects =
+  effectsUrl === undefined || effectsTable === undefined
+    ? undefined
+    : new pg.Pool({ connectionString: effectsUrl, max: 1, connectionTimeoutMillis: 2_000 });
 effects?.on('error', () => undefined); // an idle connection ended by the restart: the next poll reconnects
 let polling = false;
 const readCommitted = async () => {
   if (polling || effects === undefined) return;
   polling = true;
   try {
-    const { rows } = await effects.query<{ external_id: string; status: string | null }>(`SELECT external_id, status FROM "${effectsTable}"`);
+    const { rows } = await effects.query<{ external_id: string; status: string | null }>(
+      `SELECT external_id, status FROM "${effectsTable}"`,
+    );
     for (const row of rows) handed.add(`${row.external_id} ${row.status}`);
   } catch {
     // PostgreSQL restarting: the next poll reads it
@@ -135,7 +144,12 @@ for (let i = 0; i < records; i++) {
     if (k < plan.changes.length) after(plan.externalId, current, since, plan.changes[k]!.atMs, () => apply(k));
   };
   const create = () => {
-    if (plan.kind === 'order') fake.setOrder({ externalId: plan.externalId, currency: plan.currency, settlement: { status: plan.initial, tradeId: plan.currency === 'BRZ' ? null : `t-${i}` } });
+    if (plan.kind === 'order')
+      fake.setOrder({
+        externalId: plan.externalId,
+        currency: plan.currency,
+        settlement: { status: plan.initial, tradeId: plan.currency === 'BRZ' ? null : `t-${i}` },
+      });
     else fake.setWithdrawal({ externalId: plan.externalId, status: plan.initial });
     line(plan.kind, plan.externalId, plan.initial);
     // the initial status counts from when the checkout opens (the tracker cannot read it before)
@@ -153,7 +167,13 @@ const stop = () => {
   for (const timer of timers) clearTimeout(timer);
   const stats = providers.map((provider) => provider.stats);
   const total = stats.reduce(
-    (sum, s) => ({ sent: sum.sent + s.sent, lost: sum.lost + s.lost, deliveries: sum.deliveries + s.deliveries, duplicated: sum.duplicated + s.duplicated, failed: sum.failed + s.failed }),
+    (sum, s) => ({
+      sent: sum.sent + s.sent,
+      lost: sum.lost + s.lost,
+      deliveries: sum.deliveries + s.deliveries,
+      duplicated: sum.duplicated + s.duplicated,
+      failed: sum.failed + s.failed,
+    }),
     { sent: 0, lost: 0, deliveries: 0, duplicated: 0, failed: 0 },
   );
   process.stdout.write(`PROVIDER ${JSON.stringify(total)}\n`);

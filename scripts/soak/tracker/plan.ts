@@ -82,10 +82,16 @@ export function planRecord(index: number, seed: number, spreadMs: number): Plann
     watchAtMs,
     changes: [
       // BRZ payments have no trade and no event: only polling sees them
-      brz ? { atMs: processingAt, status: 'Processing' } : { atMs: processingAt, status: 'Processing', event: { type: 'pix.deposit.received', fields: { endUserId: externalId } } },
+      brz
+        ? { atMs: processingAt, status: 'Processing' }
+        : { atMs: processingAt, status: 'Processing', event: { type: 'pix.deposit.received', fields: { endUserId: externalId } } },
       brz
         ? { atMs: finalAt, status: 'Settled' }
-        : { atMs: finalAt, status: cancelled ? 'Cancelled' : 'Settled', event: { type: cancelled ? 'otc.trade.cancelled' : 'otc.trade.settled', fields: { tradeId: tradeId! } } },
+        : {
+            atMs: finalAt,
+            status: cancelled ? 'Cancelled' : 'Settled',
+            event: { type: cancelled ? 'otc.trade.cancelled' : 'otc.trade.settled', fields: { tradeId: tradeId! } },
+          },
     ],
   };
 }

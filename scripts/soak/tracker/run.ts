@@ -108,7 +108,9 @@ try {
     admin.on('error', () => undefined);
     await new PostgresStatusStore({ pool: admin, table: PG_TABLE }).ensureSchema();
     await new PostgresEventStore({ pool: admin, table: `${PG_TABLE}_events` }).ensureSchema();
-    await admin.query(`CREATE TABLE ${PG_EFFECTS} (kind text, external_id text, status text, previous text, source text, pid int, at bigint)`);
+    await admin.query(
+      `CREATE TABLE ${PG_EFFECTS} (kind text, external_id text, status text, previous text, source text, pid int, at bigint)`,
+    );
     note(`PostgreSQL on ${postgres.url} (durable commits); effects table ${PG_EFFECTS} has no unique key`);
   } else {
     mkdirSync(join(dir, 'redis'));
@@ -174,7 +176,9 @@ try {
     procs[index] = { proc, lines };
   };
   await Promise.all(Array.from({ length: PROCESSES }, (_, i) => startProcess(i)));
-  note(`${PROCESSES} tracker processes ready; ${RECORDS} records, watched over ${SPREAD_MS / 1000} s from the epoch; p${SKEWED}'s clock is ${SKEW_MS / 1000} s off`);
+  note(
+    `${PROCESSES} tracker processes ready; ${RECORDS} records, watched over ${SPREAD_MS / 1000} s from the epoch; p${SKEWED}'s clock is ${SKEW_MS / 1000} s off`,
+  );
   const skewedPid = procs[SKEWED]!.proc.child.pid as number;
 
   await sleep(Math.max(0, epoch + 14_000 - Date.now()));
@@ -200,7 +204,9 @@ try {
   }
 
   // every planned change is done by then; wait until no record is watched any more
-  const lastChange = Math.max(...Array.from({ length: RECORDS }, (_, i) => Math.max(...planRecord(i, SEED, SPREAD_MS).changes.map((c) => c.atMs))));
+  const lastChange = Math.max(
+    ...Array.from({ length: RECORDS }, (_, i) => Math.max(...planRecord(i, SEED, SPREAD_MS).changes.map((c) => c.atMs))),
+  );
   await sleep(Math.max(0, epoch + lastChange - Date.now()));
   note('the last planned change is applied; waiting for every watch to end');
   const probe = redis === undefined ? undefined : new Redis(redis.url, { maxRetriesPerRequest: 1 });
@@ -239,7 +245,11 @@ try {
           (r: Record<string, unknown>) =>
             `C ${[r['kind'], r['external_id'], r['status'], r['previous'], r['source'], r['pid'], r['at']].map(String).join(' ')}`,
         );
-  const idle = admin === undefined ? 0 : (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`)).rows[0]!.n;
+  const idle =
+    admin === undefined
+      ? 0
+      : (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`))
+          .rows[0]!.n;
   if (idle > 0) fail(`${idle} PostgreSQL sessions left idle in transaction`);
   await admin?.end();
   await postgres?.stop();
@@ -297,39 +307,53 @@ try {
     lost += missing.length;
     if (missing.length > 0) {
       recordsWithLoss += 1;
-      if (examples.length < 5) examples.push(`${plan.externalId}: ${missing.join(',')} never handed (got ${distinct.map((d) => d.status).join(',')})`);
+      if (examples.length < 5)
+        examples.push(`${plan.externalId}: ${missing.join(',')} never handed (got ${distinct.map((d) => d.status).join(',')})`);
     }
     if (!distinct.some((d) => d.status === final)) finalLost += 1;
     const order = distinct.map((d) => happened.indexOf(d.status));
     if (order.some((v, k) => v < 0 || (k > 0 && v <= order[k - 1]!))) {
       outOfOrder += 1;
-      if (examples.length < 5) examples.push(`${plan.externalId}: handed ${distinct.map((d) => d.status).join(',')} but it went ${happened.join(',')}`);
+      if (examples.length < 5)
+        examples.push(`${plan.externalId}: handed ${distinct.map((d) => d.status).join(',')} but it went ${happened.join(',')}`);
     }
     distinct.forEach((d, k) => {
       if (d.previous !== (k === 0 ? '-' : distinct[k - 1]!.status) && !(k > 0 && distinct[k - 1]!.pid === victimPid)) brokenChain += 1;
     });
   }
-  note(`onChange lines: ${lines}; (record, status) pairs: ${changesExpected} in the timelines, ${changesHanded} handed over, ${lost} lost (in ${recordsWithLoss} records; final status lost: ${finalLost}), ${doubled} doubled`);
-  note(`by source: ${JSON.stringify(bySource)}; provider: ${provider}; fake holds (a status kept past its planned end until handed over): ${holds}`);
+  note(
+    `onChange lines: ${lines}; (record, status) pairs: ${changesExpected} in the timelines, ${changesHanded} handed over, ${lost} lost (in ${recordsWithLoss} records; final status lost: ${finalLost}), ${doubled} doubled`,
+  );
+  note(
+    `by source: ${JSON.stringify(bySource)}; provider: ${provider}; fake holds (a status kept past its planned end until handed over): ${holds}`,
+  );
   note(`tracker processes: ${processStats.join(' ')}`);
   // the skewed member took its share: neither starved (a clock behind) nor idle
   const bySkewed = [...handed.values()].flat().filter((entry) => entry.pid === skewedPid).length;
   note(`changes handed over by the skewed process p${SKEWED} (pid ${skewedPid}, clock ${SKEW_MS / 1000} s off): ${bySkewed}`);
   if (SKEW_MS !== 0 && bySkewed === 0) fail(`the skewed process p${SKEWED} handed no change over: its clock kept it from reading`);
   if (effectLines !== undefined) {
-    const logged = readFileSync(logFile, 'utf8').split('\n').filter((line) => line.startsWith('C ')).length;
-    note(`PostgreSQL: ${effectLines.length} effect rows; ${logged - effectLines.length} onChange calls completed but rolled back (the SIGKILL, the restart), their effects gone with them`);
+    const logged = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('C ')).length;
+    note(
+      `PostgreSQL: ${effectLines.length} effect rows; ${logged - effectLines.length} onChange calls completed but rolled back (the SIGKILL, the restart), their effects gone with them`,
+    );
   }
-  note(`lost ${lost}, doubled ${doubled}, out of order ${outOfOrder}, broken previousStatus chains ${brokenChain}; in the SIGKILL window (onChange ran, the process died before its commit): ${killWindow}`);
+  note(
+    `lost ${lost}, doubled ${doubled}, out of order ${outOfOrder}, broken previousStatus chains ${brokenChain}; in the SIGKILL window (onChange ran, the process died before its commit): ${killWindow}`,
+  );
   if (lost > 0) fail(`${lost} (record, status) changes of the timelines never reached onChange (${finalLost} of them final)`);
-  if (changesHanded + lost !== changesExpected) fail(`handed ${changesHanded} + lost ${lost} != ${changesExpected} statuses in the timelines`);
+  if (changesHanded + lost !== changesExpected)
+    fail(`handed ${changesHanded} + lost ${lost} != ${changesExpected} statuses in the timelines`);
   if (doubled > 0) fail(`${doubled} (record, status) changes handed over more than once outside the SIGKILL window`);
   if (outOfOrder > 0) fail(`${outOfOrder} records whose changes were handed out of order`);
   if (brokenChain > 0) fail(`${brokenChain} changes whose previousStatus is not the status handed before`);
-  if (bySource.webhook === 0 || bySource.poll === 0) fail('no change was seen by one of the two paths (webhook, poll): the soak did not exercise both');
+  if (bySource.webhook === 0 || bySource.poll === 0)
+    fail('no change was seen by one of the two paths (webhook, poll): the soak did not exercise both');
   if (examples.length > 0) note(`examples: ${examples.join(' | ')}`);
 } catch (error) {
-  fail(`the soak itself failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  fail(`the soak itself failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 } finally {
   clearTimeout(hardStop);
   killAll();

@@ -42,12 +42,22 @@ const pgUrl = process.env['SOAK_PG_URL'];
 const redis = pgUrl === undefined ? new Redis(requiredEnv('SOAK_REDIS_URL'), { maxRetriesPerRequest: 1 }) : undefined;
 redis?.on('error', () => undefined);
 // settings of the README: a bounded connect, TCP keepalive; an idle session PostgreSQL ended is replaced
-const pool = pgUrl === undefined ? undefined : new pg.Pool({ connectionString: pgUrl, max: 24, connectionTimeoutMillis: 2_000, keepAlive: true });
+const pool =
+  pgUrl === undefined ? undefined : new pg.Pool({ connectionString: pgUrl, max: 24, connectionTimeoutMillis: 2_000, keepAlive: true });
 pool?.on('error', () => undefined);
-const client = new CheckoutClient({ baseUrl: requiredEnv('SOAK_FAKE_URL'), partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, timeoutMs: 5_000, maxRetries: 1 });
+const client = new CheckoutClient({
+  baseUrl: requiredEnv('SOAK_FAKE_URL'),
+  partnerId: PARTNER_ID,
+  partnerSecret: PARTNER_SECRET,
+  timeoutMs: 5_000,
+  maxRetries: 1,
+});
 
 const logChange = (change: StatusChange) =>
-  writeSync(log, `C ${change.kind} ${change.externalId} ${change.status} ${change.previousStatus ?? '-'} ${change.source} ${process.pid} ${Math.round(soakNow())}\n`);
+  writeSync(
+    log,
+    `C ${change.kind} ${change.externalId} ${change.status} ${change.previousStatus ?? '-'} ${change.source} ${process.pid} ${Math.round(soakNow())}\n`,
+  );
 const options: Omit<StatusTrackerOptions, 'store' | 'onChange'> = {
   client,
   owner: `p${index}-${process.pid}`,
@@ -76,17 +86,26 @@ const tracker =
       })
     : createStatusTracker({
         ...options,
-        store: new PostgresStatusStore({ pool, table: requiredEnv('SOAK_PG_TABLE'), transactional: true, transactionTimeoutMs: 10_000, statementTimeoutMs: 2_000 }),
+        store: new PostgresStatusStore({
+          pool,
+          table: requiredEnv('SOAK_PG_TABLE'),
+          transactional: true,
+          transactionTimeoutMs: 10_000,
+          statementTimeoutMs: 2_000,
+        }),
         onChange: async ({ transaction, ...change }) => {
-          await transaction.query(`INSERT INTO "${effects}" (kind, external_id, status, previous, source, pid, at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-            change.kind,
-            change.externalId,
-            change.status,
-            change.previousStatus ?? '-',
-            change.source,
-            process.pid,
-            Math.round(soakNow()),
-          ]);
+          await transaction.query(
+            `INSERT INTO "${effects}" (kind, external_id, status, previous, source, pid, at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+            [
+              change.kind,
+              change.externalId,
+              change.status,
+              change.previousStatus ?? '-',
+              change.source,
+              process.pid,
+              Math.round(soakNow()),
+            ],
+          );
           // a transaction that stays open a little, so the SIGKILL and the restart land inside some
           await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 100)));
           // after the write: the failure must roll it back, and the change come again

@@ -12,7 +12,12 @@ import type { CliIo } from '../io.js';
 type AnyRecord = Order | Withdrawal;
 
 /** `order <externalId>` and `withdrawal <externalId>`: read the status, or poll for one with --wait-until. */
-export async function recordCommand(kind: RecordKind, { positionals, options }: ParsedArgs, io: CliIo, tally: AttemptTally): Promise<ExitCodeValue> {
+export async function recordCommand(
+  kind: RecordKind,
+  { positionals, options }: ParsedArgs,
+  io: CliIo,
+  tally: AttemptTally,
+): Promise<ExitCodeValue> {
   allowOnly(kind, options, [...CREDENTIAL_OPTIONS, 'json', 'wait-until', 'timeout', 'interval']);
   const externalId = positionals[1];
   if (externalId === undefined || externalId === '') throw usage(`missing <externalId>: checkout-partner ${kind} <externalId>`, kind);
@@ -27,7 +32,9 @@ export async function recordCommand(kind: RecordKind, { positionals, options }: 
 
   if (wanted === undefined) {
     const read = { signal: io.signal, timeoutMs };
-    print(kind === 'order' ? await client.getOrderByExternalId(externalId, read) : await client.getWithdrawalByExternalId(externalId, read));
+    print(
+      kind === 'order' ? await client.getOrderByExternalId(externalId, read) : await client.getWithdrawalByExternalId(externalId, read),
+    );
     return ExitCode.Ok;
   }
   if (warning !== undefined) io.err(warning);
@@ -37,7 +44,10 @@ export async function recordCommand(kind: RecordKind, { positionals, options }: 
   if (statuses.some((status) => statusMatches(status, wanted))) return ExitCode.Ok;
   // the record is printed all the same: it is the final answer, and scripts may want its fields
   const final = statuses.find((status) => isFinalStatus(kind, status)) ?? '';
-  throw new CliError(ExitCode.FinalStatus, `${kind} ${quoted(externalId)} reached ${quoted(final)}, a final status: it can never become ${quoted(wanted)}`);
+  throw new CliError(
+    ExitCode.FinalStatus,
+    `${kind} ${quoted(externalId)} reached ${quoted(final)}, a final status: it can never become ${quoted(wanted)}`,
+  );
 }
 
 /** Polls until the awaited status or a final one; a wait that never read the record is a failure to reach the service. */

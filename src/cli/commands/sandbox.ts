@@ -10,12 +10,27 @@ import type { CliIo } from '../io.js';
 export const SANDBOX_PARTNER_ID = 'sandbox-partner';
 
 function seed(fake: FakeCheckoutCore): string[] {
-  fake.setOrder({ externalId: 'demo-order-crypto', currency: 'USDT', amount: '125.00', settlement: { status: 'Pending', tradeId: 'demo-trade-1' } });
+  fake.setOrder({
+    externalId: 'demo-order-crypto',
+    currency: 'USDT',
+    amount: '125.00',
+    settlement: { status: 'Pending', tradeId: 'demo-trade-1' },
+  });
   fake.settleOrder('demo-order-crypto', { afterReads: 2 });
-  fake.setOrder({ externalId: 'demo-order-settled', currency: 'BTC', amount: '0.0021', settlement: { status: 'Settled', tradeId: 'demo-trade-0' } });
+  fake.setOrder({
+    externalId: 'demo-order-settled',
+    currency: 'BTC',
+    amount: '0.0021',
+    settlement: { status: 'Settled', tradeId: 'demo-trade-0' },
+  });
   fake.setOrder({ externalId: 'demo-order-brz', currency: 'BRZ', amount: '250.00', settlement: { status: 'Pending', tradeId: null } });
   fake.settleOrder('demo-order-brz', { afterReads: 2 });
-  fake.setOrder({ externalId: 'demo-order-cancelled', currency: 'USDT', amount: '40.00', settlement: { status: 'Cancelled', tradeId: 'demo-trade-2' } });
+  fake.setOrder({
+    externalId: 'demo-order-cancelled',
+    currency: 'USDT',
+    amount: '40.00',
+    settlement: { status: 'Cancelled', tradeId: 'demo-trade-2' },
+  });
   fake.setWithdrawal({ externalId: 'demo-withdrawal-1', status: 'Processing', amount: '80.00' });
   fake.completeWithdrawal('demo-withdrawal-1', { afterReads: 2 });
   fake.setWithdrawal({ externalId: 'demo-withdrawal-done', status: 'Completed', amount: '15.00' });
@@ -44,7 +59,8 @@ export async function sandboxCommand({ positionals, options }: ParsedArgs, io: C
   const fake = new FakeCheckoutCore({
     partners: [{ partnerId: SANDBOX_PARTNER_ID, partnerSecret }],
     maxLoggedRequests: 0,
-    onRequest: (r) => io.err(`${new Date(r.at).toISOString()}  ${escapeText(r.method)} ${escapeText(r.path)} -> ${r.status || 'dropped'}\n`),
+    onRequest: (r) =>
+      io.err(`${new Date(r.at).toISOString()}  ${escapeText(r.method)} ${escapeText(r.path)} -> ${r.status || 'dropped'}\n`),
   });
   const seeded = seed(fake);
   let server;
@@ -91,10 +107,15 @@ export async function sandboxCommand({ positionals, options }: ParsedArgs, io: C
   await new Promise<void>((resolve) => {
     const timer = runMs === undefined ? undefined : setTimeout(resolve, runMs);
     if (io.signal.aborted) resolve();
-    else io.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+    else
+      io.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
   });
   await server.close();
   io.err('sandbox stopped\n');

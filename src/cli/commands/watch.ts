@@ -18,7 +18,8 @@ import type { CliIo } from '../io.js';
 export async function watchCommand({ positionals, options }: ParsedArgs, io: CliIo, tally: AttemptTally): Promise<ExitCodeValue> {
   allowOnly('watch', options, [...CREDENTIAL_OPTIONS, 'json', 'withdrawal', 'timeout', 'interval']);
   const ids = positionals.slice(1);
-  if (ids.length === 0 || ids.some((id) => id === '')) throw usage('missing <externalId>: checkout-partner watch <externalId>... [--withdrawal]', 'watch');
+  if (ids.length === 0 || ids.some((id) => id === ''))
+    throw usage('missing <externalId>: checkout-partner watch <externalId>... [--withdrawal]', 'watch');
   const kind: StatusKind = options.withdrawal ? 'withdrawal' : 'order';
   const timeoutMs = options.timeout === undefined ? undefined : durationOption('watch', 'timeout', options.timeout, 0);
   const intervalMs = durationOption('watch', 'interval', options.interval, 2000);
@@ -33,10 +34,14 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
     if (options.json) {
       const { kind: k, externalId, status, previousStatus, source, record } = change;
       // previousStatus is left out on a first change (null would mean "the status handled before was none")
-      io.out(`${JSON.stringify({ kind: k, externalId, status, ...(previousStatus === undefined ? {} : { previousStatus }), source, record })}\n`);
+      io.out(
+        `${JSON.stringify({ kind: k, externalId, status, ...(previousStatus === undefined ? {} : { previousStatus }), source, record })}\n`,
+      );
     } else {
       const shown = (status: string | null) => (status === null ? '(none)' : escapeText(status));
-      io.out(`${change.kind} ${escapeText(change.externalId)}: ${change.previousStatus === undefined ? '' : `${shown(change.previousStatus)} -> `}${shown(change.status)}\n`);
+      io.out(
+        `${change.kind} ${escapeText(change.externalId)}: ${change.previousStatus === undefined ? '' : `${shown(change.previousStatus)} -> `}${shown(change.status)}\n`,
+      );
     }
   };
   // the SDK's stderr line for the failures the notes below do not cover (at most once a minute each)
@@ -69,7 +74,8 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
       }
       const id = entry.externalId ?? '';
       if (entry.outcome === 'not-found') noteOnce(id, 'not found (yet); still watching');
-      else if (entry.outcome === 'failed') noteOnce(id, `read failed: ${escapeText(entry.error?.message ?? 'unknown error')}; still watching`);
+      else if (entry.outcome === 'failed')
+        noteOnce(id, `read failed: ${escapeText(entry.error?.message ?? 'unknown error')}; still watching`);
       else noteOnce(id, undefined);
     },
   });
@@ -88,7 +94,10 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
   clearTimeout(timer);
   await tracker.drain({ timeoutMs: 5_000 });
   if (outcome === 'timeout') {
-    throw new CliError(ExitCode.WaitTimeout, `timed out after ${formatDuration(timeoutMs!)} with ${[...open].map(escapeText).join(', ')} not final yet`);
+    throw new CliError(
+      ExitCode.WaitTimeout,
+      `timed out after ${formatDuration(timeoutMs!)} with ${[...open].map(escapeText).join(', ')} not final yet`,
+    );
   }
   return ExitCode.Ok;
 }

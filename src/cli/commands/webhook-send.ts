@@ -38,9 +38,15 @@ export async function webhookSendCommand({ positionals, options }: ParsedArgs, i
   const timeoutMs = durationOption('webhook', 'timeout', options.timeout, WAIT_TIMEOUT_MS);
   const secret = await readSecret(options, io, WEBHOOK_SECRET, 'webhook');
   if (secret === undefined) {
-    throw new CliError(ExitCode.Auth, 'missing signing secret: set CHECKOUT_WEBHOOK_SECRET (or pass --secret-file <path> or --secret-stdin)');
+    throw new CliError(
+      ExitCode.Auth,
+      'missing signing secret: set CHECKOUT_WEBHOOK_SECRET (or pass --secret-file <path> or --secret-stdin)',
+    );
   }
-  const event = options['body-file'] !== undefined ? bodyText(await readBody(options['body-file'], io, '--body-file'), options['body-file']) : eventFrom(options);
+  const event =
+    options['body-file'] !== undefined
+      ? bodyText(await readBody(options['body-file'], io, '--body-file'), options['body-file'])
+      : eventFrom(options);
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
@@ -57,7 +63,10 @@ export async function webhookSendCommand({ positionals, options }: ParsedArgs, i
   } catch (error) {
     if (error instanceof EventDeliveryError) {
       printFailedAttempts(error.attempts, attempts.causes, io);
-      throw new CliError(ExitCode.ApiError, `the receiver did not accept the event: no 2xx after ${tally.describe()} (last: ${attempts.last ?? 'no response'})`);
+      throw new CliError(
+        ExitCode.ApiError,
+        `the receiver did not accept the event: no 2xx after ${tally.describe()} (last: ${attempts.last ?? 'no response'})`,
+      );
     }
     if (deadline.signal.aborted && !io.signal.aborted) {
       throw new CliError(
@@ -179,7 +188,9 @@ function printFailedAttempts(attempts: EventDeliveryError['attempts'], causes: r
   attempts.forEach((attempt, index) => {
     const cause = causes[index] === undefined ? '' : ` (${causes[index]})`;
     const outcome =
-      attempt.status === undefined ? `${attempt.error ?? 'no response'}${cause}` : `${attempt.status}${attempt.body ? ` ${attempt.body.slice(0, 200)}` : ''}`;
+      attempt.status === undefined
+        ? `${attempt.error ?? 'no response'}${cause}`
+        : `${attempt.status}${attempt.body ? ` ${attempt.body.slice(0, 200)}` : ''}`;
     io.err(`attempt ${index + 1}: ${escapeText(outcome)}\n`);
   });
 }

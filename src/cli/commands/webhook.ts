@@ -22,12 +22,18 @@ export async function webhookCommand(args: ParsedArgs, io: CliIo, tally: Attempt
   if (action === 'send') return webhookSendCommand(args, io, tally);
   if (action !== 'sign' && action !== 'verify') {
     throw usage(
-      action === undefined ? 'missing action: webhook sign, webhook verify or webhook send' : `unknown action "webhook ${action}": use sign, verify or send`,
+      action === undefined
+        ? 'missing action: webhook sign, webhook verify or webhook send'
+        : `unknown action "webhook ${action}": use sign, verify or send`,
       'webhook',
     );
   }
   if (positionals.length > 2) throw usage(`"webhook ${action}" takes no more arguments; pass the body with --file or stdin`, 'webhook');
-  allowOnly(`webhook ${action}`, options, action === 'sign' ? [...SECRET_OPTIONS, 'file', 'curl'] : [...SECRET_OPTIONS, 'file', 'signature']);
+  allowOnly(
+    `webhook ${action}`,
+    options,
+    action === 'sign' ? [...SECRET_OPTIONS, 'file', 'curl'] : [...SECRET_OPTIONS, 'file', 'signature'],
+  );
   const signature = options.signature;
   if (action === 'verify' && (signature === undefined || signature === '')) {
     throw usage('missing --signature: the X-Provider-Signature value to check', 'webhook');
@@ -45,7 +51,10 @@ export async function webhookCommand(args: ParsedArgs, io: CliIo, tally: Attempt
   const { secret, body } = await withinTimeout(timeoutMs, 'reading the secret and the body', async () => {
     const secret = await readSecret(options, io, WEBHOOK_SECRET, 'webhook');
     if (secret === undefined) {
-      throw new CliError(ExitCode.Auth, 'missing signing secret: set CHECKOUT_WEBHOOK_SECRET (or pass --secret-file <path> or --secret-stdin)');
+      throw new CliError(
+        ExitCode.Auth,
+        'missing signing secret: set CHECKOUT_WEBHOOK_SECRET (or pass --secret-file <path> or --secret-stdin)',
+      );
     }
     return { secret, body: await readBody(options.file, io) };
   });
@@ -53,7 +62,13 @@ export async function webhookCommand(args: ParsedArgs, io: CliIo, tally: Attempt
   if (action === 'sign') {
     const header = await signPayload(body, secret);
     if (options.json) {
-      io.out(formatJson({ header: 'x-provider-signature', signature: header, ...(curlUrl === undefined ? {} : { curl: curlLine(curlUrl, header, options.file!) }) }));
+      io.out(
+        formatJson({
+          header: 'x-provider-signature',
+          signature: header,
+          ...(curlUrl === undefined ? {} : { curl: curlLine(curlUrl, header, options.file!) }),
+        }),
+      );
     } else {
       io.out(curlUrl === undefined ? `${header}\n` : `${curlLine(curlUrl, header, options.file!)}\n`);
     }
@@ -88,7 +103,10 @@ async function withinTimeout<T>(timeoutMs: number | undefined, what: string, wor
   if (timeoutMs === undefined) return work();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CliError(ExitCode.ApiError, `${what} took longer than --timeout (${formatDuration(timeoutMs)})`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new CliError(ExitCode.ApiError, `${what} took longer than --timeout (${formatDuration(timeoutMs)})`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([work(), timedOut]);

@@ -189,11 +189,14 @@ export class Gate {
     const delay = at - performance.now();
     // a timer may fire up to 1 ms early on the performance clock: ceil, and #pump checks again anyway;
     // capped, since a longer delay (a requestsPerSecond of 1e-7) fires after 1 ms, every 1 ms
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#timerAt = Number.POSITIVE_INFINITY;
-      this.#pump();
-    }, Math.min(Math.max(1, Math.ceil(delay)), MAX_TIMER_MS));
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#timerAt = Number.POSITIVE_INFINITY;
+        this.#pump();
+      },
+      Math.min(Math.max(1, Math.ceil(delay)), MAX_TIMER_MS),
+    );
   }
 
   #clearTimer(): void {

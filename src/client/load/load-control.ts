@@ -47,7 +47,12 @@ export class LoadControl {
    * when `maxQueue` requests already wait, a `TimeoutError` when its turn came with less than a
    * usable share of its attempt left.
    */
-  enter(signal: AbortSignal | undefined, deadline: number, turn: TurnRequest, trace: { readonly attempts: number }): Promise<number> | number {
+  enter(
+    signal: AbortSignal | undefined,
+    deadline: number,
+    turn: TurnRequest,
+    trace: { readonly attempts: number },
+  ): Promise<number> | number {
     let waiting: Promise<number> | number;
     try {
       waiting = this.#gate.acquire(signal, deadline);
@@ -129,7 +134,7 @@ export class LoadControl {
       return refused(
         new TimeoutError(
           `${label} timed out waiting for its turn and was not sent: it waited ${Math.round(error.waitedMs)} ms in the client's queue ` +
-            "(rateLimit concurrency or requestsPerSecond, a Retry-After pause), and a request waits at most half of its attempt " +
+            '(rateLimit concurrency or requestsPerSecond, a Retry-After pause), and a request waits at most half of its attempt ' +
             "(the client's timeoutMs, or what is left of the call's own), so that once sent it has the rest",
           { request: label, attempts },
         ),

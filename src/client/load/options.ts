@@ -81,7 +81,9 @@ export const MAX_REQUESTS_PER_SECOND = 10_000;
 /** `rateLimit` and `retryBudget` checked, with their defaults; a `TypeError` naming the bad option. */
 export function loadSettings(rateLimit: unknown, retryBudget: unknown): LoadSettings {
   if (rateLimit !== undefined && (rateLimit === null || typeof rateLimit !== 'object')) {
-    throw new TypeError(`rateLimit must be an object such as { concurrency: 16, requestsPerSecond: 50, maxQueue: 1000 }, got ${typeName(rateLimit)}`);
+    throw new TypeError(
+      `rateLimit must be an object such as { concurrency: 16, requestsPerSecond: 50, maxQueue: 1000 }, got ${typeName(rateLimit)}`,
+    );
   }
   const limits = checkOptions('rateLimit', rateLimit, ['concurrency', 'requestsPerSecond', 'maxQueue'], true) as RateLimitOptions;
   const concurrency = wholeNumber('rateLimit.concurrency', limits.concurrency, 64, 1);
@@ -98,7 +100,9 @@ function budgetSettings(value: unknown): LoadSettings['budget'] {
   if (value !== undefined && value !== true && (value === null || typeof value !== 'object')) {
     throw new TypeError(`retryBudget must be true, false or { capacity?, retryCost?, timeoutCost? }, got ${typeName(value)}`);
   }
-  const options = (typeof value === 'object' ? checkOptions('retryBudget', value, ['capacity', 'retryCost', 'timeoutCost']) : {}) as RetryBudgetOptions;
+  const options = (
+    typeof value === 'object' ? checkOptions('retryBudget', value, ['capacity', 'retryCost', 'timeoutCost']) : {}
+  ) as RetryBudgetOptions;
   const capacity = wholeNumber('retryBudget.capacity', options.capacity, 500, 1);
   const retryCost = wholeNumber('retryBudget.retryCost', options.retryCost, 5, 1);
   const timeoutCost = wholeNumber('retryBudget.timeoutCost', options.timeoutCost, 10, 1);

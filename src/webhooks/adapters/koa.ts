@@ -1,7 +1,15 @@
 import { typeName } from '../../internal/type-name.js';
 import type { DeliveryInput } from '../engine/delivery-types.js';
 import type { WebhookEngine } from '../engine/lifecycle.js';
-import { deliverToNode, isNodeRequest, isNodeResponse, nodeDeliveryInput, type KeptBody, type NodeRequestLike, type NodeResponseLike } from './node.js';
+import {
+  deliverToNode,
+  isNodeRequest,
+  isNodeResponse,
+  nodeDeliveryInput,
+  type KeptBody,
+  type NodeRequestLike,
+  type NodeResponseLike,
+} from './node.js';
 
 /**
  * The part of a Koa context the `koa` adapter uses. Typed structurally, so this entry needs no

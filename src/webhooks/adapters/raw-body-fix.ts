@@ -9,8 +9,7 @@ export type Framework = 'express' | 'fastify' | 'koa' | 'node';
 export type RawBodyLoss = 'parsed' | 'consumed';
 
 const LOSS: Record<RawBodyLoss, string> = {
-  parsed:
-    'The webhook route received a parsed request body: a body parser consumed the raw body that the signature is computed over.',
+  parsed: 'The webhook route received a parsed request body: a body parser consumed the raw body that the signature is computed over.',
   consumed:
     'The webhook route received a request whose body stream was already read by something else and left no raw body, ' +
     'which the signature is computed over.',

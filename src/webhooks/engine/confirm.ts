@@ -6,10 +6,7 @@ import type { WebhookEvent } from '../event.js';
 import type { ExternalIdResolver, WebhookContext } from './options.js';
 import type { ResolvedOptions } from './resolve-options.js';
 
-type ConfirmConfig = Pick<
-  ResolvedOptions,
-  'client' | 'resolveOrderExternalId' | 'resolveWithdrawalExternalId' | 'attempts' | 'delayMs'
->;
+type ConfirmConfig = Pick<ResolvedOptions, 'client' | 'resolveOrderExternalId' | 'resolveWithdrawalExternalId' | 'attempts' | 'delayMs'>;
 
 /**
  * When the confirm reads must be over: shortly before the claim's lease passes, after which a
@@ -57,9 +54,7 @@ export async function confirmEvent(event: WebhookEvent, config: ConfirmConfig, d
       config,
       deadline,
     );
-    return read.record === undefined
-      ? { event, confirmed: false }
-      : { event, withdrawal: read.record, confirmed: read.confirmed };
+    return read.record === undefined ? { event, confirmed: false } : { event, withdrawal: read.record, confirmed: read.confirmed };
   }
   return { event, confirmed: false };
 }
@@ -87,7 +82,12 @@ function namesCancellation(status: unknown): boolean {
  * The resolver's id, under the same deadline as the reads: a resolver is partner code (a lookup in
  * their database) that can hang like a read, and past the lease a redelivery could run the event twice.
  */
-async function resolveId(resolver: ExternalIdResolver | undefined, event: WebhookEvent, name: string, signal: AbortSignal): Promise<string | undefined> {
+async function resolveId(
+  resolver: ExternalIdResolver | undefined,
+  event: WebhookEvent,
+  name: string,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   if (resolver === undefined) return undefined;
   signal.throwIfAborted();
   const id: unknown = await untilAborted(Promise.resolve(resolver(event)), signal);

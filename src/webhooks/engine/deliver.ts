@@ -85,7 +85,11 @@ export async function runDelivery(
 }
 
 /** Reads the raw body within `maxBodyBytes`; a body that cannot be read ends the delivery (its result). */
-async function readBody(config: ResolvedOptions, input: DeliveryInput, bodySignal: AbortSignal | undefined): Promise<{ body: Uint8Array } | DeliveryResult> {
+async function readBody(
+  config: ResolvedOptions,
+  input: DeliveryInput,
+  bodySignal: AbortSignal | undefined,
+): Promise<{ body: Uint8Array } | DeliveryResult> {
   let body: BodyResult;
   try {
     body = await input.readBody(config.maxBodyBytes, bodySignal);
@@ -103,7 +107,12 @@ async function readBody(config: ResolvedOptions, input: DeliveryInput, bodySigna
 }
 
 /** Verifies the body's signature (the built-in scheme or the `scheme` option); `bad-signature` unless it holds. */
-async function checkSignature(config: ResolvedOptions, signatures: Signatures, input: DeliveryInput, body: Uint8Array): Promise<DeliveryResult | undefined> {
+async function checkSignature(
+  config: ResolvedOptions,
+  signatures: Signatures,
+  input: DeliveryInput,
+  body: Uint8Array,
+): Promise<DeliveryResult | undefined> {
   const signature = input.headers.get(config.signatureHeader);
   let verified: boolean;
   try {
@@ -140,9 +149,15 @@ function parseBody(body: Uint8Array): { event: WebhookEvent } | DeliveryResult {
  * answers must not hold the delivery (and drain()) forever: it gets the same time as work under a
  * claim made now. A failed nudge is `store-unavailable` (the provider redelivers).
  */
-async function nudgeBeforeClaim(config: ResolvedOptions, event: WebhookEvent, known: { eventId: string; type: string }): Promise<DeliveryResult | undefined> {
+async function nudgeBeforeClaim(
+  config: ResolvedOptions,
+  event: WebhookEvent,
+  known: { eventId: string; type: string },
+): Promise<DeliveryResult | undefined> {
   try {
-    await withinLease(event.eventId, config.leaseMs, performance.now(), 'tracker nudge', ({ signal }) => nudgeTracker(config, event, signal));
+    await withinLease(event.eventId, config.leaseMs, performance.now(), 'tracker nudge', ({ signal }) =>
+      nudgeTracker(config, event, signal),
+    );
     return undefined;
   } catch (error) {
     return { ...known, outcome: 'store-unavailable', error };
@@ -193,7 +208,11 @@ async function claimAndRun(
       await boundedStoreCall('release', event.eventId, config.leaseMs, () => config.store.release(event.eventId, lease));
     } catch (releaseError) {
       // the claim now holds until its lease passes: redeliveries get 409 until then
-      return { ...known, outcome: 'failed', error: new AggregateError([error, releaseError], 'The event failed and its claim could not be released') };
+      return {
+        ...known,
+        outcome: 'failed',
+        error: new AggregateError([error, releaseError], 'The event failed and its claim could not be released'),
+      };
     }
     return { ...known, outcome: 'failed', error };
   }

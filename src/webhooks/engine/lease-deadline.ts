@@ -60,7 +60,12 @@ export function storeCallLimitMs(leaseMs: number): number {
  * {@link StoreTimeoutError} when it has not settled by then. The call itself cannot be stopped;
  * what it settles with later is dropped. No timer is left behind.
  */
-export async function boundedStoreCall(step: 'complete' | 'release', eventId: string, leaseMs: number, call: () => Promise<void> | void): Promise<void> {
+export async function boundedStoreCall(
+  step: 'complete' | 'release',
+  eventId: string,
+  leaseMs: number,
+  call: () => Promise<void> | void,
+): Promise<void> {
   const limitMs = storeCallLimitMs(leaseMs);
   const pending = Promise.resolve().then(call);
   let timer: ReturnType<typeof setTimeout> | undefined;

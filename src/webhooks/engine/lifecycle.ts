@@ -143,10 +143,13 @@ class DeliveryEngine implements WebhookEngine {
   /** Starts the delivery's steps (see runDelivery), held in hand until they end; resolves their result, never rejects. */
   #run(delivery: Delivery, bodyRead: AbortController): Promise<DeliveryResult> {
     const { input, observed, progress } = delivery;
-    const run = () => runDelivery(this.#config, this.#signatures, input, progress, (task) => this.#background(delivery, task), bodyRead.signal);
-    const work = (observed === undefined ? run() : observed.run(run)).catch(
-      (error: unknown): DeliveryResult => ({ ...progress, outcome: 'failed', error }),
-    );
+    const run = () =>
+      runDelivery(this.#config, this.#signatures, input, progress, (task) => this.#background(delivery, task), bodyRead.signal);
+    const work = (observed === undefined ? run() : observed.run(run)).catch((error: unknown): DeliveryResult => ({
+      ...progress,
+      outcome: 'failed',
+      error,
+    }));
     this.#inHand.add(work, progress, bodyRead);
     return work;
   }
@@ -154,7 +157,9 @@ class DeliveryEngine implements WebhookEngine {
   /** Holds work a delivery hands on past its answer (retries of a failed complete); its failure is logged late. */
   #background(delivery: Delivery, task: Promise<void>): void {
     const { progress, started } = delivery;
-    const tracked = task.catch((error: unknown) => logDelivery(this.#config.logger, { ...progress, outcome: 'handled', error }, started, true));
+    const tracked = task.catch((error: unknown) =>
+      logDelivery(this.#config.logger, { ...progress, outcome: 'handled', error }, started, true),
+    );
     this.#inHand.add(tracked, progress);
     keepAlive(delivery.waitUntil, tracked);
   }

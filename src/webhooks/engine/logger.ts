@@ -75,4 +75,3 @@ export function logLine(entry: WebhookLogEntry): string {
   if (entry.error !== undefined) parts.push(`error=${describeLineError(entry.error)}`);
   return parts.join(' ');
 }
-

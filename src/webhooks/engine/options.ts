@@ -9,7 +9,6 @@ import type { Logger, WebhookLogEntry, WebhookWarning } from '../../logger.js';
 import type { TelemetryOptions } from '../../telemetry/options.js';
 import type { StatusTracker } from '../../tracker/types.js';
 
-
 /** What `onEvent` gets for each new event. */
 export interface WebhookContext {
   /** The verified event, with every field as the provider sent it. */

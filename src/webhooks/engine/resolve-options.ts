@@ -106,7 +106,10 @@ function statusReader(client: unknown): StatusReader {
 
 /** The `tracker` option, if given: an object with `nudge` (a status tracker). */
 function webhookTracker(tracker: unknown): WebhookTracker | undefined {
-  if (tracker !== undefined && (tracker === null || typeof tracker !== 'object' || typeof (tracker as WebhookTracker).nudge !== 'function')) {
+  if (
+    tracker !== undefined &&
+    (tracker === null || typeof tracker !== 'object' || typeof (tracker as WebhookTracker).nudge !== 'function')
+  ) {
     throw new TypeError('tracker must be a status tracker (an object with nudge), from createStatusTracker');
   }
   return tracker as WebhookTracker | undefined;

@@ -8,7 +8,6 @@ import type { WebhookEvent } from '../event.js';
 import type { ExternalIdResolver } from './options.js';
 import type { ResolvedOptions } from './resolve-options.js';
 
-
 /**
  * Asks the tracker to read the record `event` is about now, with the event: `otc.trade.*` and
  * `pix.deposit.*` nudge the order (`resolveOrderExternalId`), `pix.withdrawal.*` the withdrawal
@@ -42,7 +41,8 @@ export async function nudgeTracker(
   signal.throwIfAborted();
   const externalId: unknown = await untilAborted(Promise.resolve(resolver(event)), signal);
   if (externalId === undefined || externalId === null || externalId === '') return false;
-  if (typeof externalId !== 'string') throw new TypeError(`the externalId resolver must return a string, null or undefined, got ${typeName(externalId)}`);
+  if (typeof externalId !== 'string')
+    throw new TypeError(`the externalId resolver must return a string, null or undefined, got ${typeName(externalId)}`);
   signal.throwIfAborted();
   await untilAborted(tracker.nudge(kind, externalId, { event }), signal);
   return true;
@@ -73,7 +73,11 @@ export async function runTrackerDelivery(config: ResolvedOptions, event: Webhook
     try {
       await boundedStoreCall('release', event.eventId, config.leaseMs, () => config.store.release(event.eventId, lease));
     } catch (releaseError) {
-      return { ...known, outcome: 'store-unavailable', error: new AggregateError([error, releaseError], 'The tracker could not be nudged and the claim could not be released') };
+      return {
+        ...known,
+        outcome: 'store-unavailable',
+        error: new AggregateError([error, releaseError], 'The tracker could not be nudged and the claim could not be released'),
+      };
     }
     return { ...known, outcome: 'store-unavailable', error };
   }

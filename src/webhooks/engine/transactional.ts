@@ -41,7 +41,11 @@ export async function runTransactional(
     if (failure !== undefined) {
       if (error === failure.error) return { ...known, outcome: 'failed', error };
       // the store failed under it (its session was lost): a store failure, answered 503 like any other
-      return { ...known, outcome: 'store-unavailable', error: new AggregateError([failure.error, error], 'The event failed and its transaction was lost (the store failed under it)') };
+      return {
+        ...known,
+        outcome: 'store-unavailable',
+        error: new AggregateError([failure.error, error], 'The event failed and its transaction was lost (the store failed under it)'),
+      };
     }
     // onEvent resolved but misused its transaction (ended it, left work running): its fault, so 500
     if ((error as { misuse?: unknown } | null)?.misuse === true) return { ...known, outcome: 'failed', confirmed, error };

@@ -42,7 +42,11 @@ export class WorkInHand {
 
   /** What is still in hand; a delivery and the background work it handed on count once. */
   report(): DrainReport {
-    const deliveries = [...new Set(this.#work.values())].map(({ eventId, type }): InHandDelivery => ({ work: 'webhook.delivery', eventId, type }));
+    const deliveries = [...new Set(this.#work.values())].map(({ eventId, type }): InHandDelivery => ({
+      work: 'webhook.delivery',
+      eventId,
+      type,
+    }));
     return { drained: deliveries.length === 0, inHand: deliveries };
   }
 }

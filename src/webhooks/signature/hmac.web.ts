@@ -6,10 +6,7 @@ const keys = new KeyCache<Promise<CryptoKey>>(MAX_CACHED_KEYS);
 
 /** The secret's HMAC key, imported once and cached; a failed import is not cached. */
 function importKey(secret: string): Promise<CryptoKey> {
-  const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
+  const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   key.catch(() => keys.delete(secret));
   return key;
 }

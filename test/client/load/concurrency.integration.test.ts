@@ -49,7 +49,14 @@ describe('rateLimit.concurrency', () => {
         inFlight -= 1;
       }
     };
-    const client = new CheckoutClient({ baseUrl: server!.url, partnerId: 'p-1', partnerSecret: 's', timeoutMs: 250, rateLimit: { concurrency: 4 }, fetch });
+    const client = new CheckoutClient({
+      baseUrl: server!.url,
+      partnerId: 'p-1',
+      partnerSecret: 's',
+      timeoutMs: 250,
+      rateLimit: { concurrency: 4 },
+      fetch,
+    });
     await client.getAccessToken();
     const outcomes = await Promise.all(
       Array.from({ length: 40 }, async (_, i) => {
@@ -80,7 +87,13 @@ describe('rateLimit.concurrency', () => {
 
   it('a queued call is bounded by its own timeoutMs: it fails while the request ahead still hangs, and never reaches the service', async () => {
     const state = await silentService();
-    const client = new CheckoutClient({ baseUrl: server!.url, partnerId: 'p-1', partnerSecret: 's', timeoutMs: 10_000, rateLimit: { concurrency: 1 } });
+    const client = new CheckoutClient({
+      baseUrl: server!.url,
+      partnerId: 'p-1',
+      partnerSecret: 's',
+      timeoutMs: 10_000,
+      rateLimit: { concurrency: 1 },
+    });
     await client.getAccessToken();
     const ahead = client.getOrderByExternalId('o-1', { maxRetries: 0 }).catch((e: unknown) => e);
     let aheadSettled = false;
@@ -95,7 +108,13 @@ describe('rateLimit.concurrency', () => {
 
   it('an aborted queued call leaves the queue at once, and the next one takes the free slot', async () => {
     const state = await silentService();
-    const client = new CheckoutClient({ baseUrl: server!.url, partnerId: 'p-1', partnerSecret: 's', timeoutMs: 10_000, rateLimit: { concurrency: 1 } });
+    const client = new CheckoutClient({
+      baseUrl: server!.url,
+      partnerId: 'p-1',
+      partnerSecret: 's',
+      timeoutMs: 10_000,
+      rateLimit: { concurrency: 1 },
+    });
     await client.getAccessToken();
     const controller = new AbortController();
     const ahead = client.getOrderByExternalId('o-1', { signal: controller.signal });
@@ -115,7 +134,13 @@ describe('rateLimit.concurrency', () => {
   it('a queue timeout is not retried and says what held it', async () => {
     const state = await silentService();
     // one request per 2 s: the token exchange takes the first turn, the read waits past its 300 ms
-    const client = new CheckoutClient({ baseUrl: server!.url, partnerId: 'p-1', partnerSecret: 's', timeoutMs: 300, rateLimit: { requestsPerSecond: 0.5 } });
+    const client = new CheckoutClient({
+      baseUrl: server!.url,
+      partnerId: 'p-1',
+      partnerSecret: 's',
+      timeoutMs: 300,
+      rateLimit: { requestsPerSecond: 0.5 },
+    });
     await client.getAccessToken();
     const queued = await client.getOrderByExternalId('ok', { maxRetries: 2 }).catch((e: unknown) => e);
     expect(queued).toBeInstanceOf(TimeoutError);

@@ -30,7 +30,11 @@ function recordingFetch(answer: (url: string, n: number) => Response) {
 }
 
 /** The record asked for (the client refuses another one's). */
-const ok = (url: string) => new Response(JSON.stringify({ externalId: decodeURIComponent(url.split('/').pop() ?? '') }), { status: 200, headers: { 'content-type': 'application/json' } });
+const ok = (url: string) =>
+  new Response(JSON.stringify({ externalId: decodeURIComponent(url.split('/').pop() ?? '') }), {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
 
 /** The most requests that started within any window of `ms`. */
 function busiestWindow(times: number[], ms: number): number {
@@ -46,7 +50,13 @@ describe('rateLimit.requestsPerSecond', () => {
   it.each([5, 20, 2.5])('%d per second: no 1 s window ever holds more, and the calls all complete', async (rps) => {
     vi.useFakeTimers();
     const { sent, fetch } = recordingFetch(ok);
-    const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { requestsPerSecond: rps } });
+    const client = new CheckoutClient({
+      baseUrl: 'http://127.0.0.1:9',
+      partnerId: 'p-1',
+      partnerSecret: 's',
+      fetch,
+      rateLimit: { requestsPerSecond: rps },
+    });
     // as many as the pace lets through within half of the 30 s attempt timeout (a queued call is sent only with half of it left)
     const n = Math.floor(rps) * 14;
     const calls = Promise.all(Array.from({ length: n }, (_, i) => client.getOrderByExternalId(`o-${i}`)));
@@ -60,7 +70,13 @@ describe('rateLimit.requestsPerSecond', () => {
   it('below 1 per second: one request per 1 / requestsPerSecond seconds', async () => {
     vi.useFakeTimers();
     const { sent, fetch } = recordingFetch(ok);
-    const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p-1', partnerSecret: 's', fetch, rateLimit: { requestsPerSecond: 0.25 } });
+    const client = new CheckoutClient({
+      baseUrl: 'http://127.0.0.1:9',
+      partnerId: 'p-1',
+      partnerSecret: 's',
+      fetch,
+      rateLimit: { requestsPerSecond: 0.25 },
+    });
     const calls = Promise.all([client.getOrderByExternalId('a'), client.getOrderByExternalId('b')]);
     await vi.advanceTimersByTimeAsync(8_000);
     await expect(calls).resolves.toHaveLength(2);
@@ -82,7 +98,9 @@ describe('429 without Retry-After: the adaptive rate', () => {
       const status = tokens >= 1 ? 200 : 429;
       if (status === 200) tokens -= 1;
       statuses.push({ at: now, status });
-      return status === 200 ? ok(url) : new Response('{"message":"slow down"}', { status: 429, headers: { 'content-type': 'application/json' } });
+      return status === 200
+        ? ok(url)
+        : new Response('{"message":"slow down"}', { status: 429, headers: { 'content-type': 'application/json' } });
     });
     const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p-1', partnerSecret: 's', fetch });
     const start = performance.now();

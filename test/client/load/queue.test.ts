@@ -52,7 +52,9 @@ describe('rateLimit.maxQueue', () => {
     expect(error.maxQueue).toBe(2);
     expect(error.status).toBeUndefined();
     expect(error.attempts).toBe(0);
-    expect(error.message).toMatch(/^GET \/orders\/by-external-id\/o-4 was not sent: 2 requests of this client already wait for their turn \(rateLimit\.maxQueue\)/);
+    expect(error.message).toMatch(
+      /^GET \/orders\/by-external-id\/o-4 was not sent: 2 requests of this client already wait for their turn \(rateLimit\.maxQueue\)/,
+    );
     expect(reads).toHaveLength(1);
     for (const outcome of await Promise.all(held)) expect(outcome).toBeInstanceOf(TimeoutError);
   });
@@ -62,7 +64,9 @@ describe('rateLimit.maxQueue', () => {
     const client = new CheckoutClient({ ...base, fetch, timeoutMs: 60_000, maxRetries: 0, rateLimit: { concurrency: 1 } });
     await client.getAccessToken();
     const controller = new AbortController();
-    const calls = Array.from({ length: 10_001 }, (_, i) => client.getOrderByExternalId(`o-${i}`, { signal: controller.signal }).catch((e: unknown) => e));
+    const calls = Array.from({ length: 10_001 }, (_, i) =>
+      client.getOrderByExternalId(`o-${i}`, { signal: controller.signal }).catch((e: unknown) => e),
+    );
     await expect(client.getOrderByExternalId('one-too-many')).rejects.toMatchObject({ name: 'QueueFullError', maxQueue: 10_000 });
     controller.abort();
     await Promise.all(calls);
@@ -83,35 +87,40 @@ describe("a request's wait for its turn and its timeoutMs", () => {
     const error = (await waiter) as TimeoutError;
     expect(reads).toHaveLength(2);
     expect(error).toBeInstanceOf(TimeoutError);
-    expect(error.message).toBe('GET /orders/by-external-id/o-2 timed out: no complete response (headers and body) within timeoutMs (1000 ms)');
+    expect(error.message).toBe(
+      'GET /orders/by-external-id/o-2 timed out: no complete response (headers and body) within timeoutMs (1000 ms)',
+    );
   });
 });
 
 describe('a service that accepts connections and never answers', () => {
-  it.each([1, 4])('concurrency %d, 300 ms attempts, 50 looping callers for 3 s: about concurrency × elapsed / timeoutMs requests reach it', async (concurrency) => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
-    const { reads, fetch } = silentService();
-    const client = new CheckoutClient({ ...base, fetch, timeoutMs: 300, rateLimit: { concurrency } });
-    await client.getAccessToken();
-    const start = performance.now();
-    const outcomes = new Map<string, number>();
-    const caller = async () => {
-      while (performance.now() - start < 3_000) {
-        const error = (await client.getOrderByExternalId('o-1').catch((e: unknown) => e)) as Error;
-        const kind = error.message.includes('was not sent') ? 'unsent' : error.name;
-        outcomes.set(kind, (outcomes.get(kind) ?? 0) + 1);
-      }
-    };
-    let done = false;
-    const callers = Promise.all(Array.from({ length: 50 }, caller)).then(() => (done = true));
-    // the last calls end within their attempts and retries after the 3 s
-    for (let step = 0; step < 100 && !done; step += 1) await vi.advanceTimersByTimeAsync(100);
-    await callers;
-    const bound = (concurrency * 3_000) / 300;
-    // each request sent holds its slot at least half an attempt: at most twice the bound, never hundreds
-    expect(reads.length).toBeLessThanOrEqual(2 * bound + concurrency);
-    expect(reads.length).toBeGreaterThanOrEqual(bound / 2);
-    // the other calls failed as queue timeouts, unsent
-    expect(outcomes.get('unsent')).toBeGreaterThan(0);
-  });
+  it.each([1, 4])(
+    'concurrency %d, 300 ms attempts, 50 looping callers for 3 s: about concurrency × elapsed / timeoutMs requests reach it',
+    async (concurrency) => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
+      const { reads, fetch } = silentService();
+      const client = new CheckoutClient({ ...base, fetch, timeoutMs: 300, rateLimit: { concurrency } });
+      await client.getAccessToken();
+      const start = performance.now();
+      const outcomes = new Map<string, number>();
+      const caller = async () => {
+        while (performance.now() - start < 3_000) {
+          const error = (await client.getOrderByExternalId('o-1').catch((e: unknown) => e)) as Error;
+          const kind = error.message.includes('was not sent') ? 'unsent' : error.name;
+          outcomes.set(kind, (outcomes.get(kind) ?? 0) + 1);
+        }
+      };
+      let done = false;
+      const callers = Promise.all(Array.from({ length: 50 }, caller)).then(() => (done = true));
+      // the last calls end within their attempts and retries after the 3 s
+      for (let step = 0; step < 100 && !done; step += 1) await vi.advanceTimersByTimeAsync(100);
+      await callers;
+      const bound = (concurrency * 3_000) / 300;
+      // each request sent holds its slot at least half an attempt: at most twice the bound, never hundreds
+      expect(reads.length).toBeLessThanOrEqual(2 * bound + concurrency);
+      expect(reads.length).toBeGreaterThanOrEqual(bound / 2);
+      // the other calls failed as queue timeouts, unsent
+      expect(outcomes.get('unsent')).toBeGreaterThan(0);
+    },
+  );
 });

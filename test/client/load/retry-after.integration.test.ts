@@ -11,15 +11,26 @@ afterEach(async () => {
   server = undefined;
 });
 
-const retryAfter = (value: string) => new RateLimitError('429', { status: 429, headers: new Headers({ 'retry-after': value }) }).retryAfterMs;
+const retryAfter = (value: string) =>
+  new RateLimitError('429', { status: 429, headers: new Headers({ 'retry-after': value }) }).retryAfterMs;
 
 describe('Retry-After parsing', () => {
-  it.each(['1e9', '1E3', '-1', '+5', '1.5', '0x10', '5 s', 'soon', '2026-01-01', 'Sun, 06 Nov 1994 08:49:37 UTC', 'Mon, 31 Feb 2099 00:00:00 GMT', 'Sun, 06 Foo 1994 08:49:37 GMT'])(
-    'ignores %j',
-    (value) => {
-      expect(retryAfter(value)).toBeUndefined();
-    },
-  );
+  it.each([
+    '1e9',
+    '1E3',
+    '-1',
+    '+5',
+    '1.5',
+    '0x10',
+    '5 s',
+    'soon',
+    '2026-01-01',
+    'Sun, 06 Nov 1994 08:49:37 UTC',
+    'Mon, 31 Feb 2099 00:00:00 GMT',
+    'Sun, 06 Foo 1994 08:49:37 GMT',
+  ])('ignores %j', (value) => {
+    expect(retryAfter(value)).toBeUndefined();
+  });
 
   it.each([
     ['0', 0],
@@ -67,4 +78,3 @@ describe('Retry-After parsing', () => {
     expect((error as RateLimitError).attempts).toBe(2);
   });
 });
-

@@ -36,7 +36,10 @@ async function callers(client: CheckoutClient, state: { orders: number[] }, ms: 
   const caller = async () => {
     while (performance.now() - start < ms) {
       const began = performance.now();
-      const error = await client.getOrderByExternalId('o-1').then(() => undefined, (e: unknown) => e);
+      const error = await client.getOrderByExternalId('o-1').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(ServerError);
       if (began - start >= settleMs) {
         calls += 1;
@@ -96,7 +99,9 @@ describe('retry budget', () => {
     server = await startServer((req, res) => {
       if (req.url?.endsWith('/auth/token')) {
         tokens += 1;
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ accessToken: `tok-${tokens}`, tokenType: 'Bearer', expiresIn: 3600 }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ accessToken: `tok-${tokens}`, tokenType: 'Bearer', expiresIn: 3600 }));
         return true;
       }
       orders += 1;

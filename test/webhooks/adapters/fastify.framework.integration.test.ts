@@ -115,7 +115,12 @@ describe('handler.fastify(request, reply) in Fastify 5', () => {
     });
     await app.ready();
     closeLater(() => app.close());
-    const answer = await app.inject({ method: 'POST', url: '/webhooks', payload: event(), headers: { 'content-type': 'application/json' } });
+    const answer = await app.inject({
+      method: 'POST',
+      url: '/webhooks',
+      payload: event(),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(answer.body).toBe('done');
     expect(thrown).toBeInstanceOf(TypeError);
     expect((thrown as Error).message).toContain('handler.fastify(request, reply)');

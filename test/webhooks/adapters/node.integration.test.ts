@@ -61,8 +61,7 @@ async function post(
   });
 }
 
-const plainServer = (handler: WebhookHandler) =>
-  createServer((req: IncomingMessage, res: ServerResponse) => handler.node(req, res));
+const plainServer = (handler: WebhookHandler) => createServer((req: IncomingMessage, res: ServerResponse) => handler.node(req, res));
 
 const event = (eventId = 'evt-node') => JSON.stringify({ eventId, type: 'custom.node', payload: { n: 1 } });
 

@@ -34,20 +34,26 @@ describe('otc.trade.cancelled confirms a cancellation only', () => {
     expect(state.reads.get(ORDER_PATH)).toBe(2);
   });
 
-  it.each(['Cancelled', 'Canceled', 'CANCELLED', 'cancelled', 'CancellationDone'])('confirms a status that names a cancellation: %s', async (status) => {
-    state.orders.set('order-for-t-c', { externalId: 'order-for-t-c', settlement: { status, tradeId: 't-c' } });
-    const { handler, seen } = setupHandler();
-    expect((await handler.handle(await delivery(cancelled))).status).toBe(200);
-    expect(seen[0]?.confirmed).toBe(true);
-    expect(state.reads.get(ORDER_PATH)).toBe(1);
-  });
+  it.each(['Cancelled', 'Canceled', 'CANCELLED', 'cancelled', 'CancellationDone'])(
+    'confirms a status that names a cancellation: %s',
+    async (status) => {
+      state.orders.set('order-for-t-c', { externalId: 'order-for-t-c', settlement: { status, tradeId: 't-c' } });
+      const { handler, seen } = setupHandler();
+      expect((await handler.handle(await delivery(cancelled))).status).toBe(200);
+      expect(seen[0]?.confirmed).toBe(true);
+      expect(state.reads.get(ORDER_PATH)).toBe(1);
+    },
+  );
 
-  it.each(['Pending', 'Processing', 'Failed', 'Expired', 'NotCancelled', ''])('does not confirm a status that does not: %j', async (status) => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    state.orders.set('order-for-t-c', { externalId: 'order-for-t-c', settlement: { status, tradeId: 't-c' } });
-    const { handler, seen } = setupHandler();
-    expect((await deliverWithTimers(handler, await delivery(cancelled))).status).toBe(200);
-    expect(seen[0]?.confirmed).toBe(false);
-    expect(state.reads.get(ORDER_PATH)).toBe(3);
-  });
+  it.each(['Pending', 'Processing', 'Failed', 'Expired', 'NotCancelled', ''])(
+    'does not confirm a status that does not: %j',
+    async (status) => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      state.orders.set('order-for-t-c', { externalId: 'order-for-t-c', settlement: { status, tradeId: 't-c' } });
+      const { handler, seen } = setupHandler();
+      expect((await deliverWithTimers(handler, await delivery(cancelled))).status).toBe(200);
+      expect(seen[0]?.confirmed).toBe(false);
+      expect(state.reads.get(ORDER_PATH)).toBe(3);
+    },
+  );
 });

@@ -14,7 +14,10 @@ describe('confirmation of the record asked for', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     state.withdrawals.set('w-A', { externalId: 'w-B', status: 'Completed' });
     const { handler, seen, calls, entries } = setup();
-    const response = await deliverWithTimers(handler, await delivery({ eventId: 'e-wa', type: 'pix.withdrawal.settled', withdrawalRef: 'w-A' }));
+    const response = await deliverWithTimers(
+      handler,
+      await delivery({ eventId: 'e-wa', type: 'pix.withdrawal.settled', withdrawalRef: 'w-A' }),
+    );
     expect(response.status).toBe(500);
     expect(seen).toEqual([]);
     expect(calls).toEqual(['claim:e-wa', 'release:e-wa']);

@@ -47,7 +47,9 @@ describe('without a logger, a failed delivery writes one line to stderr', () => 
     expect((await handler.handle(await delivery(EVENT))).status).toBe(500);
     expect(lines()).toHaveLength(1);
     const [line] = lines();
-    expect(line).toMatch(/^checkout-partner-sdk webhook failed status=500 eventId="evt-visible" type="otc.trade.settled" ms=\d+ error=Error "ledger is down"$/);
+    expect(line).toMatch(
+      /^checkout-partner-sdk webhook failed status=500 eventId="evt-visible" type="otc.trade.settled" ms=\d+ error=Error "ledger is down"$/,
+    );
     expect(line).not.toContain(SECRET);
     expect(line).not.toContain('BODY-ONLY-FIELD');
   });
@@ -61,10 +63,18 @@ describe('without a logger, a failed delivery writes one line to stderr', () => 
   });
 
   it('the store failed: one store-unavailable line', async () => {
-    const store: EventStore = { claim: () => Promise.reject(new Error('redis: connection refused')), complete: async () => {}, release: async () => {} };
+    const store: EventStore = {
+      claim: () => Promise.reject(new Error('redis: connection refused')),
+      complete: async () => {},
+      release: async () => {},
+    };
     const handler = handlerWith({ store });
     expect((await handler.handle(await delivery(EVENT))).status).toBe(503);
-    expect(lines()).toEqual([expect.stringMatching(/^checkout-partner-sdk webhook store-unavailable status=503 eventId="evt-visible" .*error=Error "redis: connection refused"$/)]);
+    expect(lines()).toEqual([
+      expect.stringMatching(
+        /^checkout-partner-sdk webhook store-unavailable status=503 eventId="evt-visible" .*error=Error "redis: connection refused"$/,
+      ),
+    ]);
   });
 
   it('a handled delivery, a duplicate or a refused one writes nothing', async () => {
@@ -102,7 +112,9 @@ describe('a delivery that times out (503) is a failure too', () => {
     let entered = false;
     const handler = handlerWith({ responseTimeoutMs: 1_000, onEvent: () => new Promise<void>(() => void (entered = true)) });
     expect(await deliverPastDeadline(handler, EVENT, () => entered)).toBe(503);
-    expect(lines()).toEqual([expect.stringMatching(/^checkout-partner-sdk webhook timeout status=503 eventId="evt-visible" type="otc.trade.settled" ms=\d+$/)]);
+    expect(lines()).toEqual([
+      expect.stringMatching(/^checkout-partner-sdk webhook timeout status=503 eventId="evt-visible" type="otc.trade.settled" ms=\d+$/),
+    ]);
   });
 
   it('late work that then succeeds adds nothing; late work that fails adds its one line', async () => {
@@ -155,7 +167,9 @@ describe('logger: false and CHECKOUT_LOG=debug', () => {
     await handler.handle(await delivery(EVENT, { signature: null }));
     // the client's own debug lines (token exchange, the order read) come too: only the handler's here
     expect(lines().filter((line) => line.startsWith('checkout-partner-sdk webhook'))).toEqual([
-      expect.stringMatching(/^checkout-partner-sdk webhook handled status=200 eventId="evt-visible" type="otc.trade.settled" ms=\d+ confirmed=true$/),
+      expect.stringMatching(
+        /^checkout-partner-sdk webhook handled status=200 eventId="evt-visible" type="otc.trade.settled" ms=\d+ confirmed=true$/,
+      ),
       expect.stringMatching(/^checkout-partner-sdk webhook duplicate status=200 eventId="evt-visible"/),
       expect.stringMatching(/^checkout-partner-sdk webhook bad-signature status=401 ms=\d+$/),
     ]);
@@ -205,7 +219,10 @@ describe('logger entries carry error as a plain object', () => {
     await handler.handle(await delivery(EVENT));
     expect(JSON.parse(JSON.stringify(entries[0]?.error))).toMatchObject({
       name: 'AggregateError',
-      errors: [{ name: 'NonError', message: 'a string' }, { name: 'Error', message: 'release failed' }],
+      errors: [
+        { name: 'NonError', message: 'a string' },
+        { name: 'Error', message: 'release failed' },
+      ],
     });
   });
 });

@@ -226,4 +226,3 @@ describe('step 3: confirm through the client', () => {
     expect(seen).toEqual([]);
   });
 });
-

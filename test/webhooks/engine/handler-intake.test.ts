@@ -101,13 +101,15 @@ describe('step 1: size, signature, event (nothing claimed or handled)', () => {
   });
 
   it('uses a custom scheme instead of the default one', async () => {
-    const scheme = vi.fn<NonNullable<WebhookHandlerOptions['scheme']>>(async ({ payload, headers, secrets, hmacSha256Hex, timingSafeEqual }) => {
-      const timestamp = headers.get('x-timestamp');
-      const sent = headers.get('x-provider-signature');
-      if (timestamp === null || sent === null) return false;
-      const expected = await hmacSha256Hex(secrets[0]!, `${timestamp}.${new TextDecoder().decode(payload)}`);
-      return timingSafeEqual(expected, sent);
-    }) satisfies WebhookHandlerOptions['scheme'];
+    const scheme = vi.fn<NonNullable<WebhookHandlerOptions['scheme']>>(
+      async ({ payload, headers, secrets, hmacSha256Hex, timingSafeEqual }) => {
+        const timestamp = headers.get('x-timestamp');
+        const sent = headers.get('x-provider-signature');
+        if (timestamp === null || sent === null) return false;
+        const expected = await hmacSha256Hex(secrets[0]!, `${timestamp}.${new TextDecoder().decode(payload)}`);
+        return timingSafeEqual(expected, sent);
+      },
+    ) satisfies WebhookHandlerOptions['scheme'];
     const { handler, seen } = setup({ scheme });
     const body = JSON.stringify(settled);
     const good = createHmac('sha256', SECRET).update(`1700000000.${body}`).digest('hex');
@@ -151,7 +153,6 @@ describe('step 1: size, signature, event (nothing claimed or handled)', () => {
     expect(entries).toMatchObject([{ outcome: 'invalid', status: 400 }]);
   });
 });
-
 
 describe('handle(request) with a consumed body', () => {
   it('answers 500 explaining that the raw body is needed', async () => {

@@ -2,7 +2,18 @@ import type { StatusReader } from 'checkout-partner-sdk';
 import { createWebhookHandler, MemoryEventStore, type WebhookContext, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import { delay, http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { API, deferred, deliverWithTimers, delivery, makeClient, memoryLogger, mockCheckout, recordingStore, SECRET, until } from '../helpers.js';
+import {
+  API,
+  deferred,
+  deliverWithTimers,
+  delivery,
+  makeClient,
+  memoryLogger,
+  mockCheckout,
+  recordingStore,
+  SECRET,
+  until,
+} from '../helpers.js';
 
 // The confirm reads run under a deadline at claimedAt + leaseMs - min(10% of leaseMs, 5 s): past the
 // lease a redelivery can claim the event, so a read still running then would let onEvent run twice.
@@ -103,25 +114,28 @@ describe('confirm reads end before the claim lease', () => {
   it.each([
     ['resolveOrderExternalId', settled],
     ['resolveWithdrawalExternalId', { eventId: 'evt-lease', type: 'pix.withdrawal.settled' }],
-  ] as const)('cuts off a %s that never answers at the same deadline (it is part of the confirm step): claim released, onEvent not run', async (resolver, event) => {
-    fakeClock();
-    let asked = 0;
-    const hung = () => {
-      asked += 1;
-      return new Promise<string>(() => undefined); // e.g. pool.query on a blackholed network
-    };
-    const { handler, calls, entries, onEvent } = setup({ leaseMs: 60_000, [resolver]: hung });
-    void handler.handle(await delivery(event));
-    await until(() => asked === 1);
-    await vi.advanceTimersByTimeAsync(54_999);
-    expect(calls).toEqual(['claim:evt-lease']);
-    await vi.advanceTimersByTimeAsync(1);
-    await until(() => calls.includes('release:evt-lease'));
-    await until(() => entries.length === 2);
-    expect(entries[1]).toMatchObject({ outcome: 'failed', late: true, error: { name: 'LeaseDeadlineError' } });
-    expect(onEvent).not.toHaveBeenCalled();
-    expect(await handler.drain({ timeoutMs: 1 })).toEqual({ drained: true, inHand: [] });
-  });
+  ] as const)(
+    'cuts off a %s that never answers at the same deadline (it is part of the confirm step): claim released, onEvent not run',
+    async (resolver, event) => {
+      fakeClock();
+      let asked = 0;
+      const hung = () => {
+        asked += 1;
+        return new Promise<string>(() => undefined); // e.g. pool.query on a blackholed network
+      };
+      const { handler, calls, entries, onEvent } = setup({ leaseMs: 60_000, [resolver]: hung });
+      void handler.handle(await delivery(event));
+      await until(() => asked === 1);
+      await vi.advanceTimersByTimeAsync(54_999);
+      expect(calls).toEqual(['claim:evt-lease']);
+      await vi.advanceTimersByTimeAsync(1);
+      await until(() => calls.includes('release:evt-lease'));
+      await until(() => entries.length === 2);
+      expect(entries[1]).toMatchObject({ outcome: 'failed', late: true, error: { name: 'LeaseDeadlineError' } });
+      expect(onEvent).not.toHaveBeenCalled();
+      expect(await handler.drain({ timeoutMs: 1 })).toEqual({ drained: true, inHand: [] });
+    },
+  );
 
   it('counts the deadline from the claim: a claim that took most of the lease leaves no time to read', async () => {
     fakeClock();

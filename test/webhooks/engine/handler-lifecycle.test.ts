@@ -176,7 +176,7 @@ describe('drain({ timeoutMs })', () => {
     expect(onEvent).toHaveBeenCalledOnce();
   });
 
-  it('waits 15 s by default: with the tracker\'s 10 s, both fit a 30 s termination grace period', async () => {
+  it("waits 15 s by default: with the tracker's 10 s, both fit a 30 s termination grace period", async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     try {
       const onEvent = vi.fn(() => new Promise<void>(() => undefined));
@@ -200,7 +200,10 @@ describe('drain({ timeoutMs })', () => {
   it('counts a delivery not yet identified, and rejects bad options with TypeError', async () => {
     const handler = createWebhookHandler(base({ scheme: () => new Promise<boolean>(() => undefined), responseTimeoutMs: 50 }));
     expect((await handler.handle(await delivery({ eventId: 'evt-x', type: 'custom' }))).status).toBe(503);
-    await expect(handler.drain({ timeoutMs: 20 })).resolves.toEqual({ drained: false, inHand: [{ work: 'webhook.delivery', eventId: undefined, type: undefined }] });
+    await expect(handler.drain({ timeoutMs: 20 })).resolves.toEqual({
+      drained: false,
+      inHand: [{ work: 'webhook.delivery', eventId: undefined, type: undefined }],
+    });
     await expect(handler.drain({ timeoutMs: -1 })).rejects.toThrow(/drain timeoutMs must be a positive number/);
     await expect(handler.drain({ timeoutMs: 2 ** 31 })).rejects.toThrow(/drain timeoutMs must be at most 2147483647 milliseconds/);
     await expect(handler.drain(null as never)).rejects.toThrow(TypeError);
@@ -224,7 +227,9 @@ describe('logger', () => {
         // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a logger that returns a rejecting promise is what this test feeds
         const handler = createWebhookHandler(base({ logger, ...resolver }));
         expect((await handler.handle(await delivery({ eventId: `evt-log-${index}`, type: 'custom' }))).status).toBe(200);
-        expect((await handler.handle(await delivery({ eventId: `evt-log-${index}`, type: 'custom' }, { secret: 'wrong-secret' }))).status).toBe(401);
+        expect(
+          (await handler.handle(await delivery({ eventId: `evt-log-${index}`, type: 'custom' }, { secret: 'wrong-secret' }))).status,
+        ).toBe(401);
       }
       // unhandled rejections are reported after the microtask queue drains
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -253,13 +258,25 @@ describe('options', () => {
     ['a negative responseTimeoutMs', { responseTimeoutMs: -1 }, /responseTimeoutMs must be a positive number/],
     ['leaseMs NaN', { leaseMs: Number.NaN }, /leaseMs must be a positive number/],
     // a timer cannot wait longer: it would fire at once (every delivery 503, every status read cut off)
-    ['responseTimeoutMs past 2^31 - 1', { responseTimeoutMs: 2 ** 31, leaseMs: 2 ** 32 }, /responseTimeoutMs must be at most 2147483647 milliseconds/],
+    [
+      'responseTimeoutMs past 2^31 - 1',
+      { responseTimeoutMs: 2 ** 31, leaseMs: 2 ** 32 },
+      /responseTimeoutMs must be at most 2147483647 milliseconds/,
+    ],
     ['leaseMs past 2^31 - 1', { leaseMs: 2 ** 31 }, /leaseMs must be at most 2147483647 milliseconds/],
-    ['leaseMs under responseTimeoutMs', { leaseMs: 1_000, responseTimeoutMs: 2_000 }, /leaseMs \(1000\) must be at least responseTimeoutMs/],
+    [
+      'leaseMs under responseTimeoutMs',
+      { leaseMs: 1_000, responseTimeoutMs: 2_000 },
+      /leaseMs \(1000\) must be at least responseTimeoutMs/,
+    ],
     ['confirm.attempts 0', { confirm: { attempts: 0 } }, /confirm.attempts must be a whole number/],
     ['a negative confirm.delayMs', { confirm: { delayMs: -5 } }, /confirm.delayMs must be a number/],
     ['confirm.delayMs past 2^31 - 1', { confirm: { delayMs: 2 ** 31 } }, /confirm.delayMs must be at most 2147483647 milliseconds/],
-    ['a logger without warn', { logger: { info() {}, error() {} } }, /logger must be a function, an object with info, warn and error methods/],
+    [
+      'a logger without warn',
+      { logger: { info() {}, error() {} } },
+      /logger must be a function, an object with info, warn and error methods/,
+    ],
     ['an unknown option', { secrets: ['a'] }, /unknown option "secrets"/],
   ])('rejects %s with a TypeError', (_label, overrides, message) => {
     const options = { ...base(), ...overrides } as WebhookHandlerOptions;

@@ -70,7 +70,9 @@ describe('step 2: claim', () => {
     });
     expect((await handler.handle(await delivery(settled))).status).toBe(503);
     expect(seen).toEqual([]);
-    expect(entries).toMatchObject([{ outcome: 'store-unavailable', error: { name: 'TypeError', message: expect.stringMatching(message) } }]);
+    expect(entries).toMatchObject([
+      { outcome: 'store-unavailable', error: { name: 'TypeError', message: expect.stringMatching(message) } },
+    ]);
   });
 });
 
@@ -112,7 +114,11 @@ describe('step 2: a store without leases (API.md: claim → "claimed", complete(
     expect(runs).toBe(1);
     expect(entries.map((entry) => entry.outcome)).toEqual(['handled', 'duplicate']);
     // complete gets no lease: undefined where a lease would go
-    expect(calls).toEqual([['claim', 'e-plain'], ['complete', 'e-plain', undefined], ['claim', 'e-plain']]);
+    expect(calls).toEqual([
+      ['claim', 'e-plain'],
+      ['complete', 'e-plain', undefined],
+      ['claim', 'e-plain'],
+    ]);
   });
 
   it('releases without a lease when onEvent throws, so the redelivery runs it again', async () => {
@@ -131,7 +137,10 @@ describe('step 2: a store without leases (API.md: claim → "claimed", complete(
     expect((await handler.handle(await delivery(event))).status).toBe(200);
     expect(runs).toBe(2);
     expect(entries.map((entry) => entry.outcome)).toEqual(['failed', 'handled', 'duplicate']);
-    expect(calls.filter(([step]) => step !== 'claim')).toEqual([['release', 'e-again', undefined], ['complete', 'e-again', undefined]]);
+    expect(calls.filter(([step]) => step !== 'claim')).toEqual([
+      ['release', 'e-again', undefined],
+      ['complete', 'e-again', undefined],
+    ]);
   });
 });
 

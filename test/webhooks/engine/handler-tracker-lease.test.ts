@@ -39,31 +39,34 @@ describe('createWebhookHandler({ tracker }): the resolver and the nudge end befo
   it.each([
     ['resolveOrderExternalId', settled],
     ['resolveWithdrawalExternalId', withdrawal],
-  ] as const)('a %s that never answers: 503, the claim released at the deadline, nothing acknowledged, drain() not held', async (resolver, event) => {
-    fakeClock();
-    let asked = 0;
-    const { handler, calls, entries, nudged } = setup({
-      [resolver]: () => {
-        asked += 1;
-        return never<string>();
-      },
-    });
-    const response = handler.handle(await delivery(event));
-    await until(() => asked === 1);
-    await vi.advanceTimersByTimeAsync(1_000);
-    expect((await response).status).toBe(503);
-    await vi.advanceTimersByTimeAsync(7_999);
-    expect(calls).toEqual(['claim:evt-tracker-lease']);
-    await vi.advanceTimersByTimeAsync(1);
-    await until(() => calls.includes('release:evt-tracker-lease'));
-    await until(() => entries.length === 2);
-    expect(entries[0]).toMatchObject({ outcome: 'timeout', status: 503 });
-    expect(entries[1]).toMatchObject({ outcome: 'store-unavailable', late: true, error: { name: 'LeaseDeadlineError' } });
-    expect(calls).toEqual(['claim:evt-tracker-lease', 'release:evt-tracker-lease']);
-    expect(nudged).toEqual([]);
-    expect(await handler.drain({ timeoutMs: 1 })).toEqual({ drained: true, inHand: [] });
-    expect(vi.getTimerCount()).toBe(0);
-  });
+  ] as const)(
+    'a %s that never answers: 503, the claim released at the deadline, nothing acknowledged, drain() not held',
+    async (resolver, event) => {
+      fakeClock();
+      let asked = 0;
+      const { handler, calls, entries, nudged } = setup({
+        [resolver]: () => {
+          asked += 1;
+          return never<string>();
+        },
+      });
+      const response = handler.handle(await delivery(event));
+      await until(() => asked === 1);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect((await response).status).toBe(503);
+      await vi.advanceTimersByTimeAsync(7_999);
+      expect(calls).toEqual(['claim:evt-tracker-lease']);
+      await vi.advanceTimersByTimeAsync(1);
+      await until(() => calls.includes('release:evt-tracker-lease'));
+      await until(() => entries.length === 2);
+      expect(entries[0]).toMatchObject({ outcome: 'timeout', status: 503 });
+      expect(entries[1]).toMatchObject({ outcome: 'store-unavailable', late: true, error: { name: 'LeaseDeadlineError' } });
+      expect(calls).toEqual(['claim:evt-tracker-lease', 'release:evt-tracker-lease']);
+      expect(nudged).toEqual([]);
+      expect(await handler.drain({ timeoutMs: 1 })).toEqual({ drained: true, inHand: [] });
+      expect(vi.getTimerCount()).toBe(0);
+    },
+  );
 
   it('a nudge that never answers (a hung status store): the claim released at the deadline, and drain() ends there, not at its own timeout', async () => {
     fakeClock();

@@ -111,7 +111,9 @@ describe('handle(request, { waitUntil })', () => {
   });
 
   it('still answers when waitUntil throws', async () => {
-    const handler = createWebhookHandler(base({ responseTimeoutMs: 10, leaseMs: 1_000, onEvent: () => new Promise((r) => setTimeout(r, 50)) }));
+    const handler = createWebhookHandler(
+      base({ responseTimeoutMs: 10, leaseMs: 1_000, onEvent: () => new Promise((r) => setTimeout(r, 50)) }),
+    );
     const waitUntil = vi.fn(() => {
       throw new Error('outside of a request');
     });

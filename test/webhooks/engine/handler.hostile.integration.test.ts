@@ -31,7 +31,11 @@ function newHandler() {
   return { handler, seen };
 }
 
-async function post(handle: (request: Request) => Promise<Response>, body: Uint8Array<ArrayBuffer>, signature: string | undefined): Promise<number> {
+async function post(
+  handle: (request: Request) => Promise<Response>,
+  body: Uint8Array<ArrayBuffer>,
+  signature: string | undefined,
+): Promise<number> {
   const headers = new Headers({ 'content-type': 'application/json' });
   if (signature !== undefined) headers.set('x-provider-signature', signature);
   const response = await handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers }));
@@ -59,7 +63,11 @@ const bodyBytes = fc.oneof(
   fc.uint8Array({ maxLength: MAX_BODY + 100 }),
   fc.json().map((s) => new TextEncoder().encode(s)),
   fc
-    .record({ eventId: fc.string({ minLength: 1 }), type: fc.constantFrom('pix.deposit.received', 'pix.withdrawal.settled', 'custom.type'), data: fc.jsonValue({ maxDepth: 2 }) })
+    .record({
+      eventId: fc.string({ minLength: 1 }),
+      type: fc.constantFrom('pix.deposit.received', 'pix.withdrawal.settled', 'custom.type'),
+      data: fc.jsonValue({ maxDepth: 2 }),
+    })
     .map((event) => new TextEncoder().encode(JSON.stringify(event))),
 );
 
@@ -93,11 +101,15 @@ describe('webhook handler under hostile deliveries', () => {
   it('a correct signature, broken in any way, never verifies', async () => {
     const { handler, seen } = newHandler();
     await fc.assert(
-      fc.asyncProperty(bodyBytes.filter((b) => b.length <= MAX_BODY), breakSignature, async (body, breakIt) => {
-        const status = await post((r) => handler.handle(r), body, breakIt(hmac(body), body));
-        expect(status).toBe(401);
-        expect(seen).toHaveLength(0);
-      }),
+      fc.asyncProperty(
+        bodyBytes.filter((b) => b.length <= MAX_BODY),
+        breakSignature,
+        async (body, breakIt) => {
+          const status = await post((r) => handler.handle(r), body, breakIt(hmac(body), body));
+          expect(status).toBe(401);
+          expect(seen).toHaveLength(0);
+        },
+      ),
       { numRuns: 200 },
     );
   });

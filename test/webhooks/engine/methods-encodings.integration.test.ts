@@ -118,7 +118,12 @@ describe('node(req, res)', () => {
         port,
         path: '/webhooks',
         method,
-        headers: { 'content-type': 'application/json', 'content-length': String(payload.length), 'x-provider-signature': signature, ...headers },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(payload.length),
+          'x-provider-signature': signature,
+          ...headers,
+        },
       });
       req.on('response', (res) => {
         let text = '';

@@ -28,14 +28,20 @@ describe('a handler that can never confirm anything warns once at construction',
     const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
     createWebhookHandler({ ...base(), logger });
     expect(logger.warn).toHaveBeenCalledOnce();
-    expect(logger.warn.mock.calls[0]?.[0]).toEqual({ event: 'webhook.warning', warning: 'never-confirms', message: expect.stringContaining('resolveOrderExternalId') });
+    expect(logger.warn.mock.calls[0]?.[0]).toEqual({
+      event: 'webhook.warning',
+      warning: 'never-confirms',
+      message: expect.stringContaining('resolveOrderExternalId'),
+    });
     expect(stderr).not.toHaveBeenCalled();
   });
 
   it('through a function logger too, as the same entry', () => {
     const logger = vi.fn();
     createWebhookHandler({ ...base(), logger });
-    expect(logger.mock.calls).toEqual([[{ event: 'webhook.warning', warning: 'never-confirms', message: expect.stringContaining('resolveOrderExternalId') }]]);
+    expect(logger.mock.calls).toEqual([
+      [{ event: 'webhook.warning', warning: 'never-confirms', message: expect.stringContaining('resolveOrderExternalId') }],
+    ]);
     expect(stderr).not.toHaveBeenCalled();
   });
 
@@ -57,7 +63,11 @@ describe('a handler that can never confirm anything warns once at construction',
     await handler.handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', body: '{}' }));
     for (let n = 0; n < 3; n += 1) {
       const body = JSON.stringify({ eventId: `evt-once-${n}`, type: 'otc.trade.settled', tradeId: 't-1' });
-      const signed = new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: { 'x-provider-signature': await signPayload(body, SECRET) } });
+      const signed = new Request('http://127.0.0.1/webhooks', {
+        method: 'POST',
+        body,
+        headers: { 'x-provider-signature': await signPayload(body, SECRET) },
+      });
       expect((await handler.handle(signed)).status).toBe(200);
     }
     expect(stderr).toHaveBeenCalledOnce();

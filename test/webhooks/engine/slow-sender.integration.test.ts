@@ -164,7 +164,12 @@ describe('a slow sender, node() on node:http2 (its compat request and response)'
 
   /** A POST that sends `first`, then `more` every 100 ms (at most 30 times) until the server closes its stream. */
   function drip(session: ClientHttp2Session, first: string, more: string) {
-    const stream = session.request({ ':method': 'POST', ':path': '/webhooks', 'content-type': 'application/json', 'x-provider-signature': 'sha256=00' });
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': '/webhooks',
+      'content-type': 'application/json',
+      'x-provider-signature': 'sha256=00',
+    });
     stream.on('error', () => undefined);
     let status: unknown;
     let body = '';

@@ -48,7 +48,9 @@ describe('a store that never answers', () => {
     // onEvent did its work: 200, not the 503 of a response deadline that a hung store would have caused
     expect(response?.status).toBe(200);
     expect(seen).toHaveLength(1);
-    expect(entries).toContainEqual(expect.objectContaining({ outcome: 'handled', eventId: 'evt-hang', error: expect.objectContaining({ name: 'StoreTimeoutError' }) }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({ outcome: 'handled', eventId: 'evt-hang', error: expect.objectContaining({ name: 'StoreTimeoutError' }) }),
+    );
     // the background retries of complete, each given up after 2 s, stop at the lease's end
     let report: unknown;
     void handler.drain({ timeoutMs: 60_000 }).then((r) => (report = r));
@@ -57,7 +59,9 @@ describe('a store that never answers', () => {
     expect(report).toEqual({ drained: true, inHand: [] });
     expect(calls.complete).toBeGreaterThan(1);
     const late = entries.filter((entry) => entry.late === true);
-    expect(late).toContainEqual(expect.objectContaining({ eventId: 'evt-hang', error: expect.objectContaining({ name: 'CompleteFailedError' }) }));
+    expect(late).toContainEqual(
+      expect.objectContaining({ eventId: 'evt-hang', error: expect.objectContaining({ name: 'CompleteFailedError' }) }),
+    );
   });
 
   it('release: the failed delivery is answered 500 after the margin, the error says the claim lapses at its lease', async () => {

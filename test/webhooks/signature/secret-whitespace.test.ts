@@ -13,20 +13,28 @@ const handlerWith = (secret: unknown) => () =>
 describe('a whitespace-only webhook secret is refused', () => {
   it.each(BLANK)('createWebhookHandler refuses %j, alone or inside the rotation list, naming where', (blank) => {
     expect(handlerWith(blank)).toThrow(new TypeError('secret must be a non-empty string, got a string of whitespace only'));
-    expect(handlerWith(['current-secret', blank])).toThrow(new TypeError('secret[1] must be a non-empty string, got a string of whitespace only'));
+    expect(handlerWith(['current-secret', blank])).toThrow(
+      new TypeError('secret[1] must be a non-empty string, got a string of whitespace only'),
+    );
     expect(handlerWith([blank, 'current-secret'])).toThrow(/secret\[0\]/);
   });
 
   it.each(BLANK)('verifySignature and signPayload refuse %j', async (blank) => {
     const signature = await signPayload('{}', 'real-secret');
     await expect(verifySignature({ payload: '{}', signature, secret: blank })).rejects.toThrow(TypeError);
-    await expect(verifySignature({ payload: '{}', signature, secret: ['real-secret', blank] })).rejects.toThrow(/secret\[1\].*whitespace only/);
-    await expect(signPayload('{}', blank)).rejects.toThrow(new TypeError('secret must be a non-empty string, got a string of whitespace only'));
+    await expect(verifySignature({ payload: '{}', signature, secret: ['real-secret', blank] })).rejects.toThrow(
+      /secret\[1\].*whitespace only/,
+    );
+    await expect(signPayload('{}', blank)).rejects.toThrow(
+      new TypeError('secret must be a non-empty string, got a string of whitespace only'),
+    );
   });
 
   it('the testing kit signs with no blank secret either', async () => {
     await expect(signEvent('{}', '  ')).rejects.toThrow(TypeError);
-    await expect(deliverEvent('http://127.0.0.1:9/webhooks', createEvent('otc.trade.settled'), { secret: ' \t' })).rejects.toThrow(TypeError);
+    await expect(deliverEvent('http://127.0.0.1:9/webhooks', createEvent('otc.trade.settled'), { secret: ' \t' })).rejects.toThrow(
+      TypeError,
+    );
   });
 
   it('a secret with spaces around real characters is still a secret (used as given)', async () => {

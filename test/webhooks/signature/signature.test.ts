@@ -42,31 +42,43 @@ describe.each([
 
   it('rejects any change to the body', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 200 }), fc.nat(), fc.integer({ min: 1, max: 255 }), secretArb, async (body, at, flip, secret) => {
-        const signature = await signPayload(body, secret);
-        const changed = body.slice();
-        const index = at % changed.length;
-        changed[index] = (changed[index]! ^ flip) & 0xff;
-        expect(await verifySignature({ payload: changed, signature, secret })).toBe(false);
-        const longer = new Uint8Array([...body, 0]);
-        expect(await verifySignature({ payload: longer, signature, secret })).toBe(false);
-        expect(await verifySignature({ payload: body.subarray(1), signature, secret })).toBe(false);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 1, maxLength: 200 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        secretArb,
+        async (body, at, flip, secret) => {
+          const signature = await signPayload(body, secret);
+          const changed = body.slice();
+          const index = at % changed.length;
+          changed[index] = (changed[index]! ^ flip) & 0xff;
+          expect(await verifySignature({ payload: changed, signature, secret })).toBe(false);
+          const longer = new Uint8Array([...body, 0]);
+          expect(await verifySignature({ payload: longer, signature, secret })).toBe(false);
+          expect(await verifySignature({ payload: body.subarray(1), signature, secret })).toBe(false);
+        },
+      ),
       { numRuns: 100 },
     );
   });
 
   it('rejects any change to the signature', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 100 }), secretArb, fc.nat(), fc.string({ minLength: 1, maxLength: 3 }), async (body, secret, at, insert) => {
-        const signature = await signPayload(body, secret);
-        const index = at % signature.length;
-        const replaced = signature.slice(0, index) + insert + signature.slice(index + 1);
-        fc.pre(replaced !== signature && replaced !== signature.slice(7));
-        expect(await verifySignature({ payload: body, signature: replaced, secret })).toBe(false);
-        expect(await verifySignature({ payload: body, signature: signature.toUpperCase(), secret })).toBe(false);
-        expect(await verifySignature({ payload: body, signature: `${signature} `, secret })).toBe(false);
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 100 }),
+        secretArb,
+        fc.nat(),
+        fc.string({ minLength: 1, maxLength: 3 }),
+        async (body, secret, at, insert) => {
+          const signature = await signPayload(body, secret);
+          const index = at % signature.length;
+          const replaced = signature.slice(0, index) + insert + signature.slice(index + 1);
+          fc.pre(replaced !== signature && replaced !== signature.slice(7));
+          expect(await verifySignature({ payload: body, signature: replaced, secret })).toBe(false);
+          expect(await verifySignature({ payload: body, signature: signature.toUpperCase(), secret })).toBe(false);
+          expect(await verifySignature({ payload: body, signature: `${signature} `, secret })).toBe(false);
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -136,7 +148,9 @@ describe.each([
     const body = '{"eventId":"e"}';
     const hex = expectedHex(body, 's');
     const hexish = fc.string({ unit: fc.constantFrom(...Array.from('0123456789abcdefABCDEFgx= sha256')), minLength: 60, maxLength: 75 });
-    const nearMiss = fc.tuple(fc.nat(63), fc.constantFrom(...Array.from('0123456789abcdefABCDEFg '))).map(([at, c]) => hex.slice(0, at) + c + hex.slice(at + 1));
+    const nearMiss = fc
+      .tuple(fc.nat(63), fc.constantFrom(...Array.from('0123456789abcdefABCDEFg ')))
+      .map(([at, c]) => hex.slice(0, at) + c + hex.slice(at + 1));
     await fc.assert(
       fc.asyncProperty(fc.oneof(hexish, nearMiss, fc.string({ unit: 'binary', maxLength: 80 })), fc.boolean(), async (value, prefixed) => {
         const signature = prefixed ? `sha256=${value}` : value;
@@ -179,15 +193,15 @@ describe.each([
     await expect(verifySignature({ payload: 'x', signature: 42 as never, secret: 's' })).rejects.toThrow(/signature must be/);
     await expect(verifySignature({ payload: 'x', signature: 'x', secret: '' })).rejects.toThrow(/secret must be/);
     await expect(verifySignature({ payload: 'x', signature: 'x', secret: [] })).rejects.toThrow(TypeError);
-    await expect(verifySignature({ payload: 'x', signature: 'x', secret: ['ok-secret', 7] as never })).rejects.toThrow(
-      /secret\[1\]/,
-    );
+    await expect(verifySignature({ payload: 'x', signature: 'x', secret: ['ok-secret', 7] as never })).rejects.toThrow(/secret\[1\]/);
     // every secret is checked, even when an earlier one matches
     const good = await signPayload('x', 'ok-secret');
     await expect(verifySignature({ payload: 'x', signature: good, secret: ['ok-secret', ''] })).rejects.toThrow(/secret\[1\]/);
     await expect(verifySignature({ payload: 'x', signature: good, secret: 'ok-secret' })).resolves.toBe(true);
     await expect(verifySignature({ payload: 'x', signature: null, secret: 42 as never })).rejects.toThrow(/secret must be/);
-    await expect(verifySignature({ payload: new DataView(new ArrayBuffer(1)) as never, signature: good, secret: 'ok-secret' })).resolves.toBe(false);
+    await expect(
+      verifySignature({ payload: new DataView(new ArrayBuffer(1)) as never, signature: good, secret: 'ok-secret' }),
+    ).resolves.toBe(false);
     await expect(verifySignature({ payload: new SharedArrayBuffer(1) as never, signature: good, secret: 'ok-secret' })).rejects.toThrow(
       /payload must be/,
     );
@@ -232,8 +246,7 @@ it('the node entry exports the same names as the neutral one', () => {
 it('keeps a key in use while many other secrets pass through the bounded cache', async () => {
   const { vi } = await import('vitest');
   const spy = vi.spyOn(crypto.subtle, 'importKey');
-  const importsOf = (secret: string) =>
-    spy.mock.calls.filter(([, raw]) => new TextDecoder().decode(raw as Uint8Array) === secret).length;
+  const importsOf = (secret: string) => spy.mock.calls.filter(([, raw]) => new TextDecoder().decode(raw as Uint8Array) === secret).length;
   try {
     const run = Math.random();
     const hot = `hot-${run}`;
