@@ -172,7 +172,10 @@ export async function runPostgresSoak(): Promise<number> {
     for (const receiver of receivers) receiver.child.kill('SIGTERM');
     const exits = await Promise.all(receivers.map((receiver) => receiver.exited));
     exits.forEach((exit, i) => {
-      if (exit.code !== 0) fail(`receiver r${i} did not drain and exit cleanly (code ${exit.code}, signal ${exit.signal})`);
+      if (exit.code !== 0)
+        fail(
+          `receiver r${i} did not drain and exit cleanly (code ${exit.code}, signal ${exit.signal}): ${receivers[i]?.output.stderr.slice(-1500) ?? ''}`,
+        );
     });
     fake.child.kill('SIGTERM');
     await fake.exited;
