@@ -1,10 +1,10 @@
 import pg from 'pg';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CheckoutClient, type LogEntry } from 'checkout-partner-sdk';
 import { PostgresEventStore, PostgresStoreError, PostgresTransactionError } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, signPayload, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
-import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { usePostgres } from '../helpers/postgres-pool.js';
 import { keepEntries } from '../helpers/memory-logger.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { eventually } from '../helpers/eventually.js';
@@ -28,26 +28,16 @@ async function deliver(handler: WebhookHandler, eventId: string): Promise<number
 }
 
 describe('PostgresEventStore (pg, transactional) under faults', () => {
-  let server: PostgresServer;
-  let admin: pg.Pool;
-  beforeAll(async () => {
-    server = await startPostgres();
-    admin = new pg.Pool({ connectionString: server.url, max: 4 });
-    admin.on('error', () => undefined);
-  });
-  afterAll(async () => {
-    await admin?.end();
-    await server?.stop();
-  });
+  const db = usePostgres({ max: 4 });
 
   const effectsOf = async (effects: string, eventId: string) =>
-    (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${effects}" WHERE event_id = $1`, [eventId])).rows[0]!.n;
+    (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${effects}" WHERE event_id = $1`, [eventId])).rows[0]!.n;
 
   async function tables(): Promise<{ table: string; effects: string }> {
     const table = uniqueTable();
     const effects = `${table}_fx`;
-    await new PostgresEventStore({ pool: admin, table }).ensureSchema();
-    await admin.query(`CREATE TABLE "${effects}" (event_id text NOT NULL)`); // no unique key: doubles show
+    await new PostgresEventStore({ pool: db.pool, table }).ensureSchema();
+    await db.pool.query(`CREATE TABLE "${effects}" (event_id text NOT NULL)`); // no unique key: doubles show
     return { table, effects };
   }
 
@@ -78,8 +68,8 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       // take two leases plus graces, and CI's 2 cores run at load ~10. A hang still fails.
       const BOUND_MS = 20_000;
       const { table, effects } = await tables();
-      const proxy = await startTcpProxy(server.port);
-      const pool = new pg.Pool({ connectionString: proxy.via(server.url), max: 2, connectionTimeoutMillis: 1_000 });
+      const proxy = await startTcpProxy(db.server.port);
+      const pool = new pg.Pool({ connectionString: proxy.via(db.server.url), max: 2, connectionTimeoutMillis: 1_000 });
       pool.on('error', () => undefined);
       let holed = false;
       const { handler, entries } = handlerOn(
@@ -117,7 +107,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
         await Promise.race([pool.end(), sleep(BOUND_MS).then(() => Promise.reject(new Error('pool.end() hung')))]);
         await proxy.close();
       }
-      const idle = await admin.query<{ n: number }>(
+      const idle = await db.pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`,
       );
       expect(idle.rows[0]!.n).toBe(0);
@@ -126,7 +116,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
 
   it('a session ended mid-onEvent (pool max 1): the dead handle is refused, 503, nothing acknowledged, and the next delivery runs on a fresh session', async () => {
     const { table, effects } = await tables();
-    const pool = new pg.Pool({ connectionString: server.url, max: 1, connectionTimeoutMillis: 1_000 });
+    const pool = new pg.Pool({ connectionString: db.server.url, max: 1, connectionTimeoutMillis: 1_000 });
     pool.on('error', () => undefined);
     let calls = 0;
     let late: unknown;
@@ -135,7 +125,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
       if (calls === 1) {
         const pid = (await transaction.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
         await sleep(100);
         late = await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]).catch((error: unknown) => error);
       }
@@ -155,12 +145,12 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
 
   it('a connection reset or a PostgreSQL restart mid-onEvent (pool max 1): 503, then each event once', async () => {
     const { table, effects } = await tables();
-    const proxy = await startTcpProxy(server.port);
-    const pool = new pg.Pool({ connectionString: proxy.via(server.url), max: 1, connectionTimeoutMillis: 2_000 });
+    const proxy = await startTcpProxy(db.server.port);
+    const pool = new pg.Pool({ connectionString: proxy.via(db.server.url), max: 1, connectionTimeoutMillis: 2_000 });
     pool.on('error', () => undefined);
     const faults: Record<string, () => Promise<void>> = {
       'evt-reset': async () => proxy.reset(),
-      'evt-restart': () => server.restart('fast'), // immediate needs durableCommits (this server's DDL would be lost)
+      'evt-restart': () => db.server.restart('fast'), // immediate needs durableCommits (this server's DDL would be lost)
     };
     const done = new Set<string>();
     const { handler, entries } = handlerOn(pool, table, async ({ eventId, transaction }) => {
@@ -190,7 +180,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
     for (const statement of ['ROLLBACK', 'COMMIT', 'commit; begin']) {
       const { table, effects } = await tables();
       let calls = 0;
-      const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
+      const { handler, entries } = handlerOn(db.pool, table, async ({ eventId, transaction }) => {
         calls++;
         await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
         if (calls === 1) await transaction.query(statement).catch(() => undefined); // swallowed: the store must still see it
@@ -207,7 +197,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
   it("onEvent that closes its transaction's connection (transaction.end()) is refused as a misuse: 500 naming it, not a store failure", async () => {
     const { table, effects } = await tables();
     let calls = 0;
-    const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
+    const { handler, entries } = handlerOn(db.pool, table, async ({ eventId, transaction }) => {
       calls++;
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
       if (calls === 1) await Promise.resolve(transaction.end()).catch(() => undefined); // swallowed: the store must still see it
@@ -232,7 +222,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       '/* undo */ ROLLBACK\n  TRANSACTION TO SAVEPOINT s',
     ];
     for (const [n, undo] of spellings.entries()) {
-      const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
+      const { handler, entries } = handlerOn(db.pool, table, async ({ eventId, transaction }) => {
         await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
         await transaction.query('SAVEPOINT s');
         await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [`${eventId}-undone`]);
@@ -248,14 +238,14 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
   it('a COMMIT hidden in a multi-statement string is caught after onEvent: 500, not marked done, a misuse logged', async () => {
     const { table, effects } = await tables();
     let calls = 0;
-    const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
+    const { handler, entries } = handlerOn(db.pool, table, async ({ eventId, transaction }) => {
       calls++;
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
       if (calls === 1) await transaction.query('SELECT 1; COMMIT');
     });
     expect(await deliver(handler, 'evt-hidden')).toBe(500);
     expect(entries[0]!.error).toMatchObject({ name: 'PostgresTransactionError', message: expect.stringMatching(/ROLLBACK TO SAVEPOINT/) });
-    const row = (await admin.query<{ state: string }>(`SELECT state FROM "${table}" WHERE event_id = 'evt-hidden'`)).rows[0];
+    const row = (await db.pool.query<{ state: string }>(`SELECT state FROM "${table}" WHERE event_id = 'evt-hidden'`)).rows[0];
     expect(row?.state).not.toBe('done');
     expect(await deliver(handler, 'evt-hidden')).toBe(200); // runs again: the committed write is the partner's misuse
     expect(calls).toBe(2);
@@ -263,7 +253,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
 
   it('work started on transaction after onEvent returned is refused, never run in another delivery', async () => {
     const { table, effects } = await tables();
-    const pool = new pg.Pool({ connectionString: server.url, max: 1 });
+    const pool = new pg.Pool({ connectionString: db.server.url, max: 1 });
     pool.on('error', () => undefined);
     let leaked: Promise<unknown> | undefined;
     let leakedAtOnce: Promise<unknown> | undefined;
@@ -295,7 +285,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
   it('a statement left running as onEvent returns fails the delivery (500, misuse) instead of committing with the done mark', async () => {
     const { table, effects } = await tables();
     let calls = 0;
-    const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction }) => {
+    const { handler, entries } = handlerOn(db.pool, table, async ({ eventId, transaction }) => {
       calls++;
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
       if (calls === 1)
@@ -310,7 +300,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
   });
 
   it('refuses postgres.js in transactional mode with a typed error (it can run a dead transaction statements on another session)', () => {
-    const sql = postgres(server.url, { max: 1 });
+    const sql = postgres(db.server.url, { max: 1 });
     try {
       // @ts-expect-error refused by the types too
       expect(() => new PostgresEventStore({ pool: sql, transactional: true })).toThrow(PostgresTransactionError);
@@ -325,7 +315,7 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
   it('the longest leaseMs the handler accepts (2^31 - 1 ms) handles a delivery: no bound overflows a timer into firing at once', async () => {
     const { table, effects } = await tables();
     const { handler, entries } = handlerOn(
-      admin,
+      db.pool,
       table,
       ({ eventId, transaction }) => transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]).then(() => undefined),
       { leaseMs: 2_147_483_647 },
@@ -337,17 +327,17 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
 
   it('statementTimeoutMs past what a timer can hold is refused at construction (it would time out every statement at once)', async () => {
     const { table } = await tables();
-    expect(() => new PostgresEventStore({ pool: admin, table, statementTimeoutMs: 2_147_483_648 })).toThrow(
+    expect(() => new PostgresEventStore({ pool: db.pool, table, statementTimeoutMs: 2_147_483_648 })).toThrow(
       /statementTimeoutMs must be at most 2147483647/,
     );
-    const longest = new PostgresEventStore({ pool: admin, table, statementTimeoutMs: 2_147_483_647 });
+    const longest = new PostgresEventStore({ pool: db.pool, table, statementTimeoutMs: 2_147_483_647 });
     await expect(longest.claim('evt-longest-statement', 60_000)).resolves.toMatchObject({ status: 'claimed' });
     await expect(longest.ensureSchema()).resolves.toBeUndefined();
   });
 
   it('a literal id that looks like a hashed one never collides with the long id it names', async () => {
     const { table } = await tables();
-    const store = new PostgresEventStore({ pool: admin, table, transactional: true });
+    const store = new PostgresEventStore({ pool: db.pool, table, transactional: true });
     const long = 'x'.repeat(300);
     const digest = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(long))).toString('hex');
     let ran = 0;
@@ -371,33 +361,23 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
 
   it('records done_at at the done mark, not when the transaction began', async () => {
     const { table } = await tables();
-    const store = new PostgresEventStore({ pool: admin, table, transactional: true });
+    const store = new PostgresEventStore({ pool: db.pool, table, transactional: true });
     const before = Date.now();
     await store.transact({ eventId: 'evt-slow-done', type: 't' }, 5_000, async () => {
       await sleep(600);
     });
-    const row = (await admin.query<{ done_at: Date }>(`SELECT done_at FROM "${table}" WHERE event_id = 'evt-slow-done'`)).rows[0]!;
+    const row = (await db.pool.query<{ done_at: Date }>(`SELECT done_at FROM "${table}" WHERE event_id = 'evt-slow-done'`)).rows[0]!;
     expect(row.done_at.getTime()).toBeGreaterThanOrEqual(before + 500);
   });
 });
 
 describe('PostgresEventStore.ensureSchema checks', () => {
-  let server: PostgresServer;
-  let admin: pg.Pool;
-  beforeAll(async () => {
-    server = await startPostgres();
-    admin = new pg.Pool({ connectionString: server.url, max: 8 });
-    admin.on('error', () => undefined);
-  });
-  afterAll(async () => {
-    await admin?.end();
-    await server?.stop();
-  });
+  const db = usePostgres({ max: 8 });
 
   it('gives a 63-character table its index, under another name', async () => {
     const table = `t${'x'.repeat(62)}`;
-    await new PostgresEventStore({ pool: admin, table }).ensureSchema();
-    const indexes = (await admin.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = $1`, [table])).rows.map(
+    await new PostgresEventStore({ pool: db.pool, table }).ensureSchema();
+    const indexes = (await db.pool.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = $1`, [table])).rows.map(
       (row) => row.indexname,
     );
     expect(indexes.length).toBe(2); // the primary key and first_seen
@@ -419,10 +399,10 @@ describe('PostgresEventStore.ensureSchema checks', () => {
         /lease_owner/,
       ],
     ];
-    await admin
+    await db.pool
       .query(`CREATE COLLATION IF NOT EXISTS ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)`)
       .catch(() => undefined);
-    const icu = (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_collation WHERE collname = 'ci'`)).rows[0]!.n === 1;
+    const icu = (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_collation WHERE collname = 'ci'`)).rows[0]!.n === 1;
     if (icu) {
       cases.push([
         '(event_id text COLLATE ci PRIMARY KEY, type text, state text NOT NULL, lease_owner uuid, lease_until timestamptz, first_seen timestamptz NOT NULL DEFAULT now(), done_at timestamptz)',
@@ -431,18 +411,18 @@ describe('PostgresEventStore.ensureSchema checks', () => {
     }
     for (const [shape, message] of cases) {
       const table = uniqueTable();
-      await admin.query(`CREATE TABLE "${table}" ${shape}`);
-      const error = await new PostgresEventStore({ pool: admin, table }).ensureSchema().catch((e: unknown) => e);
+      await db.pool.query(`CREATE TABLE "${table}" ${shape}`);
+      const error = await new PostgresEventStore({ pool: db.pool, table }).ensureSchema().catch((e: unknown) => e);
       expect(error, shape).toBeInstanceOf(PostgresStoreError);
       expect((error as Error).message, shape).toMatch(message);
     }
   });
 
   it('refuses pg_temp, and takes one lock for t and public.t (40 concurrent starts, no failure)', async () => {
-    expect(() => new PostgresEventStore({ pool: admin, table: 'pg_temp.x' })).toThrow(/pg_temp/);
+    expect(() => new PostgresEventStore({ pool: db.pool, table: 'pg_temp.x' })).toThrow(/pg_temp/);
     const table = uniqueTable();
     const starts = Array.from({ length: 40 }, (_, i) =>
-      new PostgresEventStore({ pool: admin, table: i % 2 === 0 ? table : `public.${table}` }).ensureSchema(),
+      new PostgresEventStore({ pool: db.pool, table: i % 2 === 0 ? table : `public.${table}` }).ensureSchema(),
     );
     const results = await Promise.allSettled(starts);
     expect(results.filter((result) => result.status === 'rejected')).toEqual([]);

@@ -1,9 +1,9 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { CheckoutClient, type LogEntry } from 'checkout-partner-sdk';
 import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
 import { createWebhookHandler, signPayload, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
-import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { usePostgres } from '../helpers/postgres-pool.js';
 import { keepEntries } from '../helpers/memory-logger.js';
 import { eventually } from '../helpers/eventually.js';
 import { uniqueTable } from './drivers.js';
@@ -64,29 +64,19 @@ function counting(pool: pg.Pool): { pool: pg.Pool; counts: { checkouts: number; 
 }
 
 describe('PostgresEventStore (pg, transactional): round trips', () => {
-  let server: PostgresServer;
-  let admin: pg.Pool;
-  beforeAll(async () => {
-    server = await startPostgres();
-    admin = new pg.Pool({ connectionString: server.url, max: 4 });
-    admin.on('error', () => undefined);
-  });
-  afterAll(async () => {
-    await admin?.end();
-    await server?.stop();
-  });
+  const db = usePostgres({ max: 4 });
 
   async function tables(): Promise<{ table: string; effects: string }> {
     const table = uniqueTable();
     const effects = `${table}_fx`;
-    await new PostgresEventStore({ pool: admin, table }).ensureSchema();
-    await admin.query(`CREATE TABLE "${effects}" (event_id text NOT NULL)`); // no unique key: doubles show
+    await new PostgresEventStore({ pool: db.pool, table }).ensureSchema();
+    await db.pool.query(`CREATE TABLE "${effects}" (event_id text NOT NULL)`); // no unique key: doubles show
     return { table, effects };
   }
   const effectsOf = async (effects: string, eventId: string) =>
-    (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${effects}" WHERE event_id = $1`, [eventId])).rows[0]!.n;
+    (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${effects}" WHERE event_id = $1`, [eventId])).rows[0]!.n;
   const stateOf = async (table: string, eventId: string) =>
-    (await admin.query<{ state: string; type: string | null }>(`SELECT state, type FROM "${table}" WHERE event_id = $1`, [eventId]))
+    (await db.pool.query<{ state: string; type: string | null }>(`SELECT state, type FROM "${table}" WHERE event_id = $1`, [eventId]))
       .rows[0];
 
   function handlerOn(
@@ -109,8 +99,8 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
 
   it('a delivery takes one pool checkout and at most 3 round trips (its own statements aside), as do a redelivery and a delivery of a held event', async () => {
     const { table, effects } = await tables();
-    // the store's own pool: the test's reads go through admin, never through a counted client
-    const storePool = new pg.Pool({ connectionString: server.url, max: 4 });
+    // the store's own pool: the test's reads go through db.pool, never through a counted client
+    const storePool = new pg.Pool({ connectionString: db.server.url, max: 4 });
     storePool.on('error', () => undefined);
     onTestFinished(() => storePool.end());
     const { pool, counts } = counting(storePool);
@@ -141,8 +131,8 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
     expect(redelivery.roundTrips).toBeLessThanOrEqual(3);
 
     // another transaction holds the event's row: 409, still one checkout
-    await admin.query(`INSERT INTO "${table}" (event_id, state) VALUES ('evt-held', 'pending')`);
-    const holder = await admin.connect();
+    await db.pool.query(`INSERT INTO "${table}" (event_id, state) VALUES ('evt-held', 'pending')`);
+    const holder = await db.pool.connect();
     try {
       await holder.query('BEGIN');
       await holder.query(`SELECT 1 FROM "${table}" WHERE event_id = 'evt-held' FOR UPDATE`);
@@ -160,7 +150,7 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
   it('the transaction is bounded by leaseMs on the server and runs at READ COMMITTED, whatever the session defaults', async () => {
     const { table } = await tables();
     const pool = new pg.Pool({
-      connectionString: server.url,
+      connectionString: db.server.url,
       max: 1,
       options: '-c default_transaction_isolation=serializable -c statement_timeout=0',
     });
@@ -185,11 +175,11 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
 
   it('a done event is answered 200 even while another transaction holds its row (not 409)', async () => {
     const { table, effects } = await tables();
-    const { handler, calls } = handlerOn(admin, table, async ({ eventId, transaction }) => {
+    const { handler, calls } = handlerOn(db.pool, table, async ({ eventId, transaction }) => {
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
     });
     expect(await deliver(handler, 'evt-done')).toBe(200);
-    const holder = await admin.connect();
+    const holder = await db.pool.connect();
     try {
       await holder.query('BEGIN');
       await holder.query(`SELECT 1 FROM "${table}" WHERE event_id = 'evt-done' FOR UPDATE`);
@@ -204,7 +194,7 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
 
   it("onEvent that deletes the event's row: 500 naming it, its writes rolled back, and the redelivery handles the event once", async () => {
     const { table, effects } = await tables();
-    const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction, call }) => {
+    const { handler, entries } = handlerOn(db.pool, table, async ({ eventId, transaction, call }) => {
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
       if (call === 1) await transaction.query(`DELETE FROM "${table}" WHERE event_id = $1`, [eventId]);
     });
@@ -221,7 +211,7 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
 
   it('a transaction replaced inside a multi-statement string (COMMIT; BEGIN) is not committed with the done mark: 500, misuse, the new transaction rolled back', async () => {
     const { table, effects } = await tables();
-    const { handler, entries } = handlerOn(admin, table, async ({ eventId, transaction, call }) => {
+    const { handler, entries } = handlerOn(db.pool, table, async ({ eventId, transaction, call }) => {
       if (call === 1) await transaction.query('SELECT 1; COMMIT; BEGIN');
       await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
     });
@@ -239,7 +229,7 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
   it('ids and types of any characters travel inlined without changing (quotes, backslashes, dollar quotes and their tags, comments), also with standard_conforming_strings off', async () => {
     const { table, effects } = await tables();
     const nonStandard = new pg.Pool({
-      connectionString: server.url,
+      connectionString: db.server.url,
       max: 2,
       options: '-c standard_conforming_strings=off -c escape_string_warning=off',
     });
@@ -259,12 +249,12 @@ describe('PostgresEventStore (pg, transactional): round trips', () => {
         'evt-$v1',
         '$v$',
       ];
-      for (const pool of [admin, nonStandard]) {
+      for (const pool of [db.pool, nonStandard]) {
         const { handler } = handlerOn(pool, table, async ({ eventId, transaction }) => {
           await transaction.query(`INSERT INTO "${effects}" (event_id) VALUES ($1)`, [eventId]);
         });
         for (const [n, base] of ids.entries()) {
-          const eventId = pool === admin ? base : `${base}-nonstd`; // as given: some end with a tag's start
+          const eventId = pool === db.pool ? base : `${base}-nonstd`; // as given: some end with a tag's start
           const type = `type-'${n}'\\;$$${base}`;
           expect(await deliver(handler, eventId, type), eventId).toBe(200);
           expect(await deliver(handler, eventId, type), eventId).toBe(200);
