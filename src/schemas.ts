@@ -86,6 +86,45 @@ export const MeSchema = z.record(z.string(), z.unknown());
 export type Me = z.infer<typeof MeSchema>;
 
 /**
+ * A Standard Schema v1 validator (https://standardschema.dev): zod 4, valibot, arktype and others
+ * carry it as their `~standard` property. `request({ schema })` takes one, as ky's `.json(schema)` does.
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  /** The Standard Schema interface. */
+  readonly '~standard': {
+    /** The version of the Standard Schema spec: 1. */
+    readonly version: 1;
+    /** The library that made the schema, e.g. `zod`. */
+    readonly vendor: string;
+    /** Validates `value`: the typed value, or the issues (possibly asynchronously). */
+    readonly validate: (value: unknown) => StandardSchemaResult<Output> | Promise<StandardSchemaResult<Output>>;
+    /** The input and output types, for inference only. */
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  };
+}
+
+/** What a {@link StandardSchemaV1} validator returns. */
+export type StandardSchemaResult<Output> =
+  | {
+      /** The validated value. */
+      readonly value: Output;
+      /** No issues: the value matched. */
+      readonly issues?: undefined;
+    }
+  | {
+      /** Why the value did not match. */
+      readonly issues: readonly {
+        /** What did not match, in words. */
+        readonly message: string;
+        /** Where: keys (or `{ key }` segments) from the root. */
+        readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
+      }[];
+    };
+
+/** A schema a 2xx body must match: a zod schema (its `safeParse`) or any Standard Schema v1 validator. */
+export type ResponseSchema<T> = ParseSchema<T> | StandardSchemaV1<unknown, T>;
+
+/**
  * Anything with zod's `safeParse`: the schemas above, or a partner's own for `request()`.
  *
  * @inline

@@ -1,4 +1,4 @@
-// One attempt's life (AttemptRun): its timer, its abort, its turn at the gate, and how it ended (Outcome).
+// One attempt's life (AttemptRun): its turn at the gate, its abort, and how it ended (Outcome).
 import type { LoadControl } from './load/load-control.js';
 
 /**
@@ -21,13 +21,16 @@ const ABORT_GRACE_MS = 1_000;
  */
 const ABORT_SETTLE_MS = 100;
 
-/** The reason an attempt's own timer aborts it with (never the call's: that one aborts with the call's reason). */
+/** The reason an attempt ended when ky's timer aborted it (never the call's: that one ends with the call's reason). */
 class AttemptTimedOut {}
 export const TIMED_OUT = new AttemptTimedOut();
 
 /** Thrown when a custom `fetch` followed a redirect despite `redirect: 'manual'`. */
-export class FollowedRedirect {
-  constructor(readonly url: string) {}
+export class FollowedRedirect extends Error {
+  override readonly name = 'FollowedRedirect';
+  constructor(readonly url: string) {
+    super('the custom fetch followed a redirect');
+  }
 }
 
 /** How an attempt ended: a response read to its end (`text`), or `error` (with the response, when its headers came). */
@@ -35,45 +38,46 @@ export type Outcome =
   { response: Response; text: string; error?: undefined } | { response: Response | undefined; text: undefined; error: unknown };
 
 /**
- * The life of one attempt: its timeout, its abort, and its turn at the gate. It ends (`end` gets
- * its {@link Outcome}) when fetch and the body read settle, or at once when it is aborted (its
- * timeout, the call's signal). Its turn goes back once: when fetch settles (after `end` wrote the
- * log entry), {@link ABORT_SETTLE_MS} after that when it was aborted, or {@link ABORT_GRACE_MS}
- * after the abort when fetch never settles (a custom fetch that ignores the signal costs its call
- * a timeout, not the client one of its slots forever). Its own abort listener (`handleEvent`).
+ * The life of one attempt inside ky's `fetch`: `signal` is the request's (ky's timeout and the
+ * call's signal). It ends (`end` gets its {@link Outcome}) when fetch and the body read settle, or
+ * at once when the signal aborts. Its turn goes back once: when fetch settles (after `end` wrote
+ * the log entry), {@link ABORT_SETTLE_MS} after that when it was aborted, or {@link ABORT_GRACE_MS}
+ * after the abort when fetch never settles (a custom fetch that ignores the signal costs its call a
+ * timeout, not the client one of its slots forever). Its own abort listener (`handleEvent`).
  */
 export class AttemptRun {
-  readonly signal: AbortSignal;
-  /** The request sent. */
-  request: Request | undefined;
   /** The response, once its headers came. */
   response: Response | undefined;
+  readonly #signal: AbortSignal;
   readonly #load: LoadControl;
   readonly #ticket: number;
   readonly #sentAt = performance.now();
   readonly #callSignal: AbortSignal | undefined;
   readonly #end: (outcome: Outcome) => unknown;
-  readonly #timer: ReturnType<typeof setTimeout>;
   #grace: ReturnType<typeof setTimeout> | undefined;
   #ended = false;
   #left = false;
 
-  constructor(load: LoadControl, ticket: number, end: number, callSignal: AbortSignal | undefined, onEnd: (outcome: Outcome) => unknown) {
+  constructor(
+    load: LoadControl,
+    ticket: number,
+    signal: AbortSignal,
+    callSignal: AbortSignal | undefined,
+    onEnd: (outcome: Outcome) => unknown,
+  ) {
     this.#load = load;
     this.#ticket = ticket;
+    this.#signal = signal;
     this.#callSignal = callSignal;
     this.#end = onEnd;
-    const controller = new AbortController();
-    this.signal = callSignal === undefined ? controller.signal : AbortSignal.any([callSignal, controller.signal]);
-    this.#timer = setTimeout(() => controller.abort(TIMED_OUT), Math.max(0, end - performance.now()));
-    this.signal.addEventListener('abort', this, { once: true });
-    if (this.signal.aborted) this.handleEvent();
+    signal.addEventListener('abort', this, { once: true });
+    if (signal.aborted) this.handleEvent();
   }
 
   /** Aborted: the attempt ends now, its turn goes back when fetch settles or after the grace period. */
   handleEvent(): void {
+    if (this.#ended) return;
     this.#ended = true;
-    clearTimeout(this.#timer);
     const callSignal = this.#callSignal;
     this.#end({ response: this.response, text: undefined, error: callSignal?.aborted === true ? callSignal.reason : TIMED_OUT });
     this.#grace = setTimeout(() => this.#leave(), ABORT_GRACE_MS);
@@ -81,17 +85,16 @@ export class AttemptRun {
 
   /** fetch and the body read settled with `outcome`. */
   settled(outcome: Outcome): void {
-    this.signal.removeEventListener('abort', this);
+    this.#signal.removeEventListener('abort', this);
     clearTimeout(this.#grace);
     if (this.#ended) {
       holdAfterAbort(() => this.#leave());
       return;
     }
     this.#ended = true;
-    clearTimeout(this.#timer);
-    const logged = this.#end(outcome);
-    if (logged instanceof Promise) void logged.then(() => this.#leave());
-    else this.#leave();
+    // the entry is written before the turn is given back
+    this.#end(outcome);
+    this.#leave();
   }
 
   #leave(): void {

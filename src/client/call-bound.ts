@@ -1,3 +1,5 @@
+import { anySignal } from '../internal/abort.js';
+
 /** A call's own bound: the caller's signal, and the call's deadline when it has one. */
 export interface CallBound {
   /** Aborts when the caller aborts (with its reason) or at the deadline (with the timeout error). */
@@ -20,7 +22,7 @@ export function callBound(signal: AbortSignal | undefined, timeoutMs: number | u
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(onTimeout()), timeoutMs);
   return {
-    signal: signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]),
+    signal: signal === undefined ? controller.signal : anySignal([signal, controller.signal]),
     deadline: performance.now() + timeoutMs,
     dispose: () => clearTimeout(timer),
   };

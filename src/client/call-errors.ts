@@ -1,21 +1,16 @@
 // The error tree's error for a failed call: its attempt's failure, its answer, its refused body.
-import {
-  ApiError,
-  ConnectionError,
-  ResponseTooLargeError,
-  ResponseValidationError,
-  TimeoutError,
-  type CheckoutError,
-  type ValidationIssue,
-} from '../errors.js';
+import { ApiError, ConnectionError, TimeoutError } from '../errors.js';
+import { isTimeoutError } from 'ky';
 import { refusalOf, refused } from './load/refusal.js';
 import { clientLogError } from './log.js';
 import type { LogError } from '../logger.js';
 import { BodyTooLarge } from './read-body.js';
-import { lazy } from '../internal/lazy.js';
 import { FollowedRedirect, TIMED_OUT } from './attempt-run.js';
+import { mismatch, notJson, tooLarge, wrongRecord } from './response-errors.js';
 import { codeOf, describeNetworkError, isNetworkError } from './network-error.js';
 import type { SendOptions } from './send-options.js';
+import type { ResponseSchema, StandardSchemaV1 } from '../schemas.js';
+import type { ValidationIssue } from '../errors.js';
 
 /**
  * A queue timeout of a request whose wait the call's own `timeoutMs` bounded (its deadline came
@@ -39,13 +34,23 @@ export function labelOf(options: Pick<SendOptions<unknown>, 'method' | 'path'>):
   return `${options.method.toUpperCase()} ${options.path}`;
 }
 
-/** What a call aborted by its signal rejects with: the signal's reason, said to be a queue timeout when its deadline fired while it waited for its turn. */
-function abortReason(options: SendOptions<unknown>, reason: unknown, queued: boolean): unknown {
-  if (!queued || !(reason instanceof TimeoutError)) return reason;
+/**
+ * What a call that ran past its own `timeoutMs` rejects with; said to be a queue timeout when its
+ * deadline came while it waited for its turn.
+ */
+export function callTimeoutError(options: SendOptions<unknown>, queued: boolean): TimeoutError {
+  const label = labelOf(options);
+  const { attempts } = options.trace;
+  const { callTimeoutMs, totalTimeoutMs } = options;
+  const message =
+    callTimeoutMs === undefined
+      ? `${label} did not complete within the client's totalTimeoutMs (${totalTimeoutMs} ms), its attempts and the waits between them included`
+      : `${label} did not complete within its timeoutMs (${callTimeoutMs} ms)`;
+  if (!queued) return new TimeoutError(message, { request: label, attempts });
   return refused(
     new TimeoutError(
-      `${reason.message}: it ran out while waiting for its turn in the client's queue (rateLimit concurrency or requestsPerSecond, a Retry-After pause), unsent`,
-      { request: labelOf(options), attempts: options.trace.attempts },
+      `${message}: it ran out while waiting for its turn in the client's queue (rateLimit concurrency or requestsPerSecond, a Retry-After pause), unsent`,
+      { request: label, attempts },
     ),
     'checkout.queue_timeout',
   );
@@ -57,36 +62,17 @@ function abortReason(options: SendOptions<unknown>, reason: unknown, queued: boo
  * error quotes the offending value, which may be the token): a network error's fixed text and its
  * system error code.
  */
-export async function toCheckoutError(
-  error: unknown,
-  options: SendOptions<unknown>,
-  queued: boolean,
-  waitedMs: number,
-  timeoutMs: number,
-): Promise<unknown> {
-  if (options.signal?.aborted) return abortReason(options, options.signal.reason, queued);
+export function toCheckoutError(error: unknown, options: SendOptions<unknown>, waitedMs: number, timeoutMs: number): unknown {
   // refused unsent, already typed
   if (refusalOf(error) !== undefined) return error;
   const label = labelOf(options);
   const { attempts } = options.trace;
-  if (error instanceof BodyTooLarge) {
-    const { status, limitBytes } = error;
-    return answeredError(
-      (errors) => errors.tooLarge(error, options),
-      () =>
-        new ResponseTooLargeError(`${status} from ${label}: the response body is larger than maxResponseBytes (${limitBytes} bytes)`, {
-          status,
-          request: label,
-          limitBytes,
-          attempts,
-        }),
-    );
-  }
+  if (error instanceof BodyTooLarge) return tooLarge(error, options);
   if (error instanceof FollowedRedirect) {
     const message = `${label} was redirected, which the client never follows: the custom fetch must honour redirect: 'manual'`;
     return new ApiError(message, { request: label, attempts });
   }
-  if (error === TIMED_OUT) {
+  if (error === TIMED_OUT || isTimeoutError(error)) {
     // the wait for a turn counts in the attempt's timeoutMs: say so, or a queue reads as a slow service
     const waited = waitedMs >= 1 ? `, ${Math.round(waitedMs)} ms of which it waited for its turn (rateLimit, a Retry-After pause)` : '';
     return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)${waited}`, {
@@ -103,91 +89,47 @@ export async function toCheckoutError(
   return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label, attempts });
 }
 
-type ResponseErrors = typeof import('./response-errors.js');
-const responseErrors = lazy(() => import('./response-errors.js'));
-
 /**
- * The error of a call the service answered, made by `./response-errors.js` (its messages and the
- * redaction of the credentials in its headers and body), imported at the first such answer rather
- * than with the SDK: a call that succeeds never needs it. Should the import fail (an app's chunk
- * that cannot be fetched), `fallback`: the same error class, with no headers and no body, so no
- * credential can be in it.
+ * A 2xx body, parsed as JSON and by `schema` (a zod schema or any Standard Schema v1 validator);
+ * anything else rejects with a {@link ResponseValidationError}. A record of the by-external-id reads
+ * whose `externalId` is not the one asked for is refused too: the tracker, the webhook confirmation
+ * and `waitFor*` read through here, so none of them ever takes B's record for A's.
  */
-export async function answeredError(
-  build: (errors: ResponseErrors) => CheckoutError,
-  fallback: () => CheckoutError,
-): Promise<CheckoutError> {
-  let errors: ResponseErrors;
-  try {
-    errors = await responseErrors();
-  } catch {
-    return fallback();
-  }
-  return build(errors);
-}
-
-/** Rejects with the error `made` resolves with. */
-export async function rejectWith(made: Promise<unknown>): Promise<never> {
-  throw await made;
-}
-
-/**
- * A 2xx body, parsed as JSON and by `schema`; anything else rejects with a {@link ResponseValidationError}.
- * A record of the by-external-id reads whose `externalId` is not the one asked for is refused too:
- * the tracker, the webhook confirmation and `waitFor*` read through here, so none of them ever takes
- * B's record for A's.
- */
-export function parseBody<T>(response: Response, text: string, options: SendOptions<T>): T | Promise<never> {
+export async function parseBody<T>(response: Response, text: string, options: SendOptions<T>): Promise<T> {
   let data: unknown;
   if (text !== '') {
     try {
       data = JSON.parse(text);
     } catch {
-      const issues = [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }];
-      return rejectWith(
-        answeredError(
-          (errors) => errors.notJson(response, text, options),
-          () => invalid(response, options, 'the body is not JSON', issues),
-        ),
-      );
+      throw notJson(response, text, options);
     }
   }
   const { schema, externalId } = options;
   if (schema === undefined) return data as T;
-  const result = schema.safeParse(data);
-  if (result.success) {
-    const received = (result.data as { externalId?: unknown }).externalId;
-    if (externalId === undefined || received === externalId) return result.data;
-    return rejectWith(
-      answeredError(
-        (errors) => errors.wrongRecord(response, text, received, externalId, options),
-        () => invalid(response, options, 'the service answered with the record of another externalId', []),
-      ),
-    );
-  }
-  const { issues } = result.error;
-  return rejectWith(
-    answeredError(
-      (errors) => errors.mismatch(response, text, data, issues, options),
-      () => invalid(response, options, 'the body does not match the expected shape', issues),
-    ),
-  );
+  const result = await validate(schema, data);
+  if (result.issues !== undefined) throw mismatch(response, text, data, result.issues, options);
+  const received = (result.value as { externalId?: unknown } | null | undefined)?.externalId;
+  if (externalId === undefined || received === externalId) return result.value;
+  throw wrongRecord(response, text, received, externalId, options);
 }
 
-/** The fallback of a refused 2xx body (see {@link answeredError}). */
-function invalid(
-  response: Response,
-  options: SendOptions<unknown>,
-  what: string,
-  issues: readonly ValidationIssue[],
-): ResponseValidationError {
-  const label = labelOf(options);
-  return new ResponseValidationError(`${response.status} from ${label}: ${what}`, {
-    status: response.status,
-    request: label,
-    issues,
-    attempts: options.trace.attempts,
-  });
+/** `data` through `schema`: zod's `safeParse` where the schema has one (synchronous, its issues as they are), else Standard Schema's `validate`. */
+async function validate<T>(
+  schema: ResponseSchema<T>,
+  data: unknown,
+): Promise<{ value: T; issues?: undefined } | { issues: readonly ValidationIssue[] }> {
+  if ('safeParse' in schema && typeof schema.safeParse === 'function') {
+    const parsed = schema.safeParse(data);
+    return parsed.success ? { value: parsed.data } : { issues: parsed.error.issues };
+  }
+  const result = await (schema as StandardSchemaV1<unknown, T>)['~standard'].validate(data);
+  if (result.issues === undefined) return { value: result.value };
+  return {
+    issues: result.issues.map((issue) => ({
+      message: issue.message,
+      path: (issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment)),
+    })),
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { checkOptions, timerMs } from '../internal/arguments.js';
 import { TimeoutError } from '../errors.js';
-import { MeSchema, OrderSchema, WithdrawalSchema, type Me, type Order, type ParseSchema, type Withdrawal } from '../schemas.js';
+import { MeSchema, OrderSchema, WithdrawalSchema, type Me, type Order, type ResponseSchema, type Withdrawal } from '../schemas.js';
 import type { RawRequestOptions, RequestOptions } from './options.js';
 import { callHeaders, retriesOption } from './call-headers.js';
 import { pathSegment } from '../internal/path.js';
@@ -40,7 +40,7 @@ export function callTimedOut(label: string, timeoutMs: number | undefined, attem
 export interface AuthedCall<T> {
   method: string;
   path: string;
-  schema: ParseSchema<T> | undefined;
+  schema: ResponseSchema<T> | undefined;
   options: RequestOptions;
   json?: unknown;
   searchParams?: RawRequestOptions<T>['searchParams'];

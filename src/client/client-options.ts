@@ -11,6 +11,7 @@ export const CLIENT_OPTIONS = [
   'partnerId',
   'partnerSecret',
   'timeoutMs',
+  'totalTimeoutMs',
   'maxRetries',
   'tokenSkewSeconds',
   'tokenStore',
@@ -31,6 +32,8 @@ export const EVERY_CLIENT_OPTION: Exclude<keyof CheckoutClientOptions, (typeof C
 /** The options that shape the client's requests and its token cache, checked (with their defaults). */
 export function requestSettings(options: CheckoutClientOptions) {
   const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 30_000);
+  // two whole attempts: a hung service costs a default call 60 s, not 3 × 30 s
+  const totalTimeoutMs = timerMs('totalTimeoutMs', options.totalTimeoutMs, 60_000);
   const maxResponseBytes = byteCount('maxResponseBytes', options.maxResponseBytes, 1_048_576);
   // the same check as a call's own maxRetries
   const maxRetries = retriesOption(options.maxRetries) ?? 2;
@@ -43,7 +46,7 @@ export function requestSettings(options: CheckoutClientOptions) {
   if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) {
     throw new TypeError('tokenStore must have get(key) and set(key, token) methods');
   }
-  return { timeoutMs, maxResponseBytes, maxRetries, skewSeconds, store };
+  return { timeoutMs, totalTimeoutMs, maxResponseBytes, maxRetries, skewSeconds, store };
 }
 
 export function required(name: string, envName: string, value: unknown): string {

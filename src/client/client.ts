@@ -3,17 +3,19 @@ import { CLIENT_OPTIONS, requestSettings, required, secretOption } from './clien
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
-import { redactorReady, redactShort } from './redact-short.js';
-import { ApiError, AuthenticationError, ConnectionError, ResponseValidationError } from '../errors.js';
+import { redactShort } from './redact-short.js';
+import { ApiError, AuthenticationError, ResponseValidationError } from '../errors.js';
 import { partnerApiBase } from './api-base.js';
-import { callBound, type CallBound } from './call-bound.js';
+import { callBound } from './call-bound.js';
 import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, withdrawalCall, type AuthedCall } from './calls.js';
 import { clientLogError, logWriter, type LogWriter } from './log.js';
 import { checkTransportSecurity } from './insecure-http.js';
-import { lazy } from '../internal/lazy.js';
 import { pathSegment } from '../internal/path.js';
 import { Transport } from './transport.js';
-import { answeredError } from './call-errors.js';
+import { credentialsRefused, withoutToken } from './response-errors.js';
+import { rawCall } from './raw-call.js';
+import { waitFor } from './wait.js';
+import { callSecret } from './secret-call.js';
 import type { CallTrace } from './send-options.js';
 import { USER_AGENT } from './user-agent.js';
 import type { ObservedCall } from '../telemetry/client-call.js';
@@ -51,9 +53,9 @@ export class CheckoutClient {
   readonly partnerId: string;
   readonly #secret: PartnerSecret;
   readonly #timeoutMs: number;
+  readonly #totalTimeoutMs: number;
   readonly #transport: Transport;
   readonly #tokens: TokenCache;
-  readonly #load: LoadControl;
   readonly #log: LogWriter;
   readonly #telemetry: Telemetry;
   /** The last secret a `partnerSecret` function returned, redacted from business errors too. */
@@ -72,12 +74,12 @@ export class CheckoutClient {
       partnerId: { writable: false, configurable: false },
     });
     this.#secret = secretOption(options.partnerSecret);
-    const { timeoutMs, maxResponseBytes, maxRetries, skewSeconds, store } = requestSettings(options);
+    const { timeoutMs, totalTimeoutMs, maxResponseBytes, maxRetries, skewSeconds, store } = requestSettings(options);
+    this.#totalTimeoutMs = totalTimeoutMs;
     this.#timeoutMs = timeoutMs;
     this.#log = logWriter(options.logger);
     this.#telemetry = new Telemetry(options, this.baseUrl);
     const load = new LoadControl(loadSettings(options.rateLimit, options.retryBudget), loadHooks(this.#telemetry));
-    this.#load = load;
     this.#transport = new Transport({
       apiBase: this.baseUrl,
       timeoutMs,
@@ -151,7 +153,7 @@ export class CheckoutClient {
    * });
    */
   async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
-    return this.#authed((await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options), newTrace());
+    return this.#authed(rawCall(this.baseUrl, method, path, options), newTrace());
   }
 
   /**
@@ -179,8 +181,7 @@ export class CheckoutClient {
       getMe: (options = {}) => run(() => meCall(options)),
       getOrderByExternalId: (externalId, options = {}) => run(() => orderCall(externalId, options)),
       getWithdrawalByExternalId: (externalId, options = {}) => run(() => withdrawalCall(externalId, options)),
-      request: (method, path, options = {}) =>
-        run(async () => (await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options)),
+      request: (method, path, options = {}) => run(() => rawCall(this.baseUrl, method, path, options)),
     };
   }
 
@@ -193,18 +194,13 @@ export class CheckoutClient {
    */
   async waitForOrder(externalId: string, until: (order: Order) => boolean, options: WaitOptions = {}): Promise<Order> {
     pathSegment(externalId, 'externalId');
-    return (await loaded(waits, 'waitForOrder()')).waitFor('order', (o) => this.getOrderByExternalId(externalId, o), until, options);
+    return waitFor('order', (o) => this.getOrderByExternalId(externalId, o), until, options);
   }
 
   /** Polls GET /withdrawals/by-external-id/{externalId} until `until(withdrawal)` is true; see {@link waitForOrder}. */
   async waitForWithdrawal(externalId: string, until: (withdrawal: Withdrawal) => boolean, options: WaitOptions = {}): Promise<Withdrawal> {
     pathSegment(externalId, 'externalId');
-    return (await loaded(waits, 'waitForWithdrawal()')).waitFor(
-      'withdrawal',
-      (o) => this.getWithdrawalByExternalId(externalId, o),
-      until,
-      options,
-    );
+    return waitFor('withdrawal', (o) => this.getWithdrawalByExternalId(externalId, o), until, options);
   }
 
   /** What `JSON.stringify(client)` shows: never the secret or the token. */
@@ -224,7 +220,7 @@ export class CheckoutClient {
   /** The secret for one exchange: the option, or what the `partnerSecret` function returns now. */
   async #resolveSecret(signal: AbortSignal): Promise<string> {
     if (typeof this.#secret !== 'function') return this.#secret;
-    const secret = await (await loaded(secretCalls, 'The token exchange')).callSecret(this.#secret, signal, this.#timeoutMs);
+    const secret = await callSecret(this.#secret, signal, this.#timeoutMs);
     this.#lastSecret = secret;
     return secret;
   }
@@ -240,54 +236,36 @@ export class CheckoutClient {
       const send = () =>
         this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
       const response = await (observed === undefined ? send() : observed.run(send, trace));
-      const logged = this.#logExchange(started, trace, undefined, secret);
-      if (logged !== undefined) await logged;
+      this.#logExchange(started, trace, undefined, secret);
       return response;
     } catch (error) {
-      const logged = this.#logExchange(started, trace, error, secret);
-      if (logged !== undefined) await logged;
+      this.#logExchange(started, trace, error, secret);
       // a token response that failed validation may still hold a working token: keep it out of the error
-      if (error instanceof ResponseValidationError) {
-        const { message, status, issues, attempts } = error;
-        throw await answeredError(
-          (errors) => errors.withoutToken(error),
-          () => new ResponseValidationError(message, { status, issues, attempts }),
-        );
-      }
-      if (error instanceof AuthenticationError)
-        throw await answeredError(
-          (errors) => errors.credentialsRefused(error),
-          () => error,
-        );
+      if (error instanceof ResponseValidationError) throw withoutToken(error);
+      if (error instanceof AuthenticationError) throw credentialsRefused(error);
       throw error;
     }
   }
 
-  /** Logs the exchange: at once, or (a promise) once the full redactor has loaded. */
-  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): Promise<void> | undefined {
+  /** Logs the exchange. */
+  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): void {
     const log = this.#log;
-    if (log === undefined) return undefined;
+    if (log === undefined) return;
     const ms = performance.now() - started;
     const response = trace.response ?? (error instanceof ApiError ? error : undefined);
     const requestId = response?.headers.get('x-request-id');
     const values = [secret, this.#lastSecret];
-    const write = () =>
-      log({
-        event: 'client.exchange',
-        method: 'POST',
-        path: '/auth/token',
-        status: response?.status,
-        ms,
-        attempt: trace.attempts,
-        // a service may echo the secret in its request id: redacted like in the errors
-        requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, values),
-        ...(error === undefined ? {} : { error: clientLogError(error, 'the token exchange was aborted by its signal') }),
-      });
-    // a request id that may hold the secret in an encoded form: the full redactor is loaded first
-    const ready = redactorReady(requestId, values);
-    if (ready !== undefined) return ready.then(write);
-    write();
-    return undefined;
+    log({
+      event: 'client.exchange',
+      method: 'POST',
+      path: '/auth/token',
+      status: response?.status,
+      ms,
+      attempt: trace.attempts,
+      // a service may echo the secret in its request id: redacted like in the errors
+      requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, values),
+      ...(error === undefined ? {} : { error: clientLogError(error, 'the token exchange was aborted by its signal') }),
+    });
   }
 
   /**
@@ -302,54 +280,31 @@ export class CheckoutClient {
   }
 
   async #send<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined): Promise<T> {
-    const { method, path, options, key } = call;
-    const { timeoutMs } = options;
-    // the same object for every call without per-call headers: the hot path builds only the token's
-    const extra =
-      options.headers === undefined && key === undefined
-        ? undefined
-        : { ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
+    const { options } = call;
     // a signal already aborted sends nothing, not even a token exchange
     options.signal?.throwIfAborted();
-    const bound = callBound(options.signal, timeoutMs, () => callTimedOut(`${method.toUpperCase()} ${path}`, timeoutMs, trace.attempts));
-    const send = () => this.#sendOnce(call, trace, observed, bound, extra);
+    const deadline = performance.now() + (options.timeoutMs ?? this.#totalTimeoutMs);
     try {
-      const first = await send();
-      try {
-        return await first.sent;
-      } catch (error) {
-        if (!(error instanceof AuthenticationError)) throw error;
-        this.#tokens.invalidate(first.token);
-      }
-      return await (
-        await send()
-      ).sent; // a second 401 rejects with AuthenticationError
-    } finally {
-      bound.dispose();
+      return await this.#sendOnce(call, trace, observed, deadline);
+    } catch (error) {
+      const refused = trace.refusedToken;
+      if (!(error instanceof AuthenticationError) || refused === undefined) throw error;
+      // a re-mint, not a retry (a thin wrapper rather than ky.retry()): it draws neither from
+      // maxRetries (a 401 with maxRetries: 0 still re-mints once) nor from the retry budget
+      trace.refusedToken = undefined;
+      this.#tokens.invalidate(refused);
     }
+    return await this.#sendOnce(call, trace, observed, deadline); // a second 401 rejects with AuthenticationError
   }
 
-  /** One request of a call (its first, or the one after a 401): the token, the headers, the transport's send. */
-  async #sendOnce<T>(
-    call: AuthedCall<T>,
-    trace: CallTrace,
-    observed: ObservedCall | undefined,
-    { signal, deadline }: CallBound,
-    extra: Record<string, string> | undefined,
-  ): Promise<{ token: string; sent: Promise<T> }> {
+  /** One request of a call (its first, or the one after a 401): its headers and the transport's send, which waits for the token. */
+  #sendOnce<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined, deadline: number): Promise<T> {
     const { method, path, options, key } = call;
-    // a Retry-After pause that outlasts the call (or its attempt's timeoutMs, as the gate counts)
-    // fails it now, also when it would first wait on an exchange, which the pause holds back too:
-    // not at the end of its timeoutMs, and without a partnerSecret call or a store read per call
-    const attemptEnd = performance.now() + this.#timeoutMs;
-    this.#load.throwIfPausedPast(deadline === undefined ? attemptEnd : Math.min(deadline, attemptEnd), call, trace.attempts);
-    const token = await this.#tokens.get(signal);
     const headers: Record<string, string> =
-      extra === undefined
-        ? { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT }
-        : { 'user-agent': USER_AGENT, ...extra, authorization: `Bearer ${token}` };
-    observed?.inject(headers);
-    const sent = this.#transport.send({
+      options.headers === undefined && key === undefined
+        ? { 'user-agent': USER_AGENT }
+        : { 'user-agent': USER_AGENT, ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
+    return this.#transport.send({
       method,
       path,
       headers,
@@ -359,35 +314,20 @@ export class CheckoutClient {
       json: call.json,
       searchParams: call.searchParams,
       externalId: call.externalId,
-      signal,
+      signal: options.signal,
       deadline,
       callTimeoutMs: options.timeoutMs,
+      totalTimeoutMs: this.#totalTimeoutMs,
       trace,
+      authorize: this.#authorize,
+      inject: observed === undefined ? undefined : (sent) => observed.inject(sent),
       // a service may quote the partner secret on any endpoint, not only the one it was sent to
       alsoRedact: typeof this.#secret === 'string' ? this.#secret : this.#lastSecret,
     });
-    return { token, sent };
   }
-}
 
-/** What `request()` sends, checked: imported at the first `request()` (the checks of a path that may name any endpoint are most of it). */
-const rawCalls = lazy(() => import('./raw-call.js'));
-/** The polling of `waitForOrder` and `waitForWithdrawal`, imported at the first of them. */
-const waits = lazy(() => import('./wait.js'));
-/** The bounded call of a `partnerSecret` function, imported at the first exchange that calls one. */
-const secretCalls = lazy(() => import('./secret-call.js'));
-
-/**
- * A module of the client imported at first use (`request()`'s checks, the polling of `waitFor*`, a
- * `partnerSecret` function's call). Should the import fail (an app's chunk that cannot be fetched), a `ConnectionError`: nothing was sent.
- */
-async function loaded<M>(load: () => Promise<M>, what: string): Promise<M> {
-  try {
-    return await load();
-  } catch (error) {
-    const name = error instanceof Error ? error.name : typeof error;
-    throw new ConnectionError(`${what} failed before any request was sent: its module could not be loaded (${name})`, { attempts: 0 });
-  }
+  /** The Bearer token a business call waits for (in ky's `beforeRequest`). */
+  readonly #authorize = (signal: AbortSignal | undefined): Promise<string> => this.#tokens.get(signal);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { RateLimitOptions, RetryBudgetOptions } from './load/options.js';
 import type { ClientLogEntry, Logger } from '../logger.js';
 import type { TokenStore } from '../stores/token-store.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
-import type { Me, Order, ParseSchema, Withdrawal } from '../schemas.js';
+import type { Me, Order, ResponseSchema, Withdrawal } from '../schemas.js';
 
 /**
  * The partner secret, or a function that returns it (sync or async), called at each token exchange.
@@ -41,6 +41,14 @@ export interface CheckoutClientOptions extends TelemetryOptions {
    * @default 30_000
    */
   timeoutMs?: number | undefined;
+  /**
+   * How long a whole call may take, in milliseconds, by default: its attempts, the waits between
+   * them and the wait for a token included (ky's `totalTimeout`). A call's own `timeoutMs` replaces
+   * it. It bounds what a hung service costs a caller: without it, 3 attempts of 30 s each.
+   * At most 2^31 − 1.
+   * @default 60_000
+   */
+  totalTimeoutMs?: number | undefined;
   /**
    * How many times a GET, the token exchange, or a request sent with an `idempotencyKey` (a POST
    * included) is retried after a network error (a body cut midway included), a timeout, 408, 429 or
@@ -184,8 +192,11 @@ export interface RawRequestOptions<T> extends RequestOptions {
   searchParams?: Record<string, string | number | boolean> | URLSearchParams | undefined;
   /** A JSON body. */
   json?: unknown;
-  /** A zod schema (anything with `safeParse`) the 2xx body must match; without one the parsed JSON is returned as `unknown`. */
-  schema?: ParseSchema<T> | undefined;
+  /**
+   * The schema the 2xx body must match: a zod schema, or any Standard Schema v1 validator (valibot,
+   * arktype, ...); without one the parsed JSON is returned as `unknown`.
+   */
+  schema?: ResponseSchema<T> | undefined;
   /**
    * Sent as `Idempotency-Key`: the service runs the operation once however many times it receives
    * the key, so a request carrying one is retried like a GET (a POST without one is sent once).

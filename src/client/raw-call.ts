@@ -37,8 +37,8 @@ export function rawCall<T>(apiBase: string, method: string, path: string, option
     throw new TypeError('path must be a path below the API base, such as "/orders/abc/payment" (no "." or ".." segments)');
   }
   const { schema, json, searchParams } = checkRequestOptions(options, RAW_REQUEST_OPTIONS);
-  if (schema !== undefined && typeof schema?.safeParse !== 'function') {
-    throw new TypeError('schema must be a zod schema (anything with safeParse)');
+  if (schema !== undefined && !isSchema(schema)) {
+    throw new TypeError('schema must be a zod schema or a Standard Schema v1 validator (with a `~standard` property)');
   }
   const key = idempotencyKey(options.idempotencyKey);
   const normalized = path.startsWith('/') ? path : `/${path}`;
@@ -56,4 +56,11 @@ function staysBelow(apiBase: string, path: string): boolean {
     return false;
   }
   return url.origin === base.origin && url.pathname.startsWith(`${basePath}/`);
+}
+
+/** A zod schema (`safeParse`) or a Standard Schema v1 validator (`~standard.validate`). */
+function isSchema(schema: unknown): boolean {
+  if ((typeof schema !== 'object' && typeof schema !== 'function') || schema === null) return false;
+  const { safeParse, '~standard': standard } = schema as { safeParse?: unknown; '~standard'?: { validate?: unknown } | null };
+  return typeof safeParse === 'function' || typeof standard?.validate === 'function';
 }

@@ -1,10 +1,13 @@
 /** Thrown by {@link readBody} when a body passes its limit; the transport maps it to `ResponseTooLargeError`. */
-export class BodyTooLarge {
+export class BodyTooLarge extends Error {
+  override readonly name = 'BodyTooLarge';
   constructor(
     readonly limitBytes: number,
     readonly status: number,
     readonly headers: Headers,
-  ) {}
+  ) {
+    super(`the response body is larger than ${limitBytes} bytes`);
+  }
 }
 
 const decoder = new TextDecoder();

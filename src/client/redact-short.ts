@@ -1,13 +1,9 @@
 /**
  * The redaction of a short value the service sent (its `x-request-id`, for a log entry), cheap when
- * no credential can be in it. The full {@link Redactor} (every encoded form of a credential) lives
- * in redact.ts, imported at the first value that needs it ({@link redactorReady}).
+ * no credential can be in it; else the full {@link Redactor} (every encoded form of a credential).
  */
-import type { Redactor } from './redact.js';
-import { MIN_REDACTED_LENGTH, REDACTED } from './redacted.js';
-
-let redactor: typeof Redactor | undefined;
-let loading: Promise<void> | undefined;
+import { Redactor } from './redact.js';
+import { MIN_REDACTED_LENGTH } from './redacted.js';
 
 /** The credentials in `values` that are long enough to search for. */
 function searched(values: readonly (string | undefined)[]): string[] {
@@ -22,30 +18,11 @@ function mayHold(text: string, found: readonly string[]): boolean {
   return found.length > 0 && (/[%\\+]/.test(text) || found.some((value) => text.includes(value)));
 }
 
-/**
- * `undefined` when {@link redactShort} can redact `text` now, else a promise (which never rejects)
- * that resolves once it can: await it before building the log entry.
- */
-export function redactorReady(text: string | null | undefined, values: readonly (string | undefined)[]): Promise<void> | undefined {
-  if (redactor !== undefined || text === null || text === undefined || !mayHold(text, searched(values))) return undefined;
-  return (loading ??= import('./redact.js').then(
-    (module) => {
-      redactor = module.Redactor;
-    },
-    () => {
-      loading = undefined; // redactShort then redacts the whole value; the next one tries again
-    },
-  ));
-}
-
-/**
- * A short value the service sent with the credentials redacted. Should the full redactor not be
- * loaded (see {@link redactorReady}), a value that may hold a credential reads `[redacted]` whole.
- */
+/** A short value the service sent with the credentials redacted. */
 export function redactShort(text: string, values: readonly (string | undefined)[]): string {
   const found = searched(values);
   if (!mayHold(text, found)) return text;
-  return redactor === undefined ? REDACTED : new redactor(found).text(text);
+  return new Redactor(found).text(text);
 }
 
 /** The credential values a request carried (its Bearer token, the partner secret) or may see quoted back (`alsoRedact`). */

@@ -1,5 +1,5 @@
 // What one call asks of the transport (SendOptions) and what it did (CallTrace): types only.
-import type { ParseSchema } from '../schemas.js';
+import type { ResponseSchema } from '../schemas.js';
 
 /** What a call did, filled in by every `Transport.send` it makes. */
 export interface CallTrace {
@@ -9,6 +9,8 @@ export interface CallTrace {
   response: Response | undefined;
   /** Milliseconds the call's requests waited for their turn (rateLimit, a Retry-After pause). */
   queuedMs: number;
+  /** The token a business endpoint answered 401 to: the client drops it, mints one and sends once more. */
+  refusedToken?: string | undefined;
 }
 
 export interface SendOptions<T> {
@@ -20,7 +22,7 @@ export interface SendOptions<T> {
   retry: boolean;
   /** Overrides the client's `maxRetries`. */
   maxRetries?: number | undefined;
-  schema: ParseSchema<T> | undefined;
+  schema: ResponseSchema<T> | undefined;
   json?: unknown;
   searchParams?: Record<string, string | number | boolean> | URLSearchParams | undefined;
   /**
@@ -29,10 +31,16 @@ export interface SendOptions<T> {
    * proxy or a service bug answering B's record for A would repeat it; a retry would hide it).
    */
   externalId?: string | undefined;
-  /** The call's signal: the caller's, combined with the call's deadline when it has one. */
+  /** The caller's signal. */
   signal?: AbortSignal | undefined;
-  /** `performance.now()` at which the call times out: a `Retry-After` reaching past it fails at once. */
+  /** `performance.now()` at which the call times out (ky's `totalTimeout`): a `Retry-After` reaching past it fails at once. */
   deadline?: number | undefined;
+  /** The Bearer token for a business call (waited for in ky's `beforeRequest`, bounded by the call's signal and deadline); none for the exchange. */
+  authorize?: ((signal: AbortSignal | undefined) => Promise<string>) | undefined;
+  /** Called as the request goes out, its token in hand: adds the trace context to its headers (OpenTelemetry). */
+  inject?: ((headers: Record<string, string>) => void) | undefined;
+  /** The client's `totalTimeoutMs`, the deadline of a call without its own `timeoutMs` (for messages). */
+  totalTimeoutMs?: number | undefined;
   /** The call's own `timeoutMs` (that `deadline` comes from), for the message of a call that ran out of it in the queue. */
   callTimeoutMs?: number | undefined;
   /** Counts the call's attempts and keeps its response. */

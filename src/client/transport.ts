@@ -1,15 +1,17 @@
-// Owns its retry loop: turns, body reads and the retry budget are the client's; ky would decide each a second time.
-import { statusErrorOf } from '../errors.js';
+// Every request of a client goes through its one ky instance: ky retries, times each attempt
+// (`timeout`) and the call (`totalTimeout`) and runs the hooks; the SDK adds the token, the turn at
+// the client's gate, the body cap and the error tree.
+import ky, { HTTPError, NetworkError, isTimeoutError, type BeforeErrorState, type BeforeRequestState, type KyInstance } from 'ky';
 import type { LoadControl } from './load/load-control.js';
 import { attemptLog, type AttemptLog, type LogWriter } from './log.js';
 import { readBody } from './read-body.js';
-import { LEADING_SLASHES } from '../internal/path.js';
 import { retryAfterMs } from '../internal/retry-after.js';
-import { credentialValues, redactorReady, redactShort } from './redact-short.js';
-import { AttemptRun, FollowedRedirect, TIMED_OUT, type Outcome } from './attempt-run.js';
-import { isNetworkError } from './network-error.js';
-import { answeredError, attemptError, labelOf, ownDeadlineInQueue, parseBody, rejectWith, toCheckoutError } from './call-errors.js';
+import { credentialValues, redactShort } from './redact-short.js';
+import { AttemptRun, FollowedRedirect, type Outcome } from './attempt-run.js';
+import { attemptError, callTimeoutError, ownDeadlineInQueue, parseBody, toCheckoutError } from './call-errors.js';
+import { statusError } from './response-errors.js';
 import type { SendOptions } from './send-options.js';
+import { CheckoutError } from '../errors.js';
 
 export interface TransportOptions {
   /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
@@ -24,38 +26,61 @@ export interface TransportOptions {
 }
 
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
-/** A `Retry-After` longer than this fails the call at once, so a misconfigured service cannot park a call for hours. */
+/** A `Retry-After` longer than this fails the call at once (ky's `maxRetryAfter` would wait it out), so a misconfigured service cannot park a call for hours. */
 const MAX_RETRY_AFTER_MS = 60_000;
-/** The first retry's backoff without `Retry-After`; each further one doubles it, and each is drawn at random below it (full jitter). */
-const BACKOFF_MS = 300;
+/** Every method may retry: whether a call does is its own `retry.limit` (GETs, the token exchange, requests with an idempotency key). */
+const ALL_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
+/** How close to its deadline a ky timeout is taken for the call's own (`totalTimeout`) rather than its attempt's. */
+const DEADLINE_SLACK_MS = 2;
+
+/** The body each attempt read (inside its timeout, capped), by the response ky hands back. */
+const bodies = new WeakMap<Response, string>();
 
 /**
- * The client's HTTP exchange with the partner API, and the mapping of every failure onto the error
- * tree. This is the hot path of every status read (see bench/README.md): per attempt one `Request`,
- * one `AbortController` and one timer, nothing else unless something waits or fails.
- *
- * The body is read inside the attempt ({@link readBody}): its timeout covers it (and aborts the
- * request when it fires), a body cut or stalled midway is retried like any network error, and its
- * size is capped.
+ * The client's HTTP exchange with the partner API: one `ky.create()` instance per client. ky's
+ * `retry` decides and times the retries (its `shouldRetry` is where the retry budget and a
+ * `Retry-After` past the cap or the deadline say no), `timeout` bounds each attempt and
+ * `totalTimeout` the call; `beforeRequest` attaches the Bearer token and takes the first turn at
+ * the client's gate, `beforeError` maps every failure onto the error tree (redacted: ky's
+ * `HTTPError` holds the request and its `Authorization` header). The custom `fetch` does what ky
+ * does not: a retry's turn at the gate, the body read inside the attempt with its cap, the
+ * redirect refusal.
  */
 export class Transport {
-  /** The API base without a trailing slash; paths are appended to it. */
-  readonly base: string;
   readonly timeoutMs: number;
   readonly maxBytes: number;
   readonly fetch: typeof globalThis.fetch | undefined;
   readonly maxRetries: number;
   readonly log: LogWriter;
   readonly load: LoadControl;
+  readonly ky: KyInstance;
 
   constructor(options: TransportOptions) {
-    this.base = options.apiBase.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs;
     this.maxBytes = options.maxResponseBytes;
     this.fetch = options.fetch;
     this.maxRetries = options.maxRetries;
     this.log = options.log;
-    this.load = options.load;
+    const load = (this.load = options.load);
+    this.ky = ky.create({
+      prefix: options.apiBase,
+      timeout: options.timeoutMs,
+      // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
+      redirect: 'manual',
+      retry: {
+        limit: options.maxRetries,
+        methods: ALL_METHODS,
+        statusCodes: RETRY_STATUSES,
+        afterStatusCodes: RETRY_STATUSES,
+        retryOnTimeout: true,
+        jitter: true,
+        shouldRetry: ({ error }) => shouldRetry(error, load),
+      },
+      hooks: {
+        beforeRequest: [(state) => sendingOf(state).beforeRequest(state)],
+        beforeError: [(state) => sendingOf(state).beforeError(state)],
+      },
+    });
   }
 
   /** Sends the request, retrying what is safe to retry, and resolves with its parsed 2xx body. */
@@ -64,67 +89,159 @@ export class Transport {
   }
 }
 
-/** One call's requests through {@link Transport.send}: its turns, attempts, retries and outcome. */
+/** The call a hook runs for: the `Sending` in ky's `context`. */
+function sendingOf({ options }: { options: { context: Record<string, unknown> } }): Sending<unknown> {
+  return options.context.sending as Sending<unknown>;
+}
+
+/**
+ * ky's `shouldRetry`: `false` where the SDK says no (a `Retry-After` past the cap or the call's
+ * deadline, a retry budget run dry), `true` for a backoff without `Retry-After` (ky would read
+ * other rate-limit headers; the partner API times retries by `Retry-After` alone), else ky decides.
+ */
+function shouldRetry(error: Error, load: LoadControl): boolean | undefined {
+  if (error instanceof HTTPError) {
+    const { response } = error;
+    if (!RETRY_STATUSES.includes(response.status)) return undefined;
+    const wait = retryAfterMs(response.headers);
+    const deadline = (error.options.context.sending as Sending<unknown> | undefined)?.deadline;
+    if (wait !== undefined && (wait > MAX_RETRY_AFTER_MS || (deadline !== undefined && performance.now() + wait >= deadline))) return false;
+    if (!load.mayRetry(false)) return false;
+    return wait === undefined ? true : undefined;
+  }
+  if (isTimeoutError(error) || error instanceof NetworkError) return load.mayRetry(true) ? undefined : false;
+  return undefined;
+}
+
+/** One call's requests through {@link Transport.send}: its turns, attempts and outcome. */
 class Sending<T> {
   readonly #t: Transport;
   readonly #options: SendOptions<T>;
-  readonly #url: string;
-  readonly #init: RequestInit;
   readonly #log: AttemptLog | undefined;
   readonly #firstAttempt: number;
-  readonly #maxRetries: number;
-  #retries = 0;
+  /** `performance.now()` at which the call times out (ky's `totalTimeout` from now). */
+  readonly deadline: number | undefined;
+  /** The first attempt's turn, taken in `beforeRequest` (its wait is not part of its `timeoutMs`), until its fetch uses it. */
+  #ticket: number | undefined;
+  /** The token the request carries. */
+  #token: string | undefined;
+  /** What waiting for the token failed with: the call rejects with it as it is. */
+  #tokenError: unknown;
   /** Whether a request of the call waits for its turn now: the call's deadline firing then is a queue timeout. */
   #queued = false;
   /** How long the current attempt waited for its turn (a retry's wait counts in its attempt's timeout). */
   #waitedMs = 0;
+  /** The call settled: a turn granted after that goes back at once. */
+  #done = false;
 
   constructor(transport: Transport, options: SendOptions<T>) {
     this.#t = transport;
     this.#options = options;
-    this.#url = urlOf(transport.base, options);
-    this.#init = requestInit(options);
+    this.deadline = options.deadline;
     const { log } = transport;
     this.#log =
       log === undefined ? undefined : attemptLog(log, options.method, options.path, (id) => redactShort(id, credentialValues(options)));
     this.#firstAttempt = options.trace.attempts;
-    this.#maxRetries = options.retry ? (options.maxRetries ?? transport.maxRetries) : 0;
   }
 
   async run(): Promise<T> {
-    const { timeoutMs } = this.#t;
-    // the first request waits for its turn before its attempt starts (at most half of timeoutMs,
-    // within the call's deadline), and once sent has its whole timeoutMs; a retry's wait counts in its attempt
-    let ticket = await this.#firstTurn(performance.now() + timeoutMs);
-    let outcome = await this.#attempt(ticket, performance.now() + timeoutMs);
-    for (;;) {
-      const delay = this.#retryDelay(outcome);
-      if (delay === undefined) return this.#settle(outcome);
-      this.#retries += 1;
-      await this.#sleep(delay).catch((error: unknown) => this.#reject(error));
-      const attemptEnd = performance.now() + timeoutMs;
-      ticket = await this.#turn(attemptEnd).catch((error: unknown) => this.#reject(error));
-      outcome = await this.#attempt(ticket, attemptEnd);
+    const o = this.#options;
+    try {
+      const response = await this.#t.ky(o.path.replace(/^\/+/, ''), {
+        method: o.method.toUpperCase(),
+        headers: o.headers,
+        json: o.json,
+        searchParams: o.searchParams,
+        signal: o.signal ?? null,
+        totalTimeout: this.deadline === undefined ? false : Math.max(0, this.deadline - performance.now()),
+        retry: { limit: o.retry ? (o.maxRetries ?? this.#t.maxRetries) : 0 },
+        fetch: this.#fetch,
+        context: { sending: this },
+      });
+      this.#t.load.succeeded(o.trace.attempts - this.#firstAttempt > 1);
+      o.trace.response = response;
+      return await parseBody(response, bodies.get(response) ?? '', o);
+    } catch (error) {
+      throw await this.#final(error);
+    } finally {
+      this.#done = true;
+      this.#giveBackTicket();
     }
   }
 
-  /** The first request's turn; a queue timeout bounded by the call's own `timeoutMs` is said in its terms. */
-  async #firstTurn(end: number): Promise<number> {
+  /**
+   * ky's `beforeRequest`: a `Retry-After` pause that outlasts the call fails it now (before it would
+   * wait on an exchange the pause holds back too), then the Bearer token, then the first turn at
+   * the client's gate, taken before the attempt's `timeoutMs` starts.
+   */
+  async beforeRequest({ request, options }: BeforeRequestState): Promise<void> {
+    const o = this.#options;
+    const attemptEnd = performance.now() + this.#t.timeoutMs;
+    const end = this.deadline === undefined ? attemptEnd : Math.min(this.deadline, attemptEnd);
+    if (o.authorize !== undefined) {
+      this.#t.load.throwIfPausedPast(end, o, o.trace.attempts);
+      let token: string;
+      try {
+        token = await o.authorize(options.signal ?? undefined);
+      } catch (error) {
+        // the exchange's own error (typed already, or a partnerSecret function's TypeError): as it is
+        this.#tokenError = error;
+        throw error;
+      }
+      this.#token = token;
+      o.headers.authorization = `Bearer ${token}`;
+      request.headers.set('authorization', o.headers.authorization);
+    }
+    if (o.inject !== undefined) {
+      o.inject(o.headers);
+      for (const [name, value] of Object.entries(o.headers)) request.headers.set(name, value);
+    }
     try {
-      const ticket = await this.#turn(end);
+      const ticket = await this.#turn(options.signal ?? o.signal, performance.now() + this.#t.timeoutMs);
+      if (this.#done) {
+        this.#t.load.leave(undefined, performance.now(), ticket);
+        return;
+      }
+      this.#ticket = ticket;
       // its attempt starts once it has its turn: that wait is not part of its timeoutMs
       this.#waitedMs = 0;
-      return ticket;
     } catch (error) {
-      const { deadline, callTimeoutMs } = this.#options;
-      const own = deadline !== undefined && deadline < end && callTimeoutMs !== undefined;
-      return this.#reject(own ? ownDeadlineInQueue(error, this.#options) : error);
+      const own = this.deadline !== undefined && this.deadline < attemptEnd && o.callTimeoutMs !== undefined;
+      throw own ? ownDeadlineInQueue(error, o) : error;
     }
   }
 
+  /** ky's `fetch`: one attempt, with its turn (a retry takes it here, inside its timeout), its body read to the end and capped. */
+  readonly #fetch = async (input: Request | URL | string): Promise<Response> => {
+    // ky hands its fetch the Request it made
+    const request = input as Request;
+    const taken = this.#ticket;
+    this.#ticket = undefined;
+    const ticket = taken ?? (await this.#turn(request.signal, performance.now() + this.#t.timeoutMs));
+    const { trace, signal } = this.#options;
+    trace.attempts += 1;
+    const attempt = trace.attempts;
+    this.#log?.start(attempt);
+    const run = new AttemptRun(this.#t.load, ticket, request.signal, signal, (outcome) => this.#logged(attempt, outcome));
+    try {
+      // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
+      // method: browsers and Workers throw "Illegal invocation" for a detached fetch
+      const response = await (this.#t.fetch === undefined ? globalThis.fetch(request) : this.#t.fetch(request));
+      run.response = response;
+      if (response.redirected) throw new FollowedRedirect(response.url);
+      const text = await readBody(response, this.#t.maxBytes);
+      bodies.set(response, text);
+      run.settled({ response, text });
+      return response;
+    } catch (error) {
+      run.settled({ response: run.response, text: undefined, error });
+      throw error;
+    }
+  };
+
   /** Waits for a turn at the client's gate (concurrency, pace, a `Retry-After` pause) before `end`; resolves with its ticket. */
-  async #turn(end: number): Promise<number> {
-    const { signal, deadline, trace } = this.#options;
+  async #turn(signal: AbortSignal | undefined, end: number): Promise<number> {
+    const { deadline, trace } = this.#options;
     const turn = this.#t.load.enter(signal, deadline === undefined ? end : Math.min(deadline, end), this.#options, trace);
     if (typeof turn === 'number') {
       this.#waitedMs = 0;
@@ -140,145 +257,51 @@ class Sending<T> {
     return ticket;
   }
 
-  /** One HTTP attempt with its turn (`ticket`), bounded by `end` and the call's signal: its {@link Outcome}, never a rejection. */
-  #attempt(ticket: number, end: number): Promise<Outcome> {
-    const { trace } = this.#options;
-    trace.attempts += 1;
-    const attempt = trace.attempts;
-    this.#log?.start(attempt);
-    return new Promise<Outcome>((resolve) => {
-      const run = new AttemptRun(this.#t.load, ticket, end, this.#options.signal, (outcome) => {
-        // returned: the entry is written before the turn is given back
-        const logged = this.#logged(attempt, outcome);
-        resolve(logged);
-        return logged;
-      });
-      this.#exchange(run).then(
-        (text) => run.settled({ response: run.response as Response, text }),
-        (error: unknown) => run.settled({ response: run.response, text: undefined, error }),
-      );
-    });
+  /** A first turn taken but never used by an attempt (ky gave up first): back to the gate. */
+  #giveBackTicket(): void {
+    const ticket = this.#ticket;
+    if (ticket === undefined) return;
+    this.#ticket = undefined;
+    this.#t.load.leave(undefined, performance.now(), ticket);
   }
 
-  /** fetch and the whole body of `run`'s request; `run` holds the request and, once its headers came, the response. */
-  async #exchange(run: AttemptRun): Promise<string> {
-    const init = this.#init;
-    init.signal = run.signal;
-    // held by the attempt until it settles: fetch follows its signal only through weak references,
-    // and a Request collected mid-body would leave the body's socket open after a timeout or an abort
-    const request = (run.request = new Request(this.#url, init));
-    // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
-    // method: browsers and Workers throw "Illegal invocation" for a detached fetch
-    const response = await (this.#t.fetch === undefined ? globalThis.fetch(request) : this.#t.fetch(request));
-    run.response = response;
-    if (response.redirected) throw new FollowedRedirect(response.url);
-    return readBody(response, this.#t.maxBytes);
-  }
-
-  /** The outcome once its `client.attempt` entry is written (a request id that may hold a credential in an encoded form loads the full redactor first). */
-  #logged(attempt: number, outcome: Outcome): Outcome | Promise<Outcome> {
+  /** Writes the attempt's `client.attempt` entry. */
+  #logged(attempt: number, outcome: Outcome): void {
     const log = this.#log;
-    if (log === undefined) return outcome;
+    if (log === undefined) return;
     const { response } = outcome;
     const failed = outcome.text === undefined ? attemptError(outcome.error, this.#options, this.#t.timeoutMs) : undefined;
-    const ready = redactorReady(response?.headers.get('x-request-id'), credentialValues(this.#options));
-    if (ready === undefined) {
-      log.end(attempt, response, failed);
-      return outcome;
+    log.end(attempt, response, failed);
+  }
+
+  /** ky's `beforeError`: the error tree's error for what ended the call (its abort aside: {@link #final} rejects with the signal's reason). */
+  async beforeError({ error }: BeforeErrorState): Promise<Error> {
+    const o = this.#options;
+    if (o.signal?.aborted === true || error instanceof CheckoutError || error === this.#tokenError) return error;
+    if (error instanceof HTTPError) {
+      const { response } = error;
+      // a business call's 401 drops this token: the client mints one and sends once more
+      if (response.status === 401 && this.#token !== undefined) o.trace.refusedToken = this.#token;
+      return statusError(response, bodies.get(response) ?? '', o);
     }
-    return ready.then(() => {
-      log.end(attempt, response, failed);
-      return outcome;
-    });
-  }
-
-  /**
-   * Milliseconds to wait before retrying `outcome`, or `undefined` when it is final: a 2xx, a call
-   * that may not retry (or has no retries left), a failure a retry would repeat, a `Retry-After`
-   * past the cap or the call's deadline, or a retry budget run dry (each retry draws from it).
-   */
-  #retryDelay(outcome: Outcome): number | undefined {
-    if (this.#retries >= this.#maxRetries || this.#options.signal?.aborted === true) return undefined;
-    const load = this.#t.load;
-    if (outcome.text !== undefined) {
-      const { response } = outcome;
-      if (!RETRY_STATUSES.includes(response.status)) return undefined;
-      // the partner API times retries by Retry-After alone (API.md): no other rate-limit header
-      const wait = retryAfterMs(response.headers);
-      const deadline = this.#options.deadline;
-      if (wait !== undefined && (wait > MAX_RETRY_AFTER_MS || (deadline !== undefined && performance.now() + wait >= deadline)))
-        return undefined;
-      if (!load.mayRetry(false)) return undefined;
-      return wait ?? this.#backoff();
+    if (isTimeoutError(error)) {
+      const deadline = this.deadline;
+      if (deadline !== undefined && performance.now() >= deadline - DEADLINE_SLACK_MS) return callTimeoutError(o, this.#queued);
     }
-    if (outcome.error !== TIMED_OUT && !isNetworkError(outcome.error)) return undefined;
-    return load.mayRetry(true) ? this.#backoff() : undefined;
+    const mapped = await toCheckoutError(
+      error instanceof NetworkError ? (error.cause ?? error) : error,
+      o,
+      this.#waitedMs,
+      this.#t.timeoutMs,
+    );
+    return mapped instanceof Error ? mapped : error;
   }
 
-  /** Exponential backoff with full jitter: at random below 300 ms, 600 ms, 1.2 s… */
-  #backoff(): number {
-    return Math.random() * BACKOFF_MS * 2 ** this.#retries;
+  /** What the call rejects with: the signal's reason when it was aborted, else the error tree's error. */
+  async #final(error: unknown): Promise<unknown> {
+    const { signal } = this.#options;
+    if (signal?.aborted === true) return signal.reason;
+    if (error instanceof CheckoutError || error === this.#tokenError) return error;
+    return toCheckoutError(error, this.#options, this.#waitedMs, this.#t.timeoutMs);
   }
-
-  /** Waits `ms` before a retry; rejects with the call signal's reason when it aborts meanwhile. */
-  #sleep(ms: number): Promise<void> {
-    const signal = this.#options.signal;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  /** The call's result from its last attempt's outcome: the parsed 2xx body, or the error it rejects with. */
-  #settle(outcome: Outcome): Promise<T> | T {
-    if (outcome.text === undefined) return this.#reject(outcome.error);
-    const { response } = outcome;
-    if (!response.ok) {
-      const { trace } = this.#options;
-      const label = labelOf(this.#options);
-      return rejectWith(
-        answeredError(
-          (errors) => errors.statusError(response, outcome.text, this.#options),
-          () => statusErrorOf(response.status, `${response.status} from ${label}`, { request: label, attempts: trace.attempts }),
-        ),
-      );
-    }
-    this.#t.load.succeeded(this.#options.trace.attempts - this.#firstAttempt > 1);
-    this.#options.trace.response = response;
-    return parseBody(response, outcome.text, this.#options);
-  }
-
-  /** Rejects with the error tree's error for `error`. */
-  async #reject(error: unknown): Promise<never> {
-    throw await toCheckoutError(error, this.#options, this.#queued, this.#waitedMs, this.#t.timeoutMs);
-  }
-}
-
-/** The request's URL: the base, one slash, the path, and `searchParams` appended to its query. */
-function urlOf(base: string, { path, searchParams }: SendOptions<unknown>): string {
-  const url = base + path.replace(LEADING_SLASHES, '/');
-  if (searchParams === undefined) return url;
-  const parsed = new URL(url);
-  const params = searchParams instanceof URLSearchParams ? searchParams : Object.entries(searchParams);
-  for (const [name, value] of params) parsed.searchParams.append(name, String(value));
-  return parsed.href;
-}
-
-/** The `RequestInit` every attempt of the call is built from (its signal is set per attempt). */
-function requestInit({ method, headers, json }: SendOptions<unknown>): RequestInit {
-  // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
-  const init: RequestInit = { method: method.toUpperCase(), headers, redirect: 'manual' };
-  if (json !== undefined) {
-    init.body = JSON.stringify(json);
-    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
-      init.headers = { ...headers, 'content-type': 'application/json' };
-  }
-  return init;
 }

@@ -1,5 +1,5 @@
 import { WaitTimeoutError } from '../errors.js';
-import { sleep } from '../internal/abort.js';
+import { anySignal, sleep } from '../internal/abort.js';
 import { checkOptions, timerMs } from '../internal/arguments.js';
 import { checkRequestOptions } from './calls.js';
 import type { RequestOptions, WaitOptions } from './options.js';
@@ -25,7 +25,7 @@ export async function waitFor<T>(
   const { signal } = checkRequestOptions({ signal: options.signal });
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
-  const combined = signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
+  const combined = signal === undefined ? deadline.signal : anySignal([signal, deadline.signal]);
   let last: T | undefined;
   try {
     for (;;) {

@@ -24,3 +24,23 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * One signal that aborts when any of `signals` does, with its reason: `AbortSignal.any` where the
+ * runtime has it, else linked by listeners (Next.js's Edge runtime has no `AbortSignal.any`).
+ */
+export function anySignal(signals: readonly AbortSignal[]): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([...signals]);
+  const controller = new AbortController();
+  const aborted = signals.find((signal) => signal.aborted);
+  if (aborted !== undefined) {
+    controller.abort(aborted.reason);
+    return controller.signal;
+  }
+  const onAbort = (event: Event) => {
+    for (const signal of signals) signal.removeEventListener('abort', onAbort);
+    controller.abort((event.target as AbortSignal).reason);
+  };
+  for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
+  return controller.signal;
+}

@@ -13,7 +13,7 @@ import type { StatusTrackerOptions } from 'checkout-partner-sdk/tracker';
 import { createStatusTracker } from 'checkout-partner-sdk/tracker';
 import { describe, expectTypeOf, it } from 'vitest';
 
-type ParseResult<T> = ReturnType<NonNullable<RawRequestOptions<T>['schema']>['safeParse']>;
+type ParseResult<T> = ReturnType<Extract<NonNullable<RawRequestOptions<T>['schema']>, { safeParse: unknown }>['safeParse']>;
 
 // One logger contract across the SDK: a partner's single log function (and console, and a
 // pino-like object) type-checks for the client, the webhook handler and the tracker, and every
