@@ -14,11 +14,18 @@ const ENTRIES = {
   'testing/msw': 'src/testing/msw.ts',
 };
 
+/** The two flavours of `#otel-api` (package.json `imports`): not exports, no declarations; the telemetry imports one. */
+const OTEL_API = {
+  'otel-api.node': 'src/telemetry/otel-api.node.ts',
+  'otel-api.web': 'src/telemetry/otel-api.web.ts',
+};
+
 /** What both library builds share. */
 const LIBRARY: Options = {
   dts: { entry: ENTRIES },
   platform: 'neutral',
-  external: [/^node:/],
+  // `#otel-api` stays a bare import, resolved by package.json `imports` per runtime (src/telemetry/api.ts)
+  external: [/^node:/, /^#otel-api$/],
   removeNodeProtocol: false, // Deno and Workers resolve only the `node:` form
   target: 'es2023',
   sourcemap: true,
@@ -31,6 +38,7 @@ export default defineConfig([
     // main entry then share one error tree and one copy of every dependency.
     entry: {
       ...ENTRIES,
+      ...OTEL_API,
       // not an export: imported at the first call while OpenTelemetry is on (src/telemetry/telemetry.ts)
       'telemetry-core': 'src/telemetry/telemetry-core.ts',
     },
@@ -55,7 +63,7 @@ export default defineConfig([
     // copy of the shared code: the errors' `instanceof` holds across copies (src/errors.ts).
     // The optional peers (msw, @opentelemetry/api, the store drivers) stay external, loaded with the
     // module's own `require` (__CHECKOUT_SDK_CJS__), so a runner's module registry (Jest's) serves them.
-    entry: ENTRIES,
+    entry: { ...ENTRIES, ...OTEL_API },
     format: ['cjs'],
     noExternal: [/^zod(\/|$)/, /^jose(\/|$)/],
     define: { __CHECKOUT_SDK_CJS__: 'true' },

@@ -56,6 +56,8 @@ export default defineConfig({
       { find: /^checkout-partner-sdk\/testing\/msw$/, replacement: src('testing/msw.ts') },
       { find: /^checkout-partner-sdk\/testing$/, replacement: src('testing/index.ts') },
       { find: /^checkout-partner-sdk$/, replacement: src('index.ts') },
+      // the package's own `imports`: Node's flavour (test/toolchains and scripts/runtimes cover the other from the build)
+      { find: /^#otel-api$/, replacement: src('telemetry/otel-api.node.ts') },
     ],
   },
   test: {

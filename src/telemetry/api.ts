@@ -1,12 +1,8 @@
 import type * as OtelApi from '@opentelemetry/api';
+import { loadOtelApi } from '#otel-api';
 
 /** The `@opentelemetry/api` module, as the SDK uses it. */
 export type OtelApiModule = typeof OtelApi;
-
-// tsup defines it: `true` in the CommonJS build, `false` in the ESM build (undefined in tests of the sources)
-declare const __CHECKOUT_SDK_CJS__: boolean | undefined;
-// the CommonJS build's own `require` (module-scoped, so no Node types are needed)
-declare const require: (id: string) => unknown;
 
 /** `undefined`: not looked for yet; `null`: not found (then nothing is emitted unless an instance is given the API). */
 let found: OtelApiModule | null | undefined;
@@ -14,37 +10,18 @@ let finding: Promise<OtelApiModule | null> | undefined;
 
 /**
  * `@opentelemetry/api` (an optional peer), looked for on the first call that could emit, never at
- * import: a process without it (or that never calls) pays nothing. The specifier is a literal a
- * bundler sees, inside a `try`: esbuild and webpack bundle the API when the app has it (one copy
- * with the app's own) or leave it to run time when it is external, and only warn when it is not
- * installed. No `import.meta.url` (esbuild's CommonJS output empties it; webpack writes the build
- * machine's path there). The CommonJS build uses its own `require` (synchronous; Jest's registry);
- * the ESM build `import()`, so its first call waits for the lookup once. Every copy of the API shares
- * the providers registered through any copy (they live on `globalThis`).
+ * import: a process without it (or that never calls) pays nothing. Where it is looked for is
+ * `#otel-api` (package.json `imports`): under the `node` condition a literal specifier that
+ * bundlers see, elsewhere (Workers, Edge) none, so a bundle without the peer still loads. No
+ * `import.meta.url` (esbuild's CommonJS output empties it; webpack writes the build machine's path
+ * there). Every copy of the API shares the providers registered through any copy (they live on `globalThis`).
  */
 export function findOtelApi(): OtelApiModule | null | Promise<OtelApiModule | null> {
   if (found !== undefined) return found;
-  if (typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__) {
-    try {
-      found = moduleOf(require('@opentelemetry/api'));
-    } catch {
-      found = null; // not installed (or not loadable here): the SDK works as without telemetry
-    }
-    return found;
-  }
-  // a separate `if` (not an `else`), so esbuild drops it, and the import() in it, from the CommonJS build
-  if (!(typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__)) {
-    return (finding ??= importOtelApi().then((module) => (found = module)));
-  }
-  return null;
-}
-
-async function importOtelApi(): Promise<OtelApiModule | null> {
-  try {
-    return moduleOf(await import('@opentelemetry/api'));
-  } catch {
-    return null; // not installed (or not loadable here): the SDK works as without telemetry
-  }
+  if (finding !== undefined) return finding;
+  const loaded = loadOtelApi();
+  if (!(loaded instanceof Promise)) return (found = moduleOf(loaded));
+  return (finding = loaded.then((module: unknown) => (found = moduleOf(module))));
 }
 
 /** The API itself from what a loader handed back (a namespace, or a CommonJS module wrapped in `default`). */

@@ -38,8 +38,10 @@ describe.skipIf(!usable)('examples/webhooks/nextjs-*.ts in a Next.js app (curren
     });
     const app = join(project.dir, 'app', 'api');
     await mkdir(join(app, 'webhooks'), { recursive: true });
+    await mkdir(join(app, 'webhooks-edge'), { recursive: true });
     await mkdir(join(app, 'orders', '[externalId]'), { recursive: true });
     await copyFile(join(ROOT, 'examples/webhooks/nextjs-route.ts'), join(app, 'webhooks', 'route.ts'));
+    await copyFile(join(ROOT, 'examples/webhooks/nextjs-edge-route.ts'), join(app, 'webhooks-edge', 'route.ts'));
     await copyFile(join(ROOT, 'examples/webhooks/nextjs-order-route.ts'), join(app, 'orders', '[externalId]', 'route.ts'));
   }, 900_000);
 
@@ -53,6 +55,7 @@ describe.skipIf(!usable)('examples/webhooks/nextjs-*.ts in a Next.js app (curren
     expect(Object.keys(env).filter((name) => /^(CHECKOUT|WEBHOOK)_/.test(name))).toEqual([]);
     const output = await run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { cwd: project.dir, env, timeoutMs: 540_000 });
     expect(output).toMatch(/ƒ \/api\/webhooks/);
+    expect(output).toMatch(/ƒ \/api\/webhooks-edge/);
     expect(output).toMatch(/ƒ \/api\/orders\/\[externalId\]/);
     expect(output).not.toMatch(/missing baseUrl/);
   });
@@ -96,6 +99,19 @@ describe.skipIf(!usable)('examples/webhooks/nextjs-*.ts in a Next.js app (curren
         'GET /api/v1/partner-api/orders/by-external-id/order-of-t-1 200',
       ]);
       expect(await eventually(() => nextServer!.output().includes('settled order-of-t-1'), 10_000), nextServer.output()).toBe(true);
+
+      // the Edge route (no AbortSignal.any there): a signed event, confirmed by its own status read
+      const before = fake.requests.length;
+      const edge = await deliverEvent(`${base}/api/webhooks-edge`, createEvent('otc.trade.settled', { tradeId: 't-1' }), {
+        secret,
+        maxAttempts: 1,
+      });
+      expect(edge.deliveries.map((delivery) => delivery.status), nextServer.output()).toEqual([200]);
+      expect(fake.requests.slice(before).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+        'POST /api/v1/partner-api/auth/token 200',
+        'GET /api/v1/partner-api/orders/by-external-id/order-of-t-1 200',
+      ]);
+      expect(await eventually(() => nextServer!.output().includes('edge settled order-of-t-1'), 10_000), nextServer.output()).toBe(true);
 
       const order = await fetch(`${base}/api/orders/order-of-t-1`);
       expect(order.status).toBe(200);

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { createFakeCheckout, type FakeServer } from 'checkout-partner-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, run, toolProject } from './packed.js';
+import { provisionMiniflare } from '../../scripts/runtimes/provision.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -234,4 +235,56 @@ console.log(JSON.stringify({ status: order.settlement?.status }));
     },
     240_000,
   );
+
+  // a Worker as Wrangler bundles it (platform neutral, conditions workerd/worker/browser) from a
+  // project without the optional peer: it must load in workerd, which refuses a module naming an
+  // import it cannot resolve (1.0.0's literal import('@opentelemetry/api') did)
+  it('a Cloudflare Worker bundled by esbuild loads in workerd and reads an order', async () => {
+    writeFileSync(
+      join(plain, 'worker.mjs'),
+      `import { CheckoutClient } from 'checkout-partner-sdk';
+import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
+export default {
+  async fetch(_request, env) {
+    const client = new CheckoutClient({ baseUrl: env.BASE_URL, partnerId: 'p-1', partnerSecret: 's-1' });
+    createWebhookHandler({ secret: 'whsec', client, onEvent: async () => undefined, logger: false });
+    const order = await client.getOrderByExternalId('o-1', { timeoutMs: 10_000 });
+    return new Response(JSON.stringify({ status: order.settlement?.status }));
+  },
+};
+`,
+    );
+    const out = join(plain, 'out-worker', 'worker.mjs');
+    run(
+      join(plain, 'node_modules/.bin/esbuild'),
+      [
+        'worker.mjs',
+        '--bundle',
+        '--platform=neutral',
+        '--format=esm',
+        '--conditions=workerd,worker,browser',
+        '--main-fields=browser,module,main',
+        `--outfile=${out}`,
+        '--log-level=error',
+      ],
+      { cwd: plain },
+    );
+    // no import of the peer (its name may appear in a message)
+    expect(readFileSync(out, 'utf8')).not.toMatch(/import\(\s*['"]@opentelemetry\/api['"]\s*\)|^import[^;]*['"]@opentelemetry\/api['"]/m);
+    const miniflare = join(provisionMiniflare(), 'node_modules', 'miniflare', 'dist', 'src', 'index.js');
+    writeFileSync(
+      join(plain, 'out-worker', 'run.mjs'),
+      `const { Miniflare } = await import(${JSON.stringify(miniflare)});
+const mf = new Miniflare({ modules: true, scriptPath: ${JSON.stringify(out)}, compatibilityDate: '2025-09-01', bindings: { BASE_URL: process.argv[2] } });
+try {
+  const response = await mf.dispatchFetch('http://localhost/');
+  console.log(await response.text());
+} finally {
+  await mf.dispose();
+}
+`,
+    );
+    const { stdout } = await execFileAsync(process.execPath, [join(plain, 'out-worker', 'run.mjs'), server.url], { timeout: 120_000 });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1) ?? '')).toEqual({ status: 'Pending' });
+  }, 600_000);
 });

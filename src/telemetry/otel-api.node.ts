@@ -1,0 +1,28 @@
+// `#otel-api` where the `node` condition holds (Node, Bun, Deno, and bundles made for them): the
+// optional peer `@opentelemetry/api` by a literal specifier, so esbuild and webpack bundle it where
+// the app has it (one copy with the app's own) and only warn where it is not installed.
+
+// tsup defines it: `true` in the CommonJS build, `false` in the ESM build (undefined in tests of the sources)
+declare const __CHECKOUT_SDK_CJS__: boolean | undefined;
+// the CommonJS build's own `require` (module-scoped, so no Node types are needed)
+declare const require: (id: string) => unknown;
+
+/**
+ * `@opentelemetry/api` as its loader hands it back, or `null` when it is not installed (or not
+ * loadable here). The CommonJS build uses its own `require` (synchronous; Jest's registry), the ESM
+ * build `import()`.
+ */
+export function loadOtelApi(): unknown {
+  if (typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__) {
+    try {
+      return require('@opentelemetry/api');
+    } catch {
+      return null;
+    }
+  }
+  // a separate `if` (not an `else`), so esbuild drops it, and the import() in it, from the CommonJS build
+  if (!(typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__)) {
+    return import('@opentelemetry/api').catch(() => null);
+  }
+  return null;
+}
