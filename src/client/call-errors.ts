@@ -1,6 +1,5 @@
 // The error tree's error for a failed call: its attempt's failure, its answer, its refused body.
 import { ApiError, ConnectionError, TimeoutError } from '../errors.js';
-import { isTimeoutError } from 'ky';
 import { refusalOf, refused } from './load/refusal.js';
 import { clientLogError } from './log.js';
 import type { LogError } from '../logger.js';
@@ -72,7 +71,7 @@ export function toCheckoutError(error: unknown, options: SendOptions<unknown>, w
     const message = `${label} was redirected, which the client never follows: the custom fetch must honour redirect: 'manual'`;
     return new ApiError(message, { request: label, attempts });
   }
-  if (error === TIMED_OUT || isTimeoutError(error)) {
+  if (error === TIMED_OUT) {
     // the wait for a turn counts in the attempt's timeoutMs: say so, or a queue reads as a slow service
     const waited = waitedMs >= 1 ? `, ${Math.round(waitedMs)} ms of which it waited for its turn (rateLimit, a Retry-After pause)` : '';
     return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)${waited}`, {

@@ -1,17 +1,17 @@
 // Every request of a client goes through its one ky instance: ky retries, times each attempt
 // (`timeout`) and the call (`totalTimeout`) and runs the hooks; the SDK adds the token, the turn at
 // the client's gate, the body cap and the error tree.
-import ky, { HTTPError, NetworkError, isTimeoutError, type BeforeErrorState, type BeforeRequestState, type KyInstance } from 'ky';
+import type { BeforeErrorState, BeforeRequestState, KyInstance } from 'ky';
 import type { LoadControl } from './load/load-control.js';
 import { attemptLog, type AttemptLog, type LogWriter } from './log.js';
 import { readBody } from './read-body.js';
 import { retryAfterMs } from '../internal/retry-after.js';
 import { credentialValues, redactShort } from './redact-short.js';
-import { AttemptRun, FollowedRedirect, type Outcome } from './attempt-run.js';
+import { AttemptRun, FollowedRedirect, TIMED_OUT, type Outcome } from './attempt-run.js';
 import { attemptError, callTimeoutError, ownDeadlineInQueue, parseBody, toCheckoutError } from './call-errors.js';
 import { statusError } from './response-errors.js';
 import type { SendOptions } from './send-options.js';
-import { CheckoutError } from '../errors.js';
+import { CheckoutError, ConnectionError } from '../errors.js';
 
 export interface TransportOptions {
   /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
@@ -36,6 +36,28 @@ const DEADLINE_SLACK_MS = 2;
 /** The body each attempt read (inside its timeout, capped), by the response ky hands back. */
 const bodies = new WeakMap<Response, string>();
 
+type Ky = typeof import('ky');
+let kyModule: Ky | undefined;
+let kyLoading: Promise<Ky> | undefined;
+
+/**
+ * ky, imported at the first request rather than with the SDK: at import ky builds a `Request` to
+ * probe for request streams, which makes Node load its fetch implementation (tens of ms of every
+ * cold start, also of processes that never send). A failed import is tried again at the next request.
+ */
+function loadKy(): Ky | Promise<Ky> {
+  return (
+    kyModule ??
+    (kyLoading ??= import('ky').then(
+      (module) => (kyModule = module),
+      (error: unknown) => {
+        kyLoading = undefined;
+        throw error;
+      },
+    ))
+  );
+}
+
 /**
  * The client's HTTP exchange with the partner API: one `ky.create()` instance per client. ky's
  * `retry` decides and times the retries (its `shouldRetry` is where the retry budget and a
@@ -53,7 +75,8 @@ export class Transport {
   readonly maxRetries: number;
   readonly log: LogWriter;
   readonly load: LoadControl;
-  readonly ky: KyInstance;
+  readonly #apiBase: string;
+  #ky: KyInstance | undefined;
 
   constructor(options: TransportOptions) {
     this.timeoutMs = options.timeoutMs;
@@ -61,20 +84,42 @@ export class Transport {
     this.fetch = options.fetch;
     this.maxRetries = options.maxRetries;
     this.log = options.log;
-    const load = (this.load = options.load);
-    this.ky = ky.create({
-      prefix: options.apiBase,
-      timeout: options.timeoutMs,
+    this.load = options.load;
+    this.#apiBase = options.apiBase;
+  }
+
+  /** Sends the request, retrying what is safe to retry, and resolves with its parsed 2xx body. */
+  send<T>(options: SendOptions<T>): Promise<T> {
+    if (kyModule !== undefined) return this.#send(kyModule, options);
+    return Promise.resolve(loadKy()).then(
+      (module) => this.#send(module, options),
+      (error: unknown) => {
+        throw kyUnavailable(options, error);
+      },
+    );
+  }
+
+  #send<T>(module: Ky, options: SendOptions<T>): Promise<T> {
+    this.#ky ??= this.#create(module);
+    return new Sending(this, module, this.#ky, options).run();
+  }
+
+  /** The client's one ky instance. */
+  #create(module: Ky): KyInstance {
+    const load = this.load;
+    return module.default.create({
+      prefix: this.#apiBase,
+      timeout: this.timeoutMs,
       // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
       redirect: 'manual',
       retry: {
-        limit: options.maxRetries,
+        limit: this.maxRetries,
         methods: ALL_METHODS,
         statusCodes: RETRY_STATUSES,
         afterStatusCodes: RETRY_STATUSES,
         retryOnTimeout: true,
         jitter: true,
-        shouldRetry: ({ error }) => shouldRetry(error, load),
+        shouldRetry: ({ error }) => shouldRetry(module, error, load),
       },
       hooks: {
         beforeRequest: [(state) => sendingOf(state).beforeRequest(state)],
@@ -82,11 +127,16 @@ export class Transport {
       },
     });
   }
+}
 
-  /** Sends the request, retrying what is safe to retry, and resolves with its parsed 2xx body. */
-  send<T>(options: SendOptions<T>): Promise<T> {
-    return new Sending(this, options).run();
-  }
+/** The error of a call whose ky could not be imported (an app's chunk that cannot be fetched): nothing was sent. */
+function kyUnavailable(options: SendOptions<unknown>, error: unknown): ConnectionError {
+  const label = `${options.method.toUpperCase()} ${options.path}`;
+  const name = error instanceof Error ? error.name : typeof error;
+  return new ConnectionError(`${label} failed before any request was sent: ky could not be loaded (${name})`, {
+    request: label,
+    attempts: 0,
+  });
 }
 
 /** The call a hook runs for: the `Sending` in ky's `context`. */
@@ -99,8 +149,8 @@ function sendingOf({ options }: { options: { context: Record<string, unknown> } 
  * deadline, a retry budget run dry), `true` for a backoff without `Retry-After` (ky would read
  * other rate-limit headers; the partner API times retries by `Retry-After` alone), else ky decides.
  */
-function shouldRetry(error: Error, load: LoadControl): boolean | undefined {
-  if (error instanceof HTTPError) {
+function shouldRetry({ isHTTPError, isNetworkError, isTimeoutError }: Ky, error: Error, load: LoadControl): boolean | undefined {
+  if (isHTTPError(error)) {
     const { response } = error;
     if (!RETRY_STATUSES.includes(response.status)) return undefined;
     const wait = retryAfterMs(response.headers);
@@ -109,13 +159,15 @@ function shouldRetry(error: Error, load: LoadControl): boolean | undefined {
     if (!load.mayRetry(false)) return false;
     return wait === undefined ? true : undefined;
   }
-  if (isTimeoutError(error) || error instanceof NetworkError) return load.mayRetry(true) ? undefined : false;
+  if (isTimeoutError(error) || isNetworkError(error)) return load.mayRetry(true) ? undefined : false;
   return undefined;
 }
 
 /** One call's requests through {@link Transport.send}: its turns, attempts and outcome. */
 class Sending<T> {
   readonly #t: Transport;
+  readonly #k: Ky;
+  readonly #ky: KyInstance;
   readonly #options: SendOptions<T>;
   readonly #log: AttemptLog | undefined;
   readonly #firstAttempt: number;
@@ -134,8 +186,10 @@ class Sending<T> {
   /** The call settled: a turn granted after that goes back at once. */
   #done = false;
 
-  constructor(transport: Transport, options: SendOptions<T>) {
+  constructor(transport: Transport, module: Ky, ky: KyInstance, options: SendOptions<T>) {
     this.#t = transport;
+    this.#k = module;
+    this.#ky = ky;
     this.#options = options;
     this.deadline = options.deadline;
     const { log } = transport;
@@ -147,7 +201,7 @@ class Sending<T> {
   async run(): Promise<T> {
     const o = this.#options;
     try {
-      const response = await this.#t.ky(o.path.replace(/^\/+/, ''), {
+      const response = await this.#ky(o.path.replace(/^\/+/, ''), {
         method: o.method.toUpperCase(),
         headers: o.headers,
         json: o.json,
@@ -278,22 +332,20 @@ class Sending<T> {
   async beforeError({ error }: BeforeErrorState): Promise<Error> {
     const o = this.#options;
     if (o.signal?.aborted === true || error instanceof CheckoutError || error === this.#tokenError) return error;
-    if (error instanceof HTTPError) {
+    const { isHTTPError, isTimeoutError, isNetworkError } = this.#k;
+    if (isHTTPError(error)) {
       const { response } = error;
       // a business call's 401 drops this token: the client mints one and sends once more
       if (response.status === 401 && this.#token !== undefined) o.trace.refusedToken = this.#token;
       return statusError(response, bodies.get(response) ?? '', o);
     }
+    let cause: unknown = error;
     if (isTimeoutError(error)) {
       const deadline = this.deadline;
       if (deadline !== undefined && performance.now() >= deadline - DEADLINE_SLACK_MS) return callTimeoutError(o, this.#queued);
-    }
-    const mapped = await toCheckoutError(
-      error instanceof NetworkError ? (error.cause ?? error) : error,
-      o,
-      this.#waitedMs,
-      this.#t.timeoutMs,
-    );
+      cause = TIMED_OUT;
+    } else if (isNetworkError(error)) cause = error.cause ?? error;
+    const mapped = toCheckoutError(cause, o, this.#waitedMs, this.#t.timeoutMs);
     return mapped instanceof Error ? mapped : error;
   }
 

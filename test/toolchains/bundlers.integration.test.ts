@@ -284,7 +284,8 @@ try {
 }
 `,
     );
-    const { stdout } = await execFileAsync(process.execPath, [join(plain, 'out-worker', 'run.mjs'), server.url], { timeout: 120_000 });
+    // run from the worker's folder: workerd refuses a module path that climbs out of the working directory
+    const { stdout } = await execFileAsync(process.execPath, ['run.mjs', server.url], { cwd: join(plain, 'out-worker'), timeout: 120_000 });
     expect(JSON.parse(stdout.trim().split('\n').at(-1) ?? '')).toEqual({ status: 'Pending' });
   }, 600_000);
 });
