@@ -1,6 +1,7 @@
+import { transform } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
 
-/** The library entries: the package's exports, and the lazily imported telemetry implementation. */
+/** The library entries: the package's exports. */
 const ENTRIES = {
   index: 'src/index.ts',
   webhooks: 'src/webhooks/index.ts',
@@ -28,62 +29,82 @@ const LIBRARY: Options = {
   external: [/^node:/, /^#otel-api$/],
   removeNodeProtocol: false, // Deno and Workers resolve only the `node:` form
   target: 'es2023',
-  sourcemap: true,
+  // No source maps: the output is unminified and readable as it stands, and a map without the
+  // sources (src/ is not shipped) points a debugger at files the partner does not have.
+  sourcemap: false,
+  // dist/metafile-{esm,cjs}.json: which module went into which file, read by scripts/check-dist.mjs
+  // (not packed: `files` in package.json leaves them out)
+  metafile: true,
+};
+
+/**
+ * The CommonJS build with shared chunks. esbuild splits ES modules only, and tsup's own CommonJS
+ * splitting rewrites chunks with sucrase, which breaks on jose 6's code (`super(…), this.name = …`).
+ * So esbuild builds this format as split ES modules (the `.cjs` names kept), and each output file is
+ * then turned into CommonJS by esbuild itself, one file at a time: `import` becomes `require`, and
+ * every `import()` a `Promise` of a `require` (no dynamic import is supported), so the entries
+ * share one copy of each module and load through `require` alone.
+ */
+const CJS_CHUNKS: NonNullable<Options['plugins']>[number] = {
+  name: 'cjs-chunks',
+  esbuildOptions(options) {
+    options.format = 'esm';
+    options.splitting = true;
+  },
+  async renderChunk(code, info) {
+    if (!info.path.endsWith('.cjs')) return undefined;
+    const result = await transform(code, {
+      format: 'cjs',
+      platform: 'neutral',
+      target: 'es2023',
+      supported: { 'dynamic-import': false },
+      sourcefile: info.path,
+    });
+    return { code: result.code };
+  },
 };
 
 export default defineConfig([
   {
     ...LIBRARY,
-    // One build for every ESM entry, so they share chunks: the node flavour of ./webhooks and the
-    // main entry then share one error tree and one copy of every dependency.
     entry: {
       ...ENTRIES,
       ...OTEL_API,
       // not an export: imported at the first call while OpenTelemetry is on (src/telemetry/telemetry.ts)
       'telemetry-core': 'src/telemetry/telemetry-core.ts',
+      // the `checkout-partner` bin (Node only), in this build so it shares the library's chunks;
+      // its source starts with the `#!` line esbuild keeps
+      cli: 'src/cli/index.ts',
     },
     format: ['esm'],
-    // zod is bundled (tree-shaken), not loaded from node_modules: every public zod entry (zod/mini,
-    // zod/v4/core) re-exports all ~60 locale modules, which cost most of the package's cold start.
-    // zod stays a dependency for the declarations; its global config (z.config, locales) lives on
-    // globalThis, so a partner's own zod still configures ours. See README.md (Performance).
-    // jose stays external: an app's bundler dedupes it with its own copy.
-    noExternal: [/^zod(\/|$)/],
-    define: { __CHECKOUT_SDK_CJS__: 'false' },
+    // One build for every ESM entry, split into shared chunks: each SDK class and each module exists
+    // once, so `instanceof` holds across entry points.
     splitting: true,
+    // Every dependency stays external (tsup's default for `dependencies`): zod, jose and ky are the
+    // partner's installed copies, so the schemas the SDK exports are built by the partner's zod and
+    // an app's bundler dedupes jose and ky with its own.
+    define: { __CHECKOUT_SDK_CJS__: 'false' },
     treeshake: true,
   },
   {
     ...LIBRARY,
     // The CommonJS build loads through `require` alone, in every runner (Jest's CommonJS mode, whose
     // `require` cannot load ES modules and which has no `import()` without --experimental-vm-modules;
-    // Node 22 before require(esm)): the ESM-only dependency (jose 6) and zod are bundled in,
-    // every `import()` becomes a `require` (`supported` below), and each entry is one file (esbuild
-    // splits ESM only; a split CJS build would `import()` its lazy chunks). Each entry holds its own
-    // copy of the shared code: the errors' `instanceof` holds across copies (src/errors.ts).
+    // Node 22 before require(esm)). Its entries share chunks (CJS_CHUNKS above), so each SDK class
+    // exists once in this format too. zod ships CommonJS and stays external (the partner's); the
+    // ESM-only dependencies (jose 6, ky 2) are bundled, once, in the shared chunks.
     // The optional peers (msw, @opentelemetry/api, the store drivers) stay external, loaded with the
     // module's own `require` (__CHECKOUT_SDK_CJS__), so a runner's module registry (Jest's) serves them.
     entry: { ...ENTRIES, ...OTEL_API },
     format: ['cjs'],
-    noExternal: [/^zod(\/|$)/, /^jose(\/|$)/],
-    define: { __CHECKOUT_SDK_CJS__: 'true' },
+    plugins: [CJS_CHUNKS],
+    // tsup's own `splitting` would rewrite the chunks with sucrase (see CJS_CHUNKS)
     splitting: false,
+    noExternal: [/^jose(\/|$)/, /^ky(\/|$)/],
+    define: { __CHECKOUT_SDK_CJS__: 'true' },
     // esbuild's tree shaking only: tsup's rollup pass would bring `import()` back into the CommonJS
     treeshake: false,
-    esbuildOptions(options) {
-      options.supported = { ...options.supported, 'dynamic-import': false };
-    },
     // `import.meta.url` from `__filename` (the ESM loading paths, unused in this build but compiled)
     shims: true,
-  },
-  {
-    entry: { cli: 'src/cli/index.ts' },
-    format: ['esm'],
-    platform: 'node',
-    target: 'node22',
-    removeNodeProtocol: false,
-    define: { __CHECKOUT_SDK_CJS__: 'false' },
-    sourcemap: false, // a command, not a library: its map would be most of the tarball
-    banner: { js: '#!/usr/bin/env node' },
   },
 ]);

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The `checkout-partner` command line (bundled to dist/cli.js; Node only). See `checkout-partner --help`
  * and the exit codes in ./exit-codes.ts.
