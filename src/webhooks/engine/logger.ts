@@ -24,6 +24,7 @@ const LEVEL: Readonly<Record<WebhookOutcome, LogLevel>> = {
   failed: 'error',
   misconfigured: 'error',
   'store-unavailable': 'error',
+  'secret-unavailable': 'error',
 };
 
 /** Writes one entry, never throwing. */
