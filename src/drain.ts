@@ -1,9 +1,10 @@
 import type { StatusKind } from './tracker/kinds.js';
 
 // The one shutdown contract of the webhook handler and the status tracker: `drain({ timeoutMs })`
-// resolves a `DrainReport`. Their defaults (15 s + 10 s) fit one 30 s termination grace period
+// resolves a `DrainReport`. Their defaults (10 s + 10 s) fit one 30 s termination grace period
 // (Kubernetes' default, Cloud Run's and ECS's order of magnitude) drained one after the other,
-// with 5 s left for closing the server.
+// after a ~2 s pre-stop wait, with 8 s left for closing the server and the pools. The handler's 10 s
+// is past its 8 s response deadline: what runs longer was answered 503 and is redelivered anyway.
 
 /**
  * The argument of `drain(options)`.
@@ -14,7 +15,7 @@ export interface DrainOptions {
   /**
    * How long `drain()` waits for the work in hand, in milliseconds, before it resolves with what
    * is still running.
-   * @default 15_000 for the webhook handler, 10_000 for the status tracker: 25 s together
+   * @default 10_000 for the webhook handler, 10_000 for the status tracker: 20 s together
    */
   timeoutMs?: number | undefined;
 }

@@ -97,7 +97,7 @@ export interface ClientLogEntry {
  * One entry per webhook delivery (plus a `late` one when a timed-out delivery's work ends). It
  * never holds a secret, a signature or the body. Levels: `handled`, `duplicate` and `in-flight` are `info`; refused or
  * timed-out deliveries (`bad-signature`, `invalid`, `too-large`, `aborted`, `draining`, `timeout`,
- * ...) `warn`; `failed`, `misconfigured` and `store-unavailable` `error`.
+ * ...) `warn`; `failed`, `misconfigured`, `store-unavailable` and `secret-unavailable` `error`.
  *
  * @inline
  */

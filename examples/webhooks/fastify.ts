@@ -19,7 +19,7 @@ export function createApp(options: WebhookHandlerOptions): { app: FastifyInstanc
   // app.close() (on SIGTERM below): finish the events in hand before the server stops
   // (an async hook that resolves with a value fails Fastify's close, so the report is logged, not returned)
   app.addHook('preClose', async () => {
-    const report = await handler.drain(); // 15 s by default: within a 30 s grace period
+    const report = await handler.drain(); // 10 s by default: within a 30 s grace period
     if (!report.drained) app.log.warn({ inHand: report.inHand }, `left ${report.inHand.length} deliveries to redelivery`);
   });
   return { app, handler };

@@ -61,7 +61,7 @@ export class WebhooksController implements BeforeApplicationShutdown, OnApplicat
    * onApplicationShutdown: the latter runs after the server closed, too late to answer 503.)
    */
   async beforeApplicationShutdown(): Promise<void> {
-    const report = await this.handler.drain(); // 15 s by default: within a 30 s grace period
+    const report = await this.handler.drain(); // 10 s by default: within a 30 s grace period
     if (!report.drained) console.warn(`left ${report.inHand.length} deliveries to redelivery`, report.inHand);
   }
 

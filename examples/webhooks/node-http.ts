@@ -32,7 +32,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   });
   server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => console.log('listening on', server.address()));
   process.once('SIGTERM', () => {
-    // finish (or release) the events in hand, at most 15 s (a 30 s grace period), then stop; any
+    // finish (or release) the events in hand, at most 10 s (a 30 s grace period), then stop; any
     // still running then are left to their lease and the provider's redelivery
     void handler.drain().then((report) => {
       if (!report.drained) console.warn('still in hand at shutdown:', report.inHand);

@@ -114,6 +114,22 @@ export class CheckoutClient {
     }
   }
 
+  /**
+   * Takes new partner credentials at once: ends the refused-secret back-off (after a 401 from POST
+   * /auth/token the client otherwise waits up to about 30 s before exchanging again) and forgets the
+   * cached token, so the next call exchanges with the secret as it is now (a `partnerSecret`
+   * function is called for it). Call it once the rotated secret is in place on both sides; it sends
+   * nothing itself, and calls already waiting for an exchange keep waiting for that one.
+   *
+   * @example
+   * // the secret manager announced a new partner secret, which `partnerSecret: () => secrets.current` reads
+   * secrets.current = rotated;
+   * client.resetCredentials();
+   */
+  resetCredentials(): void {
+    this.#tokens.reset();
+  }
+
   /** Epoch milliseconds at which the cached token stops being reused (skew taken off), or `undefined` when none is cached. */
   get tokenExpiresAt(): number | undefined {
     return this.#tokens.expiresAt;

@@ -1,8 +1,8 @@
 import { env } from '../internal/env.js';
-import { resolveLogger, type LogWrite } from '../internal/log.js';
+import { resolveLogger, type LogLevel, type LogWrite } from '../internal/log.js';
 import type { ClientLogEntry, LogError } from '../logger.js';
 import { CheckoutError } from '../errors.js';
-import { describeLineError } from '../internal/stderr-log.js';
+import { describeLineError, jsonLine, lineFormat, stderrLine } from '../internal/stderr-log.js';
 import { quote } from '../internal/quote.js';
 
 /** Writes one entry; `undefined` means no logging. */
@@ -16,14 +16,19 @@ export type LogWriter = LogWrite<ClientLogEntry> | undefined;
  */
 export function logWriter(logger: unknown): LogWriter {
   return resolveLogger<ClientLogEntry>('logger', logger, {
-    level: (entry) => {
-      if (entry.event === 'client.exchange') return 'info';
-      if (entry.event === 'client.retry' || entry.error !== undefined || (entry.status !== undefined && entry.status >= 400)) return 'warn';
-      return 'debug';
-    },
+    level: entryLevel,
     // operators write DEBUG as often as debug: case and surrounding spaces do not matter
-    fallback: () => (env('CHECKOUT_LOG')?.trim().toLowerCase() === 'debug' ? debugLine : undefined),
+    fallback: () => {
+      if (env('CHECKOUT_LOG')?.trim().toLowerCase() !== 'debug') return undefined;
+      return lineFormat() === 'json' ? (entry) => stderrLine(jsonLine(entryLevel(entry), entry)) : debugLine;
+    },
   });
+}
+
+function entryLevel(entry: ClientLogEntry): LogLevel {
+  if (entry.event === 'client.exchange') return 'info';
+  if (entry.event === 'client.retry' || entry.error !== undefined || (entry.status !== undefined && entry.status >= 400)) return 'warn';
+  return 'debug';
 }
 
 /** `CHECKOUT_LOG=debug`: one readable line per entry on stderr. */

@@ -29,7 +29,10 @@ export class RefusalBackoff {
     this.#until = performance.now() + this.#windowMs * (0.8 + 0.2 * Math.random());
   }
 
-  /** An exchange succeeded: the next refusal starts again from the first window. */
+  /**
+   * An exchange succeeded, or the partner said the credentials changed (`resetCredentials()`): the
+   * refusal no longer stands, and the next one starts again from the first window.
+   */
   succeeded(): void {
     this.#error = undefined;
     this.#windowMs = 0;

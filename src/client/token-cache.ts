@@ -51,6 +51,8 @@ export class TokenCache {
   /** A token the service rejected (401): ignored if a shared store still hands it out. */
   #rejected: string | undefined;
   readonly #refusal = new RefusalBackoff();
+  /** Counts `reset()` calls: an exchange started before the last one does not move the back-off. */
+  #generation = 0;
   /** The token store's part, made at the first refresh with a store (see {@link #sharing}). */
   #sharingPart: TokenSharing | undefined;
 
@@ -115,6 +117,19 @@ export class TokenCache {
     });
   }
 
+  /**
+   * The credentials changed (a rotated partner secret): ends the refused-secret back-off, forgets
+   * the held token and leaves an exchange in flight to the callers already waiting for it, so the
+   * next `get()` exchanges at once with the secret as it is now. What that older exchange ends with
+   * (a refusal of the old secret) no longer moves the back-off.
+   */
+  reset(): void {
+    this.#generation += 1;
+    this.#refusal.succeeded();
+    this.#inflight = undefined;
+    this.#hold(undefined);
+  }
+
   /** Forget `token` after the service rejected it, so the next `get()` mints a new one. */
   invalidate(token: string): void {
     this.#rejected = token;
@@ -138,12 +153,13 @@ export class TokenCache {
   }
 
   async #refresh(signal: AbortSignal): Promise<string> {
+    const generation = this.#generation;
     try {
       const token = await this.#refreshOnce(signal);
-      this.#refusal.succeeded();
+      if (generation === this.#generation) this.#refusal.succeeded();
       return token;
     } catch (error) {
-      if (error instanceof AuthenticationError && !signal.aborted) this.#refusal.refused(error);
+      if (error instanceof AuthenticationError && !signal.aborted && generation === this.#generation) this.#refusal.refused(error);
       throw error;
     }
   }

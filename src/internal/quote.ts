@@ -17,6 +17,14 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a
 const unicodeEscape = (char: string): string => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /**
+ * A JSON text with what `JSON.stringify` leaves as it is but a log reader may act on (C1
+ * controls, line separators, bidirectional controls) escaped too: still valid JSON, one line.
+ */
+export function safeJson(json: string): string {
+  return json.replace(UNSAFE_BEYOND_JSON, unicodeEscape);
+}
+
+/**
  * A value from outside (an event's `type`, an id, an option's value) as it may appear in an error
  * or log message: a string is quoted as `JSON.stringify` quotes it, with every control character
  * escaped (CR, LF, ESC… so it cannot forge a log line or drive a terminal) and cut to `maxChars`

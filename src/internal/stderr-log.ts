@@ -1,9 +1,11 @@
 import { env } from './env.js';
-import { escapeControl, quote } from './quote.js';
+import { escapeControl, quote, safeJson } from './quote.js';
+import type { LogLevel } from './log.js';
 
 // The SDK's default logging, shared by the webhook handler and the status tracker: without a
 // `logger` option, failures are written to stderr, one line each; `CHECKOUT_LOG=debug` writes every
-// entry. Lines start with `checkout-partner-sdk <feature>` and quote every value from outside.
+// entry. Lines start with `checkout-partner-sdk <feature>` and quote every value from outside;
+// with `CHECKOUT_LOG_FORMAT=json`, each line is one JSON object (the entry, its level and time).
 
 /** What failed, as a log line shows it: the error's name, message and HTTP status, and the errors it holds. */
 export interface LineError {
@@ -16,6 +18,50 @@ export interface LineError {
 /** Whether `CHECKOUT_LOG=debug` (any case) asks for every entry on stderr, not only failures. */
 export function debugLogging(): boolean {
   return env('CHECKOUT_LOG')?.trim().toLowerCase() === 'debug';
+}
+
+/** How default stderr lines are written: `key=value` text, or one JSON object per line. */
+export type LineFormat = 'text' | 'json';
+
+/** `CHECKOUT_LOG_FORMAT=json` (any case) asks for JSON lines; anything else (or nothing) is text. */
+export function lineFormat(): LineFormat {
+  return env('CHECKOUT_LOG_FORMAT')?.trim().toLowerCase() === 'json' ? 'json' : 'text';
+}
+
+/** The longest error message a JSON line shows, as the text line's quote cuts it. */
+const MAX_MESSAGE_CHARS = 500;
+
+/**
+ * One log entry as a JSON line: `{ time, level, logger: 'checkout-partner-sdk', ...entry }`, the
+ * entry's fields as the partner's own logger gets them (never a secret), `error` reduced to its
+ * name, message (cut to 500 characters), status and inner errors (no stack), and `extra` last.
+ */
+export function jsonLine(level: LogLevel, entry: object, extra?: Readonly<Record<string, unknown>>): string {
+  const line: Record<string, unknown> = { time: new Date().toISOString(), level, logger: 'checkout-partner-sdk' };
+  for (const [key, value] of Object.entries(entry)) {
+    if (value === undefined) continue;
+    if (key === 'error') line[key] = jsonError(value as LineError);
+    else if (key === 'ms' && typeof value === 'number') line[key] = Math.round(value);
+    else line[key] = value;
+  }
+  if (extra !== undefined) Object.assign(line, extra);
+  try {
+    return safeJson(JSON.stringify(line));
+  } catch {
+    // a field JSON cannot hold (a bigint): the entry's name and level still get out
+    return safeJson(JSON.stringify({ time: line['time'], level, logger: line['logger'], event: (entry as { event?: unknown }).event }));
+  }
+}
+
+function jsonError(error: LineError, depth = 0): LineError {
+  const message =
+    typeof error.message === 'string' && error.message.length > MAX_MESSAGE_CHARS
+      ? `${error.message.slice(0, MAX_MESSAGE_CHARS)}…`
+      : error.message;
+  const plain: LineError = { name: error.name, message };
+  if (error.status !== undefined) plain.status = error.status;
+  if (error.errors !== undefined && depth < 2) plain.errors = error.errors.slice(0, 10).map((inner) => jsonError(inner, depth + 1));
+  return plain;
 }
 
 /** Writes one line to stderr; a closed or broken stderr never breaks the caller. */

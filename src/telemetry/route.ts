@@ -1,7 +1,6 @@
 /**
- * Path segments of the partner API that are names, not values: kept in a `request()` call's
- * `url.template`. Every other segment becomes `{id}`, so that neither a span name nor a metric
- * attribute ever carries an id (an order's, a trade's, a payment's), and metric series stay few.
+ * Path segments of the partner API that are always names, never values: kept in a `request()`
+ * call's `url.template`.
  */
 const LITERAL_SEGMENTS = new Set([
   'auth',
@@ -19,7 +18,14 @@ const LITERAL_SEGMENTS = new Set([
   'cancel',
   'quote',
   'quotes',
+  'checkouts',
 ]);
+
+/** Collections: the segment after one of them names a record (`/orders/abc/payment` → `/orders/{id}/payment`). */
+const COLLECTIONS = new Set(['orders', 'withdrawals', 'deposits', 'trades', 'payments', 'quotes', 'checkouts']);
+
+/** A word: letters, `-` and `_`, at most 32 (`checkouts`, `refund-requests`); anything else may be a value. */
+const WORD = /^[A-Za-z][A-Za-z_-]{0,31}$/;
 
 /** The fixed templates of the typed reads, by the path's first two segments. */
 const KNOWN: Record<string, string> = {
@@ -30,12 +36,24 @@ const KNOWN: Record<string, string> = {
 /**
  * The low-cardinality template of a path below the API base (its query dropped):
  * `/orders/by-external-id/o-1` → `/orders/by-external-id/{externalId}`, `/orders/abc/payment` →
- * `/orders/{id}/payment`, `/auth/me` → `/auth/me`.
+ * `/orders/{id}/payment`, `/checkouts` → `/checkouts`, `/auth/me` → `/auth/me`. A segment stays as
+ * written when it is a word in a place that names things (not right after a collection); anything
+ * that may be a value (digits, a uuid, hex, an encoded or long opaque string) becomes `{id}`, so
+ * no span name or metric attribute carries an id and metric series stay few. An option naming the
+ * template per call was the alternative: this keeps `request()` as it is, and a word-only segment
+ * after a non-collection (`/lookup/xyz`) is the one case it may keep literal.
  */
 export function urlTemplate(path: string): string {
   const segments = path.replace(/[?#].*$/s, '').split('/');
   const known = segments.length === 4 ? KNOWN[`/${segments[1]}/${segments[2]}`] : undefined;
-  return known ?? segments.map((segment) => (segment === '' || LITERAL_SEGMENTS.has(segment) ? segment : '{id}')).join('/');
+  if (known !== undefined) return known;
+  return segments
+    .map((segment, index) => {
+      if (segment === '' || LITERAL_SEGMENTS.has(segment)) return segment;
+      const afterCollection = index > 0 && COLLECTIONS.has(segments[index - 1] ?? '');
+      return !afterCollection && WORD.test(segment) ? segment : '{id}';
+    })
+    .join('/');
 }
 
 /** The `http.request.method` value: the method upper case when the conventions know it, else `_OTHER`. */

@@ -1,6 +1,6 @@
 import { resolveLogger, type LogLevel, type LogWrite } from '../internal/log.js';
 import { quote } from '../internal/quote.js';
-import { debugLogging, describeLineError, RepeatLimiter, stderrLine } from '../internal/stderr-log.js';
+import { debugLogging, describeLineError, jsonLine, lineFormat, RepeatLimiter, stderrLine } from '../internal/stderr-log.js';
 import type { TrackerLogEntry } from '../logger.js';
 
 export { plainError } from '../internal/log.js';
@@ -45,16 +45,19 @@ function isFailure(entry: TrackerLogEntry): boolean {
  */
 export function stderrTrackerLogger(now: () => number = () => performance.now()): (entry: TrackerLogEntry) => void {
   const every = debugLogging();
+  const json = lineFormat() === 'json';
+  const line = (entry: TrackerLogEntry, held: number) =>
+    json ? jsonLine(LEVEL[entry.event], entry, held > 0 ? { held } : undefined) : trackerLogLine(entry, held);
   const limiter = new RepeatLimiter(REPEAT_WINDOW_MS, now);
   return (entry) => {
     if (every) {
-      stderrLine(trackerLogLine(entry, 0));
+      stderrLine(line(entry, 0));
       return;
     }
     if (!isFailure(entry)) return;
     const record = entry.event === 'tracker.store-failed' ? '' : `${entry.kind ?? ''}:${entry.externalId ?? ''}`;
     const held = limiter.pass(`${entry.event}\u0000${record}\u0000${entry.error?.name ?? ''}\u0000${entry.error?.message ?? ''}`);
-    if (held !== undefined) stderrLine(trackerLogLine(entry, held));
+    if (held !== undefined) stderrLine(line(entry, held));
   };
 }
 

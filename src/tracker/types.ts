@@ -267,6 +267,6 @@ export interface StatusTracker<Transaction = undefined> {
   nudge(kind: StatusKind, externalId: string, options?: { event?: WebhookEvent | undefined }): Promise<void>;
   /** Begins reading what is due, in the background; safe on any number of processes sharing a store. Idempotent. */
   start(): void;
-  /** Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000: after the handler's 15 s, both fit a 30 s grace period). */
+  /** Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000: after the handler's 10 s, both fit a 30 s grace period). */
   drain(options?: DrainOptions): Promise<DrainReport>;
 }

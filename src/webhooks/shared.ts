@@ -8,3 +8,4 @@ export { tagValue } from './tags.js';
 export type { TransactionalWebhookContext, WebhookContext, WebhookHandlerOptions } from './engine/options.js';
 export type { SignatureScheme, WebhookSecret } from './signature/signature.js';
 export type { EventStore } from '../stores/event-store.js';
+export type { WebhookSecretSource } from './engine/secret-source.js';

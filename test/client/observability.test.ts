@@ -268,3 +268,37 @@ describe('withResponse()', () => {
     expect(state.seen.filter((r) => r.path.endsWith('/auth/token'))).toHaveLength(1);
   });
 });
+
+describe('CHECKOUT_LOG_FORMAT=json', () => {
+  it('writes each CHECKOUT_LOG=debug entry as one JSON object on one line, never the secret or the token', async () => {
+    vi.stubEnv('CHECKOUT_LOG', 'debug');
+    vi.stubEnv('CHECKOUT_LOG_FORMAT', 'JSON');
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: unknown) => void lines.push(String(line)));
+    answers([503]);
+    const client = newClient();
+    await client.getOrderByExternalId('o-1');
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    const entries = lines.map((line) => {
+      expect(line).not.toContain('\n');
+      return JSON.parse(line) as Record<string, unknown>;
+    });
+    expect(entries.map((entry) => entry['event'])).toEqual(
+      ['client.attempt', 'client.exchange', 'client.attempt', 'client.retry', 'client.attempt'].slice(-entries.length),
+    );
+    expect(entries.at(-1)).toMatchObject({
+      level: 'debug',
+      logger: 'checkout-partner-sdk',
+      event: 'client.attempt',
+      method: 'GET',
+      path: '/orders/by-external-id/o-1',
+      status: 200,
+      attempt: 2,
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(entries.find((entry) => entry['status'] === 503)).toMatchObject({ level: 'warn' });
+    const all = lines.join('\n');
+    expect(all).not.toContain(PARTNER_SECRET);
+    expect(all).not.toContain(await client.getAccessToken());
+  });
+});

@@ -74,6 +74,7 @@ const SURFACE = {
       'WebhookHandler',
       'WebhookHandlerOptions',
       'WebhookSecret',
+      'WebhookSecretSource',
     ],
   },
   'checkout-partner-sdk/redis': {

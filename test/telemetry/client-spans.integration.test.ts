@@ -160,6 +160,19 @@ describe('a client call', () => {
     expect(total(metrics.get('checkout.client.token.exchanges'), { 'error.type': 'ConnectionError' })).toBe(1);
   });
 
+  it('names a request() to a collection by its literal path, and values in it by {id}', async () => {
+    const client = newClient();
+    const paths: [string, string][] = [
+      ['/checkouts', 'POST /checkouts'],
+      ['/checkouts/ck_9f2a/confirm', 'POST /checkouts/{id}/confirm'],
+      ['/refund-requests/7d9c2e8a-5b1f-4c3e-9a6d-2f8b1c0e4a7d', 'POST /refund-requests/{id}'],
+      ['/lookups/by-trade-id/0xdeadbeefcafe1234', 'POST /lookups/by-trade-id/{id}'],
+      ['/partners/acme%2Fcorp/settings', 'POST /partners/{id}/settings'],
+    ];
+    for (const [path] of paths) await client.request('POST', path, { json: {} }).catch(() => undefined);
+    for (const [, name] of paths) expect(otel.span(name).attributes['url.template']).toBe(name.slice('POST '.length));
+  });
+
   it('names a request() by a template that keeps no id', async () => {
     const client = newClient();
     await expect(client.request('POST', '/orders/ord-77a/payment', { json: { amount: '1' } })).rejects.toBeInstanceOf(NotFoundError);

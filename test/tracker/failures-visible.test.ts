@@ -153,3 +153,30 @@ describe('logger: false and CHECKOUT_LOG=debug', () => {
     expect(stderr).not.toHaveBeenCalled();
   });
 });
+
+describe('CHECKOUT_LOG_FORMAT=json', () => {
+  it('a tracker failure is one JSON object on one line, with the same fields as the logger entry', async () => {
+    vi.stubEnv('CHECKOUT_LOG_FORMAT', 'json');
+    const { fake, client, advance } = fakeService();
+    fake.setOrder({ externalId: 'f-1', currency: 'BRZ', settlement: { status: 'Pending', tradeId: 'BODY-ONLY-VALUE' } });
+    tracker = createStatusTracker({ client, onChange: () => Promise.reject(new TypeError('ledger is down')) });
+    tracker.start();
+    await tracker.watchOrder('f-1');
+    await advance(500);
+    const json = stderr.mock.calls.map((call) => call.map(String).join(' ')).filter((line) => line.startsWith('{'));
+    expect(json).toHaveLength(1);
+    const [line = ''] = json;
+    expect(JSON.parse(line)).toMatchObject({
+      level: 'error',
+      logger: 'checkout-partner-sdk',
+      event: 'tracker.change-failed',
+      kind: 'order',
+      externalId: 'f-1',
+      status: 'Pending',
+      source: 'poll',
+      error: { name: 'TypeError', message: 'ledger is down' },
+    });
+    expect(line).not.toContain('BODY-ONLY-VALUE');
+    expect(lines()).toEqual([]); // no key=value line besides
+  });
+});

@@ -114,16 +114,24 @@ async function checkSignature(
   body: Uint8Array,
 ): Promise<DeliveryResult | undefined> {
   const signature = input.headers.get(config.signatureHeader);
+  let secrets: readonly string[];
+  try {
+    const read = config.secrets();
+    secrets = Array.isArray(read) ? read : await read;
+  } catch (error) {
+    // the partner's secret source failed, not the sender: 503, so the provider redelivers
+    return { outcome: 'secret-unavailable', error };
+  }
   let verified: boolean;
   try {
     verified =
       config.scheme === undefined
-        ? await signatures.verifyBytes(body, signature, config.secrets)
+        ? await signatures.verifyBytes(body, signature, secrets)
         : await config.scheme({
             payload: body,
             signature,
             headers: input.headers,
-            secrets: config.secrets,
+            secrets,
             hmacSha256Hex: signatures.hmacSha256Hex.bind(signatures),
             timingSafeEqual,
           });

@@ -110,7 +110,7 @@ class DeliveryEngine implements WebhookEngine {
     if (options !== undefined && (options === null || typeof options !== 'object')) {
       throw new TypeError(`drain options must be an object { timeoutMs? }, got ${typeName(options)}`);
     }
-    const timeoutMs = timerMs('drain timeoutMs', options?.timeoutMs, 15_000);
+    const timeoutMs = timerMs('drain timeoutMs', options?.timeoutMs, 10_000);
     this.#draining = true;
     // a body still arriving is never waited for: that delivery is answered 503 and redelivered
     this.#inHand.abortBodyReads(new DrainingAbort());

@@ -1,6 +1,6 @@
 import { resolveLogger, type LogLevel } from '../../internal/log.js';
 import { quote } from '../../internal/quote.js';
-import { debugLogging, describeLineError, stderrLine } from '../../internal/stderr-log.js';
+import { debugLogging, describeLineError, jsonLine, lineFormat, stderrLine } from '../../internal/stderr-log.js';
 import type { WebhookLogEntry, WebhookWarning } from '../../logger.js';
 import type { WebhookOutcome } from './outcome.js';
 
@@ -24,6 +24,7 @@ const LEVEL: Readonly<Record<WebhookOutcome, LogLevel>> = {
   failed: 'error',
   misconfigured: 'error',
   'store-unavailable': 'error',
+  'secret-unavailable': 'error',
 };
 
 /** Writes one entry, never throwing. */
@@ -51,9 +52,11 @@ export function logWriter(logger: unknown): LogWrite {
     level: (entry) => (entry.event === 'webhook.warning' ? 'warn' : LEVEL[entry.outcome]),
     fallback: () => {
       const every = debugLogging();
+      const json = lineFormat() === 'json';
       return (entry) => {
-        if (entry.event === 'webhook.warning') stderrLine(`checkout-partner-sdk webhook warning ${entry.warning}: ${entry.message}`);
-        else if (every || isFailure(entry)) stderrLine(logLine(entry));
+        if (entry.event === 'webhook.warning') {
+          stderrLine(json ? jsonLine('warn', entry) : `checkout-partner-sdk webhook warning ${entry.warning}: ${entry.message}`);
+        } else if (every || isFailure(entry)) stderrLine(json ? jsonLine(LEVEL[entry.outcome], entry) : logLine(entry));
       };
     },
   });

@@ -4,7 +4,8 @@ import type { StatusReader } from '../../client/client.js';
 import type { Order, Withdrawal } from '../../schemas.js';
 import type { EventStore, TransactionalEventStore } from '../../stores/event-store.js';
 import type { WebhookEvent } from '../event.js';
-import type { SignatureScheme, WebhookSecret } from '../signature/signature.js';
+import type { SignatureScheme } from '../signature/signature.js';
+import type { WebhookSecretSource } from './secret-source.js';
 import type { Logger, WebhookLogEntry, WebhookWarning } from '../../logger.js';
 import type { TelemetryOptions } from '../../telemetry/options.js';
 import type { StatusTracker } from '../../tracker/types.js';
@@ -87,8 +88,14 @@ export interface ConfirmOptions {
  * type of `onEvent`'s `transaction`); it stays `undefined` with any other store.
  */
 export interface WebhookHandlerOptions<Transaction = undefined> extends TelemetryOptions {
-  /** The endpoint's signing secret, or a list of them while rotating (any match is valid). */
-  secret: WebhookSecret;
+  /**
+   * The endpoint's signing secret, or a list of them while rotating (any match is valid). A string
+   * or list is read once, when the handler is built (changing the array later changes nothing); a
+   * function returning either (sync or async) is called per delivery, so a rotated secret is taken
+   * without a restart. A function that throws or returns no usable secret answers the delivery 503
+   * (`secret-unavailable`, logged), so the provider redelivers it.
+   */
+  secret: WebhookSecretSource;
   /** Reads the order or withdrawal to confirm each event: a `CheckoutClient`. */
   client: StatusReader;
   /**

@@ -14,6 +14,7 @@
  * - `misconfigured`: a body parser consumed the raw body before the adapter (500, with the fix for the framework)
  * - `timeout`: not finished within `responseTimeoutMs`; the work goes on (503)
  * - `store-unavailable`: the event store failed to claim (503)
+ * - `secret-unavailable`: the `secret` function threw or returned no usable secret (503); nothing was verified
  * - `draining`: `drain()` was called; no new deliveries are taken (503)
  *
  * @inline
@@ -32,6 +33,7 @@ export type WebhookOutcome =
   | 'misconfigured'
   | 'timeout'
   | 'store-unavailable'
+  | 'secret-unavailable'
   | 'draining';
 
 /** The HTTP status answered for each outcome. */
@@ -49,6 +51,7 @@ export const OUTCOME_STATUS: Readonly<Record<WebhookOutcome, number>> = {
   misconfigured: 500,
   timeout: 503,
   'store-unavailable': 503,
+  'secret-unavailable': 503,
   draining: 503,
 };
 
@@ -69,5 +72,6 @@ export const OUTCOME_MESSAGE: Readonly<Record<WebhookOutcome, string>> = {
   misconfigured: 'Internal Server Error: the raw request body is not available',
   timeout: 'Service Unavailable: still handling the event; redeliver it later',
   'store-unavailable': 'Service Unavailable: the event store is unavailable; redeliver it later',
+  'secret-unavailable': 'Service Unavailable: the signing secret is unavailable; redeliver it later',
   draining: 'Service Unavailable: shutting down; redeliver it later',
 };

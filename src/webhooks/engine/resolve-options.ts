@@ -3,7 +3,8 @@ import { quote } from '../../internal/quote.js';
 import { typeName } from '../../internal/type-name.js';
 import type { EventStore } from '../../stores/event-store.js';
 import { MemoryEventStore } from '../../stores/memory-event-store.js';
-import { secretList, type SignatureScheme } from '../signature/signature.js';
+import type { SignatureScheme } from '../signature/signature.js';
+import { secretReader, type SecretReader } from './secret-source.js';
 import { inheritedTelemetry, type TelemetryOptions } from '../../telemetry/options.js';
 import { logWriter, type LogWrite } from './logger.js';
 import type { ExternalIdResolver, OnEvent, WebhookHandlerOptions, WebhookTracker } from './options.js';
@@ -11,7 +12,8 @@ import type { StatusReader } from '../../client/client.js';
 
 /** The options with every default applied, checked once. */
 export interface ResolvedOptions {
-  secrets: readonly string[];
+  /** The signing secrets of one delivery (the `secret` option, read per delivery when it is a function). */
+  secrets: SecretReader;
   client: StatusReader;
   onEvent: OnEvent;
   /** The tracker to nudge per event, if any. */
@@ -70,7 +72,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   const { attempts, delayMs } = confirmOptions(options.confirm ?? {});
   const logger = logWriter(options.logger);
   return {
-    secrets: secretList(options.secret),
+    secrets: secretReader(options.secret),
     client,
     // the handler passes `transaction` exactly when the store is transactional, as Transaction says
     onEvent: (options.onEvent ?? (() => undefined)) as OnEvent,

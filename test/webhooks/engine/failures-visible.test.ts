@@ -226,3 +226,37 @@ describe('logger entries carry error as a plain object', () => {
     });
   });
 });
+
+describe('CHECKOUT_LOG_FORMAT=json', () => {
+  it('a failed delivery is one JSON object on one line: level, outcome, eventId, the error; never the secret or the body', async () => {
+    vi.stubEnv('CHECKOUT_LOG_FORMAT', 'json');
+    state.orders.set('order-1', ORDER);
+    const handler = handlerWith({ onEvent: () => Promise.reject(new Error('ledger is down\n{"forged":true}')) });
+    expect((await handler.handle(await delivery(EVENT))).status).toBe(500);
+    expect(lines()).toHaveLength(1);
+    const [line = ''] = lines();
+    expect(line).not.toContain('\n');
+    expect(JSON.parse(line)).toEqual({
+      time: expect.any(String),
+      level: 'error',
+      logger: 'checkout-partner-sdk',
+      event: 'webhook.delivery',
+      outcome: 'failed',
+      status: 500,
+      ms: expect.any(Number),
+      eventId: 'evt-visible',
+      type: 'otc.trade.settled',
+      error: { name: 'Error', message: 'ledger is down\n{"forged":true}' },
+    });
+    expect(line).not.toContain(SECRET);
+    expect(line).not.toContain('BODY-ONLY-FIELD');
+  });
+
+  it('any other value keeps the key=value line', async () => {
+    vi.stubEnv('CHECKOUT_LOG_FORMAT', 'logfmt');
+    state.orders.set('order-1', ORDER);
+    const handler = handlerWith({ onEvent: () => Promise.reject(new Error('ledger is down')) });
+    await handler.handle(await delivery(EVENT));
+    expect(lines()).toEqual([expect.stringMatching(/^checkout-partner-sdk webhook failed status=500 /)]);
+  });
+});

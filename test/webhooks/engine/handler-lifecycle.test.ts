@@ -176,7 +176,7 @@ describe('drain({ timeoutMs })', () => {
     expect(onEvent).toHaveBeenCalledOnce();
   });
 
-  it("waits 15 s by default: with the tracker's 10 s, both fit a 30 s termination grace period", async () => {
+  it("waits 10 s by default: with the tracker's 10 s and a pre-stop wait, both fit a 30 s termination grace period", async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     try {
       const onEvent = vi.fn(() => new Promise<void>(() => undefined));
@@ -188,7 +188,7 @@ describe('drain({ timeoutMs })', () => {
       expect((await answered).status).toBe(503);
       let report: unknown;
       void handler.drain().then((r) => (report = r));
-      await vi.advanceTimersByTimeAsync(14_999);
+      await vi.advanceTimersByTimeAsync(9_999);
       expect(report).toBeUndefined();
       await vi.advanceTimersByTimeAsync(1);
       expect(report).toEqual({ drained: false, inHand: [{ work: 'webhook.delivery', eventId: 'evt-default', type: 'custom' }] });
