@@ -1,4 +1,5 @@
 import { timerMs } from '../internal/arguments.js';
+import { noticeMemoryDefault } from '../internal/memory-notice.js';
 import { typeName } from '../internal/type-name.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import type { WebhookEvent } from '../webhooks/event.js';
@@ -53,6 +54,7 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
     },
 
     start(): void {
+      noticeMemoryDefault('tracker', options);
       loop.start();
     },
 

@@ -1,4 +1,5 @@
 import { timerMs } from '../../internal/arguments.js';
+import { noticeMemoryDefault } from '../../internal/memory-notice.js';
 import { typeName } from '../../internal/type-name.js';
 import type { ObservedDelivery } from '../../telemetry/webhook-delivery.js';
 import { Telemetry } from '../../telemetry/telemetry.js';
@@ -65,6 +66,7 @@ const NEVER_CONFIRMS = {
 export function engineFactory(signatures: Signatures): CreateEngine {
   return function createEngine<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookEngine {
     const engine = new DeliveryEngine(resolveOptions(options), signatures);
+    noticeMemoryDefault('webhook', options);
     return {
       deliver: (input, waitUntil) => engine.deliver(input, waitUntil),
       drain: (drainOptions) => engine.drain(drainOptions),
