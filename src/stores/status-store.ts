@@ -130,6 +130,14 @@ export interface StatusTurn {
    * so the record stays at the fast pace and the announced change is still attributed to the event.
    */
   keepNudge?: boolean | undefined;
+  /**
+   * The read failed because of the service (no answer, a timeout, a 5xx, a 429), not because of the
+   * record: `failures` did not grow and `next` is the record's own schedule, but the read it owed
+   * was not made. The store keeps the time that read was owed (see {@link StatusStore.overdue}), so
+   * the record counts as overdue until a turn succeeds. Absent: a turn with `failures` 0 met its
+   * schedule.
+   */
+  missed?: boolean | undefined;
 }
 
 /**
