@@ -214,6 +214,14 @@ export interface StatusStore {
    * reports nothing.
    */
   countWatched?(): Promise<number>;
+  /**
+   * The watched records that are overdue, for `tracker.health()` and the `checkout.tracker.overdue`
+   * and `checkout.tracker.oldest_overdue` gauges: those not read successfully by the time their
+   * normal schedule said (a turn with `failures` 0 and no `missed` meets it; a failed or missed
+   * turn, or no turn at all, does not), and `oldestMs`, how late the most overdue one is (0 when
+   * none), both on the store's clock. Optional: without it those report nothing.
+   */
+  overdue?(): Promise<{ count: number; oldestMs: number }>;
 }
 
 /**

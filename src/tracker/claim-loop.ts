@@ -1,5 +1,5 @@
 import type { DrainReport } from '../drain.js';
-import { watchedRecords } from '../telemetry/hooks.js';
+import { overdueRecords, watchedRecords } from '../telemetry/hooks.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
@@ -32,6 +32,8 @@ export class ClaimLoop {
   #loop: Promise<void> | undefined;
   /** Stops the `checkout.tracker.watched` reports (registered at start, removed at drain). */
   #stopWatchedReports: (() => void) | undefined;
+  /** Stops the `checkout.tracker.overdue` and `oldest_overdue` reports (registered at start, removed at drain). */
+  #stopOverdueReports: (() => void) | undefined;
 
   constructor(config: ResolvedTrackerOptions, telemetry: Telemetry) {
     this.#config = config;
@@ -63,6 +65,8 @@ export class ClaimLoop {
     const { store } = this.#config;
     const countWatched = store.countWatched?.bind(store);
     if (typeof countWatched === 'function') this.#stopWatchedReports = watchedRecords(this.#telemetry, countWatched);
+    const overdue = store.overdue?.bind(store);
+    if (typeof overdue === 'function') this.#stopOverdueReports = overdueRecords(this.#telemetry, overdue);
     const previous = this.#loop ?? Promise.resolve();
     // a restart after drain waits for the old loop to have stopped
     this.#loop = previous.then(() => this.#run());
@@ -78,6 +82,8 @@ export class ClaimLoop {
     this.#draining = true;
     this.#stopWatchedReports?.();
     this.#stopWatchedReports = undefined;
+    this.#stopOverdueReports?.();
+    this.#stopOverdueReports = undefined;
     this.wake();
     this.#inHand.abortReads();
     let timer: ReturnType<typeof setTimeout> | undefined;

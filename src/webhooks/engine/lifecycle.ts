@@ -48,6 +48,16 @@ export interface WebhookEngine {
   deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse>;
   /** `handler.drain()`: stops taking deliveries and waits for those in hand (see `WebhookHandler.drain`). */
   drain(options?: DrainOptions): Promise<DrainReport>;
+  /** `handler.health()`: whether it drains, and the deliveries in hand. */
+  health(): WebhookHandlerHealth;
+}
+
+/** What `handler.health()` returns. */
+export interface WebhookHandlerHealth {
+  /** Whether `drain()` was called: new deliveries are answered 503 (the provider redelivers). */
+  draining: boolean;
+  /** Deliveries (and work they handed on past their answer) this handler holds now. */
+  inHand: number;
 }
 
 /** `createEngine(options)`: checks the options (a `TypeError` for a bad one) and starts an engine. */
@@ -70,6 +80,7 @@ export function engineFactory(signatures: Signatures): CreateEngine {
     return {
       deliver: (input, waitUntil) => engine.deliver(input, waitUntil),
       drain: (drainOptions) => engine.drain(drainOptions),
+      health: () => engine.health(),
     };
   };
 }
@@ -106,6 +117,10 @@ class DeliveryEngine implements WebhookEngine {
 
   deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {
     return this.#deliver(input, waitUntil).catch(() => answer({ outcome: 'failed' }));
+  }
+
+  health(): WebhookHandlerHealth {
+    return { draining: this.#draining, inHand: this.#inHand.size };
   }
 
   async drain(options?: DrainOptions): Promise<DrainReport> {
