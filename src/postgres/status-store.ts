@@ -51,8 +51,10 @@ export interface PostgresStatusStoreOptions<Pool extends PostgresPoolLike = Post
    * PostgreSQL ends it past this (`statement_timeout`, `idle_in_transaction_session_timeout`), and
    * the store destroys its connection a grace later when that end never arrives (a blackholed
    * network). The change is then not recorded and is handed over again. Keep it at most the
-   * tracker's `leaseMs`.
-   * @default 60_000 (the tracker's default `leaseMs`)
+   * tracker's `leaseMs`: past the lease another process takes the record, and its transaction waits
+   * on the record's lock for as long as a hung one may last.
+   * @default 15_000 (the tracker's default `leaseMs`, so a hung transaction holds a record no longer
+   *   than a lapsed lease does, and a drain fits a 30 s grace period)
    */
   transactionTimeoutMs?: number | undefined;
   /**
@@ -88,7 +90,8 @@ export type PostgresStatusTransact<Transaction> = (
 
 const OPTIONS = ['pool', 'table', 'transactional', 'transactionTimeoutMs', 'retentionSeconds', 'statementTimeoutMs'];
 const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
-const DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
+// the tracker's DEFAULT_LEASE_MS (not imported: the PostgreSQL entry does not load the tracker)
+const DEFAULT_TRANSACTION_TIMEOUT_MS = 15_000;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 /** Rows one purge deletes at most, so a purge never holds many row locks or runs long. */
 const PURGE_BATCH = 1_000;

@@ -48,6 +48,8 @@ interface Entry extends StatusRecordState {
   /** Nudges so far: a turn whose claim saw fewer was overtaken by a nudge. */
   nudges: number;
   endedAt: number | undefined;
+  /** When a successful read is owed on the record's normal schedule (a failed turn leaves it): `overdue()` counts from it. */
+  owedAt: number;
 }
 
 const DEFAULT_MAX_RECORDS = 100_000;
@@ -122,6 +124,7 @@ export class MemoryStatusStore implements StatusStore {
     const now = this.#clock();
     const entry = this.#entry(kind, externalId, now);
     entry.nudgedAt = now;
+    entry.owedAt = Math.min(entry.owedAt, now);
     if (event !== undefined) entry.event = structuredClone(event);
     entry.nudges += 1;
     if (!entry.watching) this.#startWatch(entry, now, now - NUDGE_PRIORITY_MS);
@@ -215,6 +218,23 @@ export class MemoryStatusStore implements StatusStore {
     return this.#records.size - this.#ended.size;
   }
 
+  /**
+   * The watched records whose read is owed (not read successfully when their normal schedule
+   * said) and how late the most overdue one is, on the store's clock. A scan of the records kept
+   * (bounded by `maxRecords`): call it every few seconds, not per read.
+   */
+  async overdue(): Promise<{ count: number; oldestMs: number }> {
+    const now = this.#clock();
+    let count = 0;
+    let oldest = now;
+    for (const entry of this.#records.values()) {
+      if (!entry.watching || entry.owedAt >= now) continue;
+      count += 1;
+      oldest = Math.min(oldest, entry.owedAt);
+    }
+    return { count, oldestMs: now - oldest };
+  }
+
   async get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined> {
     checkKind(kind);
     checkExternalId(externalId);
@@ -228,6 +248,8 @@ export class MemoryStatusStore implements StatusStore {
     this.#dropLease(key, entry);
     entry.failures = turn.failures;
     if (!entry.watching) return; // unwatched during the turn
+    // a turn that met the schedule owes the next read at its due time (at once after a nudge); a failed one still owes this one
+    if (turn.failures === 0 && turn.missed !== true) entry.owedAt = nudged ? now : 'delayMs' in turn.next ? now + turn.next.delayMs : now;
     // a nudge during the turn reads again at once, unless the turn failed (its back-off holds)
     if (nudged && turn.failures === 0) this.#schedule(entry, now - NUDGE_PRIORITY_MS);
     else if ('delayMs' in turn.next) this.#schedule(entry, now + turn.next.delayMs);
@@ -249,6 +271,7 @@ export class MemoryStatusStore implements StatusStore {
     entry.endedAt = undefined;
     entry.watching = true;
     entry.watchedAt = now;
+    entry.owedAt = now;
     this.#schedule(entry, this.#leaseLive(entry, now) ? entry.lease!.until : dueAt);
   }
 
@@ -303,6 +326,7 @@ export class MemoryStatusStore implements StatusStore {
       lease: undefined,
       nudges: 0,
       endedAt: undefined,
+      owedAt: now,
     };
     this.#records.set(key, entry);
     return entry;

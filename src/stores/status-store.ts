@@ -130,6 +130,14 @@ export interface StatusTurn {
    * so the record stays at the fast pace and the announced change is still attributed to the event.
    */
   keepNudge?: boolean | undefined;
+  /**
+   * The read failed because of the service (no answer, a timeout, a 5xx, a 429), not because of the
+   * record: `failures` did not grow and `next` is the record's own schedule, but the read it owed
+   * was not made. The store keeps the time that read was owed (see {@link StatusStore.overdue}), so
+   * the record counts as overdue until a turn succeeds. Absent: a turn with `failures` 0 met its
+   * schedule.
+   */
+  missed?: boolean | undefined;
 }
 
 /**
@@ -206,6 +214,14 @@ export interface StatusStore {
    * reports nothing.
    */
   countWatched?(): Promise<number>;
+  /**
+   * The watched records that are overdue, for `tracker.health()` and the `checkout.tracker.overdue`
+   * and `checkout.tracker.oldest_overdue` gauges: those not read successfully by the time their
+   * normal schedule said (a turn with `failures` 0 and no `missed` meets it; a failed or missed
+   * turn, or no turn at all, does not), and `oldestMs`, how late the most overdue one is (0 when
+   * none), both on the store's clock. Optional: without it those report nothing.
+   */
+  overdue?(): Promise<{ count: number; oldestMs: number }>;
 }
 
 /**

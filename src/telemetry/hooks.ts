@@ -46,6 +46,27 @@ export function watchedRecords(telemetry: Telemetry, count: () => WatchedCounts 
   };
 }
 
+/**
+ * Reports the store's overdue records (`checkout.tracker.overdue`, `checkout.tracker.oldest_overdue`)
+ * each time metrics are collected, as {@link watchedRecords}. Returns the function that stops them.
+ */
+export function overdueRecords(telemetry: Telemetry, query: () => Promise<{ count: number; oldestMs: number }>): () => void {
+  let stop: (() => void) | undefined;
+  let stopped = false;
+  whenReady(telemetry, (core) => {
+    if (!stopped) stop = core.overdueRecords(query);
+  });
+  return () => {
+    stopped = true;
+    stop?.();
+  };
+}
+
+/** Counts one tracker failure (`checkout.tracker.failures`), by what failed and the error's name. */
+export function trackerFailure(telemetry: Telemetry, failure: string, errorName: string | undefined): void {
+  whenReady(telemetry, (core) => core.trackerFailure(failure, errorName));
+}
+
 /** Runs `act` with the implementation when something may emit: at once, or once it has loaded. */
 export function whenReady(telemetry: Telemetry, act: (core: TelemetryCore) => void): void {
   const use = telemetry.use();

@@ -3,6 +3,8 @@ import { DURATION_BUCKETS_S, METRIC, WAIT_BUCKETS_S } from './names.js';
 
 /** Every instrument the SDK records with, made once per meter. */
 export class Instruments {
+  /** The meter they were made with (batch callbacks observe several gauges at once). */
+  readonly meter: Meter;
   readonly callDuration: Histogram;
   readonly retries: Counter;
   readonly tokenExchanges: Counter;
@@ -13,8 +15,12 @@ export class Instruments {
   readonly deliveryDuration: Histogram;
   readonly trackerLag: Histogram;
   readonly watched: ObservableGauge;
+  readonly overdue: ObservableGauge;
+  readonly oldestOverdue: ObservableGauge;
+  readonly trackerFailures: Counter;
 
   constructor(meter: Meter) {
+    this.meter = meter;
     this.callDuration = meter.createHistogram(METRIC.callDuration, {
       description: 'Duration of the checkout service calls (a call and its retries; a token exchange).',
       unit: 's',
@@ -56,5 +62,17 @@ export class Instruments {
       advice: { explicitBucketBoundaries: WAIT_BUCKETS_S },
     });
     this.watched = meter.createObservableGauge(METRIC.watched, { description: 'Records the status tracker watches.', unit: '{record}' });
+    this.overdue = meter.createObservableGauge(METRIC.overdue, {
+      description: 'Watched records not read successfully when their normal schedule said (a backlog, an outage, or no tracker running).',
+      unit: '{record}',
+    });
+    this.oldestOverdue = meter.createObservableGauge(METRIC.oldestOverdue, {
+      description: 'How late the most overdue watched record is (0 when none).',
+      unit: 's',
+    });
+    this.trackerFailures = meter.createCounter(METRIC.trackerFailures, {
+      description: 'Failures of the status tracker: reads, onChange calls, store operations, leases lost.',
+      unit: '{failure}',
+    });
   }
 }

@@ -31,6 +31,7 @@ export const ATTR = {
   source: 'checkout.change.source',
   changed: 'checkout.tracker.changed',
   pauseMs: 'checkout.pause_ms',
+  trackerFailure: 'checkout.tracker.failure',
   rate: 'checkout.rate_limit.requests_per_second',
 } as const;
 
@@ -55,6 +56,12 @@ export const METRIC = {
   trackerLag: 'checkout.tracker.lag',
   /** Observable gauge: records the tracker watches, by kind. */
   watched: 'checkout.tracker.watched',
+  /** Observable gauge: watched records not read successfully when their normal schedule said (the store's `overdue()`). */
+  overdue: 'checkout.tracker.overdue',
+  /** Observable gauge, s: how late the most overdue watched record is (0 when none). */
+  oldestOverdue: 'checkout.tracker.oldest_overdue',
+  /** Counter: the tracker's failures, by `checkout.tracker.failure` (its log entry's event: read, change, store, lease-lost) and `error.type`. */
+  trackerFailures: 'checkout.tracker.failures',
 } as const;
 
 /** The HTTP client duration buckets advised by the semantic conventions, in seconds. */

@@ -1,4 +1,4 @@
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Attributes, ObservableGauge, Span } from '@opentelemetry/api';
 import type { OtelApiModule } from './api.js';
 import { CURRENT_CALL, ObservedCall, type ExchangeRef } from './client-call.js';
 import type { Instruments } from './instruments.js';
@@ -226,6 +226,39 @@ export class TelemetryCore {
     };
     gauge.addCallback(callback);
     return () => gauge.removeCallback(callback);
+  }
+
+  /**
+   * Reports the store's overdue records and how late the oldest is each time the metrics are
+   * collected (`checkout.tracker.overdue`, `checkout.tracker.oldest_overdue`); one store call per
+   * collection for both. Returns the function that stops the reports.
+   */
+  overdueRecords(query: () => Promise<{ count: number; oldestMs: number }>): () => void {
+    const instruments = instrumentsOf(this.#api, this.options.meterProvider);
+    if (instruments === undefined) return () => undefined;
+    const { meter, overdue, oldestOverdue } = instruments;
+    const callback = async (result: { observe(instrument: ObservableGauge, value: number): void }) => {
+      try {
+        const { count, oldestMs } = await query();
+        result.observe(overdue, count);
+        result.observe(oldestOverdue, Math.max(0, oldestMs) / 1000);
+      } catch {
+        // a store that cannot answer now reports nothing this time
+      }
+    };
+    meter.addBatchObservableCallback(callback, [overdue, oldestOverdue]);
+    return () => meter.removeBatchObservableCallback(callback, [overdue, oldestOverdue]);
+  }
+
+  /** One tracker failure: `failure` is its log entry's event (`tracker.read` failed, `tracker.change-failed`, ...). */
+  trackerFailure(failure: string, errorName: string | undefined): void {
+    const api = this.#api;
+    ignoreFailure(() =>
+      instrumentsOf(api, this.options.meterProvider)?.trackerFailures.add(1, {
+        [ATTR.trackerFailure]: failure,
+        ...(errorName === undefined ? {} : { [ATTR.errorType]: errorName }),
+      }),
+    );
   }
 
   // --------------------------------------------------------------------------------------------

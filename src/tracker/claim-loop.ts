@@ -1,10 +1,12 @@
 import type { DrainReport } from '../drain.js';
-import { watchedRecords } from '../telemetry/hooks.js';
+import { overdueRecords, watchedRecords } from '../telemetry/hooks.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
 import { RecordsInHand } from './records-in-hand.js';
+import { ServiceHealth } from './service-health.js';
 import { bounded } from './store-call.js';
+import { monotonic } from './turn-handle.js';
 import type { ClaimedStatusRecord } from './types.js';
 import { Waker } from './waker.js';
 
@@ -20,20 +22,40 @@ export class ClaimLoop {
   readonly #telemetry: Telemetry;
   readonly #waker = new Waker();
   readonly #inHand: RecordsInHand;
+  readonly #service: ServiceHealth;
   #running = false;
+  #draining = false;
+  /** While holding back (the service fails): no probe read before this (monotonic clock). */
+  #nextProbeAt = 0;
+  /** When a claim last succeeded (epoch milliseconds, this process's clock), for `health()`. */
+  #lastClaimAt: number | undefined;
   #loop: Promise<void> | undefined;
   /** Stops the `checkout.tracker.watched` reports (registered at start, removed at drain). */
   #stopWatchedReports: (() => void) | undefined;
+  /** Stops the `checkout.tracker.overdue` and `oldest_overdue` reports (registered at start, removed at drain). */
+  #stopOverdueReports: (() => void) | undefined;
 
   constructor(config: ResolvedTrackerOptions, telemetry: Telemetry) {
     this.#config = config;
     this.#telemetry = telemetry;
-    this.#inHand = new RecordsInHand({ config, telemetry, running: () => this.#running, freed: () => this.wake() });
+    this.#service = new ServiceHealth(config.schedule, () => this.wake());
+    this.#inHand = new RecordsInHand({
+      config,
+      telemetry,
+      service: this.#service,
+      running: () => this.#running,
+      freed: () => this.wake(),
+    });
   }
 
   /** Claims again now rather than at the next interval (a watch, a nudge or a freed slot may have made a record due). */
   wake(): void {
     this.#waker.wake();
+  }
+
+  /** What `tracker.health()` takes from the loop: whether it runs or drains, the records in hand, the last claim. */
+  state(): { running: boolean; draining: boolean; inHand: number; lastClaimAt: number | undefined } {
+    return { running: this.#running, draining: this.#draining, inHand: this.#inHand.size, lastClaimAt: this.#lastClaimAt };
   }
 
   /** `tracker.start()`: runs the loop, after the one a previous drain stopped has ended. */
@@ -43,6 +65,8 @@ export class ClaimLoop {
     const { store } = this.#config;
     const countWatched = store.countWatched?.bind(store);
     if (typeof countWatched === 'function') this.#stopWatchedReports = watchedRecords(this.#telemetry, countWatched);
+    const overdue = store.overdue?.bind(store);
+    if (typeof overdue === 'function') this.#stopOverdueReports = overdueRecords(this.#telemetry, overdue);
     const previous = this.#loop ?? Promise.resolve();
     // a restart after drain waits for the old loop to have stopped
     this.#loop = previous.then(() => this.#run());
@@ -55,8 +79,11 @@ export class ClaimLoop {
    */
   async drain(timeoutMs: number): Promise<DrainReport> {
     this.#running = false;
+    this.#draining = true;
     this.#stopWatchedReports?.();
     this.#stopWatchedReports = undefined;
+    this.#stopOverdueReports?.();
+    this.#stopOverdueReports = undefined;
     this.wake();
     this.#inHand.abortReads();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -70,6 +97,7 @@ export class ClaimLoop {
       return { drained: !timedOut && left.length === 0, inHand: left };
     } finally {
       clearTimeout(timer);
+      this.#draining = false;
     }
   }
 
@@ -79,7 +107,7 @@ export class ClaimLoop {
     /** Claims that failed in a row: the wait before the next doubles, up to 5 s (a store outage is not hammered). */
     let storeFailures = 0;
     while (this.#running) {
-      const free = this.#config.maxConcurrentReads - this.#inHand.size;
+      const free = this.#service.holdingBack ? this.#probeSlots() : this.#config.maxConcurrentReads - this.#inHand.size;
       let claimed = 0;
       if (free > 0) {
         try {
@@ -109,6 +137,7 @@ export class ClaimLoop {
   /** Claims up to `free` due records and takes each in hand; resolves how many were claimed. */
   async #claimInto(free: number): Promise<number> {
     const records = await this.#claimDue(free);
+    this.#lastClaimAt = Date.now();
     for (const record of records) this.#inHand.take(record);
     return records.length;
   }
@@ -130,10 +159,21 @@ export class ClaimLoop {
     }
   }
 
+  /**
+   * While the service fails: one probe read at a time, spaced by the service's probe wait (records
+   * due meanwhile stay due, read as soon as a read is answered again).
+   */
+  #probeSlots(): number {
+    if (this.#inHand.size > 0 || monotonic() < this.#nextProbeAt) return 0;
+    this.#nextProbeAt = monotonic() + this.#service.probeWaitMs();
+    return 1;
+  }
+
   /** How long to wait before the next claim: backing off after failures; longer with every slot taken (a finished turn wakes the loop); else more may be due soon. */
   #waitMs(free: number, claimed: number, storeFailures: number): number {
     const interval = this.#config.claimIntervalMs;
     if (storeFailures > 0) return Math.min(MAX_FAILURE_WAIT_MS, interval * 2 ** Math.min(10, storeFailures));
+    if (this.#service.holdingBack) return Math.max(interval, this.#nextProbeAt - monotonic());
     if ((claimed > 0 && claimed === free) || free <= 0) return interval * 4;
     return interval;
   }

@@ -22,6 +22,7 @@ export type {
   StatusStore,
   StatusTracker,
   StatusTrackerOptions,
+  TrackerHealth,
   TransactionalStatusChange,
   WithdrawalStatusChange,
 } from './types.js';

@@ -32,7 +32,7 @@ export function writeTrackerLog(log: TrackerLog, entry: TrackerLogEntry): void {
 export const REPEAT_WINDOW_MS = 60_000;
 
 /** Whether an entry reports a failure: what the default logger writes to stderr. */
-function isFailure(entry: TrackerLogEntry): boolean {
+export function isFailure(entry: TrackerLogEntry): boolean {
   return LEVEL[entry.event] === 'error' || LEVEL[entry.event] === 'warn' || entry.outcome === 'failed';
 }
 

@@ -2,6 +2,7 @@ import type { InHandRecord } from '../drain.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
+import type { ServiceHealth } from './service-health.js';
 import { runTurn } from './turn.js';
 import { TurnHandle } from './turn-handle.js';
 import type { ClaimedStatusRecord, StatusKind } from './types.js';
@@ -16,6 +17,8 @@ interface Held {
 export interface RecordsInHandHost {
   config: ResolvedTrackerOptions;
   telemetry: Telemetry;
+  /** What the reads tell of the service (they report to it; the claim loop holds back by it). */
+  service: ServiceHealth;
   /** Whether the tracker is running: a turn that starts while it drains has its read aborted at once. */
   running(): boolean;
   /** A record left this process's hands (a slot is free): the claim loop may claim again. */
@@ -80,11 +83,11 @@ export class RecordsInHand {
 
   /** The record's turns, one after another, until one leaves no unused claim; then the record leaves this process's hands. */
   async #turns(held: Held): Promise<void> {
-    const { config, telemetry } = this.#host;
+    const { config, telemetry, service } = this.#host;
     const { record } = held.handle;
     for (;;) {
       try {
-        await runTurn(config, held.handle, telemetry);
+        await runTurn(config, held.handle, telemetry, service);
       } catch (error) {
         writeTrackerLog(config.logger, {
           event: 'tracker.store-failed',

@@ -1,13 +1,15 @@
 import { timerMs } from '../internal/arguments.js';
+import { noticeMemoryDefault } from '../internal/memory-notice.js';
 import { typeName } from '../internal/type-name.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import type { WebhookEvent } from '../webhooks/event.js';
 import { checkExternalId, checkKind } from '../stores/arguments.js';
 import { ClaimLoop } from './claim-loop.js';
+import { countingFailures, trackerHealth } from './health.js';
 import { projectEvent } from '../stores/event-projection.js';
 import type { DrainOptions, DrainReport } from '../drain.js';
 import { resolveTrackerOptions, type ResolvedTrackerOptions } from './options.js';
-import type { StatusKind, StatusTracker, StatusTrackerOptions, WatchArguments } from './types.js';
+import type { StatusKind, StatusTracker, StatusTrackerOptions, TrackerHealth, WatchArguments } from './types.js';
 
 /**
  * Creates a status tracker: every status change of the orders and withdrawals it watches, handed
@@ -27,9 +29,11 @@ import type { StatusKind, StatusTracker, StatusTrackerOptions, WatchArguments } 
  * await tracker.watchOrder('order-42'); // when the checkout opens
  */
 export function createStatusTracker<Transaction = undefined>(options: StatusTrackerOptions<Transaction>): StatusTracker<Transaction> {
-  const config = resolveTrackerOptions(options);
+  const resolved = resolveTrackerOptions(options);
+  const telemetry = new Telemetry(resolved.telemetry);
+  const config = { ...resolved, logger: countingFailures(resolved.logger, telemetry) };
   const { store } = config;
-  const loop = new ClaimLoop(config, new Telemetry(config.telemetry));
+  const loop = new ClaimLoop(config, telemetry);
   return {
     async watchOrder(externalId: string, ...watchOptions: WatchArguments<Transaction>): Promise<void> {
       await watch(config, 'order', externalId, watchOptions[0]);
@@ -53,11 +57,16 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
     },
 
     start(): void {
+      noticeMemoryDefault('tracker', options);
       loop.start();
     },
 
     async drain(drainOptions?: DrainOptions): Promise<DrainReport> {
       return loop.drain(drainTimeoutMs(drainOptions));
+    },
+
+    health(): Promise<TrackerHealth> {
+      return trackerHealth(config, loop);
     },
   };
 }

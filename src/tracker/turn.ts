@@ -6,6 +6,7 @@ import { handOver } from './hand-over.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
 import { retryDelayMs } from './schedule.js';
+import { isServiceFailure, type ServiceHealth } from './service-health.js';
 import { statusOf } from './status.js';
 import { withLease } from './store-call.js';
 import { elapsed, type TurnContext, type TurnLog } from './turn-context.js';
@@ -19,7 +20,12 @@ import type { StatusChange } from './types.js';
  * checks the lease (so a duplicate, a replay or a racing read of the same status calls nothing).
  * Never rejects: every failure ends in a reschedule (or the lease lapsing), which loses nothing.
  */
-export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle, telemetry: Telemetry): Promise<void> {
+export async function runTurn(
+  config: ResolvedTrackerOptions,
+  handle: TurnHandle,
+  telemetry: Telemetry,
+  service: ServiceHealth,
+): Promise<void> {
   const { record } = handle;
   const { kind, externalId } = record;
   const turn: TurnContext = {
@@ -34,9 +40,10 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
   try {
     read = await readRecord(turn);
   } catch (error) {
-    await afterFailedRead(turn, error);
+    await afterFailedRead(turn, error, service);
     return;
   }
+  service.answered();
   const seenAt = handle.storeNow();
   const status = statusOf(kind, read);
   const change = changeOf(turn, read, status);
@@ -74,7 +81,7 @@ function readRecord(turn: TurnContext): Promise<Order | Withdrawal> {
 }
 
 /** Ends a turn whose read failed: released when drain aborted it, rescheduled (or ended) for a 404, retried later for anything else. */
-async function afterFailedRead(turn: TurnContext, error: unknown): Promise<void> {
+async function afterFailedRead(turn: TurnContext, error: unknown, service: ServiceHealth): Promise<void> {
   const { config, handle, log, source, started } = turn;
   const { record } = handle;
   if (handle.controller.signal.aborted) {
@@ -82,6 +89,8 @@ async function afterFailedRead(turn: TurnContext, error: unknown): Promise<void>
     await quietly(log, () => withLease(config, handle, 'release', (lease) => config.store.release(lease)));
     return;
   }
+  if (isServiceFailure(error)) service.failed();
+  else service.answered();
   if (isNotFound(error)) {
     log({ event: 'tracker.read', outcome: 'not-found', source, ms: elapsed(started) });
     // never found within notFoundForMs (an id the service does not know): the watch ends;
@@ -91,6 +100,18 @@ async function afterFailedRead(turn: TurnContext, error: unknown): Promise<void>
     return;
   }
   log({ event: 'tracker.read', outcome: 'failed', source, ms: elapsed(started), error: plainError(error) });
+  if (isServiceFailure(error)) {
+    // the service's failure, not the record's: no back-off of its own (the tracker holds back as a
+    // whole, see service-health.ts), so it is read on its schedule once the service answers again;
+    // `missed` keeps it overdue until a read succeeds
+    const next = aged(config, handle)
+      ? { end: 'max-age' as const }
+      : record.failures > 0
+        ? { delayMs: retryDelayMs(config.schedule, record.failures) }
+        : scheduled(config, handle, false);
+    await endTurn(config, handle, { failures: record.failures, next, missed: true }, undefined);
+    return;
+  }
   const failures = record.failures + 1;
   const next = aged(config, handle) ? { end: 'max-age' as const } : { delayMs: retryDelayMs(config.schedule, failures) };
   await endTurn(config, handle, { failures, next }, undefined);

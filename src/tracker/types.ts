@@ -269,4 +269,35 @@ export interface StatusTracker<Transaction = undefined> {
   start(): void;
   /** Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000: after the handler's 10 s, both fit a 30 s grace period). */
   drain(options?: DrainOptions): Promise<DrainReport>;
+  /**
+   * What a liveness or readiness probe needs: whether this tracker runs, what it holds, and the
+   * store's backlog (shared by every tracker on the store). Rejects when the store does not answer
+   * within a third of `leaseMs`.
+   *
+   * @example
+   * const { running, overdue, oldestOverdueMs } = await tracker.health();
+   * if (!running || (oldestOverdueMs ?? 0) > 60_000) console.warn('tracker backlog', overdue);
+   */
+  health(): Promise<TrackerHealth>;
+}
+
+/** What `tracker.health()` resolves. */
+export interface TrackerHealth {
+  /** Whether this tracker claims records (`start()` was called and no `drain()` since). */
+  running: boolean;
+  /** Whether a `drain()` is in progress. */
+  draining: boolean;
+  /** Records this process holds now (reads and `onChange` calls in flight). */
+  inHand: number;
+  /**
+   * Watched records (in the whole store, whichever process should read them) not read
+   * successfully when their normal schedule said: nothing read them, or their reads or `onChange`
+   * failed. A healthy fleet shows a few (the reads in flight); `undefined` when the store has no
+   * `overdue()` query.
+   */
+  overdue: number | undefined;
+  /** How late the most overdue record is, in milliseconds on the store's clock (0 when none); grows through an outage or while no tracker runs. */
+  oldestOverdueMs: number | undefined;
+  /** When this tracker last claimed from the store successfully (epoch milliseconds, this process's clock; `undefined` before the first). */
+  lastClaimAt: number | undefined;
 }

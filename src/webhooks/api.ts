@@ -32,6 +32,7 @@ function handlerFactory(signatures: Signatures): CreateWebhookHandler {
       fastify: fastifyAdapter(engine),
       koa: koaAdapter(engine),
       drain: (drainOptions) => engine.drain(drainOptions),
+      health: () => engine.health(),
     };
   };
 }

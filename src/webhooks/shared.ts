@@ -3,6 +3,7 @@ export { WebhookPayloadError } from './errors.js';
 export { isEventType, parseEvent } from './event.js';
 export type { EventOfType, KnownWebhookEvent, WebhookEvent } from './event.js';
 export type { WebhookHandler } from './types.js';
+export type { WebhookHandlerHealth } from './engine/lifecycle.js';
 export { MemoryEventStore } from '../stores/memory-event-store.js';
 export { tagValue } from './tags.js';
 export type { TransactionalWebhookContext, WebhookContext, WebhookHandlerOptions } from './engine/options.js';

@@ -3,7 +3,7 @@
 import type { FastifyReplyLike, FastifyRequestLike } from './adapters/fastify.js';
 import type { KoaContextLike } from './adapters/koa.js';
 import type { NodeRequestLike, NodeResponseLike } from './adapters/node.js';
-import type { HandleOptions } from './engine/lifecycle.js';
+import type { HandleOptions, WebhookHandlerHealth } from './engine/lifecycle.js';
 import type { DrainOptions, DrainReport } from '../drain.js';
 import type { WebhookHandlerOptions } from './engine/options.js';
 
@@ -76,6 +76,14 @@ export interface WebhookHandler {
    * });
    */
   drain(options?: DrainOptions): Promise<DrainReport>;
+  /**
+   * For a liveness or readiness probe: whether `drain()` was called (a draining handler answers
+   * 503: take it out of the load balancer) and how many deliveries it holds now.
+   *
+   * @example
+   * app.get('/readyz', (c) => c.json(handler.health(), handler.health().draining ? 503 : 200));
+   */
+  health(): WebhookHandlerHealth;
 }
 
 /**

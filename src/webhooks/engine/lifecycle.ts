@@ -1,4 +1,5 @@
 import { timerMs } from '../../internal/arguments.js';
+import { noticeMemoryDefault } from '../../internal/memory-notice.js';
 import { typeName } from '../../internal/type-name.js';
 import type { ObservedDelivery } from '../../telemetry/webhook-delivery.js';
 import { Telemetry } from '../../telemetry/telemetry.js';
@@ -47,6 +48,16 @@ export interface WebhookEngine {
   deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse>;
   /** `handler.drain()`: stops taking deliveries and waits for those in hand (see `WebhookHandler.drain`). */
   drain(options?: DrainOptions): Promise<DrainReport>;
+  /** `handler.health()`: whether it drains, and the deliveries in hand. */
+  health(): WebhookHandlerHealth;
+}
+
+/** What `handler.health()` returns. */
+export interface WebhookHandlerHealth {
+  /** Whether `drain()` was called: new deliveries are answered 503 (the provider redelivers). */
+  draining: boolean;
+  /** Deliveries (and work they handed on past their answer) this handler holds now. */
+  inHand: number;
 }
 
 /** `createEngine(options)`: checks the options (a `TypeError` for a bad one) and starts an engine. */
@@ -65,9 +76,11 @@ const NEVER_CONFIRMS = {
 export function engineFactory(signatures: Signatures): CreateEngine {
   return function createEngine<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookEngine {
     const engine = new DeliveryEngine(resolveOptions(options), signatures);
+    noticeMemoryDefault('webhook', options);
     return {
       deliver: (input, waitUntil) => engine.deliver(input, waitUntil),
       drain: (drainOptions) => engine.drain(drainOptions),
+      health: () => engine.health(),
     };
   };
 }
@@ -104,6 +117,10 @@ class DeliveryEngine implements WebhookEngine {
 
   deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {
     return this.#deliver(input, waitUntil).catch(() => answer({ outcome: 'failed' }));
+  }
+
+  health(): WebhookHandlerHealth {
+    return { draining: this.#draining, inHand: this.#inHand.size };
   }
 
   async drain(options?: DrainOptions): Promise<DrainReport> {

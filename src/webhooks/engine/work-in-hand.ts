@@ -17,6 +17,11 @@ export class WorkInHand {
     return bodyRead;
   }
 
+  /** Work in hand now: deliveries and what they handed on past their answer. */
+  get size(): number {
+    return this.#work.size;
+  }
+
   /** Holds `work` (which never rejects) until it settles, then drops it and its body read. */
   add(work: Promise<unknown>, progress: DeliveryProgress, bodyRead?: AbortController): void {
     this.#work.set(work, progress);

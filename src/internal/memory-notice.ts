@@ -1,0 +1,28 @@
+import { stderrLine } from './stderr-log.js';
+
+// The one line a part writes when it fell back to an in-memory store: fine for one process, a
+// surprise in a fleet. Once per part per process (a handler per route would otherwise repeat it).
+
+/** The parts that default to a memory store, and what the partner passes instead. */
+const NOTICES = {
+  tracker:
+    'checkout-partner-sdk tracker notice memory-store: no store given, so watched records live in this process only: ' +
+    'with several replicas each one reads every record on its own, and every watch is lost on restart. ' +
+    'Pass store: new RedisStatusStore(...) or new PostgresStatusStore(...) (or logger: false to silence this).',
+  webhook:
+    'checkout-partner-sdk webhook notice memory-store: no store given, so deliveries are deduplicated in this process only: ' +
+    'with several replicas a redelivery reaching another one runs again, and every claim is lost on restart. ' +
+    'Pass store: new RedisEventStore(...) or new PostgresEventStore(...) (or logger: false to silence this).',
+} as const;
+
+const said = new Set<keyof typeof NOTICES>();
+
+/**
+ * Says once per process on stderr that `part` keeps its store in memory, when the partner neither
+ * passed a store nor a logger (a logger given, or `logger: false`, means the partner chose).
+ */
+export function noticeMemoryDefault(part: keyof typeof NOTICES, options: { store?: unknown; logger?: unknown }): void {
+  if (options.store !== undefined || options.logger !== undefined || said.has(part)) return;
+  said.add(part);
+  stderrLine(NOTICES[part]);
+}

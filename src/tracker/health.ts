@@ -1,0 +1,27 @@
+import { trackerFailure } from '../telemetry/hooks.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import type { ClaimLoop } from './claim-loop.js';
+import { isFailure, type TrackerLog } from './logger.js';
+import type { ResolvedTrackerOptions } from './options.js';
+import { bounded } from './store-call.js';
+import type { TrackerHealth } from './types.js';
+
+/**
+ * `tracker.health()`: the loop's state and the store's overdue records, the store asked within a
+ * third of `leaseMs` (a store that does not answer rejects, as a readiness probe should fail).
+ */
+export async function trackerHealth(config: ResolvedTrackerOptions, loop: ClaimLoop): Promise<TrackerHealth> {
+  const state = loop.state();
+  const { store, storeTimeoutMs } = config;
+  const overdue = typeof store.overdue === 'function' ? await bounded(storeTimeoutMs, 'overdue', store.overdue()) : undefined;
+  return { ...state, overdue: overdue?.count, oldestOverdueMs: overdue === undefined ? undefined : Math.max(0, overdue.oldestMs) };
+}
+
+/** The tracker's writer, also counting each failure it reports (`checkout.tracker.failures`), with a logger or without. */
+export function countingFailures(log: TrackerLog, telemetry: Telemetry): TrackerLog {
+  return (entry) => {
+    if (isFailure(entry))
+      trackerFailure(telemetry, entry.event === 'tracker.read' ? 'tracker.read-failed' : entry.event, entry.error?.name);
+    log?.(entry);
+  };
+}
