@@ -87,8 +87,6 @@ export type Me = z.infer<typeof MeSchema>;
 
 /**
  * Anything with zod's `safeParse`: the schemas above, or a partner's own for `request()`.
- *
- * @inline
  */
 export interface ParseSchema<T> {
   /** Parses `data`: the typed value, or the issues that did not match (as zod's `safeParse`). */
@@ -97,8 +95,6 @@ export interface ParseSchema<T> {
 
 /**
  * What {@link ParseSchema.safeParse} returns.
- *
- * @inline
  */
 export type ParseResult<T> =
   | {

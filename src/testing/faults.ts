@@ -3,15 +3,11 @@ import { quote } from '../internal/quote.js';
 
 /**
  * Which requests a fault injected with `failNext` applies to.
- *
- * @inline
  */
 export type FaultTarget = 'any' | 'token' | 'business';
 
 /**
  * Options of `failNext`.
- *
- * @inline
  */
 export interface FailNextOptions {
   /**
@@ -40,8 +36,6 @@ export interface FailNextOptions {
 
 /**
  * `failNext`'s status: an HTTP status, or `'network'` for a connection dropped without a response.
- *
- * @inline
  */
 export type FaultStatus = number | 'network';
 

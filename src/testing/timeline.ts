@@ -22,8 +22,6 @@ export type TimelineStep =
 
 /**
  * What {@link playTimeline} changes: a fake checkout service (`createFakeCheckout()`).
- *
- * @inline
  */
 export interface TimelineTarget {
   /** Merges a patch into an order. */
@@ -34,8 +32,6 @@ export interface TimelineTarget {
 
 /**
  * A timeline being played: `done` resolves once every step was applied; `stop()` cancels the rest.
- *
- * @inline
  */
 export interface PlayingTimeline {
   /** Resolves after the last step (never rejects: a step that throws is counted in `errors`). */
