@@ -9,7 +9,7 @@ export { createFakeCheckout, FakeCheckout } from './fake-checkout.js';
 export type { FakeMswHandler } from './fake-checkout.js';
 // FakeCheckoutCore and DROP_CONNECTION as types only: FakeCheckout's base and the marker `respond` may return
 export type { DROP_CONNECTION, FakeCheckoutCore } from './service.js';
-export type { FailNextOptions, FaultStatus, FaultTarget } from './faults.js';
+export type { FailNextOptions, FaultMatcher, FaultRequest, FaultRequestKind, FaultStatus, FaultTarget } from './faults.js';
 export type { ChangeOptions } from './records.js';
 export type { FakeCheckoutStats, FakeRequestRecord } from './request-log.js';
 export type { ListenOptions } from './node-server.js';
