@@ -240,6 +240,7 @@ const SURFACE = {
       'ProviderSimulatorOptions',
       'ProviderSimulatorStats',
       'SignedEvent',
+      'TimelineOptions',
       'TimelineStep',
       'TimelineTarget',
     ],
