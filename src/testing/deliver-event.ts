@@ -100,7 +100,7 @@ export interface DeliveryReport {
 
 /**
  * A delivery got no 2xx: within `maxAttempts` attempts, or the receiver refused it with a final
- * 4xx (see {@link isFinalRefusal}); `attempts` lists them.
+ * 4xx (other than 408, 409 and 429); `attempts` lists them.
  */
 export class EventDeliveryError extends CheckoutError {
   override readonly name = 'EventDeliveryError' as const;

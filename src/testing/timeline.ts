@@ -38,7 +38,12 @@ export interface TimelineOptions {
    * Sign and deliver each event to a webhook endpoint with {@link deliverEvent} (its retries until
    * a 2xx); the next step waits for the delivery. `url` and `secret` are required.
    */
-  deliver?: ({ url: string | URL } & Omit<DeliverEventOptions, 'signal'>) | undefined;
+  deliver?:
+    | ({
+        /** The webhook endpoint to deliver to. */
+        url: string | URL;
+      } & Omit<DeliverEventOptions, 'signal'>)
+    | undefined;
   /** Hand each event to a provider simulator (`createProviderSimulator`), which may lose, delay or duplicate it. */
   provider?: Pick<ProviderSimulator, 'send'> | undefined;
 }

@@ -42,7 +42,7 @@ export interface SignatureSchemeInput {
 export type SignatureScheme = (input: SignatureSchemeInput) => boolean | Promise<boolean>;
 
 /**
- * What {@link VerifySignature} takes.
+ * What `verifySignature` takes.
  */
 export interface VerifySignatureInput {
   /** The raw body, exactly as received (a string is taken as UTF-8). */
