@@ -65,6 +65,8 @@ async function localFlow(): Promise<void> {
   const service = await fake.listen();
   const client = new CheckoutClient({ baseUrl: service.url, ...partner });
 
+  // No status tracker here, so onEvent is where a partner fulfils (when confirmed), and the BRZ order
+  // (no trade webhook) is polled in step 3. With a tracker, fulfil in its onChange: npm run demo:tracker.
   // What the partner's own database would know: which order a trade belongs to, which withdrawal a
   // provider payout is. The provider's payload carries its ids; the status GETs need ours.
   const orderOfTrade = new Map<string, string>();

@@ -44,7 +44,7 @@ const tracker = createStatusTracker({
 });
 tracker.start();
 
-// 2. the webhook endpoint: verify, dedupe, nudge the tracker, 200
+// 2. the webhook endpoint: verify, dedupe, nudge the tracker, 200 (no onEvent: onChange is the one place to fulfil)
 const SECRET = 'whsec_demo';
 const orderOfTrade = new Map<string, string>();
 const handler = createWebhookHandler({

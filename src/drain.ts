@@ -8,8 +8,6 @@ import type { StatusKind } from './tracker/kinds.js';
 
 /**
  * The argument of `drain(options)`.
- *
- * @inline
  */
 export interface DrainOptions {
   /**
@@ -34,15 +32,11 @@ export interface DrainReport {
 
 /**
  * One piece of work still in hand when `drain()` resolved.
- *
- * @inline
  */
 export type InHandWork = InHandDelivery | InHandRecord;
 
 /**
  * A webhook delivery still being handled (its `onEvent`, a status read, a retried `complete`).
- *
- * @inline
  */
 export interface InHandDelivery {
   /** Always `webhook.delivery`. */
@@ -55,8 +49,6 @@ export interface InHandDelivery {
 
 /**
  * A record the status tracker was still reading (or handing to `onChange`).
- *
- * @inline
  */
 export interface InHandRecord {
   /** Always `tracker.record`. */

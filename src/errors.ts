@@ -48,8 +48,6 @@ Object.defineProperty(CheckoutError, BRAND, { value: true });
 
 /**
  * What the SDK knows of the response (or its absence) behind an {@link ApiError}.
- *
- * @inline
  */
 export interface ApiErrorInit {
   /** HTTP status, or `undefined` when no response arrived. */

@@ -14,9 +14,10 @@ export type {
   WaitOptions,
   WithResponse,
 } from './client/options.js';
-export type { LogEntry, LogError, Logger } from './logger.js';
-export type { DrainReport } from './drain.js';
-export type { TelemetryOptions } from './telemetry/options.js';
+export type { ResponseReads, PartnerSecret } from './client/options.js';
+export type { ClientLogEntry, LogEntry, LogError, Logger, TrackerLogEntry, WebhookLogEntry, WebhookWarning } from './logger.js';
+export type { DrainOptions, DrainReport, InHandDelivery, InHandRecord, InHandWork } from './drain.js';
+export type { MeterProviderLike, OpenTelemetryApiLike, TelemetryOptions, TracerProviderLike } from './telemetry/options.js';
 export type { RateLimitOptions, RetryBudgetOptions } from './client/load/options.js';
 export {
   ApiError,
@@ -33,6 +34,17 @@ export {
   TimeoutError,
   WaitTimeoutError,
 } from './errors.js';
-export type { ValidationIssue } from './errors.js';
+export type { ApiErrorInit, ValidationIssue } from './errors.js';
 export { MeSchema, OrderSchema, TokenResponseSchema, WithdrawalSchema } from './schemas.js';
-export type { Me, Order, TokenResponse, Withdrawal } from './schemas.js';
+export type {
+  KnownString,
+  Me,
+  Order,
+  ParseResult,
+  ParseSchema,
+  ResponseSchema,
+  StandardSchemaResult,
+  StandardSchemaV1,
+  TokenResponse,
+  Withdrawal,
+} from './schemas.js';

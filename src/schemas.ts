@@ -126,8 +126,6 @@ export type ResponseSchema<T> = ParseSchema<T> | StandardSchemaV1<unknown, T>;
 
 /**
  * Anything with zod's `safeParse`: the schemas above, or a partner's own for `request()`.
- *
- * @inline
  */
 export interface ParseSchema<T> {
   /** Parses `data`: the typed value, or the issues that did not match (as zod's `safeParse`). */
@@ -136,8 +134,6 @@ export interface ParseSchema<T> {
 
 /**
  * What {@link ParseSchema.safeParse} returns.
- *
- * @inline
  */
 export type ParseResult<T> =
   | {

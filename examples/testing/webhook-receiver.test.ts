@@ -6,22 +6,28 @@ import { CheckoutClient } from 'checkout-partner-sdk';
 import { createEvent, createFakeCheckout, deliverEvent, EventDeliveryError, signEvent } from 'checkout-partner-sdk/testing';
 import { createWebhookHandler, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const SECRET = 'whsec_test';
 const fake = createFakeCheckout({ partners: [{ partnerId: 'p-1', partnerSecret: 's-1' }] });
 const checkout = setupServer(...fake.handlers('https://checkout.test'));
 
-// your app: the handler as you build it, and what it does with a confirmed event
+// your app: the handler as you build it, and what it does with a confirmed event (an app without a
+// status tracker; with one, fulfil in its onChange instead and give the handler `tracker`, no onEvent)
 const fulfilled: string[] = [];
-const handler: WebhookHandler = createWebhookHandler({
-  secret: SECRET,
-  client: new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's-1' }),
-  resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-${event.tradeId}` : undefined),
-  onEvent: ({ order, confirmed }) => {
-    if (confirmed && order) fulfilled.push(order.externalId);
-  },
-});
+function createApp(): WebhookHandler {
+  return createWebhookHandler({
+    secret: SECRET,
+    client: new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p-1', partnerSecret: 's-1' }),
+    resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-${event.tradeId}` : undefined),
+    onEvent: ({ order, confirmed }) => {
+      if (confirmed && order) fulfilled.push(order.externalId);
+    },
+  });
+}
+// a client (and the handler holding it) per test: a client backs off a refused partner secret for
+// up to 30 s, so one shared across tests would carry one test's refusal into the next
+let handler: WebhookHandler;
 const receiver = http.createServer((req, res) => handler.node(req, res));
 let url = '';
 
@@ -32,14 +38,17 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
 });
-afterEach(() => {
+beforeEach(() => {
+  handler = createApp();
+});
+afterEach(async () => {
   vi.useRealTimers();
+  await handler.drain();
   checkout.resetHandlers();
   fake.reset();
   fulfilled.length = 0;
 });
 afterAll(async () => {
-  await handler.drain();
   await new Promise((resolve) => receiver.close(resolve));
   checkout.close();
 });
@@ -50,6 +59,14 @@ describe('webhook receiver', () => {
     const report = await deliverEvent(url, createEvent('otc.trade.settled', { tradeId: 't-1' }), { secret: SECRET, duplicates: 2 });
     expect(report.deliveries.map((delivery) => delivery.status)).toEqual([200, 200, 200]);
     expect(fulfilled).toEqual(['order-t-1']);
+  });
+
+  it('answers 500 while the service refuses the partner credentials, so the provider redelivers', async () => {
+    fake.setOrder({ externalId: 'order-t-4', settlement: { status: 'Settled', tradeId: 't-4' } });
+    fake.updatePartner('p-1', { partnerSecret: 'rotated' }); // the token exchange now answers 401
+    const { body, headers } = await signEvent(createEvent('otc.trade.settled', { tradeId: 't-4' }), SECRET);
+    expect((await handler.handle(new Request(url, { method: 'POST', body, headers }))).status).toBe(500);
+    expect(fulfilled).toEqual([]);
   });
 
   it('re-reads an order that is not settled yet, with fake timers', async () => {
@@ -65,7 +82,7 @@ describe('webhook receiver', () => {
 
   it('refuses a delivery signed with another secret', async () => {
     fake.setOrder({ externalId: 'order-t-3', settlement: { status: 'Settled', tradeId: 't-3' } });
-    const delivery = deliverEvent(url, createEvent('otc.trade.settled', { tradeId: 't-3' }), { secret: 'not-the-secret', maxAttempts: 1 });
+    const delivery = deliverEvent(url, createEvent('otc.trade.settled', { tradeId: 't-3' }), { secret: 'not-the-secret' });
     await expect(delivery).rejects.toThrow(EventDeliveryError);
     await expect(delivery).rejects.toMatchObject({ attempts: [{ status: 401 }] });
     expect(fulfilled).toEqual([]);

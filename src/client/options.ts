@@ -8,8 +8,6 @@ import type { Me, Order, ResponseSchema, Withdrawal } from '../schemas.js';
 
 /**
  * The partner secret, or a function that returns it (sync or async), called at each token exchange.
- *
- * @inline
  */
 export type PartnerSecret = string | (() => string | Promise<string>);
 
@@ -148,8 +146,6 @@ export interface WithResponse<T> {
 
 /**
  * The client's reads, each resolving with `{ data, response }`; see {@link CheckoutClient.withResponse}.
- *
- * @inline
  */
 export interface ResponseReads {
   /** {@link CheckoutClient.getMe}, with its response. */

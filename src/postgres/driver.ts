@@ -7,8 +7,6 @@ import type { PgPoolClientLike, PgPoolLike, PgQueryResult } from './pg-types.js'
  * The part of a [postgres.js](https://github.com/porsager/postgres) (`postgres`, v3) `sql` instance
  * the store uses: `unsafe` for parameterised statements and `begin` for transactions. The
  * `sql` that `postgres(url)` returns fits.
- *
- * @inline
  */
 export interface PostgresJsSqlLike extends PostgresJsTransactionLike {
   /** Runs `run` inside `BEGIN` … `COMMIT` on one connection. */
@@ -17,8 +15,6 @@ export interface PostgresJsSqlLike extends PostgresJsTransactionLike {
 
 /**
  * The part of a postgres.js transaction `sql` (what `sql.begin` hands its callback) the store uses.
- *
- * @inline
  */
 export interface PostgresJsTransactionLike {
   /** Runs one parameterised statement. */

@@ -3,8 +3,6 @@ import { escapeControl } from '../internal/quote.js';
 
 /**
  * Which store operation a {@link PostgresStoreError} comes from.
- *
- * @inline
  */
 export type PostgresStoreOperation =
   | 'claim'
@@ -81,8 +79,6 @@ export function storeError(operation: PostgresStoreOperation, error: unknown): P
 
 /**
  * Why a {@link PostgresTransactionError} was thrown.
- *
- * @inline
  */
 export type PostgresTransactionErrorReason = 'misuse' | 'ended' | 'lost' | 'unsupported-driver';
 

@@ -55,8 +55,6 @@ export interface PostgresEventStoreOptions<Pool extends PostgresPoolLike = Postg
 
 /**
  * Runs one event inside the store's transaction; see {@link TransactionalEventStore.transact}.
- *
- * @inline
  */
 export type PostgresTransact<Transaction> = TransactionalEventStore<Transaction>['transact'];
 

@@ -3,8 +3,6 @@
 /**
  * The part of a node-postgres (`pg`, v8) `Pool` the store uses: `query` for single statements and
  * `connect` for a client to run a transaction on. A `pg.Pool` fits.
- *
- * @inline
  */
 export interface PgPoolLike {
   /** Runs one statement on a pooled connection. */
@@ -15,8 +13,6 @@ export interface PgPoolLike {
 
 /**
  * The part of a `pg` query result the store reads.
- *
- * @inline
  */
 export interface PgQueryResult {
   /** The rows, as plain objects. */
@@ -25,8 +21,6 @@ export interface PgQueryResult {
 
 /**
  * The part of a `pg` `PoolClient` the store uses.
- *
- * @inline
  */
 export interface PgPoolClientLike {
   /** Runs one statement on this client's connection. */

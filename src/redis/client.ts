@@ -8,8 +8,6 @@ import { keySlot } from './slot.js';
 /**
  * The part of an [ioredis](https://github.com/redis/ioredis) client (v5 or later, `Redis` or
  * `Cluster`) that the Redis stores use: `call` runs a raw command (a `Cluster` routes it by its key).
- *
- * @inline
  */
 export interface IoRedisClientLike {
   /** ioredis' raw command call, e.g. `call('GET', key)`. */
@@ -21,8 +19,6 @@ export interface IoRedisClientLike {
  * or later) that the Redis stores use: `sendCommand` runs a raw command. The client must be
  * connected (`await client.connect()`): one from `createClient` (`sendCommand(args)`) or a cluster
  * from `createCluster` (`sendCommand(firstKey, isReadonly, args)`).
- *
- * @inline
  */
 export interface NodeRedisClientLike {
   /** node-redis' raw command call, e.g. `sendCommand(['GET', key])`. */
@@ -33,8 +29,6 @@ export interface NodeRedisClientLike {
  * The part of a node-redis cluster (`createCluster` from the `redis` package, connected) that the
  * Redis stores use: raw commands routed by their first key, and a client per master (to read each
  * master's eviction policy and to `WAIT` on the master that took a write).
- *
- * @inline
  */
 export interface NodeRedisClusterLike {
   /** node-redis' raw cluster command call, routed by `firstKey`. */
@@ -54,8 +48,6 @@ export type RedisClientLike = IoRedisClientLike | NodeRedisClientLike | NodeRedi
  * Wait for replicas before a hand-over counts as recorded: after the write, the store sends
  * `WAIT replicas timeoutMs` on the connection that wrote it (Redis 3.0 or later). `WAIT` holds that
  * connection until it returns, so other commands on it queue behind.
- *
- * @inline
  */
 export interface WaitForReplicas {
   /** How many replicas must acknowledge the write (at least 1). */

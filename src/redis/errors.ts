@@ -2,8 +2,6 @@ import { CheckoutError } from '../errors.js';
 
 /**
  * Which store operation a {@link RedisStoreError} comes from.
- *
- * @inline
  */
 export type RedisStoreOperation =
   | 'claim'

@@ -32,4 +32,5 @@ export { RedisStatusStore } from './status-store.js';
 export type { RedisStatusStoreOptions } from './status-store.js';
 export type { RedisTokenStoreOptions } from './token-store.js';
 export { RedisStoreError } from './errors.js';
-export type { RedisClientLike } from './client.js';
+export type { IoRedisClientLike, NodeRedisClientLike, NodeRedisClusterLike, RedisClientLike, WaitForReplicas } from './client.js';
+export type { RedisStoreOperation } from './errors.js';

@@ -33,8 +33,10 @@ export interface DeliverEventOptions {
    */
   signatureHeader?: string | undefined;
   /**
-   * Attempts per delivery: a non-2xx answer, a network error or a timeout is retried until this
-   * many attempts were made, then the call rejects with {@link EventDeliveryError}.
+   * Attempts per delivery: a network error, a timeout, a 5xx, a redirect, or a 408, 409 (the
+   * event is in flight at the receiver) or 429 is retried until this many attempts were made, then
+   * the call rejects with {@link EventDeliveryError}. Any other 4xx (a refused signature's 401, a
+   * 400) is the receiver's final word: no retry, the call rejects at once.
    * @default 5
    */
   maxAttempts?: number | undefined;
@@ -66,8 +68,6 @@ export interface DeliverEventOptions {
 
 /**
  * One POST of the event.
- *
- * @inline
  */
 export interface DeliveryAttempt {
   /** The receiver's status, or `undefined` when no response came (network error, timeout). */
@@ -80,8 +80,6 @@ export interface DeliveryAttempt {
 
 /**
  * One delivery of the event: its attempts, the last one answered 2xx.
- *
- * @inline
  */
 export interface Delivery {
   /** Every attempt of this delivery, in order; the last one answered 2xx. */
@@ -100,7 +98,10 @@ export interface DeliveryReport {
   readonly deliveries: readonly Delivery[];
 }
 
-/** A delivery got no 2xx within `maxAttempts` attempts. */
+/**
+ * A delivery got no 2xx: within `maxAttempts` attempts, or the receiver refused it with a final
+ * 4xx (other than 408, 409 and 429); `attempts` lists them.
+ */
 export class EventDeliveryError extends CheckoutError {
   override readonly name = 'EventDeliveryError' as const;
   /** Every attempt of the failed delivery. */
@@ -113,9 +114,19 @@ export class EventDeliveryError extends CheckoutError {
 }
 
 /**
+ * Whether a receiver's status is its final word on a delivery: a 4xx other than 408 (timeout),
+ * 409 (in flight: the webhook handler asks the provider to come back) and 429 (rate limit).
+ * A bad signature's 401 will be as bad on every retry.
+ */
+export function isFinalRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429;
+}
+
+/**
  * Delivers an event to a webhook endpoint as the payment provider would: signs the raw body,
  * POSTs it (no redirects followed), and retries with exponential backoff until a 2xx, at most
- * `maxAttempts` times. With `duplicates` the same event is delivered again, to exercise the
+ * `maxAttempts` times; a 4xx other than 408, 409 and 429 is final (one request, then
+ * {@link EventDeliveryError}). With `duplicates` the same event is delivered again, to exercise the
  * receiver's deduplication.
  *
  * @example
@@ -177,7 +188,14 @@ async function deliverOnce(url: string, body: string, headers: Readonly<Record<s
       const text = (await response.text()).slice(0, 500);
       attempts.push({ status: response.status, body: text });
       if (response.status >= 200 && response.status < 300) return { attempts, status: response.status };
+      if (isFinalRefusal(response.status)) {
+        throw new EventDeliveryError(
+          `The receiver refused the event with status ${response.status} after ${attempts.length} attempts (a 4xx other than 408, 409 and 429 is final)`,
+          attempts,
+        );
+      }
     } catch (error) {
+      if (error instanceof EventDeliveryError) throw error;
       o.signal?.throwIfAborted();
       const reason = timeout.signal.aborted
         ? `no response within ${o.timeoutMs} ms`

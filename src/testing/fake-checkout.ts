@@ -9,8 +9,6 @@ import { FakeCheckoutCore, type FakeCheckoutOptions } from './service.js';
  * not resolve under `module: commonjs` (node10 resolution), which would break the compile of a
  * project that only imports `checkout-partner-sdk/testing`. For msw's own `HttpHandler[]` type,
  * use `fakeCheckoutHandlers` from `checkout-partner-sdk/testing/msw`.
- *
- * @inline
  */
 // any, not unknown: msw's handler classes have private members, so no structural type (and not
 // unknown) spreads into setupServer(...); any does, in every msw version

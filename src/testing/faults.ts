@@ -1,17 +1,52 @@
+import { API_PATH } from '../client/api-base.js';
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 
 /**
- * Which requests a fault injected with `failNext` applies to.
- *
- * @inline
+ * Which requests a fault injected with `failNext` applies to: `'any'`, `'token'` (POST
+ * /auth/token), `'business'` (everything else), a {@link FaultMatcher}, or a predicate of the
+ * {@link FaultRequest}. Other requests pass untouched and leave the fault waiting.
  */
-export type FaultTarget = 'any' | 'token' | 'business';
+export type FaultTarget = 'any' | 'token' | 'business' | FaultMatcher | ((request: FaultRequest) => boolean);
+
+/** What the fake recognised a request as: one of its own endpoints, or `undefined` (a partner route, an unknown path). */
+export type FaultRequestKind = 'token' | 'me' | 'order' | 'withdrawal';
+
+/** A request as a fault's `only` sees it. */
+export interface FaultRequest {
+  /** Upper-case HTTP method. */
+  readonly method: string;
+  /** The path as received, without the query, e.g. `/api/v1/partner-api/orders/by-external-id/o-1`. */
+  readonly path: string;
+  /** The endpoint: `'token'`, `'me'`, `'order'`, `'withdrawal'`, or `undefined` for any other path. */
+  readonly kind: FaultRequestKind | undefined;
+  /** The decoded external id of an order or withdrawal read. */
+  readonly externalId: string | undefined;
+}
+
+/**
+ * Aims a fault at some requests: every field given must match (fields left out match anything).
+ *
+ * @example
+ * fake.failNext(1, 503, { only: { kind: 'order', externalId: 'o-1' } }); // a tracker reading o-2 passes
+ * fake.failNext(2, 500, { only: { method: 'POST', path: /\/payment$/ } });
+ */
+export interface FaultMatcher {
+  /** The endpoint: the token exchange, `GET /auth/me`, an order read or a withdrawal read. */
+  kind?: FaultRequestKind | undefined;
+  /** The external id of the order or withdrawal read (so `kind` is implied). */
+  externalId?: string | undefined;
+  /** The HTTP method, any case. */
+  method?: string | undefined;
+  /**
+   * The path: a string equal to the path as received or to the path below the API base
+   * (`/orders/by-external-id/o-1`), or a RegExp tested against the path as received (no query).
+   */
+  path?: string | RegExp | undefined;
+}
 
 /**
  * Options of `failNext`.
- *
- * @inline
  */
 export interface FailNextOptions {
   /**
@@ -32,7 +67,10 @@ export interface FailNextOptions {
    */
   delayMs?: number | undefined;
   /**
-   * Which requests count: `'token'` (POST /auth/token), `'business'` (everything else) or `'any'`.
+   * Which requests count: `'token'` (POST /auth/token), `'business'` (everything else), `'any'`,
+   * a {@link FaultMatcher} (`{ kind, externalId, method, path }`) or a predicate of the
+   * {@link FaultRequest}. Other requests pass and leave the fault waiting, so a tracker polling
+   * other records in the background does not use up a fault meant for one order.
    * @default 'any'
    */
   only?: FaultTarget | undefined;
@@ -40,8 +78,6 @@ export interface FailNextOptions {
 
 /**
  * `failNext`'s status: an HTTP status, or `'network'` for a connection dropped without a response.
- *
- * @inline
  */
 export type FaultStatus = number | 'network';
 
@@ -50,7 +86,83 @@ export interface Fault {
   readonly headers: Record<string, string>;
   readonly body: unknown;
   readonly delayMs: number;
-  readonly only: FaultTarget;
+  readonly applies: (request: FaultRequest) => boolean;
+}
+
+const READ = /^\/(auth\/token|auth\/me|orders\/by-external-id\/([^/]+)|withdrawals\/by-external-id\/([^/]+))\/?$/;
+
+/** The request as `only` sees it: its endpoint and external id, read from the path as the fake routes it. */
+export function faultRequest(method: string, pathname: string): FaultRequest {
+  const at = pathname.indexOf(API_PATH);
+  const match = at === -1 ? null : READ.exec(pathname.slice(at + API_PATH.length));
+  let kind: FaultRequestKind | undefined;
+  let rawId: string | undefined;
+  if (match?.[1] === 'auth/token' || /\/auth\/token\/?$/.test(pathname)) kind = 'token';
+  else if (match?.[1] === 'auth/me') kind = 'me';
+  else if (match?.[2] !== undefined) [kind, rawId] = ['order', match[2]];
+  else if (match?.[3] !== undefined) [kind, rawId] = ['withdrawal', match[3]];
+  let externalId: string | undefined;
+  try {
+    externalId = rawId === undefined ? undefined : decodeURIComponent(rawId);
+  } catch {
+    externalId = undefined; // the route answers 400 for it; no matcher can name it
+  }
+  return { method: method.toUpperCase(), path: pathname, kind, externalId };
+}
+
+const MATCHER_KEYS = new Set(['kind', 'externalId', 'method', 'path']);
+const KINDS = new Set(['token', 'me', 'order', 'withdrawal']);
+
+/** `only`, checked, as the test a request must pass. */
+function targetTest(only: unknown): (request: FaultRequest) => boolean {
+  if (only === 'any') return () => true;
+  if (only === 'token') return (request) => request.kind === 'token';
+  if (only === 'business') return (request) => request.kind !== 'token';
+  if (typeof only === 'function') {
+    const predicate = only as (request: FaultRequest) => unknown;
+    return (request) => predicate(request) === true;
+  }
+  if (only === null || typeof only !== 'object' || Array.isArray(only)) {
+    throw new TypeError(
+      `failNext: only must be 'any', 'token', 'business', a matcher { kind, externalId, method, path } or a function, got ${quote(only)}`,
+    );
+  }
+  const matcher = only as Record<string, unknown>;
+  for (const key of Object.keys(matcher)) {
+    if (!MATCHER_KEYS.has(key)) throw new TypeError(`failNext: only has an unknown field ${quote(key)} (kind, externalId, method, path)`);
+  }
+  const { kind, externalId, method, path } = matcher;
+  if (kind !== undefined && !KINDS.has(kind as string)) {
+    throw new TypeError(`failNext: only.kind must be 'token', 'me', 'order' or 'withdrawal', got ${quote(kind)}`);
+  }
+  if (externalId !== undefined && (typeof externalId !== 'string' || externalId === '')) {
+    throw new TypeError(`failNext: only.externalId must be a non-empty string, got ${quote(externalId)}`);
+  }
+  if (externalId !== undefined && kind !== undefined && kind !== 'order' && kind !== 'withdrawal') {
+    throw new TypeError(`failNext: only.externalId names an order or a withdrawal, not a ${quote(kind)} request`);
+  }
+  if (method !== undefined && (typeof method !== 'string' || method === '')) {
+    throw new TypeError(`failNext: only.method must be a non-empty string, got ${quote(method)}`);
+  }
+  if (path !== undefined && !(path instanceof RegExp) && (typeof path !== 'string' || !path.startsWith('/'))) {
+    throw new TypeError(`failNext: only.path must be a RegExp or a string starting with "/", got ${quote(path)}`);
+  }
+  const wantedMethod = typeof method === 'string' ? method.toUpperCase() : undefined;
+  return (request) =>
+    (kind === undefined || request.kind === kind) &&
+    (externalId === undefined || request.externalId === externalId) &&
+    (wantedMethod === undefined || request.method === wantedMethod) &&
+    (path === undefined || pathMatches(path, request.path));
+}
+
+function pathMatches(path: string | RegExp, received: string): boolean {
+  if (path instanceof RegExp) {
+    path.lastIndex = 0; // a /g or /y RegExp keeps state between tests
+    return path.test(received);
+  }
+  if (received === path) return true;
+  const at = received.indexOf(API_PATH);
+  return at !== -1 && received.slice(at + API_PATH.length) === path;
 }
 
 /** Injected failures waiting for the requests they will answer, oldest first. */
@@ -84,19 +196,22 @@ export class FaultQueue {
     if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
       throw new TypeError(`failNext: delayMs must be a number of at least 0, got ${quote(delayMs)}`);
     }
-    const only = options.only ?? 'any';
-    if (only !== 'any' && only !== 'token' && only !== 'business') {
-      throw new TypeError(`failNext: only must be 'any', 'token' or 'business', got ${quote(only)}`);
-    }
+    const applies = targetTest(options.only ?? 'any');
     const body = options.body ?? { error: 'injected_fault', message: `Injected by the fake checkout service (${String(status)})` };
     for (let i = 0; i < (count as number); i += 1) {
-      this.#faults.push({ status: status as FaultStatus, headers, body, delayMs, only });
+      this.#faults.push({ status: status as FaultStatus, headers, body, delayMs, applies });
     }
   }
 
-  /** The first fault that applies to a request of `kind`, taken off the queue. */
-  take(kind: 'token' | 'business'): Fault | undefined {
-    const index = this.#faults.findIndex((fault) => fault.only === 'any' || fault.only === kind);
+  /** The first fault that applies to the request, taken off the queue. A predicate that throws applies to nothing. */
+  take(request: FaultRequest): Fault | undefined {
+    const index = this.#faults.findIndex((fault) => {
+      try {
+        return fault.applies(request);
+      } catch {
+        return false;
+      }
+    });
     if (index === -1) return undefined;
     return this.#faults.splice(index, 1)[0];
   }

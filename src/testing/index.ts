@@ -6,17 +6,32 @@
  * serves the same fake.
  */
 export { createFakeCheckout, FakeCheckout } from './fake-checkout.js';
+export type { FakeMswHandler } from './fake-checkout.js';
+// FakeCheckoutCore and DROP_CONNECTION as types only: FakeCheckout's base and the marker `respond` may return
+export type { DROP_CONNECTION, FakeCheckoutCore } from './service.js';
+export type { FailNextOptions, FaultMatcher, FaultRequest, FaultRequestKind, FaultStatus, FaultTarget } from './faults.js';
+export type { ChangeOptions } from './records.js';
+export type { FakeCheckoutStats, FakeRequestRecord } from './request-log.js';
+export type { ListenOptions } from './node-server.js';
 export { MissingPeerDependencyError } from './load-msw.js';
 export type { FakeCheckoutOptions } from './service.js';
 export { defineFakeRoute } from './partner-routes.js';
-export type { FakeRoute, FakeRouteRequest, FakeRouteResponse } from './partner-routes.js';
+export type {
+  FakeRecords,
+  FakeRoute,
+  FakeRouteMethod,
+  FakeRouteParamNames,
+  FakeRouteParams,
+  FakeRouteRequest,
+  FakeRouteResponse,
+} from './partner-routes.js';
 export type { FakePartner } from './partners.js';
 export type { FakeServer } from './node-server.js';
 export { deliverEvent, EventDeliveryError } from './deliver-event.js';
-export type { DeliverEventOptions, DeliveryReport } from './deliver-event.js';
+export type { DeliverEventOptions, Delivery, DeliveryAttempt, DeliveryReport } from './deliver-event.js';
 export { createEvent, signEvent } from './sign-event.js';
-export type { SignedEvent } from './sign-event.js';
+export type { ProviderEvent, SignedEvent } from './sign-event.js';
 export { playTimeline } from './timeline.js';
-export type { TimelineStep } from './timeline.js';
+export type { PlayingTimeline, TimelineOptions, TimelineStep, TimelineTarget } from './timeline.js';
 export { createProviderSimulator } from './provider-simulator.js';
-export type { ProviderSimulator, ProviderSimulatorOptions } from './provider-simulator.js';
+export type { ProviderSimulator, ProviderSimulatorOptions, ProviderSimulatorStats } from './provider-simulator.js';

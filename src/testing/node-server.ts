@@ -6,8 +6,6 @@ import { quote } from '../internal/quote.js';
 
 /**
  * Options of `fake.listen()`.
- *
- * @inline
  */
 export interface ListenOptions {
   /**

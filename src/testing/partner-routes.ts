@@ -12,8 +12,6 @@ import { problem } from './responses.js';
 
 /**
  * The methods a partner route may answer.
- *
- * @inline
  */
 export type FakeRouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -21,8 +19,6 @@ const METHODS: readonly FakeRouteMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DEL
 
 /**
  * The names of a path template's `:name` segments, e.g. `'orderId'` for `'/orders/:orderId/payment'`.
- *
- * @inline
  */
 export type FakeRouteParamNames<Path extends string> = Path extends `${string}:${infer Rest}`
   ? Rest extends `${infer Name}/${infer Tail}`
@@ -33,8 +29,6 @@ export type FakeRouteParamNames<Path extends string> = Path extends `${string}:$
 /**
  * The path parameters of a route, percent-decoded: `{ orderId: string }` for
  * `'/orders/:orderId/payment'`, or a string record when the template is not a literal type.
- *
- * @inline
  */
 export type FakeRouteParams<Path extends string = string> = string extends Path
   ? Readonly<Record<string, string>>
@@ -43,8 +37,6 @@ export type FakeRouteParams<Path extends string = string> = string extends Path
 /**
  * The fake's records as a partner route sees them (`request.fake`): the same methods as on the
  * fake, so a route can create an order, settle it, or read a withdrawal.
- *
- * @inline
  */
 export interface FakeRecords {
   /** Adds an order, or replaces the one with the same `externalId`; see `FakeCheckout.setOrder`. */

@@ -39,8 +39,6 @@ export interface ProviderSimulatorOptions {
 
 /**
  * What a {@link ProviderSimulator} did.
- *
- * @inline
  */
 export interface ProviderSimulatorStats {
   /** Events given to `send`. */

@@ -4,8 +4,6 @@ import { quote } from '../internal/quote.js';
 
 /**
  * When a change made by the test becomes visible to the status GET.
- *
- * @inline
  */
 export interface ChangeOptions {
   /**

@@ -1,7 +1,5 @@
 /**
  * One request the fake received, as `fake.requests` lists it. Secrets are masked.
- *
- * @inline
  */
 export interface FakeRequestRecord {
   /** Upper-case HTTP method. */
@@ -21,8 +19,6 @@ export interface FakeRequestRecord {
 
 /**
  * Counters of what the fake has served since it was made (or `reset()`).
- *
- * @inline
  */
 export interface FakeCheckoutStats {
   /** Every request received. */

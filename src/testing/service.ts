@@ -1,6 +1,6 @@
 import { typeName } from '../internal/type-name.js';
 import { OrderSchema, WithdrawalSchema, type Order, type Withdrawal } from '../schemas.js';
-import { FaultQueue, pause, type FailNextOptions, type FaultStatus } from './faults.js';
+import { faultRequest, FaultQueue, pause, type FailNextOptions, type FaultStatus } from './faults.js';
 import { serveOnNodeHttp, type FakeServer, type ListenOptions } from './node-server.js';
 import { checkPartner, type FakePartner, type ResolvedPartner } from './partners.js';
 import { RecordTable, type ChangeOptions } from './records.js';
@@ -258,13 +258,15 @@ export class FakeCheckoutCore implements FakeRecords {
   }
 
   /**
-   * The next `count` requests (of the kind `options.only` picks) fail with `status`, or, with
-   * `'network'`, lose their connection without a response. Later calls queue behind earlier ones.
+   * The next `count` requests (of those `options.only` picks) fail with `status`, or, with
+   * `'network'`, lose their connection without a response. Later calls queue behind earlier ones;
+   * a request `only` does not pick passes and leaves the fault waiting.
    *
    * @example
    * fake.failNext(1, 503);                          // the client retries and succeeds
    * fake.failNext(3, 429, { retryAfter: 1 });       // with Retry-After: 1
    * fake.failNext(1, 'network', { only: 'token' }); // the next token exchange gets no response
+   * fake.failNext(1, 503, { only: { kind: 'order', externalId: 'o-1' } }); // only a read of order o-1
    */
   failNext(count: number, status: FaultStatus, options?: FailNextOptions): void {
     this.#faults.add(count, status, options);
@@ -349,7 +351,7 @@ export class FakeCheckoutCore implements FakeRecords {
     };
 
     let outcome: Response | typeof DROP_CONNECTION;
-    const fault = this.#faults.take(kind);
+    const fault = this.#faults.take(faultRequest(arrived.method, url.pathname));
     if (fault !== undefined) {
       await pause(fault.delayMs + this.#delayMs, request.signal);
       outcome =

@@ -4,8 +4,6 @@ import { signPayload } from '../webhooks/index.js';
 
 /**
  * A payment-provider event as the fake provider sends it: `eventId`, `type`, and any other fields.
- *
- * @inline
  */
 export interface ProviderEvent {
   /** Unique per event; redeliveries repeat it. */

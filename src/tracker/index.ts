@@ -15,14 +15,19 @@ export { MemoryStatusStore } from '../stores/memory-status-store.js';
 export { StatusStoreFullError } from '../stores/errors.js';
 export { StatusStoreTimeoutError } from './errors.js';
 export { MAX_TRACKED_EVENT_BYTES } from '../stores/event-projection.js';
+export type { MemoryStatusStoreOptions } from '../stores/memory-status-store.js';
+export type { StatusSource, WatchEndReason } from './kinds.js';
 export type {
+  OnStatusChange,
   OrderStatusChange,
   StatusChange,
+  StatusChangeBase,
   StatusScheduleOptions,
   StatusStore,
   StatusTracker,
   StatusTrackerOptions,
   TrackerHealth,
   TransactionalStatusChange,
+  WatchArguments,
   WithdrawalStatusChange,
 } from './types.js';

@@ -23,7 +23,7 @@ export type {
 } from '../stores/status-store.js';
 
 /** What every {@link StatusChange} carries, whatever its kind. */
-interface StatusChangeBase {
+export interface StatusChangeBase {
   /** The record's externalId (the partner's own id). */
   externalId: string;
   /**

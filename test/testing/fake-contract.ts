@@ -271,6 +271,49 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
         await expect(client({ maxRetries: 2 }).getOrderByExternalId('x')).rejects.toBeInstanceOf(ConnectionError);
       });
 
+      it('only: a matcher aims a fault at one record; other requests pass and leave it waiting', async () => {
+        fake.setOrder({ externalId: 'o-1', settlement: { status: 'Pending', tradeId: 't-1' } });
+        fake.setOrder({ externalId: 'o/2', settlement: { status: 'Pending', tradeId: 't-2' } });
+        fake.setWithdrawal({ externalId: 'o-1', status: 'Processing' });
+        fake.failNext(1, 503, { only: { kind: 'order', externalId: 'o-1' } });
+        const reader = client({ maxRetries: 0 });
+        await expect(reader.getOrderByExternalId('o/2')).resolves.toMatchObject({ externalId: 'o/2' });
+        await expect(reader.getWithdrawalByExternalId('o-1')).resolves.toMatchObject({ externalId: 'o-1' });
+        await expect(reader.getMe()).resolves.toBeDefined();
+        expect(fake.pendingFaults).toBe(1);
+        await expect(reader.getOrderByExternalId('o-1')).rejects.toMatchObject({ name: 'ServerError', status: 503 });
+        expect(fake.pendingFaults).toBe(0);
+        await expect(reader.getOrderByExternalId('o-1')).resolves.toMatchObject({ externalId: 'o-1' });
+      });
+
+      it('only: a path (string below the API base, or RegExp), a method, a kind, or a predicate', async () => {
+        fake.setOrder({ externalId: 'o-1', settlement: { status: 'Pending', tradeId: 't-1' } });
+        fake.failNext(1, 500, { only: { path: '/orders/by-external-id/o-1' } });
+        fake.failNext(1, 502, { only: { method: 'post', path: /\/auth\/token$/ } });
+        fake.failNext(1, 504, { only: { kind: 'me' } });
+        fake.failNext(1, 418, { only: (request) => request.kind === 'withdrawal' && request.externalId === 'w-9' });
+        expect((await raw('/withdrawals/by-external-id/w-1')).status).toBe(401); // no token: passes every fault
+        expect((await raw('/withdrawals/by-external-id/w-9')).status).toBe(418);
+        expect((await raw('/auth/me')).status).toBe(504);
+        expect((await raw('/orders/by-external-id/o-1')).status).toBe(500);
+        expect((await mint()).response.status).toBe(502);
+        expect(fake.pendingFaults).toBe(0);
+      });
+
+      it.each([
+        [{ kind: 'orders' }, /only\.kind must be/],
+        [{ externalId: '' }, /only\.externalId must be a non-empty string/],
+        [{ kind: 'me', externalId: 'o-1' }, /names an order or a withdrawal/],
+        [{ path: 'orders' }, /only\.path must be a RegExp or a string starting with "\/"/],
+        [{ method: 1 }, /only\.method must be/],
+        [{ externalID: 'o-1' }, /unknown field "externalID"/],
+        ['orders', /only must be 'any', 'token', 'business', a matcher/],
+      ])('only %j is refused with a TypeError', (only, message) => {
+        expect(() => fake.failNext(1, 503, { only } as never)).toThrow(TypeError);
+        expect(() => fake.failNext(1, 503, { only } as never)).toThrow(message);
+        expect(fake.pendingFaults).toBe(0);
+      });
+
       it('setDelay holds responses back past the client timeout', async () => {
         fake.setDelay(2_000);
         await expect(client({ timeoutMs: 50, maxRetries: 0 }).getMe()).rejects.toBeInstanceOf(TimeoutError);

@@ -1,5 +1,6 @@
 import { LOOPBACK } from '../../client/insecure-http.js';
 import { createEvent, deliverEvent, EventDeliveryError, type DeliveryReport } from '../../testing/index.js';
+import { isFinalRefusal } from '../../testing/deliver-event.js';
 import { allowOnly, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';
 import { durationOption, formatDuration, WAIT_TIMEOUT_MS } from '../duration.js';
@@ -16,7 +17,8 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 /**
  * `webhook send --to URL`: a test event signed and delivered as the payment provider does
  * (`deliverEvent` of the testing kit: the signature header over the exact body, no redirects, up
- * to 5 attempts with exponential backoff until a 2xx), all of it bounded by --timeout.
+ * to 5 attempts with exponential backoff until a 2xx; a 4xx other than 408, 409 and 429 is the
+ * receiver's final word, not retried), all of it bounded by --timeout.
  */
 export async function webhookSendCommand({ positionals, options }: ParsedArgs, io: CliIo, tally: AttemptTally): Promise<ExitCodeValue> {
   allowOnly('webhook send', options, [
@@ -63,6 +65,13 @@ export async function webhookSendCommand({ positionals, options }: ParsedArgs, i
   } catch (error) {
     if (error instanceof EventDeliveryError) {
       printFailedAttempts(error.attempts, attempts.causes, io);
+      const refused = error.attempts.at(-1)?.status;
+      if (refused !== undefined && isFinalRefusal(refused)) {
+        throw new CliError(
+          ExitCode.ApiError,
+          `the receiver refused the event with status ${refused} (a 4xx other than 408, 409 and 429 is final: not retried)`,
+        );
+      }
       throw new CliError(
         ExitCode.ApiError,
         `the receiver did not accept the event: no 2xx after ${tally.describe()} (last: ${attempts.last ?? 'no response'})`,

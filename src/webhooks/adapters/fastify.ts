@@ -6,8 +6,6 @@ import { deliverToNode, isNodeRequest, isNodeResponse, nodeDeliveryInput, type N
 /**
  * The part of a Fastify request the `fastify` adapter uses. Typed structurally, so this entry
  * needs no Fastify types; Fastify 5's `FastifyRequest` fits.
- *
- * @inline
  */
 export interface FastifyRequestLike {
   /** The underlying Node request (`IncomingMessage`): its method, headers and, if no parser read it, its stream. */
@@ -20,8 +18,6 @@ export interface FastifyRequestLike {
 
 /**
  * The part of a Fastify reply the `fastify` adapter uses; Fastify 5's `FastifyReply` fits.
- *
- * @inline
  */
 export interface FastifyReplyLike {
   /** The underlying Node response (`ServerResponse`) the answer is written to. */

@@ -14,8 +14,6 @@ import {
 /**
  * The part of a Koa context the `koa` adapter uses. Typed structurally, so this entry needs no
  * Koa types; Koa 3's `Context` (with or without a body parser's additions) fits.
- *
- * @inline
  */
 export interface KoaContextLike {
   /** The Node request (`IncomingMessage`), read when no body parser kept the raw body. */

@@ -8,8 +8,6 @@ import { nodeFramework, rawBodyFix, type Framework } from './raw-body-fix.js';
 /**
  * The part of a Node request the `node` adapter uses: node:http's `IncomingMessage`, Express's
  * `Request` and NestJS's `RawBodyRequest` all fit. Typed structurally so this entry needs no Node types.
- *
- * @inline
  */
 export interface NodeRequestLike extends AsyncIterable<unknown> {
   /** The request method (`IncomingMessage.method`). */
@@ -26,8 +24,6 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
 
 /**
  * Whether a request's body stream was read to its end.
- *
- * @inline
  */
 export interface RequestEndState {
   /** `true` once the stream was read to its end. */
@@ -36,8 +32,6 @@ export interface RequestEndState {
 
 /**
  * The part of a Node response the `node` adapter uses: node:http's `ServerResponse` and Express's `Response` fit.
- *
- * @inline
  */
 export interface NodeResponseLike {
   /** The status to answer with; the handler sets it. */
@@ -83,8 +77,6 @@ function toHeaders(raw: NodeRequestLike['headers']): Headers {
 
 /**
  * Where a framework keeps what its body parser left: raw bytes (`rawBody`) and the parsed or raw `body`.
- *
- * @inline
  */
 export interface KeptBody {
   /** Raw bytes a framework kept beside the parsed body (NestJS `rawBody: true`, fastify-raw-body, @koa/bodyparser). */

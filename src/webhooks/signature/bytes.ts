@@ -2,8 +2,6 @@ import { typeName } from '../../internal/type-name.js';
 
 /**
  * A payload as the public functions accept it: the raw body as text or bytes.
- *
- * @inline
  */
 export type PayloadInput = string | Uint8Array | ArrayBuffer;
 

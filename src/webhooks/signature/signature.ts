@@ -7,8 +7,6 @@ export type WebhookSecret = string | readonly string[];
 
 /**
  * What a custom {@link SignatureScheme} gets for each delivery.
- *
- * @inline
  */
 export interface SignatureSchemeInput {
   /** The raw body bytes, exactly as received. */
@@ -44,9 +42,7 @@ export interface SignatureSchemeInput {
 export type SignatureScheme = (input: SignatureSchemeInput) => boolean | Promise<boolean>;
 
 /**
- * What {@link VerifySignature} takes.
- *
- * @inline
+ * What `verifySignature` takes.
  */
 export interface VerifySignatureInput {
   /** The raw body, exactly as received (a string is taken as UTF-8). */
@@ -61,16 +57,12 @@ export interface VerifySignatureInput {
  * Whether `signature` is the HMAC-SHA256 of `payload` under `secret` (or under any secret of the
  * list), compared in constant time. A missing or malformed signature (not hex, wrong length)
  * verifies `false`; an argument of the wrong type is a `TypeError`.
- *
- * @inline
  */
 export type VerifySignature = (input: VerifySignatureInput) => Promise<boolean>;
 
 /**
  * The signature header value for `payload` under `secret`: `sha256=` followed by the lowercase
  * hex HMAC-SHA256 of the payload's bytes (a string is taken as UTF-8).
- *
- * @inline
  */
 export type SignPayload = (payload: PayloadInput, secret: string) => Promise<string>;
 
