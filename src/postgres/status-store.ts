@@ -320,6 +320,22 @@ export class PostgresStatusStore<
     return watched;
   }
 
+  /**
+   * The watched records whose read is owed (not read successfully when their schedule said) and
+   * how late the most overdue one is, on PostgreSQL's clock, for `tracker.health()` and the
+   * tracker's overdue gauges: a count over the partial `owed_at` index, reading the overdue rows only.
+   *
+   * @throws {PostgresStoreError} (operation `'count'`)
+   */
+  async overdue(): Promise<{ count: number; oldestMs: number }> {
+    const row = (await this.#run('count', this.#sql.overdue, []))[0];
+    const count = Number(row?.['overdue']);
+    const oldestMs = Number(row?.['oldest']);
+    if (!Number.isSafeInteger(count) || !Number.isFinite(oldestMs))
+      throw new PostgresStoreError('PostgreSQL count failed: unexpected reply from the status table', { operation: 'count' });
+    return { count, oldestMs: Math.max(0, oldestMs) };
+  }
+
   async extend(lease: StatusLease, extension: { leaseMs: number }): Promise<boolean> {
     const key = await leaseKey(lease);
     const leaseMs = wholeNumber('leaseMs', extension?.leaseMs, 1);
@@ -474,6 +490,7 @@ function endTurnValues(
     NUDGE_PRIORITY_MS,
     turn.keepNudge === true,
     txid,
+    turn.missed === true,
   ];
 }
 

@@ -33,6 +33,25 @@ describe.each(flavours)('RedisStatusStore with $name: the StatusStore contract',
     statusStoreContract(() => fresh(4));
     statusStoreMetricsContract(() => fresh(4));
   });
+
+  it('a record watched before the owed index existed owes its read from its due time once claimed', async () => {
+    const prefix = `status-test-${flavour.name}-${++prefixes}:`;
+    const store = new RedisStatusStore({ client: connection.client, prefix });
+    await store.watch('order', 'old-1');
+    await store.watch('order', 'new-1');
+    // what an earlier version wrote: the record and its due time, no owed entry
+    await connection.raw('ZREM', `${prefix}owed`, 'order:old-1');
+    await sleep(260);
+    expect((await store.overdue()).count).toBe(1);
+    const [old, fresh] = await store.claimDue({ limit: 10, leaseMs: 60_000, owner: 'a' });
+    expect([old?.externalId, fresh?.externalId]).toEqual(['old-1', 'new-1']);
+    await store.reschedule(old!.lease, { failures: 1, next: { delayMs: 60_000 } });
+    await store.commit(fresh!.lease, 'Pending', { failures: 0, next: { delayMs: 60_000 } });
+    const overdue = await store.overdue();
+    expect(overdue.count).toBe(1);
+    expect(overdue.oldestMs).toBeGreaterThanOrEqual(old!.claimedAt - old!.dueAt!);
+    expect(old!.claimedAt - old!.dueAt!).toBeGreaterThanOrEqual(200);
+  });
 });
 
 describe('RedisStatusStore options', () => {
