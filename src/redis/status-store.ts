@@ -315,7 +315,8 @@ const REDIS_STATUS_STORE_OPTIONS = [
 /**
  * A {@link StatusStore} in Redis, so a fleet of trackers shares one schedule and each status change
  * is handed over once across every process and restart. Each record is one hash; the due records
- * are found through sorted sets scored by due time (`ZRANGEBYSCORE`), never by scanning. A claim
+ * are found through sorted sets scored by due time (`ZRANGEBYSCORE`), never by scanning, and the
+ * overdue ones (`overdue()`) through sorted sets scored by when a successful read is owed. A claim
  * moves a record's score to the end of its lease, so the record of a process that died is due
  * again when the lease runs out, and adds it to its owner's lease set, so `reclaim(owner)` finds
  * what a restarted process held without a scan. Every step that checks a lease (extend, commit,
