@@ -90,9 +90,10 @@ export function statusStatementsFor(table: TableName) {
   PRIMARY KEY (kind, external_id)
 );`,
       // added after 1.0.0: a table made before gets it here (NULL), then the watched rows owe
-      // their read from their due time (rows already migrated have owed_at: the UPDATE finds none)
+      // their read from their due time, or their nudge when later (a nudged row is due a day
+      // early); rows already migrated have owed_at, so the UPDATE finds none
       `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS owed_at bigint;`,
-      `UPDATE ${t} SET owed_at = due_at WHERE watching AND owed_at IS NULL AND due_at IS NOT NULL;`,
+      `UPDATE ${t} SET owed_at = greatest(due_at, nudged_at) WHERE watching AND owed_at IS NULL AND due_at IS NOT NULL;`,
       // partial: records whose watch ended (NULL due_at) cost the index nothing
       `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'due_at_idx')} ON ${t} (due_at) WHERE due_at IS NOT NULL;`,
       `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'ended_at_idx')} ON ${t} (ended_at) WHERE ended_at IS NOT NULL;`,
@@ -137,7 +138,8 @@ WHERE ${pk} AND r.watching`,
      * this only guards against a row written otherwise), and writes each one's lease (owner, token,
      * end) and its new due time in the same statement. Returns each row's due time before the
      * claim (`was_due_at`, read under the row lock) for the lag metric, and the clock of the claim.
-     * A row with no owed read (watched by a version before `owed_at`) owes it since its due time.
+     * A row with no owed read (written by a version before `owed_at`) owes it since its due time,
+     * or its nudge when later (a nudged row is due a day early).
      */
     claimDue: `WITH due AS (
   SELECT kind, external_id, due_at FROM ${t}
@@ -150,7 +152,7 @@ WHERE ${pk} AND r.watching`,
 )
 UPDATE ${t} AS r
 SET lease_token = $4::text || ':' || d.n, lease_owner = $3::text, lease_until = ${now} + $2::bigint,
-  due_at = ${now} + $2::bigint, lease_nudges = r.nudges, owed_at = coalesce(r.owed_at, d.due_at)
+  due_at = ${now} + $2::bigint, lease_nudges = r.nudges, owed_at = coalesce(r.owed_at, greatest(d.due_at, r.nudged_at))
 FROM numbered d
 WHERE r.kind = d.kind AND r.external_id = d.external_id
 RETURNING d.n, d.due_at::float8 AS was_due_at, ${now}::float8 AS claimed_at, ${state('r')}`,

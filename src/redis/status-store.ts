@@ -157,8 +157,9 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 
  * which 'r:' + member is a record and 'o:' + owner its owner's lease set). Claims the due records
  * earliest first: each gets a lease token, its due time moves to the lease's end, and it joins the
  * owner's set (leaving the set of the owner whose lease ran out). A record with no owed read (watched
- * by a version before the owed index) owes it since its due time. Replies now, then member, due
- * time (the score before the claim), HGETALL, member, due time, HGETALL, …
+ * by a version before the owed index) owes it since its due time, or its nudge when later (a
+ * nudged record is due a day early). Replies now, then member, due time (the score before the
+ * claim), HGETALL, member, due time, HGETALL, …
  */
 const CLAIM_DUE: LuaScript = {
   source: `${NOW}
@@ -172,7 +173,9 @@ for i = 1, #due, 2 do
     redis.call('ZREM', KEYS[1], m)
     redis.call('ZREM', ARGV[5] .. 'owed', m)
   else
-    redis.call('ZADD', ARGV[5] .. 'owed', 'NX', due[i + 1], m)
+    if not redis.call('ZSCORE', ARGV[5] .. 'owed', m) then
+      redis.call('ZADD', ARGV[5] .. 'owed', math.max(tonumber(due[i + 1]), tonumber(redis.call('HGET', rec, 'na') or '0')), m)
+    end
     local previous = redis.call('HGET', rec, 'lo')
     if previous and previous ~= ARGV[3] then redis.call('SREM', ARGV[5] .. 'o:' .. previous, m) end
     redis.call('HSET', rec, 'lt', ARGV[4] .. ':' .. i, 'lo', ARGV[3], 'lu', string.format('%d', leaseEnd), 'ls', redis.call('HGET', rec, 'ns') or '0')

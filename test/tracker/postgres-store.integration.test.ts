@@ -225,24 +225,37 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     ])
       await db.exec(statement);
     const now = `floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint`;
-    // due 5 s ago (overdue), due in an hour (not yet), and a watch that ended
+    // due 5 s ago (overdue), nudged 2 s ago (due a day early, to be read first), due in an hour
+    // (not yet), and a watch that ended
     await db.exec(
-      `INSERT INTO "${table}" (kind, external_id, external_id_json, watching, watched_at, due_at, ended_at) VALUES
-        ('order', 'late', '"late"', true, ${now} - 60000, ${now} - 5000, NULL),
-        ('order', 'later', '"later"', true, ${now} - 60000, ${now} + 3600000, NULL),
-        ('withdrawal', 'done', '"done"', false, ${now} - 60000, NULL, now())`,
+      `INSERT INTO "${table}" (kind, external_id, external_id_json, watching, watched_at, due_at, nudged_at, ended_at) VALUES
+        ('order', 'late', '"late"', true, ${now} - 60000, ${now} - 5000, NULL, NULL),
+        ('order', 'nudged', '"nudged"', true, ${now} - 60000, ${now} - 2000 - 86400000, ${now} - 2000, NULL),
+        ('order', 'later', '"later"', true, ${now} - 60000, ${now} + 3600000, NULL, NULL),
+        ('withdrawal', 'done', '"done"', false, ${now} - 60000, NULL, NULL, now())`,
     );
     const store = new PostgresStatusStore({ pool: db.pool, table });
     await store.ensureSchema();
     const overdue = await store.overdue();
-    expect(overdue.count).toBe(1);
+    expect(overdue.count).toBe(2);
     expect(overdue.oldestMs).toBeGreaterThanOrEqual(5_000);
     expect(overdue.oldestMs).toBeLessThan(60_000);
-    // the migrated table works as a new one: the late record read successfully owes nothing until its next read
-    const [late] = await store.claimDue({ limit: 10, leaseMs: 60_000, owner: 'a' });
-    expect(late?.externalId).toBe('late');
-    expect(await store.commit(late!.lease, 'Pending', { failures: 0, next: { delayMs: 60_000 } })).toBe(true);
+    // the migrated table works as a new one: records read successfully owe nothing until their next read
+    const read = await store.claimDue({ limit: 10, leaseMs: 60_000, owner: 'a' });
+    expect(read.map((record) => record.externalId)).toEqual(['nudged', 'late']);
+    for (const record of read) expect(await store.commit(record.lease, 'Pending', { failures: 0, next: { delayMs: 60_000 } })).toBe(true);
     expect(await store.overdue()).toEqual({ count: 0, oldestMs: 0 });
+    // a row that a 1.0.0 process still running writes (no owed_at) owes its read from its due time once claimed
+    await db.exec(
+      `INSERT INTO "${table}" (kind, external_id, external_id_json, watching, watched_at, due_at)
+       VALUES ('order', 'old-process', '"old-process"', true, ${now} - 3000, ${now} - 3000)`,
+    );
+    const [old] = await store.claimDue({ limit: 10, leaseMs: 60_000, owner: 'a' });
+    expect(old?.externalId).toBe('old-process');
+    await store.reschedule(old!.lease, { failures: 1, next: { delayMs: 60_000 } });
+    const behind = await store.overdue();
+    expect(behind.count).toBe(1);
+    expect(behind.oldestMs).toBeGreaterThanOrEqual(3_000);
     await store.ensureSchema(); // again: nothing missing
     const indexes = await db.exec(`SELECT indexname FROM pg_indexes WHERE tablename = $1`, [table]);
     expect(indexes.map((row) => row['indexname'])).toContain(`${table}_owed_at_idx`);
