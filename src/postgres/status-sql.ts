@@ -28,12 +28,14 @@ const STATUS_TABLE_SHAPE: TableShape = {
     ['lease_owner', 'text'],
     ['lease_until', 'bigint'],
     ['ended_at', 'timestamp with time zone'],
+    ['owed_at', 'bigint'],
   ],
   primaryKey: ['kind', 'external_id'],
   deterministic: ['kind', 'external_id'],
   // claimDue finds due rows through due_at, the purge ended rows through ended_at, reclaim an
-  // owner's leases through lease_owner: without them each would scan the table
-  indexed: ['due_at', 'ended_at', 'lease_owner'],
+  // owner's leases through lease_owner, overdue() the owed reads through owed_at: without them each
+  // would scan the table
+  indexed: ['due_at', 'ended_at', 'lease_owner', 'owed_at'],
 };
 
 /**
@@ -59,6 +61,8 @@ export function statusStatementsFor(table: TableName) {
   const pk = `r.kind = $1::text AND r.external_id = $2::text`;
   /** The turn ends the watch: watched, no nudge since the claim, and `next` is not a delay (`$6`). */
   const ends = `(r.watching AND r.nudges = r.lease_nudges AND $6::text <> 'delay')`;
+  /** Watched: a read owed now, or earlier when one was owed before (`least` ignores a NULL); else a watch starting now owes one now. */
+  const owedNowOrBefore = `CASE WHEN r.watching THEN least(r.owed_at, ${now}) ELSE ${now} END`;
   /** Due at the end of a live lease (on the database's clock), else at `at` (watch and nudge). */
   const dueUnlessLeased = (at: string) =>
     `CASE WHEN r.lease_token IS NOT NULL AND r.lease_until > ${now} THEN r.lease_until ELSE ${at} END`;
@@ -82,32 +86,41 @@ export function statusStatementsFor(table: TableName) {
   lease_owner      text,
   lease_until      bigint,
   ended_at         timestamptz,
+  owed_at          bigint,
   PRIMARY KEY (kind, external_id)
 );`,
+      // added after 1.0.0: a table made before gets it here (NULL), then the watched rows owe
+      // their read from their due time, or their nudge when later (a nudged row is due a day
+      // early); rows already migrated have owed_at, so the UPDATE finds none
+      `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS owed_at bigint;`,
+      `UPDATE ${t} SET owed_at = greatest(due_at, nudged_at) WHERE watching AND owed_at IS NULL AND due_at IS NOT NULL;`,
       // partial: records whose watch ended (NULL due_at) cost the index nothing
       `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'due_at_idx')} ON ${t} (due_at) WHERE due_at IS NOT NULL;`,
       `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'ended_at_idx')} ON ${t} (ended_at) WHERE ended_at IS NOT NULL;`,
       // partial: only leased rows (a few per tracker process) are in it, for reclaim(owner)
       `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'lease_owner_idx')} ON ${t} (lease_owner) WHERE lease_owner IS NOT NULL;`,
+      // partial: only watched rows owe a read, for overdue()
+      `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'owed_at_idx')} ON ${t} (owed_at) WHERE owed_at IS NOT NULL;`,
     ],
     schemaLock: schemaLockSql(table),
     shape: shapeSql(table, STATUS_TABLE_SHAPE),
-    /** $1 kind, $2 key, $3 id JSON. A watched record keeps its schedule; otherwise a watch starts now. */
-    watch: `INSERT INTO ${t} AS r (kind, external_id, external_id_json, watching, watched_at, due_at)
-VALUES ($1::text, $2::text, $3::text, true, ${now}, ${now})
+    /** $1 kind, $2 key, $3 id JSON. A watched record keeps its schedule; otherwise a watch starts now, its read owed now. */
+    watch: `INSERT INTO ${t} AS r (kind, external_id, external_id_json, watching, watched_at, due_at, owed_at)
+VALUES ($1::text, $2::text, $3::text, true, ${now}, ${now}, ${now})
 ON CONFLICT (kind, external_id) DO UPDATE
-  SET watching = true, watched_at = ${now}, ended_at = NULL, due_at = ${dueUnlessLeased(now)}
+  SET watching = true, watched_at = ${now}, ended_at = NULL, due_at = ${dueUnlessLeased(now)}, owed_at = ${now}
   WHERE NOT r.watching`,
     /**
      * $1 kind, $2 key, $3 id JSON, $4 event JSON (or null), $5 priority ms. Remembers the nudge
      * (the counter tells a turn that a nudge came during it), watches the record when it is not
      * watched, and makes it due ahead of the backlog unless a live lease holds it (its end of turn
      * decides) or its last turn failed (the back-off holds; the event is kept for the next read).
+     * A read is owed now, unless one was owed earlier.
      */
-    nudge: `INSERT INTO ${t} AS r (kind, external_id, external_id_json, watching, watched_at, due_at, nudged_at, event, nudges)
-VALUES ($1::text, $2::text, $3::text, true, ${now}, ${now} - $5::bigint, ${now}, $4::text, 1)
+    nudge: `INSERT INTO ${t} AS r (kind, external_id, external_id_json, watching, watched_at, due_at, nudged_at, event, nudges, owed_at)
+VALUES ($1::text, $2::text, $3::text, true, ${now}, ${now} - $5::bigint, ${now}, $4::text, 1, ${now})
 ON CONFLICT (kind, external_id) DO UPDATE
-  SET nudged_at = ${now}, event = coalesce($4::text, r.event), nudges = r.nudges + 1,
+  SET nudged_at = ${now}, event = coalesce($4::text, r.event), nudges = r.nudges + 1, owed_at = ${owedNowOrBefore},
     watched_at = CASE WHEN r.watching THEN r.watched_at ELSE ${now} END,
     watching = true, ended_at = NULL,
     due_at = CASE
@@ -115,7 +128,7 @@ ON CONFLICT (kind, external_id) DO UPDATE
       WHEN r.watching AND r.failures > 0 THEN r.due_at
       ELSE ${now} - $5::bigint END`,
     /** $1 kind, $2 key. Ends the watch (the handled status stays for retention, counted from now). */
-    unwatch: `UPDATE ${t} AS r SET watching = false, due_at = NULL, nudged_at = NULL, event = NULL, ended_at = now()
+    unwatch: `UPDATE ${t} AS r SET watching = false, due_at = NULL, owed_at = NULL, nudged_at = NULL, event = NULL, ended_at = now()
 WHERE ${pk} AND r.watching`,
     /**
      * $1 limit, $2 lease ms, $3 owner, $4 token base. Takes the rows due on the database's clock,
@@ -125,6 +138,8 @@ WHERE ${pk} AND r.watching`,
      * this only guards against a row written otherwise), and writes each one's lease (owner, token,
      * end) and its new due time in the same statement. Returns each row's due time before the
      * claim (`was_due_at`, read under the row lock) for the lag metric, and the clock of the claim.
+     * A row with no owed read (written by a version before `owed_at`) owes it since its due time,
+     * or its nudge when later (a nudged row is due a day early).
      */
     claimDue: `WITH due AS (
   SELECT kind, external_id, due_at FROM ${t}
@@ -137,7 +152,7 @@ WHERE ${pk} AND r.watching`,
 )
 UPDATE ${t} AS r
 SET lease_token = $4::text || ':' || d.n, lease_owner = $3::text, lease_until = ${now} + $2::bigint,
-  due_at = ${now} + $2::bigint, lease_nudges = r.nudges
+  due_at = ${now} + $2::bigint, lease_nudges = r.nudges, owed_at = coalesce(r.owed_at, greatest(d.due_at, r.nudged_at))
 FROM numbered d
 WHERE r.kind = d.kind AND r.external_id = d.external_id
 RETURNING d.n, d.due_at::float8 AS was_due_at, ${now}::float8 AS claimed_at, ${state('r')}`,
@@ -148,10 +163,11 @@ RETURNING 1 AS extended`,
     /**
      * $1 kind, $2 key, $3 token, $4 commit (records $5 as the handled status), $5 status, $6 next
      * ('delay' | 'final' | 'max-age' | 'not-found'), $7 delay ms, $8 failures, $9 priority ms, $10
-     * keep the nudge, $11 the txid that must run it (null: any). Checks the lease and ends the turn
-     * in one statement: a nudge that came during a turn that did not fail makes the record due at
-     * once (after a failed one, the back-off holds); an ended
-     * watch keeps its handled status for the retention. Every condition is on the row itself (no
+     * keep the nudge, $11 the txid that must run it (null: any), $12 missed. Checks the lease and
+     * ends the turn in one statement: a nudge that came during a turn that did not fail makes the
+     * record due at once (after a failed one, the back-off holds); a turn that met the schedule (no
+     * failures, not missed) owes the next read at its due time (now after a nudge), a failed or
+     * missed one leaves the read it owed; an ended watch keeps its handled status for the retention. Every condition is on the row itself (no
      * CTE read beforehand): when the UPDATE waits for a row another session changed, PostgreSQL
      * re-checks these conditions on the row as committed, so a lease taken meanwhile is never ended.
      */
@@ -165,6 +181,11 @@ RETURNING 1 AS extended`,
   due_at = CASE
     WHEN NOT r.watching OR ${ends} THEN NULL
     WHEN r.nudges <> r.lease_nudges AND $8::int = 0 THEN ${now} - $9::bigint
+    ELSE ${now} + $7::bigint END,
+  owed_at = CASE
+    WHEN NOT r.watching OR ${ends} THEN NULL
+    WHEN $8::int <> 0 OR $12::boolean THEN r.owed_at
+    WHEN r.nudges <> r.lease_nudges OR $6::text <> 'delay' THEN ${now}
     ELSE ${now} + $7::bigint END,
   ended_at = CASE WHEN ${ends} THEN now() ELSE r.ended_at END,
   lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL
@@ -191,6 +212,12 @@ SELECT count(*)::int AS reclaimed FROM ended`,
      * watched rows (a watched row always has a due time; `unwatch` and an ended turn clear it).
      */
     countWatched: `SELECT count(*)::float8 AS watched FROM ${t} WHERE due_at IS NOT NULL`,
+    /**
+     * The watched rows whose read was owed before now, and how late the earliest is (0: none):
+     * through the partial `owed_at` index, reading only the overdue rows.
+     */
+    overdue: `SELECT count(*)::float8 AS overdue, coalesce(${now} - min(owed_at), 0)::float8 AS oldest
+FROM ${t} WHERE owed_at IS NOT NULL AND owed_at < ${now}`,
     /** $1 kind, $2 key. */
     get: `SELECT ${state('r')} FROM ${t} r WHERE ${pk}`,
     /**

@@ -206,9 +206,10 @@ export class PostgresStatusStore<
 
   /**
    * Checks the shape the store depends on (columns and types, the primary key, deterministic
-   * collations, the `due_at`, `ended_at` and `lease_owner` indexes) and the role's rights on the
-   * table; creates only what is missing (`CREATE … IF NOT EXISTS`, serialised by an advisory lock
-   * so trackers starting together do not race). A table your migrations made from `schemaSql` thus
+   * collations, the `due_at`, `ended_at`, `lease_owner` and `owed_at` indexes) and the role's rights
+   * on the table; creates only what is missing (`CREATE … IF NOT EXISTS`, serialised by an
+   * advisory lock so trackers starting together do not race; a table made by 1.0.0 gets its
+   * `owed_at` column, `ALTER TABLE … ADD COLUMN IF NOT EXISTS`). A table your migrations made from `schemaSql` thus
    * needs no CREATE right: SELECT, INSERT, UPDATE and DELETE are enough. Safe to call on every start.
    *
    * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (the message names
@@ -318,6 +319,22 @@ export class PostgresStatusStore<
     if (!Number.isSafeInteger(watched))
       throw new PostgresStoreError('PostgreSQL count failed: unexpected reply from the status table', { operation: 'count' });
     return watched;
+  }
+
+  /**
+   * The watched records whose read is owed (not read successfully when their schedule said) and
+   * how late the most overdue one is, on PostgreSQL's clock, for `tracker.health()` and the
+   * tracker's overdue gauges: a count over the partial `owed_at` index, reading the overdue rows only.
+   *
+   * @throws {PostgresStoreError} (operation `'count'`)
+   */
+  async overdue(): Promise<{ count: number; oldestMs: number }> {
+    const row = (await this.#run('count', this.#sql.overdue, []))[0];
+    const count = Number(row?.['overdue']);
+    const oldestMs = Number(row?.['oldest']);
+    if (!Number.isSafeInteger(count) || !Number.isFinite(oldestMs))
+      throw new PostgresStoreError('PostgreSQL count failed: unexpected reply from the status table', { operation: 'count' });
+    return { count, oldestMs: Math.max(0, oldestMs) };
   }
 
   async extend(lease: StatusLease, extension: { leaseMs: number }): Promise<boolean> {
@@ -474,6 +491,7 @@ function endTurnValues(
     NUDGE_PRIORITY_MS,
     turn.keepNudge === true,
     txid,
+    turn.missed === true,
   ];
 }
 

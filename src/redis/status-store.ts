@@ -87,11 +87,12 @@ const DUE_NOW_OR_LEASE_END = `local at = now
 local lu = tonumber(redis.call('HGET', KEYS[2], 'lu') or '0')
 if redis.call('HEXISTS', KEYS[2], 'lt') == 1 and lu > now then at = lu end`;
 
-/** ARGV: kind, id, member. A watched record keeps its schedule; otherwise a watch starts now. */
+/** ARGV: kind, id, member. A watched record keeps its schedule; otherwise a watch starts now, its read owed now. */
 const WATCH: LuaScript = {
   source: `${NOW}
 if redis.call('HGET', KEYS[2], 'w') == '1' then return 0 end
 redis.call('HSET', KEYS[2], 'k', ARGV[1], 'id', ARGV[2], 'w', '1', 'wa', now)
+redis.call('ZADD', KEYS[3], now, ARGV[3])
 redis.call('HSETNX', KEYS[2], 'f', '0')
 redis.call('HSETNX', KEYS[2], 'ns', '0')
 redis.call('PERSIST', KEYS[2])
@@ -104,9 +105,12 @@ return 1`,
  * ARGV: kind, id, event JSON ('' for none), member, priority ms. Remembers the nudge; makes the
  * record due that long before now (ahead of the backlog) unless a live lease holds it (its end of
  * turn decides) or its last turn failed (the back-off holds); a record not watched starts a watch.
+ * A read is owed now, unless one was owed earlier.
  */
 const NUDGE: LuaScript = {
   source: `${NOW}
+local owed = redis.call('ZSCORE', KEYS[3], ARGV[4])
+if redis.call('HGET', KEYS[2], 'w') ~= '1' or not owed or tonumber(owed) > now then redis.call('ZADD', KEYS[3], now, ARGV[4]) end
 redis.call('HSET', KEYS[2], 'k', ARGV[1], 'id', ARGV[2], 'na', now)
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], 'ev', ARGV[3]) end
 redis.call('HINCRBY', KEYS[2], 'ns', 1)
@@ -134,6 +138,7 @@ const UNWATCH: LuaScript = {
 redis.call('HSET', KEYS[2], 'w', '0')
 redis.call('HDEL', KEYS[2], 'na', 'ev')
 redis.call('ZREM', KEYS[1], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
 return 1`,
 };
@@ -151,8 +156,10 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 
  * KEYS: the due index. ARGV: limit, lease ms, owner, token base, key base (the part's prefix, to
  * which 'r:' + member is a record and 'o:' + owner its owner's lease set). Claims the due records
  * earliest first: each gets a lease token, its due time moves to the lease's end, and it joins the
- * owner's set (leaving the set of the owner whose lease ran out). Replies now, then member, due time
- * (the score before the claim), HGETALL, member, due time, HGETALL, …
+ * owner's set (leaving the set of the owner whose lease ran out). A record with no owed read (watched
+ * by a version before the owed index) owes it since its due time, or its nudge when later (a
+ * nudged record is due a day early). Replies now, then member, due time (the score before the
+ * claim), HGETALL, member, due time, HGETALL, …
  */
 const CLAIM_DUE: LuaScript = {
   source: `${NOW}
@@ -164,7 +171,11 @@ for i = 1, #due, 2 do
   local rec = ARGV[5] .. 'r:' .. m
   if redis.call('HGET', rec, 'w') ~= '1' then
     redis.call('ZREM', KEYS[1], m)
+    redis.call('ZREM', ARGV[5] .. 'owed', m)
   else
+    if not redis.call('ZSCORE', ARGV[5] .. 'owed', m) then
+      redis.call('ZADD', ARGV[5] .. 'owed', math.max(tonumber(due[i + 1]), tonumber(redis.call('HGET', rec, 'na') or '0')), m)
+    end
     local previous = redis.call('HGET', rec, 'lo')
     if previous and previous ~= ARGV[3] then redis.call('SREM', ARGV[5] .. 'o:' .. previous, m) end
     redis.call('HSET', rec, 'lt', ARGV[4] .. ':' .. i, 'lo', ARGV[3], 'lu', string.format('%d', leaseEnd), 'ls', redis.call('HGET', rec, 'ns') or '0')
@@ -198,9 +209,11 @@ redis.call('HDEL', KEYS[2], 'lt', 'lo', 'lu', 'ls')`;
 /**
  * ARGV: token, commit ('1' records the status), status JSON, next ('delay' | 'final' | 'max-age' |
  * 'not-found'), delay ms, failures, retention ms, nudge priority ms, member, keep nudge ('1'), key
- * base. Checks the lease and ends the turn in one step; a nudge that came during a turn that did
- * not fail makes the record due at once (after a failed one, the back-off holds). A commit records
- * its lease token (`ct`), so the same commit retried answers 2 (recorded already) instead of 0.
+ * base, missed ('1'). Checks the lease and ends the turn in one step; a nudge that came during a
+ * turn that did not fail makes the record due at once (after a failed one, the back-off holds). A
+ * turn that met the schedule (no failures, not missed) owes the next read at its due time (now
+ * after a nudge); a failed or missed one leaves the read it owed. A commit records its lease token
+ * (`ct`), so the same commit retried answers 2 (recorded already) instead of 0.
  */
 const END_TURN: LuaScript = {
   source: `if redis.call('HGET', KEYS[2], 'lt') ~= ARGV[1] then
@@ -218,7 +231,13 @@ redis.call('HSET', KEYS[2], 'f', ARGV[6])
 ${DROP_LEASE('ARGV[9]', 'ARGV[11]')}
 if redis.call('HGET', KEYS[2], 'w') ~= '1' then
   redis.call('ZREM', KEYS[1], ARGV[9])
+  redis.call('ZREM', KEYS[3], ARGV[9])
   return 1
+end
+if ARGV[6] == '0' and ARGV[12] ~= '1' then
+  local owed = now
+  if not nudged and ARGV[4] == 'delay' then owed = now + tonumber(ARGV[5]) end
+  redis.call('ZADD', KEYS[3], owed, ARGV[9])
 end
 if nudged and ARGV[6] == '0' then
   redis.call('ZADD', KEYS[1], now - tonumber(ARGV[8]), ARGV[9])
@@ -231,6 +250,7 @@ end
 redis.call('HSET', KEYS[2], 'w', '0')
 redis.call('HDEL', KEYS[2], 'na', 'ev')
 redis.call('ZREM', KEYS[1], ARGV[9])
+redis.call('ZREM', KEYS[3], ARGV[9])
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
 return 1`,
 };
@@ -264,9 +284,23 @@ redis.call('DEL', KEYS[2])
 return ended`,
 };
 
-/** The keys of one part of the store: its due index, and the base of its records and owner sets. */
+/**
+ * KEYS: an owed index. Replies now, how many of its records' reads were owed before now, and the
+ * earliest owed time ('' when it is empty).
+ */
+const OVERDUE: LuaScript = {
+  source: `${NOW}
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {string.format('%d', now), redis.call('ZCOUNT', KEYS[1], '-inf', string.format('(%d', now)), first[2] or ''}`,
+};
+
+/**
+ * The keys of one part of the store: its due index, its owed index (each watched record scored by
+ * when a successful read is owed), and the base of its records and owner sets.
+ */
 interface Part {
   due: string;
+  owed: string;
   base: string;
 }
 
@@ -284,7 +318,8 @@ const REDIS_STATUS_STORE_OPTIONS = [
 /**
  * A {@link StatusStore} in Redis, so a fleet of trackers shares one schedule and each status change
  * is handed over once across every process and restart. Each record is one hash; the due records
- * are found through sorted sets scored by due time (`ZRANGEBYSCORE`), never by scanning. A claim
+ * are found through sorted sets scored by due time (`ZRANGEBYSCORE`), never by scanning, and the
+ * overdue ones (`overdue()`) through sorted sets scored by when a successful read is owed. A claim
  * moves a record's score to the end of its lease, so the record of a process that died is due
  * again when the lease runs out, and adds it to its owner's lease set, so `reclaim(owner)` finds
  * what a restarted process held without a scan. Every step that checks a lease (extend, commit,
@@ -416,6 +451,30 @@ export class RedisStatusStore implements StatusStore {
     return counts.reduce((total, count) => total + count, 0);
   }
 
+  /**
+   * The watched records whose read is owed (not read successfully when their schedule said) and
+   * how late the most overdue one is: per part, a `ZCOUNT` of its owed index and its first entry,
+   * on that part's master's clock. Costs O(log n) plus the overdue records counted.
+   */
+  async overdue(): Promise<{ count: number; oldestMs: number }> {
+    const parts = await Promise.all(
+      this.#parts.map(async (part) => {
+        const reply = await this.#redis.script('count', OVERDUE, [part.owed], []);
+        if (!Array.isArray(reply) || reply.length !== 3) throw unexpected('count');
+        const now = Number(replyString(reply[0]));
+        const count = Number(reply[1]);
+        const first = replyString(reply[2]);
+        if (!Number.isSafeInteger(now) || !Number.isSafeInteger(count)) throw unexpected('count');
+        const oldestMs = count > 0 && first !== '' ? Math.max(0, now - Number(first)) : 0;
+        return { count, oldestMs: Number.isFinite(oldestMs) ? oldestMs : 0 };
+      }),
+    );
+    return {
+      count: parts.reduce((total, part) => total + part.count, 0),
+      oldestMs: parts.reduce((oldest, part) => Math.max(oldest, part.oldestMs), 0),
+    };
+  }
+
   async extend(lease: StatusLease, extension: { leaseMs: number }): Promise<boolean> {
     const member = await this.#leaseMember(lease);
     const reply = await this.#redis.script('extend', EXTEND, this.#keys(member), [
@@ -483,6 +542,7 @@ export class RedisStatusStore implements StatusStore {
       member,
       turn.keepNudge === true ? '1' : '0',
       this.#part(member).base,
+      turn.missed === true ? '1' : '0',
     ]);
     // 2: this lease's commit was recorded by an earlier try (whose reply or WAIT failed)
     const recorded = Number(reply) === 1 || Number(reply) === 2;
@@ -508,10 +568,10 @@ export class RedisStatusStore implements StatusStore {
     return this.#parts.length === 1 ? this.#parts[0]! : this.#parts[fnv1a(member) % this.#parts.length]!;
   }
 
-  /** The due index of the record's part, and the record's hash. */
-  #keys(member: string): [string, string] {
+  /** The due index of the record's part, the record's hash, and the part's owed index (one slot). */
+  #keys(member: string): [string, string, string] {
     const part = this.#part(member);
-    return [part.due, `${part.base}r:${member}`];
+    return [part.due, `${part.base}r:${member}`, part.owed];
   }
 }
 
@@ -522,7 +582,7 @@ export class RedisStatusStore implements StatusStore {
  * spread evenly over the masters.
  */
 function partsOf(prefix: string, count: number, cluster: boolean): Part[] {
-  if (count === 1 && !cluster) return [{ due: `${prefix}due`, base: prefix }];
+  if (count === 1 && !cluster) return [{ due: `${prefix}due`, owed: `${prefix}owed`, base: prefix }];
   // part n's tag: the first whole number whose slot falls in the n-th range (a coupon collector:
   // about count × ln(count) tries, under 10,000 for 1,024 parts)
   const tags = new Array<string | undefined>(count);
@@ -538,7 +598,7 @@ function partsOf(prefix: string, count: number, cluster: boolean): Part[] {
   if (missing > 0) throw new Error(`no hash tag found for ${missing} of ${count} parts`); // never: CRC16 spreads decimal strings
   return tags.map((tag) => {
     const base = `${prefix}{${tag}}`;
-    return { due: `${base}due`, base };
+    return { due: `${base}due`, owed: `${base}owed`, base };
   });
 }
 
@@ -564,7 +624,7 @@ function durationMs(name: string, value: unknown): string {
   return ms(value);
 }
 
-function unexpected(operation: 'claim' | 'get'): RedisStoreError {
+function unexpected(operation: 'claim' | 'get' | 'count'): RedisStoreError {
   return new RedisStoreError(`Redis ${operation} failed: unexpected reply from the status store`, { operation });
 }
 

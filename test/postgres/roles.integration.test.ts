@@ -140,4 +140,20 @@ describe('a role with only SELECT, INSERT, UPDATE, DELETE runs the stores', () =
     await new PostgresStatusStore({ pool: admin, table }).ensureSchema(); // the owner adds it
     await new PostgresStatusStore({ pool: poolAs('app_dml'), table }).ensureSchema();
   });
+
+  it('a table migrated by 1.0.0 lacks owed_at: named for a role that does not own it, added by its owner', async () => {
+    const table = uniqueTable();
+    await admin.query(new PostgresStatusStore({ pool: admin, table }).schemaSql);
+    await admin.query(`ALTER TABLE "${table}" DROP COLUMN owed_at`); // its index goes with it: the 1.0.0 shape
+    await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON "${table}" TO app_dml`);
+    const error = await new PostgresStatusStore({ pool: poolAs('app_dml'), table }).ensureSchema().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PostgresStoreError);
+    expect((error as Error).message).toMatch(
+      /only the table's owner can add what is missing \(column owed_at is missing \(expected bigint\)/,
+    );
+    await new PostgresStatusStore({ pool: admin, table }).ensureSchema();
+    const store = new PostgresStatusStore({ pool: poolAs('app_dml'), table });
+    await store.ensureSchema();
+    expect(await store.overdue()).toEqual({ count: 0, oldestMs: 0 });
+  });
 });

@@ -93,7 +93,8 @@ describe.each(flavours)('Redis stores on a 3-master Redis Cluster with $name', (
     const perMaster = await keysPerMaster(prefix);
     // every master holds records and a part of the due index
     expect(perMaster.every((count) => count > 0)).toBe(true);
-    expect(perMaster.reduce((a, b) => a + b, 0)).toBe(48 + 16);
+    // the records, and each part's due index and owed index
+    expect(perMaster.reduce((a, b) => a + b, 0)).toBe(48 + 16 + 16);
     expect(await store.countWatched()).toBe(48);
     // earliest first across the parts (watched one after the other: due in that order)
     const first = await store.claimDue({ limit: 10, leaseMs: 60_000, owner: 'a' });
@@ -115,6 +116,12 @@ describe.each(flavours)('Redis stores on a 3-master Redis Cluster with $name', (
     for (let i = 0; i < 30; i += 1) await store.watch('order', `o-${i}`);
     const dues = await Promise.all(masters.map(async (master) => (await master.keys(`${prefix}*due`)).length));
     expect(dues).toEqual([1, 1, 1]);
+    // each part's owed index is in its part's slot, beside its due index
+    const owed = await Promise.all(masters.map(async (master) => (await master.keys(`${prefix}*owed`)).length));
+    expect(owed).toEqual([1, 1, 1]);
+    // overdue() sums the parts, each on its own master: every record watched and never read
+    await sleep(5);
+    expect((await store.overdue()).count).toBe(30);
   });
 
   it('three trackers on the Cluster hand every status of every record over once, in order', async () => {

@@ -155,3 +155,86 @@ describe('checkout.tracker.watched', () => {
     expect(counted.mock.calls.length).toBe(before + 1);
   });
 });
+
+describe('checkout.tracker.overdue, checkout.tracker.oldest_overdue and checkout.tracker.failures', () => {
+  const value = async (name: string, match: Record<string, string> = {}) => points((await otel.metrics()).get(name), match)[0]?.value;
+  const READ_FAILED = { 'checkout.tracker.failure': 'tracker.read-failed', 'error.type': 'ServerError' };
+
+  it('report the backlog of an outage by name from start() until drain(), and count each failed read', async () => {
+    await warmUp();
+    vi.useFakeTimers(FAKE_TIMERS);
+    const { fake, client, advance } = fakeService();
+    const seen = recorder();
+    for (const id of ['m-1', 'm-2']) fake.setOrder({ externalId: id, currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+    const store = new MemoryStatusStore();
+    const overdue = vi.spyOn(store, 'overdue');
+    tracker = createStatusTracker({
+      client,
+      store,
+      onChange: seen.onChange,
+      logger: false,
+      schedule: { fastIntervalMs: 1_000, jitter: 0 },
+    });
+    await tracker.watchOrder('m-1');
+    await tracker.watchOrder('m-2');
+    await advance(2_000);
+    // registered at start(), not before
+    expect(await value('checkout.tracker.overdue')).toBeUndefined();
+    expect(overdue).not.toHaveBeenCalled();
+    fake.failNext(1_000_000, 503, { only: 'business' });
+    tracker.start();
+    await advance(3_000);
+    expect(seen.changes).toEqual([]);
+    expect(await value('checkout.tracker.overdue')).toBe(2);
+    // owed since the watch, 5 s ago (in seconds)
+    expect(await value('checkout.tracker.oldest_overdue')).toBe(5);
+    const failedReads = await value('checkout.tracker.failures', READ_FAILED);
+    expect(failedReads).toBeGreaterThanOrEqual(2);
+    await advance(2_000);
+    expect(await value('checkout.tracker.oldest_overdue')).toBe(7);
+    const failedBefore = await value('checkout.tracker.failures', READ_FAILED);
+    expect(failedBefore).toBeGreaterThanOrEqual(failedReads as number);
+    // the service answers: both read, nothing overdue
+    fake.reset();
+    for (const id of ['m-1', 'm-2'])
+      fake.setOrder({ externalId: id, currency: 'BRZ', settlement: { status: 'Processing', tradeId: null } });
+    await advance(2_000);
+    expect(seen.statuses('m-1')).toEqual(['Processing']);
+    expect(await value('checkout.tracker.overdue')).toBe(0);
+    expect(await value('checkout.tracker.oldest_overdue')).toBe(0);
+    // no failure since: the counter stays where it was
+    expect(await value('checkout.tracker.failures', READ_FAILED)).toBe(failedBefore);
+    const draining = tracker.drain({ timeoutMs: 1_000 });
+    await advance(1_000);
+    await draining;
+    const asked = overdue.mock.calls.length;
+    await advance(5_000);
+    // the SDK keeps a gauge's last value; the tracker no longer asks the store
+    expect(await value('checkout.tracker.overdue')).toBe(0);
+    expect(overdue.mock.calls.length).toBe(asked);
+  });
+
+  it('counts a record failing on its own by what failed and the error name', async () => {
+    await warmUp();
+    vi.useFakeTimers(FAKE_TIMERS);
+    const { fake, client, advance } = fakeService();
+    fake.setOrder({ externalId: 'm-3', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+    tracker = createStatusTracker({
+      client,
+      onChange: () => {
+        throw new RangeError('partner bug');
+      },
+      logger: false,
+      schedule: { retryDelayMs: 1_000, jitter: 0 },
+    });
+    tracker.start();
+    await tracker.watchOrder('m-3');
+    await advance(2_500);
+    const failed = await value('checkout.tracker.failures', {
+      'checkout.tracker.failure': 'tracker.change-failed',
+      'error.type': 'RangeError',
+    });
+    expect(failed).toBeGreaterThanOrEqual(2);
+    expect(await value('checkout.tracker.failures', { 'checkout.tracker.failure': 'tracker.read-failed' })).toBeUndefined();
+  });
+});

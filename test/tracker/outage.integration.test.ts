@@ -1,13 +1,55 @@
 import { CheckoutClient } from 'checkout-partner-sdk';
+import { PostgresStatusStore } from 'checkout-partner-sdk/postgres';
+import { RedisStatusStore } from 'checkout-partner-sdk/redis';
 import { createFakeCheckout, type FakeCheckout } from 'checkout-partner-sdk/testing';
-import { createStatusTracker, MemoryStatusStore, type StatusChange, type StatusTracker } from 'checkout-partner-sdk/tracker';
-import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createStatusTracker,
+  MemoryStatusStore,
+  type StatusChange,
+  type StatusStore,
+  type StatusTracker,
+} from 'checkout-partner-sdk/tracker';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
+import { usePostgres } from '../helpers/postgres-pool.js';
+import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { flavours, type Connection } from '../redis/clients.js';
 
 // API.md "Back on its feet": a failure back-off protects a failing service, not a healthy one.
 // The fake, on loopback, fails every status read for a while (503); once it answers again every
 // watched record's change arrives within about one normal interval, and a nudge (what a webhook
-// does) for a record read during the outage reads it at once.
+// does) for a record read during the outage reads it at once. And "Health": tracker.health() shows
+// the backlog grow while no tracker runs and through an outage. Each store, on its own clock.
+
+const database = usePostgres({ max: 4 });
+let redisServer: RedisServer | undefined;
+let redis: Connection | undefined;
+beforeAll(async () => {
+  redisServer = await startRedis();
+  redis = await flavours[0]!.connect(redisServer.url);
+});
+afterAll(async () => {
+  await redis?.close();
+  await redisServer?.stop();
+});
+
+let stores = 0;
+const STORES: { name: string; make: () => Promise<StatusStore> }[] = [
+  { name: 'MemoryStatusStore', make: async () => new MemoryStatusStore() },
+  {
+    name: 'RedisStatusStore',
+    make: async () => new RedisStatusStore({ client: redis!.client, prefix: `outage-${++stores}:` }),
+  },
+  {
+    name: 'PostgresStatusStore',
+    make: async () => {
+      const store = new PostgresStatusStore({ pool: database.pool, table: `outage_${process.pid}_${++stores}` });
+      await store.ensureSchema();
+      return store;
+    },
+  },
+];
 
 const PARTNER = { partnerId: 'p-1', partnerSecret: 's-1', enabled: true, apiEnabled: true };
 const trackers: StatusTracker[] = [];
@@ -49,14 +91,14 @@ function recover(fake: FakeCheckout, orders: Record<string, string>): number {
   return Date.now();
 }
 
-describe('back on its feet after an outage (memory store)', () => {
+describe.each(STORES)('back on its feet after an outage ($name)', ({ make }) => {
   it('every change made during a 503 outage arrives within about one normal interval of recovery', async () => {
     const { fake, client } = await service();
     for (const id of IDS) fake.setOrder({ externalId: id, currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
     const seen = arrivals();
     const tracker = createStatusTracker({
       client,
-      store: new MemoryStatusStore(),
+      store: await make(),
       onChange: seen.onChange,
       schedule: SCHEDULE,
       claimIntervalMs: 20,
@@ -92,7 +134,7 @@ describe('back on its feet after an outage (memory store)', () => {
     fake.setOrder({ externalId: 'slow-1', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
     fake.setOrder({ externalId: 'fast-1', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
     const seen = arrivals();
-    const store = new MemoryStatusStore();
+    const store = await make();
     // past its fast period at once: the record's normal wait grows towards a minute
     const schedule = { ...SCHEDULE, fastForMs: 1, maxIntervalMs: 60_000 };
     const tracker = createStatusTracker({ client, store, onChange: seen.onChange, schedule, claimIntervalMs: 20, logger: false });
@@ -116,5 +158,59 @@ describe('back on its feet after an outage (memory store)', () => {
     expect(await eventually(() => seen.at('slow-1', 'Settled') !== undefined, 10_000)).toBe(true);
     expect(seen.at('slow-1', 'Settled')! - nudgedAt).toBeLessThan(1_000);
     expect((await store.get('order', 'slow-1'))?.failures ?? 0).toBe(0);
+  });
+
+  it('health(): the backlog grows while no tracker runs and through an outage, and clears once the service answers', async () => {
+    const { fake, client } = await service();
+    const ids = ['h-1', 'h-2', 'h-3'];
+    for (const id of ids) fake.setOrder({ externalId: id, currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+    const seen = arrivals();
+    const tracker = createStatusTracker({
+      client,
+      store: await make(),
+      onChange: seen.onChange,
+      schedule: SCHEDULE,
+      claimIntervalMs: 20,
+      logger: false,
+    });
+    trackers.push(tracker);
+    for (const id of ids) await tracker.watchOrder(id);
+
+    // no tracker runs: every watched record is overdue, more so as time passes
+    await sleep(300);
+    const idle = await tracker.health();
+    expect(idle).toMatchObject({ running: false, draining: false, inHand: 0, overdue: 3, lastClaimAt: undefined });
+    expect(idle.oldestOverdueMs).toBeGreaterThanOrEqual(250);
+    await sleep(500);
+    expect((await tracker.health()).oldestOverdueMs).toBeGreaterThanOrEqual(idle.oldestOverdueMs! + 450);
+
+    // running: read on schedule, the backlog is gone (at most a read in flight, late by a few ms)
+    tracker.start();
+    expect(await eventually(() => ids.every((id) => seen.at(id, 'Pending') !== undefined), 10_000)).toBe(true);
+    expect(await eventually(async () => (await tracker.health()).oldestOverdueMs! < 100, 5_000)).toBe(true);
+    expect((await tracker.health()).lastClaimAt).toBeTypeOf('number');
+
+    // an outage: every read fails, the records stay overdue and the oldest grows with the outage
+    fake.failNext(1_000_000, 503, { only: 'business' });
+    await sleep(1_000);
+    const during = await tracker.health();
+    expect(during).toMatchObject({ running: true, overdue: 3 });
+    await sleep(1_000);
+    const later = await tracker.health();
+    expect(later.overdue).toBe(3);
+    expect(later.oldestOverdueMs!).toBeGreaterThanOrEqual(during.oldestOverdueMs! + 900);
+    expect(later.oldestOverdueMs!).toBeGreaterThanOrEqual(1_500);
+
+    // back: read again, the backlog clears
+    recover(fake, Object.fromEntries(ids.map((id) => [id, 'Processing'])));
+    expect(await eventually(() => ids.every((id) => seen.at(id, 'Processing') !== undefined), 10_000)).toBe(true);
+    expect(await eventually(async () => (await tracker.health()).oldestOverdueMs! < 100, 5_000)).toBe(true);
+
+    // drained: no tracker reads any more, the backlog grows again past the schedule (200 ms)
+    await tracker.drain({ timeoutMs: 3_000 });
+    await sleep(800);
+    const stopped = await tracker.health();
+    expect(stopped).toMatchObject({ running: false, draining: false, inHand: 0, overdue: 3 });
+    expect(stopped.oldestOverdueMs).toBeGreaterThanOrEqual(400);
   });
 });

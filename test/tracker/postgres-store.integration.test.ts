@@ -78,6 +78,12 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     );
     expect(countPlan).toContain(`${table}_due_at_idx`);
     expect(countPlan).not.toContain('Seq Scan');
+    // overdue() reads the overdue rows through the partial owed_at index (200 of 20,200 rows)
+    const overduePlan = JSON.stringify(
+      await db.exec(`EXPLAIN (FORMAT JSON) SELECT count(*) FROM "${table}" WHERE owed_at IS NOT NULL AND owed_at < ${T + 10_000}`),
+    );
+    expect(overduePlan).toContain(`${table}_owed_at_idx`);
+    expect(overduePlan).not.toContain('Seq Scan');
     expect(await store.countWatched()).toBe(10_200);
     expect((await store.claimDue({ limit: 3, leaseMs: 1_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-5', 'o-0', 'o-1']);
   });
@@ -204,6 +210,57 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     await expect(store.nudge('order', 'o-big', { event: { type: 'no id' } as never })).rejects.toThrow(TypeError);
   });
 
+  it('ensureSchema migrates a table made by 1.0.0: owed_at added, its watched rows owe their read from their due time', async () => {
+    const table = uniqueTable();
+    // the DDL and the watch of 1.0.0's schemaSql, before owed_at
+    for (const statement of [
+      `CREATE TABLE "${table}" (
+        kind text NOT NULL CHECK (kind IN ('order', 'withdrawal')), external_id text NOT NULL, external_id_json text NOT NULL,
+        watching boolean NOT NULL, watched_at bigint NOT NULL, due_at bigint, handled_status text, handled_at bigint,
+        nudged_at bigint, event text, nudges bigint NOT NULL DEFAULT 0, lease_nudges bigint, failures integer NOT NULL DEFAULT 0,
+        lease_token text, lease_owner text, lease_until bigint, ended_at timestamptz, PRIMARY KEY (kind, external_id))`,
+      `CREATE INDEX "${table}_due_at_idx" ON "${table}" (due_at) WHERE due_at IS NOT NULL`,
+      `CREATE INDEX "${table}_ended_at_idx" ON "${table}" (ended_at) WHERE ended_at IS NOT NULL`,
+      `CREATE INDEX "${table}_lease_owner_idx" ON "${table}" (lease_owner) WHERE lease_owner IS NOT NULL`,
+    ])
+      await db.exec(statement);
+    const now = `floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint`;
+    // due 5 s ago (overdue), nudged 2 s ago (due a day early, to be read first), due in an hour
+    // (not yet), and a watch that ended
+    await db.exec(
+      `INSERT INTO "${table}" (kind, external_id, external_id_json, watching, watched_at, due_at, nudged_at, ended_at) VALUES
+        ('order', 'late', '"late"', true, ${now} - 60000, ${now} - 5000, NULL, NULL),
+        ('order', 'nudged', '"nudged"', true, ${now} - 60000, ${now} - 2000 - 86400000, ${now} - 2000, NULL),
+        ('order', 'later', '"later"', true, ${now} - 60000, ${now} + 3600000, NULL, NULL),
+        ('withdrawal', 'done', '"done"', false, ${now} - 60000, NULL, NULL, now())`,
+    );
+    const store = new PostgresStatusStore({ pool: db.pool, table });
+    await store.ensureSchema();
+    const overdue = await store.overdue();
+    expect(overdue.count).toBe(2);
+    expect(overdue.oldestMs).toBeGreaterThanOrEqual(5_000);
+    expect(overdue.oldestMs).toBeLessThan(60_000);
+    // the migrated table works as a new one: records read successfully owe nothing until their next read
+    const read = await store.claimDue({ limit: 10, leaseMs: 60_000, owner: 'a' });
+    expect(read.map((record) => record.externalId)).toEqual(['nudged', 'late']);
+    for (const record of read) expect(await store.commit(record.lease, 'Pending', { failures: 0, next: { delayMs: 60_000 } })).toBe(true);
+    expect(await store.overdue()).toEqual({ count: 0, oldestMs: 0 });
+    // a row that a 1.0.0 process still running writes (no owed_at) owes its read from its due time once claimed
+    await db.exec(
+      `INSERT INTO "${table}" (kind, external_id, external_id_json, watching, watched_at, due_at)
+       VALUES ('order', 'old-process', '"old-process"', true, ${now} - 3000, ${now} - 3000)`,
+    );
+    const [old] = await store.claimDue({ limit: 10, leaseMs: 60_000, owner: 'a' });
+    expect(old?.externalId).toBe('old-process');
+    await store.reschedule(old!.lease, { failures: 1, next: { delayMs: 60_000 } });
+    const behind = await store.overdue();
+    expect(behind.count).toBe(1);
+    expect(behind.oldestMs).toBeGreaterThanOrEqual(3_000);
+    await store.ensureSchema(); // again: nothing missing
+    const indexes = await db.exec(`SELECT indexname FROM pg_indexes WHERE tablename = $1`, [table]);
+    expect(indexes.map((row) => row['indexname'])).toContain(`${table}_owed_at_idx`);
+  });
+
   it('ensureSchema names what is wrong with a table of another shape', async () => {
     const table = uniqueTable();
     await db.exec(`CREATE TABLE "${table}" (kind text, external_id text, watching boolean)`);
@@ -221,8 +278,8 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     await store.ensureSchema(); // again: the shape check finds both indexes
     const indexes = await db.exec(`SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY 1`, [table]);
     const names = indexes.map((row) => String(row['indexname']));
-    expect(names).toHaveLength(4); // the primary key's, due_at's, ended_at's and lease_owner's
-    expect(names.filter((name) => /_(due_at|ended_at|lease_owner)_idx$/.test(name) && name.length <= 63)).toHaveLength(3);
+    expect(names).toHaveLength(5); // the primary key's, due_at's, ended_at's, lease_owner's and owed_at's
+    expect(names.filter((name) => /_(due_at|ended_at|lease_owner|owed_at)_idx$/.test(name) && name.length <= 63)).toHaveLength(4);
   });
 
   it('rejects bad options with a TypeError, and postgres.js in transactional mode', () => {

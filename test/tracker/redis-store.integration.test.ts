@@ -33,6 +33,30 @@ describe.each(flavours)('RedisStatusStore with $name: the StatusStore contract',
     statusStoreContract(() => fresh(4));
     statusStoreMetricsContract(() => fresh(4));
   });
+
+  it('a record watched before the owed index existed owes its read from its due time once claimed', async () => {
+    const prefix = `status-test-${flavour.name}-${++prefixes}:`;
+    const store = new RedisStatusStore({ client: connection.client, prefix });
+    await store.watch('order', 'old-1');
+    await store.nudge('order', 'old-2', {});
+    await store.watch('order', 'new-1');
+    // what an earlier version wrote: the records and their due times, no owed entries
+    await connection.raw('ZREM', `${prefix}owed`, 'order:old-1', 'order:old-2');
+    await sleep(260);
+    expect((await store.overdue()).count).toBe(1);
+    const claimed = await store.claimDue({ limit: 10, leaseMs: 60_000, owner: 'a' });
+    expect(claimed.map((record) => record.externalId)).toEqual(['old-2', 'old-1', 'new-1']);
+    const [nudged, old, fresh] = claimed;
+    await store.reschedule(nudged!.lease, { failures: 1, next: { delayMs: 60_000 } });
+    await store.reschedule(old!.lease, { failures: 1, next: { delayMs: 60_000 } });
+    await store.commit(fresh!.lease, 'Pending', { failures: 0, next: { delayMs: 60_000 } });
+    const overdue = await store.overdue();
+    expect(overdue.count).toBe(2);
+    expect(old!.claimedAt - old!.dueAt!).toBeGreaterThanOrEqual(200);
+    expect(overdue.oldestMs).toBeGreaterThanOrEqual(old!.claimedAt - old!.dueAt!);
+    // the nudged one owes it since its nudge, not since its place a day ahead of the backlog
+    expect(overdue.oldestMs).toBeLessThan(60_000);
+  });
 });
 
 describe('RedisStatusStore options', () => {

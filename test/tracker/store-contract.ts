@@ -245,9 +245,10 @@ export function statusStoreContract(fresh: () => StoreUnderTest | Promise<StoreU
 }
 
 /**
- * What a store gives the tracker's metrics, for the stores that implement it (both parts are
- * optional in the StatusStore contract): `dueAt` on each claimed record (`checkout.tracker.lag`)
- * and `countWatched()` (`checkout.tracker.watched`).
+ * What a store gives the tracker's metrics, for the stores that implement it (these parts are
+ * optional in the StatusStore contract): `dueAt` on each claimed record (`checkout.tracker.lag`),
+ * `countWatched()` (`checkout.tracker.watched`) and `overdue()` (`checkout.tracker.overdue`,
+ * `checkout.tracker.oldest_overdue`, `tracker.health()`).
  */
 export function statusStoreMetricsContract(fresh: () => StoreUnderTest | Promise<StoreUnderTest>): void {
   it('hands each claimed record the time it was due (its schedule, a nudge, or a lapsed lease)', async () => {
@@ -291,5 +292,63 @@ export function statusStoreMetricsContract(fresh: () => StoreUnderTest | Promise
     expect((await store.get(record!.kind, record!.externalId))?.handled?.status).toBe('Settled');
     await store.watch(record!.kind, record!.externalId);
     expect(await store.countWatched!()).toBe(2);
+  });
+
+  it('overdue counts the watched records not read successfully when their schedule said, and how late the oldest is', async () => {
+    const { store, advance } = await fresh();
+    const overdue = () => store.overdue!();
+    expect(await overdue()).toEqual({ count: 0, oldestMs: 0 });
+    // a watch owes a read at once; watching again keeps what is owed
+    await store.watch('order', 'o-1');
+    await advance(PAST_SHORT);
+    await store.watch('order', 'o-2');
+    await store.watch('order', 'o-1');
+    await advance(5);
+    let now = await overdue();
+    expect(now.count).toBe(2);
+    expect(now.oldestMs).toBeGreaterThanOrEqual(SHORT);
+    expect(now.oldestMs).toBeLessThan(LONG);
+    // a claim (a read in flight) changes nothing; a turn that met the schedule owes the next read after its delay
+    const [one, two] = await claim(store);
+    expect(ids([one!, two!])).toEqual(['o-1', 'o-2']);
+    expect((await overdue()).count).toBe(2);
+    await store.commit(one!.lease, 'Pending', { failures: 0, next: { delayMs: LONG } });
+    // a failed turn, then a missed one (the service failed), leave the read owed since the watch
+    await store.reschedule(two!.lease, { failures: 1, next: { delayMs: SHORT } });
+    await advance(PAST_SHORT);
+    const [again] = await claim(store);
+    expect(again?.externalId).toBe('o-2');
+    await store.reschedule(again!.lease, { failures: 0, next: { delayMs: SHORT }, missed: true });
+    now = await overdue();
+    expect(now.count).toBe(1);
+    expect(now.oldestMs).toBeGreaterThanOrEqual(SHORT);
+    // a nudge owes a read at once (o-1's next read was owed a long way off)
+    await store.nudge('order', 'o-1', {});
+    await advance(PAST_SHORT);
+    now = await overdue();
+    expect(now.count).toBe(2);
+    expect(now.oldestMs).toBeGreaterThanOrEqual(2 * SHORT);
+    // both read successfully: nothing is owed until o-2's short delay has passed
+    const read = await claim(store);
+    expect(ids(read).sort()).toEqual(['o-1', 'o-2']);
+    for (const record of read)
+      await store.commit(record.lease, 'Pending', { failures: 0, next: { delayMs: record.externalId === 'o-1' ? LONG : SHORT } });
+    expect(await overdue()).toEqual({ count: 0, oldestMs: 0 });
+    await advance(PAST_SHORT);
+    now = await overdue();
+    expect(now.count).toBe(1);
+    expect(now.oldestMs).toBeGreaterThan(0);
+    // counted from its due time, not from its watch or its failed turns (more than 3 × PAST_SHORT ago)
+    expect(now.oldestMs).toBeLessThan(2 * PAST_SHORT);
+    // an ended watch owes nothing: unwatched, or ended by its turn (even a failed one)
+    await store.unwatch('order', 'o-2');
+    expect(await overdue()).toEqual({ count: 0, oldestMs: 0 });
+    await store.watch('withdrawal', 'w-1');
+    await advance(5);
+    expect((await overdue()).count).toBe(1);
+    const [ending] = await claim(store);
+    expect(ending?.externalId).toBe('w-1');
+    await store.reschedule(ending!.lease, { failures: 1, next: { end: 'max-age' } });
+    expect(await overdue()).toEqual({ count: 0, oldestMs: 0 });
   });
 }
