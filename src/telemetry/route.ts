@@ -1,3 +1,5 @@
+import { RECORD_KINDS, STATUS_KINDS } from '../kinds.js';
+
 /**
  * Path segments of the partner API that are names, not values: kept in a `request()` call's
  * `url.template`. Every other segment becomes `{id}`, so that neither a span name nor a metric
@@ -21,11 +23,13 @@ const LITERAL_SEGMENTS = new Set([
   'quotes',
 ]);
 
-/** The fixed templates of the typed reads, by the path's first two segments. */
-const KNOWN: Record<string, string> = {
-  '/orders/by-external-id': '/orders/by-external-id/{externalId}',
-  '/withdrawals/by-external-id': '/withdrawals/by-external-id/{externalId}',
-};
+/** The fixed templates of the typed reads (the kinds table's paths), by the path's first two segments. */
+const KNOWN: Readonly<Record<string, string>> = Object.fromEntries(
+  STATUS_KINDS.map((kind) => {
+    const { path } = RECORD_KINDS[kind];
+    return [path.slice(0, path.lastIndexOf('/')), path];
+  }),
+);
 
 /**
  * The low-cardinality template of a path below the API base (its query dropped):

@@ -1,5 +1,5 @@
 import { NotFoundError } from '../errors.js';
-import type { Order, Withdrawal } from '../schemas.js';
+import { readRecord as readKind, type RecordOf, type StatusKind } from '../kinds.js';
 import { trackerRead } from '../telemetry/hooks.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { handOver } from './hand-over.js';
@@ -30,13 +30,15 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
     source: record.event !== undefined ? 'webhook' : 'poll',
     started: monotonic(),
   };
-  let read: Order | Withdrawal;
+  let read: RecordOf<StatusKind>;
   try {
     read = await readRecord(turn);
   } catch (error) {
     await afterFailedRead(turn, error);
     return;
   }
+  // a key the read revealed (an order's tradeId) lets a webhook find the record; its failure is only logged
+  await quietly(turn.log, () => config.foundKeys.remember(kind, externalId, read));
   const seenAt = handle.storeNow();
   const status = statusOf(kind, read);
   const change = changeOf(turn, read, status);
@@ -58,15 +60,12 @@ export async function runTurn(config: ResolvedTrackerOptions, handle: TurnHandle
 }
 
 /** Reads the record through the client (abortable by drain), in a `checkout.tracker.read` span when OpenTelemetry is on. */
-function readRecord(turn: TurnContext): Promise<Order | Withdrawal> {
+function readRecord(turn: TurnContext): Promise<RecordOf<StatusKind>> {
   const { config, handle, telemetry } = turn;
   const { kind, externalId } = handle.record;
   const options = { timeoutMs: config.readTimeoutMs, signal: handle.controller.signal };
   return trackerRead(telemetry, kind, externalId, async (note) => {
-    const record =
-      kind === 'order'
-        ? await config.client.getOrderByExternalId(externalId, options)
-        : await config.client.getWithdrawalByExternalId(externalId, options);
+    const record = await readKind(config.client, kind, externalId, options);
     const found = statusOf(kind, record);
     note({ status: found, changed: handle.record.handled?.status !== found });
     return record;
@@ -97,7 +96,7 @@ async function afterFailedRead(turn: TurnContext, error: unknown): Promise<void>
 }
 
 /** The change as `onChange` gets it (without its transaction). */
-function changeOf(turn: TurnContext, read: Order | Withdrawal, status: string | null): StatusChange {
+function changeOf(turn: TurnContext, read: RecordOf<StatusKind>, status: string | null): StatusChange {
   const { record } = turn.handle;
   return {
     kind: record.kind,
