@@ -117,6 +117,12 @@ export interface WebhookLogEntry {
   /** Whether the status read confirmed the event, when `onEvent` ran. */
   confirmed?: boolean;
   /**
+   * With a `tracker`: whether it was asked to read the event's record. `false` when no resolver
+   * (nor the tracker's lookup by a read's key, e.g. an `otc.trade.*` event's `tradeId`) found the
+   * record, or the type names none: the event is answered 200 and left to the tracker's polling.
+   */
+  nudged?: boolean;
+  /**
    * `true` on the second entry of a delivery that timed out: the work went on after the 503 and
    * ended with this `outcome` (`status` is what it would have answered).
    */

@@ -74,8 +74,21 @@ export interface PixWithdrawalEvent extends WebhookEventBase {
   readonly type: `pix.withdrawal.${string}`;
 }
 
+/**
+ * The events the spec names, by type (a `prefix.*` key stands for every type under it): the event
+ * types table (src/event-types.ts) must have an entry for each.
+ *
+ * @internal
+ */
+export interface KnownEventTypes {
+  'otc.trade.settled': OtcTradeSettledEvent;
+  'otc.trade.cancelled': OtcTradeCancelledEvent;
+  'pix.deposit.*': PixDepositEvent;
+  'pix.withdrawal.*': PixWithdrawalEvent;
+}
+
 /** The events the spec names. */
-export type KnownWebhookEvent = OtcTradeSettledEvent | OtcTradeCancelledEvent | PixDepositEvent | PixWithdrawalEvent;
+export type KnownWebhookEvent = KnownEventTypes[keyof KnownEventTypes];
 
 /**
  * A verified provider event. Known types are typed; any other type is accepted as a base event

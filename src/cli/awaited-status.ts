@@ -1,33 +1,33 @@
 import type { Order, Withdrawal } from '../index.js';
 import { editDistance } from '../internal/arguments.js';
+import { kindEntry, RECORD_KINDS, type StatusKind } from '../kinds.js';
 import { quoted } from './escape.js';
 import { usage } from './exit-codes.js';
 
-export type RecordKind = 'order' | 'withdrawal';
+/** The kinds of record the CLI reads (the kinds table's). */
+export type RecordKind = StatusKind;
 
 /**
- * The statuses a record shows: an order's `settlement.status` and its top-level `status` (it may
- * carry both), a withdrawal's `status`. The first is the one reported.
+ * The statuses a record shows: its kind's status (an order's `settlement.status`, a withdrawal's
+ * `status`) and a top-level `status` (an order may carry both). The first is the one reported.
  */
 export function statusesOf(kind: RecordKind, record: Order | Withdrawal): string[] {
   const top = typeof record.status === 'string' ? record.status : undefined;
-  if (kind === 'withdrawal') return top === undefined ? [] : [top];
-  const settlement = (record as Order).settlement?.status;
-  return [settlement, top].filter((status): status is string => typeof status === 'string');
+  const own = kindEntry(kind).statusOf(record);
+  return [...new Set([own, top].filter((status): status is string => typeof status === 'string'))];
 }
 
 const isCancellation = (status: string) => /^cancel/i.test(status.trim());
 
 /**
- * Whether `status` can change no more. The spec names `Settled` (orders) and `Completed`
- * (withdrawals) and says a swap can be cancelled without naming the value; as the status tracker,
- * the CLI takes a status beginning with "cancel" (any case) for a cancellation, and for a
- * withdrawal one beginning with "fail" for a failure. Every other status may still change.
+ * Whether `status` can change no more, by the kinds table, as the status tracker reads it (an
+ * order `Settled` or cancelled; a withdrawal `Completed`, failed, cancelled or rejected), ignoring
+ * case and surrounding spaces. Every other status may still change.
  */
 export function isFinalStatus(kind: RecordKind, status: string): boolean {
   const s = status.trim().toLowerCase();
-  if (isCancellation(s)) return true;
-  return kind === 'order' ? s === 'settled' : s === 'completed' || s.startsWith('fail');
+  const { finalStatuses, finalPrefixes } = RECORD_KINDS[kind];
+  return finalStatuses.some((name) => name.toLowerCase() === s) || finalPrefixes.some((prefix) => s.startsWith(prefix));
 }
 
 /**
@@ -41,26 +41,22 @@ export function statusMatches(status: string, wanted: string): boolean {
   return s === w || (isCancellation(w) && isCancellation(s));
 }
 
-/** The final statuses the spec names, per kind: what a near-miss is checked against. */
-const NAMED: Record<RecordKind, readonly string[]> = { order: ['Settled', 'Cancelled'], withdrawal: ['Completed', 'Cancelled', 'Failed'] };
-
 /**
  * Checks `--wait-until`'s value before any request. The service's full set of statuses is not
  * published, so an unknown value cannot be refused outright: it is waited for with a warning. A
- * near-miss of a named one (`Setled`, `Complete`) is refused (exit 2) with the likely spelling,
- * since it would only ever end at the timeout or at a final status.
+ * near-miss of a final status the kinds table names (`Setled`, `Complete`) is refused (exit 2) with
+ * the likely spelling, since it would only ever end at the timeout or at a final status.
  * Returns the warning to print, if any.
  */
 export function checkAwaited(kind: RecordKind, wanted: string): string | undefined {
+  const { finalStatuses: named, named: article } = RECORD_KINDS[kind];
   const w = wanted.trim().toLowerCase();
-  if (w === '') throw usage(`--wait-until needs a status, e.g. ${NAMED[kind][0]}`, kind);
-  if (isCancellation(w) || NAMED[kind].some((name) => name.toLowerCase() === w)) return undefined;
-  const near = NAMED[kind].find((name) => w.length >= 4 && editDistance(w, name.toLowerCase()) <= 2);
-  if (near !== undefined) throw usage(`--wait-until ${quoted(wanted)} is not ${article(kind)} status: did you mean ${near}?`, kind);
+  if (w === '') throw usage(`--wait-until needs a status, e.g. ${named[0]}`, kind);
+  if (isCancellation(w) || named.some((name) => name.toLowerCase() === w)) return undefined;
+  const near = named.find((name) => w.length >= 4 && editDistance(w, name.toLowerCase()) <= 2);
+  if (near !== undefined) throw usage(`--wait-until ${quoted(wanted)} is not ${article} status: did you mean ${near}?`, kind);
   return (
-    `checkout-partner: warning: ${quoted(wanted)} is not ${article(kind)} status the spec names (${NAMED[kind].join(', ')}); ` +
+    `checkout-partner: warning: ${quoted(wanted)} is not ${article} status the spec names (${named.join(', ')}); ` +
     'waiting for it anyway, until it is reached, a final status or --timeout\n'
   );
 }
-
-const article = (kind: RecordKind) => (kind === 'order' ? 'an order' : 'a withdrawal');

@@ -1,3 +1,5 @@
+import type { StatusKind } from '../kinds.js';
+
 /** The help texts, one per command; `--help` prints them on stdout. */
 
 const CREDENTIALS = `Credentials (flags override the environment):
@@ -171,6 +173,6 @@ to export. Runs until Ctrl-C (SIGINT) or SIGTERM.
   --timeout <duration>    stop by itself after this long (exit 0), e.g. for a CI job
   --json                  print one JSON line with url, partnerId, partnerSecret and the seeded ids
 `,
-} as const;
+} as const satisfies Record<StatusKind, string> & Record<string, string>; // every record kind's command has its help text
 
 export type HelpTopic = keyof typeof HELP;

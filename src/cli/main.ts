@@ -12,8 +12,10 @@ import { ExitCode, usage, type ExitCodeValue } from './exit-codes.js';
 import { HELP, type HelpTopic } from './help.js';
 import type { CliIo } from './io.js';
 import { report } from './report.js';
+import { isStatusKind, RECORD_KINDS, STATUS_KINDS } from '../kinds.js';
 
-const COMMANDS = ['me', 'order', 'withdrawal', 'watch', 'token', 'webhook', 'sandbox'] as const;
+/** The commands: one per record kind (the kinds table's `command`) and the others. */
+const COMMANDS = ['me', ...STATUS_KINDS.map((kind) => RECORD_KINDS[kind].command), 'watch', 'token', 'webhook', 'sandbox'] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Runs one command line; resolves with the exit code. Errors are reported on stderr, never thrown. */
@@ -53,12 +55,10 @@ export async function main(argv: readonly string[], rawIo: CliIo): Promise<ExitC
       return ExitCode.Ok;
     }
     if (args.options.version) throw usage('--version takes no command', command);
+    if (isStatusKind(command)) return await recordCommand(command, args, io, tally);
     switch (command) {
       case 'me':
         return await meCommand(args, io, tally);
-      case 'order':
-      case 'withdrawal':
-        return await recordCommand(command, args, io, tally);
       case 'watch':
         return await watchCommand(args, io, tally);
       case 'token':

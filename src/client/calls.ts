@@ -1,6 +1,7 @@
 import { checkOptions, timerMs } from '../internal/arguments.js';
 import { TimeoutError } from '../errors.js';
-import { MeSchema, OrderSchema, WithdrawalSchema, type Me, type Order, type ResponseSchema, type Withdrawal } from '../schemas.js';
+import { MeSchema, type Me, type Order, type ResponseSchema, type Withdrawal } from '../schemas.js';
+import { RECORD_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
 import type { RawRequestOptions, RequestOptions } from './options.js';
 import { callHeaders, retriesOption } from './call-headers.js';
 import { pathSegment } from '../internal/path.js';
@@ -55,12 +56,17 @@ export function meCall(options: RequestOptions): AuthedCall<Me> {
   return { method: 'get', path: '/auth/me', schema: MeSchema, options: checkRequestOptions(options) };
 }
 
+/** The status read of a record of `kind`: its path and schema from the kinds table. */
+function recordCall<K extends StatusKind>(kind: K, externalId: string, options: RequestOptions): AuthedCall<RecordOf<K>> {
+  const { path, schema } = RECORD_KINDS[kind] as { path: string; schema: ResponseSchema<RecordOf<K>> };
+  const segment = pathSegment(externalId, 'externalId');
+  return { method: 'get', path: path.replace('{externalId}', () => segment), schema, options: checkRequestOptions(options), externalId };
+}
+
 export function orderCall(externalId: string, options: RequestOptions): AuthedCall<Order> {
-  const path = `/orders/by-external-id/${pathSegment(externalId, 'externalId')}`;
-  return { method: 'get', path, schema: OrderSchema, options: checkRequestOptions(options), externalId };
+  return recordCall('order', externalId, options);
 }
 
 export function withdrawalCall(externalId: string, options: RequestOptions): AuthedCall<Withdrawal> {
-  const path = `/withdrawals/by-external-id/${pathSegment(externalId, 'externalId')}`;
-  return { method: 'get', path, schema: WithdrawalSchema, options: checkRequestOptions(options), externalId };
+  return recordCall('withdrawal', externalId, options);
 }

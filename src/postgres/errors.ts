@@ -20,7 +20,9 @@ export type PostgresStoreOperation =
   | 'reschedule'
   | 'get'
   | 'count'
-  | 'reclaim';
+  | 'reclaim'
+  | 'rememberKey'
+  | 'findByKey';
 
 /**
  * A statement behind `PostgresEventStore` or `PostgresStatusStore` failed: the connection was refused or lost, PostgreSQL

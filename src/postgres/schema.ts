@@ -12,6 +12,8 @@ export interface SchemaStatements {
   schemaLock: string;
   /** The shape query (see `shapeSql`): one `problem` per row, none when the table is right. */
   shape: string;
+  /** Rows when a table of the right shape still needs `schema` run (what an earlier version made differently). */
+  migrationNeeded?: string;
 }
 
 /**
@@ -44,6 +46,7 @@ export async function ensureTable(driver: Driver, sql: SchemaStatements, table: 
       problems = found;
     }
   }
+  if (problems.length === 0 && sql.migrationNeeded !== undefined) await migrate(driver, sql.migrationNeeded, sql, timeoutMs);
   if (problems.length > 0) {
     throw new PostgresStoreError(
       `PostgreSQL schema failed: the table ${table} exists but does not have the shape the store needs: ${problems.join('; ')}. ` +
@@ -65,6 +68,21 @@ export async function ensureTable(driver: Driver, sql: SchemaStatements, table: 
         `the store needs SELECT, INSERT, UPDATE and DELETE on it (GRANT SELECT, INSERT, UPDATE, DELETE ON ${table} TO ${JSON.stringify(user)})`,
       { operation: 'schema' },
     );
+  }
+}
+
+/**
+ * Runs the schema again for a table an earlier version made (the status table's 1.0 CHECK on kind).
+ * A role that may not alter the table (a migrations-managed one) leaves it as it is: what the
+ * migration removes refuses only kinds this version does not have, and the role still works.
+ */
+async function migrate(driver: Driver, needed: string, sql: SchemaStatements, timeoutMs: number): Promise<void> {
+  try {
+    if ((await driver.query(needed, [], timeoutMs)).length === 0) return;
+    await driver.script(`${sql.schemaLock}\n${sql.schema.join('\n')}`, timeoutMs);
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === INSUFFICIENT_PRIVILEGE) return;
+    throw storeError('schema', error);
   }
 }
 

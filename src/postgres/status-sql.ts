@@ -29,13 +29,14 @@ const STATUS_TABLE_SHAPE: TableShape = {
     ['lease_until', 'bigint'],
     ['ended_at', 'timestamp with time zone'],
     ['owed_at', 'bigint'],
+    ['found_key', 'text'],
   ],
   primaryKey: ['kind', 'external_id'],
   deterministic: ['kind', 'external_id'],
   // claimDue finds due rows through due_at, the purge ended rows through ended_at, reclaim an
-  // owner's leases through lease_owner, overdue() the owed reads through owed_at: without them each
-  // would scan the table
-  indexed: ['due_at', 'ended_at', 'lease_owner', 'owed_at'],
+  // owner's leases through lease_owner, overdue() the owed reads through owed_at, findByKey a record
+  // through found_key: without them each would scan the table
+  indexed: ['due_at', 'ended_at', 'lease_owner', 'owed_at', 'found_key'],
 };
 
 /**
@@ -69,7 +70,7 @@ export function statusStatementsFor(table: TableName) {
   return {
     schema: [
       `CREATE TABLE IF NOT EXISTS ${t} (
-  kind             text        NOT NULL CHECK (kind IN ('order', 'withdrawal')),
+  kind             text        NOT NULL,
   external_id      text        NOT NULL,
   external_id_json text        NOT NULL,
   watching         boolean     NOT NULL,
@@ -87,6 +88,7 @@ export function statusStatementsFor(table: TableName) {
   lease_until      bigint,
   ended_at         timestamptz,
   owed_at          bigint,
+  found_key        text,
   PRIMARY KEY (kind, external_id)
 );`,
       // added after 1.0.0: a table made before gets it here (NULL), then the watched rows owe
@@ -94,6 +96,8 @@ export function statusStatementsFor(table: TableName) {
       // early); rows already migrated have owed_at, so the UPDATE finds none
       `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS owed_at bigint;`,
       `UPDATE ${t} SET owed_at = greatest(due_at, nudged_at) WHERE watching AND owed_at IS NULL AND due_at IS NOT NULL;`,
+      // 1.1: a table made by 1.0 gets the column where a read's key (an order's tradeId) is kept
+      `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS found_key text;`,
       // partial: records whose watch ended (NULL due_at) cost the index nothing
       `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'due_at_idx')} ON ${t} (due_at) WHERE due_at IS NOT NULL;`,
       `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'ended_at_idx')} ON ${t} (ended_at) WHERE ended_at IS NOT NULL;`,
@@ -101,7 +105,22 @@ export function statusStatementsFor(table: TableName) {
       `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'lease_owner_idx')} ON ${t} (lease_owner) WHERE lease_owner IS NOT NULL;`,
       // partial: only watched rows owe a read, for overdue()
       `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'owed_at_idx')} ON ${t} (owed_at) WHERE owed_at IS NOT NULL;`,
+      // partial: only records whose read revealed a key (orders with a trade)
+      `CREATE INDEX IF NOT EXISTS ${indexName(table.name, 'found_key_idx')} ON ${t} (found_key, kind) WHERE found_key IS NOT NULL;`,
+      // 1.0 made the table with CHECK (kind IN ('order', 'withdrawal')): a kind added later would be
+      // refused at run time, so any single-column CHECK on kind goes; the kinds live in the SDK's
+      // table of kinds, never in SQL
+      `DO $migrate$ DECLARE c text; BEGIN
+  FOR c IN SELECT k.conname::text FROM pg_constraint k
+    JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[1]
+    WHERE k.conrelid = to_regclass('${t}') AND k.contype = 'c' AND cardinality(k.conkey) = 1 AND a.attname = 'kind'
+  LOOP EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', '${t}', c); END LOOP;
+END $migrate$;`,
     ],
+    /** Rows when a table made by an earlier version needs `schema` run again (a 1.0 CHECK on kind). */
+    migrationNeeded: `SELECT c.conname::text AS name FROM pg_constraint c
+  JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+  WHERE c.conrelid = to_regclass('${t}') AND c.contype = 'c' AND cardinality(c.conkey) = 1 AND a.attname = 'kind'`,
     schemaLock: schemaLockSql(table),
     shape: shapeSql(table, STATUS_TABLE_SHAPE),
     /** $1 kind, $2 key, $3 id JSON. A watched record keeps its schedule; otherwise a watch starts now, its read owed now. */
@@ -220,6 +239,11 @@ SELECT count(*)::int AS reclaimed FROM ended`,
 FROM ${t} WHERE owed_at IS NOT NULL AND owed_at < ${now}`,
     /** $1 kind, $2 key. */
     get: `SELECT ${state('r')} FROM ${t} r WHERE ${pk}`,
+    /** $1 kind, $2 key, $3 found key (`tradeId:t-1`). Written only when it differs, so a read that shows the same key again writes nothing. */
+    rememberKey: `UPDATE ${t} AS r SET found_key = $3::text WHERE ${pk} AND r.found_key IS DISTINCT FROM $3::text`,
+    /** $1 kind, $2 found key. The record whose read revealed it, a watched one first. */
+    findByKey: `SELECT r.external_id_json FROM ${t} r WHERE r.found_key = $2::text AND r.kind = $1::text
+ORDER BY r.watching DESC LIMIT 1`,
     /**
      * $1 kind, $2 key. Inside a transaction: waits for (bounded by the transaction's
      * `statement_timeout`) and takes the record's transaction-scoped advisory lock, so two

@@ -1,8 +1,9 @@
 import { checkOptions } from '../internal/arguments.js';
+import { isStatusKind } from '../kinds.js';
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 import { eventRowId } from '../stores/event-key.js';
-import { checkExternalId, checkKind, checkOwner, wholeNumber } from '../stores/arguments.js';
+import { checkExternalId, checkFoundKey, checkKind, checkOwner, wholeNumber } from '../stores/arguments.js';
 import { projectEvent } from '../stores/event-projection.js';
 import { NUDGE_PRIORITY_MS } from '../stores/status-store.js';
 import type {
@@ -378,6 +379,20 @@ export class PostgresStatusStore<
     return rows[0] === undefined ? undefined : stateOf(rows[0]);
   }
 
+  async rememberKey(kind: StatusKind, externalId: string, key: string): Promise<void> {
+    checkFoundKey(key);
+    await this.#run('rememberKey', this.#sql.rememberKey, [kind, await keyOf(kind, externalId), await eventRowId(key)]);
+  }
+
+  async findByKey(kind: StatusKind, key: string): Promise<string | undefined> {
+    checkKind(kind);
+    checkFoundKey(key);
+    const rows = await this.#run('findByKey', this.#sql.findByKey, [kind, await eventRowId(key)]);
+    const idJson = rows[0]?.['external_id_json'];
+    const externalId: unknown = typeof idJson === 'string' ? JSON.parse(idJson) : undefined;
+    return typeof externalId === 'string' ? externalId : undefined;
+  }
+
   async #transact(
     lease: StatusLease,
     status: string | null,
@@ -504,7 +519,7 @@ function stateOf(row: Record<string, unknown>): StatusRecordState {
   const kind = row['kind'];
   const idJson = row['external_id_json'];
   const externalId: unknown = typeof idJson === 'string' ? JSON.parse(idJson) : undefined;
-  if ((kind !== 'order' && kind !== 'withdrawal') || typeof externalId !== 'string') {
+  if (!isStatusKind(kind) || typeof externalId !== 'string') {
     throw new PostgresStoreError('PostgreSQL get failed: a row of the status table is not one this store wrote', { operation: 'get' });
   }
   const state: StatusRecordState = {

@@ -16,7 +16,9 @@ export type RedisStoreOperation =
   | 'extend'
   | 'commit'
   | 'reschedule'
-  | 'reclaim';
+  | 'reclaim'
+  | 'rememberKey'
+  | 'findByKey';
 
 /**
  * A Redis command behind `RedisEventStore`, `RedisTokenStore` or `RedisStatusStore` failed: the connection was refused

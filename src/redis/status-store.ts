@@ -1,8 +1,9 @@
 import { checkOptions } from '../internal/arguments.js';
+import { isStatusKind } from '../kinds.js';
 import { eventKeySuffix } from '../stores/event-key.js';
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
-import { checkExternalId, checkKind, wholeNumber } from '../stores/arguments.js';
+import { checkExternalId, checkFoundKey, checkKind, wholeNumber } from '../stores/arguments.js';
 import { NUDGE_PRIORITY_MS } from '../stores/status-store.js';
 import type {
   ClaimDueRequest,
@@ -520,6 +521,25 @@ export class RedisStatusStore implements StatusStore {
     return fields.size === 0 ? undefined : stateOf(fields);
   }
 
+  /** The found key, kept for `retentionSeconds` from the read that last revealed it (a fleet's trackers share it). */
+  async rememberKey(kind: StatusKind, externalId: string, key: string): Promise<void> {
+    checkExternalId(externalId);
+    await this.#redis.command('rememberKey', ['SET', await this.#foundKey(kind, key), externalId, 'EX', String(this.retentionSeconds)]);
+  }
+
+  async findByKey(kind: StatusKind, key: string): Promise<string | undefined> {
+    const reply = replyString(await this.#redis.command('findByKey', ['GET', await this.#foundKey(kind, key)]));
+    return typeof reply === 'string' && reply !== '' ? reply : undefined;
+  }
+
+  /** Where a found key's record is kept: in the part its own member hashes to (the lookup knows only the key). */
+  async #foundKey(kind: StatusKind, key: string): Promise<string> {
+    checkKind(kind);
+    checkFoundKey(key);
+    const member = `${kind}:${await eventKeySuffix(key)}`;
+    return `${this.#part(member).base}key:${member}`;
+  }
+
   async #endTurn(
     operation: 'commit' | 'reschedule',
     lease: StatusLease,
@@ -655,7 +675,7 @@ function hashFields(reply: unknown): Map<string, string> | undefined {
 function stateOf(fields: Map<string, string>): StatusRecordState | undefined {
   const kind = fields.get('k');
   const externalId = fields.get('id');
-  if ((kind !== 'order' && kind !== 'withdrawal') || externalId === undefined) return undefined;
+  if (!isStatusKind(kind) || externalId === undefined) return undefined;
   const state: StatusRecordState = {
     kind,
     externalId,

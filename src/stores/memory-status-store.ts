@@ -1,7 +1,7 @@
 import { checkOptions } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import type { WebhookEvent } from '../webhook-event.js';
-import { checkExternalId, checkKind, checkOwner, wholeNumber } from './arguments.js';
+import { checkExternalId, checkFoundKey, checkKind, checkOwner, wholeNumber } from './arguments.js';
 import { DueHeap } from './due-heap.js';
 import { StatusStoreFullError } from './errors.js';
 import { NUDGE_PRIORITY_MS } from './status-store.js';
@@ -50,6 +50,8 @@ interface Entry extends StatusRecordState {
   endedAt: number | undefined;
   /** When a successful read is owed on the record's normal schedule (a failed turn leaves it): `overdue()` counts from it. */
   owedAt: number;
+  /** The key the record's read revealed last (`tradeId:t-1`), see `rememberKey`. */
+  foundKey: string | undefined;
 }
 
 const DEFAULT_MAX_RECORDS = 100_000;
@@ -84,6 +86,8 @@ export class MemoryStatusStore implements StatusStore {
   readonly #ended = new Map<string, number>();
   /** owner → keys of the records whose lease it took last (live or lapsed), for `reclaim`. */
   readonly #leasesByOwner = new Map<string, Set<string>>();
+  /** kind and found key → the keys of the records whose read revealed it (usually one). */
+  readonly #byFoundKey = new Map<string, Set<string>>();
   readonly #clock: () => number;
   #tokens = 0;
 
@@ -242,6 +246,41 @@ export class MemoryStatusStore implements StatusStore {
     return entry === undefined ? undefined : snapshot(entry);
   }
 
+  async rememberKey(kind: StatusKind, externalId: string, key: string): Promise<void> {
+    checkKind(kind);
+    checkExternalId(externalId);
+    checkFoundKey(key);
+    const recordKey = keyOf(kind, externalId);
+    const entry = this.#records.get(recordKey);
+    if (entry === undefined || entry.foundKey === key) return;
+    this.#unindexKey(recordKey, entry);
+    entry.foundKey = key;
+    const index = keyOf(kind, key);
+    const keys = this.#byFoundKey.get(index) ?? new Set<string>();
+    keys.add(recordKey);
+    this.#byFoundKey.set(index, keys);
+  }
+
+  async findByKey(kind: StatusKind, key: string): Promise<string | undefined> {
+    checkKind(kind);
+    checkFoundKey(key);
+    let found: Entry | undefined;
+    for (const recordKey of this.#byFoundKey.get(keyOf(kind, key)) ?? []) {
+      const entry = this.#records.get(recordKey);
+      if (entry !== undefined && (found === undefined || (entry.watching && !found.watching))) found = entry;
+    }
+    return found?.externalId;
+  }
+
+  /** Takes the record out of the found-key index (its key changed, or it is forgotten). */
+  #unindexKey(recordKey: string, entry: Entry): void {
+    if (entry.foundKey === undefined) return;
+    const index = keyOf(entry.kind, entry.foundKey);
+    const keys = this.#byFoundKey.get(index);
+    keys?.delete(recordKey);
+    if (keys?.size === 0) this.#byFoundKey.delete(index);
+  }
+
   #endTurn(entry: Entry, turn: StatusTurn, now: number): void {
     const nudged = entry.nudges !== entry.lease!.nudges;
     const key = keyOf(entry.kind, entry.externalId);
@@ -327,6 +366,7 @@ export class MemoryStatusStore implements StatusStore {
       nudges: 0,
       endedAt: undefined,
       owedAt: now,
+      foundKey: undefined,
     };
     this.#records.set(key, entry);
     return entry;
@@ -343,7 +383,10 @@ export class MemoryStatusStore implements StatusStore {
   /** Drops an ended record entirely. */
   #forget(key: string): void {
     const entry = this.#records.get(key);
-    if (entry !== undefined) this.#dropLease(key, entry);
+    if (entry !== undefined) {
+      this.#dropLease(key, entry);
+      this.#unindexKey(key, entry);
+    }
     this.#ended.delete(key);
     this.#records.delete(key);
   }

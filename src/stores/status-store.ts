@@ -1,10 +1,10 @@
+import type { StatusKind } from '../kinds.js';
 import type { WebhookEvent } from '../webhook-event.js';
 
 // The StatusStore contract: what a status tracker asks of the store that keeps its records
 // (MemoryStatusStore here, RedisStatusStore, PostgresStatusStore, or a partner's own).
 
-/** What a status tracker watches: an order (`settlement.status`) or a withdrawal (`status`). */
-export type StatusKind = 'order' | 'withdrawal';
+export type { StatusKind } from '../kinds.js';
 
 /**
  * How far before its own `now` a store puts a nudged record's due time (one day): due records are claimed
@@ -222,6 +222,16 @@ export interface StatusStore {
    * none), both on the store's clock. Optional: without it those report nothing.
    */
   overdue?(): Promise<{ count: number; oldestMs: number }>;
+  /**
+   * Records that the record's read revealed `key`: a value provider events carry in place of the
+   * externalId, as `name:value` (an order's `tradeId:t-1`). A record keeps its latest key, as long
+   * as the record itself. The tracker calls it when a read shows a key it has not recorded.
+   * Optional, with {@link StatusStore.findByKey}: without them an `otc.trade.*` event reaches its
+   * order only through the partner's `resolveOrderExternalId` (or the tracker's polling).
+   */
+  rememberKey?(kind: StatusKind, externalId: string, key: string): Promise<void>;
+  /** The externalId of the record whose read revealed `key` (a watched one first), or `undefined` when none did. */
+  findByKey?(kind: StatusKind, key: string): Promise<string | undefined>;
 }
 
 /**

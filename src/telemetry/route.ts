@@ -1,3 +1,5 @@
+import { RECORD_KINDS, STATUS_KINDS } from '../kinds.js';
+
 /**
  * Path segments of the partner API that are always names, never values: kept in a `request()`
  * call's `url.template`.
@@ -27,11 +29,13 @@ const COLLECTIONS = new Set(['orders', 'withdrawals', 'deposits', 'trades', 'pay
 /** A word: letters, `-` and `_`, at most 32 (`checkouts`, `refund-requests`); anything else may be a value. */
 const WORD = /^[A-Za-z][A-Za-z_-]{0,31}$/;
 
-/** The fixed templates of the typed reads, by the path's first two segments. */
-const KNOWN: Record<string, string> = {
-  '/orders/by-external-id': '/orders/by-external-id/{externalId}',
-  '/withdrawals/by-external-id': '/withdrawals/by-external-id/{externalId}',
-};
+/** The fixed templates of the typed reads (the kinds table's paths), by the path's first two segments. */
+const KNOWN: Readonly<Record<string, string>> = Object.fromEntries(
+  STATUS_KINDS.map((kind) => {
+    const { path } = RECORD_KINDS[kind];
+    return [path.slice(0, path.lastIndexOf('/')), path];
+  }),
+);
 
 /**
  * The low-cardinality template of a path below the API base (its query dropped):

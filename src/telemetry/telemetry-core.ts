@@ -1,4 +1,5 @@
 import type { Attributes, ObservableGauge, Span } from '@opentelemetry/api';
+import type { StatusKind } from '../kinds.js';
 import type { OtelApiModule } from './api.js';
 import { CURRENT_CALL, ObservedCall, type ExchangeRef } from './client-call.js';
 import type { Instruments } from './instruments.js';
@@ -10,8 +11,8 @@ import type { TelemetryOptions } from './options.js';
 import { instrumentsOf, tracerOf } from './providers.js';
 import { requestMethod, urlTemplate } from './route.js';
 
-/** The kinds of record the tracker watches. */
-export type RecordKind = 'order' | 'withdrawal';
+/** The kinds of record the tracker watches (the kinds table's). */
+export type RecordKind = StatusKind;
 
 /** What a tracker read found, for its span. */
 export interface ReadFacts {

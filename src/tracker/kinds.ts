@@ -1,7 +1,7 @@
 // The tracker's small vocabulary, in a file of its own so the SDK's log entries (src/logger.ts)
 // can name it without importing the tracker's options.
 
-export type { StatusKind } from '../stores/status-store.js';
+export type { StatusKind } from '../kinds.js';
 
 /**
  * How the tracker came to read the record that showed a change.

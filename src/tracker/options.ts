@@ -7,6 +7,7 @@ import type { StatusReader } from '../client/client.js';
 import { MemoryStatusStore } from '../stores/memory-status-store.js';
 import { resolveSchedule, type Schedule } from './schedule.js';
 import { defaultIsFinal } from './status.js';
+import { FoundKeys } from './found-keys.js';
 import type { StatusChange, StatusStore, StatusTrackerOptions, TransactionalStatusStore, WatchEndReason, StatusKind } from './types.js';
 
 /** The tracker's options with every default applied, checked once. */
@@ -31,6 +32,8 @@ export interface ResolvedTrackerOptions {
     ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
   /** The providers of the tracker's spans (`checkout.tracker.read`, `checkout.tracker.change`): its own, else its client's. */
   telemetry: TelemetryOptions;
+  /** The keys reads reveal (an order's tradeId), recorded for the webhook handler's lookups. */
+  foundKeys: FoundKeys;
 }
 
 const KNOWN = [
@@ -109,5 +112,6 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     logger: trackerLog(options.logger),
     onWatchEnd: options.onWatchEnd,
     telemetry: inheritedTelemetry(options, client),
+    foundKeys: new FoundKeys(store as StatusStore, Math.ceil(leaseMs / 3)),
   };
 }

@@ -56,6 +56,13 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       loop.wake();
     },
 
+    async recordFor(event: WebhookEvent): Promise<{ kind: StatusKind; externalId: string } | undefined> {
+      if (event === null || typeof event !== 'object' || typeof event.type !== 'string') {
+        throw new TypeError(`event must be a webhook event (an object with a string type), got ${typeName(event)}`);
+      }
+      return config.foundKeys.recordFor(event);
+    },
+
     start(): void {
       noticeMemoryDefault('tracker', options);
       loop.start();

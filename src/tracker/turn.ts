@@ -1,5 +1,5 @@
 import { NotFoundError } from '../errors.js';
-import type { Order, Withdrawal } from '../schemas.js';
+import { readRecord as readKind, type RecordOf, type StatusKind } from '../kinds.js';
 import { trackerRead } from '../telemetry/hooks.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { handOver } from './hand-over.js';
@@ -36,7 +36,7 @@ export async function runTurn(
     source: record.event !== undefined ? 'webhook' : 'poll',
     started: monotonic(),
   };
-  let read: Order | Withdrawal;
+  let read: RecordOf<StatusKind>;
   try {
     read = await readRecord(turn);
   } catch (error) {
@@ -44,6 +44,8 @@ export async function runTurn(
     return;
   }
   service.answered();
+  // a key the read revealed (an order's tradeId) lets a webhook find the record; its failure is only logged
+  await quietly(turn.log, () => config.foundKeys.remember(kind, externalId, read));
   const seenAt = handle.storeNow();
   const status = statusOf(kind, read);
   const change = changeOf(turn, read, status);
@@ -65,15 +67,12 @@ export async function runTurn(
 }
 
 /** Reads the record through the client (abortable by drain), in a `checkout.tracker.read` span when OpenTelemetry is on. */
-function readRecord(turn: TurnContext): Promise<Order | Withdrawal> {
+function readRecord(turn: TurnContext): Promise<RecordOf<StatusKind>> {
   const { config, handle, telemetry } = turn;
   const { kind, externalId } = handle.record;
   const options = { timeoutMs: config.readTimeoutMs, signal: handle.controller.signal };
   return trackerRead(telemetry, kind, externalId, async (note) => {
-    const record =
-      kind === 'order'
-        ? await config.client.getOrderByExternalId(externalId, options)
-        : await config.client.getWithdrawalByExternalId(externalId, options);
+    const record = await readKind(config.client, kind, externalId, options);
     const found = statusOf(kind, record);
     note({ status: found, changed: handle.record.handled?.status !== found });
     return record;
@@ -118,7 +117,7 @@ async function afterFailedRead(turn: TurnContext, error: unknown, service: Servi
 }
 
 /** The change as `onChange` gets it (without its transaction). */
-function changeOf(turn: TurnContext, read: Order | Withdrawal, status: string | null): StatusChange {
+function changeOf(turn: TurnContext, read: RecordOf<StatusKind>, status: string | null): StatusChange {
   const { record } = turn.handle;
   return {
     kind: record.kind,

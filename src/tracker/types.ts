@@ -69,7 +69,13 @@ export interface WithdrawalStatusChange extends StatusChangeBase {
  * One status change of one order or withdrawal, handed to `onChange` once: the unit of
  * exactly-once is the change, not the delivery that announced it. Narrow on `kind` for `record`.
  */
-export type StatusChange = OrderStatusChange | WithdrawalStatusChange;
+export type StatusChange = StatusChangesByKind[StatusKind];
+
+/** Each kind's change: a kind added to the kinds table without its change here fails to compile. */
+interface StatusChangesByKind {
+  order: OrderStatusChange;
+  withdrawal: WithdrawalStatusChange;
+}
 
 /**
  * What `onChange` gets with a transactional store: the change and the store's transaction in which
@@ -265,6 +271,14 @@ export interface StatusTracker<Transaction = undefined> {
    * watching it when it is not watched.
    */
   nudge(kind: StatusKind, externalId: string, options?: { event?: WebhookEvent | undefined }): Promise<void>;
+  /**
+   * The record a provider event is about, found by a value the tracker's reads revealed: for an
+   * `otc.trade.*` event, the order whose `settlement.tradeId` is the event's `tradeId` (in every
+   * process sharing the store). `undefined` when no read has revealed it yet, or the store keeps no
+   * keys (one without `findByKey`). The webhook handler asks it when no resolver of the partner's
+   * finds the record.
+   */
+  recordFor(event: WebhookEvent): Promise<{ kind: StatusKind; externalId: string } | undefined>;
   /** Begins reading what is due, in the background; safe on any number of processes sharing a store. Idempotent. */
   start(): void;
   /** Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000: after the handler's 10 s, both fit a 30 s grace period). */

@@ -3,6 +3,7 @@ import type { ValidationIssue } from '../errors.js';
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 import { WebhookPayloadError } from './errors.js';
+import { eventTypeOf, type FieldCheck } from '../event-types.js';
 
 import type { EventOfType, WebhookEvent } from '../webhook-event.js';
 
@@ -27,17 +28,14 @@ export function isEventType<T extends string>(event: WebhookEvent, type: T): eve
   return event.type === type;
 }
 
-const OTC_WITH_TRADE = new Set(['otc.trade.settled', 'otc.trade.cancelled']);
-
-/** What the known events may carry as `tradeId` or `endUserId`: nothing, `null` or a string. */
-function isTradeId(value: unknown): boolean {
-  return value === undefined || value === null || typeof value === 'string';
-}
-
-/** What a `pix.deposit.*` event may carry as `tags`: nothing, `null` or an array of strings. */
-function isTags(value: unknown): boolean {
-  return value === undefined || value === null || (Array.isArray(value) && value.every((tag) => typeof tag === 'string'));
-}
+/** The checks of the fields an event type declares (the event types table's `fields`): absent or `null` always passes. */
+const FIELD_CHECKS = {
+  string: { valid: (value: unknown) => typeof value === 'string', expected: 'a string' },
+  strings: {
+    valid: (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string'),
+    expected: 'an array of strings',
+  },
+} as const satisfies Record<FieldCheck, { valid: (value: unknown) => boolean; expected: string }>;
 
 const EventSchema = z
   .looseObject({
@@ -51,33 +49,19 @@ const EventSchema = z
       const type = typeOf(value);
       if (type === undefined) {
         ctx.addIssue({ code: 'custom', path: ['type'], message: 'type (or its alias event) must be a string', input: undefined });
-      } else if (OTC_WITH_TRADE.has(type) && !isTradeId(value['tradeId'])) {
-        // API.md asks only for eventId and type, so a missing tradeId is accepted (a 400 would be
-        // redelivered forever); one that is there must have the type the known event declares
+        return;
+      }
+      // API.md asks only for eventId and type, so a missing field is accepted (a 400 would be
+      // redelivered forever); one that is there must have the type the known event declares
+      for (const [field, check] of Object.entries(eventTypeOf(type)?.fields ?? {})) {
+        const given = value[field];
+        if (given === undefined || given === null || FIELD_CHECKS[check].valid(given)) continue;
         ctx.addIssue({
           code: 'custom',
-          path: ['tradeId'],
-          message: `${quote(type)} tradeId must be a string or null when present`,
+          path: [field],
+          message: `${quote(type)} ${field} must be ${FIELD_CHECKS[check].expected} or null when present`,
           input: undefined,
         });
-      } else if (type.startsWith('pix.deposit.')) {
-        // the same rule for the fields the deposit event declares
-        if (!isTradeId(value['endUserId'])) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['endUserId'],
-            message: `${quote(type)} endUserId must be a string or null when present`,
-            input: undefined,
-          });
-        }
-        if (!isTags(value['tags'])) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['tags'],
-            message: `${quote(type)} tags must be an array of strings or null when present`,
-            input: undefined,
-          });
-        }
       }
     }),
   );

@@ -60,6 +60,8 @@ describe('checkout-partner-sdk/redis types', () => {
       | 'commit'
       | 'reschedule'
       | 'reclaim'
+      | 'rememberKey'
+      | 'findByKey'
     >();
   });
 });

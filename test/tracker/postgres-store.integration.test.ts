@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { readFileSync } from 'node:fs';
 import { PostgresStatusStore, PostgresStoreError, PostgresTransactionError } from 'checkout-partner-sdk/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
@@ -278,8 +279,8 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     await store.ensureSchema(); // again: the shape check finds both indexes
     const indexes = await db.exec(`SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY 1`, [table]);
     const names = indexes.map((row) => String(row['indexname']));
-    expect(names).toHaveLength(5); // the primary key's, due_at's, ended_at's, lease_owner's and owed_at's
-    expect(names.filter((name) => /_(due_at|ended_at|lease_owner|owed_at)_idx$/.test(name) && name.length <= 63)).toHaveLength(4);
+    expect(names).toHaveLength(6); // the primary key's, due_at's, ended_at's, lease_owner's, owed_at's and found_key's
+    expect(names.filter((name) => /_(due_at|ended_at|lease_owner|owed_at|found_key)_idx$/.test(name) && name.length <= 63)).toHaveLength(5);
   });
 
   it('rejects bad options with a TypeError, and postgres.js in transactional mode', () => {
@@ -346,5 +347,62 @@ describe('PostgresStatusStore.watch(kind, id, { transaction }) (pg, transactiona
       client.release();
     }
     expect(await store.get('order', 'o-1')).toBeUndefined();
+  });
+});
+
+describe('ensureSchema() on a table 1.0.0 made', () => {
+  let pool: pg.Pool;
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    pool.on('error', () => undefined);
+  });
+  afterAll(() => pool?.end());
+
+  const kindChecks = async (table: string): Promise<number> => {
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+       WHERE c.conrelid = to_regclass($1) AND c.contype = 'c' AND a.attname = 'kind'`,
+      [`"${table}"`],
+    );
+    return rows[0]!.n;
+  };
+
+  it('drops the CHECK that pinned the kinds, adds what 1.1 keeps, and keeps every row', async () => {
+    const table = uniqueTable();
+    const ddl = readFileSync(new URL('./fixtures/status-table-1.0.0.sql', import.meta.url), 'utf8').replaceAll('{{table}}', table);
+    await pool.query(ddl);
+    await pool.query(
+      `INSERT INTO "${table}" (kind, external_id, external_id_json, watching, watched_at, due_at, handled_status, handled_at)
+       VALUES ('order', 'o-1', '"o-1"', true, 1, 1, 'Pending', 1)`,
+    );
+    // as 1.0.0 made it: a kind that is not 'order' or 'withdrawal' is refused at run time
+    expect(await kindChecks(table)).toBe(1);
+    await expect(
+      pool.query(
+        `INSERT INTO "${table}" (kind, external_id, external_id_json, watching, watched_at) VALUES ('refund', 'r-1', '"r-1"', true, 1)`,
+      ),
+    ).rejects.toMatchObject({ code: '23514' });
+
+    const store = new PostgresStatusStore({ pool, table });
+    await store.ensureSchema();
+    expect(await kindChecks(table)).toBe(0);
+    await store.ensureSchema(); // idempotent
+    // a kind a later release adds is no longer the SQL's business
+    await pool.query(
+      `INSERT INTO "${table}" (kind, external_id, external_id_json, watching, watched_at) VALUES ('refund', 'r-1', '"r-1"', true, 1)`,
+    );
+    expect(await store.get('order', 'o-1')).toMatchObject({ watching: true, handled: { status: 'Pending' } });
+    // the column a read's key is kept in came with it
+    await store.rememberKey('order', 'o-1', 'tradeId:t-1');
+    expect(await store.findByKey('order', 'tradeId:t-1')).toBe('o-1');
+    expect(await store.findByKey('withdrawal', 'tradeId:t-1')).toBeUndefined();
+  });
+
+  it('the schema the store creates pins no kind', async () => {
+    const table = uniqueTable();
+    const store = new PostgresStatusStore({ pool, table });
+    expect(store.schemaSql).not.toMatch(/CHECK\s*\(\s*kind/i);
+    await store.ensureSchema();
+    expect(await kindChecks(table)).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
-import type { CheckoutClient, Order, Withdrawal } from '../../index.js';
+import type { CheckoutClient, Order, WaitOptions, Withdrawal } from '../../index.js';
+import { readRecord } from '../../kinds.js';
 import { allowOnly, CREDENTIAL_OPTIONS, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';
 import { checkAwaited, isFinalStatus, statusesOf, statusMatches, type RecordKind } from '../awaited-status.js';
@@ -10,6 +11,15 @@ import { formatJson, formatRecord } from '../format.js';
 import type { CliIo } from '../io.js';
 
 type AnyRecord = Order | Withdrawal;
+
+/** The client's wait for a record of each kind. */
+const WAIT: Record<
+  RecordKind,
+  (client: CheckoutClient, externalId: string, until: (record: AnyRecord) => boolean, options: WaitOptions) => Promise<AnyRecord>
+> = {
+  order: (client, externalId, until, options) => client.waitForOrder(externalId, until, options),
+  withdrawal: (client, externalId, until, options) => client.waitForWithdrawal(externalId, until, options),
+};
 
 /** `order <externalId>` and `withdrawal <externalId>`: read the status, or poll for one with --wait-until. */
 export async function recordCommand(
@@ -32,9 +42,7 @@ export async function recordCommand(
 
   if (wanted === undefined) {
     const read = { signal: io.signal, timeoutMs };
-    print(
-      kind === 'order' ? await client.getOrderByExternalId(externalId, read) : await client.getWithdrawalByExternalId(externalId, read),
-    );
+    print(await readRecord(client, kind, externalId, read));
     return ExitCode.Ok;
   }
   if (warning !== undefined) io.err(warning);
@@ -70,9 +78,7 @@ async function waitFor(
   };
   const options = { ...timing, signal: io.signal };
   try {
-    return kind === 'order'
-      ? await client.waitForOrder(externalId, until, options)
-      : await client.waitForWithdrawal(externalId, until, options);
+    return await WAIT[kind](client, externalId, until, options);
   } catch (error) {
     if (!(error instanceof Error) || error.name !== 'WaitTimeoutError') throw error;
     const within = formatDuration(timing.timeoutMs);

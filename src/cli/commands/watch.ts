@@ -1,7 +1,7 @@
 import { stderrTrackerLogger } from '../../tracker/logger.js';
 import { createStatusTracker } from '../../tracker/tracker.js';
 import { MemoryStatusStore } from '../../stores/memory-status-store.js';
-import type { StatusChange, StatusKind } from '../../tracker/types.js';
+import type { StatusChange, StatusKind, StatusTracker } from '../../tracker/types.js';
 import { allowOnly, CREDENTIAL_OPTIONS, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';
 import { clientFrom } from '../credentials.js';
@@ -9,6 +9,12 @@ import { durationOption, formatDuration } from '../duration.js';
 import { escapeText } from '../escape.js';
 import { CliError, ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
+
+/** The tracker's watch of each kind. */
+const WATCH: Record<StatusKind, (tracker: StatusTracker, externalId: string) => Promise<void>> = {
+  order: (tracker, externalId) => tracker.watchOrder(externalId),
+  withdrawal: (tracker, externalId) => tracker.watchWithdrawal(externalId),
+};
 
 /**
  * `watch <externalId>...`: a status tracker in this process, printing each status change as it
@@ -79,7 +85,7 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
       else noteOnce(id, undefined);
     },
   });
-  for (const id of ids) await (kind === 'order' ? tracker.watchOrder(id) : tracker.watchWithdrawal(id));
+  for (const id of ids) await WATCH[kind](tracker, id);
   tracker.start();
 
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -27,6 +27,7 @@ export function logDelivery(writeLog: LogWrite, result: DeliveryResult, started:
   if (result.eventId !== undefined) entry.eventId = result.eventId;
   if (result.type !== undefined) entry.type = result.type;
   if (result.confirmed !== undefined) entry.confirmed = result.confirmed;
+  if (result.nudged !== undefined) entry.nudged = result.nudged;
   if (late) entry.late = true;
   if (result.error !== undefined) entry.error = logError(result.error);
   writeLog(entry);

@@ -76,12 +76,10 @@ export async function runDelivery(
 
   // with a status tracker: nudge it (its onChange does the partner's work), see tracker-intake.ts
   if (config.trackerOnly) return runTrackerDelivery(config, event);
-  if (config.tracker !== undefined) {
-    const unnudged = await nudgeBeforeClaim(config, event, known);
-    if (unnudged !== undefined) return unnudged;
-  }
-
-  return claimAndRun(config, event, known, progress, background);
+  if (config.tracker === undefined) return claimAndRun(config, event, known, progress, background);
+  const nudged = await nudgeBeforeClaim(config, event, known);
+  if (typeof nudged !== 'boolean') return nudged;
+  return { ...(await claimAndRun(config, event, known, progress, background)), nudged };
 }
 
 /** Reads the raw body within `maxBodyBytes`; a body that cannot be read ends the delivery (its result). */
@@ -161,12 +159,11 @@ async function nudgeBeforeClaim(
   config: ResolvedOptions,
   event: WebhookEvent,
   known: { eventId: string; type: string },
-): Promise<DeliveryResult | undefined> {
+): Promise<DeliveryResult | boolean> {
   try {
-    await withinLease(event.eventId, config.leaseMs, performance.now(), 'tracker nudge', ({ signal }) =>
+    return await withinLease(event.eventId, config.leaseMs, performance.now(), 'tracker nudge', ({ signal }) =>
       nudgeTracker(config, event, signal),
     );
-    return undefined;
   } catch (error) {
     return { ...known, outcome: 'store-unavailable', error };
   }

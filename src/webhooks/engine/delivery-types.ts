@@ -21,6 +21,8 @@ export interface DeliveryResult {
   eventId?: string;
   type?: string;
   confirmed?: boolean;
+  /** With a tracker: whether it was asked to read the event's record (`false`: no resolver found it). */
+  nudged?: boolean;
   error?: unknown;
   /** A plain-text body other than the outcome's usual one. */
   message?: string;

@@ -110,7 +110,12 @@ class DeliveryEngine implements WebhookEngine {
     this.#signatures = signatures;
     this.#telemetry = new Telemetry(config.telemetry);
     // after every check that can throw: a handler that is never made warns about nothing
-    if (config.resolveOrderExternalId === undefined && config.resolveWithdrawalExternalId === undefined) {
+    // a tracker that finds records by a read's key (recordFor) reads otc.trade.* events' orders without a resolver
+    if (
+      config.resolveOrderExternalId === undefined &&
+      config.resolveWithdrawalExternalId === undefined &&
+      config.tracker?.recordFor === undefined
+    ) {
       config.logger({ event: 'webhook.warning', ...NEVER_CONFIRMS });
     }
   }

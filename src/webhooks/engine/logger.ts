@@ -74,6 +74,7 @@ export function logLine(entry: WebhookLogEntry): string {
   if (entry.type !== undefined) parts.push(`type=${quote(entry.type)}`);
   parts.push(`ms=${Math.round(entry.ms)}`);
   if (entry.confirmed !== undefined) parts.push(`confirmed=${entry.confirmed}`);
+  if (entry.nudged !== undefined) parts.push(`nudged=${entry.nudged}`);
   if (entry.late === true) parts.push('late');
   if (entry.error !== undefined) parts.push(`error=${describeLineError(entry.error)}`);
   return parts.join(' ');

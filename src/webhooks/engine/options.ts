@@ -174,8 +174,9 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
 }
 
 /**
- * The part of a status tracker the webhook handler uses: `nudge`. A `StatusTracker` fits.
+ * The part of a status tracker the webhook handler uses: `nudge`, and `recordFor` when it has it (an
+ * `otc.trade.*` event then needs no resolver). A `StatusTracker` fits.
  *
  * @inline
  */
-export type WebhookTracker = Pick<StatusTracker, 'nudge'>;
+export type WebhookTracker = Pick<StatusTracker, 'nudge'> & Partial<Pick<StatusTracker, 'recordFor'>>;

@@ -1,50 +1,30 @@
 import { untilAborted } from '../../internal/abort.js';
-import { typeName } from '../../internal/type-name.js';
 import { boundedStoreCall, withinLease } from './lease-deadline.js';
 import { checkClaim, type CheckedClaim } from '../../stores/claim.js';
-import type { StatusKind } from '../../tracker/types.js';
 import type { DeliveryResult } from './delivery-types.js';
 import type { WebhookEvent } from '../event.js';
-import type { ExternalIdResolver } from './options.js';
 import type { ResolvedOptions } from './resolve-options.js';
+import { resolveRecord, type ResolveConfig } from './resolve-record.js';
 
 /**
- * Asks the tracker to read the record `event` is about now, with the event: `otc.trade.*` and
- * `pix.deposit.*` nudge the order (`resolveOrderExternalId`), `pix.withdrawal.*` the withdrawal
- * (`resolveWithdrawalExternalId`). Other types, or a resolver that finds no id, nudge nothing:
- * the record is still read on its schedule. Resolves once the nudge is stored.
+ * Asks the tracker to read the record `event` is about now, with the event: the kind from the
+ * event types table (`otc.trade.*` and `pix.deposit.*` the order, `pix.withdrawal.*` the
+ * withdrawal), the externalId from the partner's resolver for that kind, else from the tracker's
+ * own lookup (an `otc.trade.*` event's `tradeId`: the order whose reads revealed it). Other types,
+ * or an event whose record neither finds, nudge nothing (`false`): the record is still read on its
+ * schedule. Resolves once the nudge is stored.
  *
- * The resolver and the nudge are partner code and a store that can hang: when `signal` aborts
- * (the lease deadline) while either still runs, this rejects with its reason (they go on, unheard:
- * a late nudge only asks for one more read).
+ * The resolver, the lookup and the nudge are partner code and a store that can hang: when `signal`
+ * aborts (the lease deadline) while one still runs, this rejects with its reason (they go on,
+ * unheard: a late nudge only asks for one more read).
  */
-export async function nudgeTracker(
-  config: Pick<ResolvedOptions, 'tracker' | 'resolveOrderExternalId' | 'resolveWithdrawalExternalId'>,
-  event: WebhookEvent,
-  signal: AbortSignal,
-): Promise<boolean> {
+export async function nudgeTracker(config: ResolveConfig, event: WebhookEvent, signal: AbortSignal): Promise<boolean> {
   const tracker = config.tracker;
   if (tracker === undefined) return false;
-  const { type } = event;
-  let kind: StatusKind;
-  let resolver: ExternalIdResolver | undefined;
-  if (type.startsWith('otc.trade.') || type.startsWith('pix.deposit.')) {
-    kind = 'order';
-    resolver = config.resolveOrderExternalId;
-  } else if (type.startsWith('pix.withdrawal.')) {
-    kind = 'withdrawal';
-    resolver = config.resolveWithdrawalExternalId;
-  } else {
-    return false;
-  }
-  if (resolver === undefined) return false;
+  const target = await resolveRecord(config, event, signal);
+  if (target?.externalId === undefined) return false;
   signal.throwIfAborted();
-  const externalId: unknown = await untilAborted(Promise.resolve(resolver(event)), signal);
-  if (externalId === undefined || externalId === null || externalId === '') return false;
-  if (typeof externalId !== 'string')
-    throw new TypeError(`the externalId resolver must return a string, null or undefined, got ${typeName(externalId)}`);
-  signal.throwIfAborted();
-  await untilAborted(tracker.nudge(kind, externalId, { event }), signal);
+  await untilAborted(tracker.nudge(target.kind, target.externalId, { event }), signal);
   return true;
 }
 
@@ -67,8 +47,11 @@ export async function runTrackerDelivery(config: ResolvedOptions, event: Webhook
   if (claim === 'done') return { ...known, outcome: 'duplicate' };
   if (claim === 'in-flight') return { ...known, outcome: 'in-flight' };
   const { lease } = claim;
+  let nudged: boolean;
   try {
-    await withinLease(event.eventId, config.leaseMs, claimedAt, 'tracker nudge', ({ signal }) => nudgeTracker(config, event, signal));
+    nudged = await withinLease(event.eventId, config.leaseMs, claimedAt, 'tracker nudge', ({ signal }) =>
+      nudgeTracker(config, event, signal),
+    );
   } catch (error) {
     try {
       await boundedStoreCall('release', event.eventId, config.leaseMs, () => config.store.release(event.eventId, lease));
@@ -85,7 +68,7 @@ export async function runTrackerDelivery(config: ResolvedOptions, event: Webhook
     await boundedStoreCall('complete', event.eventId, config.leaseMs, () => config.store.complete(event.eventId, lease));
   } catch (error) {
     // the nudge is stored: a redelivery would only nudge again, which reads once more and calls nothing twice
-    return { ...known, outcome: 'handled', error };
+    return { ...known, outcome: 'handled', nudged, error };
   }
-  return { ...known, outcome: 'handled' };
+  return { ...known, outcome: 'handled', nudged };
 }

@@ -1,0 +1,84 @@
+import { kindEntry, statusOf, type RecordOf, type StatusKind } from './kinds.js';
+import type { KnownEventTypes, WebhookEvent } from './webhook-event.js';
+
+// The one table of provider event types: the kind of record each is about, the fields parseEvent
+// checks, the status it announces and the value that ties it to its record. The webhook handler's
+// parsing, its confirmation and the tracker's intake all read it.
+
+/** How `parseEvent` checks a field an event type declares: absent, `null`, or a string / an array of strings. @internal */
+export type FieldCheck = 'string' | 'strings';
+
+/** What the SDK knows of one event type (or of every type under a `prefix.*`). @internal */
+export interface EventTypeEntry {
+  /** The kind of record the event is about: the one read to confirm it, and nudged in the tracker. */
+  readonly kind: StatusKind;
+  /** The fields the type declares, each refused by `parseEvent` when present with another type. */
+  readonly fields?: Readonly<Record<string, FieldCheck>>;
+  /** Whether a status is the one the event announces; absent where the spec names none (never confirmed). */
+  readonly announces?: (status: string | null) => boolean;
+  /**
+   * The event field that carries a value the record's read reveals (a key of its kind's `keys`):
+   * the record read must show the same value to confirm the event, and without a resolver the
+   * tracker finds the record by it.
+   */
+  readonly key?: string;
+}
+
+const isCancellation = (status: string | null) => status !== null && /^cancel/i.test(status);
+
+/** The event types. Every type the spec names (`KnownEventTypes`) has its entry. @internal */
+export const EVENT_TYPES: { readonly [T in keyof KnownEventTypes]: EventTypeEntry } & Readonly<Record<string, EventTypeEntry>> = {
+  'otc.trade.settled': { kind: 'order', key: 'tradeId', fields: { tradeId: 'string' }, announces: (status) => status === 'Settled' },
+  // the spec names no cancelled value: any status that begins with "cancel", any case
+  'otc.trade.cancelled': { kind: 'order', key: 'tradeId', fields: { tradeId: 'string' }, announces: isCancellation },
+  'otc.trade.*': { kind: 'order', key: 'tradeId' },
+  'pix.deposit.*': { kind: 'order', fields: { endUserId: 'string', tags: 'strings' } },
+  'pix.withdrawal.settled': { kind: 'withdrawal', announces: (status) => status === 'Completed' },
+  'pix.withdrawal.*': { kind: 'withdrawal' },
+};
+
+/** The entry for an event type: its own, else the `prefix.*` entry it falls under; `undefined` for a type the SDK does not know. @internal */
+export function eventTypeOf(type: string): EventTypeEntry | undefined {
+  if (Object.hasOwn(EVENT_TYPES, type)) return EVENT_TYPES[type];
+  for (const [pattern, entry] of Object.entries(EVENT_TYPES)) {
+    if (pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1))) return entry;
+  }
+  return undefined;
+}
+
+/** The value of the event's `key` field, when the event is of a type with a key and carries it as a non-empty string. @internal */
+export function eventKey(event: WebhookEvent): { kind: StatusKind; key: string; value: string } | undefined {
+  const entry = eventTypeOf(event.type);
+  if (entry?.key === undefined) return undefined;
+  const value = event[entry.key];
+  return typeof value === 'string' && value !== '' ? { kind: entry.kind, key: entry.key, value } : undefined;
+}
+
+/**
+ * Whether a record read confirms the event: it shows the status the event announces and, for a type
+ * with a key, the event's value (an `otc.trade.settled` needs the order `Settled` with its
+ * `settlement.tradeId` equal to the event's `tradeId`; an event without a string tradeId confirms
+ * nothing). `undefined` for a type whose target state the spec does not name: nothing can confirm it. @internal
+ */
+export function confirmsEvent(event: WebhookEvent): ((record: RecordOf<StatusKind>) => boolean) | undefined {
+  const entry = eventTypeOf(event.type);
+  const announces = entry?.announces;
+  if (entry === undefined || announces === undefined) return undefined;
+  const { kind, key } = entry;
+  const wanted = key === undefined ? undefined : event[key];
+  return (record) => {
+    if (key !== undefined) {
+      const shown = kindEntry(kind).keys[key]?.(record);
+      if (typeof wanted !== 'string' || shown !== wanted) return false;
+    }
+    return announces(statusOf(kind, record));
+  };
+}
+
+/**
+ * Whether a change's status is the one `event` announced (`otc.trade.settled`: `Settled`); any
+ * status answers a type whose target state the spec does not name. @internal
+ */
+export function announcedBy(event: WebhookEvent, status: string | null): boolean {
+  return eventTypeOf(event.type)?.announces?.(status) ?? true;
+}

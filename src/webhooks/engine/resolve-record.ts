@@ -1,0 +1,43 @@
+import { eventTypeOf } from '../../event-types.js';
+import { untilAborted } from '../../internal/abort.js';
+import { typeName } from '../../internal/type-name.js';
+import { RECORD_KINDS, type StatusKind } from '../../kinds.js';
+import type { WebhookEvent } from '../event.js';
+import type { ResolvedOptions } from './resolve-options.js';
+
+/** The options a record's resolution reads. */
+export type ResolveConfig = Pick<ResolvedOptions, 'tracker' | 'resolveOrderExternalId' | 'resolveWithdrawalExternalId'>;
+
+/**
+ * The record an event is about, by the event types table: its kind, and its externalId from the
+ * partner's resolver for that kind (asked first), else from the tracker, when the handler has one:
+ * the record whose reads revealed the value the event carries (an `otc.trade.*` event's
+ * `tradeId`). `externalId` is `undefined` when neither finds it; the result is `undefined` for a
+ * type the table does not know.
+ *
+ * Both are partner code or a store that can hang: when `signal` aborts (the lease deadline) while
+ * either still runs, this rejects with its reason.
+ */
+export async function resolveRecord(
+  config: ResolveConfig,
+  event: WebhookEvent,
+  signal: AbortSignal,
+): Promise<{ kind: StatusKind; externalId: string | undefined } | undefined> {
+  const entry = eventTypeOf(event.type);
+  if (entry === undefined) return undefined;
+  const { kind } = entry;
+  const name = RECORD_KINDS[kind].resolver;
+  const resolver = config[name];
+  if (resolver !== undefined) {
+    signal.throwIfAborted();
+    const id: unknown = await untilAborted(Promise.resolve(resolver(event)), signal);
+    if (typeof id === 'string' && id !== '') return { kind, externalId: id };
+    if (id !== undefined && id !== null && id !== '')
+      throw new TypeError(`${name} must return a string, null or undefined, got ${typeName(id)}`);
+  }
+  const recordFor = config.tracker?.recordFor?.bind(config.tracker);
+  if (recordFor === undefined) return { kind, externalId: undefined };
+  signal.throwIfAborted();
+  const found = await untilAborted(recordFor(event), signal);
+  return { kind, externalId: found?.kind === kind ? found.externalId : undefined };
+}
