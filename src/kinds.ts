@@ -7,7 +7,7 @@ import { OrderSchema, WithdrawalSchema, type Order, type ParseSchema, type Withd
 // handler, the telemetry and the CLI all read it without an import cycle.
 
 /** Each kind of record a status read returns, by its name (the name is the `StatusKind`). */
-interface KindRecords {
+export interface KindRecords {
   order: Order;
   withdrawal: Withdrawal;
 }

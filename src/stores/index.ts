@@ -29,6 +29,7 @@ export { NUDGE_PRIORITY_MS } from './status-store.js';
 export type {
   ClaimDueRequest,
   ClaimedStatusRecord,
+  KindRecords,
   StatusKind,
   StatusLease,
   StatusNext,

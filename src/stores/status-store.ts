@@ -4,7 +4,7 @@ import type { WebhookEvent } from '../webhook-event.js';
 // The StatusStore contract: what a status tracker asks of the store that keeps its records
 // (MemoryStatusStore here, RedisStatusStore, PostgresStatusStore, or a partner's own).
 
-export type { StatusKind } from '../kinds.js';
+export type { KindRecords, StatusKind } from '../kinds.js';
 
 /**
  * How far before its own `now` a store puts a nudged record's due time (one day): due records are claimed

@@ -21,6 +21,7 @@ export type {
   OnStatusChange,
   OrderStatusChange,
   StatusChange,
+  StatusChangesByKind,
   StatusChangeBase,
   StatusScheduleOptions,
   StatusStore,

@@ -72,7 +72,7 @@ export interface WithdrawalStatusChange extends StatusChangeBase {
 export type StatusChange = StatusChangesByKind[StatusKind];
 
 /** Each kind's change: a kind added to the kinds table without its change here fails to compile. */
-interface StatusChangesByKind {
+export interface StatusChangesByKind {
   order: OrderStatusChange;
   withdrawal: WithdrawalStatusChange;
 }

@@ -9,6 +9,7 @@ import type { EventOfType, WebhookEvent } from '../webhook-event.js';
 
 export type {
   EventOfType,
+  KnownEventTypes,
   KnownWebhookEvent,
   OtcTradeCancelledEvent,
   OtcTradeSettledEvent,

@@ -1,7 +1,7 @@
 // What both entry points (Web Crypto and node:crypto) export unchanged: nothing here computes an HMAC.
 export { WebhookPayloadError } from './errors.js';
 export { isEventType, parseEvent } from './event.js';
-export type { EventOfType, KnownWebhookEvent, WebhookEvent } from './event.js';
+export type { EventOfType, KnownEventTypes, KnownWebhookEvent, WebhookEvent } from './event.js';
 export type {
   OtcTradeCancelledEvent,
   OtcTradeSettledEvent,
