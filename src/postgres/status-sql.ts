@@ -62,7 +62,7 @@ export function statusStatementsFor(table: TableName) {
   const pk = `r.kind = $1::text AND r.external_id = $2::text`;
   /** The turn ends the watch: watched, no nudge since the claim, and `next` is not a delay (`$6`). */
   const ends = `(r.watching AND r.nudges = r.lease_nudges AND $6::text <> 'delay')`;
-  /** Watched: a read owed now, or earlier when one was owed before (`least` ignores a NULL); else a watch starting now owes one now. */
+  /** Watched: a read owed now, or before when one was owed before (`least` ignores a NULL); else a watch starts, owing one now. */
   const owedNowOrBefore = `CASE WHEN r.watching THEN least(r.owed_at, ${now}) ELSE ${now} END`;
   /** Due at the end of a live lease (on the database's clock), else at `at` (watch and nudge). */
   const dueUnlessLeased = (at: string) =>
@@ -186,9 +186,10 @@ RETURNING 1 AS extended`,
      * ends the turn in one statement: a nudge that came during a turn that did not fail makes the
      * record due at once (after a failed one, the back-off holds); a turn that met the schedule (no
      * failures, not missed) owes the next read at its due time (now after a nudge), a failed or
-     * missed one leaves the read it owed; an ended watch keeps its handled status for the retention. Every condition is on the row itself (no
-     * CTE read beforehand): when the UPDATE waits for a row another session changed, PostgreSQL
-     * re-checks these conditions on the row as committed, so a lease taken meanwhile is never ended.
+     * missed one leaves the read it owed; an ended watch keeps its handled status for the
+     * retention. Every condition is on the row itself (no CTE read beforehand): when the UPDATE
+     * waits for a row another session changed, PostgreSQL re-checks these conditions on the row as
+     * committed, so a lease taken meanwhile is never ended.
      */
     endTurn: `UPDATE ${t} AS r SET
   handled_status = CASE WHEN $4::boolean THEN $5::text ELSE r.handled_status END,

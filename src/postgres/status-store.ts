@@ -210,8 +210,9 @@ export class PostgresStatusStore<
    * collations, the `due_at`, `ended_at`, `lease_owner` and `owed_at` indexes) and the role's rights
    * on the table; creates only what is missing (`CREATE … IF NOT EXISTS`, serialised by an
    * advisory lock so trackers starting together do not race; a table made by 1.0.0 gets its
-   * `owed_at` column, `ALTER TABLE … ADD COLUMN IF NOT EXISTS`). A table your migrations made from `schemaSql` thus
-   * needs no CREATE right: SELECT, INSERT, UPDATE and DELETE are enough. Safe to call on every start.
+   * `owed_at` column, `ALTER TABLE … ADD COLUMN IF NOT EXISTS`). A table your migrations made from
+   * `schemaSql` thus needs no CREATE right: SELECT, INSERT, UPDATE and DELETE are enough. Safe to
+   * call on every start.
    *
    * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (the message names
    *   the missing right: CREATE on the schema, the table's ownership, or a table right), or the

@@ -454,8 +454,8 @@ export class RedisStatusStore implements StatusStore {
 
   /**
    * The watched records whose read is owed (not read successfully when their schedule said) and
-   * how late the most overdue one is: per part, a `ZCOUNT` of its owed index and its first entry,
-   * on that part's master's clock. Costs O(log n) plus the overdue records counted.
+   * how late the most overdue one is: per part, a `ZCOUNT` of its owed index and its first entry
+   * (O(log n) each), on that part's master's clock; the parts summed (the oldest, their most late).
    */
   async overdue(): Promise<{ count: number; oldestMs: number }> {
     const parts = await Promise.all(
