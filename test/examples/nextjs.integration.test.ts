@@ -106,7 +106,10 @@ describe.skipIf(!usable)('examples/webhooks/nextjs-*.ts in a Next.js app (curren
         secret,
         maxAttempts: 1,
       });
-      expect(edge.deliveries.map((delivery) => delivery.status), nextServer.output()).toEqual([200]);
+      expect(
+        edge.deliveries.map((delivery) => delivery.status),
+        nextServer.output(),
+      ).toEqual([200]);
       expect(fake.requests.slice(before).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
         'POST /api/v1/partner-api/auth/token 200',
         'GET /api/v1/partner-api/orders/by-external-id/order-of-t-1 200',

@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// `npm test`: the suite a contributor runs before every commit (the unit and the integration
+// projects, vitest.config.ts), then one line naming what it left out and the command that runs it.
+// Arguments go to vitest (`npm test -- test/client`). `npm run test:all` runs every project.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+const vitest = createRequire(import.meta.url).resolve('vitest/vitest.mjs');
+const args = ['run', '--project', 'unit', '--project', 'integration', ...process.argv.slice(2)];
+const result = spawnSync(process.execPath, [vitest, ...args], { stdio: 'inherit' });
+console.log(
+  'npm test left out the slow project (packed-tarball tests with Next.js, Jest, esbuild, webpack and tsc in fresh projects) ' +
+    'and the types project (the *.test-d.ts type tests, also run by npm run typecheck): run everything with npm run test:all',
+);
+process.exit(result.status ?? 1);
