@@ -3,9 +3,10 @@
 // projects, vitest.config.ts), then one line naming what it left out and the command that runs it.
 // Arguments go to vitest (`npm test -- test/client`). `npm run test:all` runs every project.
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
-const vitest = createRequire(import.meta.url).resolve('vitest/vitest.mjs');
+// vitest's own bin (its `exports` do not name it)
+const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
 const args = ['run', '--project', 'unit', '--project', 'integration', ...process.argv.slice(2)];
 const result = spawnSync(process.execPath, [vitest, ...args], { stdio: 'inherit' });
 console.log(
