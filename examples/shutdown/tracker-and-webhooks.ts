@@ -20,7 +20,7 @@ const tracker = createStatusTracker({
 tracker.start();
 await tracker.watchOrder('order-42'); // durable and idempotent; tracker.watchWithdrawal('w-7') likewise
 
-// each verified, new event asks the tracker to read its record now (onEvent is optional here)
+// each verified, new event asks the tracker to read its record now; no onEvent: onChange fulfils
 const handler = createWebhookHandler({
   secret: process.env.WEBHOOK_SIGNING_SECRET!,
   client,
