@@ -39,6 +39,8 @@ describe.each(flavours)('RedisStatusStore with $name: the StatusStore contract',
     const store = new RedisStatusStore({ client: connection.client, prefix });
     await store.watch('order', 'old-1');
     await store.nudge('order', 'old-2', {});
+    // a due time of its own: in the same millisecond the index would order new-1 before old-1 by name
+    await sleep(5);
     await store.watch('order', 'new-1');
     // what an earlier version wrote: the records and their due times, no owed entries
     await connection.raw('ZREM', `${prefix}owed`, 'order:old-1', 'order:old-2');

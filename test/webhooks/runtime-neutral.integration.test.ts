@@ -46,6 +46,8 @@ describe('entry points', () => {
       skipLibCheck: true,
       types: [],
       noEmit: true,
+      // the package's `imports` (package.json) name dist/ files: here the Web flavour's source
+      paths: { '#otel-api': [fileURLToPath(new URL('../../src/telemetry/otel-api.web.ts', import.meta.url))] },
     });
     const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(diagnostics).toEqual([]);
