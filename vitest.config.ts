@@ -25,6 +25,16 @@ export const SLOW = [
   'test/toolchains/**/*.integration.test.ts',
   'test/examples/nextjs.integration.test.ts',
   'test/package/one-copy.integration.test.ts',
+  // and the few that wait on real clocks for 15 s or more each (measured on 2 cores): an outage and
+  // its recovery, the CLI's timeouts, clock steps, replicas and PostgreSQL isolation levels
+  'test/tracker/outage.integration.test.ts',
+  'test/cli/cli.integration.test.ts',
+  'test/cli/timeout.integration.test.ts',
+  'test/tracker/redis-clock.integration.test.ts',
+  'test/tracker/skewed-clock.integration.test.ts',
+  'test/postgres/isolation.integration.test.ts',
+  'test/postgres/handler.integration.test.ts',
+  'test/redis/replicas.integration.test.ts',
 ];
 
 /**
@@ -73,6 +83,9 @@ export default defineConfig({
     ],
   },
   test: {
+    // vitest's default on 2 cores is one worker; the integration tests mostly wait on servers and
+    // subprocesses, so two at once halve the loop without crowding the machine
+    maxWorkers: 2,
     projects: [
       {
         extends: true,

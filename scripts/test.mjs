@@ -10,7 +10,8 @@ const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import
 const args = ['run', '--project', 'unit', '--project', 'integration', ...process.argv.slice(2)];
 const result = spawnSync(process.execPath, [vitest, ...args], { stdio: 'inherit' });
 console.log(
-  'npm test left out the slow project (packed-tarball tests with Next.js, Jest, esbuild, webpack and tsc in fresh projects) ' +
+  'npm test left out the slow project (packed-tarball tests with Next.js, Jest, esbuild, webpack and tsc in fresh projects, ' +
+    'and the tests that wait 15 s or more on real clocks: vitest.config.ts lists them) ' +
     'and the types project (the *.test-d.ts type tests, also run by npm run typecheck): run everything with npm run test:all',
 );
 process.exit(result.status ?? 1);
