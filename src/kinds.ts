@@ -8,7 +8,9 @@ import { OrderSchema, WithdrawalSchema, type Order, type ParseSchema, type Withd
 
 /** Each kind of record a status read returns, by its name (the name is the `StatusKind`). */
 export interface KindRecords {
+  /** An order, read by GET /orders/by-external-id/{externalId}. */
   order: Order;
+  /** A PIX withdrawal, read by GET /withdrawals/by-external-id/{externalId}. */
   withdrawal: Withdrawal;
 }
 

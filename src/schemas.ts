@@ -99,8 +99,22 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
     /** Validates `value`: the typed value, or the issues (possibly asynchronously). */
     readonly validate: (value: unknown) => StandardSchemaResult<Output> | Promise<StandardSchemaResult<Output>>;
     /** The input and output types, for inference only. */
-    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+    readonly types?: StandardSchemaTypes<Input, Output> | undefined;
   };
+}
+
+/** The types a {@link StandardSchemaV1} validator takes and gives, for inference only. */
+export interface StandardSchemaTypes<Input, Output> {
+  /** What the validator takes. */
+  readonly input: Input;
+  /** What it gives. */
+  readonly output: Output;
+}
+
+/** A segment of a Standard Schema issue's path, as an object. */
+export interface StandardPathSegment {
+  /** The key of this segment. */
+  readonly key: PropertyKey;
 }
 
 /** What a {@link StandardSchemaV1} validator returns. */
@@ -117,7 +131,7 @@ export type StandardSchemaResult<Output> =
         /** What did not match, in words. */
         readonly message: string;
         /** Where: keys (or `{ key }` segments) from the root. */
-        readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
+        readonly path?: readonly (PropertyKey | StandardPathSegment)[] | undefined;
       }[];
     };
 

@@ -7,6 +7,7 @@ import { checkExternalId, checkFoundKey, checkKind, checkOwner, wholeNumber } fr
 import { projectEvent } from '../stores/event-projection.js';
 import { NUDGE_PRIORITY_MS } from '../stores/status-store.js';
 import type {
+  OverdueRecords,
   ClaimDueRequest,
   ClaimedStatusRecord,
   StatusKind,
@@ -330,7 +331,7 @@ export class PostgresStatusStore<
    *
    * @throws {PostgresStoreError} (operation `'count'`)
    */
-  async overdue(): Promise<{ count: number; oldestMs: number }> {
+  async overdue(): Promise<OverdueRecords> {
     const row = (await this.#run('count', this.#sql.overdue, []))[0];
     const count = Number(row?.['overdue']);
     const oldestMs = Number(row?.['oldest']);

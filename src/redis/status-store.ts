@@ -6,6 +6,7 @@ import { quote } from '../internal/quote.js';
 import { checkExternalId, checkFoundKey, checkKind, wholeNumber } from '../stores/arguments.js';
 import { NUDGE_PRIORITY_MS } from '../stores/status-store.js';
 import type {
+  OverdueRecords,
   ClaimDueRequest,
   ClaimedStatusRecord,
   StatusKind,
@@ -457,7 +458,7 @@ export class RedisStatusStore implements StatusStore {
    * how late the most overdue one is: per part, a `ZCOUNT` of its owed index and its first entry
    * (O(log n) each), on that part's master's clock; the parts summed (the oldest, their most late).
    */
-  async overdue(): Promise<{ count: number; oldestMs: number }> {
+  async overdue(): Promise<OverdueRecords> {
     const parts = await Promise.all(
       this.#parts.map(async (part) => {
         const reply = await this.#redis.script('count', OVERDUE, [part.owed], []);

@@ -30,6 +30,7 @@ export type {
   ClaimDueRequest,
   ClaimedStatusRecord,
   KindRecords,
+  OverdueRecords,
   StatusKind,
   StatusLease,
   StatusNext,

@@ -6,6 +6,7 @@ import { DueHeap } from './due-heap.js';
 import { StatusStoreFullError } from './errors.js';
 import { NUDGE_PRIORITY_MS } from './status-store.js';
 import type {
+  OverdueRecords,
   ClaimDueRequest,
   ClaimedStatusRecord,
   StatusKind,
@@ -227,7 +228,7 @@ export class MemoryStatusStore implements StatusStore {
    * said) and how late the most overdue one is, on the store's clock. A scan of the records kept
    * (bounded by `maxRecords`): call it every few seconds, not per read.
    */
-  async overdue(): Promise<{ count: number; oldestMs: number }> {
+  async overdue(): Promise<OverdueRecords> {
     const now = this.#clock();
     let count = 0;
     let oldest = now;

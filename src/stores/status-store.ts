@@ -140,6 +140,14 @@ export interface StatusTurn {
   missed?: boolean | undefined;
 }
 
+/** What {@link StatusStore.overdue} reports: the watched records past their normal schedule. */
+export interface OverdueRecords {
+  /** How many watched records were not read successfully when their normal schedule said. */
+  count: number;
+  /** How late the most overdue one is, in milliseconds on the store's clock (0 when none is). */
+  oldestMs: number;
+}
+
 /**
  * Where a status tracker keeps its records, so a fleet of processes shares one schedule and each
  * status change is handed over once. A watched record costs one row (or hash), not a timer.
@@ -221,7 +229,7 @@ export interface StatusStore {
    * turn, or no turn at all, does not), and `oldestMs`, how late the most overdue one is (0 when
    * none), both on the store's clock. Optional: without it those report nothing.
    */
-  overdue?(): Promise<{ count: number; oldestMs: number }>;
+  overdue?(): Promise<OverdueRecords>;
   /**
    * Records that the record's read revealed `key`: a value provider events carry in place of the
    * externalId, as `name:value` (an order's `tradeId:t-1`). A record keeps its latest key, as long

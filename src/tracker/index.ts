@@ -20,6 +20,7 @@ export type { StatusSource, WatchEndReason } from './kinds.js';
 export type {
   OnStatusChange,
   OrderStatusChange,
+  RecordRef,
   StatusChange,
   StatusChangesByKind,
   StatusChangeBase,

@@ -71,9 +71,19 @@ export interface WithdrawalStatusChange extends StatusChangeBase {
  */
 export type StatusChange = StatusChangesByKind[StatusKind];
 
+/** A record of the tracker's: its kind and its externalId. */
+export interface RecordRef {
+  /** `order` or `withdrawal`. */
+  kind: StatusKind;
+  /** The record's externalId. */
+  externalId: string;
+}
+
 /** Each kind's change: a kind added to the kinds table without its change here fails to compile. */
 export interface StatusChangesByKind {
+  /** A change of an order's `settlement.status`. */
   order: OrderStatusChange;
+  /** A change of a withdrawal's `status`. */
   withdrawal: WithdrawalStatusChange;
 }
 
@@ -278,7 +288,7 @@ export interface StatusTracker<Transaction = undefined> {
    * keys (one without `findByKey`). The webhook handler asks it when no resolver of the partner's
    * finds the record.
    */
-  recordFor(event: WebhookEvent): Promise<{ kind: StatusKind; externalId: string } | undefined>;
+  recordFor(event: WebhookEvent): Promise<RecordRef | undefined>;
   /** Begins reading what is due, in the background; safe on any number of processes sharing a store. Idempotent. */
   start(): void;
   /** Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000: after the handler's 10 s, both fit a 30 s grace period). */
