@@ -21,8 +21,15 @@ export function loadOtelApi(): unknown {
     }
   }
   // a separate `if` (not an `else`), so esbuild drops it, and the import() in it, from the CommonJS build
-  if (!(typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__)) {
-    return import('@opentelemetry/api').catch(() => null);
-  }
+  if (!(typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__)) return importOtelApi();
   return null;
+}
+
+/** The ESM build's lookup, inside a `try`: bundlers (webpack) then only warn where the peer is not installed. */
+async function importOtelApi(): Promise<unknown> {
+  try {
+    return await import('@opentelemetry/api');
+  } catch {
+    return null;
+  }
 }

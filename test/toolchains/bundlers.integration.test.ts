@@ -171,7 +171,8 @@ describe('webpack 5 (target node)', () => {
 
 describe('an app whose bundle holds the API where the SDK cannot reach it', () => {
   // the SDK left external (in node_modules at run time), the API bundled into the app only
-  const SDK_AND_DEPENDENCIES = ['checkout-partner-sdk', 'jose'];
+  // the SDK and its dependencies: ky, jose, and zod (yours, never bundled into the SDK)
+  const SDK_AND_DEPENDENCIES = ['checkout-partner-sdk', 'jose', 'ky', 'zod'];
   let deployed = '';
   beforeAll(() => {
     const out = join(dir, 'out-sdk-external');
