@@ -21,9 +21,13 @@ export function callBound(signal: AbortSignal | undefined, timeoutMs: number | u
   if (timeoutMs === undefined) return { signal, deadline: undefined, dispose: noop };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(onTimeout()), timeoutMs);
+  const linked = signal === undefined ? undefined : anySignal([signal, controller.signal]);
   return {
-    signal: signal === undefined ? controller.signal : anySignal([signal, controller.signal]),
+    signal: linked === undefined ? controller.signal : linked.signal,
     deadline: performance.now() + timeoutMs,
-    dispose: () => clearTimeout(timer),
+    dispose: () => {
+      clearTimeout(timer);
+      linked?.release();
+    },
   };
 }

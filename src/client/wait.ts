@@ -25,7 +25,8 @@ export async function waitFor<T>(
   const { signal } = checkRequestOptions({ signal: options.signal });
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
-  const combined = signal === undefined ? deadline.signal : anySignal([signal, deadline.signal]);
+  const linked = signal === undefined ? undefined : anySignal([signal, deadline.signal]);
+  const combined = linked === undefined ? deadline.signal : linked.signal;
   let last: T | undefined;
   try {
     for (;;) {
@@ -38,5 +39,6 @@ export async function waitFor<T>(
     throw new WaitTimeoutError(`The ${what} did not reach the awaited state within ${timeoutMs} ms`, last);
   } finally {
     clearTimeout(timer);
+    linked?.release();
   }
 }

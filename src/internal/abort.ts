@@ -25,22 +25,29 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
   });
 }
 
+const noop = () => undefined;
+
 /**
  * One signal that aborts when any of `signals` does, with its reason: `AbortSignal.any` where the
  * runtime has it, else linked by listeners (Next.js's Edge runtime has no `AbortSignal.any`).
+ * `release()` unlinks it once its work is done, so a long-lived caller signal does not keep one
+ * listener per call (`AbortSignal.any` holds its sources weakly and needs nothing).
  */
-export function anySignal(signals: readonly AbortSignal[]): AbortSignal {
-  if (typeof AbortSignal.any === 'function') return AbortSignal.any([...signals]);
+export function anySignal(signals: readonly AbortSignal[]): { signal: AbortSignal; release: () => void } {
+  if (typeof AbortSignal.any === 'function') return { signal: AbortSignal.any([...signals]), release: noop };
   const controller = new AbortController();
   const aborted = signals.find((signal) => signal.aborted);
   if (aborted !== undefined) {
     controller.abort(aborted.reason);
-    return controller.signal;
+    return { signal: controller.signal, release: noop };
   }
-  const onAbort = (event: Event) => {
+  const release = () => {
     for (const signal of signals) signal.removeEventListener('abort', onAbort);
+  };
+  const onAbort = (event: Event) => {
+    release();
     controller.abort((event.target as AbortSignal).reason);
   };
   for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
-  return controller.signal;
+  return { signal: controller.signal, release };
 }
