@@ -1,4 +1,4 @@
-import { stderrLine } from './stderr-log.js';
+import { jsonLine, lineFormat, stderrLine } from './stderr-log.js';
 
 // The one line a part writes when it fell back to an in-memory store: fine for one process, a
 // surprise in a fleet. Once per part per process (a handler per route would otherwise repeat it).
@@ -24,5 +24,7 @@ const said = new Set<keyof typeof NOTICES>();
 export function noticeMemoryDefault(part: keyof typeof NOTICES, options: { store?: unknown; logger?: unknown }): void {
   if (options.store !== undefined || options.logger !== undefined || said.has(part)) return;
   said.add(part);
-  stderrLine(NOTICES[part]);
+  const message = NOTICES[part];
+  // CHECKOUT_LOG_FORMAT=json: one JSON object, as the part's other default lines
+  stderrLine(lineFormat() === 'json' ? jsonLine('warn', { event: `${part}.notice`, notice: 'memory-store', message }) : message);
 }

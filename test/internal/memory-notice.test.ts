@@ -80,4 +80,21 @@ describe('the in-memory default is said once at start', () => {
     await makeHandler({ logger: () => {} });
     expect(notices()).toEqual([]);
   });
+
+  it("with CHECKOUT_LOG_FORMAT=json, one JSON object like the part's other default lines", async () => {
+    process.env['CHECKOUT_LOG_FORMAT'] = 'json';
+    try {
+      await makeHandler({});
+    } finally {
+      delete process.env['CHECKOUT_LOG_FORMAT'];
+    }
+    const [line] = notices();
+    expect(JSON.parse(line ?? '')).toMatchObject({
+      level: 'warn',
+      logger: 'checkout-partner-sdk',
+      event: 'webhook.notice',
+      notice: 'memory-store',
+      message: expect.stringMatching(/RedisEventStore/),
+    });
+  });
 });
