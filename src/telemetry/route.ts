@@ -1,30 +1,31 @@
 import { RECORD_KINDS, STATUS_KINDS } from '../kinds.js';
 
+/** The record kinds' collections, from the kinds table (`/orders/by-external-id/{externalId}` → `orders`). */
+const KIND_COLLECTIONS = STATUS_KINDS.map((kind) => RECORD_KINDS[kind].path.split('/')[1] ?? '');
+
+/** Other collections of the partner API that `request()` may reach (the spec's operations it does not type). */
+const OTHER_COLLECTIONS = ['deposits', 'trades', 'payments', 'quotes', 'checkouts'];
+
 /**
  * Path segments of the partner API that are always names, never values: kept in a `request()`
  * call's `url.template`.
  */
 const LITERAL_SEGMENTS = new Set([
+  ...KIND_COLLECTIONS,
+  ...OTHER_COLLECTIONS,
   'auth',
   'me',
   'token',
-  'orders',
-  'withdrawals',
-  'deposits',
-  'trades',
-  'payments',
   'by-external-id',
   'by-trade-id',
   'payment',
   'status',
   'cancel',
   'quote',
-  'quotes',
-  'checkouts',
 ]);
 
 /** Collections: the segment after one of them names a record (`/orders/abc/payment` → `/orders/{id}/payment`). */
-const COLLECTIONS = new Set(['orders', 'withdrawals', 'deposits', 'trades', 'payments', 'quotes', 'checkouts']);
+const COLLECTIONS = new Set([...KIND_COLLECTIONS, ...OTHER_COLLECTIONS]);
 
 /** A word: letters, `-` and `_`, at most 32 (`checkouts`, `refund-requests`); anything else may be a value. */
 const WORD = /^[A-Za-z][A-Za-z_-]{0,31}$/;
