@@ -91,20 +91,20 @@ function recover(fake: FakeCheckout, orders: Record<string, string>): number {
   return Date.now();
 }
 
+/** A fake whose orders `ids` are Pending, and a tracker on a store from `make` recording what it hands over (not started). */
+async function watching(make: () => Promise<StatusStore>, ids: readonly string[], schedule = SCHEDULE) {
+  const { fake, client } = await service();
+  for (const id of ids) fake.setOrder({ externalId: id, currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+  const seen = arrivals();
+  const store = await make();
+  const tracker = createStatusTracker({ client, store, onChange: seen.onChange, schedule, claimIntervalMs: 20, logger: false });
+  trackers.push(tracker);
+  return { fake, seen, store, tracker };
+}
+
 describe.each(STORES)('back on its feet after an outage ($name)', ({ make }) => {
   it('every change made during a 503 outage arrives within about one normal interval of recovery', async () => {
-    const { fake, client } = await service();
-    for (const id of IDS) fake.setOrder({ externalId: id, currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
-    const seen = arrivals();
-    const tracker = createStatusTracker({
-      client,
-      store: await make(),
-      onChange: seen.onChange,
-      schedule: SCHEDULE,
-      claimIntervalMs: 20,
-      logger: false,
-    });
-    trackers.push(tracker);
+    const { fake, seen, tracker } = await watching(make, IDS);
     tracker.start();
     for (const id of IDS) await tracker.watchOrder(id);
     expect(await eventually(() => IDS.every((id) => seen.at(id, 'Pending') !== undefined), 10_000)).toBe(true);
@@ -130,15 +130,8 @@ describe.each(STORES)('back on its feet after an outage ($name)', ({ make }) => 
   });
 
   it('a nudge for a record read during the outage reads it at once once the service answers, however long its schedule', async () => {
-    const { fake, client } = await service();
-    fake.setOrder({ externalId: 'slow-1', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
-    fake.setOrder({ externalId: 'fast-1', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
-    const seen = arrivals();
-    const store = await make();
     // past its fast period at once: the record's normal wait grows towards a minute
-    const schedule = { ...SCHEDULE, fastForMs: 1, maxIntervalMs: 60_000 };
-    const tracker = createStatusTracker({ client, store, onChange: seen.onChange, schedule, claimIntervalMs: 20, logger: false });
-    trackers.push(tracker);
+    const { fake, seen, store, tracker } = await watching(make, ['slow-1', 'fast-1'], { ...SCHEDULE, fastForMs: 1, maxIntervalMs: 60_000 });
     tracker.start();
     await tracker.watchOrder('slow-1');
     expect(await eventually(() => seen.at('slow-1', 'Pending') !== undefined, 10_000)).toBe(true);
@@ -161,19 +154,8 @@ describe.each(STORES)('back on its feet after an outage ($name)', ({ make }) => 
   });
 
   it('health(): the backlog grows while no tracker runs and through an outage, and clears once the service answers', async () => {
-    const { fake, client } = await service();
     const ids = ['h-1', 'h-2', 'h-3'];
-    for (const id of ids) fake.setOrder({ externalId: id, currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
-    const seen = arrivals();
-    const tracker = createStatusTracker({
-      client,
-      store: await make(),
-      onChange: seen.onChange,
-      schedule: SCHEDULE,
-      claimIntervalMs: 20,
-      logger: false,
-    });
-    trackers.push(tracker);
+    const { fake, seen, tracker } = await watching(make, ids);
     for (const id of ids) await tracker.watchOrder(id);
 
     // no tracker runs: every watched record is overdue, more so as time passes
