@@ -1,37 +1,60 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { anySignal } from '../../src/internal/abort.js';
+import { CheckoutClient } from 'checkout-partner-sdk';
 
-// Next.js's Edge runtime has no AbortSignal.any: the linked fallback must abort with the first
-// source's reason, and let go of a long-lived source once the work is done.
+// Next.js's Edge runtime has no AbortSignal.any: the SDK links a call's signals by listeners there,
+// aborts with the caller's reason, and lets go of a long-lived caller signal once the call ends.
 const native = AbortSignal.any;
 afterEach(() => {
   AbortSignal.any = native;
 });
 
-describe('anySignal without AbortSignal.any (the Edge runtime)', () => {
-  it("aborts with the first source's reason", () => {
+const TOKEN = JSON.stringify({ accessToken: 'tok-1', tokenType: 'Bearer', expiresIn: 3600 });
+const json = (body: string) => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+
+function client(): CheckoutClient {
+  const fetch = async (input: RequestInfo | URL) => {
+    const url = input instanceof Request ? input.url : String(input);
+    return json(url.endsWith('/auth/token') ? TOKEN : JSON.stringify({ externalId: 'o-1', settlement: { status: 'Pending' } }));
+  };
+  return new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p-1', partnerSecret: 's', fetch });
+}
+
+/** A caller signal that counts the abort listeners it holds. */
+function countedSignal(): { controller: AbortController; held: () => number } {
+  const controller = new AbortController();
+  const listeners = new Set<unknown>();
+  const { signal } = controller;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((type: string, listener: EventListenerOrEventListenerObject, options?: AddEventListenerOptions) => {
+    if (type === 'abort') listeners.add(listener);
+    add(type, listener, options);
+  }) as typeof signal.addEventListener;
+  signal.removeEventListener = ((type: string, listener: EventListenerOrEventListenerObject) => {
+    if (type === 'abort') listeners.delete(listener);
+    remove(type, listener);
+  }) as typeof signal.removeEventListener;
+  return { controller, held: () => listeners.size };
+}
+
+describe('without AbortSignal.any (the Edge runtime)', () => {
+  it("waitForOrder rejects with the caller's reason when the caller aborts", async () => {
     Reflect.deleteProperty(AbortSignal, 'any');
     expect(typeof AbortSignal.any).toBe('undefined');
-    const caller = new AbortController();
-    const deadline = new AbortController();
-    const { signal } = anySignal([caller.signal, deadline.signal]);
-    deadline.abort('deadline');
-    expect(signal.aborted).toBe(true);
-    expect(signal.reason).toBe('deadline');
+    const controller = new AbortController();
+    const waiting = client().waitForOrder('o-1', () => false, { signal: controller.signal, timeoutMs: 60_000, intervalMs: 10 });
+    controller.abort(new Error('caller gave up'));
+    await expect(waiting).rejects.toThrow('caller gave up');
   });
 
-  it('is aborted at once when a source already is', () => {
+  it('a long-lived caller signal holds no listener once the calls ended', async () => {
     Reflect.deleteProperty(AbortSignal, 'any');
-    const { signal } = anySignal([AbortSignal.abort('early'), new AbortController().signal]);
-    expect(signal.reason).toBe('early');
-  });
-
-  it('released, it no longer follows its sources', () => {
-    Reflect.deleteProperty(AbortSignal, 'any');
-    const caller = new AbortController();
-    const { signal, release } = anySignal([caller.signal, new AbortController().signal]);
-    release();
-    caller.abort('later');
-    expect(signal.aborted).toBe(false);
+    const { controller, held } = countedSignal();
+    const sdk = client();
+    for (let i = 0; i < 5; i += 1) {
+      await sdk.getAccessToken({ signal: controller.signal, timeoutMs: 5_000 });
+      await sdk.waitForOrder('o-1', () => true, { signal: controller.signal, timeoutMs: 5_000 });
+    }
+    expect(held()).toBe(0);
   });
 });
