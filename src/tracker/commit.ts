@@ -3,9 +3,29 @@ import { withLease } from './store-call.js';
 import { monotonic, type TurnHandle } from './turn-handle.js';
 import type { StatusTurn } from './types.js';
 
-/** First retry of a failed commit; the next ones double up to {@link COMMIT_RETRY_MAX_MS}, while the lease lasts. */
-const COMMIT_RETRY_FIRST_MS = 50;
-const COMMIT_RETRY_MAX_MS = 2_000;
+/** First retry of a failed store step; the next ones double up to {@link STEP_RETRY_MAX_MS}, while the lease lasts. */
+const STEP_RETRY_FIRST_MS = 50;
+const STEP_RETRY_MAX_MS = 2_000;
+
+/**
+ * Runs a store step that ends the turn, retrying a store that fails (a restart, a failover) until
+ * `deadline` (this process's monotonic clock): while the lease holds no other process takes the
+ * record, so a step that gets through within it ends the turn as planned instead of leaving the
+ * record to wait for the whole lease. Stops retrying when drain aborts the turn (the lease lapses,
+ * another process reads the record). Rejects with the last failure.
+ */
+export async function retryWhileLeased<T>(handle: TurnHandle, deadline: number, step: () => Promise<T>): Promise<T> {
+  let delay = STEP_RETRY_FIRST_MS;
+  for (;;) {
+    try {
+      return await step();
+    } catch (error) {
+      if (monotonic() + delay >= deadline || handle.controller.signal.aborted) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, STEP_RETRY_MAX_MS);
+    }
+  }
+}
 
 /**
  * Records the handled status, retrying a store that fails (a Redis restart) while this process's
@@ -20,20 +40,15 @@ export async function commitWhileLeased(
   status: string | null,
   turn: () => StatusTurn,
 ): Promise<boolean> {
-  let delay = COMMIT_RETRY_FIRST_MS;
   // the lease as it stood when onChange resolved: renewals meanwhile do not make a hung store's retries endless
   const deadline = handle.leaseEnds(config.leaseMs);
   for (let attempt = 0; ; attempt += 1) {
-    try {
-      const sent = handle.lease;
-      const committed = await withLease(config, handle, 'commit', (lease) => config.store.commit(lease, status, turn()));
-      if (committed || handle.lease === sent || !unchangedSinceClaim(handle) || attempt > 8) return committed;
-      // adopted meanwhile: the lease is this process's again, commit under it
-    } catch (error) {
-      if (monotonic() + delay >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, COMMIT_RETRY_MAX_MS);
-    }
+    const sent = handle.lease;
+    const committed = await retryWhileLeased(handle, deadline, () =>
+      withLease(config, handle, 'commit', (lease) => config.store.commit(lease, status, turn())),
+    );
+    if (committed || handle.lease === sent || !unchangedSinceClaim(handle) || attempt > 8) return committed;
+    // adopted meanwhile: the lease is this process's again, commit under it
   }
 }
 

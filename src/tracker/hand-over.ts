@@ -5,7 +5,7 @@ import { plainError } from './logger.js';
 import { retryDelayMs } from './schedule.js';
 import { announces } from './status.js';
 import { elapsed, type TurnContext } from './turn-context.js';
-import { endTurn, reportEnd, scheduled } from './turn-end.js';
+import { endTurn, giveBackSoon, reportEnd, scheduled } from './turn-end.js';
 import { monotonic } from './turn-handle.js';
 import type { ClaimedStatusRecord, StatusChange, StatusTurn } from './types.js';
 
@@ -57,8 +57,9 @@ export async function handOver(turn: TurnContext, seen: NewStatus): Promise<void
       });
       return;
     case 'store-failed':
-      // the lease lapses and the record is read again: nothing is recorded, nothing lost
+      // nothing recorded, nothing lost: the record is read again soon, or once the lease lapses
       log({ event: 'tracker.store-failed', status, error: plainError(result.error) });
+      await giveBackSoon(config, handle, status);
       return;
     case 'change-failed': {
       log({ event: 'tracker.change-failed', status, previousStatus, source, ms: elapsed(changeStarted), error: plainError(result.error) });

@@ -1,8 +1,9 @@
+import { retryWhileLeased } from './commit.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
-import { nextDelayMs } from './schedule.js';
+import { nextDelayMs, retryDelayMs } from './schedule.js';
 import { withLease } from './store-call.js';
-import type { TurnHandle } from './turn-handle.js';
+import { monotonic, type TurnHandle } from './turn-handle.js';
 import type { ClaimedStatusRecord, StatusNext, StatusTurn, WatchEndReason } from './types.js';
 
 // How a turn ends: the record rescheduled or its watch ended, and the partner told of an end.
@@ -20,7 +21,11 @@ export function aged(config: ResolvedTrackerOptions, handle: TurnHandle): boolea
   return handle.storeNow() - handle.record.watchedAt >= config.schedule.maxAgeMs;
 }
 
-/** Ends a turn without a handled change; a lost lease or a failing store loses nothing (the record is due again). */
+/**
+ * Ends a turn without a handled change. A failing store is retried while the lease lasts (a restart
+ * shorter than the lease delays the record by the restart, not by the lease); a lost lease or a store
+ * still failing then loses nothing (the record is due again once the lease lapses).
+ */
 export async function endTurn(
   config: ResolvedTrackerOptions,
   handle: TurnHandle,
@@ -32,7 +37,9 @@ export async function endTurn(
   const { kind, externalId } = record;
   let kept: boolean;
   try {
-    kept = await withLease(config, handle, 'reschedule', (lease) => config.store.reschedule(lease, turn));
+    kept = await retryWhileLeased(handle, handle.leaseEnds(config.leaseMs), () =>
+      withLease(config, handle, 'reschedule', (lease) => config.store.reschedule(lease, turn)),
+    );
   } catch (error) {
     writeTrackerLog(config.logger, { event: 'tracker.store-failed', kind, externalId, error: plainError(error) });
     return;
@@ -42,6 +49,18 @@ export async function endTurn(
     return;
   }
   if ('end' in turn.next && !afterFailure) reportEnd(config, record, turn.next.end, status);
+}
+
+/**
+ * After a store failure that recorded nothing (a transaction rolled back, a lease extension
+ * unanswered): while the lease lasts the record is given back to be read again soon, as after a
+ * failed read of the service (the store's failure, not the record's: `missed`, no back-off of its
+ * own). Past the lease it is left to lapse.
+ */
+export async function giveBackSoon(config: ResolvedTrackerOptions, handle: TurnHandle, status: string | null): Promise<void> {
+  if (monotonic() >= handle.leaseEnds(config.leaseMs)) return;
+  const turn: StatusTurn = { failures: handle.record.failures, next: { delayMs: retryDelayMs(config.schedule, 1) }, missed: true };
+  await endTurn(config, handle, turn, status, true);
 }
 
 /** Logs the end of a watch and tells `onWatchEnd`, whose failure never changes what the tracker does. */

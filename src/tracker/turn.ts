@@ -10,7 +10,7 @@ import { isServiceFailure, type ServiceHealth } from './service-health.js';
 import { statusOf } from './status.js';
 import { withLease } from './store-call.js';
 import { elapsed, type TurnContext, type TurnLog } from './turn-context.js';
-import { aged, endTurn, scheduled } from './turn-end.js';
+import { aged, endTurn, giveBackSoon, scheduled } from './turn-end.js';
 import { monotonic, type TurnHandle } from './turn-handle.js';
 import type { StatusChange } from './types.js';
 
@@ -145,7 +145,8 @@ async function stillHeld(turn: TurnContext, status: string | null): Promise<bool
     if (held) handle.extended(lease, sentAt);
   } catch (error) {
     log({ event: 'tracker.store-failed', status, error: plainError(error) });
-    return false; // the lease lapses and the record is read again
+    await giveBackSoon(config, handle, status); // read again soon, or once the lease lapses
+    return false;
   }
   if (!held) {
     log({

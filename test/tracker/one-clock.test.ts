@@ -8,6 +8,7 @@ import {
   type StatusStore,
   type StatusTracker,
 } from 'checkout-partner-sdk/tracker';
+import type { TransactionalStatusStore } from 'checkout-partner-sdk/stores';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAKE_TIMERS, recorder } from './helpers.js';
 
@@ -193,6 +194,63 @@ describe('what is in hand is tracked by record', () => {
   });
 });
 
+describe('a store that fails for a moment (a restart shorter than the lease)', () => {
+  it('a reschedule that fails is retried while the lease lasts: the record keeps its schedule, nothing is logged', async () => {
+    const { records, reads, client } = orders();
+    const seen = recorder();
+    const memory = new MemoryStatusStore();
+    let reschedules = 0;
+    const store = wrap(memory, {
+      reschedule: (...args) => (++reschedules <= 2 ? Promise.reject(new Error('connection reset')) : memory.reschedule(...args)),
+    });
+    records.set('o-8', 'Pending');
+    const calls: StatusChange[] = [];
+    const schedule = { fastIntervalMs: 2_000, jitter: 0 };
+    await track({
+      client,
+      store,
+      leaseMs: 30_000,
+      schedule,
+      logger: seen.logger,
+      onChange: (change) => void calls.push(change),
+    }).watchOrder('o-8');
+    await advance(500); // first read: Pending handed over (commit); nothing to reschedule yet
+    await advance(2_000); // second read: the same status, its reschedule fails twice, then gets through
+    expect(reschedules).toBe(3);
+    await advance(2_000);
+    // read again on its 2 s schedule, not after the 30 s lease
+    expect(reads.get('o-8')).toBe(3);
+    expect(calls.map((c) => c.status)).toEqual(['Pending']);
+    expect(seen.log.filter((e) => e.event === 'tracker.store-failed' || e.event === 'tracker.lease-lost')).toEqual([]);
+  });
+
+  it('a transaction that fails (the store restarting) gives the record back: the change comes again in a second, not after the lease', async () => {
+    const { records, reads, client } = orders();
+    const seen = recorder();
+    const memory = new MemoryStatusStore();
+    let transactions = 0;
+    const store: TransactionalStatusStore<{ id: string }> = {
+      ...wrap(memory, {}),
+      transact: async (lease, status, turn, work) => {
+        transactions += 1;
+        await work({ id: `tx-${transactions}` });
+        // the first transaction is rolled back by the restart: nothing of it is recorded
+        if (transactions === 1) throw new Error('terminating connection due to administrator command');
+        return memory.commit(lease, status, turn);
+      },
+    };
+    records.set('o-9', 'Settled');
+    const calls: StatusChange[] = [];
+    await track({ client, store, leaseMs: 30_000, logger: seen.logger, onChange: (change) => void calls.push(change) }).watchOrder('o-9');
+    await advance(2_500);
+    expect(seen.log.filter((e) => e.event === 'tracker.store-failed')).toHaveLength(1);
+    expect(transactions).toBe(2);
+    expect(reads.get('o-9')).toBe(2);
+    expect(calls.map((c) => c.status)).toEqual(['Settled', 'Settled']); // the first one's writes were rolled back with it
+    expect(await memory.get('order', 'o-9')).toMatchObject({ watching: false, handled: { status: 'Settled' } });
+  });
+});
+
 describe('a store that never answers', () => {
   const hang = () => new Promise<never>(() => {});
 
@@ -211,7 +269,7 @@ describe('a store that never answers', () => {
     expect(await memory.get('order', 'o-7')).toMatchObject({ watching: false, handled: { status: 'Settled' } });
   });
 
-  it('a commit that never answers is given up once the lease passed (store-failed); the change is handed over again later', async () => {
+  it('a commit that never answers is given up (store-failed); the record is given back under its renewed lease and the change handed over again', async () => {
     const { records, client } = orders();
     const seen = recorder();
     const memory = new MemoryStatusStore();
@@ -226,8 +284,9 @@ describe('a store that never answers', () => {
       name: 'StatusStoreTimeoutError',
       message: 'status store commit did not answer within 1000 ms',
     });
-    expect(calls.map((c) => c.status)).toEqual(['Settled']);
-    // nothing was recorded: the lease lapsed, the next read hands the change over again (and records it)
+    // nothing was recorded; the heartbeat kept the lease while the commit was retried, so the record
+    // was given back to be read again in a second (not left for the lease to lapse): handed over again
+    expect(calls.map((c) => c.status)).toEqual(['Settled', 'Settled']);
     hung = false;
     await advance(10_000);
     expect(calls.map((c) => c.status)).toEqual(['Settled', 'Settled']);

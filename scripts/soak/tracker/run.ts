@@ -97,6 +97,7 @@ function waitForLine(child: BoundedChild, lines: string[], pattern: RegExp, ms: 
 const dir = mkdtempSync(join(tmpdir(), 'tracker-soak-'));
 const logFile = join(dir, 'changes.log');
 const truthFile = join(dir, 'truth.log');
+const traceFile = join(dir, 'trace.jsonl');
 const secret = `whsec-tracker-soak-${randomUUID()}`;
 
 try {
@@ -156,6 +157,7 @@ try {
         SOAK_PROCESSES: String(PROCESSES),
         SOAK_PORT: String(ports[index]),
         SOAK_LOG: logFile,
+        SOAK_TRACE: traceFile,
         SOAK_REDIS_URL: redis?.url,
         SOAK_PG_URL: postgres?.url,
         SOAK_PG_TABLE: PG_TABLE,
@@ -352,6 +354,11 @@ try {
   if (bySource.webhook === 0 || bySource.poll === 0)
     fail('no change was seen by one of the two paths (webhook, poll): the soak did not exercise both');
   if (examples.length > 0) note(`examples: ${examples.join(' | ')}`);
+  // the story of the status held longest, and of the records that lost one: what the fake did, what the fleet logged
+  const longest = (JSON.parse(holds) as { longest?: string[] }).longest?.[0]?.split(' ')[0];
+  const lostIds = examples.filter((example) => example.includes('never handed')).map((example) => example.split(':')[0]!);
+  const stories = [...new Set([...lostIds.slice(0, 2), ...(longest === undefined ? [] : [longest])])];
+  if (stories.length > 0) tellStories(stories, epoch, truthFile, traceFile, note);
 } catch (error) {
   fail(`the soak itself failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 } finally {
@@ -360,11 +367,35 @@ try {
   killRedis();
 }
 
+/** Prints, for each record, its timeline (the fake's changes) and the fleet's log entries about it, in seconds from the epoch. */
+function tellStories(ids: string[], epoch: number, truthPath: string, tracePath: string, print: (line: string) => void): void {
+  const at = (ms: number) => `${((ms - epoch) / 1000).toFixed(2)}s`;
+  const truthLines = readFileSync(truthPath, 'utf8').split('\n');
+  const traceLines = readFileSync(tracePath, 'utf8').split('\n');
+  for (const id of ids) {
+    const events: { t: number; line: string }[] = [];
+    for (const line of truthLines) {
+      const [, lineId, status, t] = line.split(' ');
+      if (lineId === id) events.push({ t: Number(t), line: `fake: ${status}` });
+    }
+    for (const line of traceLines) {
+      if (!line.includes(`"${id}"`)) continue;
+      const { t, p, pid, externalId, ...entry } = JSON.parse(line) as Record<string, unknown> & { t: number };
+      delete entry['kind'];
+      if (externalId === id) events.push({ t, line: `p${String(p)} (${String(pid)}): ${JSON.stringify(entry)}` });
+    }
+    events.sort((a, b) => a.t - b.t);
+    print(`story of ${id} (${events.length} entries${events.length > 40 ? ', the last 40' : ''}):`);
+    for (const { t, line } of events.slice(-40)) print(`  ${at(t)} ${line.slice(0, 300)}`);
+  }
+}
+
 if (failures.length > 0) {
   for (const message of failures) process.stderr.write(`FAIL: ${message}\n`);
   process.stderr.write(`(files kept in ${dir})\n`);
   process.exit(1);
 }
-rmSync(dir, { recursive: true, force: true });
+if (process.env.SOAK_KEEP_FILES === '1') note(`files kept in ${dir} (SOAK_KEEP_FILES=1)`);
+else rmSync(dir, { recursive: true, force: true });
 note('PASS');
 process.exit(0);

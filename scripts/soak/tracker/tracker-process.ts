@@ -37,6 +37,8 @@ const log = openSync(requiredEnv('SOAK_LOG'), 'a');
 /** The true time, whatever `Date` says in this process (the soak's skewed member). */
 const soakNow = () => performance.timeOrigin + performance.now();
 const stats = { reads: 0, storeFailed: 0, leaseLost: 0, changeFailed: 0 };
+/** Every tracker log entry, one JSON line each (`t`: the true time), so run.ts can tell a held status's story. */
+const trace = openSync(requiredEnv('SOAK_TRACE'), 'a');
 
 const pgUrl = process.env['SOAK_PG_URL'];
 const redis = pgUrl === undefined ? new Redis(requiredEnv('SOAK_REDIS_URL'), { maxRetriesPerRequest: 1 }) : undefined;
@@ -64,6 +66,7 @@ const options: Omit<StatusTrackerOptions, 'store' | 'onChange'> = {
   leaseMs: 10_000,
   maxConcurrentReads: 16,
   logger: (entry) => {
+    writeSync(trace, `${JSON.stringify({ t: Math.round(soakNow()), p: index, pid: process.pid, ...entry })}\n`);
     if (entry.event === 'tracker.read') stats.reads += 1;
     else if (entry.event === 'tracker.store-failed') stats.storeFailed += 1;
     else if (entry.event === 'tracker.lease-lost') stats.leaseLost += 1;
@@ -161,6 +164,7 @@ process.once('SIGTERM', () => {
     redis?.disconnect();
     void pool?.end();
     closeSync(log);
+    closeSync(trace);
     clearTimeout(watchdog);
     process.exit(0);
   });
