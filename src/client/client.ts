@@ -17,7 +17,6 @@ import { rawCall } from './raw-call.js';
 import { waitFor } from './wait.js';
 import { callSecret } from './secret-call.js';
 import type { CallTrace } from './send-options.js';
-import { USER_AGENT } from './user-agent.js';
 import type { ObservedCall } from '../telemetry/client-call.js';
 import { TELEMETRY_OPTIONS, type TelemetryOptions } from '../telemetry/options.js';
 import { Telemetry } from '../telemetry/telemetry.js';
@@ -247,7 +246,7 @@ export class CheckoutClient {
     const use = this.#telemetry.use();
     const observed = use === undefined ? undefined : (await use)?.exchange();
     try {
-      const headers = { 'x-partner-id': this.partnerId, 'x-partner-secret': secret, 'user-agent': USER_AGENT };
+      const headers: Record<string, string> = { 'x-partner-id': this.partnerId, 'x-partner-secret': secret };
       observed?.inject(headers);
       const send = () =>
         this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
@@ -316,10 +315,11 @@ export class CheckoutClient {
   /** One request of a call (its first, or the one after a 401): its headers and the transport's send, which waits for the token. */
   #sendOnce<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined, deadline: number): Promise<T> {
     const { method, path, options, key } = call;
+    // the user-agent is the ky instance's (transport.ts)
     const headers: Record<string, string> =
       options.headers === undefined && key === undefined
-        ? { 'user-agent': USER_AGENT }
-        : { 'user-agent': USER_AGENT, ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
+        ? {}
+        : { ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
     return this.#transport.send({
       method,
       path,

@@ -1,7 +1,7 @@
 // Every request of a client goes through its one ky instance: ky retries, times each attempt
 // (`timeout`) and the call (`totalTimeout`) and runs the hooks; the SDK adds the token, the turn at
 // the client's gate, the body cap and the error tree.
-import type { BeforeErrorState, BeforeRequestState, KyInstance } from 'ky';
+import type { BeforeErrorState, BeforeRequestState, KyInstance, Options as KyOptions } from 'ky';
 import type { LoadControl } from './load/load-control.js';
 import { attemptLog, type AttemptLog, type LogWriter } from './log.js';
 import { readBody } from './read-body.js';
@@ -11,6 +11,7 @@ import { AttemptRun, FollowedRedirect, TIMED_OUT, type Outcome } from './attempt
 import { attemptError, callTimeoutError, ownDeadlineInQueue, parseBody, toCheckoutError } from './call-errors.js';
 import { statusError } from './response-errors.js';
 import type { SendOptions } from './send-options.js';
+import { USER_AGENT } from './user-agent.js';
 import { CheckoutError, ConnectionError } from '../errors.js';
 
 export interface TransportOptions {
@@ -112,6 +113,8 @@ export class Transport {
       timeout: this.timeoutMs,
       // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
       redirect: 'manual',
+      // every request's own header: set once here, so a call's options carry only what it adds
+      headers: { 'user-agent': USER_AGENT },
       retry: {
         limit: this.maxRetries,
         methods: ALL_METHODS,
@@ -201,17 +204,7 @@ class Sending<T> {
   async run(): Promise<T> {
     const o = this.#options;
     try {
-      const response = await this.#ky(o.path.replace(/^\/+/, ''), {
-        method: o.method.toUpperCase(),
-        headers: o.headers,
-        json: o.json,
-        searchParams: o.searchParams,
-        signal: o.signal ?? null,
-        totalTimeout: this.deadline === undefined ? false : Math.max(0, this.deadline - performance.now()),
-        retry: { limit: o.retry ? (o.maxRetries ?? this.#t.maxRetries) : 0 },
-        fetch: this.#fetch,
-        context: { sending: this },
-      });
+      const response = await this.#ky(o.path.replace(/^\/+/, ''), this.#kyOptions());
       this.#t.load.succeeded(o.trace.attempts - this.#firstAttempt > 1);
       o.trace.response = response;
       return await parseBody(response, bodies.get(response) ?? '', o);
@@ -221,6 +214,27 @@ class Sending<T> {
       this.#done = true;
       this.#giveBackTicket();
     }
+  }
+
+  /**
+   * The call's options for ky, only those that differ from the instance's: ky deep-merges each key
+   * with the instance's defaults on every call, so a read passes its fetch, context and deadline alone.
+   */
+  #kyOptions(): KyOptions {
+    const o = this.#options;
+    const options: KyOptions = {
+      totalTimeout: this.deadline === undefined ? false : Math.max(0, this.deadline - performance.now()),
+      fetch: this.#fetch,
+      context: { sending: this },
+    };
+    if (o.method !== 'get') options.method = o.method.toUpperCase();
+    if (hasKeys(o.headers)) options.headers = o.headers;
+    if (o.json !== undefined) options.json = o.json;
+    if (o.searchParams !== undefined) options.searchParams = o.searchParams;
+    if (o.signal !== undefined) options.signal = o.signal;
+    const limit = o.retry ? (o.maxRetries ?? this.#t.maxRetries) : 0;
+    if (limit !== this.#t.maxRetries) options.retry = { limit };
+    return options;
   }
 
   /**
@@ -356,4 +370,10 @@ class Sending<T> {
     if (error instanceof CheckoutError || error === this.#tokenError) return error;
     return toCheckoutError(error, this.#options, this.#waitedMs, this.#t.timeoutMs);
   }
+}
+
+/** Whether `record` has a key of its own (without building the list of them). */
+function hasKeys(record: Record<string, string>): boolean {
+  for (const _ in record) return true;
+  return false;
 }
