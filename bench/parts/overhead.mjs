@@ -44,7 +44,7 @@ const variants = {
   'fetch + JSON.parse': async () => JSON.parse(await (await stub(url, { headers })).text()),
   // ky as the SDK configures it, with nothing of the SDK around it
   'ky (SDK options)': async () =>
-    JSON.parse(await (await ky(url, { headers, retry, timeout: 30_000, redirect: 'manual', fetch: stub })).text()),
+    JSON.parse(await (await ky(url, { headers, retry, timeout: 30_000, totalTimeout: 60_000, redirect: 'manual', fetch: stub })).text()),
   'sdk getOrderByExternalId': () => client.getOrderByExternalId('o-1'),
   ...(other && { [`sdk from ${comparePath}`]: () => other.getOrderByExternalId('o-1') }),
   ...(OrderSchema && { 'zod OrderSchema.parse alone': async () => OrderSchema.parse(JSON.parse(body)) }),
