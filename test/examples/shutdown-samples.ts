@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { FakeCheckout } from 'checkout-partner-sdk/testing';
+import { afterEach, expect } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
+
+// What the shutdown-sample tests share: each sample under examples/shutdown/ runs as written in a
+// child process against the fake service, behind a proxy that holds a status read in flight when
+// SIGTERM arrives, and must exit 0 within a 30 s grace period.
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const PARTNER = { partnerId: 'p-shutdown', partnerSecret: 'partner-secret-shutdown' };
+export const GRACE_MS = 30_000;
+export const HOLD_MS = 3_000;
+
+/** The ```ts blocks of a markdown file. */
+export function tsBlocks(file: string): string[] {
+  const blocks: string[] = [];
+  const lines = readFileSync(`${ROOT}${file}`, 'utf8').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^```ts\s*$/.test(lines[i] ?? '')) continue;
+    let end = i + 1;
+    while (end < lines.length && !/^```\s*$/.test(lines[end] ?? '')) end++;
+    blocks.push(lines.slice(i + 1, end).join('\n'));
+    i = end;
+  }
+  return blocks;
+}
+
+/**
+ * The fake service behind a loopback proxy that counts the status reads of the record at `path`
+ * (e.g. `/orders/by-external-id/order-42`) as they arrive and, once `hold` is set, answers them
+ * `HOLD_MS` late (work in hand at SIGTERM).
+ */
+export async function heldService(fake: FakeCheckout, path: string) {
+  const state = { hold: false, readsArrived: 0 };
+  const body = async (req: IncomingMessage) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return chunks.length === 0 ? undefined : Buffer.concat(chunks);
+  };
+  const proxy = createServer((req, res) => {
+    void (async () => {
+      const payload = await body(req);
+      if ((req.url ?? '').endsWith(path)) {
+        state.readsArrived += 1;
+        if (state.hold) await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
+      }
+      const headers = Object.entries(req.headers).flatMap(([name, value]) =>
+        typeof value === 'string' ? [[name, value] as [string, string]] : [],
+      );
+      const answer = await fake.fetch(`http://127.0.0.1${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, body: payload ?? null });
+      res.writeHead(answer.status, Object.fromEntries(answer.headers));
+      res.end(Buffer.from(await answer.arrayBuffer()));
+    })();
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  return { proxy, state, url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+}
+
+export async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Steps run after each test (children killed, servers closed). */
+export const cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const step of cleanup.splice(0)) step();
+});
+
+/** Runs a sample file (through tsx) in a child process with only `env` (and PATH, HOME). */
+export function run(file: string, env: Record<string, string>) {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  cleanup.push(() => child.kill('SIGKILL'));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+export type SampleProcess = ReturnType<typeof run>;
+
+/** How many lines of the sample's stdout match `pattern` (a whole-line match). */
+export function countLines(child: SampleProcess, pattern: string): number {
+  return child
+    .out()
+    .split('\n')
+    .filter((line) => line === pattern).length;
+}
+
+/** Waits until the sample answers (405 to a GET: its SIGTERM handler is in place by then). */
+export async function listening(webhookUrl: string, child: SampleProcess): Promise<void> {
+  const up = await eventually(async () => {
+    try {
+      return (await fetch(webhookUrl, { method: 'GET' })).status === 405;
+    } catch {
+      return false;
+    }
+  }, 20_000);
+  expect(up, child.err()).toBe(true);
+}
+
+/** Sends SIGTERM; expects a clean exit (code 0) within the grace period; resolves how long it took. */
+export async function stopWithin(child: SampleProcess): Promise<number> {
+  const sentAt = performance.now();
+  child.child.kill('SIGTERM');
+  const exit = await Promise.race([child.exited, new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), GRACE_MS))]);
+  const tookMs = performance.now() - sentAt;
+  expect(exit, `stdout: ${child.out()}\nstderr: ${child.err()}`).toEqual({ code: 0, signal: null });
+  expect(tookMs).toBeLessThan(GRACE_MS);
+  return tookMs;
+}
