@@ -32,6 +32,8 @@ describe('the gate and a fetch that ignores abort', () => {
       timeoutMs: 5_000,
       maxRetries: 0,
     });
+    // the token and ky's first-request import first: the two 150 ms calls below must reach fetch, not spend it there
+    await client.getAccessToken();
     const cut = () => client.getOrderByExternalId('o-1', { timeoutMs: 150 }).catch((e: unknown) => e);
     const hung = await Promise.all([cut(), cut()]);
     for (const error of hung) expect(error).toBeInstanceOf(TimeoutError);
