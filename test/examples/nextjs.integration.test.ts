@@ -3,23 +3,14 @@
 // they exist only at run time), then `next start` pointed at the fake's real server, reached by a
 // signed delivery and an order read.
 import { copyFile, mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createEvent, createFakeCheckout, deliverEvent } from 'checkout-partner-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
+import { freePort } from '../helpers/free-port.js';
 import { childEnv, packedProject, registryUsable, ROOT, run, start, type PackedProject, type RunningChild } from './packed-project.js';
 
 const usable = await registryUsable('test/examples/nextjs.integration.test.ts (npm install next)');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe.skipIf(!usable)('examples/webhooks/nextjs-*.ts in a Next.js app (current major, from the registry)', () => {
   let project: PackedProject;

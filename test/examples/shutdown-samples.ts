@@ -63,14 +63,6 @@ export async function heldService(fake: FakeCheckout, path: string) {
   return { proxy, state, url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
 }
 
-export async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 /** Steps run after each test (children killed, servers closed). */
 export const cleanup: (() => void)[] = [];
 afterEach(() => {

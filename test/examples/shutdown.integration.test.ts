@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createFakeCheckout, deliverEvent } from 'checkout-partner-sdk/testing';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
-import { cleanup, freePort, heldService, HOLD_MS, listening, PARTNER, ROOT, run, stopWithin, tsBlocks } from './shutdown-samples.js';
+import { freePort } from '../helpers/free-port.js';
+import { cleanup, heldService, HOLD_MS, listening, PARTNER, ROOT, run, stopWithin, tsBlocks } from './shutdown-samples.js';
 
 // API.md "Operations": every shutdown sample in the README and docs, run as written, exits within a
 // 30 s grace period with work in hand, loses and doubles nothing, and closes what it opened. The

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port.js';
 
 /** A redis-server of a test's own, on 127.0.0.1. */
 export interface RedisServer {
@@ -160,16 +161,6 @@ function alive(pid: number): boolean {
 }
 
 /** A port that was free on 127.0.0.1 a moment ago. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Whether a server on `port` answers `PING` with `+PONG` (raw RESP, no client library). */
 function pings(port: number): Promise<boolean> {

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, chmodSync, chownSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../helpers/free-port.js';
 
 /** A PgBouncer of a test's own on 127.0.0.1, in front of a test PostgreSQL. */
 export interface PgBouncer {
@@ -19,14 +19,6 @@ const isRoot = process.getuid?.() === 0;
 
 /** Whether a pgbouncer binary is there (`PGBOUNCER`, else /usr/sbin/pgbouncer). */
 export const pgbouncerAvailable = (): boolean => existsSync(BINARY);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * Starts pgbouncer in transaction pooling (`pool_mode = transaction`) on a free 127.0.0.1 port, in
