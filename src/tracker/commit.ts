@@ -1,3 +1,4 @@
+import { sleep } from '../internal/abort.js';
 import type { ResolvedTrackerOptions } from './options.js';
 import { withLease } from './store-call.js';
 import { monotonic, type TurnHandle } from './turn-handle.js';
@@ -21,7 +22,7 @@ export async function retryWhileLeased<T>(handle: TurnHandle, deadline: number, 
       return await step();
     } catch (error) {
       if (monotonic() + delay >= deadline || handle.controller.signal.aborted) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await sleep(delay, undefined);
       delay = Math.min(delay * 2, STEP_RETRY_MAX_MS);
     }
   }
