@@ -1,7 +1,8 @@
 // CPU profile of the SDK's status read: runs parts/profile-target.mjs under `node --cpu-prof` and
 // prints the frames with the most self time and the self time per package; with --compare it also
-// profiles raw fetch + res.json() and prints where the SDK spends more.
-//   node bench/profile.mjs [--requests=20000] [--compare] [--top=25]
+// profiles raw fetch + res.json() (or, with --vs=ky, ky alone with the SDK's options) and prints
+// where the SDK spends more.
+//   node bench/profile.mjs [--requests=20000] [--compare] [--vs=raw|ky] [--top=25]
 // The profiles stay in bench/.tmp/profile/ (open them in Chrome DevTools or speedscope).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,10 +18,12 @@ rmSync(dir, { recursive: true, force: true });
 
 const sdk = profileRun('sdk', []);
 if (flag('compare', false)) {
-  const raw = profileRun('raw', ['--raw']);
+  const vs = flag('vs', 'raw');
+  const title = vs === 'ky' ? 'ky alone' : 'raw fetch';
+  const other = profileRun(vs, [vs === 'ky' ? '--ky' : '--raw']);
   summarise('SDK getOrderByExternalId', sdk);
-  summarise('raw fetch + res.json()', raw);
-  difference(sdk, raw);
+  summarise(vs === 'ky' ? 'ky alone + JSON.parse' : 'raw fetch + res.json()', other);
+  difference(sdk, other, title);
 } else {
   summarise('SDK getOrderByExternalId', sdk);
 }
@@ -70,15 +73,15 @@ function summarise(title, { frames, packages, busyUs }) {
   for (const [key, us] of [...packages].sort((a, b) => b[1] - a[1])) console.log(`  ${per(us)}  ${key}`);
 }
 
-function difference(a, b) {
+function difference(a, b, title) {
   const per = (us) => `${(us / requests).toFixed(1).padStart(7)} µs/req`;
   const diff = (x, y) => {
     const keys = new Set([...x.keys(), ...y.keys()]);
     return [...keys].map((k) => [k, (x.get(k) ?? 0) - (y.get(k) ?? 0)]).sort((p, q) => q[1] - p[1]);
   };
-  console.log(`\nSDK minus raw fetch: ${((a.busyUs - b.busyUs) / requests).toFixed(1)} µs per request. By package:`);
+  console.log(`\nSDK minus ${title}: ${((a.busyUs - b.busyUs) / requests).toFixed(1)} µs per request. By package:`);
   for (const [key, us] of diff(a.packages, b.packages)) if (Math.abs(us / requests) >= 0.5) console.log(`  ${per(us)}  ${key}`);
-  console.log(`Top ${top} frames, SDK minus raw fetch:`);
+  console.log(`Top ${top} frames, SDK minus ${title}:`);
   for (const [key, us] of diff(a.frames, b.frames).slice(0, top)) console.log(`  ${per(us)}  ${key}`);
 }
 

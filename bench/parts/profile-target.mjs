@@ -1,6 +1,8 @@
 // What `bench/profile.mjs` profiles: sequential status reads through the SDK (or raw fetch with
-// --raw) against the local server, for a fixed number of requests.
+// --raw, or ky alone with the SDK's options with --ky) against the local server, for a fixed number
+// of requests.
 import { CheckoutClient } from 'checkout-partner-sdk';
+import ky from 'ky';
 import { startServer } from '../lib/server.mjs';
 import { flag } from '../lib/measure.mjs';
 
@@ -10,9 +12,12 @@ try {
   const client = new CheckoutClient({ baseUrl: server.url, partnerId: 'p-profile', partnerSecret: 's-profile' });
   const token = await client.getAccessToken();
   const url = `${server.url}/api/v1/partner-api/orders/by-external-id/o-1`;
-  const read = flag('raw', false)
-    ? async () => (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).json()
-    : () => client.getOrderByExternalId('o-1');
+  const headers = { authorization: `Bearer ${token}`, 'user-agent': 'checkout-partner-sdk/0.0.0' };
+  // the same ky options as bench/parts/reads.mjs's "ky alone"
+  const retry = { limit: 2, statusCodes: [408, 429, 500, 502, 503, 504], afterStatusCodes: [408, 429, 500, 502, 503, 504], maxRetryAfter: 60_000, retryOnTimeout: true, jitter: true };
+  const kyRead = async () => JSON.parse(await (await ky(url, { headers, retry, timeout: 30_000, totalTimeout: 60_000, redirect: 'manual' })).text());
+  const rawRead = async () => (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).json();
+  const read = flag('raw', false) ? rawRead : flag('ky', false) ? kyRead : () => client.getOrderByExternalId('o-1');
   for (let i = 0; i < requests; i++) await read();
 } finally {
   await server.close();

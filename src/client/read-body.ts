@@ -13,9 +13,9 @@ export class BodyTooLarge extends Error {
 const decoder = new TextDecoder();
 
 /**
- * The whole body as UTF-8 text (as `Response.text()` decodes it), read as a stream and counted on
- * the decoded bytes (fetch has already undone gzip/br): past `maxBytes` the stream is cancelled,
- * which aborts the request and closes its connection, and {@link BodyTooLarge} is thrown.
+ * The whole body as UTF-8 text (as `Response.text()` decodes it), counted on the decoded bytes
+ * (fetch has already undone gzip/br): past `maxBytes` the stream is cancelled, which aborts the
+ * request and closes its connection, and {@link BodyTooLarge} is thrown.
  *
  * It runs inside the attempt: the read is bounded by the attempt's timeout and retried like a
  * network error, and an error body is capped like any other.
@@ -23,6 +23,36 @@ const decoder = new TextDecoder();
 export async function readBody(response: Response, maxBytes: number): Promise<string> {
   const { body } = response;
   if (body === null) return '';
+  const declared = declaredLength(response.headers);
+  if (declared !== undefined) {
+    if (declared > maxBytes) {
+      body.cancel().catch(() => undefined);
+      throw new BodyTooLarge(maxBytes, response.status, response.headers);
+    }
+    // declared (no content coding) and within the cap: read whole by fetch, the cheaper read and a
+    // status read's usual case. fetch delivers no more than HTTP's framing declared; a Response made
+    // in JS (a custom fetch) that holds more than it declares is refused once read. A runtime that
+    // undoes a content coding keeps content-encoding (Node, browsers, Deno) or drops it together
+    // with content-length (whatwg/fetch#1729): a decoded body never passes as a declared one
+    const bytes = await response.arrayBuffer();
+    if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes, response.status, response.headers);
+    return decoder.decode(bytes);
+  }
+  return readStream(response, body, maxBytes);
+}
+
+/** The body's length when the response declares it for the bytes fetch hands over (no content coding), else `undefined`. */
+function declaredLength(headers: Headers): number | undefined {
+  const length = headers.get('content-length');
+  if (length === null) return undefined;
+  const coding = headers.get('content-encoding');
+  if (coding !== null && coding !== 'identity') return undefined;
+  const n = Number(length);
+  return length !== '' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** The body read chunk by chunk, cancelled as soon as it passes `maxBytes`. */
+async function readStream(response: Response, body: ReadableStream<Uint8Array>, maxBytes: number): Promise<string> {
   const reader = body.getReader();
   let first: Uint8Array | undefined;
   let rest: Uint8Array[] | undefined;

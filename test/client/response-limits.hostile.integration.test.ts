@@ -46,10 +46,15 @@ function expectTooLarge(error: unknown, status: number, limit = MiB): void {
 }
 
 describe('response bodies are capped', () => {
-  it('a 200 MB status body: ResponseTooLargeError, the connection closed, RSS well under +150 MB', async () => {
+  it.each([
+    ['undeclared', {}],
+    ['declared (refused before it is read)', { 'content-length': String(200 * MiB) }],
+  ])('a 200 MB status body, its length %s: ResponseTooLargeError, the connection closed, RSS well under +150 MB', async (_, headers) => {
+    let sentBytes = 0;
     server = await startServer((req, res) => {
       if (!req.url?.includes('/orders/')) return;
-      res.writeHead(200, { 'content-type': 'application/json' });
+      res.writeHead(200, { 'content-type': 'application/json', ...headers });
+      res.on('close', () => (sentBytes = res.socket?.bytesWritten ?? 0));
       stream(res, chunk, 200 * MiB);
       return true;
     });
@@ -58,6 +63,8 @@ describe('response bodies are capped', () => {
     expectTooLarge(error, 200);
     expect(rssGrowthMB).toBeLessThan(150);
     expect(await server.unfinishedClosed(2_000)).toBe(0);
+    // what the server put into its socket before the client closed it: nowhere near the 200 MB
+    expect(sentBytes).toBeLessThan(50 * MiB);
   });
 
   it('an endless 200 body stops at the limit, long before any timeout', async () => {
@@ -74,6 +81,18 @@ describe('response bodies are capped', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(rssGrowthMB).toBeLessThan(150);
     expect(await server.unfinishedClosed(2_000)).toBe(0);
+  });
+
+  it('a custom fetch whose Response holds more than its content-length says is refused all the same', async () => {
+    const fetch = async (input: Request | URL | string): Promise<Response> => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      const body = url.endsWith('/auth/token') ? TOKEN_BODY : JSON.stringify({ externalId: 'o-1', note: 'x'.repeat(2 * MiB) });
+      return new Response(body, { headers: { 'content-type': 'application/json', 'content-length': '40' } });
+    };
+    const error = await client('https://checkout.test', { fetch })
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
+    expectTooLarge(error, 200);
   });
 
   it('a 200 MB token response is refused the same way', async () => {
@@ -144,6 +163,23 @@ describe('response bodies are capped', () => {
       .getOrderByExternalId('o-1')
       .catch((e: unknown) => e);
     expectTooLarge(error, 200, 1_000);
+  });
+
+  it('the same with the length declared: at the limit it is read whole, a byte over it is refused', async () => {
+    const record = JSON.stringify({ externalId: 'o-1', note: 'é'.repeat(1_000) });
+    const bytes = Buffer.byteLength(record);
+    server = await startServer((req, res) => {
+      if (!req.url?.includes('/orders/')) return;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes) });
+      res.end(record);
+      return true;
+    });
+    const exact = await client(server.url, { maxResponseBytes: bytes }).getOrderByExternalId('o-1');
+    expect(exact).toMatchObject({ externalId: 'o-1', note: 'é'.repeat(1_000) });
+    const error = await client(server.url, { maxResponseBytes: bytes - 1 })
+      .getOrderByExternalId('o-1')
+      .catch((e: unknown) => e);
+    expectTooLarge(error, 200, bytes - 1);
   });
 
   it.each([0, -1, 1.5, Number.NaN, '1mb'])('rejects maxResponseBytes %s with a TypeError', (value) => {
