@@ -2,7 +2,7 @@
 // prints the frames with the most self time and the self time per package; with --compare it also
 // profiles raw fetch + res.json() (or, with --vs=ky, ky alone with the SDK's options) and prints
 // where the SDK spends more.
-//   node bench/profile.mjs [--requests=20000] [--compare] [--vs=raw|ky] [--top=25]
+//   node bench/profile.mjs [--requests=20000] [--compare] [--vs=raw|ky] [--stub] [--top=25]
 // The profiles stay in bench/.tmp/profile/ (open them in Chrome DevTools or speedscope).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -16,11 +16,13 @@ const requests = Number(flag('requests', 20_000));
 const top = Number(flag('top', 25));
 rmSync(dir, { recursive: true, force: true });
 
-const sdk = profileRun('sdk', []);
+// --stub: every variant's fetch answers in-process (no I/O)
+const stub = flag('stub', false) ? ['--stub'] : [];
+const sdk = profileRun('sdk', stub);
 if (flag('compare', false)) {
   const vs = flag('vs', 'raw');
   const title = vs === 'ky' ? 'ky alone' : 'raw fetch';
-  const other = profileRun(vs, [vs === 'ky' ? '--ky' : '--raw']);
+  const other = profileRun(vs, [vs === 'ky' ? '--ky' : '--raw', ...stub]);
   summarise('SDK getOrderByExternalId', sdk);
   summarise(vs === 'ky' ? 'ky alone + JSON.parse' : 'raw fetch + res.json()', other);
   difference(sdk, other, title);

@@ -315,7 +315,7 @@ export class CheckoutClient {
   /** One request of a call (its first, or the one after a 401): its headers and the transport's send, which waits for the token. */
   #sendOnce<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined, deadline: number): Promise<T> {
     const { method, path, options, key } = call;
-    // the user-agent is the ky instance's (transport.ts)
+    // the user-agent is set by the transport's beforeRequest (transport.ts)
     const headers: Record<string, string> =
       options.headers === undefined && key === undefined
         ? {}

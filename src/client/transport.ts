@@ -113,8 +113,6 @@ export class Transport {
       timeout: this.timeoutMs,
       // the partner API has no redirects: one must never carry the credentials (or a body to trust) elsewhere
       redirect: 'manual',
-      // every request's own header: set once here, so a call's options carry only what it adds
-      headers: { 'user-agent': USER_AGENT },
       retry: {
         limit: this.maxRetries,
         methods: ALL_METHODS,
@@ -244,6 +242,9 @@ class Sending<T> {
    */
   async beforeRequest({ request, options }: BeforeRequestState): Promise<void> {
     const o = this.#options;
+    // every request's own header (unless the call sets its own), set here rather than as the
+    // instance's `headers`: ky would merge those into a new Headers object on every call
+    if (!hasKeys(o.headers) || !request.headers.has('user-agent')) request.headers.set('user-agent', USER_AGENT);
     const attemptEnd = performance.now() + this.#t.timeoutMs;
     const end = this.deadline === undefined ? attemptEnd : Math.min(this.deadline, attemptEnd);
     if (o.authorize !== undefined) {

@@ -34,6 +34,13 @@ describe('User-Agent', () => {
     const expected = `checkout-partner-sdk/${version} node/${process.versions.node}`;
     expect(state.seen.map((r) => r.headers['user-agent'])).toEqual([expected, expected]);
   });
+
+  it("is the call's own when it sets one, on its retry too; the token exchange keeps the SDK's", async () => {
+    answers('get', ORDER_PATH, [503], order('o-1'));
+    await newClient().getOrderByExternalId('o-1', { headers: { 'User-Agent': 'partner-app/2.0' } });
+    const expected = `checkout-partner-sdk/${version} node/${process.versions.node}`;
+    expect(state.seen.map((r) => r.headers['user-agent'])).toEqual([expected, 'partner-app/2.0', 'partner-app/2.0']);
+  });
 });
 
 describe('per-call headers', () => {
