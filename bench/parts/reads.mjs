@@ -78,8 +78,11 @@ const concurrent = async (call) => {
 };
 
 try {
-  const seq = await interleave(variants, { rounds, batch: sequential });
-  const conc = await interleave(variants, { rounds, batch: concurrent });
+  // 3 warm-up rounds: a process's CPU per read keeps falling for its first several thousand reads
+  // (the JIT, undici's pool), and a round measured on that slope says more about its place in the
+  // order than about its variant
+  const seq = await interleave(variants, { rounds, batch: sequential, warmup: 3 });
+  const conc = await interleave(variants, { rounds, batch: concurrent, warmup: 3 });
   const summary = (results) =>
     Object.fromEntries(
       Object.entries(results).map(([name, r]) => [
