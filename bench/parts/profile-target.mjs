@@ -3,6 +3,7 @@
 // an in-process fetch), for a fixed number of requests.
 import { CheckoutClient } from 'checkout-partner-sdk';
 import ky from 'ky';
+import { kyAloneOptions } from '../lib/ky-alone.mjs';
 import { startServer } from '../lib/server.mjs';
 import { flag } from '../lib/measure.mjs';
 
@@ -16,17 +17,7 @@ try {
   const token = await client.getAccessToken();
   const url = `${server.url}/api/v1/partner-api/orders/by-external-id/o-1`;
   const headers = { authorization: `Bearer ${token}`, 'user-agent': 'checkout-partner-sdk/0.0.0' };
-  // the same ky options as bench/parts/reads.mjs's "ky alone"
-  const retry = {
-    limit: 2,
-    statusCodes: [408, 429, 500, 502, 503, 504],
-    afterStatusCodes: [408, 429, 500, 502, 503, 504],
-    maxRetryAfter: 60_000,
-    retryOnTimeout: true,
-    jitter: true,
-  };
-  const kyRead = async () =>
-    JSON.parse(await (await ky(url, { headers, retry, timeout: 30_000, totalTimeout: 60_000, redirect: 'manual', fetch: stub })).text());
+  const kyRead = async () => JSON.parse(await (await ky(url, kyAloneOptions(headers, stub))).text());
   const fetchOf = stub ?? fetch;
   const rawRead = async () => (await fetchOf(url, { headers: { authorization: `Bearer ${token}` } })).json();
   const read = flag('raw', false) ? rawRead : flag('ky', false) ? kyRead : () => client.getOrderByExternalId('o-1');

@@ -8,6 +8,7 @@ import ky from 'ky';
 import OpenAI from 'openai';
 import Stripe from 'stripe';
 import { startServer } from '../lib/server.mjs';
+import { kyAloneOptions } from '../lib/ky-alone.mjs';
 import { flag, interleave, pairedRatio, report } from '../lib/measure.mjs';
 
 const quick = flag('quick', false);
@@ -21,17 +22,6 @@ const orderUrl = `${base}/api/v1/partner-api/orders/by-external-id/o-1`;
 const openai = new OpenAI({ apiKey: 'sk-bench', baseURL: `${base}/v1` });
 const stripe = new Stripe('sk_test_bench', { host: '127.0.0.1', port: Number(new URL(base).port), protocol: 'http' });
 
-// ky as the SDK configures it for a GET (the same headers, retry, timeout, totalTimeout and redirect
-// options: the SDK bounds every call by default, 60 s), with nothing of the SDK around it: the
-// transport's own cost
-const kyRetry = {
-  limit: 2,
-  statusCodes: [408, 429, 500, 502, 503, 504],
-  afterStatusCodes: [408, 429, 500, 502, 503, 504],
-  maxRetryAfter: 60_000,
-  retryOnTimeout: true,
-  jitter: true,
-};
 const kyHeaders = { authorization: `Bearer ${token}`, 'user-agent': `checkout-partner-sdk/0.0.0 node/${process.versions.node}` };
 
 const all = {
@@ -41,7 +31,7 @@ const all = {
     if (body.externalId !== 'o-1') throw new Error('raw fetch: unexpected body');
   },
   'ky alone': async () => {
-    const res = await ky(orderUrl, { headers: kyHeaders, retry: kyRetry, timeout: 30_000, totalTimeout: 60_000, redirect: 'manual' });
+    const res = await ky(orderUrl, kyAloneOptions(kyHeaders));
     const body = JSON.parse(await res.text());
     if (body.externalId !== 'o-1') throw new Error('ky: unexpected body');
   },
