@@ -19,21 +19,24 @@ const decoder = new TextDecoder();
  *
  * It runs inside the attempt: the read is bounded by the attempt's timeout and retried like a
  * network error, and an error body is capped like any other.
+ *
+ * `framed`: the response is the runtime's own fetch's, which delivers no more than HTTP's framing
+ * declared. Only then is a body whose declared length is within the cap read whole by fetch (the
+ * cheaper read, and a status read's usual case); a custom fetch's Response (a wrapper that dropped
+ * content-encoding but kept content-length, a body made in JS) is read as a stream and cut off at
+ * the limit like any other, so its memory stays bounded too.
  */
-export async function readBody(response: Response, maxBytes: number): Promise<string> {
+export async function readBody(response: Response, maxBytes: number, framed: boolean): Promise<string> {
   const { body } = response;
   if (body === null) return '';
   const declared = declaredLength(response.headers);
-  if (declared !== undefined) {
-    if (declared > maxBytes) {
-      body.cancel().catch(() => undefined);
-      throw new BodyTooLarge(maxBytes, response.status, response.headers);
-    }
-    // declared (no content coding) and within the cap: read whole by fetch, the cheaper read and a
-    // status read's usual case. fetch delivers no more than HTTP's framing declared; a Response made
-    // in JS (a custom fetch) that holds more than it declares is refused once read. A runtime that
-    // undoes a content coding keeps content-encoding (Node, browsers, Deno) or drops it together
-    // with content-length (whatwg/fetch#1729): a decoded body never passes as a declared one
+  if (declared !== undefined && declared > maxBytes) {
+    body.cancel().catch(() => undefined);
+    throw new BodyTooLarge(maxBytes, response.status, response.headers);
+  }
+  if (declared !== undefined && framed) {
+    // a runtime that undoes a content coding keeps content-encoding (Node, browsers, Deno) or drops
+    // it together with content-length (whatwg/fetch#1729): a decoded body never passes as declared
     const bytes = await response.arrayBuffer();
     if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes, response.status, response.headers);
     return decoder.decode(bytes);

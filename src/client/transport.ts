@@ -298,7 +298,7 @@ class Sending<T> {
       const response = await (this.#t.fetch === undefined ? globalThis.fetch(request) : this.#t.fetch(request));
       run.response = response;
       if (response.redirected) throw new FollowedRedirect(response.url);
-      const text = await readBody(response, this.#t.maxBytes);
+      const text = await readBody(response, this.#t.maxBytes, this.#t.fetch === undefined);
       bodies.set(response, text);
       run.settled({ response, text });
       return response;

@@ -95,6 +95,27 @@ describe('response bodies are capped', () => {
     expectTooLarge(error, 200);
   });
 
+  it('a custom fetch whose endless body declares 40 bytes is cut off at the limit, not read to its end', async () => {
+    let pulled = 0;
+    const endless = () =>
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += chunk.byteLength;
+          controller.enqueue(new Uint8Array(chunk));
+        },
+      });
+    // a wrapper that dropped content-encoding and kept the length its upstream declared
+    const fetch = async (input: Request | URL | string): Promise<Response> => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (url.endsWith('/auth/token')) return new Response(TOKEN_BODY, { headers: { 'content-type': 'application/json' } });
+      return new Response(endless(), { headers: { 'content-type': 'application/json', 'content-length': '40' } });
+    };
+    const { error, rssGrowthMB } = await measured(() => client('https://checkout.test', { fetch }).getOrderByExternalId('o-1'));
+    expectTooLarge(error, 200);
+    expect(rssGrowthMB).toBeLessThan(150);
+    expect(pulled).toBeLessThan(16 * MiB);
+  });
+
   it('a 200 MB token response is refused the same way', async () => {
     server = await startServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
