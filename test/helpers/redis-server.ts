@@ -160,8 +160,6 @@ function alive(pid: number): boolean {
   }
 }
 
-/** A port that was free on 127.0.0.1 a moment ago. */
-
 /** Whether a server on `port` answers `PING` with `+PONG` (raw RESP, no client library). */
 function pings(port: number): Promise<boolean> {
   return new Promise((resolve) => {
