@@ -5,6 +5,7 @@
 //   node bench/parts/overhead.mjs [--rounds=31] [--compare=path/to/other/dist/index.js]
 import ky from 'ky';
 import { pathToFileURL } from 'node:url';
+import { kyAloneOptions } from '../lib/ky-alone.mjs';
 import { flag, interleave, pairedRatio, report } from '../lib/measure.mjs';
 
 const { CheckoutClient, OrderSchema } = await import('checkout-partner-sdk');
@@ -29,22 +30,12 @@ await client.getAccessToken();
 const other = Other && new Other({ baseUrl: base, partnerId: 'p', partnerSecret: 's', fetch: stub });
 await other?.getAccessToken();
 const headers = { authorization: 'Bearer tok-overhead', 'user-agent': `checkout-partner-sdk/0.0.0 node/${process.versions.node}` };
-const retry = {
-  limit: 2,
-  methods: ['get', 'post'],
-  statusCodes: [408, 429, 500, 502, 503, 504],
-  afterStatusCodes: [408, 429, 500, 502, 503, 504],
-  maxRetryAfter: 60_000,
-  retryOnTimeout: true,
-  jitter: true,
-};
 
 const variants = {
   // what any client does at least: call fetch, read the body, parse it
   'fetch + JSON.parse': async () => JSON.parse(await (await stub(url, { headers })).text()),
   // ky as the SDK configures it, with nothing of the SDK around it
-  'ky (SDK options)': async () =>
-    JSON.parse(await (await ky(url, { headers, retry, timeout: 30_000, totalTimeout: 60_000, redirect: 'manual', fetch: stub })).text()),
+  'ky (SDK options)': async () => JSON.parse(await (await ky(url, kyAloneOptions(headers, stub))).text()),
   'sdk getOrderByExternalId': () => client.getOrderByExternalId('o-1'),
   ...(other && { [`sdk from ${comparePath}`]: () => other.getOrderByExternalId('o-1') }),
   ...(OrderSchema && { 'zod OrderSchema.parse alone': async () => OrderSchema.parse(JSON.parse(body)) }),
