@@ -117,8 +117,10 @@ const BLOCKS = {
   size: ({ results: { size } }) => {
     if (size === undefined || size.error) return notMeasured('size');
     const s = size.sizes;
+    const entry = size.entry === undefined ? '' : `the main entry bundles to ${kb(size.entry.gzipBytes)} gzip with ky, jose and zod; `;
     return (
-      `an app importing \`CheckoutClient\` bundles to ${kb(s.CheckoutClient.gzipBytes)} gzip with zod and jose ` +
+      entry +
+      `an app importing \`CheckoutClient\`, the lazy OpenTelemetry chunk and \`@opentelemetry/api\` included, bundles to ${kb(s.CheckoutClient.gzipBytes)} gzip ` +
       `(openai ${kb(s.openai.gzipBytes)}, stripe ${kb(s.stripe.gzipBytes)}), and one importing \`createWebhookHandler\` ` +
       `to ${kb(s.createWebhookHandler.gzipBytes)}`
     );
@@ -130,7 +132,10 @@ const BLOCKS = {
     return (
       `a cold \`import('checkout-partner-sdk')\` costs ${over('checkout-partner-sdk')} over an empty script ` +
       `(\`/webhooks\`: ${over('checkout-partner-sdk/webhooks')}), against ${over('openai')} for openai and ` +
-      `${over('stripe')} for stripe (medians of ${size.startupRuns} interleaved runs)`
+      `${over('stripe')} for stripe (medians of ${size.startupRuns} interleaved runs)` +
+      (st['zod/mini + jose/jwt/decode'] === undefined
+        ? ''
+        : `; what it loads of its dependencies at import, \`zod/mini\` and \`jose/jwt/decode\`, costs ${over('zod/mini + jose/jwt/decode')} alone`)
     );
   },
 };
