@@ -21,8 +21,8 @@ const decoder = new TextDecoder();
  * network error, and an error body is capped like any other.
  *
  * `framed`: the response is the runtime's own fetch's, which delivers no more than HTTP's framing
- * declared. Only then is a body whose declared length is within the cap read whole by fetch (the
- * cheaper read, and a status read's usual case); a custom fetch's Response (a wrapper that dropped
+ * declared. Only then is a body whose declared length is within the cap read whole by fetch's
+ * `text()` (the cheaper read, and a status read's usual case); a custom fetch's Response (a wrapper that dropped
  * content-encoding but kept content-length, a body made in JS) is read as a stream and cut off at
  * the limit like any other, so its memory stays bounded too.
  */
@@ -37,9 +37,12 @@ export async function readBody(response: Response, maxBytes: number, framed: boo
   if (declared !== undefined && framed) {
     // a runtime that undoes a content coding keeps content-encoding (Node, browsers, Deno) or drops
     // it together with content-length (whatwg/fetch#1729): a decoded body never passes as declared
-    const bytes = await response.arrayBuffer();
-    if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes, response.status, response.headers);
-    return decoder.decode(bytes);
+    // fetch's own text(): no copy to an ArrayBuffer first (about 4% of a status read's CPU, A/B in
+    // one process); UTF-8 never takes fewer bytes than UTF-16 code units, so a string past the cap
+    // came from a body past it
+    const text = await response.text();
+    if (text.length > maxBytes) throw new BodyTooLarge(maxBytes, response.status, response.headers);
+    return text;
   }
   return readStream(response, body, maxBytes);
 }
