@@ -22,9 +22,9 @@ const decoder = new TextDecoder();
  *
  * `framed`: the response is the runtime's own fetch's, which delivers no more than HTTP's framing
  * declared. Only then is a body whose declared length is within the cap read whole by fetch's
- * `text()` (the cheaper read, and a status read's usual case); a custom fetch's Response (a wrapper that dropped
- * content-encoding but kept content-length, a body made in JS) is read as a stream and cut off at
- * the limit like any other, so its memory stays bounded too.
+ * `text()` (the cheaper read, and a status read's usual case); a custom fetch's Response (a wrapper
+ * that dropped content-encoding but kept content-length, a body made in JS) is read as a stream and
+ * cut off at the limit like any other, so its memory stays bounded too.
  */
 export async function readBody(response: Response, maxBytes: number, framed: boolean): Promise<string> {
   const { body } = response;
