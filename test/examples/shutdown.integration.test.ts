@@ -18,7 +18,7 @@ const SIGNING_SECRET = 'whsec_shutdown_0123456789';
 // tracker's aborts a read in hand and gives the record back (it waits only for an onChange already
 // running), so that change is handled after the restart, which watches order-42 again at start.
 const SAMPLES = [
-  { file: 'examples/shutdown/tracker-and-webhooks.ts', docs: ['README.md', 'docs/webhooks.md'], order: 'order-42', waitsForRead: false },
+  { file: 'examples/shutdown/tracker-and-webhooks.ts', docs: ['docs/webhooks.md'], order: 'order-42', waitsForRead: false },
   { file: 'examples/shutdown/webhooks.ts', docs: ['docs/webhooks.md'], order: 'order-of-t-7', waitsForRead: true },
 ] as const;
 
