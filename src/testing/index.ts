@@ -32,6 +32,6 @@ export type { DeliverEventOptions, Delivery, DeliveryAttempt, DeliveryReport } f
 export { createEvent, signEvent } from './sign-event.js';
 export type { ProviderEvent, SignedEvent } from './sign-event.js';
 export { playTimeline } from './timeline.js';
-export type { PlayingTimeline, TimelineOptions, TimelineStep, TimelineTarget } from './timeline.js';
+export type { PlayingTimeline, TimelineKeyedStep, TimelineOptions, TimelineRecordStep, TimelineStep, TimelineTarget } from './timeline.js';
 export { createProviderSimulator } from './provider-simulator.js';
 export type { ProviderSimulator, ProviderSimulatorOptions, ProviderSimulatorStats } from './provider-simulator.js';

@@ -1,6 +1,8 @@
 import { quote } from '../internal/quote.js';
 import { typeName } from '../internal/type-name.js';
+import type { RecordOf, StatusKind } from '../kinds.js';
 import type { Order, Withdrawal } from '../schemas.js';
+import { recordReadShapes } from './fake-kinds.js';
 import type { ChangeOptions } from './records.js';
 import { problem } from './responses.js';
 
@@ -36,9 +38,22 @@ export type FakeRouteParams<Path extends string = string> = string extends Path
 
 /**
  * The fake's records as a partner route sees them (`request.fake`): the same methods as on the
- * fake, so a route can create an order, settle it, or read a withdrawal.
+ * fake, so a route can create an order, settle it, or read a withdrawal. The `...Record` methods
+ * and `settle`/`setStatus` take the record's kind; the per-kind ones are the same calls by name.
  */
 export interface FakeRecords {
+  /** Adds a record of `kind`, or replaces the one with the same `externalId`; see `FakeCheckout.setRecord`. */
+  setRecord<K extends StatusKind>(kind: K, record: RecordOf<K>): RecordOf<K>;
+  /** Merges `patch` into a record of `kind`; see `FakeCheckout.updateRecord`. */
+  updateRecord<K extends StatusKind>(kind: K, externalId: string, patch: Partial<RecordOf<K>>, options?: ChangeOptions): void;
+  /** Gives a record of `kind` the status `status`; see `FakeCheckout.setStatus`. */
+  setStatus(kind: StatusKind, externalId: string, status: string, options?: ChangeOptions): void;
+  /** The record of `kind` reaches its successful end (an order `Settled`, a withdrawal `Completed`). */
+  settle(kind: StatusKind, externalId: string, options?: ChangeOptions): void;
+  /** A copy of the record of `kind` as last set (no read counted), or `undefined`. */
+  getRecord<K extends StatusKind>(kind: K, externalId: string): RecordOf<K> | undefined;
+  /** Removes a record of `kind`. */
+  deleteRecord(kind: StatusKind, externalId: string): boolean;
   /** Adds an order, or replaces the one with the same `externalId`; see `FakeCheckout.setOrder`. */
   setOrder(order: Order): Order;
   /** Merges `patch` into an order; see `FakeCheckout.updateOrder`. */
@@ -166,12 +181,7 @@ export interface CompiledRoute {
 }
 
 /** The fake's own endpoints (spec §4): a partner route cannot take their paths. */
-const BUILT_IN_SHAPES = new Map([
-  ['/auth/token', 'POST /auth/token'],
-  ['/auth/me', 'GET /auth/me'],
-  ['/orders/by-external-id/:', 'GET /orders/by-external-id/{externalId}'],
-  ['/withdrawals/by-external-id/:', 'GET /withdrawals/by-external-id/{externalId}'],
-]);
+const BUILT_IN_SHAPES = new Map([['/auth/token', 'POST /auth/token'], ['/auth/me', 'GET /auth/me'], ...recordReadShapes()]);
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 /** The characters a literal path segment may hold (RFC 3986 pchar, without `%` and `:`). */
