@@ -51,6 +51,18 @@ describe('usage', () => {
     }
   });
 
+  it('the help and docs/cli.md name every record kind, each with its own command', async () => {
+    const help = await runCli(['record', '--help']);
+    const kinds = /the record's kind: (.+)\n/.exec(help.stdout)?.[1]?.split(', ') ?? [];
+    expect(kinds).toEqual(expect.arrayContaining(['order', 'withdrawal']));
+    const global = (await runCli(['--help'])).stdout;
+    const docs = await readFile(join(ROOT, 'docs/cli.md'), 'utf8');
+    for (const kind of kinds) {
+      expect(global).toContain(`${kind} <externalId>`);
+      expect(docs).toContain(`\`${kind}\``);
+    }
+  });
+
   it.each([
     ['order', '--wait-until'],
     ['withdrawal', '--timeout'],
