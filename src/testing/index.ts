@@ -18,6 +18,7 @@ export type { FakeCheckoutOptions } from './service.js';
 export { defineFakeRoute } from './partner-routes.js';
 export type {
   FakeRecords,
+  FakeRecordsByKind,
   FakeRoute,
   FakeRouteMethod,
   FakeRouteParamNames,

@@ -37,11 +37,10 @@ export type FakeRouteParams<Path extends string = string> = string extends Path
   : Readonly<Record<FakeRouteParamNames<Path>, string>>;
 
 /**
- * The fake's records as a partner route sees them (`request.fake`): the same methods as on the
- * fake, so a route can create an order, settle it, or read a withdrawal. The `...Record` methods
- * and `settle`/`setStatus` take the record's kind; the per-kind ones are the same calls by name.
+ * The fake's records by kind, as a partner route sees them (`request.fake`): the same methods as
+ * on the fake, for every kind of record the SDK knows (`'order'`, `'withdrawal'`...).
  */
-export interface FakeRecords {
+export interface FakeRecordsByKind {
   /** Adds a record of `kind`, or replaces the one with the same `externalId`; see `FakeCheckout.setRecord`. */
   setRecord<K extends StatusKind>(kind: K, record: RecordOf<K>): RecordOf<K>;
   /** Merges `patch` into a record of `kind`; see `FakeCheckout.updateRecord`. */
@@ -54,6 +53,14 @@ export interface FakeRecords {
   getRecord<K extends StatusKind>(kind: K, externalId: string): RecordOf<K> | undefined;
   /** Removes a record of `kind`. */
   deleteRecord(kind: StatusKind, externalId: string): boolean;
+}
+
+/**
+ * The fake's orders and withdrawals by name, as a partner route sees them (`request.fake`, which
+ * also has {@link FakeRecordsByKind}): the same methods as on the fake, so a route can create an
+ * order, settle it, or read a withdrawal.
+ */
+export interface FakeRecords {
   /** Adds an order, or replaces the one with the same `externalId`; see `FakeCheckout.setOrder`. */
   setOrder(order: Order): Order;
   /** Merges `patch` into an order; see `FakeCheckout.updateOrder`. */
@@ -102,7 +109,7 @@ export interface FakeRouteRequest<Path extends string = string> {
   /** The fake's `x-request-id` for this request. */
   readonly requestId: string;
   /** The fake's orders and withdrawals, to create or change what the route does. */
-  readonly fake: FakeRecords;
+  readonly fake: FakeRecords & FakeRecordsByKind;
 }
 
 /**
@@ -445,7 +452,7 @@ export async function servePartnerRoute(
   url: URL,
   path: string,
   match: { route: CompiledRoute; params: Record<string, string> },
-  context: { partnerId: string; requestId: string; records: FakeRecords; idempotency: IdempotencyKeys },
+  context: { partnerId: string; requestId: string; records: FakeRecords & FakeRecordsByKind; idempotency: IdempotencyKeys },
 ): Promise<Response> {
   const { route, params } = match;
   const { requestId } = context;

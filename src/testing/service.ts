@@ -14,6 +14,7 @@ import {
   PartnerRoutes,
   servePartnerRoute,
   type FakeRecords,
+  type FakeRecordsByKind,
   type FakeRoute,
   type FakeRouteRequest,
   type FakeRouteResponse,
@@ -59,7 +60,7 @@ export const DROP_CONNECTION: unique symbol = Symbol('drop connection');
  * as the CLI's sandbox, does not load msw). Partners use {@link FakeCheckout} through
  * `createFakeCheckout`.
  */
-export class FakeCheckoutCore implements FakeRecords {
+export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
   /**
    * The service as a Web fetch function: give it a `Request` (or fetch's arguments), get its
    * `Response`. Bound, so it can be passed around, e.g. as the client's `fetch`. An injected

@@ -233,6 +233,7 @@ const SURFACE = {
       'FakeMswHandler',
       'FakePartner',
       'FakeRecords',
+      'FakeRecordsByKind',
       'FakeRequestRecord',
       'FakeRoute',
       'FakeRouteMethod',
