@@ -187,7 +187,7 @@ export interface CompiledRoute {
   readonly handler: (request: FakeRouteRequest) => FakeRouteResponse | Promise<FakeRouteResponse>;
 }
 
-/** The fake's own endpoints (spec §4): a partner route cannot take their paths. */
+/** The fake's own endpoints (the token exchange, `/auth/me` and each record kind's read): a partner route cannot take their paths. */
 const BUILT_IN_SHAPES = new Map([['/auth/token', 'POST /auth/token'], ['/auth/me', 'GET /auth/me'], ...recordReadShapes()]);
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;

@@ -25,7 +25,7 @@ const REJECTIONS: Record<TokenRejection, string> = {
   revoked: 'The access token has been revoked; mint a new one through POST /auth/token',
 };
 
-/** Routes one request as the spec describes the service (section 4 and 5), then to the partner's own routes. */
+/** Routes one request as the checkout service answers it (the token exchange, the Bearer-checked reads), then to the partner's own routes. */
 export async function handleRoute(request: Request, url: URL, ctx: RouteContext): Promise<Response> {
   const at = url.pathname.indexOf(API_PATH);
   const route = at === -1 ? undefined : url.pathname.slice(at + API_PATH.length);
@@ -34,7 +34,7 @@ export async function handleRoute(request: Request, url: URL, ctx: RouteContext)
   }
   if (route === '/auth/token') return exchangeToken(request, ctx);
 
-  // Spec §4 rule 2: business endpoints must not be sent the partner credentials.
+  // the partner credentials go to the token exchange alone: a business endpoint refuses them
   if (request.headers.has('x-partner-id') || request.headers.has('x-partner-secret')) {
     return problem(
       400,
@@ -76,7 +76,7 @@ export async function handleRoute(request: Request, url: URL, ctx: RouteContext)
   return json(200, record, ctx.requestId);
 }
 
-/** POST /auth/token (spec §5): the four 401 causes, else a fresh JWT. */
+/** POST /auth/token: the four 401 causes, else a fresh JWT. */
 async function exchangeToken(request: Request, ctx: RouteContext): Promise<Response> {
   if (request.method !== 'POST') {
     return problem(405, 'method_not_allowed', `${request.method} is not allowed here; use POST`, ctx.requestId, { allow: 'POST' });
