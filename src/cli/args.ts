@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isStatusKind, STATUS_KINDS, type StatusKind } from '../kinds.js';
 import { usage } from './exit-codes.js';
 
 /** Every option of every command; each command says which of them it takes. */
@@ -28,6 +29,7 @@ const OPTIONS = {
   'trade-id': { type: 'string' },
   'body-file': { type: 'string' },
   curl: { type: 'string' },
+  kind: { type: 'string' },
   withdrawal: { type: 'boolean' },
 } as const;
 
@@ -67,4 +69,20 @@ export function allowOnly(command: string, options: ParsedOptions, allowed: read
     if (options[name] === undefined || name === 'help' || allowed.includes(name)) continue;
     throw usage(`--${name} is not an option of "${command}"`, command);
   }
+}
+
+/**
+ * The record kind `--kind` names (`--withdrawal` is `--kind withdrawal`), else `fallback`; a usage
+ * error naming the kinds for an unknown one, or when neither is given and there is no fallback.
+ */
+export function kindOption(command: string, options: ParsedOptions, fallback?: StatusKind): StatusKind {
+  const known = STATUS_KINDS.join(', ');
+  const { kind, withdrawal } = options;
+  if (withdrawal === true && kind !== undefined && kind !== 'withdrawal') {
+    throw usage(`--withdrawal and --kind ${kind} name two kinds; --withdrawal is --kind withdrawal`, command);
+  }
+  const named = kind ?? (withdrawal === true ? 'withdrawal' : fallback);
+  if (named === undefined) throw usage(`missing --kind <kind>: one of ${known}`, command);
+  if (!isStatusKind(named)) throw usage(`unknown kind ${JSON.stringify(named)}: --kind takes one of ${known}`, command);
+  return named;
 }

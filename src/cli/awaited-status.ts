@@ -1,6 +1,5 @@
-import type { Order, Withdrawal } from '../index.js';
 import { editDistance } from '../internal/arguments.js';
-import { kindEntry, RECORD_KINDS, type StatusKind } from '../kinds.js';
+import { kindEntry, RECORD_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
 import { quoted } from './escape.js';
 import { usage } from './exit-codes.js';
 
@@ -11,7 +10,7 @@ export type RecordKind = StatusKind;
  * The statuses a record shows: its kind's status (an order's `settlement.status`, a withdrawal's
  * `status`) and a top-level `status` (an order may carry both). The first is the one reported.
  */
-export function statusesOf(kind: RecordKind, record: Order | Withdrawal): string[] {
+export function statusesOf(kind: RecordKind, record: RecordOf<StatusKind>): string[] {
   const top = typeof record.status === 'string' ? record.status : undefined;
   const own = kindEntry(kind).statusOf(record);
   return [...new Set([own, top].filter((status): status is string => typeof status === 'string'))];
@@ -48,13 +47,13 @@ export function statusMatches(status: string, wanted: string): boolean {
  * the likely spelling, since it would only ever end at the timeout or at a final status.
  * Returns the warning to print, if any.
  */
-export function checkAwaited(kind: RecordKind, wanted: string): string | undefined {
+export function checkAwaited(kind: RecordKind, wanted: string, command: string = kind): string | undefined {
   const { finalStatuses: named, named: article } = RECORD_KINDS[kind];
   const w = wanted.trim().toLowerCase();
-  if (w === '') throw usage(`--wait-until needs a status, e.g. ${named[0]}`, kind);
+  if (w === '') throw usage(`--wait-until needs a status, e.g. ${named[0]}`, command);
   if (isCancellation(w) || named.some((name) => name.toLowerCase() === w)) return undefined;
   const near = named.find((name) => w.length >= 4 && editDistance(w, name.toLowerCase()) <= 2);
-  if (near !== undefined) throw usage(`--wait-until ${quoted(wanted)} is not ${article} status: did you mean ${near}?`, kind);
+  if (near !== undefined) throw usage(`--wait-until ${quoted(wanted)} is not ${article} status: did you mean ${near}?`, command);
   return (
     `checkout-partner: warning: ${quoted(wanted)} is not ${article} status the spec names (${named.join(', ')}); ` +
     'waiting for it anyway, until it is reached, a final status or --timeout\n'

@@ -1,6 +1,14 @@
-import type { StatusKind } from '../kinds.js';
+import { RECORD_KINDS, STATUS_KINDS, type StatusKind } from '../kinds.js';
 
-/** The help texts, one per command; `--help` prints them on stdout. */
+/** The kinds, for a help line: `order, withdrawal`. */
+const KINDS = STATUS_KINDS.join(', ');
+
+/** When a kind's status is final, by the kinds table: `an order is final when Settled, Cancelled or "cancel..."`. */
+function finalRule(kind: StatusKind): string {
+  const { named, finalStatuses, finalPrefixes } = RECORD_KINDS[kind];
+  const names = [...finalStatuses, ...finalPrefixes.map((prefix) => `"${prefix}..."`)];
+  return `${named} is final when ${names.slice(0, -1).join(', ')}${names.length > 1 ? ' or ' : ''}${names.at(-1) ?? ''}`;
+}
 
 const CREDENTIALS = `Credentials (flags override the environment):
   --base-url <url>              CHECKOUT_BASE_URL        the service origin, e.g. https://checkout.example.com
@@ -34,22 +42,54 @@ controls) are shown escaped (\\x1b, \\u009b); --json output stays valid JSON, wi
 U+2028/2029 written as \\u escapes.`;
 
 const WAIT = `  --wait-until <status>   poll until the status equals <status> (any case), or until a final status
-                          that can never become it (exit 7): an order is final when Settled or cancelled
-                          (a status beginning with "cancel"), a withdrawal when Completed, cancelled or
-                          failed ("fail..."). The service's full set of statuses is not published: a
-                          near-miss of a named one (Setled) is refused, another value waited for with a warning.
+                          that can never become it (exit 7). The service's full set of statuses is not
+                          published: a near-miss of a named one (Setled) is refused, another value
+                          waited for with a warning. Final statuses, any case:
+${STATUS_KINDS.map((kind) => `                            ${finalRule(kind)}`).join('\n')}
   --timeout <duration>    how long to wait, e.g. 500ms, 90s, 2m, or bare seconds (default 60s); exit 5
                           when it runs out, 1 when not one read was answered (service unreachable)
   --interval <duration>   time between two reads (default 2s)`;
 
-export const HELP = {
+/** A record command's help: `record` (any kind, with --kind) or the kind's own command. */
+function recordHelp(kind: StatusKind | undefined): string {
+  const command = kind === undefined ? 'record <externalId> --kind <kind>' : `${RECORD_KINDS[kind].command} <externalId>`;
+  const reads =
+    kind === undefined
+      ? `Reads a record of the kind --kind names, by its externalId:\n${STATUS_KINDS.map((k) => `  ${k.padEnd(22)}GET ${RECORD_KINDS[k].path}`).join('\n')}`
+      : `Reads GET ${RECORD_KINDS[kind].path}; --wait-until compares ${RECORD_KINDS[kind].named}'s status (or a top-level status).`;
+  return `Usage: checkout-partner ${command} [--wait-until <status>] [--timeout <duration>] [--interval <duration>] [--json]
+
+${reads}
+
+${kind === undefined ? `  --kind <kind>           the record's kind: ${KINDS}\n` : ''}${WAIT}
+  --json                  print the record as JSON
+
+Without --wait-until, --timeout bounds the one read (default 30s).
+
+${CREDENTIALS}
+
+${EXIT_CODES}
+`;
+}
+
+/** The global help's line for each kind's command. */
+const KIND_COMMANDS = STATUS_KINDS.map(
+  (kind) =>
+    `  ${`${RECORD_KINDS[kind].command} <externalId>`.padEnd(27)}read ${RECORD_KINDS[kind].named}'s status; --wait-until to poll for a status`,
+).join('\n');
+
+/** The help topics: `global` and each command. */
+export type HelpTopic = 'global' | 'me' | StatusKind | 'record' | 'watch' | 'token' | 'webhook' | 'sandbox';
+
+/** The help texts, one per command; `--help` prints them on stdout. */
+export const HELP: Readonly<Record<HelpTopic, string>> = {
   global: `Usage: checkout-partner <command> [options]
 
 Commands:
   me                         check the credentials (GET /auth/me)
-  order <externalId>         read an order's status; --wait-until to poll for a status
-  withdrawal <externalId>    read a PIX withdrawal's status; --wait-until to poll for a status
-  watch <externalId>...      print each status change of orders (or --withdrawal) as it happens
+${KIND_COMMANDS}
+  record <externalId>        read a record of any kind (--kind ${KINDS}); --wait-until as above
+  watch <externalId>...      print each status change of records of one kind (--kind, default order)
   token                      mint an access token and show its expiry (--show prints the token)
   webhook sign               sign a webhook body as the payment provider does (--curl prints a curl line)
   webhook verify             check a webhook body against its signature
@@ -81,40 +121,17 @@ ${CREDENTIALS}
 
 ${EXIT_CODES}
 `,
-  order: `Usage: checkout-partner order <externalId> [--wait-until <status>] [--timeout <duration>] [--interval <duration>] [--json]
+  ...(Object.fromEntries(STATUS_KINDS.map((kind) => [kind, recordHelp(kind)])) as Record<StatusKind, string>),
+  record: recordHelp(undefined),
+  watch: `Usage: checkout-partner watch <externalId>... [--kind <kind>] [--interval <duration>] [--timeout <duration>] [--json]
 
-Reads GET /orders/by-external-id/{externalId}; --wait-until compares settlement.status (or a top-level status).
+Watches records of one kind with the SDK's status tracker and prints each status change as it
+happens, one line each ("order order-42: Pending -> Settled"), until every record reached a final
+status (exit 0), until --timeout runs out (exit 5), or until Ctrl-C (exit 0). A record not created
+yet is watched on. Final statuses, any case:
+${STATUS_KINDS.map((kind) => `  ${finalRule(kind)}`).join('\n')}
 
-${WAIT}
-  --json                  print the order as JSON
-
-Without --wait-until, --timeout bounds the one read (default 30s).
-
-${CREDENTIALS}
-
-${EXIT_CODES}
-`,
-  withdrawal: `Usage: checkout-partner withdrawal <externalId> [--wait-until <status>] [--timeout <duration>] [--interval <duration>] [--json]
-
-Reads GET /withdrawals/by-external-id/{externalId}; --wait-until compares status, e.g. Completed.
-
-${WAIT}
-  --json                  print the withdrawal as JSON
-
-Without --wait-until, --timeout bounds the one read (default 30s).
-
-${CREDENTIALS}
-
-${EXIT_CODES}
-`,
-  watch: `Usage: checkout-partner watch <externalId>... [--withdrawal] [--interval <duration>] [--timeout <duration>] [--json]
-
-Watches orders (or withdrawals, with --withdrawal) with the SDK's status tracker and prints each
-status change as it happens, one line each ("order order-42: Pending -> Settled"), until every
-record reached a final status (exit 0: Settled or cancelled; Completed, failed or cancelled), until
---timeout runs out (exit 5), or until Ctrl-C (exit 0). A record not created yet is watched on.
-
-  --withdrawal            the ids are withdrawals (default: orders)
+  --kind <kind>           the ids' kind: ${KINDS} (default: order; --withdrawal is --kind withdrawal)
   --interval <duration>   time between two reads of a record (default 2s; 500ms, 2s, 1.5m or seconds)
   --timeout <duration>    give up after this long (default: no limit)
   --json                  one JSON line per change: kind, externalId, status, previousStatus, source, record
@@ -173,6 +190,4 @@ to export. Runs until Ctrl-C (SIGINT) or SIGTERM.
   --timeout <duration>    stop by itself after this long (exit 0), e.g. for a CI job
   --json                  print one JSON line with url, partnerId, partnerSecret and the seeded ids
 `,
-} as const satisfies Record<StatusKind, string> & Record<string, string>; // every record kind's command has its help text
-
-export type HelpTopic = keyof typeof HELP;
+};

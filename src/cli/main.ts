@@ -15,8 +15,16 @@ import { report } from './report.js';
 import { isStatusKind, RECORD_KINDS, STATUS_KINDS } from '../kinds.js';
 
 /** The commands: one per record kind (the kinds table's `command`) and the others. */
-const COMMANDS = ['me', ...STATUS_KINDS.map((kind) => RECORD_KINDS[kind].command), 'watch', 'token', 'webhook', 'sandbox'] as const;
-type Command = (typeof COMMANDS)[number];
+const COMMANDS: readonly Command[] = [
+  'me',
+  ...STATUS_KINDS.map((kind) => RECORD_KINDS[kind].command),
+  'record',
+  'watch',
+  'token',
+  'webhook',
+  'sandbox',
+];
+type Command = Exclude<HelpTopic, 'global'>;
 
 /** Runs one command line; resolves with the exit code. Errors are reported on stderr, never thrown. */
 export async function main(argv: readonly string[], rawIo: CliIo): Promise<ExitCodeValue> {
@@ -46,7 +54,7 @@ export async function main(argv: readonly string[], rawIo: CliIo): Promise<ExitC
     }
     if (command === 'help') {
       const topic = args.positionals[1];
-      io.out(isCommand(topic) ? HELP[topic as HelpTopic] : HELP.global);
+      io.out(isCommand(topic) ? HELP[topic] : HELP.global);
       return ExitCode.Ok;
     }
     if (!isCommand(command)) throw usage(`unknown command "${command}"`);
@@ -57,6 +65,8 @@ export async function main(argv: readonly string[], rawIo: CliIo): Promise<ExitC
     if (args.options.version) throw usage('--version takes no command', command);
     if (isStatusKind(command)) return await recordCommand(command, args, io, tally);
     switch (command) {
+      case 'record':
+        return await recordCommand(command, args, io, tally);
       case 'me':
         return await meCommand(args, io, tally);
       case 'watch':

@@ -1,6 +1,8 @@
 import { API_PATH } from '../client/api-base.js';
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
+import { isStatusKind, RECORD_KINDS, STATUS_KINDS, type StatusKind } from '../kinds.js';
+import { kindList, recordRead } from './fake-kinds.js';
 
 /**
  * Which requests a fault injected with `failNext` applies to: `'any'`, `'token'` (POST
@@ -9,8 +11,11 @@ import { quote } from '../internal/quote.js';
  */
 export type FaultTarget = 'any' | 'token' | 'business' | FaultMatcher | ((request: FaultRequest) => boolean);
 
-/** What the fake recognised a request as: one of its own endpoints, or `undefined` (a partner route, an unknown path). */
-export type FaultRequestKind = 'token' | 'me' | 'order' | 'withdrawal';
+/**
+ * What the fake recognised a request as: the token exchange, `GET /auth/me`, or the status read of
+ * a record kind (`'order'`, `'withdrawal'`).
+ */
+export type FaultRequestKind = 'token' | 'me' | StatusKind;
 
 /** A request as a fault's `only` sees it. */
 export interface FaultRequest {
@@ -18,9 +23,9 @@ export interface FaultRequest {
   readonly method: string;
   /** The path as received, without the query, e.g. `/api/v1/partner-api/orders/by-external-id/o-1`. */
   readonly path: string;
-  /** The endpoint: `'token'`, `'me'`, `'order'`, `'withdrawal'`, or `undefined` for any other path. */
+  /** The endpoint: `'token'`, `'me'`, a record kind (`'order'`, `'withdrawal'`), or `undefined` for any other path (a partner route). */
   readonly kind: FaultRequestKind | undefined;
-  /** The decoded external id of an order or withdrawal read. */
+  /** The decoded external id of a record's status read. */
   readonly externalId: string | undefined;
 }
 
@@ -32,9 +37,9 @@ export interface FaultRequest {
  * fake.failNext(2, 500, { only: { method: 'POST', path: /\/payment$/ } });
  */
 export interface FaultMatcher {
-  /** The endpoint: the token exchange, `GET /auth/me`, an order read or a withdrawal read. */
+  /** The endpoint: the token exchange, `GET /auth/me`, or the status read of a record kind (`'order'`, `'withdrawal'`). */
   kind?: FaultRequestKind | undefined;
-  /** The external id of the order or withdrawal read (so `kind` is implied). */
+  /** The external id of a record's status read (so a record kind is implied). */
   externalId?: string | undefined;
   /** The HTTP method, any case. */
   method?: string | undefined;
@@ -89,18 +94,18 @@ export interface Fault {
   readonly applies: (request: FaultRequest) => boolean;
 }
 
-const READ = /^\/(auth\/token|auth\/me|orders\/by-external-id\/([^/]+)|withdrawals\/by-external-id\/([^/]+))\/?$/;
-
 /** The request as `only` sees it: its endpoint and external id, read from the path as the fake routes it. */
 export function faultRequest(method: string, pathname: string): FaultRequest {
   const at = pathname.indexOf(API_PATH);
-  const match = at === -1 ? null : READ.exec(pathname.slice(at + API_PATH.length));
+  const route = at === -1 ? undefined : pathname.slice(at + API_PATH.length);
   let kind: FaultRequestKind | undefined;
   let rawId: string | undefined;
-  if (match?.[1] === 'auth/token' || /\/auth\/token\/?$/.test(pathname)) kind = 'token';
-  else if (match?.[1] === 'auth/me') kind = 'me';
-  else if (match?.[2] !== undefined) [kind, rawId] = ['order', match[2]];
-  else if (match?.[3] !== undefined) [kind, rawId] = ['withdrawal', match[3]];
+  if (/\/auth\/token\/?$/.test(pathname)) kind = 'token';
+  else if (route !== undefined && /^\/auth\/me\/?$/.test(route)) kind = 'me';
+  else if (route !== undefined) {
+    const read = recordRead(route);
+    [kind, rawId] = [read?.kind, read?.rawId];
+  }
   let externalId: string | undefined;
   try {
     externalId = rawId === undefined ? undefined : decodeURIComponent(rawId);
@@ -111,7 +116,7 @@ export function faultRequest(method: string, pathname: string): FaultRequest {
 }
 
 const MATCHER_KEYS = new Set(['kind', 'externalId', 'method', 'path']);
-const KINDS = new Set(['token', 'me', 'order', 'withdrawal']);
+const KINDS: ReadonlySet<string> = new Set<FaultRequestKind>(['token', 'me', ...STATUS_KINDS]);
 
 /** `only`, checked, as the test a request must pass. */
 function targetTest(only: unknown): (request: FaultRequest) => boolean {
@@ -133,13 +138,14 @@ function targetTest(only: unknown): (request: FaultRequest) => boolean {
   }
   const { kind, externalId, method, path } = matcher;
   if (kind !== undefined && !KINDS.has(kind as string)) {
-    throw new TypeError(`failNext: only.kind must be 'token', 'me', 'order' or 'withdrawal', got ${quote(kind)}`);
+    throw new TypeError(`failNext: only.kind must be ${kindList(['token', 'me'])}, got ${quote(kind)}`);
   }
   if (externalId !== undefined && (typeof externalId !== 'string' || externalId === '')) {
     throw new TypeError(`failNext: only.externalId must be a non-empty string, got ${quote(externalId)}`);
   }
-  if (externalId !== undefined && kind !== undefined && kind !== 'order' && kind !== 'withdrawal') {
-    throw new TypeError(`failNext: only.externalId names an order or a withdrawal, not a ${quote(kind)} request`);
+  if (externalId !== undefined && kind !== undefined && !isStatusKind(kind)) {
+    const records = STATUS_KINDS.map((name) => RECORD_KINDS[name].named).join(' or ');
+    throw new TypeError(`failNext: only.externalId names ${records}, not a ${quote(kind)} request`);
   }
   if (method !== undefined && (typeof method !== 'string' || method === '')) {
     throw new TypeError(`failNext: only.method must be a non-empty string, got ${quote(method)}`);

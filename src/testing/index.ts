@@ -18,6 +18,7 @@ export type { FakeCheckoutOptions } from './service.js';
 export { defineFakeRoute } from './partner-routes.js';
 export type {
   FakeRecords,
+  FakeRecordsByKind,
   FakeRoute,
   FakeRouteMethod,
   FakeRouteParamNames,
@@ -32,6 +33,6 @@ export type { DeliverEventOptions, Delivery, DeliveryAttempt, DeliveryReport } f
 export { createEvent, signEvent } from './sign-event.js';
 export type { ProviderEvent, SignedEvent } from './sign-event.js';
 export { playTimeline } from './timeline.js';
-export type { PlayingTimeline, TimelineOptions, TimelineStep, TimelineTarget } from './timeline.js';
+export type { PlayingTimeline, TimelineKeyedStep, TimelineOptions, TimelineRecordStep, TimelineStep, TimelineTarget } from './timeline.js';
 export { createProviderSimulator } from './provider-simulator.js';
 export type { ProviderSimulator, ProviderSimulatorOptions, ProviderSimulatorStats } from './provider-simulator.js';

@@ -1,6 +1,8 @@
 import { quote } from '../internal/quote.js';
 import { typeName } from '../internal/type-name.js';
+import type { RecordOf, StatusKind } from '../kinds.js';
 import type { Order, Withdrawal } from '../schemas.js';
+import { recordReadShapes } from './fake-kinds.js';
 import type { ChangeOptions } from './records.js';
 import { problem } from './responses.js';
 
@@ -35,8 +37,28 @@ export type FakeRouteParams<Path extends string = string> = string extends Path
   : Readonly<Record<FakeRouteParamNames<Path>, string>>;
 
 /**
- * The fake's records as a partner route sees them (`request.fake`): the same methods as on the
- * fake, so a route can create an order, settle it, or read a withdrawal.
+ * The fake's records by kind, as a partner route sees them (`request.fake`): the same methods as
+ * on the fake, for every kind of record the SDK knows (`'order'`, `'withdrawal'`...).
+ */
+export interface FakeRecordsByKind {
+  /** Adds a record of `kind`, or replaces the one with the same `externalId`; see `FakeCheckout.setRecord`. */
+  setRecord<K extends StatusKind>(kind: K, record: RecordOf<K>): RecordOf<K>;
+  /** Merges `patch` into a record of `kind`; see `FakeCheckout.updateRecord`. */
+  updateRecord<K extends StatusKind>(kind: K, externalId: string, patch: Partial<RecordOf<K>>, options?: ChangeOptions): void;
+  /** Gives a record of `kind` the status `status`; see `FakeCheckout.setStatus`. */
+  setStatus(kind: StatusKind, externalId: string, status: string, options?: ChangeOptions): void;
+  /** The record of `kind` reaches its successful end (an order `Settled`, a withdrawal `Completed`). */
+  settle(kind: StatusKind, externalId: string, options?: ChangeOptions): void;
+  /** A copy of the record of `kind` as last set (no read counted), or `undefined`. */
+  getRecord<K extends StatusKind>(kind: K, externalId: string): RecordOf<K> | undefined;
+  /** Removes a record of `kind`. */
+  deleteRecord(kind: StatusKind, externalId: string): boolean;
+}
+
+/**
+ * The fake's orders and withdrawals by name, as a partner route sees them (`request.fake`, which
+ * also has {@link FakeRecordsByKind}): the same methods as on the fake, so a route can create an
+ * order, settle it, or read a withdrawal.
  */
 export interface FakeRecords {
   /** Adds an order, or replaces the one with the same `externalId`; see `FakeCheckout.setOrder`. */
@@ -87,7 +109,7 @@ export interface FakeRouteRequest<Path extends string = string> {
   /** The fake's `x-request-id` for this request. */
   readonly requestId: string;
   /** The fake's orders and withdrawals, to create or change what the route does. */
-  readonly fake: FakeRecords;
+  readonly fake: FakeRecords & FakeRecordsByKind;
 }
 
 /**
@@ -165,13 +187,8 @@ export interface CompiledRoute {
   readonly handler: (request: FakeRouteRequest) => FakeRouteResponse | Promise<FakeRouteResponse>;
 }
 
-/** The fake's own endpoints (spec §4): a partner route cannot take their paths. */
-const BUILT_IN_SHAPES = new Map([
-  ['/auth/token', 'POST /auth/token'],
-  ['/auth/me', 'GET /auth/me'],
-  ['/orders/by-external-id/:', 'GET /orders/by-external-id/{externalId}'],
-  ['/withdrawals/by-external-id/:', 'GET /withdrawals/by-external-id/{externalId}'],
-]);
+/** The fake's own endpoints (the token exchange, `/auth/me` and each record kind's read): a partner route cannot take their paths. */
+const BUILT_IN_SHAPES = new Map([['/auth/token', 'POST /auth/token'], ['/auth/me', 'GET /auth/me'], ...recordReadShapes()]);
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 /** The characters a literal path segment may hold (RFC 3986 pchar, without `%` and `:`). */
@@ -435,7 +452,7 @@ export async function servePartnerRoute(
   url: URL,
   path: string,
   match: { route: CompiledRoute; params: Record<string, string> },
-  context: { partnerId: string; requestId: string; records: FakeRecords; idempotency: IdempotencyKeys },
+  context: { partnerId: string; requestId: string; records: FakeRecords & FakeRecordsByKind; idempotency: IdempotencyKeys },
 ): Promise<Response> {
   const { route, params } = match;
   const { requestId } = context;

@@ -21,7 +21,7 @@ interface PendingChange<T> {
 }
 
 /**
- * Records (orders or withdrawals) keyed by `externalId`, each validated by the SDK's own schema, so
+ * Records of one kind keyed by `externalId`, each validated by the SDK's own schema, so
  * the fake can only serve what the client accepts. Reads hand out copies; changes may be deferred
  * by a number of reads.
  */
@@ -37,8 +37,8 @@ export class RecordTable<T extends { externalId: string }> {
   }
 
   /** Validates and stores (or replaces) a record, dropping its deferred changes. */
-  set(value: unknown): T {
-    const record = this.#check(value, `set${this.#title()}()`);
+  set(value: unknown, caller: string): T {
+    const record = this.#check(value, caller);
     this.#records.set(record.externalId, record);
     this.#pending.delete(record.externalId);
     return structuredClone(record);
@@ -102,7 +102,9 @@ export class RecordTable<T extends { externalId: string }> {
       throw new TypeError(`${caller}: externalId must be a non-empty string, got ${typeName(externalId)}`);
     }
     if (!this.#records.has(externalId)) {
-      throw new TypeError(`${caller}: no ${this.#kind} with externalId ${quote(externalId)}; add it with set${this.#title()}() first`);
+      throw new TypeError(
+        `${caller}: no ${this.#kind} with externalId ${quote(externalId)}; add it with setRecord(${quote(this.#kind)}, ...) first`,
+      );
     }
     return externalId;
   }
@@ -125,10 +127,6 @@ export class RecordTable<T extends { externalId: string }> {
     }
     if (result.data.externalId === '') throw new TypeError(`${caller}: externalId must not be empty`);
     return result.data;
-  }
-
-  #title(): string {
-    return this.#kind[0]!.toUpperCase() + this.#kind.slice(1);
   }
 }
 

@@ -1,5 +1,6 @@
 import { API_PATH } from '../client/api-base.js';
-import type { Order, Withdrawal } from '../schemas.js';
+import type { RecordOf, StatusKind } from '../kinds.js';
+import { recordRead } from './fake-kinds.js';
 import type { ResolvedPartner } from './partners.js';
 import { json, problem } from './responses.js';
 import type { TokenAuthority, TokenRejection } from './tokens.js';
@@ -10,8 +11,8 @@ export interface RouteContext {
   readonly tokenTtlSeconds: number;
   readonly tokens: TokenAuthority;
   partner(partnerId: string): ResolvedPartner | undefined;
-  order(externalId: string): Order | undefined;
-  withdrawal(externalId: string): Withdrawal | undefined;
+  /** What a status read of the record sees (due changes applied, the read counted), or `undefined`. */
+  record(kind: StatusKind, externalId: string): RecordOf<StatusKind> | undefined;
   /** The partner's own routes (`fake.route()`): their response, or `undefined` when none matches `path`. */
   partnerRoute(request: Request, url: URL, path: string, partnerId: string): Promise<Response> | undefined;
 }
@@ -24,7 +25,7 @@ const REJECTIONS: Record<TokenRejection, string> = {
   revoked: 'The access token has been revoked; mint a new one through POST /auth/token',
 };
 
-/** Routes one request as the spec describes the service (section 4 and 5), then to the partner's own routes. */
+/** Routes one request as the checkout service answers it (the token exchange, the Bearer-checked reads), then to the partner's own routes. */
 export async function handleRoute(request: Request, url: URL, ctx: RouteContext): Promise<Response> {
   const at = url.pathname.indexOf(API_PATH);
   const route = at === -1 ? undefined : url.pathname.slice(at + API_PATH.length);
@@ -33,7 +34,7 @@ export async function handleRoute(request: Request, url: URL, ctx: RouteContext)
   }
   if (route === '/auth/token') return exchangeToken(request, ctx);
 
-  // Spec §4 rule 2: business endpoints must not be sent the partner credentials.
+  // the partner credentials go to the token exchange alone: a business endpoint refuses them
   if (request.headers.has('x-partner-id') || request.headers.has('x-partner-secret')) {
     return problem(
       400,
@@ -49,8 +50,9 @@ export async function handleRoute(request: Request, url: URL, ctx: RouteContext)
     return unauthorized('The partner of this token is disabled or has no partner API access', ctx.requestId);
   }
 
-  const match = /^\/(auth\/me|orders\/by-external-id\/([^/]+)|withdrawals\/by-external-id\/([^/]+))\/?$/.exec(route);
-  if (match === null) {
+  const isMe = /^\/auth\/me\/?$/.test(route);
+  const read = isMe ? undefined : recordRead(route);
+  if (!isMe && read === undefined) {
     return (
       ctx.partnerRoute(request, url, route, partner.partnerId) ?? problem(404, 'not_found', `No endpoint at ${url.pathname}`, ctx.requestId)
     );
@@ -58,26 +60,23 @@ export async function handleRoute(request: Request, url: URL, ctx: RouteContext)
   if (request.method !== 'GET') {
     return problem(405, 'method_not_allowed', `${request.method} is not allowed here; use GET`, ctx.requestId, { allow: 'GET' });
   }
-  if (match[1] === 'auth/me') {
+  if (read === undefined) {
     return json(200, { partnerId: partner.partnerId, partnerApiEnabled: true }, ctx.requestId);
   }
-  const rawId = match[2] ?? match[3] ?? '';
   let externalId: string;
   try {
-    externalId = decodeURIComponent(rawId);
+    externalId = decodeURIComponent(read.rawId);
   } catch {
     return problem(400, 'bad_request', 'The externalId is not valid percent-encoding', ctx.requestId);
   }
-  const isOrder = match[2] !== undefined;
-  const record = isOrder ? ctx.order(externalId) : ctx.withdrawal(externalId);
+  const record = ctx.record(read.kind, externalId);
   if (record === undefined) {
-    const what = isOrder ? 'order' : 'withdrawal';
-    return problem(404, 'not_found', `No ${what} with externalId ${JSON.stringify(externalId)}`, ctx.requestId);
+    return problem(404, 'not_found', `No ${read.kind} with externalId ${JSON.stringify(externalId)}`, ctx.requestId);
   }
   return json(200, record, ctx.requestId);
 }
 
-/** POST /auth/token (spec §5): the four 401 causes, else a fresh JWT. */
+/** POST /auth/token: the four 401 causes, else a fresh JWT. */
 async function exchangeToken(request: Request, ctx: RouteContext): Promise<Response> {
   if (request.method !== 'POST') {
     return problem(405, 'method_not_allowed', `${request.method} is not allowed here; use POST`, ctx.requestId, { allow: 'POST' });

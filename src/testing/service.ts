@@ -1,5 +1,7 @@
 import { typeName } from '../internal/type-name.js';
-import { OrderSchema, WithdrawalSchema, type Order, type Withdrawal } from '../schemas.js';
+import { kindEntry, STATUS_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
+import type { Order, Withdrawal } from '../schemas.js';
+import { checkKind, fakeKind } from './fake-kinds.js';
 import { faultRequest, FaultQueue, pause, type FailNextOptions, type FaultStatus } from './faults.js';
 import { serveOnNodeHttp, type FakeServer, type ListenOptions } from './node-server.js';
 import { checkPartner, type FakePartner, type ResolvedPartner } from './partners.js';
@@ -12,6 +14,7 @@ import {
   PartnerRoutes,
   servePartnerRoute,
   type FakeRecords,
+  type FakeRecordsByKind,
   type FakeRoute,
   type FakeRouteRequest,
   type FakeRouteResponse,
@@ -57,7 +60,7 @@ export const DROP_CONNECTION: unique symbol = Symbol('drop connection');
  * as the CLI's sandbox, does not load msw). Partners use {@link FakeCheckout} through
  * `createFakeCheckout`.
  */
-export class FakeCheckoutCore implements FakeRecords {
+export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
   /**
    * The service as a Web fetch function: give it a `Request` (or fetch's arguments), get its
    * `Response`. Bound, so it can be passed around, e.g. as the client's `fetch`. An injected
@@ -70,8 +73,9 @@ export class FakeCheckoutCore implements FakeRecords {
 
   readonly #initialPartners: readonly ResolvedPartner[];
   readonly #partners = new Map<string, ResolvedPartner>();
-  readonly #orders = new RecordTable<Order>('order', OrderSchema);
-  readonly #withdrawals = new RecordTable<Withdrawal>('withdrawal', WithdrawalSchema);
+  readonly #records = new Map<StatusKind, RecordTable<RecordOf<StatusKind>>>(
+    STATUS_KINDS.map((kind) => [kind, new RecordTable(kind, kindEntry(kind).schema)]),
+  );
   readonly #tokenTtlSeconds: number;
   readonly #log: RequestLog;
   readonly #faults = new FaultQueue();
@@ -164,6 +168,62 @@ export class FakeCheckoutCore implements FakeRecords {
   }
 
   /**
+   * Adds a record of `kind`, or replaces the one with the same `externalId` (dropping its pending
+   * changes). It is validated with the kind's schema (the client's); every other field is served as given.
+   *
+   * @example
+   * fake.setRecord('withdrawal', { externalId: 'w-1', status: 'Processing' });
+   */
+  setRecord<K extends StatusKind>(kind: K, record: RecordOf<K>): RecordOf<K> {
+    return this.#set(kind, record, 'setRecord()');
+  }
+
+  /**
+   * Merges `patch` into a record of `kind`, now or after `options.afterReads` reads: its fields
+   * replace the record's (an order's `settlement` is merged field by field), and a field set to
+   * `undefined` is removed.
+   *
+   * @example
+   * fake.updateRecord('order', 'o-1', { settlement: { status: 'Processing' } }, { afterReads: 1 });
+   */
+  updateRecord<K extends StatusKind>(kind: K, externalId: string, patch: Partial<RecordOf<K>>, options?: ChangeOptions): void {
+    this.#update(kind, externalId, patch, options, 'updateRecord()');
+  }
+
+  /**
+   * Gives a record of `kind` the status `status` (an order's `settlement.status`, a withdrawal's `status`).
+   *
+   * @example
+   * fake.setStatus('withdrawal', 'w-1', 'Failed', { afterReads: 2 });
+   */
+  setStatus(kind: StatusKind, externalId: string, status: string, options?: ChangeOptions): void {
+    if (typeof status !== 'string' || status === '')
+      throw new TypeError(`setStatus: status must be a non-empty string, got ${quote(status)}`);
+    this.#update(kind, externalId, fakeKind(checkKind(kind, 'setStatus()')).withStatus(status), options, 'setStatus()');
+  }
+
+  /**
+   * The record of `kind` reaches its successful end: an order `Settled`, a withdrawal `Completed`.
+   *
+   * @example
+   * fake.settle('order', 'o-1', { afterReads: 2 }); // two more reads see it pending, the third Settled
+   */
+  settle(kind: StatusKind, externalId: string, options?: ChangeOptions): void {
+    const { withStatus, settled } = fakeKind(checkKind(kind, 'settle()'));
+    this.#update(kind, externalId, withStatus(settled), options, 'settle()');
+  }
+
+  /** A copy of the record of `kind` as last set (pending changes not applied, no read counted), or `undefined`. */
+  getRecord<K extends StatusKind>(kind: K, externalId: string): RecordOf<K> | undefined {
+    return this.#table(kind, 'getRecord()').peek(externalId) as RecordOf<K> | undefined;
+  }
+
+  /** Removes a record of `kind`; its GET then answers 404. */
+  deleteRecord(kind: StatusKind, externalId: string): boolean {
+    return this.#table(kind, 'deleteRecord()').delete(externalId);
+  }
+
+  /**
    * Adds an order, or replaces the one with the same `externalId` (dropping its pending changes).
    * It is validated with the SDK's `OrderSchema`; every other field is served as given.
    *
@@ -172,7 +232,7 @@ export class FakeCheckoutCore implements FakeRecords {
    * fake.setOrder({ externalId: 'o-2', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
    */
   setOrder(order: Order): Order {
-    return this.#orders.set(order);
+    return this.#set('order', order, 'setOrder()');
   }
 
   /**
@@ -180,19 +240,7 @@ export class FakeCheckoutCore implements FakeRecords {
    * field, and a field set to `undefined` is removed.
    */
   updateOrder(externalId: string, patch: Partial<Order>, options?: ChangeOptions): void {
-    if (patch === null || typeof patch !== 'object') throw new TypeError('updateOrder: patch must be an object');
-    this.#orders.change(
-      externalId,
-      (order) => {
-        const merged: Record<string, unknown> = { ...patch };
-        if (patch.settlement != null && typeof patch.settlement === 'object') {
-          merged.settlement = { ...(order.settlement ?? {}), ...patch.settlement };
-        }
-        return merged;
-      },
-      options,
-      'updateOrder()',
-    );
+    this.#update('order', externalId, patch, options, 'updateOrder()');
   }
 
   /**
@@ -208,22 +256,23 @@ export class FakeCheckoutCore implements FakeRecords {
     if (tradeId !== undefined && (typeof tradeId !== 'string' || tradeId === '')) {
       throw new TypeError('settleOrder: tradeId must be a non-empty string');
     }
-    this.updateOrder(externalId, { settlement: { status: 'Settled', ...(tradeId === undefined ? {} : { tradeId }) } }, options);
+    const patch = { settlement: { status: 'Settled', ...(tradeId === undefined ? {} : { tradeId }) } };
+    this.#update('order', externalId, patch, options, 'settleOrder()');
   }
 
   /** The order's trade is cancelled (`otc.trade.cancelled`): `settlement.status` becomes `Cancelled`. */
   cancelOrder(externalId: string, options?: ChangeOptions): void {
-    this.updateOrder(externalId, { settlement: { status: 'Cancelled' } }, options);
+    this.#update('order', externalId, { settlement: { status: 'Cancelled' } }, options, 'cancelOrder()');
   }
 
   /** A copy of the order as last set (pending changes not applied, no read counted), or `undefined`. */
   getOrder(externalId: string): Order | undefined {
-    return this.#orders.peek(externalId);
+    return this.getRecord('order', externalId);
   }
 
   /** Removes an order; its GET then answers 404. */
   deleteOrder(externalId: string): boolean {
-    return this.#orders.delete(externalId);
+    return this.deleteRecord('order', externalId);
   }
 
   /**
@@ -233,28 +282,27 @@ export class FakeCheckoutCore implements FakeRecords {
    * fake.setWithdrawal({ externalId: 'w-1', status: 'Processing' });
    */
   setWithdrawal(withdrawal: Withdrawal): Withdrawal {
-    return this.#withdrawals.set(withdrawal);
+    return this.#set('withdrawal', withdrawal, 'setWithdrawal()');
   }
 
   /** Merges `patch` into a withdrawal (a field set to `undefined` is removed). */
   updateWithdrawal(externalId: string, patch: Partial<Withdrawal>, options?: ChangeOptions): void {
-    if (patch === null || typeof patch !== 'object') throw new TypeError('updateWithdrawal: patch must be an object');
-    this.#withdrawals.change(externalId, () => ({ ...patch }), options, 'updateWithdrawal()');
+    this.#update('withdrawal', externalId, patch, options, 'updateWithdrawal()');
   }
 
   /** The PIX withdrawal settles (`pix.withdrawal.settled`): `status` becomes `Completed`. */
   completeWithdrawal(externalId: string, options?: ChangeOptions): void {
-    this.updateWithdrawal(externalId, { status: 'Completed' }, options);
+    this.#update('withdrawal', externalId, { status: 'Completed' }, options, 'completeWithdrawal()');
   }
 
   /** A copy of the withdrawal as last set, or `undefined`. */
   getWithdrawal(externalId: string): Withdrawal | undefined {
-    return this.#withdrawals.peek(externalId);
+    return this.getRecord('withdrawal', externalId);
   }
 
   /** Removes a withdrawal; its GET then answers 404. */
   deleteWithdrawal(externalId: string): boolean {
-    return this.#withdrawals.delete(externalId);
+    return this.deleteRecord('withdrawal', externalId);
   }
 
   /**
@@ -305,15 +353,14 @@ export class FakeCheckoutCore implements FakeRecords {
 
   /**
    * Back to the state right after creation: the partners and routes as first given (routes added
-   * with `route()` removed), no orders or withdrawals, no remembered idempotency keys, an empty
+   * with `route()` removed), no records of any kind, no remembered idempotency keys, an empty
    * log, zeroed stats, no faults or delay, and every token revoked.
    */
   reset(): void {
     this.#restorePartners();
     this.#routes.reset();
     this.#idempotency.clear();
-    this.#orders.clear();
-    this.#withdrawals.clear();
+    for (const table of this.#records.values()) table.clear();
     this.#faults.clear();
     this.#log.clear();
     this.#delayMs = 0;
@@ -380,8 +427,7 @@ export class FakeCheckoutCore implements FakeRecords {
       tokenTtlSeconds: this.#tokenTtlSeconds,
       tokens: this.#tokens,
       partner: (id) => this.#partners.get(id),
-      order: (id) => this.#orders.read(id),
-      withdrawal: (id) => this.#withdrawals.read(id),
+      record: (kind, id) => this.#records.get(kind)?.read(id),
       partnerRoute: (request, url, path, partnerId) => {
         const match = this.#routes.match(request.method.toUpperCase(), path);
         if (match === undefined) return undefined;
@@ -396,6 +442,23 @@ export class FakeCheckoutCore implements FakeRecords {
         return servePartnerRoute(request, url, path, match, { partnerId, requestId, records: this, idempotency: this.#idempotency });
       },
     };
+  }
+
+  /** The records of `kind`; a `TypeError` for a kind the table does not have. */
+  #table(kind: unknown, caller: string): RecordTable<RecordOf<StatusKind>> {
+    return this.#records.get(checkKind(kind, caller))!;
+  }
+
+  #set<K extends StatusKind>(kind: K, record: RecordOf<K>, caller: string): RecordOf<K> {
+    return this.#table(kind, caller).set(record, caller) as RecordOf<K>;
+  }
+
+  #update(kind: StatusKind, externalId: unknown, patch: unknown, options: ChangeOptions | undefined, caller: string): void {
+    const table = this.#table(kind, caller);
+    const name = caller.slice(0, -2);
+    if (patch === null || typeof patch !== 'object') throw new TypeError(`${name}: patch must be an object`);
+    const { merge } = fakeKind(kind);
+    table.change(externalId, (record) => merge(record, patch), options, caller);
   }
 
   #restorePartners(): void {

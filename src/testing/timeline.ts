@@ -1,30 +1,51 @@
 import { typeName } from '../internal/type-name.js';
+import { quote } from '../internal/quote.js';
+import { isStatusKind, RECORD_KINDS, STATUS_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
 import type { Order, Withdrawal } from '../schemas.js';
+import { kindList } from './fake-kinds.js';
 import { deliverEvent, type DeliverEventOptions } from './deliver-event.js';
 import type { ProviderSimulator } from './provider-simulator.js';
 import type { ProviderEvent } from './sign-event.js';
 
 /**
- * One step of a {@link playTimeline}: at `atMs` after the start, patch an order or a withdrawal,
- * or send a provider event (signed and delivered through the timeline's `deliver` or `provider`).
+ * A step that patches a record of `kind`, as `fake.updateRecord(kind, id, patch)` does.
+ *
+ * @example
+ * { atMs: 0, kind: 'withdrawal', id: 'w-1', patch: { status: 'Completed' } }
+ */
+export type TimelineRecordStep = {
+  [K in StatusKind]: {
+    /** Milliseconds after `playTimeline` is called. */
+    atMs: number;
+    /** The record's kind. */
+    kind: K;
+    /** The record's externalId. */
+    id: string;
+    /** What changes, as for `fake.updateRecord` (an order's `settlement` is merged field by field). */
+    patch: Partial<RecordOf<K>>;
+  };
+}[StatusKind];
+
+/**
+ * A record step written with the kind as its key (`{ atMs: 0, order: 'o-1', patch }`): the same as
+ * `{ atMs: 0, kind: 'order', id: 'o-1', patch }`.
+ */
+export type TimelineKeyedStep = {
+  [K in StatusKind]: Record<K, string> & {
+    /** Milliseconds after `playTimeline` is called. */
+    atMs: number;
+    /** What changes, as for `fake.updateRecord`. */
+    patch: Partial<RecordOf<K>>;
+  };
+}[StatusKind];
+
+/**
+ * One step of a {@link playTimeline}: at `atMs` after the start, patch a record of any kind, or
+ * send a provider event (signed and delivered through the timeline's `deliver` or `provider`).
  */
 export type TimelineStep =
-  | {
-      /** Milliseconds after `playTimeline` is called. */
-      atMs: number;
-      /** The order's externalId. */
-      order: string;
-      /** What changes, as for `fake.updateOrder` (`settlement` is merged field by field). */
-      patch: Partial<Order>;
-    }
-  | {
-      /** Milliseconds after `playTimeline` is called. */
-      atMs: number;
-      /** The withdrawal's externalId. */
-      withdrawal: string;
-      /** What changes, as for `fake.updateWithdrawal`. */
-      patch: Partial<Withdrawal>;
-    }
+  | TimelineRecordStep
+  | TimelineKeyedStep
   | {
       /** Milliseconds after `playTimeline` is called (and after the events listed before it were delivered). */
       atMs: number;
@@ -49,13 +70,52 @@ export interface TimelineOptions {
 }
 
 /**
- * What {@link playTimeline} changes: a fake checkout service (`createFakeCheckout()`).
+ * What {@link playTimeline} changes: a fake checkout service (`createFakeCheckout()`), or anything
+ * with its `updateRecord`. An object with `updateOrder` and `updateWithdrawal` alone (1.1) still
+ * works for orders and withdrawals.
  */
-export interface TimelineTarget {
-  /** Merges a patch into an order. */
-  updateOrder(externalId: string, patch: Partial<Order>): void;
-  /** Merges a patch into a withdrawal. */
-  updateWithdrawal(externalId: string, patch: Partial<Withdrawal>): void;
+export type TimelineTarget =
+  | {
+      /** Merges a patch into a record of `kind`. */
+      updateRecord<K extends StatusKind>(kind: K, externalId: string, patch: Partial<RecordOf<K>>): void;
+    }
+  | {
+      /** Merges a patch into an order. */
+      updateOrder(externalId: string, patch: Partial<Order>): void;
+      /** Merges a patch into a withdrawal. */
+      updateWithdrawal(externalId: string, patch: Partial<Withdrawal>): void;
+    };
+
+/** How a target without `updateRecord` (the 1.1 `TimelineTarget`) changes the kinds it knows. */
+const UPDATE_BY_NAME: Readonly<Record<string, (fake: object, id: string, patch: object) => void>> = {
+  order: (fake, id, patch) => (fake as { updateOrder(id: string, patch: object): void }).updateOrder(id, patch),
+  withdrawal: (fake, id, patch) => (fake as { updateWithdrawal(id: string, patch: object): void }).updateWithdrawal(id, patch),
+};
+
+/** The record a step changes, checked: `{ kind, id }` or the kind as its key (`{ order: id }`); `undefined` for an event step. */
+function recordOf(step: object, where: string): { kind: StatusKind; id: string; patch: object } | undefined {
+  if ('event' in step) return undefined;
+  const named = 'kind' in step ? [step.kind] : STATUS_KINDS.filter((kind) => kind in step);
+  const kinds = STATUS_KINDS.map((kind) => RECORD_KINDS[kind].named).join(', ');
+  if (named.length !== 1) throw new TypeError(`${where} must name one record (${kinds}: { kind, id, patch }) or an event`);
+  const kind = named[0];
+  if (!isStatusKind(kind)) throw new TypeError(`${where}.kind must be ${kindList()}, got ${quote(kind)}`);
+  const id = 'kind' in step ? (step as { id?: unknown }).id : (step as Record<string, unknown>)[kind];
+  if (typeof id !== 'string' || id === '')
+    throw new TypeError(`${where}: the ${kind}'s externalId must be a non-empty string, got ${quote(id)}`);
+  const patch = (step as { patch?: unknown }).patch;
+  if (patch === null || typeof patch !== 'object') throw new TypeError(`${where}.patch must be an object, got ${typeName(patch)}`);
+  return { kind, id, patch };
+}
+
+/** How `fake` applies a record step: its `updateRecord`, else (a 1.1 target) its per-kind method. */
+function updater(fake: TimelineTarget, kind: StatusKind, where: string): (id: string, patch: object) => void {
+  if ('updateRecord' in fake && typeof fake.updateRecord === 'function') {
+    return (id, patch) => fake.updateRecord(kind, id, patch);
+  }
+  const update = Object.hasOwn(UPDATE_BY_NAME, kind) ? UPDATE_BY_NAME[kind] : undefined;
+  if (update === undefined) throw new TypeError(`${where}: the timeline's target has no updateRecord for a ${quote(kind)} record`);
+  return (id, patch) => update(fake, id, patch);
 }
 
 /**
@@ -83,7 +143,7 @@ export interface PlayingTimeline {
  * @example
  * fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' } });
  * const timeline = playTimeline(fake, [
- *   { atMs: 0, order: 'o-1', patch: { settlement: { status: 'Settled' } } },
+ *   { atMs: 0, kind: 'order', id: 'o-1', patch: { settlement: { status: 'Settled' } } },
  *   { atMs: 50, event: createEvent('otc.trade.settled', { tradeId: 't-1' }) },
  * ], { deliver: { url: webhookUrl, secret: 'whsec' } });
  * await timeline.done;
@@ -92,12 +152,18 @@ export function playTimeline(fake: TimelineTarget, steps: readonly TimelineStep[
   const given: unknown = steps; // Array.isArray(steps) would narrow the readonly steps to any[]
   if (!Array.isArray(given)) throw new TypeError(`playTimeline: steps must be an array, got ${typeName(steps)}`);
   const send = eventSender(options);
+  if (fake === null || typeof fake !== 'object')
+    throw new TypeError(`playTimeline: fake must be a fake checkout service, got ${typeName(fake)}`);
+  const changes: ({ id: string; patch: object; update: (id: string, patch: object) => void } | undefined)[] = [];
   for (const [index, step] of steps.entries()) {
     if (step === null || typeof step !== 'object' || typeof step.atMs !== 'number' || !(step.atMs >= 0) || !Number.isFinite(step.atMs)) {
       throw new TypeError(`playTimeline: steps[${index}].atMs must be a number of milliseconds of at least 0`);
     }
-    if (!('order' in step) && !('withdrawal' in step) && !('event' in step))
-      throw new TypeError(`playTimeline: steps[${index}] must name an order, a withdrawal or an event`);
+    const record = recordOf(step, `playTimeline: steps[${index}]`);
+    if (record !== undefined) {
+      changes[index] = { ...record, update: updater(fake, record.kind, `playTimeline: steps[${index}]`) };
+      continue;
+    }
     if ('event' in step) {
       if (
         step.event === null ||
@@ -130,30 +196,31 @@ export function playTimeline(fake: TimelineTarget, steps: readonly TimelineStep[
   // the list is the order of arrival, and a status change due at or before an event's atMs is
   // applied before the event leaves (timers fire in order of due time, ties in list order)
   let deliveries = Promise.resolve();
-  for (const step of steps) {
+  for (const [index, step] of steps.entries()) {
+    const change = changes[index];
     const timer = setTimeout(() => {
       timers.delete(timer);
-      if ('event' in step) {
-        deliveries = deliveries.then(async () => {
-          if (stopping.signal.aborted) return;
-          try {
-            await send!(step.event, stopping.signal);
-            applied += 1;
-          } catch (error) {
-            if (!stopping.signal.aborted) errors.push(error);
-          }
-          settleOne();
-        });
+      if (change !== undefined) {
+        try {
+          change.update(change.id, change.patch);
+          applied += 1;
+        } catch (error) {
+          errors.push(error);
+        }
+        settleOne();
         return;
       }
-      try {
-        if ('order' in step) fake.updateOrder(step.order, step.patch);
-        else fake.updateWithdrawal(step.withdrawal, step.patch);
-        applied += 1;
-      } catch (error) {
-        errors.push(error);
-      }
-      settleOne();
+      const { event } = step as { event: ProviderEvent };
+      deliveries = deliveries.then(async () => {
+        if (stopping.signal.aborted) return;
+        try {
+          await send!(event, stopping.signal);
+          applied += 1;
+        } catch (error) {
+          if (!stopping.signal.aborted) errors.push(error);
+        }
+        settleOne();
+      });
     }, step.atMs);
     timers.add(timer);
   }

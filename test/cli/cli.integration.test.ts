@@ -37,8 +37,29 @@ describe('usage', () => {
   it('--help lists the commands and the exit codes', async () => {
     const result = await runCli(['--help']);
     expect(result.code).toBe(0);
-    for (const word of ['me', 'order <externalId>', 'withdrawal <externalId>', 'token', 'webhook sign', 'sandbox', 'Exit codes']) {
+    for (const word of [
+      'me',
+      'order <externalId>',
+      'withdrawal <externalId>',
+      'record <externalId>',
+      'token',
+      'webhook sign',
+      'sandbox',
+      'Exit codes',
+    ]) {
       expect(result.stdout).toContain(word);
+    }
+  });
+
+  it('the help and docs/cli.md name every record kind, each with its own command', async () => {
+    const help = await runCli(['record', '--help']);
+    const kinds = /the record's kind: (.+)\n/.exec(help.stdout)?.[1]?.split(', ') ?? [];
+    expect(kinds).toEqual(expect.arrayContaining(['order', 'withdrawal']));
+    const global = (await runCli(['--help'])).stdout;
+    const docs = await readFile(join(ROOT, 'docs/cli.md'), 'utf8');
+    for (const kind of kinds) {
+      expect(global).toContain(`${kind} <externalId>`);
+      expect(docs).toContain(`\`${kind}\``);
     }
   });
 
@@ -51,6 +72,9 @@ describe('usage', () => {
     ['webhook', 'CHECKOUT_WEBHOOK_SECRET'],
     ['sandbox', '--port'],
     ['me', 'GET /auth/me'],
+    ['record', "--kind <kind>           the record's kind: order, withdrawal"],
+    ['withdrawal', 'GET /withdrawals/by-external-id/{externalId}'],
+    ['watch', 'a withdrawal is final when Completed, Cancelled, Failed, Rejected'],
   ])('%s --help describes the command', async (command, word) => {
     const result = await runCli([command, '--help']);
     expect(result.code).toBe(0);
@@ -69,6 +93,15 @@ describe('usage', () => {
     ['an empty id', ['order', ''], /missing <externalId>/],
     ['an id that is not a path segment', ['order', '..'], /externalId cannot be/],
     ['a webhook without action', ['webhook'], /missing action/],
+    ['record without --kind', ['record', 'o-1'], /missing --kind <kind>: one of order, withdrawal/],
+    ['an unknown --kind', ['record', 'o-1', '--kind', 'payout'], /unknown kind "payout": --kind takes one of order, withdrawal/],
+    ['an unknown --kind to watch', ['watch', 'o-1', '--kind', 'Order'], /unknown kind "Order": --kind takes one of order, withdrawal/],
+    [
+      '--withdrawal with another --kind',
+      ['watch', 'w-1', '--withdrawal', '--kind', 'order'],
+      /--withdrawal and --kind order name two kinds/,
+    ],
+    ["--kind on a kind's own command", ['order', 'o-1', '--kind', 'order'], /--kind is not an option of "order"/],
     ['a --timeout of zero', ['me', '--timeout', '0'], /--timeout must be a positive duration/],
     ['a --timeout with an unknown unit', ['me', '--timeout', '5h'], /--timeout must be a positive duration/],
     ['a --timeout past what a timer holds', ['me', '--timeout', '2147484s'], /--timeout must be a positive duration/],
@@ -187,6 +220,23 @@ describe('me, order, withdrawal', () => {
     const result = await runCli(['withdrawal', 'w-1', '--wait-until', 'Completed', '--timeout', '3', '--interval', '0.05'], { env });
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/timed out after 3 s .*"Completed" \(last status: "Processing"\)/);
+  });
+
+  it("record --kind reads and waits for any kind, as the kind's own command does", async () => {
+    fake.setWithdrawal({ externalId: 'w-3', status: 'Processing', amount: '5.00' });
+    fake.settle('withdrawal', 'w-3', { afterReads: 1 });
+    const json = await runCli(['record', 'w-3', '--kind', 'withdrawal', '--json'], { env });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ externalId: 'w-3', status: 'Processing', amount: '5.00' });
+    const waited = await runCli(['record', 'w-3', '--kind', 'withdrawal', '--wait-until', 'completed', '--interval', '0.05'], { env });
+    expect(waited.code).toBe(0);
+    expect(waited.stdout).toMatch(/status:\s+Completed/);
+    const order = await runCli(['record', 'w-3', '--kind', 'order'], { env });
+    expect(order.code).toBe(4);
+    fake.setOrder({ externalId: 'o-9', settlement: { status: 'Cancelled', tradeId: 't-9' } });
+    const final = await runCli(['record', 'o-9', '--kind', 'order', '--wait-until', 'Settled', '--interval', '0.05'], { env });
+    expect(final.code).toBe(7);
+    expect(final.stderr).toMatch(/order "o-9" reached "Cancelled", a final status/);
   });
 
   it('withdrawal --wait-until Completed succeeds once the withdrawal completes', async () => {

@@ -80,6 +80,20 @@ describe('checkout-partner watch', () => {
     expect(result.stderr).not.toContain('checkout-partner-sdk tracker');
   });
 
+  it('--kind names the kind of the ids, and exits 0 once each is final by its kind', { timeout: 30_000 }, async () => {
+    fake.setWithdrawal({ externalId: 'w-8', status: 'Processing' });
+    fake.setRecord('withdrawal', { externalId: 'w-9', status: 'Rejected' });
+    fake.settle('withdrawal', 'w-8', { afterReads: 2 });
+    const result = await runCli(['watch', 'w-8', 'w-9', '--kind', 'withdrawal', '--interval', '0.1', '--timeout', '20'], {
+      env,
+      timeoutMs: 25_000,
+    });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.filter((l) => l.includes('w-8'))).toEqual(['withdrawal w-8: Processing', 'withdrawal w-8: Processing -> Completed']);
+    expect(lines.filter((l) => l.includes('w-9'))).toEqual(['withdrawal w-9: Rejected']);
+  });
+
   it('refuses a missing id with a usage error', async () => {
     const result = await runCli(['watch'], { env });
     expect(result.code).toBe(2);

@@ -223,6 +223,46 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
       });
     });
 
+    describe('records by kind', () => {
+      it('setRecord, updateRecord, setStatus, settle, getRecord and deleteRecord serve what the per-kind methods serve', async () => {
+        expect(fake.setRecord('order', { externalId: 'k-o', settlement: { status: 'Pending', tradeId: 't-k' } })).toEqual({
+          externalId: 'k-o',
+          settlement: { status: 'Pending', tradeId: 't-k' },
+        });
+        fake.setRecord('withdrawal', { externalId: 'k-w', status: 'Created' });
+        fake.updateRecord('order', 'k-o', { settlement: { status: 'Processing' } }, { afterReads: 1 });
+        fake.settle('order', 'k-o', { afterReads: 2 });
+        fake.setStatus('withdrawal', 'k-w', 'Failed');
+        const c = client();
+        const seen: (string | undefined)[] = [];
+        for (let i = 0; i < 3; i += 1) seen.push((await c.getOrderByExternalId('k-o')).settlement?.status);
+        expect(seen).toEqual(['Pending', 'Processing', 'Settled']);
+        expect(await c.getWithdrawalByExternalId('k-w')).toEqual({ externalId: 'k-w', status: 'Failed' });
+        fake.settle('withdrawal', 'k-w');
+        expect(fake.getRecord('withdrawal', 'k-w')).toEqual(fake.getWithdrawal('k-w'));
+        expect(fake.getRecord('withdrawal', 'k-w')?.status).toBe('Completed');
+        expect(fake.getRecord('order', 'k-o')?.settlement).toEqual({ status: 'Settled', tradeId: 't-k' });
+        expect(fake.deleteRecord('withdrawal', 'k-w')).toBe(true);
+        expect(fake.deleteRecord('withdrawal', 'k-w')).toBe(false);
+        await expect(c.getWithdrawalByExternalId('k-w')).rejects.toBeInstanceOf(NotFoundError);
+      });
+
+      it('refuses a kind the table does not have, naming the kinds', () => {
+        for (const act of [
+          () => fake.setRecord('payout' as never, { externalId: 'p-1' } as never),
+          () => fake.updateRecord('Order' as never, 'o-1', {} as never),
+          () => fake.settle('' as never, 'o-1'),
+          () => fake.getRecord(undefined as never, 'o-1'),
+          () => fake.deleteRecord('orders' as never, 'o-1'),
+        ]) {
+          expect(act).toThrow(TypeError);
+          expect(act).toThrow(/kind must be "order" or "withdrawal", got/);
+        }
+        expect(() => fake.setStatus('withdrawal', 'nobody', 'Failed')).toThrow(/^setStatus\(\): no withdrawal with externalId "nobody"/);
+        expect(() => fake.setStatus('order', 'o-1', '')).toThrow(/status must be a non-empty string/);
+      });
+    });
+
     describe('request log', () => {
       it('masks the secret and the token, keeps the rest', async () => {
         const c = client();
@@ -302,6 +342,7 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
 
       it.each([
         [{ kind: 'orders' }, /only\.kind must be/],
+        [{ kind: 'payout' }, /only\.kind must be "token", "me", "order" or "withdrawal", got "payout"/],
         [{ externalId: '' }, /only\.externalId must be a non-empty string/],
         [{ kind: 'me', externalId: 'o-1' }, /names an order or a withdrawal/],
         [{ path: 'orders' }, /only\.path must be a RegExp or a string starting with "\/"/],

@@ -106,6 +106,21 @@ describe('partner route matching', () => {
     expect((await call(fake, 'GET', '/orders/%E0%A4%A/status')).status).toBe(400);
   });
 
+  it("a route's fake has the records by kind beside the per-kind methods", async () => {
+    const fake = createFakeCheckout({ partners: [partner] });
+    fake.route('POST', '/withdrawals/:id/pay', ({ params, fake: records }) => {
+      records.setRecord('withdrawal', { externalId: params.id, status: 'Processing' });
+      records.settle('withdrawal', params.id);
+      return { body: { status: records.getRecord('withdrawal', params.id)?.status, same: records.getWithdrawal(params.id) } };
+    });
+    expect(await (await call(fake, 'POST', '/withdrawals/w-1/pay')).json()).toEqual({
+      status: 'Completed',
+      same: { externalId: 'w-1', status: 'Completed' },
+    });
+    // and the kinds' reads are the fake's own paths: a route cannot take them
+    expect(() => fake.route('GET', '/withdrawals/by-external-id/:id', ok)).toThrow(/is the fake's own endpoint/);
+  });
+
   it('answers 500 naming the route for a return value that is not a response', async () => {
     const cases: [unknown, RegExp][] = [
       [undefined, /returned undefined; return \{ status\?, body\?, headers\? \}/],

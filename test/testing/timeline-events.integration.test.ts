@@ -118,3 +118,53 @@ describe('playTimeline with events', () => {
     );
   });
 });
+
+describe('playTimeline record steps', () => {
+  it('takes { kind, id, patch } steps and the 1.1 keyed form alike, in time order', async () => {
+    const timeline = playTimeline(fake, [
+      { atMs: 0, kind: 'withdrawal', id: 'w-1', patch: { status: 'Failed' } },
+      { atMs: 5, kind: 'order', id: 'o-1', patch: { settlement: { status: 'Processing' } } },
+      { atMs: 10, order: 'o-1', patch: { settlement: { status: 'Settled' } } },
+    ]);
+    await timeline.done;
+    expect(timeline.errors).toEqual([]);
+    expect(timeline.applied).toBe(3);
+    expect(fake.getRecord('withdrawal', 'w-1')).toEqual({ externalId: 'w-1', status: 'Failed' });
+    expect(fake.getOrder('o-1')?.settlement).toEqual({ status: 'Settled', tradeId: 't-1' });
+  });
+
+  it('drives a 1.1 target that has only updateOrder and updateWithdrawal', async () => {
+    const calls: unknown[][] = [];
+    const target = {
+      updateOrder: (...args: unknown[]) => calls.push(['order', ...args]),
+      updateWithdrawal: (...args: unknown[]) => calls.push(['withdrawal', ...args]),
+    };
+    await playTimeline(target, [
+      { atMs: 0, kind: 'withdrawal', id: 'w-9', patch: { status: 'Completed' } },
+      { atMs: 0, order: 'o-9', patch: { currency: 'BRZ' } },
+    ]).done;
+    expect(calls).toEqual([
+      ['withdrawal', 'w-9', { status: 'Completed' }],
+      ['order', 'o-9', { currency: 'BRZ' }],
+    ]);
+  });
+
+  it.each([
+    [
+      'an unknown kind',
+      { atMs: 0, kind: 'payout', id: 'p-1', patch: {} },
+      /steps\[0\]\.kind must be "order" or "withdrawal", got "payout"/,
+    ],
+    [
+      'no record and no event',
+      { atMs: 0, patch: {} },
+      /steps\[0\] must name one record \(an order, a withdrawal: \{ kind, id, patch \}\) or an event/,
+    ],
+    ['two records', { atMs: 0, order: 'o-1', withdrawal: 'w-1', patch: {} }, /must name one record/],
+    ['an empty id', { atMs: 0, kind: 'order', id: '', patch: {} }, /externalId must be a non-empty string/],
+    ['a patch that is not an object', { atMs: 0, kind: 'order', id: 'o-1', patch: 'Settled' }, /steps\[0\]\.patch must be an object/],
+  ])('refuses %s before anything runs', (_what, step, message) => {
+    expect(() => playTimeline(fake, [step as never])).toThrow(TypeError);
+    expect(() => playTimeline(fake, [step as never])).toThrow(message);
+  });
+});

@@ -7,7 +7,10 @@ import {
   signEvent,
   type DeliveryReport,
   type FakeServer,
+  playTimeline,
   type SignedEvent,
+  type TimelineRecordStep,
+  type TimelineStep,
 } from 'checkout-partner-sdk/testing';
 import { fakeCheckoutHandlers } from 'checkout-partner-sdk/testing/msw';
 import type { HttpHandler } from 'msw';
@@ -55,6 +58,29 @@ describe('testing kit types', () => {
     fake.setWithdrawal({ externalId: 'w' });
     // @ts-expect-error failNext takes a status number or 'network'
     fake.failNext(1, 'boom');
+  });
+
+  it('types the records by kind', () => {
+    expectTypeOf(fake.getRecord('order', 'o')).toEqualTypeOf<Order | undefined>();
+    expectTypeOf(fake.setRecord('withdrawal', { externalId: 'w', status: 'Completed' })).toEqualTypeOf<Withdrawal>();
+    fake.updateRecord('order', 'o', { settlement: { status: 'Settled' } });
+    // @ts-expect-error a withdrawal needs a status
+    fake.setRecord('withdrawal', { externalId: 'w' });
+    // @ts-expect-error a withdrawal's patch is a withdrawal's fields
+    fake.updateRecord('withdrawal', 'w', { status: 5 });
+    // @ts-expect-error not a kind of the table
+    fake.settle('payout', 'p');
+    const steps: TimelineStep[] = [
+      { atMs: 0, kind: 'order', id: 'o', patch: { settlement: { status: 'Settled' } } },
+      { atMs: 0, order: 'o', patch: { currency: 'BRZ' } },
+      { atMs: 0, withdrawal: 'w', patch: { status: 'Completed' } },
+    ];
+    playTimeline(fake, steps);
+    // @ts-expect-error an order step takes an order's patch
+    playTimeline(fake, [{ atMs: 0, kind: 'order', id: 'o', patch: { settlement: 'x' } }]);
+    // a 1.1 target with only the per-kind updates still type-checks
+    playTimeline({ updateOrder: () => {}, updateWithdrawal: () => {} }, steps);
+    expectTypeOf<TimelineRecordStep['kind']>().toEqualTypeOf<'order' | 'withdrawal'>();
   });
 
   it('types the provider helpers', () => {

@@ -1,6 +1,7 @@
-import type { CheckoutClient, Order, WaitOptions, Withdrawal } from '../../index.js';
-import { readRecord } from '../../kinds.js';
-import { allowOnly, CREDENTIAL_OPTIONS, type ParsedArgs } from '../args.js';
+import { waitFor as poll } from '../../client/wait.js';
+import type { CheckoutClient } from '../../index.js';
+import { readRecord, type RecordOf, type StatusKind } from '../../kinds.js';
+import { allowOnly, CREDENTIAL_OPTIONS, kindOption, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';
 import { checkAwaited, isFinalStatus, statusesOf, statusMatches, type RecordKind } from '../awaited-status.js';
 import { clientFrom } from '../credentials.js';
@@ -10,34 +11,38 @@ import { CliError, ExitCode, usage, type ExitCodeValue } from '../exit-codes.js'
 import { formatJson, formatRecord } from '../format.js';
 import type { CliIo } from '../io.js';
 
-type AnyRecord = Order | Withdrawal;
+type AnyRecord = RecordOf<StatusKind>;
 
-/** The client's wait for a record of each kind. */
-const WAIT: Record<
-  RecordKind,
-  (client: CheckoutClient, externalId: string, until: (record: AnyRecord) => boolean, options: WaitOptions) => Promise<AnyRecord>
-> = {
-  order: (client, externalId, until, options) => client.waitForOrder(externalId, until, options),
-  withdrawal: (client, externalId, until, options) => client.waitForWithdrawal(externalId, until, options),
-};
-
-/** `order <externalId>` and `withdrawal <externalId>`: read the status, or poll for one with --wait-until. */
+/**
+ * `record <externalId> --kind <kind>`, and the kind's own command (`order <externalId>`,
+ * `withdrawal <externalId>`): read the status, or poll for one with --wait-until.
+ */
 export async function recordCommand(
-  kind: RecordKind,
+  command: RecordKind | 'record',
   { positionals, options }: ParsedArgs,
   io: CliIo,
   tally: AttemptTally,
 ): Promise<ExitCodeValue> {
-  allowOnly(kind, options, [...CREDENTIAL_OPTIONS, 'json', 'wait-until', 'timeout', 'interval']);
+  const generic = command === 'record';
+  allowOnly(command, options, [
+    ...CREDENTIAL_OPTIONS,
+    'json',
+    'wait-until',
+    'timeout',
+    'interval',
+    ...(generic ? (['kind'] as const) : []),
+  ]);
+  const kind = generic ? kindOption(command, options) : command;
   const externalId = positionals[1];
-  if (externalId === undefined || externalId === '') throw usage(`missing <externalId>: checkout-partner ${kind} <externalId>`, kind);
-  if (positionals.length > 2) throw usage(`"${kind}" takes one <externalId>, got ${positionals.length - 1} arguments`, kind);
+  const usageLine = `checkout-partner ${command} <externalId>${generic ? ' --kind <kind>' : ''}`;
+  if (externalId === undefined || externalId === '') throw usage(`missing <externalId>: ${usageLine}`, command);
+  if (positionals.length > 2) throw usage(`"${command}" takes one <externalId>, got ${positionals.length - 1} arguments`, command);
   const wanted = options['wait-until'];
-  if (wanted === undefined && options.interval !== undefined) throw usage('--interval only applies with --wait-until', kind);
-  const warning = wanted === undefined ? undefined : checkAwaited(kind, wanted);
-  const timeoutMs = durationOption(kind, 'timeout', options.timeout, wanted === undefined ? CALL_TIMEOUT_MS : WAIT_TIMEOUT_MS);
-  const intervalMs = durationOption(kind, 'interval', options.interval, 2000);
-  const client = await clientFrom(options, io, tally, kind);
+  if (wanted === undefined && options.interval !== undefined) throw usage('--interval only applies with --wait-until', command);
+  const warning = wanted === undefined ? undefined : checkAwaited(kind, wanted, command);
+  const timeoutMs = durationOption(command, 'timeout', options.timeout, wanted === undefined ? CALL_TIMEOUT_MS : WAIT_TIMEOUT_MS);
+  const intervalMs = durationOption(command, 'interval', options.interval, 2000);
+  const client = await clientFrom(options, io, tally, command);
   const print = (record: AnyRecord) => io.out(options.json ? formatJson(record) : formatRecord(record));
 
   if (wanted === undefined) {
@@ -78,7 +83,7 @@ async function waitFor(
   };
   const options = { ...timing, signal: io.signal };
   try {
-    return await WAIT[kind](client, externalId, until, options);
+    return await poll(kind, (read) => readRecord(client, kind, externalId, read), until, options);
   } catch (error) {
     if (!(error instanceof Error) || error.name !== 'WaitTimeoutError') throw error;
     const within = formatDuration(timing.timeoutMs);

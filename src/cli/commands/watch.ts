@@ -2,7 +2,7 @@ import { stderrTrackerLogger } from '../../tracker/logger.js';
 import { createStatusTracker } from '../../tracker/tracker.js';
 import { MemoryStatusStore } from '../../stores/memory-status-store.js';
 import type { StatusChange, StatusKind, StatusTracker } from '../../tracker/types.js';
-import { allowOnly, CREDENTIAL_OPTIONS, type ParsedArgs } from '../args.js';
+import { allowOnly, CREDENTIAL_OPTIONS, kindOption, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';
 import { clientFrom } from '../credentials.js';
 import { durationOption, formatDuration } from '../duration.js';
@@ -22,11 +22,11 @@ const WATCH: Record<StatusKind, (tracker: StatusTracker, externalId: string) => 
  * (exit 0), --timeout runs out (exit 5) or Ctrl-C (exit 0).
  */
 export async function watchCommand({ positionals, options }: ParsedArgs, io: CliIo, tally: AttemptTally): Promise<ExitCodeValue> {
-  allowOnly('watch', options, [...CREDENTIAL_OPTIONS, 'json', 'withdrawal', 'timeout', 'interval']);
+  allowOnly('watch', options, [...CREDENTIAL_OPTIONS, 'json', 'kind', 'withdrawal', 'timeout', 'interval']);
   const ids = positionals.slice(1);
   if (ids.length === 0 || ids.some((id) => id === ''))
-    throw usage('missing <externalId>: checkout-partner watch <externalId>... [--withdrawal]', 'watch');
-  const kind: StatusKind = options.withdrawal ? 'withdrawal' : 'order';
+    throw usage('missing <externalId>: checkout-partner watch <externalId>... [--kind <kind>]', 'watch');
+  const kind = kindOption('watch', options, 'order');
   const timeoutMs = options.timeout === undefined ? undefined : durationOption('watch', 'timeout', options.timeout, 0);
   const intervalMs = durationOption('watch', 'interval', options.interval, 2000);
   const client = await clientFrom(options, io, tally, 'watch');
