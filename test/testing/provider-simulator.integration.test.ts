@@ -19,8 +19,8 @@ afterEach(() => {
 
 describe('createProviderSimulator against a receiver that is down', () => {
   it('retries many deliveries at once without a MaxListenersExceededWarning', async () => {
-    // Node 20 (and any AbortController but Node's newest) warns past 10 abort listeners on one
-    // signal; the Node running this test may not, so the limit is put back for its controllers
+    // older Node releases (and polyfilled signals) warn past 10 abort listeners on one signal; the
+    // Node running this test may not, so its controllers get that limit back
     globalThis.AbortController = class extends NativeAbortController {
       constructor() {
         super();
