@@ -11,6 +11,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 const SECRET = 'whsec_test';
 const fake = createFakeCheckout({ partners: [{ partnerId: 'p-1', partnerSecret: 's-1' }] });
 const checkout = setupServer(...fake.handlers('https://checkout.test'));
+// a request nothing answers fails the test: msw 3 reads onUnhandledFrame, msw 2 onUnhandledRequest;
+// as a variable (not written inline in listen()) it type-checks with either
+const failUnhandled = { onUnhandledFrame: 'error', onUnhandledRequest: 'error' } as const;
 
 // your app: the handler as you build it, and what it does with a confirmed event (an app without a
 // status tracker; with one, fulfil in its onChange instead and give the handler `tracker`, no onEvent)
@@ -32,9 +35,8 @@ const receiver = http.createServer((req, res) => handler.node(req, res));
 let url = '';
 
 beforeAll(async () => {
-  // 'error': a request nothing answers fails the test (msw 3's option; msw 2 calls it onUnhandledRequest).
   // deliverEvent reaches the loopback receiver past msw by itself.
-  checkout.listen({ onUnhandledFrame: 'error' });
+  checkout.listen(failUnhandled);
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
 });

@@ -1,6 +1,7 @@
 import type { LogEntry } from '../index.js';
 import { logWriter } from '../client/log.js';
 import { escapeText } from './escape.js';
+import { countOf } from '../internal/count.js';
 
 /** The client's entries of the SDK's log. */
 type ClientLogEntry = Extract<LogEntry, { event: `client.${string}` }>;
@@ -39,6 +40,6 @@ export class AttemptTally {
 
   /** `3 HTTP attempts`, for messages. */
   describe(): string {
-    return `${this.#count} HTTP attempt${this.#count === 1 ? '' : 's'}`;
+    return countOf(this.#count, 'HTTP attempt');
   }
 }

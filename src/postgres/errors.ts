@@ -1,5 +1,6 @@
 import { CheckoutError } from '../errors.js';
 import { escapeControl } from '../internal/quote.js';
+import { countOf } from '../internal/count.js';
 
 /**
  * Which store operation a {@link PostgresStoreError} comes from.
@@ -68,7 +69,8 @@ export function storeError(operation: PostgresStoreOperation, error: unknown): P
   if (code === '40001' || code === '40P01') {
     // said for what it is: contention the server's isolation level creates, not an outage
     const what = code === '40001' ? 'a serialization failure' : 'a deadlock';
-    const tries = typeof attempts === 'number' ? ` in each of ${attempts} attempts` : '';
+    const tries =
+      typeof attempts !== 'number' ? '' : attempts === 1 ? ' in its only attempt' : ` in each of ${countOf(attempts, 'attempt')}`;
     return new PostgresStoreError(
       `PostgreSQL ${operation} failed: ${what} (${code})${tries}: ${reason}. The store's own transactions run at READ COMMITTED; ` +
         "a statement outside them runs at the server's default_transaction_isolation, where concurrent trackers or deliveries conflict: " +

@@ -158,7 +158,8 @@ WHERE ${pk} AND r.watching`,
      * end) and its new due time in the same statement. Returns each row's due time before the
      * claim (`was_due_at`, read under the row lock) for the lag metric, and the clock of the claim.
      * A row with no owed read (written by a version before `owed_at`) owes it since its due time,
-     * or its nudge when later (a nudged row is due a day early).
+     * or its nudge when later (a nudged row is due a day early). `found_key` lets `rememberKey`
+     * skip a key the row already holds.
      */
     claimDue: `WITH due AS (
   SELECT kind, external_id, due_at FROM ${t}
@@ -174,7 +175,7 @@ SET lease_token = $4::text || ':' || d.n, lease_owner = $3::text, lease_until = 
   due_at = ${now} + $2::bigint, lease_nudges = r.nudges, owed_at = coalesce(r.owed_at, greatest(d.due_at, r.nudged_at))
 FROM numbered d
 WHERE r.kind = d.kind AND r.external_id = d.external_id
-RETURNING d.n, d.due_at::float8 AS was_due_at, ${now}::float8 AS claimed_at, ${state('r')}`,
+RETURNING d.n, d.due_at::float8 AS was_due_at, ${now}::float8 AS claimed_at, r.found_key, ${state('r')}`,
     /** $1 kind, $2 key, $3 token, $4 lease ms. */
     extend: `UPDATE ${t} AS r SET lease_until = ${now} + $4::bigint, due_at = CASE WHEN r.watching THEN ${now} + $4::bigint ELSE r.due_at END
 WHERE ${pk} AND r.lease_token = $3::text

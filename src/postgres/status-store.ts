@@ -178,6 +178,8 @@ export class PostgresStatusStore<
   readonly #statementTimeoutMs: number;
   readonly #transactionTimeoutMs: number;
   #nextPurgeAt = 0;
+  /** Each claimed record's found key as its claim returned it: `rememberKey` of the same key sends nothing. */
+  readonly #claimedKeys = new Map<string, string>();
 
   constructor(options: PostgresStatusStoreOptions<Pool, Transactional>) {
     checkOptions('PostgresStatusStore', options, OPTIONS);
@@ -302,6 +304,7 @@ export class PostgresStatusStore<
       // the time it was due before the claim moved it to the lease end (the tracker's lag metric)
       const dueAt = Number(row['was_due_at']);
       const claimedAt = Number(row['claimed_at']);
+      this.#noteClaimedKey(state.kind, state.externalId, row['found_key']);
       return {
         ...state,
         lease: { kind: state.kind, externalId: state.externalId, owner, token },
@@ -383,7 +386,10 @@ export class PostgresStatusStore<
 
   async rememberKey(kind: StatusKind, externalId: string, key: string): Promise<void> {
     checkFoundKey(key);
-    await this.#run('rememberKey', this.#sql.rememberKey, [kind, await keyOf(kind, externalId), await eventRowId(key)]);
+    const found = await eventRowId(key);
+    // the row's key as this store's claim of it returned it: a read that shows it again writes nothing
+    if (this.#claimedKeys.get(claimedKeyOf(kind, externalId)) === found) return;
+    await this.#run('rememberKey', this.#sql.rememberKey, [kind, await keyOf(kind, externalId), found]);
   }
 
   async findByKey(kind: StatusKind, key: string): Promise<string | undefined> {
@@ -430,6 +436,15 @@ export class PostgresStatusStore<
     } catch (error) {
       throw storeError(operation, error);
     }
+  }
+
+  /** Keeps a claimed row's found key (the latest claim's, bounded: a forgotten one is written again). */
+  #noteClaimedKey(kind: StatusKind, externalId: string, found: unknown): void {
+    const record = claimedKeyOf(kind, externalId);
+    this.#claimedKeys.delete(record);
+    if (typeof found !== 'string') return;
+    this.#claimedKeys.set(record, found);
+    if (this.#claimedKeys.size > CLAIMED_KEYS_LIMIT) this.#claimedKeys.delete(this.#claimedKeys.keys().next().value!);
   }
 
   /** Starts one purge batch in the background when the last one began a minute ago or more. */
@@ -514,6 +529,13 @@ function endTurnValues(
 
 function ms(value: number): number {
   return Math.ceil(value);
+}
+
+/** The most claimed records whose found key the store keeps. */
+const CLAIMED_KEYS_LIMIT = 10_000;
+
+function claimedKeyOf(kind: StatusKind, externalId: string): string {
+  return `${kind}\u0000${externalId}`;
 }
 
 /** A row the store's statements return, as a record's state. */

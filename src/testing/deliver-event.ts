@@ -5,6 +5,7 @@ import { MAX_TIMER_MS, signatureHeaderName } from '../internal/arguments.js';
 import { loadMsw } from './load-msw.js';
 import { eventBody, signEvent, type ProviderEvent } from './sign-event.js';
 import { quote } from '../internal/quote.js';
+import { countOf } from '../internal/count.js';
 
 /** Options of {@link deliverEvent}. */
 export interface DeliverEventOptions {
@@ -190,7 +191,7 @@ async function deliverOnce(url: string, body: string, headers: Readonly<Record<s
       if (response.status >= 200 && response.status < 300) return { attempts, status: response.status };
       if (isFinalRefusal(response.status)) {
         throw new EventDeliveryError(
-          `The receiver refused the event with status ${response.status} after ${attempts.length} attempts (a 4xx other than 408, 409 and 429 is final)`,
+          `The receiver refused the event with status ${response.status} after ${countOf(attempts.length, 'attempt')} (a 4xx other than 408, 409 and 429 is final)`,
           attempts,
         );
       }
@@ -209,7 +210,7 @@ async function deliverOnce(url: string, body: string, headers: Readonly<Record<s
   }
   const last = attempts.at(-1);
   const outcome = last?.status === undefined ? (last?.error ?? 'no response') : `status ${last.status}`;
-  throw new EventDeliveryError(`The event was not accepted after ${attempts.length} attempts (last: ${outcome})`, attempts);
+  throw new EventDeliveryError(`The event was not accepted after ${countOf(attempts.length, 'attempt')} (last: ${outcome})`, attempts);
 }
 
 /**

@@ -91,7 +91,10 @@ export function createProviderSimulator(options: ProviderSimulatorOptions): Prov
   }
   const random = options.random ?? Math.random;
   const delivery = { maxAttempts: 8, ...options.delivery };
-  const controller = new AbortController();
+  // one controller per delivery, not one shared: a shared signal gets a listener for every
+  // delivery waiting to retry, past the runtime's listener limit while the receiver is down
+  const inFlight = new Set<AbortController>();
+  let stopped = false;
   const stats: ProviderSimulatorStats = { sent: 0, lost: 0, deliveries: 0, duplicated: 0, failed: 0 };
   const pending = new Set<Promise<void>>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
@@ -101,6 +104,9 @@ export function createProviderSimulator(options: ProviderSimulatorOptions): Prov
       () => {
         timers.delete(timer);
         stats.deliveries += 1;
+        const controller = new AbortController();
+        if (stopped) controller.abort();
+        inFlight.add(controller);
         const work = deliverEvent(options.url, event, { ...delivery, secret: options.secret, signal: controller.signal }).then(
           () => undefined,
           () => {
@@ -108,7 +114,10 @@ export function createProviderSimulator(options: ProviderSimulatorOptions): Prov
           },
         );
         pending.add(work);
-        void work.finally(() => pending.delete(work));
+        void work.finally(() => {
+          pending.delete(work);
+          inFlight.delete(controller);
+        });
       },
       Math.floor(random() * maxDelayMs),
     );
@@ -140,7 +149,8 @@ export function createProviderSimulator(options: ProviderSimulatorOptions): Prov
     stop(): void {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      controller.abort();
+      stopped = true;
+      for (const controller of inFlight) controller.abort();
     },
   };
 }

@@ -48,7 +48,16 @@ export async function endTurn(
     writeTrackerLog(config.logger, { event: 'tracker.lease-lost', kind, externalId });
     return;
   }
-  if ('end' in turn.next && !afterFailure) reportEnd(config, record, turn.next.end, status);
+  if ('end' in turn.next && !afterFailure && !toldBefore(record, turn.next.end, status)) reportEnd(config, record, turn.next.end, status);
+}
+
+/**
+ * Whether this end repeats one already told: a watch restarted (a late event, a second `watch`) on
+ * a record whose final status an earlier watch handed over, and so logged and told `onWatchEnd`.
+ */
+function toldBefore(record: ClaimedStatusRecord, reason: WatchEndReason, status: string | null | undefined): boolean {
+  const { handled } = record;
+  return reason === 'final' && handled !== undefined && handled.status === status && handled.at < record.watchedAt;
 }
 
 /**

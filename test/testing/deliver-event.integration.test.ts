@@ -85,7 +85,17 @@ describe('deliverEvent', () => {
     const failure = await deliverEvent(url, event, { secret: 'whsec', maxAttempts: 3, retryDelayMs: 1 }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(EventDeliveryError);
     expect(failure).toMatchObject({ name: 'EventDeliveryError', attempts: [{ status: 500 }, { status: 500 }, { status: 500 }] });
+    expect((failure as Error).message).toBe('The event was not accepted after 3 attempts (last: status 500)');
     expect(received).toHaveLength(3);
+  });
+
+  it('says "1 attempt", not "1 attempts", when one attempt was made', async () => {
+    const { url } = await receiver(() => 500);
+    const failure = await deliverEvent(url, event, { secret: 'whsec', maxAttempts: 1 }).catch((e: unknown) => e);
+    expect((failure as Error).message).toBe('The event was not accepted after 1 attempt (last: status 500)');
+    const refused = await receiver(() => 401);
+    const refusal = await deliverEvent(refused.url, event, { secret: 'whsec' }).catch((e: unknown) => e);
+    expect((refusal as Error).message).toMatch(/^The receiver refused the event with status 401 after 1 attempt \(/);
   });
 
   it('takes a 4xx other than 408, 409 and 429 as final: one request, then EventDeliveryError', async () => {
