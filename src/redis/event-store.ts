@@ -150,6 +150,8 @@ const REDIS_EVENT_STORE_OPTIONS = [
  *   store wrote). The other worker's claim is left alone; the webhook handler retries and logs it,
  *   since a redelivery may run the event again if that worker's claim ends without completing.
  * - `release` acts only on this store's own live lease; otherwise it does nothing (never throws).
+ * - `renew` extends only this store's own live lease. A claim made with `{ owner }` uses a token
+ *   derived from the owner, the same on each restart, so a claim under that owner takes it back.
  * - Without a lease (`complete(eventId)`, `release(eventId)`), `complete` marks the event done
  *   whichever lease holds it, and `release` deletes whichever lease holds it (a done key stays).
  * - Event ids of any characters are accepted; ids over 200 UTF-8 bytes are keyed by their SHA-256

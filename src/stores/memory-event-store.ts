@@ -95,7 +95,8 @@ const MEMORY_EVENT_STORE_OPTIONS = ['maxEntries', 'ttlMs', 'clock'] as const sat
  * lease has passed can be claimed again. A claim answers `{ status: 'claimed', lease }`; given that
  * `lease` back, `complete` and `release` act only for the claim that made it, so a worker whose
  * lease ran out cannot settle the next worker's claim (`complete` then rejects with
- * {@link LeaseLostError}, `release` does nothing). Without a lease, `complete` and `release`
+ * {@link LeaseLostError}, `release` does nothing); `renew` extends it, and a claim made under the
+ * same `owner` takes it back. Without a lease, `complete` and `release`
  * settle whatever claim holds the event. Each done entry is one `Map` slot: the eventId and one
  * number, its negated expiry time; an in-flight one holds its small lease object instead.
  *

@@ -166,7 +166,8 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
    * This worker's stable name (one per process, e.g. its pod or host name; never two live processes
    * with one), as the tracker's `owner`. Claims are made under it, so a worker restarted under the
    * same owner takes back its own claims at once: a redelivery of an event it held when it died is
-   * handled without waiting for the lease. Without it a restarted worker waits like any other.
+   * handled without waiting for the lease. Without it a restarted worker waits like any other. A
+   * transactional store needs none: a killed worker's transaction ends with its connection.
    * @default undefined (no owner: a dead worker's claims free when their lease passes)
    */
   owner?: string | undefined;

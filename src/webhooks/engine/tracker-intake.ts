@@ -56,14 +56,14 @@ export async function runTrackerDelivery(config: ResolvedOptions, event: Webhook
   }
 }
 
-/** The nudge under the claim, then complete it (release it when the nudge failed). `nudged` stops the claim's renewal. */
+/** The nudge under the claim, then complete it (release it when the nudge failed). `stopRenewal` is called once the nudge ends. */
 async function nudgeAndSettle(
   config: ResolvedOptions,
   event: WebhookEvent,
   known: { eventId: string; type: string },
   lease: unknown,
   claimedAt: number,
-  nudged: () => void,
+  stopRenewal: () => void,
 ): Promise<DeliveryResult> {
   let found: boolean;
   try {
@@ -71,7 +71,7 @@ async function nudgeAndSettle(
       nudgeTracker(config, event, signal),
     );
   } catch (error) {
-    nudged();
+    stopRenewal();
     try {
       await boundedStoreCall('release', event.eventId, config.leaseMs, () => config.store.release(event.eventId, lease));
     } catch (releaseError) {
@@ -83,7 +83,7 @@ async function nudgeAndSettle(
     }
     return { ...known, outcome: 'store-unavailable', error };
   }
-  nudged();
+  stopRenewal();
   try {
     await boundedStoreCall('complete', event.eventId, config.leaseMs, () => config.store.complete(event.eventId, lease));
   } catch (error) {
