@@ -60,8 +60,13 @@ export async function retryAfterSeconds(config: ResolvedOptions, eventId: string
       // a 409 is answered all the same, with the longest wait the lease can take
     }
   }
-  const ms = typeof leftMs === 'number' && Number.isFinite(leftMs) && leftMs >= 0 ? leftMs : config.leaseMs;
-  return Math.max(1, Math.ceil(ms / 1_000));
+  if (typeof leftMs !== 'number' || !Number.isFinite(leftMs) || leftMs < 0) return wholeLeaseSeconds(config);
+  return Math.max(1, Math.ceil(leftMs / 1_000));
+}
+
+/** The `Retry-After` of a 409 when the time left is not known: the whole `leaseMs`, in whole seconds. */
+export function wholeLeaseSeconds(config: Pick<ResolvedOptions, 'leaseMs'>): number {
+  return Math.max(1, Math.ceil(config.leaseMs / 1_000));
 }
 
 /** A claim being renewed while its delivery is in hand (see {@link renewWhileInHand}). */
