@@ -6,30 +6,9 @@ import type { ResolvedOptions } from './resolve-options.js';
 // the Retry-After of a 409 when another claim holds it.
 
 /**
- * The events this handler holds a claim on now, with an `owner`. Checked before the store is
- * asked, so a redelivery while this handler still works on the event is a 409 here, and never
- * taken back through the store by this handler's own `owner`.
- */
-export class ClaimsInHand {
-  readonly #events = new Set<string>();
-
-  /** Marks `eventId` in hand: `false` when it already is (another delivery of this handler holds it). */
-  take(eventId: string): boolean {
-    if (this.#events.has(eventId)) return false;
-    this.#events.add(eventId);
-    return true;
-  }
-
-  /** The delivery that took `eventId` is done with its claim (settled, or left to lapse). */
-  drop(eventId: string): void {
-    this.#events.delete(eventId);
-  }
-}
-
-/**
  * Claims `eventId` in the store, under the handler's `owner` when it has one (a live claim of that
  * owner, made before a restart, is taken back): then `"in-flight"` without asking the store when
- * this handler already holds it, and a claimed event stays in hand until {@link ClaimsInHand.drop}.
+ * this handler already holds it, and a claimed event stays in hand until `ClaimsInHand.drop`.
  * Rejects as the store does, or with a `TypeError` for a claim that breaks the contract.
  */
 export async function claimEvent(config: ResolvedOptions, eventId: string): Promise<CheckedClaim> {

@@ -10,8 +10,7 @@ import { logWriter, type LogWrite } from './logger.js';
 import type { ExternalIdResolver, OnEvent, WebhookHandlerOptions, WebhookTracker } from './options.js';
 import type { StatusReader } from '../../client/client.js';
 import { checkOwner } from '../../stores/arguments.js';
-import { ClaimsInHand } from './claims.js';
-import { transactionalStore } from './transactional.js';
+import { ClaimsInHand } from './claims-in-hand.js';
 
 /** The options with every default applied, checked once. */
 export interface ResolvedOptions {
@@ -157,7 +156,8 @@ function deadlines(
   store: EventStore,
 ): { responseTimeoutMs: number; leaseMs: number } {
   const responseTimeoutMs = timerMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
-  const renews = typeof store.renew === 'function' && transactionalStore(store) === undefined;
+  // a transactional store's claim is its transaction, which nothing renews
+  const renews = typeof store.renew === 'function' && typeof (store as { transact?: unknown }).transact !== 'function';
   const leaseMs = timerMs('leaseMs', options.leaseMs, renews ? Math.max(DEFAULT_LEASE_MS, responseTimeoutMs) : UNRENEWED_LEASE_MS);
   if (leaseMs < responseTimeoutMs) {
     throw new TypeError(
