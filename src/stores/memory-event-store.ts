@@ -37,6 +37,9 @@ const monotonicNow = (): number => performance.now();
 /** How many of the oldest entries each write looks at to drop the expired ones. */
 const SWEEP_PER_WRITE = 2;
 
+/** Moves a lease's end to `until` (set in MemoryLease's static block). */
+let renewLease: (lease: MemoryLease, until: number) => void;
+
 /**
  * An in-flight claim: the entry's value while in flight, and the `lease` handed to the claimer.
  * Compared by identity, so only the claim that made it can complete, release or renew through it.
@@ -49,6 +52,7 @@ class MemoryLease {
     readonly owner: string | undefined,
   ) {
     this.#until = until;
+    Object.freeze(this);
   }
 
   /** When it lets go, on the store's clock (moved on by {@link MemoryEventStore.renew}). */
@@ -56,9 +60,11 @@ class MemoryLease {
     return this.#until;
   }
 
-  /** Moves its end to `until` (only the store calls it, through `renew`). */
-  renewTo(until: number): void {
-    this.#until = until;
+  static {
+    // only this module moves a lease's end: the lease object the claimer holds cannot
+    renewLease = (lease, until) => {
+      lease.#until = until;
+    };
   }
 }
 
@@ -218,7 +224,7 @@ export class MemoryEventStore implements EventStore {
     const own = checkLease(lease);
     checkLeaseMs(leaseMs);
     if (own === undefined || this.#entries.get(eventId) !== own) return false;
-    own.renewTo(this.#clock() + leaseMs);
+    renewLease(own, this.#clock() + leaseMs);
     return true;
   }
 

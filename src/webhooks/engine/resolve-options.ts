@@ -143,9 +143,9 @@ function eventStore(store: EventStore): EventStore {
 }
 
 /** Renewed every third of it, a claim survives two failed renewals in a row, and a killed worker's claims free within it. */
-export const DEFAULT_LEASE_MS = 15_000;
+const DEFAULT_LEASE_MS = 15_000;
 /** The default lease of a store without `renew` (and a transaction's bound, which nothing renews): the work must end within it. */
-export const UNRENEWED_LEASE_MS = 60_000;
+const UNRENEWED_LEASE_MS = 60_000;
 
 /**
  * `responseTimeoutMs` and `leaseMs`: a claim must outlive the delivery that made it. The default
