@@ -212,6 +212,27 @@ describe('claims on PostgresEventStore', () => {
     await longOnEventKeepsItsClaim(() => new PostgresEventStore({ pool: db.pool, table }));
   }, 30_000);
 
+  it('a worker restarted under the same owner takes back its plain-mode claim at once', async () => {
+    const table = `restarted_${randomUUID().replaceAll('-', '')}`;
+    const store = new PostgresEventStore({ pool: db.pool, table });
+    await store.ensureSchema();
+    const event = { eventId: 'evt-restarted-pg', type: 'pix.deposit.created' };
+    const dying = await startWorker({ PG_URL: db.server.url, TABLE: table, PLAIN: '1', OWNER: 'worker-a', HANG: '1' });
+    void post(dying, event);
+    await dying.printed('ONEVENT evt-restarted-pg');
+    await dying.kill();
+
+    const restarted = await startWorker({ PG_URL: db.server.url, TABLE: table, PLAIN: '1', OWNER: 'worker-a' });
+    const other = inProcessWorker(store, 'worker-b');
+    const held = await other.handler.handle(await delivery(event));
+    expect(held.status).toBe(409); // the dead worker's lease still holds for any other owner
+    expect(Number(held.headers.get('retry-after'))).toBeLessThanOrEqual(15);
+    expect((await post(restarted, event))?.status).toBe(200);
+    await restarted.printed('HANDLED evt-restarted-pg');
+    expect((await other.handler.handle(await delivery(event))).status).toBe(200);
+    expect(other.handled).toEqual([]);
+  }, 60_000);
+
   it("ends the worker's transaction with its connection: another worker handles the redelivery at once", async () => {
     const table = `killed_${randomUUID().replaceAll('-', '')}`;
     const store = new PostgresEventStore({ pool: db.pool, table, transactional: true });
