@@ -1,7 +1,8 @@
 import { checkEventId, checkOptions, MAX_TIMER_MS } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import { eventRowId } from '../stores/event-key.js';
-import type { ClaimedLease, EventStore, TransactionalEventStore, TransactResult } from '../stores/event-store.js';
+import type { ClaimedLease, ClaimOptions, EventStore, TransactionalEventStore, TransactResult } from '../stores/event-store.js';
+import { claimOwner, ownerLeaseId } from '../stores/claim-owner.js';
 import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, PostgresTransactionError, storeError } from './errors.js';
 import { leaseBounds, runPartnerWork, runProvenTransaction, transactFailure } from './transaction.js';
@@ -227,14 +228,15 @@ export class PostgresEventStore<
   /**
    * Claims `eventId` for `leaseMs` milliseconds (PostgreSQL's clock): `{ status: "claimed", lease }`
    * when the caller now owns it, `"in-flight"` when a live claim holds it, `"done"` when it was completed.
+   * A live claim taken under the same `options.owner` (by any process) is taken back: claimed again.
    */
-  async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
+  async claim(eventId: string, leaseMs: number, options?: ClaimOptions): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
-    if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
-      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
-    }
+    checkLeaseMs(leaseMs);
+    const named = claimOwner(options);
     this.#purgeNow();
-    const owner = globalThis.crypto.randomUUID();
+    // the owner's id is the same on each restart, so its own live claims are taken back
+    const owner = named === undefined ? globalThis.crypto.randomUUID() : await ownerLeaseId(named);
     // a claim answered after its lease would be worthless: it waits no longer than that
     const row = await this.#one(
       'claim',
@@ -282,6 +284,38 @@ export class PostgresEventStore<
     checkEventId(eventId);
     const owner = leaseOwner(lease);
     await this.#run('release', this.#sql.release, [await eventRowId(eventId), owner]);
+  }
+
+  /**
+   * Extends the plain-mode claim that returned `lease` to `leaseMs` from now (PostgreSQL's clock):
+   * `true` while it still holds `eventId`, `false` once another claim took it or it was settled.
+   *
+   * @throws {PostgresStoreError} (operation `'extend'`) on any failure.
+   * @throws {TypeError} when `lease` is not a lease this store's claim returned.
+   */
+  async renew(eventId: string, lease: unknown, leaseMs: number): Promise<boolean> {
+    checkEventId(eventId);
+    const owner = leaseOwner(lease);
+    if (owner === null) throw new TypeError("lease must be the lease this store's claim returned, got undefined");
+    checkLeaseMs(leaseMs);
+    const rows = await this.#run('extend', this.#sql.renew, [await eventRowId(eventId), owner, Math.ceil(leaseMs)]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Milliseconds left on the live plain-mode claim that holds `eventId` (PostgreSQL's clock), `0`
+   * when none does, `undefined` when a transaction holds it (transactional mode records no lease end:
+   * the transaction is the claim, bounded by `leaseMs`, and ends with its connection).
+   *
+   * @throws {PostgresStoreError} (operation `'get'`) on any failure.
+   */
+  async leaseLeftMs(eventId: string): Promise<number | undefined> {
+    checkEventId(eventId);
+    const row = (await this.#run('get', this.#sql.leaseLeft, [await eventRowId(eventId)]))[0];
+    if (row === undefined) return 0;
+    const left = Number(row['left_ms']);
+    if (left > 0) return left;
+    return row['state'] === 'pending' ? undefined : 0;
   }
 
   async #transact(
@@ -336,7 +370,7 @@ export class PostgresEventStore<
   }
 
   async #run(
-    operation: 'claim' | 'complete' | 'release' | 'transact',
+    operation: 'claim' | 'complete' | 'release' | 'transact' | 'extend' | 'get',
     text: string,
     values: unknown[],
     timeoutMs = this.#statementTimeoutMs,
@@ -361,6 +395,13 @@ export class PostgresEventStore<
     this.#nextPurgeAt = now + PURGE_EVERY_MS;
     // best effort: a failed purge is retried a minute later, and never fails a delivery
     this.purgeExpired().catch(() => undefined);
+  }
+}
+
+/** `leaseMs` of `claim` and `renew`: a positive number of milliseconds, else a `TypeError`. */
+function checkLeaseMs(leaseMs: unknown): asserts leaseMs is number {
+  if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
+    throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
   }
 }
 

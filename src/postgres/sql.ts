@@ -204,13 +204,16 @@ export function statementsFor(table: TableName) {
     schemaLock: schemaLockSql(table),
     /** See {@link shapeSql}: `event_id` the whole primary key, with a deterministic collation. */
     shape: shapeSql(table, EVENT_TABLE_SHAPE),
-    /** $1 event id, $2 owner, $3 lease ms. Takes a new or lapsed, not done row in one statement. */
+    /**
+     * $1 event id, $2 owner, $3 lease ms. Takes a new or lapsed, not done row in one statement, or
+     * one this very owner id holds (an owner's id is the same on each restart: taken back).
+     */
     claim: `WITH claim AS (
   INSERT INTO ${t} AS e (event_id, state, lease_owner, lease_until)
   VALUES ($1::text, 'leased', $2::uuid, now() + $3::float8 * interval '1 millisecond')
   ON CONFLICT (event_id) DO UPDATE
     SET state = 'leased', lease_owner = excluded.lease_owner, lease_until = excluded.lease_until
-    WHERE e.state <> 'done' AND (e.lease_until IS NULL OR e.lease_until <= now())
+    WHERE e.state <> 'done' AND (e.lease_until IS NULL OR e.lease_until <= now() OR e.state = 'leased' AND e.lease_owner = excluded.lease_owner)
   RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM claim) AS claimed, (SELECT state FROM ${t} WHERE event_id = $1::text) AS state`,
@@ -223,6 +226,17 @@ SELECT EXISTS (SELECT 1 FROM claim) AS claimed, (SELECT state FROM ${t} WHERE ev
 SELECT EXISTS (SELECT 1 FROM done) AS completed, (SELECT state FROM ${t} WHERE event_id = $1::text) AS state`,
     /** $1 event id: the row is gone (released, purged), so nobody holds it: record it done. */
     insertDone: `INSERT INTO ${t} (event_id, state, done_at) VALUES ($1::text, 'done', now()) ON CONFLICT (event_id) DO NOTHING`,
+    /** $1 event id, $2 owner, $3 lease ms. Extends the owner's own claim (while no other took the row): one row, or none. */
+    renew: `UPDATE ${t} SET lease_until = now() + $3::float8 * interval '1 millisecond'
+  WHERE event_id = $1::text AND state = 'leased' AND lease_owner = $2::uuid
+  RETURNING 1`,
+    /**
+     * $1 event id. Milliseconds left on the live plain claim (`left_ms`, 0 when none); `state`
+     * `pending` for a row only a transaction can hold (its time left is not recorded).
+     */
+    leaseLeft: `SELECT state, CASE WHEN state = 'leased' AND lease_until > now()
+  THEN ceil(extract(epoch FROM lease_until - now()) * 1000)::float8 ELSE 0 END AS left_ms
+FROM ${t} WHERE event_id = $1::text`,
     /** $1 event id, $2 owner (NULL: no lease, any claim). Never a done row. */
     release: `DELETE FROM ${t} WHERE event_id = $1::text AND state = 'leased' AND ($2::uuid IS NULL OR lease_owner = $2::uuid)`,
     /**

@@ -1,4 +1,5 @@
-import type { ClaimedLease, EventStore } from '../stores/event-store.js';
+import type { ClaimedLease, ClaimOptions, EventStore } from '../stores/event-store.js';
+import { claimOwner, ownerLeaseId } from '../stores/claim-owner.js';
 import { checkEventId, checkOptions } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import { RedisConnection, replyString, type LuaScript, type RedisClientLike, type WaitForReplicas } from './client.js';
@@ -62,11 +63,35 @@ const DEFAULT_TTL_SECONDS = 7 * 24 * 60 * 60;
 const DONE = 'done';
 /** What every lease token starts with. */
 const LEASE = 'lease:';
-/** ARGV: lease token, lease ms, done marker. Take the lease, or report who holds the key. */
+/**
+ * ARGV: lease token, lease ms, done marker. Take the lease, or take it back when the key holds this
+ * very token (an owner's, the same on each restart), or report who holds the key.
+ */
 const CLAIM: LuaScript = {
   source: `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'claimed' end
-if redis.call('GET', KEYS[1]) == ARGV[3] then return 'done' end
+local current = redis.call('GET', KEYS[1])
+if current == ARGV[3] then return 'done' end
+if current == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 'claimed'
+end
 return 'in-flight'`,
+};
+
+/** ARGV: lease token, lease ms. Extends that lease while it holds the key: 1, else 0. */
+const RENEW: LuaScript = {
+  source: `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`,
+};
+
+/** Milliseconds left on the lease holding the key (Redis's clock), 0 when no lease does. */
+const LEASE_LEFT: LuaScript = {
+  source: `local current = redis.call('GET', KEYS[1])
+if current and string.sub(current, 1, 6) == 'lease:' then
+  local left = redis.call('PTTL', KEYS[1])
+  if left > 0 then return left end
+end
+return 0`,
 };
 
 /**
@@ -125,6 +150,8 @@ const REDIS_EVENT_STORE_OPTIONS = [
  *   store wrote). The other worker's claim is left alone; the webhook handler retries and logs it,
  *   since a redelivery may run the event again if that worker's claim ends without completing.
  * - `release` acts only on this store's own live lease; otherwise it does nothing (never throws).
+ * - `renew` extends only this store's own live lease. A claim made with `{ owner }` uses a token
+ *   derived from the owner, the same on each restart, so a claim under that owner takes it back.
  * - Without a lease (`complete(eventId)`, `release(eventId)`), `complete` marks the event done
  *   whichever lease holds it, and `release` deletes whichever lease holds it (a done key stays).
  * - Event ids of any characters are accepted; ids over 200 UTF-8 bytes are keyed by their SHA-256
@@ -174,14 +201,14 @@ export class RedisEventStore implements EventStore {
    * Claims `eventId` for `leaseMs` milliseconds: `{ status: "claimed", lease }` when this store
    * now holds it (pass `lease` to `complete` or `release`), `"in-flight"` when a live lease (of any
    * store instance, this one included) holds it, `"done"` when it was completed within `ttlSeconds`.
+   * A live lease taken under the same `options.owner` (by any process) is taken back: claimed again.
    */
-  async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
+  async claim(eventId: string, leaseMs: number, options?: ClaimOptions): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
-    if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
-      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
-    }
+    checkLeaseMs(leaseMs);
+    const owner = claimOwner(options);
     const key = await this.#key(eventId);
-    const token = `${LEASE}${globalThis.crypto.randomUUID()}`;
+    const token = `${LEASE}${owner === undefined ? globalThis.crypto.randomUUID() : await ownerLeaseId(owner)}`;
     const reply = await this.#redis.script('claim', CLAIM, [key], [token, String(Math.ceil(leaseMs)), DONE]);
     const result = replyString(reply);
     if (result !== 'claimed' && result !== 'in-flight' && result !== 'done') {
@@ -238,8 +265,38 @@ export class RedisEventStore implements EventStore {
     await this.#redis.script('release', RELEASE, [key], [token]);
   }
 
+  /**
+   * Extends `lease` on `eventId` to `leaseMs` from now (Redis's clock): `true` while it still holds
+   * the key, `false` once it expired or another lease holds it.
+   *
+   * @throws {TypeError} when `lease` is not a lease this store's claim returned.
+   */
+  async renew(eventId: string, lease: unknown, leaseMs: number): Promise<boolean> {
+    checkEventId(eventId);
+    const token = leaseToken(lease);
+    if (token === '') throw new TypeError("lease must be the lease this store's claim returned, got undefined");
+    checkLeaseMs(leaseMs);
+    const key = await this.#key(eventId);
+    return Number(await this.#redis.script('extend', RENEW, [key], [token, String(Math.ceil(leaseMs))])) === 1;
+  }
+
+  /** Milliseconds left on the lease that holds `eventId` (Redis's clock), `0` when none does. */
+  async leaseLeftMs(eventId: string): Promise<number> {
+    checkEventId(eventId);
+    const key = await this.#key(eventId);
+    const left = Number(await this.#redis.script('get', LEASE_LEFT, [key], []));
+    return Number.isFinite(left) && left > 0 ? left : 0;
+  }
+
   async #key(eventId: string): Promise<string> {
     return `${this.prefix}${await eventKeySuffix(eventId)}`;
+  }
+}
+
+/** `leaseMs` of `claim` and `renew`: a positive number of milliseconds, else a `TypeError`. */
+function checkLeaseMs(leaseMs: unknown): asserts leaseMs is number {
+  if (typeof leaseMs !== 'number' || !(leaseMs > 0) || leaseMs > Number.MAX_SAFE_INTEGER) {
+    throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
   }
 }
 

@@ -21,6 +21,16 @@ export interface ClaimedLease {
  */
 export type ClaimResult = ClaimedLease | 'claimed' | 'in-flight' | 'done';
 
+/** The third argument of {@link EventStore.claim}. */
+export interface ClaimOptions {
+  /**
+   * The claiming worker's stable name (the handler's `owner` option). A live claim made under the
+   * same owner is taken back at once (`"claimed"` again, with a new lease), not answered
+   * `"in-flight"`: it was made by this worker before a restart. Never give two live processes one owner.
+   */
+  owner?: string | undefined;
+}
+
 /**
  * Where the webhook handler records which events it has handled, so a redelivered event is not
  * handled twice. A claim is a lease: if the worker holding it dies, the event can be claimed again
@@ -43,7 +53,7 @@ export interface EventStore {
    * `"claimed"`, without a lease) when the caller now owns it, `"in-flight"` when another live
    * claim holds it, `"done"` when it was completed.
    */
-  claim(eventId: string, leaseMs: number): Promise<ClaimResult>;
+  claim(eventId: string, leaseMs: number, options?: ClaimOptions): Promise<ClaimResult>;
   // `lease` is optional because API.md fixes the lease-less shape: `complete(eventId)`, `release(eventId)`
   /**
    * Mark `eventId` done, so later claims answer `"done"`. A store that hands out leases gets its
@@ -62,6 +72,19 @@ export interface EventStore {
    * none) the store frees whatever claim holds the event.
    */
   release(eventId: string, lease?: unknown): Promise<void>;
+  /**
+   * Optional: extends the claim that returned `lease` to `leaseMs` from now, and resolves `true`;
+   * `false` when that claim no longer holds the event. The handler calls it every third of `leaseMs`
+   * while the delivery is in hand, so a short lease holds as long as the work does and a killed
+   * worker's claims free within one lease. A store without it gets the longer default lease (60 s).
+   */
+  renew?(eventId: string, lease: unknown, leaseMs: number): Promise<boolean>;
+  /**
+   * Optional: milliseconds left on the live claim that holds `eventId` (`0` when none does),
+   * or `undefined` when the store cannot tell. The handler sends it, in seconds, as `Retry-After`
+   * on a 409; without it, `Retry-After` is the whole `leaseMs`.
+   */
+  leaseLeftMs?(eventId: string): Promise<number | undefined>;
 }
 
 /** What {@link TransactionalEventStore.transact} found and did. */

@@ -1,7 +1,8 @@
 import { typeName } from '../internal/type-name.js';
 import { checkEventId, checkOptions, positiveMs } from '../internal/arguments.js';
 import { LeaseLostError } from './errors.js';
-import type { ClaimedLease, EventStore } from './event-store.js';
+import type { ClaimedLease, ClaimOptions, EventStore } from './event-store.js';
+import { claimOwner } from './claim-owner.js';
 import { quote } from '../internal/quote.js';
 
 /**
@@ -36,13 +37,34 @@ const monotonicNow = (): number => performance.now();
 /** How many of the oldest entries each write looks at to drop the expired ones. */
 const SWEEP_PER_WRITE = 2;
 
+/** Moves a lease's end to `until` (set in MemoryLease's static block). */
+let renewLease: (lease: MemoryLease, until: number) => void;
+
 /**
  * An in-flight claim: the entry's value while in flight, and the `lease` handed to the claimer.
- * Compared by identity, so only the claim that made it can complete or release through it.
+ * Compared by identity, so only the claim that made it can complete, release or renew through it.
  */
 class MemoryLease {
-  constructor(readonly until: number) {
+  #until: number;
+  constructor(
+    until: number,
+    /** The claim's owner (`claim`'s `{ owner }`), if it was given one. */
+    readonly owner: string | undefined,
+  ) {
+    this.#until = until;
     Object.freeze(this);
+  }
+
+  /** When it lets go, on the store's clock (moved on by {@link MemoryEventStore.renew}). */
+  get until(): number {
+    return this.#until;
+  }
+
+  static {
+    // only this module moves a lease's end: the lease object the claimer holds cannot
+    renewLease = (lease, until) => {
+      lease.#until = until;
+    };
   }
 }
 
@@ -60,6 +82,13 @@ function checkLease(lease: unknown): MemoryLease | undefined {
   throw new TypeError(`lease must be the lease this store's claim returned, got ${typeName(lease)}`);
 }
 
+/** `leaseMs` of `claim` and `renew`: a positive, finite number of milliseconds, else a `TypeError`. */
+function checkLeaseMs(leaseMs: unknown): asserts leaseMs is number {
+  if (typeof leaseMs !== 'number' || !(leaseMs > 0) || !Number.isFinite(leaseMs)) {
+    throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
+  }
+}
+
 /** Every option of MemoryEventStore: any other is refused. */
 const MEMORY_EVENT_STORE_OPTIONS = ['maxEntries', 'ttlMs', 'clock'] as const satisfies readonly (keyof MemoryEventStoreOptions)[];
 
@@ -72,7 +101,8 @@ const MEMORY_EVENT_STORE_OPTIONS = ['maxEntries', 'ttlMs', 'clock'] as const sat
  * lease has passed can be claimed again. A claim answers `{ status: 'claimed', lease }`; given that
  * `lease` back, `complete` and `release` act only for the claim that made it, so a worker whose
  * lease ran out cannot settle the next worker's claim (`complete` then rejects with
- * {@link LeaseLostError}, `release` does nothing). Without a lease, `complete` and `release`
+ * {@link LeaseLostError}, `release` does nothing); `renew` extends it, and a claim made under the
+ * same `owner` takes it back. Without a lease, `complete` and `release`
  * settle whatever claim holds the event. Each done entry is one `Map` slot: the eventId and one
  * number, its negated expiry time; an in-flight one holds its small lease object instead.
  *
@@ -126,19 +156,26 @@ export class MemoryEventStore implements EventStore {
     return this.#entries.size;
   }
 
-  async claim(eventId: string, leaseMs: number): Promise<ClaimedLease | 'in-flight' | 'done'> {
+  /**
+   * Claims `eventId` for `leaseMs` milliseconds: `{ status: "claimed", lease }`, `"in-flight"` while
+   * another live claim holds it, `"done"` once completed. A live claim made under the same
+   * `options.owner` is taken back (claimed again with a new lease).
+   */
+  async claim(eventId: string, leaseMs: number, options?: ClaimOptions): Promise<ClaimedLease | 'in-flight' | 'done'> {
     checkEventId(eventId);
-    if (typeof leaseMs !== 'number' || !(leaseMs > 0) || !Number.isFinite(leaseMs)) {
-      throw new TypeError(`leaseMs must be a positive number of milliseconds, got ${quote(leaseMs)}`);
-    }
+    checkLeaseMs(leaseMs);
+    const owner = claimOwner(options);
     const now = this.#clock();
     const entry = this.#entries.get(eventId);
     if (entry !== undefined && expiry(entry) > now) {
-      if (entry instanceof MemoryLease) return 'in-flight';
-      this.#set(eventId, entry, now); // a redelivered event is a recently used one
-      return 'done';
+      if (entry instanceof MemoryLease) {
+        if (owner === undefined || entry.owner !== owner) return 'in-flight';
+      } else {
+        this.#set(eventId, entry, now); // a redelivered event is a recently used one
+        return 'done';
+      }
     }
-    const lease = new MemoryLease(now + leaseMs);
+    const lease = new MemoryLease(now + leaseMs, owner);
     this.#set(eventId, lease, now);
     return { status: 'claimed', lease };
   }
@@ -174,6 +211,28 @@ export class MemoryEventStore implements EventStore {
     const own = checkLease(lease);
     const entry = this.#entries.get(eventId);
     if (entry instanceof MemoryLease && (own === undefined || entry === own)) this.#delete(eventId);
+  }
+
+  /**
+   * Extends the claim that returned `lease` to `leaseMs` from now: `true` while it still holds
+   * `eventId` (or nobody claimed it since its lease ran out), `false` otherwise.
+   *
+   * @throws {TypeError} when `lease` is not one this store's claim returned.
+   */
+  async renew(eventId: string, lease: unknown, leaseMs: number): Promise<boolean> {
+    checkEventId(eventId);
+    const own = checkLease(lease);
+    checkLeaseMs(leaseMs);
+    if (own === undefined || this.#entries.get(eventId) !== own) return false;
+    renewLease(own, this.#clock() + leaseMs);
+    return true;
+  }
+
+  /** Milliseconds left on the live claim that holds `eventId`, `0` when none does. */
+  async leaseLeftMs(eventId: string): Promise<number> {
+    checkEventId(eventId);
+    const entry = this.#entries.get(eventId);
+    return entry instanceof MemoryLease ? Math.max(0, entry.until - this.#clock()) : 0;
   }
 
   #set(eventId: string, value: Entry, now: number): void {

@@ -186,6 +186,7 @@ const SURFACE = {
     values: ['LeaseLostError', 'NUDGE_PRIORITY_MS'],
     types: [
       'ClaimDueRequest',
+      'ClaimOptions',
       'ClaimResult',
       'ClaimedLease',
       'ClaimedStatusRecord',

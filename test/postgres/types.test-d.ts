@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type postgres from 'postgres';
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
+import type { EventStore } from 'checkout-partner-sdk/stores';
 import { createWebhookHandler, MemoryEventStore, type WebhookContext } from 'checkout-partner-sdk/webhooks';
 
 declare const pool: pg.Pool;
@@ -53,4 +54,8 @@ test('a plain store (PostgreSQL or memory) hands onEvent no transaction', () => 
       expectTypeOf(context).toEqualTypeOf<WebhookContext>();
     },
   });
+});
+
+test('PostgresEventStore has every optional EventStore member: renew, leaseLeftMs, claim with { owner }', () => {
+  expectTypeOf<PostgresEventStore>().toExtend<Required<EventStore>>();
 });

@@ -59,16 +59,21 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
     connection: Connection,
     prefix: string,
     onEvent: OnEvent,
-    options: { leaseMs?: number; responseTimeoutMs?: number } = {},
-  ) =>
-    createWebhookHandler({
+    { unrenewed = false, ...options }: { leaseMs?: number; responseTimeoutMs?: number; unrenewed?: boolean } = {},
+  ) => {
+    const store = new RedisEventStore({ client: connection.client, prefix });
+    return createWebhookHandler({
       secret: SECRET,
       client,
       onEvent,
-      store: new RedisEventStore({ client: connection.client, prefix }),
+      // unrenewed: the claim is never renewed (as a worker whose renewals do not reach Redis)
+      store: unrenewed
+        ? { claim: store.claim.bind(store), complete: store.complete.bind(store), release: store.release.bind(store) }
+        : store,
       logger: false,
       ...options,
     });
+  };
 
   it('runs onEvent exactly once for concurrent deliveries of one event to two processes', async () => {
     const prefix = uniquePrefix();
@@ -96,7 +101,7 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
     const calls: string[] = [];
     const slowGate = gate();
     const takeoverGate = gate();
-    // process A: a short lease and a slow onEvent, so its lease expires mid-handling
+    // process A: a short lease, never renewed, and a slow onEvent, so its lease expires mid-handling
     const a = handlerOn(
       one,
       prefix,
@@ -104,7 +109,7 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
         calls.push('a');
         await slowGate.promise;
       },
-      { leaseMs: 200, responseTimeoutMs: 200 },
+      { leaseMs: 200, responseTimeoutMs: 200, unrenewed: true },
     );
     // process B: a normal lease
     const b = handlerOn(

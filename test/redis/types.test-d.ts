@@ -27,6 +27,7 @@ describe('checkout-partner-sdk/redis types', () => {
 
   it('implements the store interfaces', () => {
     expectTypeOf<RedisEventStore>().toExtend<EventStore>();
+    expectTypeOf<RedisEventStore>().toExtend<Required<EventStore>>(); // renew, leaseLeftMs and claim's { owner } too
     expectTypeOf<RedisTokenStore>().toExtend<TokenStore>();
     expectTypeOf<RedisEventStore['claim']>().returns.resolves.toEqualTypeOf<ClaimedLease | 'in-flight' | 'done'>();
     expectTypeOf<RedisEventStore['complete']>().parameters.toEqualTypeOf<[eventId: string, lease?: unknown]>();

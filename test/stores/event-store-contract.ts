@@ -200,4 +200,57 @@ export function eventStoreContract(fresh: () => EventStoreUnderTest | Promise<Ev
     }
     leaseOf(await a.claim('e-1', LONG)); // nothing was claimed by the refused calls
   });
+
+  it('renews its own claim past the lease it was claimed for; a lease that lapsed and was claimed again renews nothing', async () => {
+    const { a, b, advance } = await fresh();
+    expect(typeof a.renew).toBe('function');
+    const lease = leaseOf(await a.claim('r-1', SHORT));
+    expect(await a.renew?.('r-1', lease, LONG)).toBe(true);
+    await advance(PAST_SHORT);
+    expect(await b.claim('r-1', LONG)).toBe('in-flight'); // held past SHORT by the renewal
+    await a.complete('r-1', lease);
+    expect(await a.renew?.('r-1', lease, LONG)).toBe(false); // done: no claim to renew
+    expect(await b.claim('r-1', LONG)).toBe('done');
+
+    const old = leaseOf(await a.claim('r-2', SHORT));
+    await advance(PAST_SHORT);
+    const next = await claimed(b, 'r-2');
+    expect(await a.renew?.('r-2', old, LONG)).toBe(false);
+    expect(await a.claim('r-2', LONG)).toBe('in-flight'); // the next claim holds, untouched
+    await b.complete('r-2', next);
+    expect(await a.renew?.('r-2', next, LONG)).toBe(false);
+    expect(await rejectionOf(a.renew!('r-3', 'not-a-lease', LONG))).toBeInstanceOf(TypeError);
+  });
+
+  it('takes back a live claim made under the same owner, never one of another owner or of none', async () => {
+    const { a, b } = await fresh();
+    const first = leaseOf(await a.claim('o-1', LONG, { owner: 'worker-1' }));
+    expect(await b.claim('o-1', LONG, { owner: 'worker-2' })).toBe('in-flight');
+    expect(await b.claim('o-1', LONG)).toBe('in-flight');
+    const again = leaseOf(await b.claim('o-1', LONG, { owner: 'worker-1' })); // worker-1, restarted
+    await b.complete('o-1', again);
+    expect(await a.claim('o-1', LONG, { owner: 'worker-1' })).toBe('done'); // done stays done, whoever asks
+    await expect(a.complete('o-1', first)).resolves.toBeUndefined();
+
+    await claimed(a, 'o-2');
+    expect(await b.claim('o-2', LONG, { owner: 'worker-1' })).toBe('in-flight');
+    for (const options of [{ owner: '' }, { owner: 7 }, null, 'worker-1']) {
+      expect(await rejectionOf(a.claim('o-3', LONG, options as never))).toBeInstanceOf(TypeError);
+    }
+    leaseOf(await a.claim('o-3', LONG, { owner: 'worker-2' })); // nothing was claimed by the refused calls
+  });
+
+  it('tells the time left on the live claim of an event, 0 when none holds it', async () => {
+    const { a, b } = await fresh();
+    expect(typeof b.leaseLeftMs).toBe('function');
+    const lease = leaseOf(await a.claim('t-1', 10_000));
+    const left = await b.leaseLeftMs?.('t-1');
+    expect(left).toBeGreaterThan(9_000);
+    expect(left).toBeLessThanOrEqual(10_000);
+    expect(await b.leaseLeftMs?.('t-0')).toBe(0); // never claimed
+    await a.release('t-1', lease);
+    expect(await b.leaseLeftMs?.('t-1')).toBe(0);
+    await a.complete('t-2', leaseOf(await a.claim('t-2', LONG)));
+    expect(await b.leaseLeftMs?.('t-2')).toBe(0);
+  });
 }

@@ -18,7 +18,7 @@ import {
   type WebhookEvent,
   type WebhookHandler,
 } from 'checkout-partner-sdk/webhooks';
-import type { ClaimedLease, ClaimResult, LeaseLostError } from 'checkout-partner-sdk/stores';
+import type { ClaimedLease, ClaimOptions, ClaimResult, LeaseLostError } from 'checkout-partner-sdk/stores';
 import { describe, expectTypeOf, it } from 'vitest';
 import * as node from '../../src/webhooks/index.node.js';
 
@@ -63,6 +63,13 @@ describe('webhook types', () => {
       complete(eventId: string): Promise<void>;
       release(eventId: string): Promise<void>;
     }>().not.toExtend<EventStore>();
+    // renew, leaseLeftMs and claim's { owner } are optional: the built-in stores have them all
+    expectTypeOf<MemoryEventStore>().toExtend<Required<EventStore>>();
+    expectTypeOf<EventStore['claim']>().parameter(2).toEqualTypeOf<ClaimOptions | undefined>();
+    expectTypeOf<ClaimOptions['owner']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<NonNullable<EventStore['renew']>>().returns.resolves.toEqualTypeOf<boolean>();
+    expectTypeOf<NonNullable<EventStore['leaseLeftMs']>>().returns.resolves.toEqualTypeOf<number | undefined>();
+    expectTypeOf<Parameters<typeof createWebhookHandler>[0]['owner']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<LeaseLostError['name']>().toEqualTypeOf<'LeaseLostError'>();
   });
 

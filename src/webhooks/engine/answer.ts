@@ -13,6 +13,7 @@ export function answer(result: DeliveryResult): PlainResponse {
   const headers: Record<string, string> = { 'content-type': TEXT, 'cache-control': 'no-store' };
   if (result.outcome === 'method-not-allowed') headers['allow'] = 'POST';
   if (result.outcome === 'unsupported-encoding') headers['accept-encoding'] = 'identity'; // RFC 9110 §15.5.16
+  if (result.outcome === 'in-flight' && result.retryAfterSeconds !== undefined) headers['retry-after'] = String(result.retryAfterSeconds);
   return { status, headers, body: result.message ?? OUTCOME_MESSAGE[result.outcome] };
 }
 

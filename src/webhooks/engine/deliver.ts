@@ -7,7 +7,8 @@ import { parseEvent, type WebhookEvent } from '../event.js';
 import type { DeliveryInput, DeliveryProgress, DeliveryResult } from './delivery-types.js';
 import type { WebhookContext } from './options.js';
 import type { ResolvedOptions } from './resolve-options.js';
-import { checkClaim, type CheckedClaim } from '../../stores/claim.js';
+import type { CheckedClaim } from '../../stores/claim.js';
+import { claimEvent, renewWhileInHand, retryAfterSeconds, type ClaimRenewal } from './claims.js';
 import { runTransactional, transactionalStore } from './transactional.js';
 import { nudgeTracker, runTrackerDelivery } from './tracker-intake.js';
 import { boundedStoreCall, withinLease } from './lease-deadline.js';
@@ -190,18 +191,48 @@ async function claimAndRun(
   const claimedAt = performance.now();
   try {
     // a claim that breaks the contract is a store failure: a TypeError saying what came back
-    claim = checkClaim(await config.store.claim(event.eventId, config.leaseMs));
+    claim = await claimEvent(config, event.eventId);
   } catch (error) {
     progress.claim = 'failed';
     return { ...known, outcome: 'store-unavailable', error };
   }
-  if (claim === 'done' || claim === 'in-flight') {
+  if (claim === 'done') {
     progress.claim = claim;
-    return { ...known, outcome: claim === 'done' ? 'duplicate' : 'in-flight' };
+    return { ...known, outcome: 'duplicate' };
+  }
+  if (claim === 'in-flight') {
+    progress.claim = claim;
+    return { ...known, outcome: 'in-flight', retryAfterSeconds: await retryAfterSeconds(config, event.eventId) };
   }
   progress.claim = 'claimed';
   const { lease } = claim;
+  const renewal = renewWhileInHand(config, event.eventId, lease, claimedAt);
+  let settling: Promise<void> | undefined;
+  try {
+    const result = await runClaimed(config, event, known, lease, claimedAt, renewal);
+    settling = result.settling;
+    if (settling !== undefined) background(settling);
+    return result.result;
+  } finally {
+    renewal.stop();
+    // the claim leaves this handler's hands once settled, or once the background retries end
+    if (settling === undefined) config.claimsInHand.drop(event.eventId);
+    else void settling.catch(() => undefined).finally(() => config.claimsInHand.drop(event.eventId));
+  }
+}
 
+/**
+ * Confirm and `onEvent` under the claim (renewed meanwhile), then complete it (or release it on
+ * failure); `settling` is the background retries of a `complete` that failed.
+ */
+async function runClaimed(
+  config: ResolvedOptions,
+  event: WebhookEvent,
+  known: { eventId: string; type: string },
+  lease: unknown,
+  claimedAt: number,
+  renewal: ClaimRenewal,
+): Promise<{ result: DeliveryResult; settling?: Promise<void> }> {
   let confirmed: boolean;
   try {
     const context = await confirmWithinLease(event, config, claimedAt);
@@ -209,28 +240,34 @@ async function claimAndRun(
     // onEvent is never cut off: the deadline holds for the status reads only
     await config.onEvent(context);
   } catch (error) {
+    renewal.stop();
     try {
       await boundedStoreCall('release', event.eventId, config.leaseMs, () => config.store.release(event.eventId, lease));
     } catch (releaseError) {
       // the claim now holds until its lease passes: redeliveries get 409 until then
       return {
-        ...known,
-        outcome: 'failed',
-        error: new AggregateError([error, releaseError], 'The event failed and its claim could not be released'),
+        result: {
+          ...known,
+          outcome: 'failed',
+          error: new AggregateError([error, releaseError], 'The event failed and its claim could not be released'),
+        },
       };
     }
-    return { ...known, outcome: 'failed', error };
+    return { result: { ...known, outcome: 'failed', error } };
   }
+  renewal.stop();
   try {
     await boundedStoreCall('complete', event.eventId, config.leaseMs, () => config.store.complete(event.eventId, lease));
   } catch (error) {
     // onEvent did its work, so 200 (a non-2xx would have it run again). The claim still holds, so
     // redeliveries get 409 while completing is retried; only if that fails until the lease passes
     // can a later redelivery run the event again.
-    background(completeWhileLeased(config, event.eventId, lease, claimedAt));
-    return { ...known, outcome: 'handled', confirmed, error };
+    return {
+      result: { ...known, outcome: 'handled', confirmed, error },
+      settling: completeWhileLeased(config, event.eventId, lease, renewal.heldUntil),
+    };
   }
-  return { ...known, outcome: 'handled', confirmed };
+  return { result: { ...known, outcome: 'handled', confirmed } };
 }
 
 /**
@@ -246,11 +283,11 @@ function confirmWithinLease(event: WebhookEvent, config: ResolvedOptions, claime
 const COMPLETE_RETRY_FIRST_MS = 25;
 const COMPLETE_RETRY_MAX_MS = 2_000;
 
-/** Retries `store.complete(eventId)` with backoff until it succeeds or the claim's lease would have passed. */
-async function completeWhileLeased(config: ResolvedOptions, eventId: string, lease: unknown, claimedAt: number): Promise<void> {
+/** Retries `store.complete(eventId)` with backoff until it succeeds or the claim's lease (as last renewed) would have passed. */
+async function completeWhileLeased(config: ResolvedOptions, eventId: string, lease: unknown, heldUntil: number): Promise<void> {
   let delay = COMPLETE_RETRY_FIRST_MS;
   // bounded: the delays double up to a cap and stop at the lease's end
-  while (performance.now() + delay < claimedAt + config.leaseMs) {
+  while (performance.now() + delay < heldUntil) {
     await new Promise((resolve) => setTimeout(resolve, delay));
     try {
       // each try bounded too: one that never answers ends, and the lease check above ends the tries

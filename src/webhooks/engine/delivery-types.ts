@@ -24,6 +24,8 @@ export interface DeliveryResult {
   /** With a tracker: whether it was asked to read the event's record (`false`: no resolver found it). */
   nudged?: boolean;
   error?: unknown;
+  /** With `in-flight`: the seconds the other claim still holds (the 409's `Retry-After`). */
+  retryAfterSeconds?: number;
   /** A plain-text body other than the outcome's usual one. */
   message?: string;
 }

@@ -56,16 +56,11 @@ export function storeCallLimitMs(leaseMs: number): number {
 }
 
 /**
- * `store[step](eventId, lease)` bounded by {@link storeCallLimitMs}: rejects with a
+ * `store[step](eventId, …)` bounded by {@link storeCallLimitMs}: rejects with a
  * {@link StoreTimeoutError} when it has not settled by then. The call itself cannot be stopped;
  * what it settles with later is dropped. No timer is left behind.
  */
-export async function boundedStoreCall(
-  step: 'complete' | 'release',
-  eventId: string,
-  leaseMs: number,
-  call: () => Promise<void> | void,
-): Promise<void> {
+export async function boundedStoreCall<T>(step: StoreStep, eventId: string, leaseMs: number, call: () => Promise<T> | T): Promise<T> {
   const limitMs = storeCallLimitMs(leaseMs);
   const pending = Promise.resolve().then(call);
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -73,7 +68,7 @@ export async function boundedStoreCall(
     timer = setTimeout(() => reject(new StoreTimeoutError(step, eventId, limitMs)), limitMs);
   });
   try {
-    await Promise.race([pending, timedOut]);
+    return await Promise.race([pending, timedOut]);
   } finally {
     clearTimeout(timer);
     // a late rejection of a call given up is not an unhandled one
@@ -81,15 +76,23 @@ export async function boundedStoreCall(
   }
 }
 
-/** `store.complete` or `store.release` did not answer within its limit (see {@link storeCallLimitMs}). */
+/** The store calls a delivery bounds: settling its claim, renewing it, asking the time left on another's. */
+export type StoreStep = 'complete' | 'release' | 'renew' | 'leaseLeftMs';
+
+const GIVEN_UP: Readonly<Record<StoreStep, string>> = {
+  complete: 'it is retried until the lease passes, after which a redelivery may run the event again',
+  release: 'the claim lapses when its lease passes, and a redelivery runs the event then',
+  renew: 'it is tried again at the next renewal; the claim lapses if none succeeds before its lease passes',
+  leaseLeftMs: 'the 409 says to retry after the whole lease',
+};
+
+/** A store call of a delivery did not answer within its limit (see {@link storeCallLimitMs}). */
 export class StoreTimeoutError extends CheckoutError {
   override readonly name = 'StoreTimeoutError' as const;
-  constructor(step: 'complete' | 'release', eventId: string, limitMs: number) {
+  constructor(step: StoreStep, eventId: string, limitMs: number) {
     super(
       `store.${step} for event ${quote(eventId)} did not answer within ${limitMs} ms (10% of leaseMs, at most 5 s) and was given up; ` +
-        (step === 'complete'
-          ? 'it is retried until the lease passes, after which a redelivery may run the event again'
-          : 'the claim lapses when its lease passes, and a redelivery runs the event then'),
+        GIVEN_UP[step],
     );
   }
 }

@@ -148,16 +148,29 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
    */
   responseTimeoutMs?: number | undefined;
   /**
-   * How long a claim holds, in milliseconds: if this process dies while handling an event, a
-   * redelivery can claim it after this. At least `responseTimeoutMs`; make it longer than
-   * `onEvent` ever takes. The resolvers and status reads that confirm the event end before it
-   * passes, with a margin of 10% of `leaseMs` (at most 5 s): a read (or resolver) still running then is aborted and the
-   * delivery fails (claim released, 500), and no re-read is started that could not end in time.
-   * `onEvent` itself is never cut off. At most 2^31 − 1 (about 24.8 days), as for every duration here:
-   * no timer waits longer.
-   * @default 60_000
+   * How long a claim holds, in milliseconds. While the delivery is in hand the handler renews it
+   * every third of `leaseMs` (stores with `renew`: all built-in ones), so a long `onEvent` keeps its
+   * claim, and a killed worker's claims free within one lease: meanwhile a redelivery gets 409 with
+   * `Retry-After` (the seconds left on the lease). A store without `renew` is not renewed: make the
+   * lease longer than `onEvent` ever takes. With a transactional store the claim is the transaction
+   * (a killed worker's ends with its connection), and `leaseMs` bounds it. At least `responseTimeoutMs`.
+   * The resolvers and status reads that confirm the event end within one lease from the claim, less
+   * a margin of 10% of `leaseMs` (at most 5 s): a read (or resolver) still running then is aborted
+   * and the delivery fails (claim released, 500). `onEvent` itself is never cut off. At most
+   * 2^31 − 1 (about 24.8 days), as for every duration here: no timer waits longer.
+   * @default 15_000 with a store that renews claims (at least `responseTimeoutMs`); 60_000 with a
+   *   transactional store or one without `renew`
    */
   leaseMs?: number | undefined;
+  /**
+   * This worker's stable name (one per process, e.g. its pod or host name; never two live processes
+   * with one), as the tracker's `owner`. Claims are made under it, so a worker restarted under the
+   * same owner takes back its own claims at once: a redelivery of an event it held when it died is
+   * handled without waiting for the lease. Without it a restarted worker waits like any other. A
+   * transactional store needs none: a killed worker's transaction ends with its connection.
+   * @default undefined (no owner: a dead worker's claims free when their lease passes)
+   */
+  owner?: string | undefined;
   /**
    * How status reads confirm an event.
    * @default { attempts: 3, delayMs: 500 }

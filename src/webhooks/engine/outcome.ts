@@ -4,7 +4,7 @@
  * - `unsupported-encoding`: a `content-encoding` other than identity (415); the body was not read
  * - `handled`: `onEvent` resolved and the event was marked done (200)
  * - `duplicate`: the event was already done (200)
- * - `in-flight`: another delivery of it holds the claim (409)
+ * - `in-flight`: another delivery of it holds the claim (409, with `Retry-After`: the seconds left on its lease)
  * - `bad-signature`: signature missing or wrong (401)
  * - `invalid`: not a valid event (400)
  * - `too-large`: the body is over `maxBodyBytes` (413)

@@ -9,6 +9,8 @@ import { inheritedTelemetry, type TelemetryOptions } from '../../telemetry/optio
 import { logWriter, type LogWrite } from './logger.js';
 import type { ExternalIdResolver, OnEvent, WebhookHandlerOptions, WebhookTracker } from './options.js';
 import type { StatusReader } from '../../client/client.js';
+import { checkOwner } from '../../stores/arguments.js';
+import { ClaimsInHand } from './claims-in-hand.js';
 
 /** The options with every default applied, checked once. */
 export interface ResolvedOptions {
@@ -27,7 +29,12 @@ export interface ResolvedOptions {
   scheme: SignatureScheme | undefined;
   maxBodyBytes: number;
   responseTimeoutMs: number;
+  /** A claim's lease; renewed every third of it while in hand when the store can renew. */
   leaseMs: number;
+  /** The `owner` option, when given: claims are made under it, and its own live claims taken back. */
+  owner: string | undefined;
+  /** The events this handler holds a claim on now. */
+  claimsInHand: ClaimsInHand;
   attempts: number;
   delayMs: number;
   /** The `logger` option as one writer (never throws). */
@@ -49,6 +56,7 @@ const KNOWN = [
   'maxBodyBytes',
   'responseTimeoutMs',
   'leaseMs',
+  'owner',
   'confirm',
   'logger',
   'tracerProvider',
@@ -68,7 +76,8 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   const store = eventStore(options.store ?? new MemoryEventStore());
   const signatureHeader = signatureHeaderName(options.signatureHeader);
   const maxBodyBytes = byteCount('maxBodyBytes', options.maxBodyBytes, 1_048_576);
-  const { responseTimeoutMs, leaseMs } = deadlines(options);
+  const { responseTimeoutMs, leaseMs } = deadlines(options, store);
+  if (options.owner !== undefined) checkOwner(options.owner);
   const { attempts, delayMs } = confirmOptions(options.confirm ?? {});
   const logger = logWriter(options.logger);
   return {
@@ -86,6 +95,8 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     maxBodyBytes,
     responseTimeoutMs,
     leaseMs,
+    owner: options.owner,
+    claimsInHand: new ClaimsInHand(),
     attempts,
     delayMs,
     logger,
@@ -131,10 +142,23 @@ function eventStore(store: EventStore): EventStore {
   return store;
 }
 
-/** `responseTimeoutMs` and `leaseMs`: a claim must outlive the delivery that made it. */
-function deadlines(options: { responseTimeoutMs?: unknown; leaseMs?: unknown }): { responseTimeoutMs: number; leaseMs: number } {
+/** Renewed every third of it, a claim survives two failed renewals in a row, and a killed worker's claims free within it. */
+const DEFAULT_LEASE_MS = 15_000;
+/** The default lease of a store without `renew` (and a transaction's bound, which nothing renews): the work must end within it. */
+const UNRENEWED_LEASE_MS = 60_000;
+
+/**
+ * `responseTimeoutMs` and `leaseMs`: a claim must outlive the delivery that made it. The default
+ * lease is short where the store renews it, and never shorter than `responseTimeoutMs`.
+ */
+function deadlines(
+  options: { responseTimeoutMs?: unknown; leaseMs?: unknown },
+  store: EventStore,
+): { responseTimeoutMs: number; leaseMs: number } {
   const responseTimeoutMs = timerMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
-  const leaseMs = timerMs('leaseMs', options.leaseMs, 60_000);
+  // a transactional store's claim is its transaction, which nothing renews
+  const renews = typeof store.renew === 'function' && typeof (store as { transact?: unknown }).transact !== 'function';
+  const leaseMs = timerMs('leaseMs', options.leaseMs, renews ? Math.max(DEFAULT_LEASE_MS, responseTimeoutMs) : UNRENEWED_LEASE_MS);
   if (leaseMs < responseTimeoutMs) {
     throw new TypeError(
       `leaseMs (${leaseMs}) must be at least responseTimeoutMs (${responseTimeoutMs}): a claim must outlive the delivery that made it`,

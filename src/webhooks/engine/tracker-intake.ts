@@ -1,6 +1,7 @@
 import { untilAborted } from '../../internal/abort.js';
 import { boundedStoreCall, withinLease } from './lease-deadline.js';
-import { checkClaim, type CheckedClaim } from '../../stores/claim.js';
+import type { CheckedClaim } from '../../stores/claim.js';
+import { claimEvent, renewWhileInHand, retryAfterSeconds } from './claims.js';
 import type { DeliveryResult } from './delivery-types.js';
 import type { WebhookEvent } from '../event.js';
 import type { ResolvedOptions } from './resolve-options.js';
@@ -40,19 +41,37 @@ export async function runTrackerDelivery(config: ResolvedOptions, event: Webhook
   let claim: CheckedClaim;
   const claimedAt = performance.now();
   try {
-    claim = checkClaim(await config.store.claim(event.eventId, config.leaseMs));
+    claim = await claimEvent(config, event.eventId);
   } catch (error) {
     return { ...known, outcome: 'store-unavailable', error };
   }
   if (claim === 'done') return { ...known, outcome: 'duplicate' };
-  if (claim === 'in-flight') return { ...known, outcome: 'in-flight' };
-  const { lease } = claim;
-  let nudged: boolean;
+  if (claim === 'in-flight') return { ...known, outcome: 'in-flight', retryAfterSeconds: await retryAfterSeconds(config, event.eventId) };
+  const renewal = renewWhileInHand(config, event.eventId, claim.lease, claimedAt);
   try {
-    nudged = await withinLease(event.eventId, config.leaseMs, claimedAt, 'tracker nudge', ({ signal }) =>
+    return await nudgeAndSettle(config, event, known, claim.lease, claimedAt, () => renewal.stop());
+  } finally {
+    renewal.stop();
+    config.claimsInHand.drop(event.eventId);
+  }
+}
+
+/** The nudge under the claim, then complete it (release it when the nudge failed). `stopRenewal` is called once the nudge ends. */
+async function nudgeAndSettle(
+  config: ResolvedOptions,
+  event: WebhookEvent,
+  known: { eventId: string; type: string },
+  lease: unknown,
+  claimedAt: number,
+  stopRenewal: () => void,
+): Promise<DeliveryResult> {
+  let found: boolean;
+  try {
+    found = await withinLease(event.eventId, config.leaseMs, claimedAt, 'tracker nudge', ({ signal }) =>
       nudgeTracker(config, event, signal),
     );
   } catch (error) {
+    stopRenewal();
     try {
       await boundedStoreCall('release', event.eventId, config.leaseMs, () => config.store.release(event.eventId, lease));
     } catch (releaseError) {
@@ -64,11 +83,12 @@ export async function runTrackerDelivery(config: ResolvedOptions, event: Webhook
     }
     return { ...known, outcome: 'store-unavailable', error };
   }
+  stopRenewal();
   try {
     await boundedStoreCall('complete', event.eventId, config.leaseMs, () => config.store.complete(event.eventId, lease));
   } catch (error) {
     // the nudge is stored: a redelivery would only nudge again, which reads once more and calls nothing twice
-    return { ...known, outcome: 'handled', nudged, error };
+    return { ...known, outcome: 'handled', nudged: found, error };
   }
-  return { ...known, outcome: 'handled', nudged };
+  return { ...known, outcome: 'handled', nudged: found };
 }

@@ -3,6 +3,7 @@ import type { EventStore, TransactionalEventStore } from '../../stores/event-sto
 import type { DeliveryResult } from './delivery-types.js';
 import type { TransactionalWebhookContext, WebhookContext } from './options.js';
 import type { ResolvedOptions } from './resolve-options.js';
+import { wholeLeaseSeconds } from './claims.js';
 
 /** `store` when it can run a delivery in a transaction (`transact` is a function), else undefined. */
 export function transactionalStore(store: EventStore): TransactionalEventStore<unknown> | undefined {
@@ -53,7 +54,9 @@ export async function runTransactional(
   }
   if (result === 'handled') return { ...known, outcome: 'handled', confirmed };
   if (result === 'done') return { ...known, outcome: 'duplicate' };
-  if (result === 'in-flight') return { ...known, outcome: 'in-flight' };
+  // a live transaction holds it (a killed worker's ends with its connection), bounded by leaseMs: no
+  // lease end is recorded, and asking would cost the 409 another checkout
+  if (result === 'in-flight') return { ...known, outcome: 'in-flight', retryAfterSeconds: wholeLeaseSeconds(config) };
   const error = new TypeError(`store.transact must resolve to "handled", "in-flight" or "done", got ${typeName(result)}`);
   return { ...known, outcome: 'store-unavailable', error };
 }

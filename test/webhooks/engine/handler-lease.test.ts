@@ -211,7 +211,8 @@ describe('leases with owners, in one process', () => {
     const handler = createWebhookHandler({
       secret: SECRET,
       client: makeClient(),
-      store: new MemoryEventStore(),
+      // a store without renew: the claim lapses at leaseMs while onEvent still runs
+      store: recordingStore().store,
       logger,
       leaseMs: 2_000,
       responseTimeoutMs: 1_000,

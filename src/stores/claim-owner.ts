@@ -1,0 +1,33 @@
+import { toHex } from '../internal/hex.js';
+import { typeName } from '../internal/type-name.js';
+import { checkOwner } from './arguments.js';
+
+/** The `owner` of a claim's options (`claim(eventId, leaseMs, { owner })`), or `undefined`; a `TypeError` for anything else. */
+export function claimOwner(options: unknown): string | undefined {
+  if (options === undefined) return undefined;
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`claim options must be an object { owner? }, got ${typeName(options)}`);
+  }
+  const { owner } = options as { owner?: unknown };
+  if (owner === undefined) return undefined;
+  checkOwner(owner);
+  return owner;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The lease id of every claim made under `owner`: a UUID (version 8) from the SHA-256 of the owner's
+ * name. The same on each restart, so a worker restarted under its owner finds its own live claims
+ * (the shared stores keep no owner of their own); a claim without an owner gets a random UUID.
+ */
+export async function ownerLeaseId(owner: string): Promise<string> {
+  const digest = new Uint8Array(
+    await globalThis.crypto.subtle.digest('SHA-256', encoder.encode(`checkout-partner-sdk:event-owner:${owner}`)),
+  );
+  const bytes = digest.slice(0, 16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80; // version 8: a custom UUID
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80; // the RFC 9562 variant
+  const hex = toHex(bytes);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
