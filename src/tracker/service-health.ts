@@ -15,9 +15,18 @@ import type { Schedule } from './schedule.js';
 export const HOLD_BACK_AFTER_FAILURES = 3;
 
 /** The client's errors that are the service's, not the record's, by their literal `name` (so another copy of the SDK counts too). */
-const SERVICE_ERRORS: ReadonlySet<string> = new Set(['ServerError', 'RateLimitError', 'ConnectionError', 'TimeoutError', 'QueueFullError']);
+// A refused secret (`AuthenticationError`) refuses every read alike, so it counts too: the records
+// it failed are read again as soon as a call succeeds (a rotated secret, `resetCredentials()`).
+const SERVICE_ERRORS: ReadonlySet<string> = new Set([
+  'ServerError',
+  'RateLimitError',
+  'ConnectionError',
+  'TimeoutError',
+  'QueueFullError',
+  'AuthenticationError',
+]);
 
-/** Whether a failed read failed because of the service (or the way to it), not because of its record. */
+/** Whether a failed read failed because of the service (or the way to it, or a refused secret), not because of its record. */
 export function isServiceFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (SERVICE_ERRORS.has(error.name)) return true;
