@@ -191,6 +191,7 @@ const SURFACE = {
       'ClaimedStatusRecord',
       'EventStore',
       'KindRecords',
+      'LastEvent',
       'OverdueRecords',
       'StatusKind',
       'StatusLease',

@@ -1,6 +1,12 @@
 import { AuthenticationError, NotFoundError, ServerError, type StatusReader } from 'checkout-partner-sdk';
 import { createEvent } from 'checkout-partner-sdk/testing';
-import { createStatusTracker, MemoryStatusStore, type StatusChange, type StatusTracker } from 'checkout-partner-sdk/tracker';
+import {
+  createStatusTracker,
+  MemoryStatusStore,
+  type StatusChange,
+  type StatusStore,
+  type StatusTracker,
+} from 'checkout-partner-sdk/tracker';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAKE_TIMERS } from './helpers.js';
 
@@ -61,7 +67,7 @@ function service() {
   };
 }
 
-function track(client: StatusReader, store = new MemoryStatusStore(), options: { webhookSilenceMs?: number } = {}) {
+function track(client: StatusReader, store: StatusStore = new MemoryStatusStore(), options: { webhookSilenceMs?: number } = {}) {
   const changes: (StatusChange & { at: number })[] = [];
   const tracker = createStatusTracker({
     client,
@@ -230,6 +236,57 @@ describe('webhooks first: the schedule follows what an event announces', () => {
     withdrawals.set('w-2', 'Completed');
     await advance(2_500);
     expect(changeOf('w-2', 'Completed')).toMatchObject({ source: 'webhook' });
+  });
+});
+
+describe('a store that does not say when the last event came', () => {
+  /** The memory store seen through the StatusStore interface without `lastEvent` (a custom store of 1.1). */
+  function withoutLastEvent(store: MemoryStatusStore): StatusStore {
+    const methods = [
+      'watch',
+      'unwatch',
+      'nudge',
+      'claimDue',
+      'extend',
+      'commit',
+      'reschedule',
+      'release',
+      'reclaim',
+      'get',
+      'overdue',
+    ] as const;
+    return Object.fromEntries(methods.map((name) => [name, store[name].bind(store)])) as unknown as StatusStore;
+  }
+
+  it('the tracker goes by the events nudged through itself; events it never saw leave the fast pace', async () => {
+    const { orders, client, readsOf } = service();
+    orders.set('c-1', { status: 'Processing', tradeId: 't-c1' });
+    const memory = new MemoryStatusStore();
+    const { tracker } = track(client, withoutLastEvent(memory));
+    // another process's event: this tracker cannot know of it
+    await memory.nudge('withdrawal', 'w-other', { event: createEvent('pix.withdrawal.settled', { withdrawalId: 'w-other' }) });
+    await tracker.watchOrder('c-1');
+    await advance(60_000);
+    expect(readsOf('c-1', 60_000)).toBeGreaterThanOrEqual(28);
+    expect((await tracker.health()).webhooks.lastEventAt).toBeUndefined();
+    // one nudged through it: events flow, as far as it knows
+    await eventElsewhere(tracker);
+    expect((await tracker.health()).webhooks.lastEventAt).toBeTypeOf('number');
+    await advance(5_000);
+    await advance(120_000);
+    expect(readsOf('c-1', 120_000)).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('the new schedule options', () => {
+  it('refuses a safetyIntervalMs or webhookSilenceMs that is not a positive number of milliseconds, naming it', () => {
+    const { client } = service();
+    const make = (schedule: Record<string, unknown>) => () => createStatusTracker({ client, onChange: () => {}, schedule });
+    expect(make({ safetyIntervalMs: 0 })).toThrow(/schedule\.safetyIntervalMs/);
+    expect(make({ safetyIntervalMs: '40s' })).toThrow(TypeError);
+    expect(make({ webhookSilenceMs: -1 })).toThrow(/schedule\.webhookSilenceMs/);
+    expect(make({ webhookSilenceMs: Number.NaN })).toThrow(TypeError);
+    expect(make({ safetyIntervalMs: 10_000, webhookSilenceMs: 3_600_000 })).not.toThrow();
   });
 });
 
