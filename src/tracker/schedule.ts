@@ -94,12 +94,15 @@ export function nextDelayMs(
 }
 
 /**
- * The wait after a read the service (or a refused secret) failed: a fast record's pace, whatever
- * the record's own schedule, so every record whose read failed is due again within seconds and is
- * read as soon as a read is answered again (the tracker holds back as a whole meanwhile).
+ * The wait after the `missed`-th read in a row that the service (or a refused secret) failed: a
+ * fast record's pace, doubling with each, never past `normalMs` (the record's own schedule). So
+ * after an outage every record whose read failed is due within seconds, in every phase of its
+ * schedule, and is read as soon as a read is answered again (the tracker holds back as a whole
+ * meanwhile); a record whose reads alone keep failing settles back to its own schedule.
  */
-export function soonDelayMs(schedule: Schedule): number {
-  return withJitter(schedule.fastIntervalMs, schedule.jitter);
+export function soonDelayMs(schedule: Schedule, missed: number, normalMs: number): number {
+  const soon = schedule.fastIntervalMs * 2 ** Math.min(30, Math.max(0, missed - 1));
+  return Math.min(normalMs, withJitter(soon, schedule.jitter));
 }
 
 /** The wait after `failures` failures in a row: `retryDelayMs`, doubling, up to `maxIntervalMs`, with jitter. */

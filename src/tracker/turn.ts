@@ -5,7 +5,7 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { handOver } from './hand-over.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
-import { retryDelayMs, soonDelayMs, UNANNOUNCED, type Pace } from './schedule.js';
+import { nextDelayMs, retryDelayMs, soonDelayMs, UNANNOUNCED, type Pace } from './schedule.js';
 import { confirmsEvent } from '../event-types.js';
 import { isServiceFailure, type ServiceHealth } from './service-health.js';
 import { statusOf } from './status.js';
@@ -45,6 +45,7 @@ export async function runTurn(
     return;
   }
   service.answered();
+  service.answeredRead(recordKey(record));
   // a key the read revealed (an order's tradeId) lets a webhook find the record; its failure is only logged
   await quietly(turn.log, () => config.foundKeys.remember(kind, externalId, read));
   const seenAt = handle.storeNow();
@@ -108,7 +109,10 @@ async function afterFailedRead(turn: TurnContext, error: unknown, service: Servi
     return;
   }
   if (isServiceFailure(error)) service.failed();
-  else service.answered();
+  else {
+    service.answered();
+    service.answeredRead(recordKey(record));
+  }
   if (isNotFound(error)) {
     log({ event: 'tracker.read', outcome: 'not-found', source, ms: elapsed(started) });
     // never found within notFoundForMs (an id the service does not know): the watch ends;
@@ -127,9 +131,13 @@ async function afterFailedRead(turn: TurnContext, error: unknown, service: Servi
     // the service's failure, not the record's: no back-off of its own (the tracker holds back as a
     // whole, see service-health.ts), and due again soon in every phase of its schedule, so it is read
     // within seconds once a read is answered again; `missed` keeps it overdue until a read succeeds
+    // while the tracker holds back (the service fails as a whole: only probes read) the record is
+    // due again soon, to be read at once on recovery; else its reads alone fail: the wait doubles
+    const missed = service.holdingBack ? 1 : service.missedRead(recordKey(record));
+    const normalMs = nextDelayMs(config.schedule, record, handle.storeNow());
     const next = aged(config, handle)
       ? { end: 'max-age' as const }
-      : { delayMs: record.failures > 0 ? retryDelayMs(config.schedule, record.failures) : soonDelayMs(config.schedule) };
+      : { delayMs: record.failures > 0 ? retryDelayMs(config.schedule, record.failures) : soonDelayMs(config.schedule, missed, normalMs) };
     await endTurn(config, handle, { failures: record.failures, next, missed: true }, undefined);
     // a probe read (the tracker holds back) of a record an event asked about keeps it ahead of the
     // backlog, so such records are read first once the service answers again
@@ -207,4 +215,9 @@ async function quietly(log: TurnLog, work: () => Promise<unknown>): Promise<void
 /** A 404 from the client: by class, or by its literal name when it comes from another copy of the SDK. */
 function isNotFound(error: unknown): boolean {
   return error instanceof NotFoundError || (error instanceof Error && error.name === 'NotFoundError');
+}
+
+/** A record's key in this process's per-record counts. */
+function recordKey(record: { kind: string; externalId: string }): string {
+  return `${record.kind}:${record.externalId}`;
 }

@@ -362,6 +362,31 @@ describe('back on its feet in every phase', () => {
     expect(new Set(order).size).toBe(31);
   });
 
+  it('a record whose reads alone answer 503 while others succeed settles back to its own schedule, not a fast read forever', async () => {
+    const { orders, client } = service();
+    orders.set('fine', { status: 'Pending', tradeId: null });
+    orders.set('broken', { status: 'Pending', tradeId: null });
+    let brokenReads = 0;
+    const reader: StatusReader = {
+      getOrderByExternalId: async (id, options) => {
+        if (id !== 'broken') return client.getOrderByExternalId(id, options);
+        brokenReads += 1;
+        throw new ServerError('this one fails', { status: 503 });
+      },
+      getWithdrawalByExternalId: client.getWithdrawalByExternalId,
+    };
+    const tracker = createStatusTracker({ client: reader, logger: false, schedule: { jitter: 0, fastForMs: 10_000 }, onChange: () => {} });
+    trackers.push(tracker);
+    tracker.start();
+    await tracker.watchOrder('fine');
+    await tracker.watchOrder('broken');
+    await advance(600_000);
+    // its normal schedule: 5 reads in its fast period, then 2, 2, 4, ... 256 s apart (about 15);
+    // at a fixed 2 s it would be about 300
+    expect(brokenReads).toBeGreaterThanOrEqual(10);
+    expect(brokenReads).toBeLessThanOrEqual(30);
+  });
+
   it('a refused secret: the records it failed are read as soon as a call succeeds again, not after their own back-off', async () => {
     const { orders, client, fail } = service();
     orders.set('pay', { status: 'Pending', tradeId: null });
