@@ -1,6 +1,6 @@
 import { kindEntry, type RecordOf, type StatusKind } from '../kinds.js';
 import type { StatusStore } from '../stores/status-store.js';
-import { bounded } from './store-call.js';
+import { bounded } from './bounded.js';
 import { monotonic } from './turn-handle.js';
 
 /** How often a tracker asks its store when the last event came, at most (per process, not per read). */
