@@ -75,14 +75,9 @@ export async function runTurn(
  * announced (then the nudge needs no more fast reads).
  */
 async function paceOf(turn: TurnContext, read: RecordOf<StatusKind>): Promise<Pace> {
-  const { config, handle, log } = turn;
-  const { kind, event } = handle.record;
-  let announced = false;
-  try {
-    announced = await config.events.announced(kind, read);
-  } catch (error) {
-    log({ event: 'tracker.store-failed', error: plainError(error) });
-  }
+  const { kind, event } = turn.handle.record;
+  // never rejects: a store that cannot say when the last event came reads as no event
+  const announced = await turn.config.events.announced(kind, read);
   return { announced, nudgeAnswered: event !== undefined && confirmsEvent(event)?.(read) === true };
 }
 
@@ -129,10 +124,10 @@ async function afterFailedRead(turn: TurnContext, error: unknown, service: Servi
   log({ event: 'tracker.read', outcome: 'failed', source, ms: elapsed(started), error: plainError(error) });
   if (isServiceFailure(error)) {
     // the service's failure, not the record's: no back-off of its own (the tracker holds back as a
-    // whole, see service-health.ts), and due again soon in every phase of its schedule, so it is read
-    // within seconds once a read is answered again; `missed` keeps it overdue until a read succeeds
-    // while the tracker holds back (the service fails as a whole: only probes read) the record is
-    // due again soon, to be read at once on recovery; else its reads alone fail: the wait doubles
+    // whole, see service-health.ts) and, while it does, due again soon in every phase of its
+    // schedule, so it is read within seconds of recovery; a record whose reads alone fail (others
+    // are answered) waits twice as long each time, back to its schedule. `missed` keeps it overdue
+    // until a read succeeds
     const missed = service.holdingBack ? 1 : service.missedRead(recordKey(record));
     const normalMs = nextDelayMs(config.schedule, record, handle.storeNow());
     const next = aged(config, handle)
