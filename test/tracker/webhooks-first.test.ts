@@ -182,6 +182,11 @@ describe('webhooks first: the schedule follows what an event announces', () => {
     orders.set('o-4', { status: 'Processing', tradeId: 't-4' });
     await advance(60_000);
     expect(readsOf('o-4', 60_000)).toBeGreaterThanOrEqual(28);
+    // events flow again (another process's webhook handler): the safety pace once the store is asked again
+    await store.nudge('withdrawal', 'w-back', { event: createEvent('pix.withdrawal.settled', { withdrawalId: 'w-back' }) });
+    await advance(10_000);
+    await advance(120_000);
+    expect(readsOf('o-4', 120_000)).toBeLessThanOrEqual(4);
   });
 
   it('events that reach the store from another process count: the store is asked, not only this tracker', async () => {
