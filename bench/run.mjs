@@ -2,7 +2,7 @@
 // `npm run bench`: builds the package, runs each part of the bench in its own process, prints the
 // results against their goals and writes bench/results.json. See bench/README.md.
 //
-//   node bench/run.mjs [--only=reads,overhead,telemetry,tokens,webhooks,postgres,memory,size,outage,tracker] [--quick] [--no-build]
+//   node bench/run.mjs [--only=reads,overhead,telemetry,tokens,webhooks,postgres,memory,size,outage,tracker,schedule] [--quick] [--no-build]
 //                      [--token-seconds=30] [--memory-seconds=25] [--rounds=7]
 //
 // Bounded: every part has a time limit; the default run takes about 2.5 minutes on 2 cores.
@@ -17,7 +17,9 @@ import { goals, printResults } from './lib/table.mjs';
 const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
 const quick = flag('quick', false);
-const only = (flag('only', undefined) ?? 'reads,overhead,telemetry,tokens,webhooks,postgres,memory,size,outage,tracker').split(',');
+const only = (flag('only', undefined) ?? 'reads,overhead,telemetry,tokens,webhooks,postgres,memory,size,outage,tracker,schedule').split(
+  ',',
+);
 const tokenSeconds = Number(flag('token-seconds', quick ? 8 : 30));
 const memorySeconds = Number(flag('memory-seconds', quick ? 15 : 25));
 const started = Date.now();
@@ -78,6 +80,8 @@ const parts = {
   size: { file: 'size.mjs', args: [quick && '--startup-runs=7'], limitS: 90 },
   outage: { file: 'outage.mjs', node: ['--expose-gc'], args: [quick && '--quick'], limitS: 150 },
   tracker: { file: 'tracker.mjs', node: ['--expose-gc'], args: [quick && '--quick'], limitS: 120 },
+  // a simulation on a virtual clock: 48 minutes of checkouts, three scenarios
+  schedule: { file: 'tracker-schedule.mjs', args: [], limitS: 240 },
 };
 const results = {};
 for (const name of only) {

@@ -140,6 +140,26 @@ const BLOCKS = {
   },
 };
 
+// the schedule's simulation (bench/parts/tracker-schedule.mjs), added to BLOCKS below
+BLOCKS.schedule = ({ results: { schedule } }) => {
+  if (schedule === undefined || schedule.error) return notMeasured('schedule');
+  const { flowing, none, outage } = schedule;
+  const l = flowing.lateSeconds;
+  const per = flowing.readsPerRecord;
+  const wrong = [flowing, none, outage].reduce((n, s) => n + s.lost + s.doubled, 0);
+  return (
+    `${schedule.orders} orders and ${schedule.withdrawals} withdrawals over ${schedule.simulatedMinutes} simulated minutes: ` +
+    `${fixed(flowing.readsPerChange, 1)} reads of the service per status change with webhooks flowing (${fixed(none.readsPerChange, 1)} ` +
+    `without any), a crypto order ${per.crypto} reads, a BRZ order ${per.brz}, an abandoned checkout ${per.abandoned}, a ` +
+    `withdrawal ${per.withdrawal}; lateness p99: ${fixed(l.unannouncedOpenP99, 1)} s for an unannounced change while the checkout ` +
+    `is open, ${fixed(l.afterWebhookP99, 2)} s after a delivered webhook, ${fixed(l.lostWebhookP99, 0)} s when the webhook is lost, ` +
+    `${fixed(l.abandonedP99, 0)} s for an abandoned checkout; without webhooks an announced change's p50 is ` +
+    `${fixed(none.lateSeconds.announcedP50, 1)} s; after a 30 s outage the changes made meanwhile arrive within ` +
+    `${fixed(outage.lateSeconds.afterRecoveryP99, 1)} s (p99) and nothing is overdue 30 s later ` +
+    `(${fixed(outage.oldestOverdueSeconds30sAfterRecovery, 0)} s); ${wrong === 0 ? 'nothing lost or doubled' : `${wrong} records lost or doubled a change`}`
+  );
+};
+
 /** A doc's text with every bench block rendered from `bench`; throws on a block with no renderer. */
 export function render(text, bench, file = 'a doc') {
   return text.replace(BLOCK, (_block, name) => {

@@ -82,3 +82,18 @@ export function confirmsEvent(event: WebhookEvent): ((record: RecordOf<StatusKin
 export function announcedBy(event: WebhookEvent, status: string | null): boolean {
   return eventTypeOf(event.type)?.announces?.(status) ?? true;
 }
+
+/**
+ * Whether a record's status is one a provider event announces, by the table: an order `Settled` or
+ * cancelled with its trade (`otc.trade.*` carry its `tradeId`), a `Completed` withdrawal. A poll
+ * that finds such a change first counts it (lost or late webhooks show). @internal
+ */
+export function announcedChange(kind: StatusKind, record: RecordOf<StatusKind>): boolean {
+  const status = statusOf(kind, record);
+  return Object.values(EVENT_TYPES).some(
+    (entry) =>
+      entry.kind === kind &&
+      entry.announces?.(status) === true &&
+      (entry.key === undefined || kindEntry(kind).keys[entry.key]?.(record) !== undefined),
+  );
+}

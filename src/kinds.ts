@@ -48,6 +48,12 @@ export interface RecordKindEntry<K extends StatusKind> {
    * field that carries them: the tracker records them, so an event finds its record.
    */
   readonly keys: Readonly<Record<string, (record: RecordOf<K>) => string | undefined>>;
+  /**
+   * Whether the record's next status change is one a provider event announces (the tracker then
+   * reads it at a safety pace, not the fast one): an order whose trade exists (`otc.trade.*`), a
+   * withdrawal (`pix.withdrawal.*`). The first milestone and BRZ orders have no event.
+   */
+  readonly announced: (record: RecordOf<K>) => boolean;
 }
 
 /** The record kinds. A new kind is one more entry (and its line in `KindRecords`). @internal */
@@ -63,6 +69,7 @@ export const RECORD_KINDS: { readonly [K in StatusKind]: RecordKindEntry<K> } = 
     command: 'order',
     named: 'an order',
     keys: { tradeId: (order) => (typeof order.settlement?.tradeId === 'string' ? order.settlement.tradeId : undefined) },
+    announced: (order) => typeof order.settlement?.tradeId === 'string' && !isFinalStatus('order', RECORD_KINDS.order.statusOf(order)),
   },
   withdrawal: {
     path: '/withdrawals/by-external-id/{externalId}',
@@ -75,6 +82,7 @@ export const RECORD_KINDS: { readonly [K in StatusKind]: RecordKindEntry<K> } = 
     command: 'withdrawal',
     named: 'a withdrawal',
     keys: {},
+    announced: () => true,
   },
 };
 

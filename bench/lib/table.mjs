@@ -103,6 +103,25 @@ export function goals(results) {
       '',
     );
   }
+  const sc = results.schedule;
+  if (sc && !sc.error) {
+    const { flowing, none, outage } = sc;
+    const late = flowing.lateSeconds;
+    const atMost = (goal, measured, unit, limit) =>
+      add(goal, `${measured} ${unit}`, `≤ ${limit} ${unit}`, measured <= limit, `${fmt(limit - measured)} ${unit}`);
+    // issue 37's goals against 1.1.0's figures (151 reads per change, the same simulation)
+    atMost('schedule: reads per status change, webhooks flowing', flowing.readsPerChange, 'reads', 83);
+    atMost('schedule: lateness p99, unannounced change, checkout open', late.unannouncedOpenP99, 's', 2.6);
+    atMost('schedule: lateness p99 after a delivered webhook', late.afterWebhookP99, 's', 1);
+    atMost('schedule: lateness p99, announced change, webhook lost', late.lostWebhookP99, 's', 60);
+    atMost('schedule: lateness p99, abandoned checkout (30 min)', late.abandonedP99, 's', 360);
+    atMost('schedule: no webhooks, reads per status change', none.readsPerChange, 'reads', 159);
+    atMost('schedule: no webhooks, announced change lateness p50', none.lateSeconds.announcedP50, 's', 2.6);
+    atMost('schedule: 30 s outage, changes meanwhile, p99 after recovery', outage.lateSeconds.afterRecoveryP99, 's', 10);
+    atMost('schedule: 30 s outage, oldestOverdueMs 30 s after recovery', outage.oldestOverdueSeconds30sAfterRecovery, 's', 15);
+    const wrong = [flowing, none, outage].reduce((n, s) => n + s.lost + s.doubled, 0);
+    add('schedule: changes lost or doubled, every scenario', `${wrong}`, '0', wrong === 0, '');
+  }
   const wh = results.webhooks;
   if (wh && !wh.error) {
     const v = wh.verification.verifySignature;
@@ -452,6 +471,38 @@ export function printResults({ machine, results, goals: checked }) {
         fmt(s.worstLatePastDeadlineMs, 0),
         fmt(s.eventLoopMaxDelayMs, 0),
       ]),
+    );
+  }
+  if (r.schedule && !r.schedule.error) {
+    const sc = r.schedule;
+    table(
+      `Tracker schedule, simulated (${sc.orders} orders + ${sc.withdrawals} withdrawals, ${sc.simulatedMinutes} min on a virtual clock; lateness in s)`,
+      [
+        'scenario',
+        'reads/change',
+        'unannounced p99',
+        'after webhook p99',
+        'webhook lost p99',
+        'abandoned p99',
+        'announced p50',
+        'lost',
+        'doubled',
+      ],
+      ['flowing', 'none', 'outage'].map((name) => {
+        const s = sc[name];
+        const l = s.lateSeconds;
+        return [
+          name,
+          s.readsPerChange,
+          l.unannouncedOpenP99,
+          l.afterWebhookP99 ?? '—',
+          l.lostWebhookP99,
+          l.abandonedP99,
+          l.announcedP50,
+          s.lost,
+          s.doubled,
+        ];
+      }),
     );
   }
   for (const [name, value] of Object.entries(r)) if (value?.error) console.log(`\n${name}: FAILED: ${value.error}`);

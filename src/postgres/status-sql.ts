@@ -146,6 +146,17 @@ ON CONFLICT (kind, external_id) DO UPDATE
       WHEN r.lease_token IS NOT NULL AND r.lease_until > ${now} THEN r.lease_until
       WHEN r.watching AND r.failures > 0 THEN r.due_at
       ELSE ${now} - $5::bigint END`,
+    /**
+     * When a nudge with an event last came, in a row of its own (`kind` `_tracker`, never a record's
+     * kind: never watched, due, owed or ended, so no query of records sees it), its time in
+     * `watched_at`. Run by `nudge` with an event, at most once a second per store.
+     */
+    noteEvent: `INSERT INTO ${t} AS r (kind, external_id, external_id_json, watching, watched_at)
+VALUES ('_tracker', 'last-event', '""', false, ${now})
+ON CONFLICT (kind, external_id) DO UPDATE SET watched_at = greatest(r.watched_at, excluded.watched_at)`,
+    /** When the last event came (see noteEvent) and how long ago, on PostgreSQL's clock; no row before the first. */
+    lastEvent: `SELECT r.watched_at::float8 AS at, (${now} - r.watched_at)::float8 AS age FROM ${t} r
+WHERE r.kind = '_tracker' AND r.external_id = 'last-event'`,
     /** $1 kind, $2 key. Ends the watch (the handled status stays for retention, counted from now). */
     unwatch: `UPDATE ${t} AS r SET watching = false, due_at = NULL, owed_at = NULL, nudged_at = NULL, event = NULL, ended_at = now()
 WHERE ${pk} AND r.watching`,

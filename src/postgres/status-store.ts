@@ -7,6 +7,7 @@ import { checkExternalId, checkFoundKey, checkKind, checkOwner, wholeNumber } fr
 import { projectEvent } from '../stores/event-projection.js';
 import { NUDGE_PRIORITY_MS } from '../stores/status-store.js';
 import type {
+  LastEvent,
   OverdueRecords,
   ClaimDueRequest,
   ClaimedStatusRecord,
@@ -180,6 +181,8 @@ export class PostgresStatusStore<
   #nextPurgeAt = 0;
   /** Each claimed record's found key as its claim returned it: `rememberKey` of the same key sends nothing. */
   readonly #claimedKeys = new Map<string, string>();
+  /** No event noted before this (monotonic): `nudge` writes when the last event came at most once a second. */
+  #nextEventNoteAt = 0;
 
   constructor(options: PostgresStatusStoreOptions<Pool, Transactional>) {
     checkOptions('PostgresStatusStore', options, OPTIONS);
@@ -282,6 +285,38 @@ export class PostgresStatusStore<
     // JSON escapes a NUL and lone surrogates, which PostgreSQL text cannot hold
     const event = nudge.event === undefined ? null : JSON.stringify(projectEvent(nudge.event));
     await this.#run('nudge', this.#sql.nudge, [kind, key, JSON.stringify(externalId), event, NUDGE_PRIORITY_MS]);
+    if (event !== null) await this.#noteEvent();
+  }
+
+  /**
+   * When a nudge with an event last reached the table (any process), and how long ago, on
+   * PostgreSQL's clock (to the second: `nudge` notes it at most once a second per store);
+   * `undefined` before the first.
+   *
+   * @throws {PostgresStoreError} (operation `'count'`)
+   */
+  async lastEvent(): Promise<LastEvent | undefined> {
+    const row = (await this.#run('count', this.#sql.lastEvent, []))[0];
+    if (row === undefined) return undefined;
+    const at = Number(row['at']);
+    const age = Number(row['age']);
+    if (!Number.isSafeInteger(at) || !Number.isFinite(age))
+      throw new PostgresStoreError('PostgreSQL count failed: unexpected reply from the status table', { operation: 'count' });
+    return { at, ageMs: Math.max(0, age) };
+  }
+
+  /** Notes that an event came, at most once a second (pacing on a monotonic clock); best effort: a failure only delays it. */
+  async #noteEvent(): Promise<void> {
+    const now = performance.now();
+    if (now < this.#nextEventNoteAt) return;
+    this.#nextEventNoteAt = now + 1_000;
+    try {
+      await this.#run('nudge', this.#sql.noteEvent, []);
+    } catch {
+      // the nudge itself is stored; the next event notes it again (a tracker that sees no event
+      // reads announced changes at the fast pace: costlier, never later)
+      this.#nextEventNoteAt = 0;
+    }
   }
 
   async claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]> {

@@ -6,6 +6,7 @@ import { quote } from '../internal/quote.js';
 import { checkExternalId, checkFoundKey, checkKind, wholeNumber } from '../stores/arguments.js';
 import { NUDGE_PRIORITY_MS } from '../stores/status-store.js';
 import type {
+  LastEvent,
   OverdueRecords,
   ClaimDueRequest,
   ClaimedStatusRecord,
@@ -104,17 +105,21 @@ return 1`,
 };
 
 /**
- * ARGV: kind, id, event JSON ('' for none), member, priority ms. Remembers the nudge; makes the
- * record due that long before now (ahead of the backlog) unless a live lease holds it (its end of
- * turn decides) or its last turn failed (the back-off holds); a record not watched starts a watch.
- * A read is owed now, unless one was owed earlier.
+ * KEYS: due, record, owed, the part's last-event key. ARGV: kind, id, event JSON ('' for none),
+ * member, priority ms. Remembers the nudge (with an event: when the last event came, for
+ * `lastEvent()`); makes the record due that long before now (ahead of the backlog) unless a live
+ * lease holds it (its end of turn decides) or its last turn failed (the back-off holds); a record
+ * not watched starts a watch. A read is owed now, unless one was owed earlier.
  */
 const NUDGE: LuaScript = {
   source: `${NOW}
 local owed = redis.call('ZSCORE', KEYS[3], ARGV[4])
 if redis.call('HGET', KEYS[2], 'w') ~= '1' or not owed or tonumber(owed) > now then redis.call('ZADD', KEYS[3], now, ARGV[4]) end
 redis.call('HSET', KEYS[2], 'k', ARGV[1], 'id', ARGV[2], 'na', now)
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], 'ev', ARGV[3]) end
+if ARGV[3] ~= '' then
+  redis.call('HSET', KEYS[2], 'ev', ARGV[3])
+  redis.call('SET', KEYS[4], now)
+end
 redis.call('HINCRBY', KEYS[2], 'ns', 1)
 redis.call('HSETNX', KEYS[2], 'f', '0')
 local leased = redis.call('HEXISTS', KEYS[2], 'lt') == 1 and tonumber(redis.call('HGET', KEYS[2], 'lu') or '0') > now
@@ -296,6 +301,12 @@ local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return {string.format('%d', now), redis.call('ZCOUNT', KEYS[1], '-inf', string.format('(%d', now)), first[2] or ''}`,
 };
 
+/** KEYS: a part's last-event key. Replies now and when the last event came ('' for none), on that part's clock. */
+const LAST_EVENT: LuaScript = {
+  source: `${NOW}
+return {string.format('%d', now), redis.call('GET', KEYS[1]) or ''}`,
+};
+
 /**
  * The keys of one part of the store: its due index, its owed index (each watched record scored by
  * when a successful read is owed), and the base of its records and owner sets.
@@ -387,7 +398,8 @@ export class RedisStatusStore implements StatusStore {
   async nudge(kind: StatusKind, externalId: string, nudge: { event?: WebhookEvent | undefined }): Promise<void> {
     const member = await this.#member(kind, externalId);
     const event = nudge?.event === undefined ? '' : JSON.stringify(nudge.event);
-    await this.#redis.script('nudge', NUDGE, this.#keys(member), [kind, externalId, event, member, String(NUDGE_PRIORITY_MS)]);
+    const keys = [...this.#keys(member), `${this.#part(member).base}last-event`];
+    await this.#redis.script('nudge', NUDGE, keys, [kind, externalId, event, member, String(NUDGE_PRIORITY_MS)]);
   }
 
   async claimDue(request: ClaimDueRequest): Promise<ClaimedStatusRecord[]> {
@@ -475,6 +487,27 @@ export class RedisStatusStore implements StatusStore {
       count: parts.reduce((total, part) => total + part.count, 0),
       oldestMs: parts.reduce((oldest, part) => Math.max(oldest, part.oldestMs), 0),
     };
+  }
+
+  /**
+   * When a nudge with an event last reached the store (any process), and how long ago: per part one
+   * `GET` (its last-event key, written by the nudge script), the latest of the parts, its age on
+   * that part's master's clock. `undefined` before the first.
+   */
+  async lastEvent(): Promise<LastEvent | undefined> {
+    const parts = await Promise.all(
+      this.#parts.map(async (part) => {
+        const reply = await this.#redis.script('count', LAST_EVENT, [`${part.base}last-event`], []);
+        if (!Array.isArray(reply) || reply.length !== 2) throw unexpected('count');
+        const now = Number(replyString(reply[0]));
+        const at = replyString(reply[1]);
+        if (!Number.isSafeInteger(now)) throw unexpected('count');
+        return at === '' || !Number.isSafeInteger(Number(at)) ? undefined : { at: Number(at), ageMs: Math.max(0, now - Number(at)) };
+      }),
+    );
+    let latest: LastEvent | undefined;
+    for (const part of parts) if (part !== undefined && (latest === undefined || part.at > latest.at)) latest = part;
+    return latest;
   }
 
   async extend(lease: StatusLease, extension: { leaseMs: number }): Promise<boolean> {

@@ -30,6 +30,7 @@ export type {
   ClaimDueRequest,
   ClaimedStatusRecord,
   KindRecords,
+  LastEvent,
   OverdueRecords,
   StatusKind,
   StatusLease,

@@ -9,6 +9,7 @@ import type {
   OverdueRecords,
   ClaimDueRequest,
   ClaimedStatusRecord,
+  LastEvent,
   StatusKind,
   StatusLease,
   StatusRecordState,
@@ -91,6 +92,8 @@ export class MemoryStatusStore implements StatusStore {
   readonly #byFoundKey = new Map<string, Set<string>>();
   readonly #clock: () => number;
   #tokens = 0;
+  /** When a nudge with an event last came (the store's clock). */
+  #lastEventAt: number | undefined;
 
   constructor(options: MemoryStatusStoreOptions = {}) {
     checkOptions('MemoryStatusStore', options, MEMORY_STATUS_STORE_OPTIONS);
@@ -130,7 +133,10 @@ export class MemoryStatusStore implements StatusStore {
     const entry = this.#entry(kind, externalId, now);
     entry.nudgedAt = now;
     entry.owedAt = Math.min(entry.owedAt, now);
-    if (event !== undefined) entry.event = structuredClone(event);
+    if (event !== undefined) {
+      entry.event = structuredClone(event);
+      this.#lastEventAt = now;
+    }
     entry.nudges += 1;
     if (!entry.watching) this.#startWatch(entry, now, now - NUDGE_PRIORITY_MS);
     // a live lease's end of turn decides; after a failed turn the back-off holds (the event is kept for the next read)
@@ -238,6 +244,12 @@ export class MemoryStatusStore implements StatusStore {
       oldest = Math.min(oldest, entry.owedAt);
     }
     return { count, oldestMs: now - oldest };
+  }
+
+  /** When a nudge with an event last came, and how long ago; `undefined` before the first. */
+  async lastEvent(): Promise<LastEvent | undefined> {
+    const at = this.#lastEventAt;
+    return at === undefined ? undefined : { at, ageMs: Math.max(0, this.#clock() - at) };
   }
 
   async get(kind: StatusKind, externalId: string): Promise<StatusRecordState | undefined> {

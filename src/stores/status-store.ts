@@ -148,6 +148,14 @@ export interface OverdueRecords {
   oldestMs: number;
 }
 
+/** What {@link StatusStore.lastEvent} reports: when a provider event last reached the store. */
+export interface LastEvent {
+  /** When the last nudge with an event was stored (milliseconds on the store's clock). */
+  at: number;
+  /** How long ago that was, on the store's clock (so no other clock is compared with it). */
+  ageMs: number;
+}
+
 /**
  * Where a status tracker keeps its records, so a fleet of processes shares one schedule and each
  * status change is handed over once. A watched record costs one row (or hash), not a timer.
@@ -240,6 +248,14 @@ export interface StatusStore {
   rememberKey?(kind: StatusKind, externalId: string, key: string): Promise<void>;
   /** The externalId of the record whose read revealed `key` (a watched one first), or `undefined` when none did. */
   findByKey?(kind: StatusKind, key: string): Promise<string | undefined>;
+  /**
+   * When a nudge with an event (a provider event, through the webhook handler) last reached the
+   * store, from any process: the store records it as part of `nudge`, and the tracker asks every
+   * few seconds whether events flow (`undefined`: none yet). Optional: without it a tracker knows
+   * only of the events nudged through itself (a fleet whose webhook handlers run elsewhere is then
+   * read as one without webhooks: the safe side, which costs reads but never delays a change).
+   */
+  lastEvent?(): Promise<LastEvent | undefined>;
 }
 
 /**

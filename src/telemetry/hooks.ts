@@ -67,6 +67,11 @@ export function trackerFailure(telemetry: Telemetry, failure: string, errorName:
   whenReady(telemetry, (core) => core.trackerFailure(failure, errorName));
 }
 
+/** Counts one announced status change that a poll read found before its event (`checkout.tracker.found_first_by_read`). */
+export function foundFirstByRead(telemetry: Telemetry, kind: RecordKind): void {
+  whenReady(telemetry, (core) => core.foundFirstByRead(kind));
+}
+
 /** Runs `act` with the implementation when something may emit: at once, or once it has loaded. */
 export function whenReady(telemetry: Telemetry, act: (core: TelemetryCore) => void): void {
   const use = telemetry.use();

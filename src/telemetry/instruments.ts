@@ -18,6 +18,7 @@ export class Instruments {
   readonly overdue: ObservableGauge;
   readonly oldestOverdue: ObservableGauge;
   readonly trackerFailures: Counter;
+  readonly foundFirstByRead: Counter;
 
   constructor(meter: Meter) {
     this.meter = meter;
@@ -73,6 +74,10 @@ export class Instruments {
     this.trackerFailures = meter.createCounter(METRIC.trackerFailures, {
       description: 'Failures of the status tracker: reads, onChange calls, store operations, leases lost.',
       unit: '{failure}',
+    });
+    this.foundFirstByRead = meter.createCounter(METRIC.foundFirstByRead, {
+      description: 'Status changes a provider event announces that a poll read found before the event (lost or late webhooks).',
+      unit: '{change}',
     });
   }
 }

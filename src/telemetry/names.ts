@@ -62,6 +62,8 @@ export const METRIC = {
   oldestOverdue: 'checkout.tracker.oldest_overdue',
   /** Counter: the tracker's failures, by `checkout.tracker.failure` (its log entry's event: read, change, store, lease-lost) and `error.type`. */
   trackerFailures: 'checkout.tracker.failures',
+  /** Counter: status changes a provider event announces that a poll read found before the event, by kind (lost or late webhooks). */
+  foundFirstByRead: 'checkout.tracker.found_first_by_read',
 } as const;
 
 /** The HTTP client duration buckets advised by the semantic conventions, in seconds. */

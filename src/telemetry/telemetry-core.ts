@@ -262,6 +262,11 @@ export class TelemetryCore {
     );
   }
 
+  foundFirstByRead(kind: RecordKind): void {
+    const api = this.#api;
+    ignoreFailure(() => instrumentsOf(api, this.options.meterProvider)?.foundFirstByRead.add(1, { [ATTR.recordKind]: kind }));
+  }
+
   // --------------------------------------------------------------------------------------------
 
   #inSpan<T>(name: string, attributes: Attributes, work: (span: Span | undefined) => Promise<T>): Promise<T> {

@@ -1,8 +1,10 @@
-import { statusChange, trackerLag } from '../telemetry/hooks.js';
+import { foundFirstByRead, statusChange, trackerLag } from '../telemetry/hooks.js';
 import { commitWhileLeased } from './commit.js';
 import { Heartbeat } from './heartbeat.js';
 import { plainError } from './logger.js';
-import { retryDelayMs } from './schedule.js';
+import { retryDelayMs, type Pace } from './schedule.js';
+import { announcedChange } from '../event-types.js';
+import type { RecordOf, StatusKind } from '../kinds.js';
 import { announces } from './status.js';
 import { elapsed, type TurnContext } from './turn-context.js';
 import { endTurn, giveBackSoon, reportEnd, scheduled } from './turn-end.js';
@@ -20,6 +22,10 @@ export interface NewStatus {
   final: boolean;
   /** The store's clock when it was read: the change's lag is measured to it. */
   seenAt: number;
+  /** What the read tells the schedule (see `nextDelayMs`). */
+  pace: Pace;
+  /** The record as read (whether its change is one an event announces). */
+  read: RecordOf<StatusKind>;
 }
 
 /** How calling `onChange` and recording the status ended. */
@@ -90,7 +96,9 @@ async function changeAndCommit(turn: TurnContext, seen: NewStatus): Promise<Hand
     }
   };
   const keepNudge = record.event !== undefined && !final && !announces(record.event, change);
-  const recorded = (): StatusTurn => ({ failures: 0, next: scheduled(config, handle, final), keepNudge });
+  // the nudge is cleared with the change unless kept: it then needs no more fast reads
+  const pace = { ...seen.pace, nudgeAnswered: seen.pace.nudgeAnswered || !keepNudge };
+  const recorded = (): StatusTurn => ({ failures: 0, next: scheduled(config, handle, final, pace), keepNudge });
   try {
     let committed: boolean;
     if (config.transactional !== undefined) {
@@ -109,13 +117,21 @@ async function changeAndCommit(turn: TurnContext, seen: NewStatus): Promise<Hand
   }
 }
 
-/** After a recorded change: its lag (once per change, not per read of it, so a retried `onChange` counts once), and the watch's end if it ended. */
+/**
+ * After a recorded change: its lag (once per change, not per read of it, so a retried `onChange`
+ * counts once), a change an event announces that a poll found first (lost or late webhooks), and
+ * the watch's end if it ended.
+ */
 function reportHandedOver(turn: TurnContext, seen: NewStatus): void {
   const { config, handle, telemetry, source } = turn;
   const { record } = handle;
   const dueAt = dueTime(record);
   if (dueAt !== undefined) trackerLag(telemetry, Math.max(0, seen.seenAt - dueAt), record.kind, source);
-  const next = scheduled(config, handle, seen.final);
+  if (source === 'poll' && announcedChange(record.kind, seen.read)) {
+    config.events.foundFirst();
+    foundFirstByRead(telemetry, record.kind);
+  }
+  const next = scheduled(config, handle, seen.final, seen.pace);
   if ('end' in next) reportEnd(config, record, next.end, seen.status);
 }
 

@@ -13,8 +13,16 @@ import type { TrackerHealth } from './types.js';
 export async function trackerHealth(config: ResolvedTrackerOptions, loop: ClaimLoop): Promise<TrackerHealth> {
   const state = loop.state();
   const { store, storeTimeoutMs } = config;
-  const overdue = typeof store.overdue === 'function' ? await bounded(storeTimeoutMs, 'overdue', store.overdue()) : undefined;
-  return { ...state, overdue: overdue?.count, oldestOverdueMs: overdue === undefined ? undefined : Math.max(0, overdue.oldestMs) };
+  const [overdue, lastEventAt] = await Promise.all([
+    typeof store.overdue === 'function' ? bounded(storeTimeoutMs, 'overdue', store.overdue()) : undefined,
+    config.events.lastEventAt(),
+  ]);
+  return {
+    ...state,
+    overdue: overdue?.count,
+    oldestOverdueMs: overdue === undefined ? undefined : Math.max(0, overdue.oldestMs),
+    webhooks: { lastEventAt, foundFirstByRead: config.events.foundFirstByRead },
+  };
 }
 
 /** The tracker's writer, also counting each failure it reports (`checkout.tracker.failures`), with a logger or without. */

@@ -8,6 +8,7 @@ import { MemoryStatusStore } from '../stores/memory-status-store.js';
 import { resolveSchedule, type Schedule } from './schedule.js';
 import { defaultIsFinal } from './status.js';
 import { FoundKeys } from './found-keys.js';
+import { EventFlow } from './event-flow.js';
 import type { StatusChange, StatusStore, StatusTrackerOptions, TransactionalStatusStore, WatchEndReason, StatusKind } from './types.js';
 
 /** The tracker's options with every default applied, checked once. */
@@ -34,6 +35,8 @@ export interface ResolvedTrackerOptions {
   telemetry: TelemetryOptions;
   /** The keys reads reveal (an order's tradeId), recorded for the webhook handler's lookups. */
   foundKeys: FoundKeys;
+  /** Whether provider events reach the store (the safety pace for announced changes), and the changes reads found first. */
+  events: EventFlow;
 }
 
 const KNOWN = [
@@ -93,6 +96,7 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
   const ownerGiven = options.owner !== undefined;
   const owner = options.owner ?? `tracker-${globalThis.crypto.randomUUID()}`;
   if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
+  const schedule = resolveSchedule(options.schedule);
   return {
     client: client as StatusReader,
     store: store as StatusStore,
@@ -100,7 +104,7 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     // the tracker passes `transaction` exactly when the store is transactional, as Transaction says
     onChange: options.onChange as ResolvedTrackerOptions['onChange'],
     isFinal: options.isFinal ?? defaultIsFinal,
-    schedule: resolveSchedule(options.schedule),
+    schedule,
     leaseMs,
     maxConcurrentReads: wholeNumber('maxConcurrentReads', options.maxConcurrentReads, 8),
     claimIntervalMs: timerMs('claimIntervalMs', options.claimIntervalMs, 250),
@@ -113,5 +117,6 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     onWatchEnd: options.onWatchEnd,
     telemetry: inheritedTelemetry(options, client),
     foundKeys: new FoundKeys(store as StatusStore, Math.ceil(leaseMs / 3)),
+    events: new EventFlow(store as StatusStore, schedule.webhookSilenceMs, Math.ceil(leaseMs / 3)),
   };
 }

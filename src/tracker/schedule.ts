@@ -12,7 +12,20 @@ export interface Schedule {
   nudgeFastForMs: number;
   retryDelayMs: number;
   notFoundForMs: number;
+  safetyIntervalMs: number;
+  webhookSilenceMs: number;
 }
+
+/** What a read tells the schedule of its record, beyond its age and nudge. */
+export interface Pace {
+  /** The change the record awaits is one a provider event announces, and events flow: the safety pace. */
+  announced: boolean;
+  /** The nudge needs no more fast reads: the read showed what its event announced (or its change was handed over). */
+  nudgeAnswered: boolean;
+}
+
+/** The pace of a record nothing is known of (a 404, a failed read): the open-checkout rules. */
+export const UNANNOUNCED: Pace = { announced: false, nudgeAnswered: false };
 
 /** Checks the `schedule` option and applies the defaults; a wrong field is a `TypeError` naming it. */
 export function resolveSchedule(options: StatusScheduleOptions | undefined): Schedule {
@@ -33,6 +46,8 @@ export function resolveSchedule(options: StatusScheduleOptions | undefined): Sch
     nudgeFastForMs: positive('schedule.nudgeFastForMs', given.nudgeFastForMs, 600_000),
     retryDelayMs: timerMs('schedule.retryDelayMs', given.retryDelayMs, 1_000),
     notFoundForMs: 0,
+    safetyIntervalMs: timerMs('schedule.safetyIntervalMs', given.safetyIntervalMs, 40_000),
+    webhookSilenceMs: positive('schedule.webhookSilenceMs', given.webhookSilenceMs, 600_000),
   };
   // the open-checkout window: a record not found while its checkout could still be open never will be
   schedule.notFoundForMs = positive('schedule.notFoundForMs', given.notFoundForMs, schedule.fastForMs);
@@ -53,19 +68,41 @@ function positive(name: string, value: unknown, fallback: number): number {
 }
 
 /**
- * The wait before the record's next read, jitter included. Fast while the watch is young or a
- * nudge is recent; then the time since the fast period ended (so each wait doubles the time
- * watched), capped at `maxIntervalMs`. The interval is a function of the record's age, not of a
- * counter, so no extra state is stored and every process computes the same schedule.
+ * The wait before the record's next read, jitter included. Fast while a nudge's event is not
+ * answered yet; else, while an announced change is awaited (and events flow), `safetyIntervalMs`;
+ * else fast while the watch is young (the checkout could be open), then the time since the fast
+ * period ended (so each wait doubles the time watched), capped at `maxIntervalMs`. A function of
+ * the record's age and its last read, not of a counter, so no extra state is stored and every
+ * process computes the same schedule.
  */
-export function nextDelayMs(schedule: Schedule, record: Pick<StatusRecordState, 'watchedAt' | 'nudgedAt'>, now: number): number {
+export function nextDelayMs(
+  schedule: Schedule,
+  record: Pick<StatusRecordState, 'watchedAt' | 'nudgedAt'>,
+  now: number,
+  pace: Pace = UNANNOUNCED,
+): number {
   const age = Math.max(0, now - record.watchedAt);
-  const nudged = record.nudgedAt !== undefined && now - record.nudgedAt < schedule.nudgeFastForMs;
-  const base =
-    age < schedule.fastForMs || nudged
-      ? schedule.fastIntervalMs
-      : Math.min(schedule.maxIntervalMs, Math.max(schedule.fastIntervalMs, age - schedule.fastForMs));
+  const nudged = !pace.nudgeAnswered && record.nudgedAt !== undefined && now - record.nudgedAt < schedule.nudgeFastForMs;
+  const base = nudged
+    ? schedule.fastIntervalMs
+    : pace.announced
+      ? schedule.safetyIntervalMs
+      : age < schedule.fastForMs
+        ? schedule.fastIntervalMs
+        : Math.min(schedule.maxIntervalMs, Math.max(schedule.fastIntervalMs, age - schedule.fastForMs));
   return withJitter(base, schedule.jitter);
+}
+
+/**
+ * The wait after the `missed`-th read in a row that the service (or a refused secret) failed: a
+ * fast record's pace, doubling with each, never past `normalMs` (the record's own schedule). So
+ * after an outage every record whose read failed is due within seconds, in every phase of its
+ * schedule, and is read as soon as a read is answered again (the tracker holds back as a whole
+ * meanwhile); a record whose reads alone keep failing settles back to its own schedule.
+ */
+export function soonDelayMs(schedule: Schedule, missed: number, normalMs: number): number {
+  const soon = schedule.fastIntervalMs * 2 ** Math.min(30, Math.max(0, missed - 1));
+  return Math.min(normalMs, withJitter(soon, schedule.jitter));
 }
 
 /** The wait after `failures` failures in a row: `retryDelayMs`, doubling, up to `maxIntervalMs`, with jitter. */

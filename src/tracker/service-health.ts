@@ -14,10 +14,22 @@ import type { Schedule } from './schedule.js';
 /** Failures by the service in a row (no answer between them) after which the tracker holds back to probe reads. */
 export const HOLD_BACK_AFTER_FAILURES = 3;
 
-/** The client's errors that are the service's, not the record's, by their literal `name` (so another copy of the SDK counts too). */
-const SERVICE_ERRORS: ReadonlySet<string> = new Set(['ServerError', 'RateLimitError', 'ConnectionError', 'TimeoutError', 'QueueFullError']);
+/** The most records whose missed reads this process counts (the oldest forgotten first). */
+const MAX_MISSED_RECORDS = 10_000;
 
-/** Whether a failed read failed because of the service (or the way to it), not because of its record. */
+/** The client's errors that are the service's, not the record's, by their literal `name` (so another copy of the SDK counts too). */
+// A refused secret (`AuthenticationError`) refuses every read alike, so it counts too: the records
+// it failed are read again as soon as a call succeeds (a rotated secret, `resetCredentials()`).
+const SERVICE_ERRORS: ReadonlySet<string> = new Set([
+  'ServerError',
+  'RateLimitError',
+  'ConnectionError',
+  'TimeoutError',
+  'QueueFullError',
+  'AuthenticationError',
+]);
+
+/** Whether a failed read failed because of the service (or the way to it, or a refused secret), not because of its record. */
 export function isServiceFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (SERVICE_ERRORS.has(error.name)) return true;
@@ -34,6 +46,8 @@ export class ServiceHealth {
   readonly #schedule: Schedule;
   readonly #recovered: () => void;
   #failuresInRow = 0;
+  /** Per record (`kind:externalId`): its reads the service failed since its last answered one, in this process. */
+  readonly #missed = new Map<string, number>();
 
   /** `recovered` is called when a read is answered after the tracker held back (the loop claims at once). */
   constructor(schedule: Schedule, recovered: () => void) {
@@ -56,6 +70,24 @@ export class ServiceHealth {
     const was = this.holdingBack;
     this.#failuresInRow = 0;
     if (was) this.#recovered();
+  }
+
+  /**
+   * A read of `record` failed because of the service while other reads are answered: how many in a
+   * row now (this process's count). Its wait doubles with each, so a record whose reads alone fail
+   * settles back to its own schedule.
+   */
+  missedRead(record: string): number {
+    const missed = (this.#missed.get(record) ?? 0) + 1;
+    this.#missed.delete(record);
+    this.#missed.set(record, missed);
+    if (this.#missed.size > MAX_MISSED_RECORDS) this.#missed.delete(this.#missed.keys().next().value!);
+    return missed;
+  }
+
+  /** A read of `record` was answered: its count of missed reads starts again. */
+  answeredRead(record: string): void {
+    this.#missed.delete(record);
   }
 
   /** The wait before the next probe read: `retryDelayMs`, doubling with each failed probe, at most `fastIntervalMs` (a fast record's pace). */

@@ -1,16 +1,9 @@
-import { StatusStoreTimeoutError } from './errors.js';
+import { bounded } from './bounded.js';
 import type { ResolvedTrackerOptions } from './options.js';
 import type { TurnHandle } from './turn-handle.js';
 import type { StatusLease } from './types.js';
 
-/** `work`, or a StatusStoreTimeoutError once `ms` pass without its answer (its late answer is then ignored). */
-export function bounded<T>(ms: number, operation: string, work: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StatusStoreTimeoutError(operation, ms)), ms);
-  });
-  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
-}
+export { bounded } from './bounded.js';
 
 /**
  * Runs one store operation of the turn under the current lease, bounded by the store time limit

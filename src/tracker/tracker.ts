@@ -100,6 +100,7 @@ async function nudge(config: ResolvedTrackerOptions, kind: StatusKind, externalI
   }
   const event = (nudgeOptions as { event?: WebhookEvent | undefined } | undefined)?.event;
   await config.store.nudge(kind, externalId, event === undefined ? {} : { event: projectEvent(event) });
+  if (event !== undefined) config.events.noted();
 }
 
 /** The `drain()` time limit: `timeoutMs`, 10 s by default (a `TypeError` for a bad option). */

@@ -1,19 +1,18 @@
 import { retryWhileLeased } from './commit.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
-import { nextDelayMs, retryDelayMs } from './schedule.js';
+import { nextDelayMs, retryDelayMs, type Pace } from './schedule.js';
 import { withLease } from './store-call.js';
 import { monotonic, type TurnHandle } from './turn-handle.js';
 import type { ClaimedStatusRecord, StatusNext, StatusTurn, WatchEndReason } from './types.js';
 
 // How a turn ends: the record rescheduled or its watch ended, and the partner told of an end.
 
-/** What comes after a turn that needed nothing more: the watch ends (final, or too old), else the next scheduled read. */
-export function scheduled(config: ResolvedTrackerOptions, handle: TurnHandle, final: boolean): StatusNext {
+/** What comes after a turn that needed nothing more: the watch ends (final, or too old), else the next scheduled read at `pace`. */
+export function scheduled(config: ResolvedTrackerOptions, handle: TurnHandle, final: boolean, pace: Pace): StatusNext {
   if (final) return { end: 'final' };
   if (aged(config, handle)) return { end: 'max-age' };
-  // a record whose change was just handled is no longer nudged (the store clears it)
-  return { delayMs: nextDelayMs(config.schedule, handle.record, handle.storeNow()) };
+  return { delayMs: nextDelayMs(config.schedule, handle.record, handle.storeNow(), pace) };
 }
 
 /** Whether the watch has run `maxAgeMs`: an age on the store's clock (its `watchedAt` against the claim's `claimedAt`). */

@@ -5,7 +5,8 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { handOver } from './hand-over.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
-import { retryDelayMs } from './schedule.js';
+import { nextDelayMs, retryDelayMs, soonDelayMs, UNANNOUNCED, type Pace } from './schedule.js';
+import { confirmsEvent } from '../event-types.js';
 import { isServiceFailure, type ServiceHealth } from './service-health.js';
 import { statusOf } from './status.js';
 import { withLease } from './store-call.js';
@@ -44,6 +45,7 @@ export async function runTurn(
     return;
   }
   service.answered();
+  service.answeredRead(recordKey(record));
   // a key the read revealed (an order's tradeId) lets a webhook find the record; its failure is only logged
   await quietly(turn.log, () => config.foundKeys.remember(kind, externalId, read));
   const seenAt = handle.storeNow();
@@ -51,6 +53,7 @@ export async function runTurn(
   const change = changeOf(turn, read, status);
   const final = isFinal(config, change, turn.log);
   const same = record.handled?.status === status;
+  const pace = await paceOf(turn, read);
   turn.log({
     event: 'tracker.read',
     outcome: same ? 'same' : 'changed',
@@ -60,10 +63,22 @@ export async function runTurn(
     ms: elapsed(turn.started),
   });
   if (same) {
-    await endTurn(config, handle, { failures: 0, next: scheduled(config, handle, final) }, status);
+    await endTurn(config, handle, { failures: 0, next: scheduled(config, handle, final, pace) }, status);
     return;
   }
-  if (await stillHeld(turn, status)) await handOver(turn, { change, status, final, seenAt });
+  if (await stillHeld(turn, status)) await handOver(turn, { change, status, final, seenAt, pace, read });
+}
+
+/**
+ * What the read tells the schedule: whether the change the record now awaits is one a provider
+ * event announces (events flowing), and whether the read already shows what its nudge's event
+ * announced (then the nudge needs no more fast reads).
+ */
+async function paceOf(turn: TurnContext, read: RecordOf<StatusKind>): Promise<Pace> {
+  const { kind, event } = turn.handle.record;
+  // never rejects: a store that cannot say when the last event came reads as no event
+  const announced = await turn.config.events.announced(kind, read);
+  return { announced, nudgeAnswered: event !== undefined && confirmsEvent(event)?.(read) === true };
 }
 
 /** Reads the record through the client (abortable by drain), in a `checkout.tracker.read` span when OpenTelemetry is on. */
@@ -89,26 +104,41 @@ async function afterFailedRead(turn: TurnContext, error: unknown, service: Servi
     return;
   }
   if (isServiceFailure(error)) service.failed();
-  else service.answered();
+  else {
+    service.answered();
+    service.answeredRead(recordKey(record));
+  }
   if (isNotFound(error)) {
     log({ event: 'tracker.read', outcome: 'not-found', source, ms: elapsed(started) });
     // never found within notFoundForMs (an id the service does not know): the watch ends;
     // else not created yet (a checkout opened before its order): keep watching on schedule
     const lost = record.handled === undefined && handle.storeNow() - record.watchedAt >= config.schedule.notFoundForMs;
-    await endTurn(config, handle, { failures: 0, next: lost ? { end: 'not-found' } : scheduled(config, handle, false) }, undefined);
+    await endTurn(
+      config,
+      handle,
+      { failures: 0, next: lost ? { end: 'not-found' } : scheduled(config, handle, false, UNANNOUNCED) },
+      undefined,
+    );
     return;
   }
   log({ event: 'tracker.read', outcome: 'failed', source, ms: elapsed(started), error: plainError(error) });
   if (isServiceFailure(error)) {
     // the service's failure, not the record's: no back-off of its own (the tracker holds back as a
-    // whole, see service-health.ts), so it is read on its schedule once the service answers again;
-    // `missed` keeps it overdue until a read succeeds
+    // whole, see service-health.ts) and, while it does, due again soon in every phase of its
+    // schedule, so it is read within seconds of recovery; a record whose reads alone fail (others
+    // are answered) waits twice as long each time, back to its schedule. `missed` keeps it overdue
+    // until a read succeeds
+    const missed = service.holdingBack ? 1 : service.missedRead(recordKey(record));
+    const normalMs = nextDelayMs(config.schedule, record, handle.storeNow());
     const next = aged(config, handle)
       ? { end: 'max-age' as const }
-      : record.failures > 0
-        ? { delayMs: retryDelayMs(config.schedule, record.failures) }
-        : scheduled(config, handle, false);
+      : { delayMs: record.failures > 0 ? retryDelayMs(config.schedule, record.failures) : soonDelayMs(config.schedule, missed, normalMs) };
     await endTurn(config, handle, { failures: record.failures, next, missed: true }, undefined);
+    // a probe read (the tracker holds back) of a record an event asked about keeps it ahead of the
+    // backlog, so such records are read first once the service answers again
+    if (record.nudgedAt !== undefined && service.holdingBack && !('end' in next)) {
+      await quietly(log, () => config.store.nudge(record.kind, record.externalId, {}));
+    }
     return;
   }
   const failures = record.failures + 1;
@@ -180,4 +210,9 @@ async function quietly(log: TurnLog, work: () => Promise<unknown>): Promise<void
 /** A 404 from the client: by class, or by its literal name when it comes from another copy of the SDK. */
 function isNotFound(error: unknown): boolean {
   return error instanceof NotFoundError || (error instanceof Error && error.name === 'NotFoundError');
+}
+
+/** A record's key in this process's per-record counts. */
+function recordKey(record: { kind: string; externalId: string }): string {
+  return `${record.kind}:${record.externalId}`;
 }

@@ -122,8 +122,9 @@ export interface StatusScheduleOptions {
    */
   fastIntervalMs?: number | undefined;
   /**
-   * How long after a watch begins its record is read every `fastIntervalMs`, in milliseconds (the
-   * spec's "polls briefly while the checkout is open").
+   * How long after a watch begins its record is read every `fastIntervalMs` while the change it
+   * awaits is one no provider event announces, in milliseconds (the spec's "polls briefly while the
+   * checkout is open": the first milestone, a BRZ payment, an abandoned checkout).
    * @default 600_000 (10 minutes)
    */
   fastForMs?: number | undefined;
@@ -166,6 +167,21 @@ export interface StatusScheduleOptions {
    *   partner does not own)
    */
   notFoundForMs?: number | undefined;
+  /**
+   * Milliseconds between reads while the change a record awaits is one a provider event announces
+   * (an order whose trade exists: `otc.trade.settled`/`cancelled`; a withdrawal: `pix.withdrawal.*`)
+   * and events flow: the safety net, so a change whose webhook was lost still reaches `onChange`
+   * within about this long (plus jitter); the event itself reads the record at once.
+   * @default 40_000
+   */
+  safetyIntervalMs?: number | undefined;
+  /**
+   * After this many milliseconds without any provider event reaching the store (a partner that only
+   * polls, a webhook endpoint broken), announced changes are read as unannounced ones (fast while
+   * the checkout could be open), until an event comes again.
+   * @default 600_000 (10 minutes)
+   */
+  webhookSilenceMs?: number | undefined;
 }
 
 /**
@@ -324,4 +340,19 @@ export interface TrackerHealth {
   oldestOverdueMs: number | undefined;
   /** When this tracker last claimed from the store successfully (epoch milliseconds, this process's clock; `undefined` before the first). */
   lastClaimAt: number | undefined;
+  /** Whether webhooks reach the tracker, so lost ones show. */
+  webhooks: {
+    /**
+     * When a provider event last reached the store (a nudge with an event, from any process:
+     * milliseconds on the store's clock); with a store without `lastEvent()`, the last one nudged
+     * through this tracker (this process's epoch milliseconds). `undefined`: none yet.
+     */
+    lastEventAt: number | undefined;
+    /**
+     * Status changes a provider event announces that this tracker's poll reads found before their
+     * event, since it was created (also the `checkout.tracker.found_first_by_read` counter). A few
+     * are normal (a read just after the change); a steady rise means webhooks are lost.
+     */
+    foundFirstByRead: number;
+  };
 }

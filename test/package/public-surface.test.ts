@@ -192,6 +192,7 @@ const SURFACE = {
       'ClaimedStatusRecord',
       'EventStore',
       'KindRecords',
+      'LastEvent',
       'OverdueRecords',
       'StatusKind',
       'StatusLease',

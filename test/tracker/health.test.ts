@@ -27,7 +27,15 @@ describe('tracker.health()', () => {
     await tracker.watchWithdrawal('w-1');
     await vi.advanceTimersByTimeAsync(1_000);
     const first = await tracker.health();
-    expect(first).toEqual({ running: false, draining: false, inHand: 0, overdue: 2, oldestOverdueMs: 1_000, lastClaimAt: undefined });
+    expect(first).toEqual({
+      running: false,
+      draining: false,
+      inHand: 0,
+      overdue: 2,
+      oldestOverdueMs: 1_000,
+      lastClaimAt: undefined,
+      webhooks: { lastEventAt: undefined, foundFirstByRead: 0 },
+    });
     await vi.advanceTimersByTimeAsync(5_000);
     expect(await tracker.health()).toMatchObject({ overdue: 2, oldestOverdueMs: 6_000 });
   });

@@ -238,3 +238,36 @@ describe('checkout.tracker.overdue, checkout.tracker.oldest_overdue and checkout
     expect(await value('checkout.tracker.failures', { 'checkout.tracker.failure': 'tracker.read-failed' })).toBeUndefined();
   });
 });
+
+describe('checkout.tracker.found_first_by_read', () => {
+  const value = async (match: Record<string, string>) =>
+    points((await otel.metrics()).get('checkout.tracker.found_first_by_read'), match)[0]?.value;
+
+  it('counts each announced change a poll found before its event, by kind; not one an event read, nor an unannounced one', async () => {
+    await warmUp();
+    vi.useFakeTimers(FAKE_TIMERS);
+    const { fake, client, advance } = fakeService();
+    const seen = recorder();
+    fake.setOrder({ externalId: 'ff-1', currency: 'USDT', settlement: { status: 'Processing', tradeId: 't-ff-1' } });
+    fake.setOrder({ externalId: 'ff-brz', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+    fake.setWithdrawal({ externalId: 'ff-w', status: 'Processing' });
+    tracker = createStatusTracker({ client, onChange: seen.onChange, logger: false, schedule: { jitter: 0 } });
+    tracker.start();
+    for (const id of ['ff-1', 'ff-brz']) await tracker.watchOrder(id);
+    await tracker.watchWithdrawal('ff-w');
+    await advance(1_000);
+    // settled silently (its webhook lost), and a BRZ order settled (no event announces it)
+    fake.settleOrder('ff-1', { tradeId: 't-ff-1' });
+    fake.settleOrder('ff-brz');
+    // completed, its webhook delivered: the event's read finds it
+    fake.completeWithdrawal('ff-w');
+    await tracker.nudge('withdrawal', 'ff-w', { event: { eventId: 'e-ff-w', type: 'pix.withdrawal.settled' } });
+    await advance(3_000);
+    expect(seen.statuses('ff-1')).toEqual(['Processing', 'Settled']);
+    expect(seen.statuses('ff-brz')).toEqual(['Pending', 'Settled']);
+    expect(seen.statuses('ff-w')).toEqual(['Processing', 'Completed']);
+    expect(await value({ 'checkout.record.kind': 'order' })).toBe(1);
+    expect(await value({ 'checkout.record.kind': 'withdrawal' })).toBeUndefined();
+    expect((await tracker.health()).webhooks.foundFirstByRead).toBe(1);
+  });
+});

@@ -29,6 +29,24 @@ const ids = (records: { externalId: string }[]) => records.map((r) => r.external
  * gives a store with no records (a new prefix or table) and its clock.
  */
 export function statusStoreContract(fresh: () => StoreUnderTest | Promise<StoreUnderTest>): void {
+  it('records when the last event came (a nudge with an event), its age on its own clock; the note is no record', async () => {
+    const { store, advance } = await fresh();
+    expect(await store.lastEvent!()).toBeUndefined();
+    await store.nudge('order', 'o-1', {});
+    expect(await store.lastEvent!()).toBeUndefined();
+    await store.nudge('withdrawal', 'w-1', { event: { eventId: 'e-1', type: 'pix.withdrawal.settled' } });
+    const first = await store.lastEvent!();
+    expect(first).toBeDefined();
+    expect(first!.ageMs).toBeLessThan(LONG);
+    await advance(PAST_SHORT);
+    const later = await store.lastEvent!();
+    expect(later!.at).toBe(first!.at);
+    expect(later!.ageMs).toBeGreaterThanOrEqual(first!.ageMs + SHORT);
+    // only the two nudged records are watched, due and claimed
+    expect(await store.countWatched?.()).toBe(2);
+    expect(ids(await claim(store)).sort()).toEqual(['o-1', 'w-1']);
+  });
+
   it('finds due records through its index, earliest first, and leases each to one claimer', async () => {
     const { store, advance } = await fresh();
     await store.watch('order', 'o-1');

@@ -1,7 +1,7 @@
 import { CheckoutClient } from 'checkout-partner-sdk';
 import { createStatusTracker, MemoryStatusStore, type StatusChange, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
-import type { TransactionalStatusStore } from 'checkout-partner-sdk/stores';
+import type { LastEvent, StatusStore, TransactionalStatusStore } from 'checkout-partner-sdk/stores';
 import { describe, expectTypeOf, it } from 'vitest';
 
 declare const client: CheckoutClient;
@@ -64,5 +64,17 @@ describe('tracker types', () => {
     const tracker: StatusTracker = createStatusTracker({ client, onChange: () => {} });
     createWebhookHandler({ secret: 's', client, tracker });
     expectTypeOf(tracker.nudge).parameter(0).toEqualTypeOf<'order' | 'withdrawal'>();
+  });
+
+  it('health() tells whether webhooks reach the tracker; a store may say when the last event came', async () => {
+    const tracker: StatusTracker = createStatusTracker({
+      client,
+      onChange: () => {},
+      schedule: { safetyIntervalMs: 30_000, webhookSilenceMs: 3_600_000 },
+    });
+    const { webhooks } = await tracker.health();
+    expectTypeOf(webhooks).toEqualTypeOf<{ lastEventAt: number | undefined; foundFirstByRead: number }>();
+    expectTypeOf<StatusStore['lastEvent']>().toEqualTypeOf<(() => Promise<LastEvent | undefined>) | undefined>();
+    expectTypeOf(new MemoryStatusStore().lastEvent).returns.resolves.toEqualTypeOf<LastEvent | undefined>();
   });
 });
