@@ -42,10 +42,26 @@ export function misplacedAnnotations(text: string): MisplacedAnnotation[] {
   for (const range of [...comments.values()].sort((a, b) => a.pos - b.pos)) {
     const comment = text.slice(range.pos, range.end);
     if (!MENTION.test(comment)) continue;
-    const next = ts.skipTrivia(text, range.end);
+    const next = codeAfter(text, range.end, comments);
     if (PURE.test(comment) && calls.has(next)) continue;
     if (NO_SIDE_EFFECTS.test(comment) && (functions.has(next) || /^export\s/.test(text.slice(next, next + 7)))) continue;
     found.push({ line: source.getLineAndCharacterOfPosition(range.pos).line + 1, comment });
   }
   return found;
+}
+
+/** Where the code after `from` begins: past whitespace and the comments found. */
+function codeAfter(text: string, from: number, comments: ReadonlyMap<number, ts.CommentRange>): number {
+  let at = from;
+  // each turn moves past a character or a comment: at most text.length turns
+  while (at < text.length) {
+    if (/\s/.test(text.charAt(at))) {
+      at += 1;
+      continue;
+    }
+    const comment = comments.get(at);
+    if (comment === undefined) return at;
+    at = comment.end;
+  }
+  return at;
 }
