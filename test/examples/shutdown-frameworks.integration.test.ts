@@ -1,4 +1,4 @@
-import { createFakeCheckout, deliverEvent } from 'checkout-partner-sdk/testing';
+import { createFakeCheckout, deliverEvent, type ProviderEvent } from 'checkout-partner-sdk/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
@@ -21,7 +21,7 @@ interface Example {
   file: string;
   database?: true;
   /** The event, and the status read (path under the partner API) it causes. */
-  event: Record<string, unknown>;
+  event: ProviderEvent;
   read: string;
   /** What the example's onEvent prints once the delivery is handled. */
   handled: RegExp;
