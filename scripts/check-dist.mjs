@@ -5,13 +5,16 @@
 // - a bundled dependency (jose, ky: ESM-only, so bundled into the CommonJS build) is in more than one
 //   file of a format: the entries of a format share chunks, so each module and each SDK class exists
 //   once per format (and `instanceof` holds across entry points);
-// - a module of the SDK itself is in more than one file of a format (the same, for the SDK's classes).
+// - a module of the SDK itself is in more than one file of a format (the same, for the SDK's classes);
+// - a comment carries a bundler annotation (`@__PURE__`) other than right before a call or a `new`
+//   (scripts/annotations.ts): Rollup, so Vite, warns on each in a partner's build.
 // Two sources, so neither can hide the other's miss: the build's record of which input went into which
 // output (dist/metafile-esm.json and metafile-cjs.json, written by tsup), and the files themselves
 // (a marker string of each dependency, counted per format).
 //   node scripts/check-dist.mjs
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { misplacedAnnotations } from './annotations.ts';
 
 const root = join(import.meta.dirname, '..');
 const dist = join(root, 'dist');
@@ -65,6 +68,11 @@ const byFormat = { esm: [], cjs: [] };
 for (const file of files(dist)) byFormat[file.endsWith('.cjs') ? 'cjs' : 'esm'].push(file);
 for (const [format, list] of Object.entries(byFormat)) {
   const texts = list.map((file) => [relative(root, file), readFileSync(file, 'utf8')]);
+  for (const [file, text] of texts) {
+    for (const { line, comment } of misplacedAnnotations(text)) {
+      failures.push(`${file}:${line}: a comment carries an annotation where no bundler can use it: ${comment.slice(0, 120)}`);
+    }
+  }
   for (const [pkg, marker] of Object.entries(MARKERS)) {
     const holding = texts.filter(([, text]) => marker.test(text)).map(([file]) => file);
     const most = NEVER_BUNDLED.includes(pkg) ? 0 : 1;
@@ -76,4 +84,6 @@ if (failures.length > 0) {
   console.error(`check-dist: FAIL:\n  ${failures.join('\n  ')}`);
   process.exit(1);
 }
-console.log('check-dist: ok: no zod in dist/; every bundled module, jose and ky included, in at most one file per format');
+console.log(
+  'check-dist: ok: no zod in dist/; every bundled module, jose and ky included, in at most one file per format; no misplaced annotation',
+);

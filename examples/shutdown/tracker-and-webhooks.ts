@@ -34,6 +34,6 @@ const server = createServer((req, res) => handler.node(req, res)).listen(Number(
 async function shutdown(): Promise<void> {
   await handler.drain(); // 10 s at most: new deliveries get 503 (redelivered), those in hand finish
   await tracker.drain(); // 10 s at most: onChange calls in hand finish, reads give their records back
-  server.close(); // nothing else holds the process: it exits
+  server.close(); // then what the stores use, if you opened any (await pool.end()): the process exits
 }
 process.once('SIGTERM', () => void shutdown());

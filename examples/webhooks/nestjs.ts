@@ -56,7 +56,7 @@ export class WebhooksController implements BeforeApplicationShutdown, OnApplicat
   }
 
   /**
-   * On app.close() (or SIGTERM with enableShutdownHooks()), before the server closes: new
+   * On app.close() (here at SIGTERM), before the server closes: new
    * deliveries get 503 and the events in hand finish. (beforeApplicationShutdown, not
    * onApplicationShutdown: the latter runs after the server closed, too late to answer 503.)
    */
@@ -119,6 +119,8 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     },
     onShutdown: () => pool?.end(),
   });
-  app.enableShutdownHooks(); // SIGTERM → beforeApplicationShutdown (drain) → server closed → onApplicationShutdown (pool.end)
+  // app.close(): beforeApplicationShutdown (drain) → server closed → onApplicationShutdown (pool.end),
+  // then exit 0 (enableShutdownHooks() runs the same, then ends the process by re-raising SIGTERM)
+  process.once('SIGTERM', () => void app.close());
   await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
 }

@@ -2,13 +2,38 @@
 // the packed SDK: `next build` with no secret in the environment (as in CI or a Docker build, where
 // they exist only at run time), then `next start` pointed at the fake's real server, reached by a
 // signed delivery and an order read.
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createEvent, createFakeCheckout, deliverEvent } from 'checkout-partner-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { freePort } from '../helpers/free-port.js';
 import { childEnv, packedProject, registryUsable, ROOT, run, start, type PackedProject, type RunningChild } from './packed-project.js';
+
+/** A route whose module makes a handler and a tracker with no store: nothing of theirs in a build's output. */
+const MODULE_SCOPE_ROUTE = `import { CheckoutClient } from 'checkout-partner-sdk';
+import { createStatusTracker } from 'checkout-partner-sdk/tracker';
+import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
+
+const client = new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p', partnerSecret: 's' });
+const tracker = createStatusTracker({ client, onChange: () => {} });
+const handler = createWebhookHandler({ secret: 'whsec_build', client, tracker, onEvent: () => {} });
+
+export async function POST(request: Request): Promise<Response> {
+  tracker.start();
+  return handler.handle(request);
+}
+`;
+
+/**
+ * The lines of a build's output that name the SDK: its own notices and warnings, or a tool's warning
+ * about one of its files (the project's temp dir, named after the SDK too, aside).
+ */
+const sdkLines = (output: string, dir: string) =>
+  output
+    .replaceAll(dir, '<project>')
+    .split('\n')
+    .filter((line) => line.includes('checkout-partner-sdk'));
 
 const usable = await registryUsable('test/examples/nextjs.integration.test.ts (npm install next)');
 
@@ -34,6 +59,10 @@ describe.skipIf(!usable)('examples/webhooks/nextjs-*.ts in a Next.js app (curren
     await copyFile(join(ROOT, 'examples/webhooks/nextjs-route.ts'), join(app, 'webhooks', 'route.ts'));
     await copyFile(join(ROOT, 'examples/webhooks/nextjs-edge-route.ts'), join(app, 'webhooks-edge', 'route.ts'));
     await copyFile(join(ROOT, 'examples/webhooks/nextjs-order-route.ts'), join(app, 'orders', '[externalId]', 'route.ts'));
+    // a handler and a tracker made at module scope, with the in-memory default stores: the build
+    // evaluates this module, and constructing either prints nothing (their notice comes at first use)
+    await mkdir(join(app, 'module-scope'), { recursive: true });
+    await writeFile(join(app, 'module-scope', 'route.ts'), MODULE_SCOPE_ROUTE);
   }, 900_000);
 
   afterAll(async () => {
@@ -49,6 +78,8 @@ describe.skipIf(!usable)('examples/webhooks/nextjs-*.ts in a Next.js app (curren
     expect(output).toMatch(/ƒ \/api\/webhooks-edge/);
     expect(output).toMatch(/ƒ \/api\/orders\/\[externalId\]/);
     expect(output).not.toMatch(/missing baseUrl/);
+    expect(output).toMatch(/ƒ \/api\/module-scope/);
+    expect(sdkLines(output, project.dir)).toEqual([]);
   });
 
   it('next start with the secrets set: a signed delivery gets 200 and the order route reads the fake', { timeout: 120_000 }, async () => {
@@ -126,5 +157,7 @@ describe.skipIf(!usable)('examples/webhooks/nextjs-*.ts in a Next.js app (curren
     });
     expect(output).toMatch(/webpack/i);
     expect(output).toMatch(/ƒ \/api\/webhooks/);
+    expect(output).toMatch(/ƒ \/api\/module-scope/);
+    expect(sdkLines(output, project.dir)).toEqual([]);
   });
 });

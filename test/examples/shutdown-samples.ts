@@ -4,9 +4,10 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { FakeCheckout } from 'checkout-partner-sdk/testing';
+import { createFakeCheckout, deliverEvent, type FakeCheckout } from 'checkout-partner-sdk/testing';
 import { afterEach, expect } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
+import { freePort } from '../helpers/free-port.js';
 
 // What the shutdown-sample tests share: each sample under examples/shutdown/ runs as written in a
 // child process against the fake service, behind a proxy that holds a status read in flight when
@@ -116,4 +117,86 @@ export async function stopWithin(child: SampleProcess): Promise<number> {
   expect(exit, `stdout: ${child.out()}\nstderr: ${child.err()}`).toEqual({ code: 0, signal: null });
   expect(tookMs).toBeLessThan(GRACE_MS);
   return tookMs;
+}
+
+/** The ```ts blocks of a markdown file marked `<!-- excerpt: <file> -->` on the line before the fence. */
+export function excerpts(doc: string, file: string): string[] {
+  const lines = readFileSync(`${ROOT}${doc}`, 'utf8').split('\n');
+  const found: string[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    if (lines[i - 1] !== `<!-- excerpt: ${file} -->` || !/^```ts\s*$/.test(lines[i] ?? '')) continue;
+    let end = i + 1;
+    while (end < lines.length && !/^```\s*$/.test(lines[end] ?? '')) end++;
+    found.push(lines.slice(i + 1, end).join('\n'));
+    i = end;
+  }
+  return found;
+}
+
+export const SIGNING_SECRET = 'whsec_shutdown_0123456789';
+
+/** A shutdown sample, and the order its webhook event settles. */
+export interface ShutdownSample {
+  readonly file: string;
+  readonly order: string;
+  /** Whether the first process's drain waits for the read in hand (a handler without a tracker). */
+  readonly waitsForRead: boolean;
+  /** Env beside the service's and the port (DATABASE_URL, PROBE_PORT, ...). */
+  readonly env?: Record<string, string>;
+  /** Checked once the first process answers (its probes, say). */
+  readonly whileUp?: () => Promise<void>;
+  /** How soon after SIGTERM each process must exit, when sooner than the grace period. */
+  readonly exitsWithinMs?: number;
+}
+
+/**
+ * Runs `sample` as written; with a webhook delivery in hand and the status read it causes held in
+ * flight, sends SIGTERM: exit 0 within 30 s (nothing it opened left holding the process). A restart
+ * (a rollout's next process) handles what the first left in hand: the order is paid once in all.
+ */
+export async function sigtermWithWorkInHand(sample: ShutdownSample): Promise<void> {
+  const fake = createFakeCheckout({ partners: [PARTNER] });
+  fake.setOrder({ externalId: sample.order, settlement: { status: 'Pending', tradeId: 't-7' } });
+  const service = await heldService(fake, `/orders/by-external-id/${sample.order}`);
+  cleanup.push(() => void service.proxy.close());
+  const port = await freePort();
+  const env = {
+    CHECKOUT_BASE_URL: service.url,
+    CHECKOUT_PARTNER_ID: PARTNER.partnerId,
+    CHECKOUT_PARTNER_SECRET: PARTNER.partnerSecret,
+    WEBHOOK_SIGNING_SECRET: SIGNING_SECRET,
+    PORT: String(port),
+    HOSTNAME: 'pod-1',
+    ...sample.env,
+  };
+  const child = run(sample.file, env);
+  const webhookUrl = `http://127.0.0.1:${port}/webhooks`;
+  await listening(webhookUrl, child);
+  await sample.whileUp?.();
+
+  // the order settles; its event arrives while the status read it causes is held in flight
+  fake.updateOrder(sample.order, { settlement: { status: 'Settled', tradeId: 't-7' } });
+  service.state.hold = true;
+  const before = service.state.readsArrived;
+  const event = { eventId: 'evt-shutdown-1', type: 'otc.trade.settled', tradeId: 't-7' };
+  const delivered = deliverEvent(webhookUrl, event, { secret: SIGNING_SECRET });
+  expect(await eventually(() => service.state.readsArrived > before, 10_000)).toBe(true);
+
+  const first = await stopWithin(child);
+  if (sample.exitsWithinMs !== undefined) expect(first).toBeLessThan(sample.exitsWithinMs);
+  if (sample.waitsForRead) expect(first).toBeGreaterThanOrEqual(HOLD_MS - 500); // it waited for the work in hand
+  await delivered.catch(() => undefined); // answered (200 or 503) before the server closed
+  const paidIn = (process: SampleProcess) => process.out().match(new RegExp(`paid ${sample.order}\\b`, 'g'))?.length ?? 0;
+  let paid = paidIn(child);
+
+  // a restart (a rollout's next process): what the first left in hand is handled now, once in all
+  service.state.hold = false;
+  const second = run(sample.file, env);
+  await listening(webhookUrl, second);
+  expect(await eventually(() => paid + paidIn(second) >= 1, 20_000), second.err()).toBe(true);
+  const stopped = await stopWithin(second);
+  if (sample.exitsWithinMs !== undefined) expect(stopped).toBeLessThan(sample.exitsWithinMs);
+  paid += paidIn(second);
+  expect(paid).toBe(1);
+  await delivered.catch(() => undefined);
 }

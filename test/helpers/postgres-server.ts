@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 
 /** A PostgreSQL server of a test's own, on 127.0.0.1, trusting local connections. */
 export interface PostgresServer {
@@ -95,11 +95,34 @@ function lstatExists(path: string): boolean {
 
 const isRoot = process.getuid?.() === 0;
 
-/** Runs a PostgreSQL binary (as the `postgres` OS user when we are root: initdb and postgres refuse root). */
-function run(binary: string, args: string[], timeoutMs = 60_000): { status: number | null; output: string } {
+/**
+ * Runs a PostgreSQL binary (as the `postgres` OS user when we are root: initdb and postgres refuse
+ * root), in `cwd`: the test's own cwd may be a clone only root can enter, which initdb cannot stand in.
+ */
+function run(binary: string, args: string[], cwd: string, timeoutMs = 60_000): { status: number | null; output: string } {
   const [command, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args];
-  const result = spawnSync(command, argv, { encoding: 'utf8', timeout: timeoutMs });
+  const result = spawnSync(command, argv, { cwd, encoding: 'utf8', timeout: timeoutMs });
   return { status: result.status, output: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error?.message ?? ''}` };
+}
+
+/** Whether the `postgres` OS user can run `bin`'s initdb (it cannot inside a directory only root enters). */
+function postgresUserReaches(bin: string): boolean {
+  return spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', join(bin, 'initdb')], { cwd: '/' }).status === 0;
+}
+
+/**
+ * `bin` as the `postgres` OS user can run it: itself when it can, else a copy of its install (the
+ * directory above bin/: lib/ and share/ beside it) in `dir`, the server's temp dir, removed with it.
+ * The embedded binaries live in node_modules, so in a clone only root can enter (`mktemp -d`, /root/app).
+ */
+function reachableBinDir(bin: string, dir: string): string {
+  if (!isRoot || postgresUserReaches(bin)) return bin;
+  const install = join(dir, 'install');
+  cpSync(dirname(bin), install, { recursive: true, verbatimSymlinks: true });
+  chmodSync(install, 0o755);
+  const copied = join(install, basename(bin));
+  if (!postgresUserReaches(copied)) throw new Error(`the postgres OS user cannot run ${copied}/initdb`);
+  return copied;
 }
 
 /**
@@ -114,22 +137,29 @@ function run(binary: string, args: string[], timeoutMs = 60_000): { status: numb
  * afterAll(() => postgres?.stop());
  */
 export async function startPostgres(options: { durableCommits?: boolean } = {}): Promise<PostgresServer> {
-  const bin = postgresBinDir();
-  const dir = await mkdtemp(join(tmpdir(), 'checkout-sdk-postgres-'));
+  if (isRoot && spawnSync('id', ['-u', 'postgres']).status !== 0) {
+    throw new Error(
+      'PostgreSQL refuses to run as root and there is no `postgres` OS user to run it as: create one (`useradd --system postgres`) or run the tests as another user.',
+    );
+  }
+  // as root, in /tmp itself: TMPDIR may point inside a directory the postgres user cannot enter
+  const dir = await mkdtemp(join(isRoot ? '/tmp' : tmpdir(), 'checkout-sdk-postgres-'));
   const data = join(dir, 'data');
   if (isRoot) {
-    if (spawnSync('id', ['-u', 'postgres']).status !== 0) {
-      throw new Error(
-        'PostgreSQL refuses to run as root and there is no `postgres` OS user to run it as: create one (`useradd --system postgres`) or run the tests as another user.',
-      );
-    }
-    // the postgres user must own the dir (and reach it through the temp dir, which is world-traversable)
+    // the postgres user must own the dir (and reach it through /tmp, which is world-traversable)
     chmodSync(dir, 0o755);
     const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
     const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
     chownSync(dir, uid, gid);
   }
-  const init = run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  let bin: string;
+  try {
+    bin = reachableBinDir(postgresBinDir(), dir);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const init = run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C'], dir);
   if (init.status !== 0) {
     await rm(dir, { recursive: true, force: true });
     throw new Error(`initdb failed (${init.status}):\n${init.output.slice(-2000)}`);
@@ -141,7 +171,7 @@ export async function startPostgres(options: { durableCommits?: boolean } = {}):
     // loses acknowledged transactions, which a test of exactly-once across such stops cannot have
     const commits = options.durableCommits === true ? 'on' : 'off';
     const flags = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${commits} -c full_page_writes=off -c max_connections=200`;
-    const started = run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'postgres.log'), '-o', flags, '-w', '-t', '30', 'start']);
+    const started = run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'postgres.log'), '-o', flags, '-w', '-t', '30', 'start'], dir);
     if (started.status !== 0) {
       const log = existsSync(join(dir, 'postgres.log')) ? readFileSync(join(dir, 'postgres.log'), 'utf8') : '';
       throw new Error(`pg_ctl start on port ${port} failed (${started.status}):\n${started.output.slice(-1000)}\n${log.slice(-2000)}`);
@@ -150,7 +180,7 @@ export async function startPostgres(options: { durableCommits?: boolean } = {}):
   };
   const halt = (mode: 'fast' | 'immediate'): void => {
     if (!running) return;
-    const stopped = run(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', '-t', '30', 'stop']);
+    const stopped = run(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', '-t', '30', 'stop'], dir);
     if (stopped.status !== 0 && !stopped.output.includes('Is server running?')) {
       throw new Error(`pg_ctl stop failed (${stopped.status}): ${stopped.output.slice(-1000)}`);
     }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createFakeCheckout, type FakeServer } from 'checkout-partner-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, run, toolProject } from './packed.js';
+import { ROOT, spawn, toolProject } from './packed.js';
 import { provisionMiniflare } from '../../scripts/runtimes/provision.js';
 
 const execFileAsync = promisify(execFile);
@@ -60,6 +60,7 @@ webpack({
 }, (error, stats) => {
   if (error) throw error;
   if (stats.hasErrors()) { console.error(stats.toString({ all: false, errors: true })); process.exit(1); }
+  if (stats.hasWarnings()) console.error(stats.toString({ all: false, warnings: true }));
 });
 `;
 
@@ -105,8 +106,34 @@ async function runApp(
   return { ...(JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { spans: string[]; metrics: string[] }), stderr };
 }
 
+/**
+ * Runs a build; fails with its output unless it exits 0 and no line of that output (warnings
+ * included) names the SDK: nothing of the SDK's may appear in a partner's build.
+ */
+function build(command: string, args: string[], options: { cwd: string; timeoutMs?: number }, known: string[] = []): void {
+  const result = spawn(command, args, options);
+  const output = `${result.stdout}${result.stderr}`;
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}:\n${output.slice(-4000)}`);
+  expect(
+    output
+      .replaceAll(work, '<work>')
+      .split('\n')
+      .filter((line) => line.includes('checkout-partner-sdk')),
+  ).toEqual(known);
+}
+
+/**
+ * Known, not yet fixed: webpack warns that it cannot resolve the optional peer where the app has not
+ * installed it (the SDK's ESM build imports it by a literal specifier so that webpack bundles it
+ * where it is installed). Listed exactly, so any other line, or a change in this one, fails.
+ */
+const WEBPACK_WITHOUT_OTEL_API = [
+  'WARNING in ./node_modules/checkout-partner-sdk/dist/otel-api.node.js 7:17-45',
+  "Module not found: Error: Can't resolve '@opentelemetry/api' in '<work>/plain/node_modules/checkout-partner-sdk/dist'",
+];
+
 function esbuild(format: 'cjs' | 'esm', externals: string[], outfile: string): void {
-  run(
+  build(
     join(dir, 'node_modules/.bin/esbuild'),
     [
       'app.mjs',
@@ -114,7 +141,7 @@ function esbuild(format: 'cjs' | 'esm', externals: string[], outfile: string): v
       '--platform=node',
       `--format=${format}`,
       `--outfile=${outfile}`,
-      '--log-level=error',
+      '--log-level=warning',
       ...externals.map((name) => `--external:${name}`),
       // the usual banner of a single-file ESM bundle holding CommonJS packages (the OpenTelemetry SDK)
       ...(format === 'esm'
@@ -160,7 +187,7 @@ describe('webpack 5 (target node)', () => {
     'spans and metrics with @opentelemetry/api %s, and no build-machine path in the bundle',
     async (api) => {
       const out = join(dir, `out-webpack-${api}`);
-      run(process.execPath, ['webpack.cjs', out, api], { cwd: dir, timeoutMs: 180_000 });
+      build(process.execPath, ['webpack.cjs', out, api], { cwd: dir, timeoutMs: 180_000 });
       const deployed = deploy(`webpack-${api}`, out, api === 'external' ? ['@opentelemetry/api'] : []);
       expectTelemetry(await runApp(deployed, 'app.js'));
       expectNoBuildPaths(out);
@@ -218,11 +245,12 @@ console.log(JSON.stringify({ status: order.settlement?.status }));
     async (tool) => {
       const out = join(plain, `out-${tool.replace(' ', '-')}`);
       const file = tool === 'esbuild cjs' ? 'app.cjs' : tool === 'esbuild esm' ? 'app.mjs' : 'app.js';
-      if (tool === 'webpack') run(process.execPath, ['webpack.cjs', out, 'bundled'], { cwd: plain, timeoutMs: 180_000 });
+      if (tool === 'webpack')
+        build(process.execPath, ['webpack.cjs', out, 'bundled'], { cwd: plain, timeoutMs: 180_000 }, WEBPACK_WITHOUT_OTEL_API);
       else
-        run(
+        build(
           join(plain, 'node_modules/.bin/esbuild'),
-          ['app.mjs', '--bundle', '--platform=node', `--format=${tool.slice(-3)}`, `--outfile=${join(out, file)}`, '--log-level=error'],
+          ['app.mjs', '--bundle', '--platform=node', `--format=${tool.slice(-3)}`, `--outfile=${join(out, file)}`, '--log-level=warning'],
           { cwd: plain },
         );
       const deployed = deploy(`plain-${tool.replace(' ', '-')}`, out, []);
@@ -256,7 +284,7 @@ export default {
 `,
     );
     const out = join(plain, 'out-worker', 'worker.mjs');
-    run(
+    build(
       join(plain, 'node_modules/.bin/esbuild'),
       [
         'worker.mjs',
@@ -266,7 +294,7 @@ export default {
         '--conditions=workerd,worker,browser',
         '--main-fields=browser,module,main',
         `--outfile=${out}`,
-        '--log-level=error',
+        '--log-level=warning',
       ],
       { cwd: plain },
     );

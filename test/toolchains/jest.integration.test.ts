@@ -192,6 +192,8 @@ function jest(
   if (result.status !== 0 || !/Tests:\s+\d+ passed, \d+ total/.test(output) || (output.split('Tests:')[1] ?? '').includes('failed')) {
     throw new Error(`jest ${suite} exited ${result.status}:\n${output.slice(-4000)}`);
   }
+  // no line of the SDK's own (they begin with its name and a space or a colon; its paths go on with / or -)
+  expect(output.split('\n').filter((line) => /checkout-partner-sdk[ :]/.test(line))).toEqual([]);
   return output;
 }
 

@@ -76,9 +76,14 @@ const NEVER_CONFIRMS = {
 export function engineFactory(signatures: Signatures): CreateEngine {
   return function createEngine<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookEngine {
     const engine = new DeliveryEngine(resolveOptions(options), signatures);
-    noticeMemoryDefault('webhook', options);
+    // said at the first delivery, never at construction: a build (Next.js's) evaluates route
+    // modules, and so makes handlers that never take a delivery
+    const chosen = { store: options.store, logger: options.logger };
     return {
-      deliver: (input, waitUntil) => engine.deliver(input, waitUntil),
+      deliver: (input, waitUntil) => {
+        noticeMemoryDefault('webhook', chosen);
+        return engine.deliver(input, waitUntil);
+      },
       drain: (drainOptions) => engine.drain(drainOptions),
       health: () => engine.health(),
     };

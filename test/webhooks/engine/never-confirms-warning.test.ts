@@ -12,14 +12,14 @@ beforeEach(() => {
 afterEach(() => stderr.mockRestore());
 
 const base = (): WebhookHandlerOptions => ({ secret: SECRET, client: makeClient(), onEvent: () => {} });
+// the memory-store notice (test/internal/memory-notice.test.ts, at a first delivery) aside
+const warnings = () => stderr.mock.calls.map((call) => String(call[0])).filter((line) => !line.includes(' notice memory-store: '));
 
 describe('a handler that can never confirm anything warns once at construction', () => {
   it('on stderr by default, naming resolveOrderExternalId and resolveWithdrawalExternalId', () => {
     createWebhookHandler(base());
-    // the memory-store notice (test/internal/memory-notice.test.ts) aside
-    const warnings = stderr.mock.calls.map((call) => String(call[0])).filter((line) => !line.includes(' notice memory-store: '));
-    expect(warnings).toHaveLength(1);
-    const line = warnings[0];
+    expect(warnings()).toHaveLength(1);
+    const line = warnings()[0];
     expect(line).toMatch(/^checkout-partner-sdk webhook warning never-confirms: /);
     expect(line).toContain('resolveOrderExternalId');
     expect(line).toContain('resolveWithdrawalExternalId');
@@ -72,9 +72,9 @@ describe('a handler that can never confirm anything warns once at construction',
       });
       expect((await handler.handle(signed)).status).toBe(200);
     }
-    expect(stderr).toHaveBeenCalledOnce();
+    expect(warnings()).toHaveLength(1);
     // a second handler warns once more: the warning belongs to each handler built that way
     createWebhookHandler(base());
-    expect(stderr).toHaveBeenCalledTimes(2);
+    expect(warnings()).toHaveLength(2);
   });
 });
