@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // What dist/ holds, run by CI after `npm run build`. Fails when:
-// - any file of dist/ holds zod's code: zod is a dependency, imported from the partner's install by
+// - any file of dist/ holds zod's code: zod is a peer dependency, imported from the partner's install by
 //   every build, so the schemas the SDK exports are built by the partner's zod;
 // - a bundled dependency (jose, ky: ESM-only, so bundled into the CommonJS build) is in more than one
 //   file of a format: the entries of a format share chunks, so each module and each SDK class exists
