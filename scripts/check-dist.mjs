@@ -5,7 +5,9 @@
 // - a bundled dependency (jose, ky: ESM-only, so bundled into the CommonJS build) is in more than one
 //   file of a format: the entries of a format share chunks, so each module and each SDK class exists
 //   once per format (and `instanceof` holds across entry points);
-// - a module of the SDK itself is in more than one file of a format (the same, for the SDK's classes).
+// - a module of the SDK itself is in more than one file of a format (the same, for the SDK's classes);
+// - the ESM build bundles any dependency (each is the partner's installed copy there);
+// - a file holds package.json beyond its `version` (the CLI's `--version` and the User-Agent need only that).
 // Two sources, so neither can hide the other's miss: the build's record of which input went into which
 // output (dist/metafile-esm.json and metafile-cjs.json, written by tsup), and the files themselves
 // (a marker string of each dependency, counted per format).
@@ -52,6 +54,8 @@ for (const format of ['esm', 'cjs']) {
       failures.push(`${format}: ${pkg} is bundled; add it to check-dist.mjs's list if it must be (an ESM-only dependency)`);
     }
   }
+  if (format === 'esm' && bundled.size > 0)
+    failures.push(`esm: bundles ${[...bundled.keys()].join(', ')}; the ESM build bundles no dependency`);
   const summary = [...bundled].map(([pkg, files]) => `${pkg} in ${files.size} file(s)`).join(', ') || 'no dependency';
   console.log(`check-dist: ${format}: ${Object.keys(outputs).length} files, ${filesOf.size} modules each in one file; bundled: ${summary}`);
 }
@@ -70,10 +74,16 @@ for (const [format, list] of Object.entries(byFormat)) {
     const most = NEVER_BUNDLED.includes(pkg) ? 0 : 1;
     if (holding.length > most) failures.push(`${format}: ${pkg}'s code (${marker}) is in ${holding.length} files: ${holding.join(', ')}`);
   }
+  for (const [file, text] of texts) {
+    if (/\bdevDependencies\b/.test(text))
+      failures.push(`${format}: ${file} holds package.json (its devDependencies); import only \`version\``);
+  }
 }
 
 if (failures.length > 0) {
   console.error(`check-dist: FAIL:\n  ${failures.join('\n  ')}`);
   process.exit(1);
 }
-console.log('check-dist: ok: no zod in dist/; every bundled module, jose and ky included, in at most one file per format');
+console.log(
+  'check-dist: ok: no zod in dist/, nothing bundled into the ESM build, no package.json beyond its version; every bundled module, jose and ky included, in at most one file per format',
+);
