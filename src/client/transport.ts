@@ -246,32 +246,26 @@ class Sending<T> {
     if (o.authorize !== undefined && token === undefined) return false;
     const ticket = this.#t.load.tryEnter();
     if (ticket === undefined) return false;
-    // given back by run() if the call ends before an attempt uses it
+    // given back by run() if the call ends before an attempt uses it; a free turn means no
+    // `Retry-After` pause either (the gate holds every turn back while one lasts)
     this.#ticket = ticket;
     this.#waitedMs = 0;
     if (token !== undefined) {
-      const attemptEnd = performance.now() + this.#t.timeoutMs;
-      this.#t.load.throwIfPausedPast(this.deadline === undefined ? attemptEnd : Math.min(this.deadline, attemptEnd), o, o.trace.attempts);
       this.#token = token;
       o.headers.authorization = `Bearer ${token}`;
     }
-    if (o.inject !== undefined) {
-      o.inject(o.headers);
-      this.#attemptHeaders = Object.entries(o.headers);
-    } else this.#attemptHeaders = token === undefined ? [] : [['authorization', `Bearer ${token}`]];
+    o.inject?.(o.headers);
+    this.#attemptHeaders = Object.entries(o.headers);
     return true;
   }
 
   /**
-   * ky's `beforeRequest` for a call not {@link #ready} at once: a `Retry-After` pause that outlasts the call fails it now (before it would
-   * wait on an exchange the pause holds back too), then the Bearer token, then the first turn at
-   * the client's gate, taken before the attempt's `timeoutMs` starts.
+   * ky's `beforeRequest` for a call not {@link #ready} at once: a `Retry-After` pause that outlasts
+   * the call fails it now (before it would wait on an exchange the pause holds back too), then the
+   * Bearer token, then the first turn at the client's gate, taken before the attempt's `timeoutMs` starts.
    */
   async beforeRequest({ request, options }: BeforeRequestState): Promise<void> {
     const o = this.#options;
-    // every request's own header (unless the call sets its own), set here rather than as the
-    // instance's `headers`: ky would merge those into a new Headers object on every call
-    if (!hasKeys(o.headers) || !request.headers.has('user-agent')) request.headers.set('user-agent', USER_AGENT);
     const attemptEnd = performance.now() + this.#t.timeoutMs;
     const end = this.deadline === undefined ? attemptEnd : Math.min(this.deadline, attemptEnd);
     if (o.authorize !== undefined) {
@@ -311,12 +305,11 @@ class Sending<T> {
   readonly #fetch = async (input: Request | URL | string): Promise<Response> => {
     // ky hands its fetch the Request it made
     const request = input as Request;
-    const headers = this.#attemptHeaders;
-    if (headers !== undefined) {
-      // each attempt's own Request: ky clones the one it made before handing it to fetch
-      if (!this.#ownHeaders || !request.headers.has('user-agent')) request.headers.set('user-agent', USER_AGENT);
-      for (const [name, value] of headers) request.headers.set(name, value);
-    }
+    // on each attempt's own Request (ky clones the one it made before handing it to fetch), not as
+    // the instance's `headers`: ky would merge those into a new Headers object on every call. The
+    // SDK's User-Agent unless the call sets its own.
+    if (!this.#ownHeaders || !request.headers.has('user-agent')) request.headers.set('user-agent', USER_AGENT);
+    for (const [name, value] of this.#attemptHeaders ?? []) request.headers.set(name, value);
     const taken = this.#ticket;
     this.#ticket = undefined;
     const ticket = taken ?? (await this.#turn(request.signal, performance.now() + this.#t.timeoutMs));
