@@ -80,7 +80,7 @@ export default defineConfig([
     // One build for every ESM entry, split into shared chunks: each SDK class and each module exists
     // once, so `instanceof` holds across entry points.
     splitting: true,
-    // Every dependency stays external (tsup's default for `dependencies`): zod, jose and ky are the
+    // Every dependency stays external (tsup's default for `dependencies` and peers): zod, jose and ky are the
     // partner's installed copies, so the schemas the SDK exports are built by the partner's zod and
     // an app's bundler dedupes jose and ky with its own.
     define: { __CHECKOUT_SDK_CJS__: 'false' },

@@ -25,6 +25,7 @@ export const SLOW = [
   'test/toolchains/**/*.integration.test.ts',
   'test/examples/nextjs.integration.test.ts',
   'test/package/one-copy.integration.test.ts',
+  'test/package/zod-peer.integration.test.ts',
   // and the few that wait on real clocks for 15 s or more each (measured on 2 cores): an outage and
   // its recovery, the CLI's timeouts, clock steps, replicas and PostgreSQL isolation levels
   'test/tracker/outage.integration.test.ts',

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // What dist/ holds, run by CI after `npm run build`. Fails when:
-// - any file of dist/ holds zod's code: zod is a dependency, imported from the partner's install by
+// - any file of dist/ holds zod's code: zod is a peer dependency, imported from the partner's install by
 //   every build, so the schemas the SDK exports are built by the partner's zod;
 // - a bundled dependency (jose, ky: ESM-only, so bundled into the CommonJS build) is in more than one
 //   file of a format: the entries of a format share chunks, so each module and each SDK class exists
@@ -8,6 +8,8 @@
 // - a module of the SDK itself is in more than one file of a format (the same, for the SDK's classes);
 // - a comment carries a bundler annotation (`@__PURE__`) other than right before a call or a `new`
 //   (scripts/annotations.ts): Rollup, so Vite, warns on each in a partner's build.
+// - the ESM build bundles any dependency (each is the partner's installed copy there);
+// - a file holds package.json beyond its `version` (the CLI's `--version` and the User-Agent need only that).
 // Two sources, so neither can hide the other's miss: the build's record of which input went into which
 // output (dist/metafile-esm.json and metafile-cjs.json, written by tsup), and the files themselves
 // (a marker string of each dependency, counted per format).
@@ -55,6 +57,8 @@ for (const format of ['esm', 'cjs']) {
       failures.push(`${format}: ${pkg} is bundled; add it to check-dist.mjs's list if it must be (an ESM-only dependency)`);
     }
   }
+  if (format === 'esm' && bundled.size > 0)
+    failures.push(`esm: bundles ${[...bundled.keys()].join(', ')}; the ESM build bundles no dependency`);
   const summary = [...bundled].map(([pkg, files]) => `${pkg} in ${files.size} file(s)`).join(', ') || 'no dependency';
   console.log(`check-dist: ${format}: ${Object.keys(outputs).length} files, ${filesOf.size} modules each in one file; bundled: ${summary}`);
 }
@@ -78,6 +82,10 @@ for (const [format, list] of Object.entries(byFormat)) {
     const most = NEVER_BUNDLED.includes(pkg) ? 0 : 1;
     if (holding.length > most) failures.push(`${format}: ${pkg}'s code (${marker}) is in ${holding.length} files: ${holding.join(', ')}`);
   }
+  for (const [file, text] of texts) {
+    if (/\bdevDependencies\b/.test(text))
+      failures.push(`${format}: ${file} holds package.json (its devDependencies); import only \`version\``);
+  }
 }
 
 if (failures.length > 0) {
@@ -85,5 +93,5 @@ if (failures.length > 0) {
   process.exit(1);
 }
 console.log(
-  'check-dist: ok: no zod in dist/; every bundled module, jose and ky included, in at most one file per format; no misplaced annotation',
+  'check-dist: ok: no zod in dist/, nothing bundled into the ESM build, no package.json beyond its version; every bundled module, jose and ky included, in at most one file per format; no misplaced annotation',
 );

@@ -12,9 +12,9 @@ import { build } from 'esbuild';
 export const ENTRY_GOAL_KB = 30;
 /**
  * What CI holds the main entry to (`check-size.mjs`' default) until it meets {@link ENTRY_GOAL_KB}:
- * today's 32.9 KB and a little, so any growth fails CI.
+ * today's 32.2 KB and a little, so any growth fails CI.
  */
-export const ENTRY_BUDGET_KB = 33;
+export const ENTRY_BUDGET_KB = 32.5;
 
 /** The bundle options of the entry and of each lazy chunk. */
 const OPTIONS = {

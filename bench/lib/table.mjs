@@ -5,6 +5,8 @@ import { ENTRY_GOAL_KB } from '../../scripts/entry-size.mjs';
 const KB = 1024;
 /** Issue 29's goals: a status read's CPU against ky alone sending it, and a cold import over a bare process. */
 const READ_VS_KY_GOAL = 1.1;
+/** Issue 39's: a status read's requests/s with 64 in flight against ky alone's, in the same run. */
+const THROUGHPUT_VS_KY_GOAL = 0.92;
 const IMPORT_GOAL_MS = 15;
 const fmt = (value, digits = 1) => (value === undefined || value === null || Number.isNaN(value) ? '—' : Number(value).toFixed(digits));
 
@@ -57,6 +59,17 @@ export function goals(results) {
         c.throughputVsRawFetch >= 0.85,
         `${fmt((c.throughputVsRawFetch - 0.85) * 100, 0)} pts`,
       );
+    const ky = reads.concurrent64['ky alone'];
+    if (c && ky) {
+      const ratio = c.requestsPerSecond / ky.requestsPerSecond;
+      add(
+        'status read throughput vs ky alone, 64 concurrent',
+        `${fmt(ratio, 3)}x (${fmt(c.requestsPerSecond, 0)} vs ${fmt(ky.requestsPerSecond, 0)} req/s)`,
+        `≥ ${fmt(THROUGHPUT_VS_KY_GOAL, 2)}x`,
+        ratio >= THROUGHPUT_VS_KY_GOAL,
+        `${fmt((ratio - THROUGHPUT_VS_KY_GOAL) * 100, 1)} pts`,
+      );
+    }
   }
   const tokens = results.tokens;
   if (tokens && !tokens.error) {
@@ -186,6 +199,14 @@ export function goals(results) {
         `${fmt((ENTRY_GOAL_KB * KB - entry.gzipBytes) / KB)} KB`,
       );
     for (const peer of ['openai', 'stripe']) {
+      if (entry && s[peer])
+        add(
+          `main entry smaller than ${peer}'s bundle`,
+          `${fmt(entry.gzipBytes / KB)} vs ${fmt(s[peer].gzipBytes / KB)} KB`,
+          '< 1x',
+          entry.gzipBytes < s[peer].gzipBytes,
+          `${fmt((s[peer].gzipBytes - entry.gzipBytes) / KB, 2)} KB`,
+        );
       if (s[peer])
         add(
           `bundle smaller than ${peer}`,

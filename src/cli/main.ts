@@ -1,4 +1,5 @@
-import packageJson from '../../package.json' with { type: 'json' };
+// the named import lets esbuild inline `version` alone, not the whole package.json
+import { version } from '../../package.json';
 import { parseCommandLine } from './args.js';
 import { meCommand } from './commands/me.js';
 import { recordCommand } from './commands/records.js';
@@ -43,7 +44,7 @@ export async function main(argv: readonly string[], rawIo: CliIo): Promise<ExitC
     const command = args.positionals[0];
     if (command === undefined) {
       if (args.options.version) {
-        io.out(`${packageJson.version}\n`);
+        io.out(`${version}\n`);
         return ExitCode.Ok;
       }
       if (args.options.help) {

@@ -315,7 +315,7 @@ export class CheckoutClient {
   /** One request of a call (its first, or the one after a 401): its headers and the transport's send, which waits for the token. */
   #sendOnce<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined, deadline: number): Promise<T> {
     const { method, path, options, key } = call;
-    // the user-agent is set by the transport's beforeRequest (transport.ts)
+    // the user-agent is set by the transport, on each request (transport.ts)
     const headers: Record<string, string> =
       options.headers === undefined && key === undefined
         ? {}
@@ -336,14 +336,16 @@ export class CheckoutClient {
       totalTimeoutMs: this.#totalTimeoutMs,
       trace,
       authorize: this.#authorize,
+      token: this.#token,
       inject: observed === undefined ? undefined : (sent) => observed.inject(sent),
       // a service may quote the partner secret on any endpoint, not only the one it was sent to
       alsoRedact: typeof this.#secret === 'string' ? this.#secret : this.#lastSecret,
     });
   }
 
-  /** The Bearer token a business call waits for (in ky's `beforeRequest`). */
+  /** The Bearer token a business call waits for (in ky's `beforeRequest`), and the one it can have at once. */
   readonly #authorize = (signal: AbortSignal | undefined): Promise<string> => this.#tokens.get(signal);
+  readonly #token = (): string | undefined => this.#tokens.peek();
 }
 
 /**

@@ -35,8 +35,10 @@ export interface SendOptions<T> {
   signal?: AbortSignal | undefined;
   /** `performance.now()` at which the call times out (ky's `totalTimeout`): a `Retry-After` reaching past it fails at once. */
   deadline?: number | undefined;
-  /** The Bearer token for a business call (waited for in ky's `beforeRequest`, bounded by the call's signal and deadline); none for the exchange. */
+  /** The Bearer token for a business call (unless `token` has it, waited for in ky's `beforeRequest`, bounded by the call's signal and deadline); none for the exchange. */
   authorize?: ((signal: AbortSignal | undefined) => Promise<string>) | undefined;
+  /** The token `authorize` would give at once (cached and usable), read without waiting; else `undefined`. */
+  token?: (() => string | undefined) | undefined;
   /** Called as the request goes out, its token in hand: adds the trace context to its headers (OpenTelemetry). */
   inject?: ((headers: Record<string, string>) => void) | undefined;
   /** The client's `totalTimeoutMs`, the deadline of a call without its own `timeoutMs` (for messages). */

@@ -64,6 +64,11 @@ export class TokenCache {
    * The current token, or a new one. A caller whose `signal` aborts stops waiting at once (with the
    * signal's reason); the exchange is aborted when no caller waits for it any more.
    */
+  /** The current token when it is usable now, as {@link get} would hand it out at once; else `undefined`. */
+  peek(): string | undefined {
+    return this.#usable(this.#current);
+  }
+
   get(signal?: AbortSignal): Promise<string> {
     const current = this.#current;
     if (current !== undefined && this.#usable(current) !== undefined) {

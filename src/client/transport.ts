@@ -1,7 +1,7 @@
 // Every request of a client goes through its one ky instance: ky retries, times each attempt
-// (`timeout`) and the call (`totalTimeout`) and runs the hooks; the SDK adds the token, the turn at
-// the client's gate, the body cap and the error tree.
-import type { BeforeErrorState, BeforeRequestState, KyInstance, Options as KyOptions } from 'ky';
+// (`timeout`) and the call (`totalTimeout`); the SDK adds the token, the turn at the client's gate,
+// the body cap and the error tree.
+import type { BeforeRequestState, KyInstance, Options as KyOptions } from 'ky';
 import type { LoadControl } from './load/load-control.js';
 import { attemptLog, type AttemptLog, type LogWriter } from './log.js';
 import { readBody } from './read-body.js';
@@ -63,11 +63,12 @@ function loadKy(): Ky | Promise<Ky> {
  * The client's HTTP exchange with the partner API: one `ky.create()` instance per client. ky's
  * `retry` decides and times the retries (its `shouldRetry` is where the retry budget and a
  * `Retry-After` past the cap or the deadline say no), `timeout` bounds each attempt and
- * `totalTimeout` the call; `beforeRequest` attaches the Bearer token and takes the first turn at
- * the client's gate, `beforeError` maps every failure onto the error tree (redacted: ky's
- * `HTTPError` holds the request and its `Authorization` header). The custom `fetch` does what ky
- * does not: a retry's turn at the gate, the body read inside the attempt with its cap, the
- * redirect refusal.
+ * `totalTimeout` the call. Before the first attempt the call has its Bearer token and its first
+ * turn at the client's gate: taken before ky starts when neither waits, else in a `beforeRequest`
+ * hook of that call, bounded by `totalTimeout`. Every failure is mapped onto the error tree
+ * (redacted: ky's `HTTPError` holds the request and its `Authorization` header). The custom `fetch`
+ * does what ky does not: a retry's turn at the gate, the body read inside the attempt with its
+ * cap, the redirect refusal.
  */
 export class Transport {
   readonly timeoutMs: number;
@@ -122,10 +123,7 @@ export class Transport {
         jitter: true,
         shouldRetry: ({ error }) => shouldRetry(module, error, load),
       },
-      hooks: {
-        beforeRequest: [(state) => sendingOf(state).beforeRequest(state)],
-        beforeError: [(state) => sendingOf(state).beforeError(state)],
-      },
+      // no hooks: ky merges an instance's hooks into every call and runs each one against a timer
     });
   }
 }
@@ -138,11 +136,6 @@ function kyUnavailable(options: SendOptions<unknown>, error: unknown): Connectio
     request: label,
     attempts: 0,
   });
-}
-
-/** The call a hook runs for: the `Sending` in ky's `context`. */
-function sendingOf({ options }: { options: { context: Record<string, unknown> } }): Sending<unknown> {
-  return options.context.sending as Sending<unknown>;
 }
 
 /**
@@ -174,7 +167,7 @@ class Sending<T> {
   readonly #firstAttempt: number;
   /** `performance.now()` at which the call times out (ky's `totalTimeout` from now). */
   readonly deadline: number | undefined;
-  /** The first attempt's turn, taken in `beforeRequest` (its wait is not part of its `timeoutMs`), until its fetch uses it. */
+  /** The first attempt's turn, taken before ky starts or in `beforeRequest` (its wait is not part of its `timeoutMs`), until its fetch uses it. */
   #ticket: number | undefined;
   /** The token the request carries. */
   #token: string | undefined;
@@ -186,6 +179,10 @@ class Sending<T> {
   #waitedMs = 0;
   /** The call settled: a turn granted after that goes back at once. */
   #done = false;
+  /** Whether the call set headers of its own (a `User-Agent` among them, maybe). */
+  readonly #ownHeaders: boolean;
+  /** The headers each attempt's request gets in its fetch, when the call was ready before ky started ({@link #ready}). */
+  #attemptHeaders: [string, string][] | undefined;
 
   constructor(transport: Transport, module: Ky, ky: KyInstance, options: SendOptions<T>) {
     this.#t = transport;
@@ -197,17 +194,20 @@ class Sending<T> {
     this.#log =
       log === undefined ? undefined : attemptLog(log, options.method, options.path, (id) => redactShort(id, credentialValues(options)));
     this.#firstAttempt = options.trace.attempts;
+    this.#ownHeaders = hasKeys(options.headers);
   }
 
   async run(): Promise<T> {
     const o = this.#options;
     try {
-      const response = await this.#ky(o.path.replace(/^\/+/, ''), this.#kyOptions());
+      const options = this.#kyOptions();
+      if (!this.#ready()) options.hooks = { beforeRequest: [(state) => this.beforeRequest(state)] };
+      const response = await this.#ky(o.path.replace(/^\/+/, ''), options);
       this.#t.load.succeeded(o.trace.attempts - this.#firstAttempt > 1);
       o.trace.response = response;
       return await parseBody(response, bodies.get(response) ?? '', o);
     } catch (error) {
-      throw await this.#final(error);
+      throw this.#final(error);
     } finally {
       this.#done = true;
       this.#giveBackTicket();
@@ -236,15 +236,36 @@ class Sending<T> {
   }
 
   /**
-   * ky's `beforeRequest`: a `Retry-After` pause that outlasts the call fails it now (before it would
-   * wait on an exchange the pause holds back too), then the Bearer token, then the first turn at
-   * the client's gate, taken before the attempt's `timeoutMs` starts.
+   * What {@link beforeRequest} does, done before ky starts when nothing of it would wait: the token
+   * is cached and usable, and the gate has a turn free now. ky then runs no hook for the call (each
+   * one a timer and a race against `totalTimeout`); else `false`, and the hook does it all.
+   */
+  #ready(): boolean {
+    const o = this.#options;
+    const token = o.authorize === undefined ? undefined : o.token?.();
+    if (o.authorize !== undefined && token === undefined) return false;
+    const ticket = this.#t.load.tryEnter();
+    if (ticket === undefined) return false;
+    // given back by run() if the call ends before an attempt uses it; a free turn means no
+    // `Retry-After` pause either (the gate holds every turn back while one lasts)
+    this.#ticket = ticket;
+    this.#waitedMs = 0;
+    if (token !== undefined) {
+      this.#token = token;
+      o.headers.authorization = `Bearer ${token}`;
+    }
+    o.inject?.(o.headers);
+    this.#attemptHeaders = Object.entries(o.headers);
+    return true;
+  }
+
+  /**
+   * ky's `beforeRequest` for a call not {@link #ready} at once: a `Retry-After` pause that outlasts
+   * the call fails it now (before it would wait on an exchange the pause holds back too), then the
+   * Bearer token, then the first turn at the client's gate, taken before the attempt's `timeoutMs` starts.
    */
   async beforeRequest({ request, options }: BeforeRequestState): Promise<void> {
     const o = this.#options;
-    // every request's own header (unless the call sets its own), set here rather than as the
-    // instance's `headers`: ky would merge those into a new Headers object on every call
-    if (!hasKeys(o.headers) || !request.headers.has('user-agent')) request.headers.set('user-agent', USER_AGENT);
     const attemptEnd = performance.now() + this.#t.timeoutMs;
     const end = this.deadline === undefined ? attemptEnd : Math.min(this.deadline, attemptEnd);
     if (o.authorize !== undefined) {
@@ -284,6 +305,11 @@ class Sending<T> {
   readonly #fetch = async (input: Request | URL | string): Promise<Response> => {
     // ky hands its fetch the Request it made
     const request = input as Request;
+    // on each attempt's own Request (ky clones the one it made before handing it to fetch), not as
+    // the instance's `headers`: ky would merge those into a new Headers object on every call. The
+    // SDK's User-Agent unless the call sets its own.
+    if (!this.#ownHeaders || !request.headers.has('user-agent')) request.headers.set('user-agent', USER_AGENT);
+    for (const [name, value] of this.#attemptHeaders ?? []) request.headers.set(name, value);
     const taken = this.#ticket;
     this.#ticket = undefined;
     const ticket = taken ?? (await this.#turn(request.signal, performance.now() + this.#t.timeoutMs));
@@ -343,10 +369,11 @@ class Sending<T> {
     log.end(attempt, response, failed);
   }
 
-  /** ky's `beforeError`: the error tree's error for what ended the call (its abort aside: {@link #final} rejects with the signal's reason). */
-  async beforeError({ error }: BeforeErrorState): Promise<Error> {
+  /** What the call rejects with: the signal's reason when it was aborted, else the error tree's error. */
+  #final(error: unknown): unknown {
     const o = this.#options;
-    if (o.signal?.aborted === true || error instanceof CheckoutError || error === this.#tokenError) return error;
+    if (o.signal?.aborted === true) return o.signal.reason;
+    if (error instanceof CheckoutError || error === this.#tokenError) return error;
     const { isHTTPError, isTimeoutError, isNetworkError } = this.#k;
     if (isHTTPError(error)) {
       const { response } = error;
@@ -360,16 +387,7 @@ class Sending<T> {
       if (deadline !== undefined && performance.now() >= deadline - DEADLINE_SLACK_MS) return callTimeoutError(o, this.#queued);
       cause = TIMED_OUT;
     } else if (isNetworkError(error)) cause = error.cause ?? error;
-    const mapped = toCheckoutError(cause, o, this.#waitedMs, this.#t.timeoutMs);
-    return mapped instanceof Error ? mapped : error;
-  }
-
-  /** What the call rejects with: the signal's reason when it was aborted, else the error tree's error. */
-  async #final(error: unknown): Promise<unknown> {
-    const { signal } = this.#options;
-    if (signal?.aborted === true) return signal.reason;
-    if (error instanceof CheckoutError || error === this.#tokenError) return error;
-    return toCheckoutError(error, this.#options, this.#waitedMs, this.#t.timeoutMs);
+    return toCheckoutError(cause, o, this.#waitedMs, this.#t.timeoutMs);
   }
 }
 

@@ -163,6 +163,20 @@ describe('retries', () => {
     expect(calls()).toBe(3);
   });
 
+  it('every attempt of a retried read carries the token and the User-Agent, the token cached or not', async () => {
+    const client = newClient();
+    // the first read waits for the exchange; the second has its token and a free turn at once
+    for (const round of [1, 2]) {
+      failing([503, 503]);
+      expect(await client.getOrderByExternalId('o-1')).toEqual(order('o-1'));
+      const attempts = businessCalls().slice(3 * (round - 1));
+      expect(attempts.map((r) => [r.headers.authorization, r.headers['user-agent']?.startsWith('checkout-partner-sdk/')])).toEqual(
+        Array.from({ length: 3 }, () => ['Bearer tok-1', true]),
+      );
+    }
+    expect(state.exchanges).toBe(1);
+  });
+
   it('gives up after maxRetries + 1 attempts', async () => {
     const calls = failing([503, 503, 503, 503]);
     await expect(newClient({ maxRetries: 2 }).getOrderByExternalId('o-1')).rejects.toBeInstanceOf(ServerError);

@@ -99,9 +99,15 @@ export function packedTarball(): string {
  * copied) and the packed SDK. `packageJson` is the project's package.json (`type` etc.).
  */
 export function toolProject(work: string, toolPackages: string[], packageJson: Record<string, unknown> = {}): string {
-  // the SDK's own dependencies at its ranges, beside the tools, as `npm install <tarball>` would add them
-  const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  const packages = [...toolPackages, ...Object.entries(dependencies).map(([name, range]) => `${name}@${range}`)];
+  // the SDK's own dependencies and its required peers (zod) at their ranges, beside the tools, as
+  // `npm install <tarball>` would add them
+  const { dependencies, peerDependencies, peerDependenciesMeta } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  };
+  const required = Object.entries(peerDependencies).filter(([name]) => peerDependenciesMeta[name]?.optional !== true);
+  const packages = [...toolPackages, ...[...Object.entries(dependencies), ...required].map(([name, range]) => `${name}@${range}`)];
   const key = createHash('sha256').update(JSON.stringify(packages)).digest('hex').slice(0, 16);
   const tools = join(CACHE, `tools-${key}`);
   withLock(`tools-${key}`, () => {

@@ -96,7 +96,8 @@ export class Gate {
    */
   acquire(signal: AbortSignal | undefined, deadline: number): Promise<number> | number {
     const now = performance.now();
-    if (this.#queue.size === 0 && this.#inFlight < this.#limit && this.#delay(now) <= 0) return this.#take(now);
+    const ticket = this.tryAcquire();
+    if (ticket !== undefined) return ticket;
     if (this.#pause.until > deadline) throw new PausedPastDeadline(this.#pause.until - now);
     signal?.throwIfAborted();
     if (this.#queue.size >= this.#maxQueue) throw new QueueFull(this.#maxQueue);
@@ -107,6 +108,12 @@ export class Gate {
       signal?.addEventListener('abort', waiter, { once: true });
       this.#pump();
     });
+  }
+
+  /** A turn when the request may start now, as {@link acquire} gives it; else `undefined`, nothing queued. */
+  tryAcquire(): number | undefined {
+    const now = performance.now();
+    return this.#queue.size === 0 && this.#inFlight < this.#limit && this.#delay(now) <= 0 ? this.#take(now) : undefined;
   }
 
   /** Gives back a turn taken with {@link acquire}: its request ended (`now`) with a response or without. */

@@ -76,6 +76,11 @@ export class LoadControl {
    * Throws the `RateLimitError` a request would get at its turn when a `Retry-After` pause outlasts
    * `deadline`: a call checks before waiting on a token exchange, which could not be sent either.
    */
+  /** A turn when the request may start now (a ticket, as {@link enter} gives it); else `undefined`, nothing queued. */
+  tryEnter(): number | undefined {
+    return this.#gate.tryAcquire();
+  }
+
   throwIfPausedPast(deadline: number, turn: TurnRequest, attempts: number): void {
     const waitMs = this.#pause.until - performance.now();
     if (this.#pause.until > deadline) throw this.#refusal(new PausedPastDeadline(waitMs), turn, attempts);
