@@ -6,6 +6,8 @@
  */
 export { CheckoutClient } from './client/client.js';
 export type { StatusReader } from './client/client.js';
+export { isFinalStatus, isSuccessStatus } from './kinds.js';
+export type { KindRecord, KindRecords, ReadName, RecordOf, RecordReader, ResolverName, StatusKind } from './kinds.js';
 export type {
   CheckoutClientOptions,
   RawRequestOptions,
@@ -37,16 +39,20 @@ export {
 export type { ApiErrorInit, ValidationIssue } from './errors.js';
 export { MeSchema, OrderSchema, TokenResponseSchema, WithdrawalSchema } from './schemas.js';
 export type {
+  Currency,
   KnownString,
   Me,
   Order,
   ParseResult,
   ParseSchema,
   ResponseSchema,
+  Settlement,
+  SettlementStatus,
   StandardPathSegment,
   StandardSchemaResult,
   StandardSchemaTypes,
   StandardSchemaV1,
   TokenResponse,
   Withdrawal,
+  WithdrawalStatus,
 } from './schemas.js';
