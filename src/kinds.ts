@@ -1,6 +1,6 @@
 import { OrderSchema, WithdrawalSchema, type Order, type ParseSchema, type Withdrawal } from './schemas.js';
 import type { RequestOptions } from './client/options.js';
-import { quote } from './internal/quote.js';
+import { oneOf } from './internal/arguments.js';
 
 // The one table of record kinds: everything that differs between an order and a withdrawal is read
 // from here, and code that differs by kind dispatches through a `Record<StatusKind, …>`, so adding
@@ -142,9 +142,7 @@ export function isSuccessStatus(kind: StatusKind, status: string | null): boolea
 
 /** The entry of a kind named by partner code, or a `TypeError` naming the kinds there are. */
 function entryOf(kind: StatusKind): RecordKindEntry<StatusKind> {
-  if (!isStatusKind(kind)) {
-    throw new TypeError(`kind must be one of ${STATUS_KINDS.map((k) => `"${k}"`).join(', ')}, got ${quote(kind)}`);
-  }
+  oneOf('kind', kind, STATUS_KINDS);
   return kindEntry(kind);
 }
 

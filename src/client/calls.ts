@@ -1,8 +1,7 @@
-import { checkOptions, timerMs } from '../internal/arguments.js';
+import { checkOptions, oneOf, timerMs } from '../internal/arguments.js';
 import { TimeoutError } from '../errors.js';
 import { MeSchema, type Me, type ResponseSchema } from '../schemas.js';
-import { isStatusKind, RECORD_KINDS, STATUS_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
-import { quote } from '../internal/quote.js';
+import { RECORD_KINDS, STATUS_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
 import type { RawRequestOptions, RequestOptions } from './options.js';
 import { callHeaders, retriesOption } from './call-headers.js';
 import { pathSegment } from '../internal/path.js';
@@ -59,7 +58,7 @@ export function meCall(options: RequestOptions): AuthedCall<Me> {
 
 /** The status read of a record of `kind`: its path and schema from the kinds table (a `TypeError` for an unknown kind or a bad externalId). */
 export function recordCall<K extends StatusKind>(kind: K, externalId: string, options: RequestOptions): AuthedCall<RecordOf<K>> {
-  if (!isStatusKind(kind)) throw new TypeError(`kind must be one of ${STATUS_KINDS.map((k) => `"${k}"`).join(', ')}, got ${quote(kind)}`);
+  oneOf('kind', kind, STATUS_KINDS);
   const { path, schema } = RECORD_KINDS[kind] as { path: string; schema: ResponseSchema<RecordOf<K>> };
   const segment = pathSegment(externalId, 'externalId');
   return { method: 'get', path: path.replace('{externalId}', () => segment), schema, options: checkRequestOptions(options), externalId };
