@@ -38,8 +38,8 @@ export const TokenResponseSchema = z.looseObject({
     .check(z.refine((value) => VISIBLE_ASCII.test(value), 'accessToken must be a non-empty token of visible ASCII characters')),
   /** The token's scheme: `Bearer`, in any case (RFC 6749 §7.1). */
   tokenType: z.string().check(z.refine((value) => value.toLowerCase() === 'bearer', 'tokenType must be "Bearer"')),
-  // one refine rather than z.int() and z.minimum(): zod's number formats and bound checks cost the
-  // main entry 0.6 KB gzip for this one field
+  // one refine rather than z.int() and z.minimum(): zod's number formats and bound checks would
+  // weigh on the main entry's size budget for this one field
   /** The token's lifetime in whole seconds from the exchange, at least 1. */
   expiresIn: z
     .number()
