@@ -1,5 +1,4 @@
 import { OrderSchema, WithdrawalSchema, type Order, type ParseSchema, type Withdrawal } from './schemas.js';
-import type { RequestOptions } from './client/options.js';
 import { oneOf } from './internal/arguments.js';
 
 // The one table of record kinds: everything that differs between an order and a withdrawal is read
@@ -146,8 +145,13 @@ function entryOf(kind: StatusKind): RecordKindEntry<StatusKind> {
   return kindEntry(kind);
 }
 
-/** The options a status reader's read gets from the tracker and the webhook handler. @internal */
-export type ReadOptions = Pick<RequestOptions, 'signal' | 'timeoutMs'>;
+/** The options a {@link RecordReader}'s reads get from the tracker and the webhook handler (a `CheckoutClient` takes more). */
+export interface ReadOptions {
+  /** Aborts the read (the tracker's drain, the handler's lease deadline). */
+  signal?: AbortSignal | undefined;
+  /** Bounds the whole read, in milliseconds (the tracker's `readTimeoutMs`). */
+  timeoutMs?: number | undefined;
+}
 
 /**
  * What the webhook handler and the status tracker read records through: a `CheckoutClient`, or a
@@ -160,11 +164,11 @@ export type ReadOptions = Pick<RequestOptions, 'signal' | 'timeoutMs'>;
  */
 export type RecordReader = {
   /** Reads a record of any kind, as `CheckoutClient.getRecord`; used for a kind without its own read here. */
-  getRecord?: Bivariant<(kind: StatusKind, externalId: string, options?: RequestOptions) => Promise<RecordOf<StatusKind>>> | undefined;
-} & { [K in StatusKind as ReadName<K>]?: Bivariant<(externalId: string, options?: RequestOptions) => Promise<RecordOf<K>>> | undefined };
-
-/** `F` checked like a method (its parameters bivariant), so a double may declare narrower options, as with `Pick<CheckoutClient, ...>`. */
-type Bivariant<F extends (...args: never[]) => unknown> = { method(...args: Parameters<F>): ReturnType<F> }['method'];
+  getRecord?: { read(kind: StatusKind, externalId: string, options?: ReadOptions): Promise<RecordOf<StatusKind>> }['read'] | undefined;
+} & {
+  // each read checked like a method (its parameters bivariant), so a double may declare narrower options
+  [K in StatusKind as ReadName<K>]?: { read(externalId: string, options?: ReadOptions): Promise<RecordOf<K>> }['read'] | undefined;
+};
 
 /** Checks a `client` option: an object with `getRecord` or at least one per-kind read (a `TypeError` otherwise). @internal */
 export function statusReader(client: unknown): RecordReader {

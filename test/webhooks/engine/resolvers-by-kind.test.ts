@@ -1,6 +1,5 @@
-import { createWebhookHandler, parseEvent, WebhookPayloadError, type WebhookContext } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, type WebhookContext } from 'checkout-partner-sdk/webhooks';
 import { describe, expect, it, vi } from 'vitest';
-import { EVENT_TYPES } from '../../../src/event-types.js';
 import { delivery, makeClient, mockCheckout, SECRET, setupHandler } from '../helpers.js';
 
 // Issue 40: the handler's resolvers and the record it hands onEvent are keyed by kind
@@ -114,37 +113,4 @@ describe('a status reader needs only the reads of the kinds it is used for', () 
       /client must be a CheckoutClient \(an object with getRecord or getOrderByExternalId or getWithdrawalByExternalId\)/,
     );
   });
-});
-
-describe("an event type's idPath: where the event carries its record's id", () => {
-  // no event type of the spec carries its record's id yet: a test entry shows what one gets
-  function withEntry(run: () => Promise<void> | void) {
-    const table = EVENT_TYPES as Record<string, unknown>;
-    table['pix.refund.*'] = {
-      kind: 'withdrawal',
-      idPath: ['data', 'externalId'],
-      announces: (status: string | null) => status === 'Refunded',
-    };
-    return Promise.resolve(run()).finally(() => delete table['pix.refund.*']);
-  }
-
-  it('reads the record by the id found there, without a resolver', () =>
-    withEntry(async () => {
-      state.withdrawals.set('w-9', { externalId: 'w-9', status: 'Refunded' });
-      const { handler, seen } = setupHandler({ resolveWithdrawalExternalId: undefined });
-      const event = { eventId: 'evt-r', type: 'pix.refund.done', data: { externalId: 'w-9' } };
-      expect((await handler.handle(await delivery(event))).status).toBe(200);
-      expect(seen).toEqual([{ event, withdrawal: { externalId: 'w-9', status: 'Refunded' }, confirmed: true }]);
-    }));
-
-  it('parseEvent refuses another type at the path, or a non-object on the way, and accepts it absent', () =>
-    withEntry(() => {
-      const parse = (event: object) => parseEvent(JSON.stringify({ eventId: 'e', type: 'pix.refund.done', ...event }));
-      expect(() => parse({ data: { externalId: 7 } })).toThrow(/data.externalId must be a string or null when present/);
-      expect(() => parse({ data: 'w-1' })).toThrow(WebhookPayloadError);
-      expect(() => parse({ data: ['w-1'] })).toThrow(/data must be an object when present/);
-      expect(parse({}).type).toBe('pix.refund.done');
-      expect(parse({ data: { externalId: null } }).type).toBe('pix.refund.done');
-      expect(parse({ data: { externalId: 'w-1' } })['data']).toEqual({ externalId: 'w-1' });
-    }));
 });
