@@ -47,8 +47,8 @@ describe('resolveExternalId: the resolvers by kind', () => {
     expect(() => createWebhookHandler({ ...base, resolveOrderExternalId: () => 'a', resolveExternalId: { order: () => 'b' } })).toThrow(
       /give the order resolver once: resolveExternalId.order or resolveOrderExternalId, not both/,
     );
-    expect(() => createWebhookHandler({ ...base, resolveExternalId: { refund: () => 'r' } as never })).toThrow(
-      /resolveExternalId: unknown option "refund"/,
+    expect(() => createWebhookHandler({ ...base, resolveExternalId: { 'no-such-kind': () => 'x' } as never })).toThrow(
+      /resolveExternalId: unknown option "no-such-kind"/,
     );
     expect(() => createWebhookHandler({ ...base, resolveExternalId: { withdrawal: 'w-1' } as never })).toThrow(
       /resolveExternalId.withdrawal must be a function/,
@@ -62,8 +62,8 @@ describe('resolveExternalId: the resolvers by kind', () => {
 
   it('knows every kind resolver option and nothing else', () => {
     const base = { secret: SECRET, client: makeClient(), onEvent: () => {}, logger: false as const };
-    expect(() => createWebhookHandler({ ...base, resolveRefundExternalId: () => 'r' } as never)).toThrow(
-      /unknown option "resolveRefundExternalId"/,
+    expect(() => createWebhookHandler({ ...base, resolveNoSuchKindExternalId: () => 'r' } as never)).toThrow(
+      /unknown option "resolveNoSuchKindExternalId"/,
     );
     expect(() => createWebhookHandler({ ...base, resolveOrderExternalID: () => 'r' } as never)).toThrow(
       /did you mean "resolveOrderExternalId"/,
