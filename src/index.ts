@@ -6,7 +6,6 @@
  */
 export { CheckoutClient } from './client/client.js';
 export type { StatusReader } from './client/client.js';
-export { isFinalStatus, isSuccessStatus } from './kinds.js';
 export type { KindRecord, KindRecords, ReadName, ReadOptions, RecordOf, RecordReader, ResolverName, StatusKind } from './kinds.js';
 export type {
   CheckoutClientOptions,
@@ -37,7 +36,7 @@ export {
   WaitTimeoutError,
 } from './errors.js';
 export type { ApiErrorInit, ValidationIssue } from './errors.js';
-export { MeSchema, OrderSchema, SettlementSchema, TokenResponseSchema, WithdrawalSchema } from './schemas.js';
+export { MeSchema, OrderSchema, TokenResponseSchema, WithdrawalSchema } from './schemas.js';
 export type {
   Currency,
   KnownString,

@@ -1,5 +1,4 @@
 import { OrderSchema, WithdrawalSchema, type Order, type ParseSchema, type Withdrawal } from './schemas.js';
-import { oneOf } from './internal/arguments.js';
 
 // The one table of record kinds: everything that differs between an order and a withdrawal is read
 // from here, and code that differs by kind dispatches through a `Record<StatusKind, …>`, so adding
@@ -28,7 +27,16 @@ export type ReadName<K extends StatusKind> = `get${Capitalize<K>}ByExternalId`;
 export type ResolverName<K extends StatusKind> = `resolve${Capitalize<K>}ExternalId`;
 
 /** A record read by its kind: `kind` says which record `data` is (narrow on it). */
-export type KindRecord = { [K in StatusKind]: { kind: K; externalId: string; data: RecordOf<K> } }[StatusKind];
+export type KindRecord = {
+  [K in StatusKind]: {
+    /** The record's kind. */
+    kind: K;
+    /** The record's externalId, as it was read by. */
+    externalId: string;
+    /** The record as its read returned it, every field kept. */
+    data: RecordOf<K>;
+  };
+}[StatusKind];
 
 /** Everything the SDK knows of one kind of record. @internal */
 export interface RecordKindEntry<K extends StatusKind> {
@@ -141,7 +149,10 @@ export function isSuccessStatus(kind: StatusKind, status: string | null): boolea
 
 /** The entry of a kind named by partner code, or a `TypeError` naming the kinds there are. */
 function entryOf(kind: StatusKind): RecordKindEntry<StatusKind> {
-  oneOf('kind', kind, STATUS_KINDS);
+  if (!isStatusKind(kind)) {
+    const got = typeof kind === 'string' ? JSON.stringify(kind) : typeof kind;
+    throw new TypeError(`kind must be ${STATUS_KINDS.map((k) => `"${k}"`).join(' or ')}, got ${got}`);
+  }
   return kindEntry(kind);
 }
 
@@ -164,10 +175,20 @@ export interface ReadOptions {
  */
 export type RecordReader = {
   /** Reads a record of any kind, as `CheckoutClient.getRecord`; used for a kind without its own read here. */
-  getRecord?: { read(kind: StatusKind, externalId: string, options?: ReadOptions): Promise<RecordOf<StatusKind>> }['read'] | undefined;
+  getRecord?:
+    | {
+        /** Reads the record of `kind` by its externalId. */
+        read(kind: StatusKind, externalId: string, options?: ReadOptions): Promise<RecordOf<StatusKind>>;
+      }['read']
+    | undefined;
 } & {
   // each read checked like a method (its parameters bivariant), so a double may declare narrower options
-  [K in StatusKind as ReadName<K>]?: { read(externalId: string, options?: ReadOptions): Promise<RecordOf<K>> }['read'] | undefined;
+  [K in StatusKind as ReadName<K>]?:
+    | {
+        /** Reads the record of this kind by its externalId. */
+        read(externalId: string, options?: ReadOptions): Promise<RecordOf<K>>;
+      }['read']
+    | undefined;
 };
 
 /** Checks a `client` option: an object with `getRecord` or at least one per-kind read (a `TypeError` otherwise). @internal */

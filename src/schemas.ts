@@ -49,14 +49,12 @@ export const TokenResponseSchema = z.looseObject({
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 
 /** An order's settlement: `status` is `Settled` once its crypto swap settled; `tradeId` is null for BRZ. */
-export const SettlementSchema = z.looseObject({
+const SettlementSchema = z.looseObject({
   /** The settlement state: `Settled` once the crypto swap settled; other states may appear. */
   status: z.optional(knownString<'Settled'>()),
   /** The provider's trade id; `null` for BRZ orders, which have no crypto swap. */
   tradeId: z.optional(z.nullable(z.string())),
 });
-/** An order's settlement. */
-export type Settlement = z.infer<typeof SettlementSchema>;
 
 /** An order as GET /orders/by-external-id/{externalId} returns it; unknown fields are kept. */
 export const OrderSchema = z.looseObject({
@@ -69,6 +67,8 @@ export const OrderSchema = z.looseObject({
 });
 /** An order as the service returns it; every field it sends is kept, known or not. */
 export type Order = z.infer<typeof OrderSchema>;
+/** An order's settlement: `status` is `Settled` once its crypto swap settled; `tradeId` is null for BRZ. */
+export type Settlement = NonNullable<Order['settlement']>;
 
 /** A withdrawal as GET /withdrawals/by-external-id/{externalId} returns it; unknown fields are kept. */
 export const WithdrawalSchema = z.looseObject({

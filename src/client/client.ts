@@ -230,7 +230,6 @@ export class CheckoutClient {
     until: (record: RecordOf<K>) => boolean,
     options: WaitOptions = {},
   ): Promise<RecordOf<K>> {
-    recordCall(kind, externalId, {});
     return waitFor(kind, (o) => this.getRecord(kind, externalId, o), until, options);
   }
 

@@ -1,7 +1,5 @@
 import {
   CheckoutClient,
-  isFinalStatus,
-  isSuccessStatus,
   type Currency,
   type KindRecord,
   type Order,
@@ -15,6 +13,7 @@ import {
   type WithResponse,
 } from 'checkout-partner-sdk';
 import type { StatusKind } from 'checkout-partner-sdk/stores';
+import { isFinalStatus, isSuccessStatus } from 'checkout-partner-sdk/tracker';
 import type {
   KindStatusChange,
   OrderStatusChange,
