@@ -22,6 +22,12 @@ export interface EventTypeEntry {
    * tracker finds the record by it.
    */
   readonly key?: string;
+  /**
+   * Where the event carries its record's externalId, as a path into the payload (`['data',
+   * 'externalId']`): without a resolver of the partner's for the kind, the handler reads the
+   * record by the string found there; `parseEvent` refuses another type there (or a non-object on the way).
+   */
+  readonly idPath?: readonly [string, ...string[]];
 }
 
 const isCancellation = (status: string | null) => status !== null && /^cancel/i.test(status);
@@ -44,6 +50,48 @@ export function eventTypeOf(type: string): EventTypeEntry | undefined {
     if (pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1))) return entry;
   }
   return undefined;
+}
+
+/** The event types of a kind, as patterns: a type a `prefix.*` of the same kind covers is left out (`otc.trade.*, pix.deposit.*`). @internal */
+export function eventPatterns(kind: StatusKind): string[] {
+  const own = Object.entries(EVENT_TYPES)
+    .filter(([, entry]) => entry.kind === kind)
+    .map(([pattern]) => pattern);
+  const wildcards = own.filter((pattern) => pattern.endsWith('.*'));
+  return own.filter((pattern) => pattern.endsWith('.*') || !wildcards.some((w) => pattern.startsWith(w.slice(0, -1))));
+}
+
+/** Whether some event type carries its record's externalId (an `idPath`), so an event can be read without a resolver. @internal */
+export const SOME_EVENT_CARRIES_ID = Object.values(EVENT_TYPES).some((entry) => entry.idPath !== undefined);
+
+/** What `parseEvent` checks on an event of `type`: each declared field, and its `idPath` (a string), by their path in the payload. @internal */
+export function fieldChecks(type: string): [path: readonly [string, ...string[]], check: FieldCheck][] {
+  const entry = eventTypeOf(type);
+  if (entry === undefined) return [];
+  const checks = Object.entries(entry.fields ?? {}).map(([field, check]): [[string], FieldCheck] => [[field], check]);
+  return entry.idPath === undefined ? checks : [...checks, [entry.idPath, 'string']];
+}
+
+/**
+ * The value at `path` in a payload: `undefined` when a step is absent or `null`, `blocked` naming the
+ * step that is there but not an object (so no value can be read past it). @internal
+ */
+export function valueAt(payload: unknown, path: readonly string[]): { value: unknown; blocked?: string | undefined } {
+  let value = payload;
+  for (const [index, step] of path.entries()) {
+    if (value === undefined || value === null) return { value: undefined };
+    if (typeof value !== 'object' || Array.isArray(value)) return { value: undefined, blocked: path.slice(0, index).join('.') };
+    value = Object.hasOwn(value, step) ? (value as Record<string, unknown>)[step] : undefined;
+  }
+  return { value };
+}
+
+/** The record's externalId the event carries at its type's `idPath`, when it is a non-empty string. @internal */
+export function eventRecordId(event: WebhookEvent): string | undefined {
+  const path = eventTypeOf(event.type)?.idPath;
+  if (path === undefined) return undefined;
+  const { value } = valueAt(event, path);
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** The value of the event's `key` field, when the event is of a type with a key and carries it as a non-empty string. @internal */

@@ -6,6 +6,7 @@
  */
 export { CheckoutClient } from './client/client.js';
 export type { StatusReader } from './client/client.js';
+export type { KindRecord, KindRecords, ReadName, ReadOptions, RecordOf, RecordReader, ResolverName, StatusKind } from './kinds.js';
 export type {
   CheckoutClientOptions,
   RawRequestOptions,
@@ -37,16 +38,20 @@ export {
 export type { ApiErrorInit, ValidationIssue } from './errors.js';
 export { MeSchema, OrderSchema, TokenResponseSchema, WithdrawalSchema } from './schemas.js';
 export type {
+  Currency,
   KnownString,
   Me,
   Order,
   ParseResult,
   ParseSchema,
   ResponseSchema,
+  Settlement,
+  SettlementStatus,
   StandardPathSegment,
   StandardSchemaResult,
   StandardSchemaTypes,
   StandardSchemaV1,
   TokenResponse,
   Withdrawal,
+  WithdrawalStatus,
 } from './schemas.js';

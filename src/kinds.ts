@@ -17,8 +17,26 @@ export interface KindRecords {
 /** What a status tracker watches: an order (`settlement.status`) or a withdrawal (`status`). */
 export type StatusKind = keyof KindRecords;
 
-/** The record a kind's status read returns. @internal */
+/** The record a kind's status read returns: `RecordOf<'order'>` is `Order`. */
 export type RecordOf<K extends StatusKind> = KindRecords[K];
+
+/** The name of a kind's read on `CheckoutClient` and on a test double: `getOrderByExternalId`. */
+export type ReadName<K extends StatusKind> = `get${Capitalize<K>}ByExternalId`;
+
+/** The name of a kind's resolver option of `createWebhookHandler`: `resolveOrderExternalId`. */
+export type ResolverName<K extends StatusKind> = `resolve${Capitalize<K>}ExternalId`;
+
+/** A record read by its kind: `kind` says which record `data` is (narrow on it). */
+export type KindRecord = {
+  [K in StatusKind]: {
+    /** The record's kind. */
+    kind: K;
+    /** The record's externalId, as it was read by. */
+    externalId: string;
+    /** The record as its read returned it, every field kept. */
+    data: RecordOf<K>;
+  };
+}[StatusKind];
 
 /** Everything the SDK knows of one kind of record. @internal */
 export interface RecordKindEntry<K extends StatusKind> {
@@ -35,10 +53,12 @@ export interface RecordKindEntry<K extends StatusKind> {
   readonly finalStatuses: readonly string[];
   /** Prefixes (lower case) of the final statuses the spec does not spell out. */
   readonly finalPrefixes: readonly string[];
-  /** The `CheckoutClient` method that reads it by externalId. */
-  readonly read: 'getOrderByExternalId' | 'getWithdrawalByExternalId';
-  /** The webhook handler's option that finds a record's externalId from a provider event. */
-  readonly resolver: 'resolveOrderExternalId' | 'resolveWithdrawalExternalId';
+  /** The final statuses that are a success (exactly, as the spec spells them); every other final status is a failure. */
+  readonly successStatuses: readonly string[];
+  /** The per-kind read a status reader may have instead of `getRecord`. */
+  readonly read: ReadName<K>;
+  /** The webhook handler's per-kind option that finds a record's externalId from a provider event. */
+  readonly resolver: ResolverName<K>;
   /** The CLI command that reads one (`checkout-partner order <externalId>`): the kind's name. */
   readonly command: K;
   /** The kind with its article, for messages: `an order`. */
@@ -64,6 +84,7 @@ export const RECORD_KINDS: { readonly [K in StatusKind]: RecordKindEntry<K> } = 
     statusOf: (order) => (typeof order.settlement?.status === 'string' ? order.settlement.status : null),
     finalStatuses: ['Settled', 'Cancelled'],
     finalPrefixes: ['cancel'],
+    successStatuses: ['Settled'],
     read: 'getOrderByExternalId',
     resolver: 'resolveOrderExternalId',
     command: 'order',
@@ -77,6 +98,7 @@ export const RECORD_KINDS: { readonly [K in StatusKind]: RecordKindEntry<K> } = 
     statusOf: (withdrawal) => withdrawal.status,
     finalStatuses: ['Completed', 'Cancelled', 'Failed', 'Rejected'],
     finalPrefixes: ['fail', 'cancel', 'reject'],
+    successStatuses: ['Completed'],
     read: 'getWithdrawalByExternalId',
     resolver: 'resolveWithdrawalExternalId',
     command: 'withdrawal',
@@ -105,31 +127,105 @@ export function statusOf(kind: StatusKind, record: RecordOf<StatusKind>): string
 }
 
 /**
- * Whether a status is final by the table: one the spec names (exactly), or one that begins with a
- * final prefix, any case (an order `Settled` or cancelled; a withdrawal `Completed`, failed,
- * cancelled or rejected). @internal
+ * Whether a status is final for its kind: one the service names (an order `Settled` or `Cancelled`;
+ * a withdrawal `Completed`, `Cancelled`, `Failed` or `Rejected`), or one that begins with a final
+ * prefix in any case (an order cancelled; a withdrawal failed, cancelled or rejected). `null` (no
+ * status yet) is not final. The tracker's default `isFinal` is this check.
+ *
+ * @example
+ * onChange: async (change) => {
+ *   if (isFinalStatus(change.kind, change.status)) await close(change.externalId, isSuccessStatus(change.kind, change.status));
+ * }
  */
 export function isFinalStatus(kind: StatusKind, status: string | null): boolean {
   if (status === null) return false;
-  const { finalStatuses, finalPrefixes } = RECORD_KINDS[kind];
+  const { finalStatuses, finalPrefixes } = entryOf(kind);
   const lower = status.toLowerCase();
   return finalStatuses.includes(status) || finalPrefixes.some((prefix) => lower.startsWith(prefix));
 }
 
-/** The reads of a status reader, one per kind (what `CheckoutClient` has). @internal */
-export type KindReader = Readonly<
-  Record<
-    RecordKindEntry<StatusKind>['read'],
-    (externalId: string, options?: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined }) => Promise<RecordOf<StatusKind>>
-  >
->;
+/**
+ * Whether a status is a final success for its kind: an order `Settled`, a withdrawal `Completed`.
+ * Every other final status (see {@link isFinalStatus}) is a failure; `null` is not a success.
+ *
+ * @example
+ * if (isFinalStatus('withdrawal', status) && !isSuccessStatus('withdrawal', status)) await refund(id);
+ */
+export function isSuccessStatus(kind: StatusKind, status: string | null): boolean {
+  return status !== null && entryOf(kind).successStatuses.includes(status);
+}
 
-/** Reads a record of `kind` through the reader's method for it. @internal */
+/** The entry of a kind named by partner code, or a `TypeError` naming the kinds there are. */
+function entryOf(kind: StatusKind): RecordKindEntry<StatusKind> {
+  if (!isStatusKind(kind)) {
+    const got = typeof kind === 'string' ? JSON.stringify(kind) : typeof kind;
+    throw new TypeError(`kind must be ${STATUS_KINDS.map((k) => `"${k}"`).join(' or ')}, got ${got}`);
+  }
+  return kindEntry(kind);
+}
+
+/** The options a {@link RecordReader}'s reads get from the tracker and the webhook handler (a `CheckoutClient` takes more). */
+export interface ReadOptions {
+  /** Aborts the read (the tracker's drain, the handler's lease deadline). */
+  signal?: AbortSignal | undefined;
+  /** Bounds the whole read, in milliseconds (the tracker's `readTimeoutMs`). */
+  timeoutMs?: number | undefined;
+}
+
+/**
+ * What the webhook handler and the status tracker read records through: a `CheckoutClient`, or a
+ * test double with `getRecord`, or with the per-kind reads (`getOrderByExternalId`, ...) of the kinds
+ * it is used for. Each read is looked up when a record of its kind is read, so a double needs no
+ * read of a kind it never sees (and a kind added to the SDK asks nothing new of it).
+ *
+ * @example
+ * const client: RecordReader = { getOrderByExternalId: async (externalId) => ({ externalId, settlement: { status: 'Settled' } }) };
+ */
+export type RecordReader = {
+  /** Reads a record of any kind, as `CheckoutClient.getRecord`; used for a kind without its own read here. */
+  getRecord?:
+    | {
+        /** Reads the record of `kind` by its externalId. */
+        read(kind: StatusKind, externalId: string, options?: ReadOptions): Promise<RecordOf<StatusKind>>;
+      }['read']
+    | undefined;
+} & {
+  // each read checked like a method (its parameters bivariant), so a double may declare narrower options
+  [K in StatusKind as ReadName<K>]?:
+    | {
+        /** Reads the record of this kind by its externalId. */
+        read(externalId: string, options?: ReadOptions): Promise<RecordOf<K>>;
+      }['read']
+    | undefined;
+};
+
+/** Checks a `client` option: an object with `getRecord` or at least one per-kind read (a `TypeError` otherwise). @internal */
+export function statusReader(client: unknown): RecordReader {
+  const reads = ['getRecord', ...STATUS_KINDS.map((kind) => RECORD_KINDS[kind].read)];
+  if (
+    client === null ||
+    typeof client !== 'object' ||
+    !reads.some((name) => typeof (client as Record<string, unknown>)[name] === 'function')
+  ) {
+    throw new TypeError(`client must be a CheckoutClient (an object with ${reads.join(' or ')})`);
+  }
+  return client;
+}
+
+/**
+ * Reads a record of `kind` through the reader: its per-kind read when it has one, else its
+ * `getRecord`; a `TypeError` when it has neither (a test double used for a kind it does not read). @internal
+ */
 export function readRecord(
-  reader: KindReader,
+  reader: RecordReader,
   kind: StatusKind,
   externalId: string,
-  options: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined },
+  options: ReadOptions,
 ): Promise<RecordOf<StatusKind>> {
-  return reader[RECORD_KINDS[kind].read](externalId, options);
+  const name = RECORD_KINDS[kind].read;
+  const own = (reader as Record<string, unknown>)[name];
+  if (typeof own === 'function')
+    return (own as (id: string, o: ReadOptions) => Promise<RecordOf<StatusKind>>).call(reader, externalId, options);
+  if (typeof reader.getRecord === 'function') return reader.getRecord(kind, externalId, options);
+  return Promise.reject(new TypeError(`client has neither ${name} nor getRecord, so it cannot read ${RECORD_KINDS[kind].named}`));
 }

@@ -37,8 +37,8 @@ export const TokenResponseSchema = z.looseObject({
     .check(z.refine((value) => VISIBLE_ASCII.test(value), 'accessToken must be a non-empty token of visible ASCII characters')),
   /** The token's scheme: `Bearer`, in any case (RFC 6749 §7.1). */
   tokenType: z.string().check(z.refine((value) => value.toLowerCase() === 'bearer', 'tokenType must be "Bearer"')),
-  // one refine rather than z.int() and z.minimum(): zod's number formats and bound checks cost the
-  // main entry 0.6 KB gzip for this one field
+  // one refine rather than z.int() and z.minimum(): zod's number formats and bound checks would
+  // weigh on the main entry's size budget for this one field
   /** The token's lifetime in whole seconds from the exchange, at least 1. */
   expiresIn: z
     .number()
@@ -48,14 +48,12 @@ export const TokenResponseSchema = z.looseObject({
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 
 /** An order's settlement: `status` is `Settled` once its crypto swap settled; `tradeId` is null for BRZ. */
-export const SettlementSchema = z.looseObject({
+const SettlementSchema = z.looseObject({
   /** The settlement state: `Settled` once the crypto swap settled; other states may appear. */
   status: z.optional(knownString<'Settled'>()),
   /** The provider's trade id; `null` for BRZ orders, which have no crypto swap. */
   tradeId: z.optional(z.nullable(z.string())),
 });
-/** An order's settlement. */
-export type Settlement = z.infer<typeof SettlementSchema>;
 
 /** An order as GET /orders/by-external-id/{externalId} returns it; unknown fields are kept. */
 export const OrderSchema = z.looseObject({
@@ -68,6 +66,8 @@ export const OrderSchema = z.looseObject({
 });
 /** An order as the service returns it; every field it sends is kept, known or not. */
 export type Order = z.infer<typeof OrderSchema>;
+/** An order's settlement: `status` is `Settled` once its crypto swap settled; `tradeId` is null for BRZ. */
+export type Settlement = NonNullable<Order['settlement']>;
 
 /** A withdrawal as GET /withdrawals/by-external-id/{externalId} returns it; unknown fields are kept. */
 export const WithdrawalSchema = z.looseObject({

@@ -13,11 +13,9 @@ const ABORT_GRACE_MS = 1_000;
  * opens a replacement connection for the aborted request before noticing it was aborted
  * (nodejs/undici#5845), and that connection sits idle in the pool. Sent at once, the next request
  * finds no idle connection yet and opens its own, so against a service that never answers every
- * slot came to hold two or three sockets (193 at concurrency 64, 200 callers). Held a little, the
- * next request finds the replacement connected and uses it: sockets stay within `concurrency` plus
- * a few (measured on loopback with plain fetch: 64 workers aborting at 300 ms hold 64 to 66 sockets
- * with a 50 ms hold, 90 to 101 without; the client with 200 callers holds 66 at concurrency 64, 3
- * at 1). 100 ms leaves room for a slower connection set-up; only aborted attempts pay it.
+ * slot came to hold two or three sockets. Held a little, the next request finds the replacement
+ * connected and uses it: sockets stay within `concurrency` plus a few. The hold leaves room for a
+ * slower connection set-up; only aborted attempts pay it.
  */
 const ABORT_SETTLE_MS = 100;
 

@@ -1,7 +1,7 @@
-import { checkOptions, timerMs } from '../internal/arguments.js';
+import { checkOptions, oneOf, timerMs } from '../internal/arguments.js';
 import { TimeoutError } from '../errors.js';
-import { MeSchema, type Me, type Order, type ResponseSchema, type Withdrawal } from '../schemas.js';
-import { RECORD_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
+import { MeSchema, type Me, type ResponseSchema } from '../schemas.js';
+import { RECORD_KINDS, STATUS_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
 import type { RawRequestOptions, RequestOptions } from './options.js';
 import { callHeaders, retriesOption } from './call-headers.js';
 import { pathSegment } from '../internal/path.js';
@@ -56,17 +56,10 @@ export function meCall(options: RequestOptions): AuthedCall<Me> {
   return { method: 'get', path: '/auth/me', schema: MeSchema, options: checkRequestOptions(options) };
 }
 
-/** The status read of a record of `kind`: its path and schema from the kinds table. */
-function recordCall<K extends StatusKind>(kind: K, externalId: string, options: RequestOptions): AuthedCall<RecordOf<K>> {
+/** The status read of a record of `kind`: its path and schema from the kinds table (a `TypeError` for an unknown kind or a bad externalId). */
+export function recordCall<K extends StatusKind>(kind: K, externalId: string, options: RequestOptions): AuthedCall<RecordOf<K>> {
+  oneOf('kind', kind, STATUS_KINDS);
   const { path, schema } = RECORD_KINDS[kind] as { path: string; schema: ResponseSchema<RecordOf<K>> };
   const segment = pathSegment(externalId, 'externalId');
   return { method: 'get', path: path.replace('{externalId}', () => segment), schema, options: checkRequestOptions(options), externalId };
-}
-
-export function orderCall(externalId: string, options: RequestOptions): AuthedCall<Order> {
-  return recordCall('order', externalId, options);
-}
-
-export function withdrawalCall(externalId: string, options: RequestOptions): AuthedCall<Withdrawal> {
-  return recordCall('withdrawal', externalId, options);
 }

@@ -7,10 +7,9 @@ import { redactShort } from './redact-short.js';
 import { ApiError, AuthenticationError, ResponseValidationError } from '../errors.js';
 import { partnerApiBase } from './api-base.js';
 import { callBound } from './call-bound.js';
-import { callTimedOut, checkRequestOptions, meCall, newTrace, orderCall, withdrawalCall, type AuthedCall } from './calls.js';
+import { callTimedOut, checkRequestOptions, meCall, newTrace, recordCall, type AuthedCall } from './calls.js';
 import { clientLogError, logWriter, type LogWriter } from './log.js';
 import { checkTransportSecurity } from './insecure-http.js';
-import { pathSegment } from '../internal/path.js';
 import { Transport } from './transport.js';
 import { credentialsRefused, withoutToken } from './response-errors.js';
 import { rawCall } from './raw-call.js';
@@ -22,6 +21,7 @@ import { TELEMETRY_OPTIONS, type TelemetryOptions } from '../telemetry/options.j
 import { Telemetry } from '../telemetry/telemetry.js';
 import { loadHooks } from '../telemetry/load-hooks.js';
 import { TokenResponseSchema, type Me, type Order, type TokenResponse, type Withdrawal } from '../schemas.js';
+import type { RecordOf, StatusKind } from '../kinds.js';
 import type {
   CheckoutClientOptions,
   PartnerSecret,
@@ -140,19 +140,33 @@ export class CheckoutClient {
   }
 
   /**
-   * GET /orders/by-external-id/{externalId}: the order's status, including `settlement.status`.
+   * The status read of a record of any kind, by its externalId: `order` reads GET
+   * /orders/by-external-id/{externalId}, `withdrawal` GET /withdrawals/by-external-id/{externalId}.
+   * An unknown `kind` is a `TypeError`.
+   *
+   * @example
+   * const record = await client.getRecord('withdrawal', 'payout-7');
+   * record.status; // 'Completed' once settled
+   */
+  async getRecord<K extends StatusKind>(kind: K, externalId: string, options: RequestOptions = {}): Promise<RecordOf<K>> {
+    return this.#authed(recordCall(kind, externalId, options), newTrace());
+  }
+
+  /**
+   * GET /orders/by-external-id/{externalId}: the order's status, including `settlement.status`
+   * (`getRecord('order', externalId)`).
    *
    * @example
    * const order = await client.getOrderByExternalId('order-42');
    * order.settlement?.status; // 'Settled' once its crypto swap settled
    */
   async getOrderByExternalId(externalId: string, options: RequestOptions = {}): Promise<Order> {
-    return this.#authed(orderCall(externalId, options), newTrace());
+    return this.getRecord('order', externalId, options);
   }
 
-  /** GET /withdrawals/by-external-id/{externalId}: the PIX withdrawal's status (`Completed` once settled). */
+  /** GET /withdrawals/by-external-id/{externalId}: the PIX withdrawal's status (`Completed` once settled), as `getRecord('withdrawal', externalId)`. */
   async getWithdrawalByExternalId(externalId: string, options: RequestOptions = {}): Promise<Withdrawal> {
-    return this.#authed(withdrawalCall(externalId, options), newTrace());
+    return this.getRecord('withdrawal', externalId, options);
   }
 
   /**
@@ -192,30 +206,47 @@ export class CheckoutClient {
       };
       return { data, response: info };
     };
+    const getRecord = <K extends StatusKind>(kind: K, externalId: string, options: RequestOptions = {}) =>
+      run(() => recordCall(kind, externalId, options));
     return {
       getMe: (options = {}) => run(() => meCall(options)),
-      getOrderByExternalId: (externalId, options = {}) => run(() => orderCall(externalId, options)),
-      getWithdrawalByExternalId: (externalId, options = {}) => run(() => withdrawalCall(externalId, options)),
+      getRecord,
+      getOrderByExternalId: (externalId, options) => getRecord('order', externalId, options),
+      getWithdrawalByExternalId: (externalId, options) => getRecord('withdrawal', externalId, options),
       request: (method, path, options = {}) => run(() => rawCall(this.baseUrl, method, path, options)),
     };
   }
 
   /**
+   * Reads a record of `kind` every `intervalMs` until `until(record)` is true, and resolves with that
+   * record. Rejects with `WaitTimeoutError` (holding the last record read) when time runs out.
+   *
+   * @example
+   * const withdrawal = await client.waitFor('withdrawal', 'payout-7', (w) => isFinalStatus('withdrawal', w.status));
+   */
+  async waitFor<K extends StatusKind>(
+    kind: K,
+    externalId: string,
+    until: (record: RecordOf<K>) => boolean,
+    options: WaitOptions = {},
+  ): Promise<RecordOf<K>> {
+    return waitFor(kind, (o) => this.getRecord(kind, externalId, o), until, options);
+  }
+
+  /**
    * Polls GET /orders/by-external-id/{externalId} until `until(order)` is true, and resolves with that
-   * order. Rejects with `WaitTimeoutError` (holding the last order read) when time runs out.
+   * order (`waitFor('order', ...)`). Rejects with `WaitTimeoutError` (holding the last order read) when time runs out.
    *
    * @example
    * const order = await client.waitForOrder('order-42', (o) => o.settlement?.status === 'Settled', { timeoutMs: 120_000 });
    */
   async waitForOrder(externalId: string, until: (order: Order) => boolean, options: WaitOptions = {}): Promise<Order> {
-    pathSegment(externalId, 'externalId');
-    return waitFor('order', (o) => this.getOrderByExternalId(externalId, o), until, options);
+    return this.waitFor('order', externalId, until, options);
   }
 
   /** Polls GET /withdrawals/by-external-id/{externalId} until `until(withdrawal)` is true; see {@link waitForOrder}. */
   async waitForWithdrawal(externalId: string, until: (withdrawal: Withdrawal) => boolean, options: WaitOptions = {}): Promise<Withdrawal> {
-    pathSegment(externalId, 'externalId');
-    return waitFor('withdrawal', (o) => this.getWithdrawalByExternalId(externalId, o), until, options);
+    return this.waitFor('withdrawal', externalId, until, options);
   }
 
   /** What `JSON.stringify(client)` shows: never the secret or the token. */
@@ -349,7 +380,7 @@ export class CheckoutClient {
 }
 
 /**
- * The part of `CheckoutClient` the webhook handler and the status tracker read statuses through (its
- * rate, concurrency and retry budget apply); a `CheckoutClient` fits, and so does a test double.
+ * A status reader with both reads of 1.1, as a `CheckoutClient` has them. The webhook handler and
+ * the status tracker take any `RecordReader`, which needs only the reads of the kinds used.
  */
 export type StatusReader = Pick<CheckoutClient, 'getOrderByExternalId' | 'getWithdrawalByExternalId'>;

@@ -5,6 +5,7 @@ import type { ClientLogEntry, Logger } from '../logger.js';
 import type { TokenStore } from '../stores/token-store.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import type { Me, Order, ResponseSchema, Withdrawal } from '../schemas.js';
+import type { RecordOf, StatusKind } from '../kinds.js';
 
 /**
  * The partner secret, or a function that returns it (sync or async), called at each token exchange.
@@ -150,6 +151,8 @@ export interface WithResponse<T> {
 export interface ResponseReads {
   /** {@link CheckoutClient.getMe}, with its response. */
   getMe(options?: RequestOptions): Promise<WithResponse<Me>>;
+  /** {@link CheckoutClient.getRecord}, with its response. */
+  getRecord<K extends StatusKind>(kind: K, externalId: string, options?: RequestOptions): Promise<WithResponse<RecordOf<K>>>;
   /** {@link CheckoutClient.getOrderByExternalId}, with its response. */
   getOrderByExternalId(externalId: string, options?: RequestOptions): Promise<WithResponse<Order>>;
   /** {@link CheckoutClient.getWithdrawalByExternalId}, with its response. */
@@ -201,7 +204,7 @@ export interface RawRequestOptions<T> extends RequestOptions {
   idempotencyKey?: string | undefined;
 }
 
-/** Options of {@link CheckoutClient.waitForOrder} and {@link CheckoutClient.waitForWithdrawal}. */
+/** Options of {@link CheckoutClient.waitFor}, {@link CheckoutClient.waitForOrder} and {@link CheckoutClient.waitForWithdrawal}. */
 export interface WaitOptions {
   /**
    * How long to keep polling, in milliseconds, before rejecting with `WaitTimeoutError`.

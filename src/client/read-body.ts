@@ -37,9 +37,8 @@ export async function readBody(response: Response, maxBytes: number, framed: boo
   if (declared !== undefined && framed) {
     // a runtime that undoes a content coding keeps content-encoding (Node, browsers, Deno) or drops
     // it together with content-length (whatwg/fetch#1729): a decoded body never passes as declared
-    // fetch's own text(): no copy to an ArrayBuffer first (about 4% of a status read's CPU, A/B in
-    // one process); UTF-8 never takes fewer bytes than UTF-16 code units, so a string past the cap
-    // came from a body past it
+    // fetch's own text(): no copy to an ArrayBuffer first; UTF-8 never takes fewer bytes than UTF-16
+    // code units, so a string past the cap came from a body past it
     const text = await response.text();
     if (text.length > maxBytes) throw new BodyTooLarge(maxBytes, response.status, response.headers);
     return text;

@@ -26,6 +26,14 @@ export function checkOptions(where: string, options: unknown, known: readonly st
   return options as Record<string, unknown>;
 }
 
+/**
+ * `true` when the lists `A` and `B` hold the same names; else a type naming what each lacks, so
+ * `true satisfies SameKeys<Listed, keyof Options>` fails to compile on an option list out of step.
+ */
+export type SameKeys<A extends PropertyKey, B extends PropertyKey> = [Exclude<A, B> | Exclude<B, A>] extends [never]
+  ? true
+  : { onlyInList: Exclude<A, B>; onlyInType: Exclude<B, A> };
+
 /** The known name `key` most likely meant: the same but for case, or at most 2 edits away (and fewer than half its length). */
 function nearest(key: string, known: readonly string[]): string | undefined {
   const lower = key.toLowerCase();

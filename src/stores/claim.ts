@@ -12,7 +12,7 @@ export type CheckedClaim = ClaimedLease | 'in-flight' | 'done';
  */
 export function checkClaim(claim: unknown): CheckedClaim {
   if (claim === 'in-flight' || claim === 'done') return claim;
-  // API.md fixes the lease-less shape: `claim → "claimed"`, `complete(eventId)`, `release(eventId)`
+  // the lease-less contract: `claim → "claimed"`, `complete(eventId)`, `release(eventId)`
   if (claim === 'claimed') return { status: 'claimed', lease: undefined };
   if (claim !== null && typeof claim === 'object' && (claim as { status?: unknown }).status === 'claimed') {
     const { lease } = claim as { lease?: unknown };

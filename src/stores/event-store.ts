@@ -54,7 +54,7 @@ export interface EventStore {
    * claim holds it, `"done"` when it was completed.
    */
   claim(eventId: string, leaseMs: number, options?: ClaimOptions): Promise<ClaimResult>;
-  // `lease` is optional because API.md fixes the lease-less shape: `complete(eventId)`, `release(eventId)`
+  // `lease` is optional: a store of the lease-less contract (`complete(eventId)`, `release(eventId)`) still fits
   /**
    * Mark `eventId` done, so later claims answer `"done"`. A store that hands out leases gets its
    * `lease` back and acts only for that claim: while it still holds the event, or nobody claimed

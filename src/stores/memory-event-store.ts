@@ -119,7 +119,7 @@ export class MemoryEventStore implements EventStore {
   /**
    * One long-lived iterator over the keys, used as a cursor to reach the oldest entry. A fresh
    * `keys()` iterator starts at the front of V8's table and steps over every deleted slot not yet
-   * compacted away (tens of thousands once the store is full), which made each write cost ~100 µs.
+   * compacted away (tens of thousands once the store is full), so each write would grow slow.
    * This one only moves forward: every key it has passed is deleted, except `#head`. An iterator
    * still sees entries added after it was made, so a touched entry (deleted, then set again at the
    * end) is met again at its new place. `undefined` when it has run out (then the map is empty)

@@ -17,7 +17,10 @@ export { StatusStoreTimeoutError } from './errors.js';
 export { MAX_TRACKED_EVENT_BYTES } from '../stores/event-projection.js';
 export type { MemoryStatusStoreOptions } from '../stores/memory-status-store.js';
 export type { StatusSource, WatchEndReason } from './kinds.js';
+export { isFinalStatus, isSuccessStatus } from '../kinds.js';
+export type { KindRecords, RecordOf, StatusKind } from '../kinds.js';
 export type {
+  KindStatusChange,
   OnStatusChange,
   OrderStatusChange,
   RecordRef,

@@ -3,7 +3,7 @@ import { typeName } from '../internal/type-name.js';
 import { inheritedTelemetry, type TelemetryOptions } from '../telemetry/options.js';
 import { wholeNumber } from '../stores/arguments.js';
 import { trackerLog, type TrackerLog } from './logger.js';
-import type { StatusReader } from '../client/client.js';
+import { statusReader, type RecordReader } from '../kinds.js';
 import { MemoryStatusStore } from '../stores/memory-status-store.js';
 import { resolveSchedule, type Schedule } from './schedule.js';
 import { defaultIsFinal } from './status.js';
@@ -13,7 +13,7 @@ import type { StatusChange, StatusStore, StatusTrackerOptions, TransactionalStat
 
 /** The tracker's options with every default applied, checked once. */
 export interface ResolvedTrackerOptions {
-  client: StatusReader;
+  client: RecordReader;
   store: StatusStore;
   transactional: TransactionalStatusStore<unknown> | undefined;
   onChange: (change: StatusChange & { transaction?: unknown }) => void | Promise<void>;
@@ -70,15 +70,7 @@ export const DEFAULT_LEASE_MS = 15_000;
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
 export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions<Transaction>): ResolvedTrackerOptions {
   checkOptions('createStatusTracker', options, KNOWN);
-  const client = options.client as unknown;
-  if (
-    client === null ||
-    typeof client !== 'object' ||
-    typeof (client as StatusReader).getOrderByExternalId !== 'function' ||
-    typeof (client as StatusReader).getWithdrawalByExternalId !== 'function'
-  ) {
-    throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
-  }
+  const client = statusReader(options.client);
   functionOption('onChange', options.onChange, true);
   functionOption('isFinal', options.isFinal);
   functionOption('onWatchEnd', options.onWatchEnd);
@@ -98,7 +90,7 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
   if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
   const schedule = resolveSchedule(options.schedule);
   return {
-    client: client as StatusReader,
+    client,
     store: store as StatusStore,
     transactional: typeof transact === 'function' ? (store as TransactionalStatusStore<unknown>) : undefined,
     // the tracker passes `transaction` exactly when the store is transactional, as Transaction says

@@ -1,6 +1,6 @@
 import type { Schedule } from './schedule.js';
 
-// "Back on its feet" (API.md): a read that failed because of the service (no answer, a timeout, a
+// "Back on its feet" (docs/tracker.md): a read that failed because of the service (no answer, a timeout, a
 // 5xx, a 429) says nothing about its record, so the record keeps its normal schedule instead of a
 // back-off of its own; the tracker as a whole holds back instead, one probe read at a time, and
 // takes up every due record the moment a read is answered again. A record that fails on its own

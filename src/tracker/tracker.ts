@@ -34,16 +34,16 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
   const config = { ...resolved, logger: countingFailures(resolved.logger, telemetry) };
   const { store } = config;
   const loop = new ClaimLoop(config, telemetry);
+  const watchKind = async (kind: StatusKind, externalId: string, watchOptions: unknown): Promise<void> => {
+    await watch(config, kind, externalId, watchOptions);
+    loop.wake();
+  };
   return {
-    async watchOrder(externalId: string, ...watchOptions: WatchArguments<Transaction>): Promise<void> {
-      await watch(config, 'order', externalId, watchOptions[0]);
-      loop.wake();
-    },
-
-    async watchWithdrawal(externalId: string, ...watchOptions: WatchArguments<Transaction>): Promise<void> {
-      await watch(config, 'withdrawal', externalId, watchOptions[0]);
-      loop.wake();
-    },
+    watch: (kind: StatusKind, externalId: string, ...watchOptions: WatchArguments<Transaction>) =>
+      watchKind(kind, externalId, watchOptions[0]),
+    watchOrder: (externalId: string, ...watchOptions: WatchArguments<Transaction>) => watchKind('order', externalId, watchOptions[0]),
+    watchWithdrawal: (externalId: string, ...watchOptions: WatchArguments<Transaction>) =>
+      watchKind('withdrawal', externalId, watchOptions[0]),
 
     async unwatch(kind: StatusKind, externalId: string): Promise<void> {
       checkKind(kind);
@@ -80,6 +80,7 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
 
 /** Starts watching a record, in the partner's transaction when one is given (a transactional store only). */
 async function watch(config: ResolvedTrackerOptions, kind: StatusKind, externalId: string, watchOptions: unknown): Promise<void> {
+  checkKind(kind);
   checkExternalId(externalId);
   if (watchOptions !== undefined && (watchOptions === null || typeof watchOptions !== 'object')) {
     throw new TypeError(`watch options must be an object { transaction? }, got ${typeName(watchOptions)}`);

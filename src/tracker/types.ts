@@ -1,6 +1,6 @@
-import type { StatusReader } from '../client/client.js';
+import type { RecordReader } from '../kinds.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
-import type { Order, Withdrawal } from '../schemas.js';
+import type { RecordOf } from '../kinds.js';
 import type { WebhookEvent } from '../webhooks/event.js';
 
 import type { StatusKind, StatusSource, WatchEndReason } from './kinds.js';
@@ -49,21 +49,19 @@ export interface StatusChangeBase {
   event?: WebhookEvent | undefined;
 }
 
-/** An order's status changed. */
-export interface OrderStatusChange extends StatusChangeBase {
-  /** An order. */
-  kind: 'order';
-  /** The order as the read returned it, every field kept. */
-  record: Order;
+/** A status change of a record of kind `K`: `record` is that kind's record. */
+export interface KindStatusChange<K extends StatusKind> extends StatusChangeBase {
+  /** The record's kind. */
+  kind: K;
+  /** The record as the read returned it, every field kept. */
+  record: RecordOf<K>;
 }
 
+/** An order's status changed. */
+export type OrderStatusChange = KindStatusChange<'order'>;
+
 /** A withdrawal's status changed. */
-export interface WithdrawalStatusChange extends StatusChangeBase {
-  /** A withdrawal. */
-  kind: 'withdrawal';
-  /** The withdrawal as the read returned it, every field kept. */
-  record: Withdrawal;
-}
+export type WithdrawalStatusChange = KindStatusChange<'withdrawal'>;
 
 /**
  * One status change of one order or withdrawal, handed to `onChange` once: the unit of
@@ -73,19 +71,14 @@ export type StatusChange = StatusChangesByKind[StatusKind];
 
 /** A record of the tracker's: its kind and its externalId. */
 export interface RecordRef {
-  /** `order` or `withdrawal`. */
+  /** The record's kind (`order`, `withdrawal`). */
   kind: StatusKind;
   /** The record's externalId. */
   externalId: string;
 }
 
-/** Each kind's change: a kind added to the kinds table without its change here fails to compile. */
-export interface StatusChangesByKind {
-  /** A change of an order's `settlement.status`. */
-  order: OrderStatusChange;
-  /** A change of a withdrawal's `status`. */
-  withdrawal: WithdrawalStatusChange;
-}
+/** Each kind's change, by kind (from the kinds table). */
+export type StatusChangesByKind = { [K in StatusKind]: KindStatusChange<K> };
 
 /**
  * What `onChange` gets with a transactional store: the change and the store's transaction in which
@@ -190,7 +183,7 @@ export interface StatusScheduleOptions {
  */
 export interface StatusTrackerOptions<Transaction = undefined> extends TelemetryOptions {
   /** Reads the records: a `CheckoutClient`, whose `rateLimit` and retry budget bound the tracker's reads. */
-  client: StatusReader;
+  client: RecordReader;
   /**
    * Where records, schedules and handled statuses live. Use a shared store (`RedisStatusStore`,
    * `PostgresStatusStore`) when more than one process tracks, or to survive restarts.
@@ -261,7 +254,7 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
 }
 
 /**
- * What `watchOrder` and `watchWithdrawal` take after the externalId: nothing with a plain store;
+ * What `watch`, `watchOrder` and `watchWithdrawal` take after the externalId: nothing with a plain store;
  * with a transactional store (`Transaction` inferred from it), `{ transaction }`: the partner's own
  * open transaction of the store's driver (for `PostgresStatusStore`, a checked-out `pg` client in
  * `BEGIN`), so the watch commits or rolls back with the partner's own write.
@@ -283,12 +276,18 @@ export type WatchArguments<Transaction> = [Transaction] extends [undefined]
  */
 export interface StatusTracker<Transaction = undefined> {
   /**
-   * Starts watching an order (durable and idempotent): it is read on schedule until its status is
-   * final. With a transactional store, `{ transaction }` writes the watch in the partner's own
-   * transaction, so an order inserted in it is never left unwatched by a crash before the watch.
+   * Starts watching a record of any kind (durable and idempotent): it is read on schedule until its
+   * status is final. With a transactional store, `{ transaction }` writes the watch in the partner's
+   * own transaction, so a record inserted in it is never left unwatched by a crash before the watch.
+   * An unknown `kind` is a `TypeError`.
+   *
+   * @example
+   * await tracker.watch('withdrawal', 'payout-7');
    */
+  watch(kind: StatusKind, externalId: string, ...options: WatchArguments<Transaction>): Promise<void>;
+  /** Starts watching an order: `watch('order', externalId)`. */
   watchOrder(externalId: string, ...options: WatchArguments<Transaction>): Promise<void>;
-  /** Starts watching a withdrawal, as {@link StatusTracker.watchOrder}. */
+  /** Starts watching a withdrawal: `watch('withdrawal', externalId)`. */
   watchWithdrawal(externalId: string, ...options: WatchArguments<Transaction>): Promise<void>;
   /** Stops watching a record; its handled status is kept. */
   unwatch(kind: StatusKind, externalId: string): Promise<void>;

@@ -3,7 +3,7 @@ import type { ValidationIssue } from '../errors.js';
 import { typeName } from '../internal/type-name.js';
 import { quote } from '../internal/quote.js';
 import { WebhookPayloadError } from './errors.js';
-import { eventTypeOf, type FieldCheck } from '../event-types.js';
+import { fieldChecks, valueAt, type FieldCheck } from '../event-types.js';
 
 import type { EventOfType, WebhookEvent } from '../webhook-event.js';
 
@@ -52,14 +52,24 @@ const EventSchema = z
         ctx.addIssue({ code: 'custom', path: ['type'], message: 'type (or its alias event) must be a string', input: undefined });
         return;
       }
-      // API.md asks only for eventId and type, so a missing field is accepted (a 400 would be
+      // only eventId and type are required, so a missing field is accepted (a 400 would be
       // redelivered forever); one that is there must have the type the known event declares
-      for (const [field, check] of Object.entries(eventTypeOf(type)?.fields ?? {})) {
-        const given = value[field];
+      for (const [path, check] of fieldChecks(type)) {
+        const { value: given, blocked } = valueAt(value, path);
+        const field = path.join('.');
+        if (blocked !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: blocked.split('.'),
+            message: `${quote(type)} ${blocked} must be an object when present`,
+            input: undefined,
+          });
+          continue;
+        }
         if (given === undefined || given === null || FIELD_CHECKS[check].valid(given)) continue;
         ctx.addIssue({
           code: 'custom',
-          path: [field],
+          path: [...path],
           message: `${quote(type)} ${field} must be ${FIELD_CHECKS[check].expected} or null when present`,
           input: undefined,
         });

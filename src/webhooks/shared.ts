@@ -23,12 +23,16 @@ export { tagValue } from './tags.js';
 export type {
   ConfirmOptions,
   ExternalIdResolver,
+  ExternalIdResolvers,
+  KindResolverOptions,
   OnEvent,
   TransactionalWebhookContext,
   WebhookContext,
+  WebhookContextRecords,
   WebhookHandlerOptions,
   WebhookTracker,
 } from './engine/options.js';
 export type { SignatureScheme, SignatureSchemeInput, VerifySignatureInput, WebhookSecret } from './signature/signature.js';
 export type { EventStore } from '../stores/event-store.js';
+export type { KindRecord, RecordOf, ResolverName, StatusKind } from '../kinds.js';
 export type { WebhookSecretSource } from './engine/secret-source.js';

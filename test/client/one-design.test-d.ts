@@ -5,6 +5,7 @@ import {
   type LogEntry,
   type Logger,
   type RawRequestOptions,
+  type RecordReader,
   type StatusReader,
   type ValidationIssue,
 } from 'checkout-partner-sdk';
@@ -70,10 +71,12 @@ describe('one logger for the client, the webhook handler and the tracker', () =>
 });
 
 describe('one type per concept', () => {
-  it('StatusReader is what the handler and the tracker read through', () => {
-    expectTypeOf<WebhookHandlerOptions['client']>().toEqualTypeOf<StatusReader>();
-    expectTypeOf<StatusTrackerOptions['client']>().toEqualTypeOf<StatusReader>();
+  it('RecordReader is what the handler and the tracker read through; a 1.1 StatusReader fits it', () => {
+    expectTypeOf<WebhookHandlerOptions['client']>().toEqualTypeOf<RecordReader>();
+    expectTypeOf<StatusTrackerOptions['client']>().toEqualTypeOf<RecordReader>();
     expectTypeOf<CheckoutClient>().toExtend<StatusReader>();
+    expectTypeOf<CheckoutClient>().toExtend<RecordReader>();
+    expectTypeOf<StatusReader>().toExtend<RecordReader>();
   });
 
   it('ValidationIssue is the issue of every error and parse result', () => {

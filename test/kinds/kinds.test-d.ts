@@ -1,5 +1,27 @@
+import {
+  CheckoutClient,
+  type Currency,
+  type KindRecord,
+  type Order,
+  type RecordOf,
+  type RecordReader,
+  type Settlement,
+  type SettlementStatus,
+  type StatusReader,
+  type Withdrawal,
+  type WithdrawalStatus,
+  type WithResponse,
+} from 'checkout-partner-sdk';
 import type { StatusKind } from 'checkout-partner-sdk/stores';
-import type { StatusChange } from 'checkout-partner-sdk/tracker';
+import { isFinalStatus, isSuccessStatus } from 'checkout-partner-sdk/tracker';
+import type {
+  KindStatusChange,
+  OrderStatusChange,
+  StatusChange,
+  StatusChangesByKind,
+  WithdrawalStatusChange,
+} from 'checkout-partner-sdk/tracker';
+import type { ExternalIdResolvers, KindResolverOptions, WebhookContext, WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import { describe, expectTypeOf, it } from 'vitest';
 
 // The kinds table's promise: code that differs by kind dispatches through a Record<StatusKind, …>,
@@ -24,5 +46,61 @@ describe('StatusKind, from the kinds table', () => {
     // @ts-expect-error refund is missing
     const before: Record<WithRefund, string> = { order: 'settlement.status', withdrawal: 'status' };
     expectTypeOf(before).toHaveProperty('refund');
+  });
+});
+
+describe('generic by kind, typed from the table (issue 40)', () => {
+  it('getRecord and waitFor give the record of the kind asked for', () => {
+    const client = new CheckoutClient({});
+    expectTypeOf(client.getRecord('order', 'o-1')).resolves.toEqualTypeOf<Order>();
+    expectTypeOf(client.getRecord('withdrawal', 'w-1')).resolves.toEqualTypeOf<Withdrawal>();
+    expectTypeOf(client.withResponse().getRecord('withdrawal', 'w-1')).resolves.toEqualTypeOf<WithResponse<Withdrawal>>();
+    expectTypeOf(client.waitFor('withdrawal', 'w-1', (w) => w.status === 'Completed')).resolves.toEqualTypeOf<Withdrawal>();
+    expectTypeOf<RecordOf<'order'>>().toEqualTypeOf<Order>();
+    // @ts-expect-error a kind the table does not have
+    void client.getRecord('no-such-kind', 'x-1');
+  });
+
+  it("each kind's status change is derived from the table", () => {
+    expectTypeOf<StatusChangesByKind[StatusKind]['record']>().toEqualTypeOf<Order | Withdrawal>();
+    expectTypeOf<OrderStatusChange>().toEqualTypeOf<KindStatusChange<'order'>>();
+    expectTypeOf<WithdrawalStatusChange['record']>().toEqualTypeOf<Withdrawal>();
+    expectTypeOf<keyof StatusChangesByKind>().toEqualTypeOf<StatusKind>();
+  });
+
+  it("the webhook context's record narrows on its kind; the resolvers are keyed by kind", () => {
+    expectTypeOf<NonNullable<WebhookContext['record']>['kind']>().toEqualTypeOf<StatusKind>();
+    expectTypeOf<Extract<KindRecord, { kind: 'withdrawal' }>['data']>().toEqualTypeOf<Withdrawal>();
+    expectTypeOf<keyof ExternalIdResolvers>().toEqualTypeOf<StatusKind>();
+    expectTypeOf<WebhookHandlerOptions['resolveExternalId']>().toEqualTypeOf<ExternalIdResolvers | undefined>();
+    expectTypeOf<keyof KindResolverOptions>().toEqualTypeOf<'resolveOrderExternalId' | 'resolveWithdrawalExternalId'>();
+  });
+
+  it('a client double needs only the reads of the kinds it is used for', () => {
+    const orderOnly: RecordReader = { getOrderByExternalId: async (externalId) => ({ externalId }) };
+    const generic: RecordReader = { getRecord: async (_kind, externalId) => ({ externalId, status: 'Completed' }) };
+    // a 1.1 double of both reads, with narrower options, still fits
+    const both: RecordReader = {
+      getOrderByExternalId: async (externalId: string, options?: { signal?: AbortSignal }) => {
+        options?.signal?.throwIfAborted();
+        return { externalId };
+      },
+      getWithdrawalByExternalId: async (externalId: string) => ({ externalId, status: 'Pending' }),
+    };
+    // @ts-expect-error a read that returns the wrong kind of record
+    const wrong: RecordReader = { getWithdrawalByExternalId: async () => 42 };
+    // @ts-expect-error nothing a reader has
+    const none: RecordReader = { getRecords: async () => ({}) };
+    expectTypeOf([orderOnly, generic, both, wrong, none]).items.toExtend<RecordReader>();
+    expectTypeOf<StatusReader>().toExtend<RecordReader>();
+  });
+
+  it('every type inside an exported record can be named', () => {
+    expectTypeOf<Order['settlement']>().toEqualTypeOf<Settlement | null | undefined>();
+    expectTypeOf<Exclude<Settlement['status'], undefined>>().toEqualTypeOf<SettlementStatus>();
+    expectTypeOf<Withdrawal['status']>().toEqualTypeOf<WithdrawalStatus>();
+    expectTypeOf<Exclude<Order['currency'], undefined>>().toEqualTypeOf<Currency>();
+    expectTypeOf(isFinalStatus).parameters.toEqualTypeOf<[StatusKind, string | null]>();
+    expectTypeOf(isSuccessStatus).returns.toEqualTypeOf<boolean>();
   });
 });

@@ -16,7 +16,7 @@ export interface TurnRequest {
 }
 
 /**
- * The load control of one client (see API.md "Load control"): the gate every request passes
+ * The load control of one client (docs/load-control.md): the gate every request passes
  * (concurrency, pace, `Retry-After` pause, adaptive rate) and the retry budget. The transport asks
  * for a turn before each attempt ({@link enter}), gives it back with what came of it ({@link leave}),
  * asks before each retry ({@link mayRetry}) and reports each success ({@link succeeded}).

@@ -32,9 +32,8 @@ export interface RateLimitOptions {
    * The most requests of this client waiting for their turn at once (for a slot under
    * `concurrency`, the pace, a `Retry-After` pause). Past it a call fails at once, unsent, with a
    * `QueueFullError`, so calls arriving faster than a slow or silent service answers cannot grow the
-   * queue, and the heap, without bound. The default is far above a batch a process sends at once
-   * (10,000 reads take ~3 s at 64 in flight of ~20 ms each); a waiting call costs about 3 KB of
-   * heap, so a full default queue holds about 30 MB. A whole number from 1.
+   * queue, and the heap, without bound. The default is far above a batch a process sends at once,
+   * and a full queue of small waiting calls is still a bounded part of the heap. A whole number from 1.
    * @default 10000
    */
   maxQueue?: number | undefined;

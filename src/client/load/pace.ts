@@ -1,9 +1,9 @@
 /**
  * How long after it was handed to `fetch` a request is counted as possibly still on its way to the
  * service, while no answer has come. A request is not on the wire when `fetch` is called: a new
- * connection is set up first (measured on loopback: 19 requests handed over at once reached the
- * server over 100 to 400 ms, while the next second's went out at once on those connections, so 37
- * arrived within one second under a pace of 20). An answer proves the request arrived; without one,
+ * connection is set up first, so a burst handed over at once reaches the service spread out, and
+ * the next second's requests, sent on those connections at once, would land in the same second. An
+ * answer proves the request arrived; without one,
  * a request is assumed to have arrived within this long, which covers connection set-up to a
  * reachable service without letting one slow answer stall the pace for longer.
  */

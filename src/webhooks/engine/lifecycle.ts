@@ -10,7 +10,7 @@ import { BodyDeadlineError, DrainingAbort, refusal, runDelivery } from './delive
 import type { DeliveryInput, DeliveryProgress, DeliveryResult, PlainResponse } from './delivery-types.js';
 import type { WebhookHandlerOptions } from './options.js';
 import { OUTCOME_STATUS } from './outcome.js';
-import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
+import { neverConfirms, resolveOptions, type ResolvedOptions } from './resolve-options.js';
 import { WorkInHand } from './work-in-hand.js';
 
 // The engine of the webhook handler: deliveries in hand, the response deadline, logging, drain().
@@ -63,15 +63,6 @@ export interface WebhookHandlerHealth {
 /** `createEngine(options)`: checks the options (a `TypeError` for a bad one) and starts an engine. */
 export type CreateEngine = <Transaction = undefined>(options: WebhookHandlerOptions<Transaction>) => WebhookEngine;
 
-/** Given once at construction when neither resolver is set: no event can ever be confirmed. */
-const NEVER_CONFIRMS = {
-  warning: 'never-confirms',
-  message:
-    'createWebhookHandler has neither resolveOrderExternalId nor resolveWithdrawalExternalId, so no order or withdrawal ' +
-    'is ever read and onEvent always gets confirmed: false. Pass resolveOrderExternalId (otc.trade.*, pix.deposit.*) ' +
-    'and resolveWithdrawalExternalId (pix.withdrawal.*); logger: false silences this warning.',
-} as const;
-
 /** Builds `createEngine` over one entry point's signing functions. */
 export function engineFactory(signatures: Signatures): CreateEngine {
   return function createEngine<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookEngine {
@@ -115,14 +106,8 @@ class DeliveryEngine implements WebhookEngine {
     this.#signatures = signatures;
     this.#telemetry = new Telemetry(config.telemetry);
     // after every check that can throw: a handler that is never made warns about nothing
-    // a tracker that finds records by a read's key (recordFor) reads otc.trade.* events' orders without a resolver
-    if (
-      config.resolveOrderExternalId === undefined &&
-      config.resolveWithdrawalExternalId === undefined &&
-      config.tracker?.recordFor === undefined
-    ) {
-      config.logger({ event: 'webhook.warning', ...NEVER_CONFIRMS });
-    }
+    const warning = neverConfirms(config);
+    if (warning !== undefined) config.logger({ event: 'webhook.warning', ...warning });
   }
 
   deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {

@@ -1,6 +1,6 @@
 // The options of createWebhookHandler, types only (one TSDoc block per option, with @default where
 // there is one); resolve-options.ts checks them and applies the defaults.
-import type { StatusReader } from '../../client/client.js';
+import type { KindRecord, RecordOf, RecordReader, ResolverName, StatusKind } from '../../kinds.js';
 import type { Order, Withdrawal } from '../../schemas.js';
 import type { EventStore, TransactionalEventStore } from '../../stores/event-store.js';
 import type { WebhookEvent } from '../event.js';
@@ -10,13 +10,25 @@ import type { Logger, WebhookLogEntry, WebhookWarning } from '../../logger.js';
 import type { TelemetryOptions } from '../../telemetry/options.js';
 import type { StatusTracker } from '../../tracker/types.js';
 
+/** Each kind's record under its kind's name (`order`, `withdrawal`), as {@link WebhookContext} has it. */
+export type WebhookContextRecords = { [K in StatusKind]?: RecordOf<K> };
+
 /** What `onEvent` gets for each new event. */
-export interface WebhookContext {
+export interface WebhookContext extends WebhookContextRecords {
   /** The verified event, with every field as the provider sent it. */
   event: WebhookEvent;
-  /** The order as last read to confirm an `otc.trade.*` or `pix.deposit.*` event. */
+  /**
+   * The record read to confirm the event, whatever its kind: narrow on `record.kind` for
+   * `record.data`. Absent when nothing was read (see `confirmed`). Not enumerable (a spread or
+   * `JSON.stringify` of the context leaves it out), so a test's deep equality with a 1.1 context holds.
+   *
+   * @example
+   * if (context.confirmed && context.record?.kind === 'withdrawal') await markPaid(context.record.data.externalId);
+   */
+  record?: KindRecord;
+  /** The order as last read to confirm an `otc.trade.*` or `pix.deposit.*` event (also in `record`). */
   order?: Order;
-  /** The withdrawal as last read to confirm a `pix.withdrawal.*` event. */
+  /** The withdrawal as last read to confirm a `pix.withdrawal.*` event (also in `record`). */
   withdrawal?: Withdrawal;
   /**
    * Whether the status read confirms the event: `otc.trade.settled` when the order's settlement is
@@ -84,10 +96,23 @@ export interface ConfirmOptions {
 }
 
 /**
+ * The resolvers by kind: each finds the externalId of the record of its kind an event is about.
+ *
+ * @inline
+ */
+export type ExternalIdResolvers = Partial<Record<StatusKind, ExternalIdResolver | undefined>>;
+
+/**
+ * Each kind's own resolver option (`resolveOrderExternalId`, ...), named by the kinds table: the
+ * same as that kind's entry of `resolveExternalId`.
+ */
+export type KindResolverOptions = { [K in StatusKind as ResolverName<K>]?: ExternalIdResolver | undefined };
+
+/**
  * Options of `createWebhookHandler`. `Transaction` is inferred from a transactional `store` (the
  * type of `onEvent`'s `transaction`); it stays `undefined` with any other store.
  */
-export interface WebhookHandlerOptions<Transaction = undefined> extends TelemetryOptions {
+export interface WebhookHandlerOptions<Transaction = undefined> extends TelemetryOptions, KindResolverOptions {
   /**
    * The endpoint's signing secret, or a list of them while rotating (any match is valid). A string
    * or list is read once, when the handler is built (changing the array later changes nothing); a
@@ -97,7 +122,7 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
    */
   secret: WebhookSecretSource;
   /** Reads the order or withdrawal to confirm each event: a `CheckoutClient`. */
-  client: StatusReader;
+  client: RecordReader;
   /**
    * Handles each new, verified event once. Optional when `tracker` is given (then the tracker's
    * `onChange` handles each status change, exactly once); with both, each event nudges the tracker
@@ -118,13 +143,25 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
    */
   store?: EventStore | TransactionalEventStore<Transaction> | undefined;
   /**
-   * The order's externalId for an `otc.trade.*` or `pix.deposit.*` event (may be async). Without
-   * it, or when it returns nothing, the order is not read and `confirmed` is `false`.
+   * Finds the externalId of the record an event is about, by the record's kind (each may be
+   * async): `order` for `otc.trade.*` and `pix.deposit.*` events, `withdrawal` for
+   * `pix.withdrawal.*`. Without one for an event's kind, or when it returns nothing, no record is
+   * read and `confirmed` is `false`. A kind given here and in its own option (`resolveOrderExternalId`)
+   * is a `TypeError`.
+   * @default {}
+   *
+   * @example
+   * resolveExternalId: { order: (event) => orders.externalIdForTrade(event['tradeId']), withdrawal: (event) => event['externalId'] }
+   */
+  resolveExternalId?: ExternalIdResolvers | undefined;
+  /**
+   * The order's externalId for an `otc.trade.*` or `pix.deposit.*` event (may be async), as
+   * `resolveExternalId.order`. Without it, or when it returns nothing, the order is not read and `confirmed` is `false`.
    */
   resolveOrderExternalId?: ExternalIdResolver | undefined;
   /**
-   * The withdrawal's externalId for a `pix.withdrawal.*` event (may be async). Without it, or when
-   * it returns nothing, the withdrawal is not read and `confirmed` is `false`.
+   * The withdrawal's externalId for a `pix.withdrawal.*` event (may be async), as
+   * `resolveExternalId.withdrawal`. Without it, or when it returns nothing, the withdrawal is not read and `confirmed` is `false`.
    */
   resolveWithdrawalExternalId?: ExternalIdResolver | undefined;
   /**

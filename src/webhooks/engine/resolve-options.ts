@@ -1,4 +1,12 @@
-import { byteCount, checkOptions, functionOption, MAX_TIMER_MS, signatureHeaderName, timerMs } from '../../internal/arguments.js';
+import {
+  byteCount,
+  checkOptions,
+  functionOption,
+  MAX_TIMER_MS,
+  signatureHeaderName,
+  timerMs,
+  type SameKeys,
+} from '../../internal/arguments.js';
 import { quote } from '../../internal/quote.js';
 import { typeName } from '../../internal/type-name.js';
 import type { EventStore } from '../../stores/event-store.js';
@@ -7,8 +15,9 @@ import type { SignatureScheme } from '../signature/signature.js';
 import { secretReader, type SecretReader } from './secret-source.js';
 import { inheritedTelemetry, type TelemetryOptions } from '../../telemetry/options.js';
 import { logWriter, type LogWrite } from './logger.js';
-import type { ExternalIdResolver, OnEvent, WebhookHandlerOptions, WebhookTracker } from './options.js';
-import type { StatusReader } from '../../client/client.js';
+import type { ExternalIdResolver, ExternalIdResolvers, OnEvent, WebhookHandlerOptions, WebhookTracker } from './options.js';
+import { eventPatterns, SOME_EVENT_CARRIES_ID } from '../../event-types.js';
+import { RECORD_KINDS, STATUS_KINDS, statusReader, type RecordReader, type ResolverName, type StatusKind } from '../../kinds.js';
 import { checkOwner } from '../../stores/arguments.js';
 import { ClaimsInHand } from './claims-in-hand.js';
 
@@ -16,15 +25,15 @@ import { ClaimsInHand } from './claims-in-hand.js';
 export interface ResolvedOptions {
   /** The signing secrets of one delivery (the `secret` option, read per delivery when it is a function). */
   secrets: SecretReader;
-  client: StatusReader;
+  client: RecordReader;
   onEvent: OnEvent;
   /** The tracker to nudge per event, if any. */
   tracker: WebhookTracker | undefined;
   /** `true` when only `tracker` handles events (no `onEvent`): no confirm reads in the handler. */
   trackerOnly: boolean;
   store: EventStore;
-  resolveOrderExternalId: ExternalIdResolver | undefined;
-  resolveWithdrawalExternalId: ExternalIdResolver | undefined;
+  /** The partner's resolver of each kind that has one (`resolveExternalId`, or the kind's own option). */
+  resolvers: Readonly<Partial<Record<StatusKind, ExternalIdResolver>>>;
   signatureHeader: string;
   scheme: SignatureScheme | undefined;
   maxBodyBytes: number;
@@ -43,14 +52,14 @@ export interface ResolvedOptions {
   telemetry: TelemetryOptions;
 }
 
-const KNOWN = [
+/** The options every handler takes, whatever the kinds. */
+const BASE_OPTIONS = [
   'secret',
   'client',
   'onEvent',
   'tracker',
   'store',
-  'resolveOrderExternalId',
-  'resolveWithdrawalExternalId',
+  'resolveExternalId',
   'signatureHeader',
   'scheme',
   'maxBodyBytes',
@@ -62,7 +71,14 @@ const KNOWN = [
   'tracerProvider',
   'meterProvider',
   'openTelemetryApi',
-] as const satisfies readonly (keyof WebhookHandlerOptions<unknown>)[];
+] as const;
+
+/** Every option: the base ones and each kind's resolver option, from the kinds table. */
+const KNOWN: readonly string[] = [...BASE_OPTIONS, ...STATUS_KINDS.map((kind) => RECORD_KINDS[kind].resolver)];
+
+// every option of the type is known, and nothing else: a new option, or a new kind's resolver, cannot be left out
+type Known = (typeof BASE_OPTIONS)[number] | ResolverName<StatusKind>;
+true satisfies SameKeys<Known, keyof WebhookHandlerOptions<unknown>>;
 
 /** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
 export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Transaction>): ResolvedOptions {
@@ -70,8 +86,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   const client = statusReader(options.client);
   const tracker = webhookTracker(options.tracker);
   functionOption('onEvent', options.onEvent, tracker === undefined);
-  functionOption('resolveOrderExternalId', options.resolveOrderExternalId);
-  functionOption('resolveWithdrawalExternalId', options.resolveWithdrawalExternalId);
+  const resolvers = kindResolvers(options);
   functionOption('scheme', options.scheme);
   const store = eventStore(options.store ?? new MemoryEventStore());
   const signatureHeader = signatureHeaderName(options.signatureHeader);
@@ -88,8 +103,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     tracker,
     trackerOnly: tracker !== undefined && options.onEvent === undefined,
     store,
-    resolveOrderExternalId: options.resolveOrderExternalId,
-    resolveWithdrawalExternalId: options.resolveWithdrawalExternalId,
+    resolvers,
     signatureHeader,
     scheme: options.scheme,
     maxBodyBytes,
@@ -104,17 +118,47 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   };
 }
 
-/** The `client` option: anything that reads orders and withdrawals by external id, as a CheckoutClient does. */
-function statusReader(client: unknown): StatusReader {
-  if (
-    client === null ||
-    typeof client !== 'object' ||
-    typeof (client as StatusReader).getOrderByExternalId !== 'function' ||
-    typeof (client as StatusReader).getWithdrawalByExternalId !== 'function'
-  ) {
-    throw new TypeError('client must be a CheckoutClient (an object with getOrderByExternalId and getWithdrawalByExternalId)');
+/**
+ * The resolver of each kind: its entry of `resolveExternalId`, else its own option
+ * (`resolveOrderExternalId`); a kind given both ways, an unknown kind or a non-function is a `TypeError`.
+ */
+function kindResolvers(
+  options: Pick<WebhookHandlerOptions, 'resolveExternalId' | ResolverName<StatusKind>>,
+): Partial<Record<StatusKind, ExternalIdResolver>> {
+  const byKind = checkOptions('resolveExternalId', options.resolveExternalId, STATUS_KINDS, true) as ExternalIdResolvers;
+  const resolvers: Partial<Record<StatusKind, ExternalIdResolver>> = {};
+  for (const kind of STATUS_KINDS) {
+    const name = RECORD_KINDS[kind].resolver;
+    const own = options[name];
+    const keyed = byKind[kind];
+    functionOption(name, own);
+    functionOption(`resolveExternalId.${kind}`, keyed);
+    if (own !== undefined && keyed !== undefined) {
+      throw new TypeError(`give the ${kind} resolver once: resolveExternalId.${kind} or ${name}, not both`);
+    }
+    const resolver = keyed ?? own;
+    if (resolver !== undefined) resolvers[kind] = resolver;
   }
-  return client as StatusReader;
+  return resolvers;
+}
+
+/**
+ * The warning given once at construction when no event can be confirmed: no kind has a resolver
+ * and no tracker finds records by their keys. Lists each kind's resolver and the events it serves.
+ */
+export function neverConfirms(
+  config: Pick<ResolvedOptions, 'resolvers' | 'tracker'>,
+): { warning: 'never-confirms'; message: string } | undefined {
+  // a tracker that finds records by a read's key (recordFor) reads otc.trade.* events' orders without a resolver
+  if (Object.keys(config.resolvers).length > 0 || config.tracker?.recordFor !== undefined || SOME_EVENT_CARRIES_ID) return undefined;
+  const events = (kind: StatusKind) => eventPatterns(kind).join(', ');
+  return {
+    warning: 'never-confirms',
+    message:
+      `createWebhookHandler has no resolver (${STATUS_KINDS.map((kind) => RECORD_KINDS[kind].resolver).join(', ')}), so no record ` +
+      'is ever read and onEvent always gets confirmed: false. Pass resolveExternalId: ' +
+      `{ ${STATUS_KINDS.map((kind) => `${kind} (${events(kind)})`).join(', ')} }; logger: false silences this warning.`,
+  };
 }
 
 /** The `tracker` option, if given: an object with `nudge` (a status tracker). */

@@ -1,4 +1,4 @@
-import { eventTypeOf } from '../../event-types.js';
+import { eventRecordId, eventTypeOf } from '../../event-types.js';
 import { untilAborted } from '../../internal/abort.js';
 import { typeName } from '../../internal/type-name.js';
 import { RECORD_KINDS, type StatusKind } from '../../kinds.js';
@@ -6,11 +6,12 @@ import type { WebhookEvent } from '../event.js';
 import type { ResolvedOptions } from './resolve-options.js';
 
 /** The options a record's resolution reads. */
-export type ResolveConfig = Pick<ResolvedOptions, 'tracker' | 'resolveOrderExternalId' | 'resolveWithdrawalExternalId'>;
+export type ResolveConfig = Pick<ResolvedOptions, 'tracker' | 'resolvers'>;
 
 /**
  * The record an event is about, by the event types table: its kind, and its externalId from the
- * partner's resolver for that kind (asked first), else from the tracker, when the handler has one:
+ * partner's resolver for that kind (asked first), else from the event itself where its type
+ * carries the id (`idPath`), else from the tracker, when the handler has one:
  * the record whose reads revealed the value the event carries (an `otc.trade.*` event's
  * `tradeId`). `externalId` is `undefined` when neither finds it; the result is `undefined` for a
  * type the table does not know.
@@ -26,15 +27,18 @@ export async function resolveRecord(
   const entry = eventTypeOf(event.type);
   if (entry === undefined) return undefined;
   const { kind } = entry;
-  const name = RECORD_KINDS[kind].resolver;
-  const resolver = config[name];
+  const resolver = config.resolvers[kind];
   if (resolver !== undefined) {
     signal.throwIfAborted();
     const id: unknown = await untilAborted(Promise.resolve(resolver(event)), signal);
     if (typeof id === 'string' && id !== '') return { kind, externalId: id };
     if (id !== undefined && id !== null && id !== '')
-      throw new TypeError(`${name} must return a string, null or undefined, got ${typeName(id)}`);
+      throw new TypeError(
+        `the ${kind} resolver (${RECORD_KINDS[kind].resolver}) must return a string, null or undefined, got ${typeName(id)}`,
+      );
   }
+  const carried = eventRecordId(event);
+  if (carried !== undefined) return { kind, externalId: carried };
   const recordFor = config.tracker?.recordFor?.bind(config.tracker);
   if (recordFor === undefined) return { kind, externalId: undefined };
   signal.throwIfAborted();

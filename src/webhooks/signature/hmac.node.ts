@@ -5,8 +5,8 @@ const keys = new KeyCache<KeyObject>(MAX_CACHED_KEYS);
 const makeKey = (secret: string): KeyObject => createSecretKey(secret, 'utf8');
 
 /**
- * HMAC-SHA256 through node:crypto with a pre-made `KeyObject` per secret (several times faster
- * than Web Crypto on Node). Synchronous: a string payload is hashed as UTF-8 by `update` itself,
+ * HMAC-SHA256 through node:crypto with a pre-made `KeyObject` per secret (cheaper than Web Crypto's
+ * async calls on Node). Synchronous: a string payload is hashed as UTF-8 by `update` itself,
  * without a copy through TextEncoder.
  */
 export const nodeHmac: Hmac = {
