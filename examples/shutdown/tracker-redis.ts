@@ -21,7 +21,7 @@ const tracker = createStatusTracker({
   onWatchEnd: ({ externalId, reason, status }) => console.log(externalId, reason, status),
 });
 tracker.start(); // in every process: they share the store, one reads a record at a time
-await tracker.watchWithdrawal('w-7');
+await tracker.watchWithdrawal('w-7'); // or tracker.watch('withdrawal', 'w-7'), for any kind
 
 // SIGTERM comes after the platform's pre-stop wait; the budget of a 30 s grace period: webhooks.md#graceful-shutdown
 async function shutdown(): Promise<void> {

@@ -1,7 +1,7 @@
 import { stderrTrackerLogger } from '../../tracker/logger.js';
 import { createStatusTracker } from '../../tracker/tracker.js';
 import { MemoryStatusStore } from '../../stores/memory-status-store.js';
-import type { StatusChange, StatusKind, StatusTracker } from '../../tracker/types.js';
+import type { StatusChange } from '../../tracker/types.js';
 import { allowOnly, CREDENTIAL_OPTIONS, kindOption, type ParsedArgs } from '../args.js';
 import type { AttemptTally } from '../attempt-tally.js';
 import { clientFrom } from '../credentials.js';
@@ -9,12 +9,6 @@ import { durationOption, formatDuration } from '../duration.js';
 import { escapeText } from '../escape.js';
 import { CliError, ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
-
-/** The tracker's watch of each kind. */
-const WATCH: Record<StatusKind, (tracker: StatusTracker, externalId: string) => Promise<void>> = {
-  order: (tracker, externalId) => tracker.watchOrder(externalId),
-  withdrawal: (tracker, externalId) => tracker.watchWithdrawal(externalId),
-};
 
 /**
  * `watch <externalId>...`: a status tracker in this process, printing each status change as it
@@ -65,7 +59,13 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
     client,
     store: new MemoryStatusStore({ maxRecords: ids.length + 1 }),
     // a person watching: every interval for as long as it runs, never backing off
-    schedule: { fastIntervalMs: intervalMs, fastForMs: Number.MAX_SAFE_INTEGER, maxIntervalMs: intervalMs, jitter: 0 },
+    schedule: {
+      fastIntervalMs: intervalMs,
+      fastForMs: Number.MAX_SAFE_INTEGER,
+      maxIntervalMs: intervalMs,
+      safetyIntervalMs: intervalMs,
+      jitter: 0,
+    },
     onChange: print,
     onWatchEnd: ({ externalId }) => {
       open.delete(externalId);
@@ -85,7 +85,7 @@ export async function watchCommand({ positionals, options }: ParsedArgs, io: Cli
       else noteOnce(id, undefined);
     },
   });
-  for (const id of ids) await WATCH[kind](tracker, id);
+  for (const id of ids) await tracker.watch(kind, id);
   tracker.start();
 
   let timer: ReturnType<typeof setTimeout> | undefined;
