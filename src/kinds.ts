@@ -59,8 +59,6 @@ export interface RecordKindEntry<K extends StatusKind> {
   readonly read: ReadName<K>;
   /** The webhook handler's per-kind option that finds a record's externalId from a provider event. */
   readonly resolver: ResolverName<K>;
-  /** The CLI command that reads one (`checkout-partner order <externalId>`): the kind's name. */
-  readonly command: K;
   /** The kind with its article, for messages: `an order`. */
   readonly named: string;
   /**
@@ -87,10 +85,9 @@ export const RECORD_KINDS: { readonly [K in StatusKind]: RecordKindEntry<K> } = 
     successStatuses: ['Settled'],
     read: 'getOrderByExternalId',
     resolver: 'resolveOrderExternalId',
-    command: 'order',
     named: 'an order',
     keys: { tradeId: (order) => (typeof order.settlement?.tradeId === 'string' ? order.settlement.tradeId : undefined) },
-    announced: (order) => typeof order.settlement?.tradeId === 'string' && !isFinalStatus('order', RECORD_KINDS.order.statusOf(order)),
+    announced: (order) => typeof order.settlement?.tradeId === 'string' && !finalIn(RECORD_KINDS.order, RECORD_KINDS.order.statusOf(order)),
   },
   withdrawal: {
     path: '/withdrawals/by-external-id/{externalId}',
@@ -101,7 +98,6 @@ export const RECORD_KINDS: { readonly [K in StatusKind]: RecordKindEntry<K> } = 
     successStatuses: ['Completed'],
     read: 'getWithdrawalByExternalId',
     resolver: 'resolveWithdrawalExternalId',
-    command: 'withdrawal',
     named: 'a withdrawal',
     keys: {},
     announced: () => true,
@@ -138,8 +134,15 @@ export function statusOf(kind: StatusKind, record: RecordOf<StatusKind>): string
  * }
  */
 export function isFinalStatus(kind: StatusKind, status: string | null): boolean {
+  return finalIn(entryOf(kind), status);
+}
+
+/** {@link isFinalStatus} for an entry of the table (no check of the kind). */
+function finalIn(
+  { finalStatuses, finalPrefixes }: Pick<RecordKindEntry<StatusKind>, 'finalStatuses' | 'finalPrefixes'>,
+  status: string | null,
+): boolean {
   if (status === null) return false;
-  const { finalStatuses, finalPrefixes } = entryOf(kind);
   const lower = status.toLowerCase();
   return finalStatuses.includes(status) || finalPrefixes.some((prefix) => lower.startsWith(prefix));
 }

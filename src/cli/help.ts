@@ -52,7 +52,7 @@ ${STATUS_KINDS.map((kind) => `                            ${finalRule(kind)}`).j
 
 /** A record command's help: `record` (any kind, with --kind) or the kind's own command. */
 function recordHelp(kind: StatusKind | undefined): string {
-  const command = kind === undefined ? 'record <externalId> --kind <kind>' : `${RECORD_KINDS[kind].command} <externalId>`;
+  const command = kind === undefined ? 'record <externalId> --kind <kind>' : `${kind} <externalId>`;
   const reads =
     kind === undefined
       ? `Reads a record of the kind --kind names, by its externalId:\n${STATUS_KINDS.map((k) => `  ${k.padEnd(22)}GET ${RECORD_KINDS[k].path}`).join('\n')}`
@@ -75,7 +75,7 @@ ${EXIT_CODES}
 /** The global help's line for each kind's command. */
 const KIND_COMMANDS = STATUS_KINDS.map(
   (kind) =>
-    `  ${`${RECORD_KINDS[kind].command} <externalId>`.padEnd(27)}read ${RECORD_KINDS[kind].named}'s status; --wait-until to poll for a status`,
+    `  ${`${kind} <externalId>`.padEnd(27)}read ${RECORD_KINDS[kind].named}'s status; --wait-until to poll for a status`,
 ).join('\n');
 
 /** The help topics: `global` and each command. */

@@ -13,12 +13,12 @@ import { ExitCode, usage, type ExitCodeValue } from './exit-codes.js';
 import { HELP, type HelpTopic } from './help.js';
 import type { CliIo } from './io.js';
 import { report } from './report.js';
-import { isStatusKind, RECORD_KINDS, STATUS_KINDS } from '../kinds.js';
+import { isStatusKind, STATUS_KINDS } from '../kinds.js';
 
 /** The commands: one per record kind (the kinds table's `command`) and the others. */
 const COMMANDS: readonly Command[] = [
   'me',
-  ...STATUS_KINDS.map((kind) => RECORD_KINDS[kind].command),
+  ...STATUS_KINDS,
   'record',
   'watch',
   'token',

@@ -77,9 +77,7 @@ describe('values in error messages are quoted and escaped', () => {
   });
 
   it('a long value is cut, so a message stays one short line', () => {
-    const message = messageOf(() =>
-      createWebhookHandler({ secret: 'whsec', client: {}, onEvent: () => {}, ['x'.repeat(10_000)]: 1 }),
-    );
+    const message = messageOf(() => createWebhookHandler({ secret: 'whsec', client: {}, onEvent: () => {}, ['x'.repeat(10_000)]: 1 }));
     expect(message.length).toBeLessThan(200);
     expect(message).toMatch(/"x+"…$/);
   });
