@@ -74,8 +74,7 @@ ${EXIT_CODES}
 
 /** The global help's line for each kind's command. */
 const KIND_COMMANDS = STATUS_KINDS.map(
-  (kind) =>
-    `  ${`${kind} <externalId>`.padEnd(27)}read ${RECORD_KINDS[kind].named}'s status; --wait-until to poll for a status`,
+  (kind) => `  ${`${kind} <externalId>`.padEnd(27)}read ${RECORD_KINDS[kind].named}'s status; --wait-until to poll for a status`,
 ).join('\n');
 
 /** The help topics: `global` and each command. */

@@ -16,15 +16,7 @@ import { report } from './report.js';
 import { isStatusKind, STATUS_KINDS } from '../kinds.js';
 
 /** The commands: one per record kind (the kinds table's `command`) and the others. */
-const COMMANDS: readonly Command[] = [
-  'me',
-  ...STATUS_KINDS,
-  'record',
-  'watch',
-  'token',
-  'webhook',
-  'sandbox',
-];
+const COMMANDS: readonly Command[] = ['me', ...STATUS_KINDS, 'record', 'watch', 'token', 'webhook', 'sandbox'];
 type Command = Exclude<HelpTopic, 'global'>;
 
 /** Runs one command line; resolves with the exit code. Errors are reported on stderr, never thrown. */
