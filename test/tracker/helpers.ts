@@ -1,8 +1,8 @@
 import { CheckoutClient, type LogEntry } from 'checkout-partner-sdk';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
-import { beforeAll, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import { realTurn, settled } from '../helpers/fake-time.js';
-import { createStatusTracker, type StatusChange } from 'checkout-partner-sdk/tracker';
+import { createStatusTracker, type StatusChange, type StatusTracker } from 'checkout-partner-sdk/tracker';
 
 type TrackerLogEntry = Extract<LogEntry, { event: `tracker.${string}` }>;
 
@@ -134,5 +134,27 @@ export function recorder() {
     /** Resolves once `count` changes were handed over: for real timers, with no time budget (the test's timeout bounds it). */
     handed: (count: number): Promise<void> =>
       changes.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ count, resolve })),
+  };
+}
+
+/**
+ * Fake timers for each test of the file, and `track(options)`: a started tracker that is drained
+ * after its test.
+ */
+export function trackerHarness(): (options: Parameters<typeof createStatusTracker>[0]) => StatusTracker {
+  let trackers: StatusTracker[] = [];
+  beforeEach(() => {
+    vi.useFakeTimers(FAKE_TIMERS);
+  });
+  afterEach(async () => {
+    for (const tracker of trackers) await tracker.drain({ timeoutMs: 1_000 });
+    trackers = [];
+    vi.useRealTimers();
+  });
+  return (options) => {
+    const tracker = createStatusTracker(options);
+    trackers.push(tracker);
+    tracker.start();
+    return tracker;
   };
 }

@@ -1,26 +1,10 @@
 import { createEvent, playTimeline } from 'checkout-partner-sdk/testing';
-import { createStatusTracker, MemoryStatusStore, type StatusChange, type StatusTracker } from 'checkout-partner-sdk/tracker';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FAKE_TIMERS, fakeService, recorder } from './helpers.js';
+import { createStatusTracker, MemoryStatusStore, type StatusChange } from 'checkout-partner-sdk/tracker';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeService, recorder, trackerHarness } from './helpers.js';
 
 const FAST = 2_000;
-let trackers: StatusTracker[] = [];
-
-beforeEach(() => {
-  vi.useFakeTimers(FAKE_TIMERS);
-});
-afterEach(async () => {
-  for (const tracker of trackers) await tracker.drain({ timeoutMs: 1_000 });
-  trackers = [];
-  vi.useRealTimers();
-});
-
-function track(options: Parameters<typeof createStatusTracker>[0]): StatusTracker {
-  const tracker = createStatusTracker(options);
-  trackers.push(tracker);
-  tracker.start();
-  return tracker;
-}
+const track = trackerHarness();
 
 describe('createStatusTracker on MemoryStatusStore', () => {
   it('hands every distinct status to onChange once, in order, and stops reading at a final status', async () => {

@@ -1,28 +1,12 @@
 import type { RecordReader, StatusKind } from 'checkout-partner-sdk';
-import { createStatusTracker, MemoryStatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FAKE_TIMERS, fakeService, recorder } from './helpers.js';
+import { createStatusTracker, MemoryStatusStore } from 'checkout-partner-sdk/tracker';
+import { describe, expect, it } from 'vitest';
+import { fakeService, recorder, trackerHarness } from './helpers.js';
 
 // Issue 40: tracker.watch(kind, id) beside watchOrder / watchWithdrawal (thin calls of it), and a
 // client double that needs only the reads of the kinds it is used for.
 
-let trackers: StatusTracker[] = [];
-
-beforeEach(() => {
-  vi.useFakeTimers(FAKE_TIMERS);
-});
-afterEach(async () => {
-  for (const tracker of trackers) await tracker.drain({ timeoutMs: 1_000 });
-  trackers = [];
-  vi.useRealTimers();
-});
-
-function track(options: Parameters<typeof createStatusTracker>[0]): StatusTracker {
-  const tracker = createStatusTracker(options);
-  trackers.push(tracker);
-  tracker.start();
-  return tracker;
-}
+const track = trackerHarness();
 
 describe('tracker.watch(kind, externalId)', () => {
   it('watches a record of any kind, as the per-kind watches do (which work unbound too)', async () => {
