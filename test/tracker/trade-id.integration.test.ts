@@ -7,6 +7,7 @@ import { createWebhookHandler, MemoryEventStore, type WebhookEvent } from 'check
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
+import { pgPool } from '../helpers/postgres-pool.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { flavours, type Connection } from '../redis/clients.js';
@@ -29,7 +30,7 @@ let pool: pg.Pool;
 beforeAll(async () => {
   [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
   redisConnection = await flavours[0]!.connect(redis.url);
-  pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+  pool = pgPool(postgres.url, { max: 4 });
 });
 afterAll(async () => {
   await redisConnection?.close();
