@@ -1,21 +1,12 @@
 import { createEvent } from 'checkout-partner-sdk/testing';
-import { createStatusTracker, MemoryStatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FAKE_TIMERS, fakeService, recorder } from './helpers.js';
+import { MemoryStatusStore } from 'checkout-partner-sdk/tracker';
+import { describe, expect, it } from 'vitest';
+import { fakeService, recorder, trackerHarness } from './helpers.js';
 
 // A record whose watch ended at a final status, then a late event for it: the event restarts the
 // watch, the read finds the status already handled and the watch ends again, told only once.
 
-let trackers: StatusTracker[] = [];
-
-beforeEach(() => {
-  vi.useFakeTimers(FAKE_TIMERS);
-});
-afterEach(async () => {
-  for (const tracker of trackers) await tracker.drain({ timeoutMs: 1_000 });
-  trackers = [];
-  vi.useRealTimers();
-});
+const track = trackerHarness();
 
 describe('a late event for a record whose watch ended at a final status', () => {
   it.each(['webhook event', 'nudge without an event'] as const)('logs tracker.ended and calls onWatchEnd once (%s)', async (late) => {
@@ -24,15 +15,13 @@ describe('a late event for a record whose watch ended at a final status', () => 
     const ends: unknown[] = [];
     const store = new MemoryStatusStore();
     fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't-1' } });
-    const tracker = createStatusTracker({
+    const tracker = track({
       client,
       store,
       onChange: seen.onChange,
       logger: seen.logger,
       onWatchEnd: (end) => ends.push(end),
     });
-    trackers.push(tracker);
-    tracker.start();
     await tracker.watchOrder('o-1');
     await advance(5_000);
     expect(seen.statuses('o-1')).toEqual(['Settled']);
@@ -59,7 +48,7 @@ describe('a late event for a record whose watch ended at a final status', () => 
     const store = new MemoryStatusStore();
     let finalStatuses = new Set<string>();
     fake.setOrder({ externalId: 'o-2', currency: 'USDT', settlement: { status: 'Processing', tradeId: 't-2' } });
-    const tracker = createStatusTracker({
+    const tracker = track({
       client,
       store,
       onChange: seen.onChange,
@@ -67,8 +56,6 @@ describe('a late event for a record whose watch ended at a final status', () => 
       isFinal: (change) => finalStatuses.has(change.status ?? ''),
       schedule: { fastIntervalMs: 1_000 },
     });
-    trackers.push(tracker);
-    tracker.start();
     await tracker.watchOrder('o-2');
     await advance(3_000);
     expect(seen.statuses('o-2')).toEqual(['Processing']);
