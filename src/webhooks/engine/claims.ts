@@ -68,15 +68,14 @@ export function renewWhileInHand(config: ResolvedOptions, eventId: string, lease
   let heldUntil = claimedAt + leaseMs;
   if (typeof store.renew !== 'function') return { stop: () => undefined, heldUntil };
   let pending = false;
-  let lost = false;
   const timer = setInterval(() => {
-    if (pending || lost) return;
+    if (pending) return;
     pending = true;
     const sentAt = performance.now();
     boundedStoreCall('renew', eventId, leaseMs, () => store.renew?.(eventId, lease, leaseMs)).then(
       (held) => {
         pending = false;
-        if (held === false) lost = true;
+        if (held === false) clearInterval(timer);
         else heldUntil = Math.max(heldUntil, sentAt + leaseMs);
       },
       () => {
