@@ -10,11 +10,8 @@ import { build } from 'esbuild';
 
 /** Issue 29's goal for the main entry, gzip, ky, jose and zod included (stripe-node's is 32.9 KB). */
 export const ENTRY_GOAL_KB = 30;
-/**
- * What CI holds the main entry to (`check-size.mjs`' default) until it meets {@link ENTRY_GOAL_KB}:
- * today's 32.2 KB and a little, so any growth fails CI.
- */
-export const ENTRY_BUDGET_KB = 32.5;
+/** What CI holds the main entry to (`check-size.mjs`' default): the goal itself, so any growth past it fails CI. */
+export const ENTRY_BUDGET_KB = ENTRY_GOAL_KB;
 
 /** The bundle options of the entry and of each lazy chunk. */
 const OPTIONS = {

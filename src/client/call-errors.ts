@@ -1,11 +1,11 @@
 // The error tree's error for a failed call: its attempt's failure, its answer, its refused body.
-import { ApiError, ConnectionError, TimeoutError } from '../errors.js';
+import { ApiError, ConnectionError, ResponseTooLargeError, ResponseValidationError, TimeoutError, type CheckoutError } from '../errors.js';
 import { refusalOf, refused } from './load/refusal.js';
 import { clientLogError } from './log.js';
 import type { LogError } from '../logger.js';
 import { BodyTooLarge } from './read-body.js';
 import { FollowedRedirect, TIMED_OUT } from './attempt-run.js';
-import { mismatch, notJson, tooLarge, wrongRecord } from './response-errors.js';
+import { lazy } from '../internal/lazy.js';
 import { codeOf, describeNetworkError, isNetworkError } from './network-error.js';
 import type { SendOptions } from './send-options.js';
 import type { ResponseSchema, StandardSchemaV1 } from '../schemas.js';
@@ -66,7 +66,19 @@ export function toCheckoutError(error: unknown, options: SendOptions<unknown>, w
   if (refusalOf(error) !== undefined) return error;
   const label = labelOf(options);
   const { attempts } = options.trace;
-  if (error instanceof BodyTooLarge) return tooLarge(error, options);
+  if (error instanceof BodyTooLarge) {
+    const { status, limitBytes } = error;
+    return answeredError(
+      (errors) => errors.tooLarge(error, options),
+      () =>
+        new ResponseTooLargeError(`${status} from ${label}: the response body is larger than maxResponseBytes (${limitBytes} bytes)`, {
+          status,
+          request: label,
+          limitBytes,
+          attempts,
+        }),
+    );
+  }
   if (error instanceof FollowedRedirect) {
     const message = `${label} was redirected, which the client never follows: the custom fetch must honour redirect: 'manual'`;
     return new ApiError(message, { request: label, attempts });
@@ -88,6 +100,29 @@ export function toCheckoutError(error: unknown, options: SendOptions<unknown>, w
   return new ConnectionError(`${label} failed before any response arrived (${name}${codeOf(error) ?? ''})`, { request: label, attempts });
 }
 
+type ResponseErrors = typeof import('./response-errors.js');
+const responseErrors = lazy(() => import('./response-errors.js'));
+
+/**
+ * The error of a call the service answered, made by `./response-errors.js` (its messages and the
+ * redaction of the credentials in its headers and body), imported at the first such answer rather
+ * than with the SDK: a call that succeeds never needs it. Should the import fail (an app's chunk
+ * that cannot be fetched), `fallback`: the same error class, with no headers and no body, so no
+ * credential can be in it.
+ */
+export async function answeredError(
+  build: (errors: ResponseErrors) => CheckoutError,
+  fallback: () => CheckoutError,
+): Promise<CheckoutError> {
+  let errors: ResponseErrors;
+  try {
+    errors = await responseErrors();
+  } catch {
+    return fallback();
+  }
+  return build(errors);
+}
+
 /**
  * A 2xx body, parsed as JSON and by `schema` (a zod schema or any Standard Schema v1 validator);
  * anything else rejects with a {@link ResponseValidationError}. A record of the by-external-id reads
@@ -100,16 +135,45 @@ export async function parseBody<T>(response: Response, text: string, options: Se
     try {
       data = JSON.parse(text);
     } catch {
-      throw notJson(response, text, options);
+      const issues = [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }];
+      throw await answeredError(
+        (errors) => errors.notJson(response, text, options),
+        () => invalid(response, options, 'the body is not JSON', issues),
+      );
     }
   }
   const { schema, externalId } = options;
   if (schema === undefined) return data as T;
   const result = await validate(schema, data);
-  if (result.issues !== undefined) throw mismatch(response, text, data, result.issues, options);
+  const { issues } = result;
+  if (issues !== undefined) {
+    throw await answeredError(
+      (errors) => errors.mismatch(response, text, data, issues, options),
+      () => invalid(response, options, 'the body does not match the expected shape', issues),
+    );
+  }
   const received = (result.value as { externalId?: unknown } | null | undefined)?.externalId;
   if (externalId === undefined || received === externalId) return result.value;
-  throw wrongRecord(response, text, received, externalId, options);
+  throw await answeredError(
+    (errors) => errors.wrongRecord(response, text, received, externalId, options),
+    () => invalid(response, options, 'the service answered with the record of another externalId', []),
+  );
+}
+
+/** The fallback of a refused 2xx body (see {@link answeredError}): no headers, no body. */
+function invalid(
+  response: Response,
+  options: SendOptions<unknown>,
+  what: string,
+  issues: readonly ValidationIssue[],
+): ResponseValidationError {
+  const label = labelOf(options);
+  return new ResponseValidationError(`${response.status} from ${label}: ${what}`, {
+    status: response.status,
+    request: label,
+    issues,
+    attempts: options.trace.attempts,
+  });
 }
 
 /** `data` through `schema`: zod's `safeParse` where the schema has one (synchronous, its issues as they are), else Standard Schema's `validate`. */

@@ -4,17 +4,15 @@ import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
 import { redactShort } from './redact-short.js';
-import { ApiError, AuthenticationError, ResponseValidationError } from '../errors.js';
+import { ApiError, AuthenticationError, ConnectionError, ResponseValidationError } from '../errors.js';
 import { partnerApiBase } from './api-base.js';
 import { callBound } from './call-bound.js';
 import { callTimedOut, checkRequestOptions, meCall, newTrace, recordCall, type AuthedCall } from './calls.js';
 import { clientLogError, logWriter, type LogWriter } from './log.js';
 import { checkTransportSecurity } from './insecure-http.js';
 import { Transport } from './transport.js';
-import { credentialsRefused, withoutToken } from './response-errors.js';
-import { rawCall } from './raw-call.js';
-import { waitFor } from './wait.js';
-import { callSecret } from './secret-call.js';
+import { answeredError } from './call-errors.js';
+import { lazy } from '../internal/lazy.js';
 import type { CallTrace } from './send-options.js';
 import type { ObservedCall } from '../telemetry/client-call.js';
 import { TELEMETRY_OPTIONS, type TelemetryOptions } from '../telemetry/options.js';
@@ -182,7 +180,7 @@ export class CheckoutClient {
    * });
    */
   async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
-    return this.#authed(rawCall(this.baseUrl, method, path, options), newTrace());
+    return this.#authed((await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options), newTrace());
   }
 
   /**
@@ -213,7 +211,8 @@ export class CheckoutClient {
       getRecord,
       getOrderByExternalId: (externalId, options) => getRecord('order', externalId, options),
       getWithdrawalByExternalId: (externalId, options) => getRecord('withdrawal', externalId, options),
-      request: (method, path, options = {}) => run(() => rawCall(this.baseUrl, method, path, options)),
+      request: (method, path, options = {}) =>
+        run(async () => (await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options)),
     };
   }
 
@@ -230,7 +229,7 @@ export class CheckoutClient {
     until: (record: RecordOf<K>) => boolean,
     options: WaitOptions = {},
   ): Promise<RecordOf<K>> {
-    return waitFor(kind, (o) => this.getRecord(kind, externalId, o), until, options);
+    return (await loaded(waits, 'waitFor()')).waitFor(kind, (o) => this.getRecord(kind, externalId, o), until, options);
   }
 
   /**
@@ -266,7 +265,7 @@ export class CheckoutClient {
   /** The secret for one exchange: the option, or what the `partnerSecret` function returns now. */
   async #resolveSecret(signal: AbortSignal): Promise<string> {
     if (typeof this.#secret !== 'function') return this.#secret;
-    const secret = await callSecret(this.#secret, signal, this.#timeoutMs);
+    const secret = await (await loaded(secretCalls, 'The token exchange')).callSecret(this.#secret, signal, this.#timeoutMs);
     this.#lastSecret = secret;
     return secret;
   }
@@ -287,8 +286,18 @@ export class CheckoutClient {
     } catch (error) {
       this.#logExchange(started, trace, error, secret);
       // a token response that failed validation may still hold a working token: keep it out of the error
-      if (error instanceof ResponseValidationError) throw withoutToken(error);
-      if (error instanceof AuthenticationError) throw credentialsRefused(error);
+      if (error instanceof ResponseValidationError) {
+        throw await answeredError(
+          (errors) => errors.withoutToken(error),
+          () => new ResponseValidationError(error.message, { status: error.status, issues: error.issues, attempts: error.attempts }),
+        );
+      }
+      if (error instanceof AuthenticationError) {
+        throw await answeredError(
+          (errors) => errors.credentialsRefused(error),
+          () => error,
+        );
+      }
       throw error;
     }
   }
@@ -377,6 +386,27 @@ export class CheckoutClient {
   /** The Bearer token a business call waits for (in ky's `beforeRequest`), and the one it can have at once. */
   readonly #authorize = (signal: AbortSignal | undefined): Promise<string> => this.#tokens.get(signal);
   readonly #token = (): string | undefined => this.#tokens.peek();
+}
+
+/** `request()`'s checks, imported at its first call. */
+const rawCalls = lazy(() => import('./raw-call.js'));
+/** The polling of `waitFor`, imported at its first call. */
+const waits = lazy(() => import('./wait.js'));
+/** The bounded call of a `partnerSecret` function, imported at the first exchange that calls one. */
+const secretCalls = lazy(() => import('./secret-call.js'));
+
+/**
+ * A module of the client imported at first use (`request()`'s checks, the polling of `waitFor`, a
+ * `partnerSecret` function's call): a call that never needs it never loads it. Should the import
+ * fail (an app's chunk that cannot be fetched), a `ConnectionError`: nothing was sent.
+ */
+async function loaded<M>(load: () => Promise<M>, what: string): Promise<M> {
+  try {
+    return await load();
+  } catch (error) {
+    const name = error instanceof Error ? error.name : typeof error;
+    throw new ConnectionError(`${what} failed before any request was sent: its module could not be loaded (${name})`, { attempts: 0 });
+  }
 }
 
 /**

@@ -2,7 +2,7 @@
  * The errors of a call the service answered (an error status, a redirect, a body too large, not
  * JSON, of the wrong shape or for another record), with the credentials the request carried
  * redacted in every encoded form. Imported by the transport at the first such answer
- * ({@link answeredErrors}), never at the SDK's import: a call that succeeds does not need it.
+ * (`answeredError` in call-errors.ts), never at the SDK's import: a call that succeeds does not need it.
  */
 import {
   ApiError,

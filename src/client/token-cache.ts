@@ -4,7 +4,7 @@ import { AuthenticationError } from '../errors.js';
 import type { TokenResponse } from '../schemas.js';
 import { RefusalBackoff } from './refusal-backoff.js';
 import type { StoredToken, TokenStore } from '../stores/token-store.js';
-import { TokenSharing } from './token-sharing.js';
+import type { TokenSharing } from './token-sharing.js';
 
 export interface TokenCacheOptions {
   /** The partner secret for one exchange (a `partnerSecret` function is called here, once per exchange). */
@@ -53,8 +53,8 @@ export class TokenCache {
   readonly #refusal = new RefusalBackoff();
   /** Counts `reset()` calls: an exchange started before the last one does not move the back-off. */
   #generation = 0;
-  /** The token store's part, made at the first refresh with a store (see {@link #sharing}). */
-  #sharingPart: TokenSharing | undefined;
+  /** The token store's part, loaded at the first refresh with a store (see {@link #sharing}). */
+  #sharingLoad: Promise<TokenSharing | undefined> | undefined;
 
   constructor(options: TokenCacheOptions) {
     this.#options = options;
@@ -176,19 +176,29 @@ export class TokenCache {
    */
   async #refreshOnce(signal: AbortSignal): Promise<string> {
     const secret = await this.#options.secret(signal);
-    const sharing = this.#options.store === undefined ? undefined : this.#sharing();
+    const sharing = this.#options.store === undefined ? undefined : await this.#sharing();
     if (sharing === undefined) return (await this.#mint(secret, signal)).accessToken;
     return sharing.refresh(secret, signal);
   }
 
-  /** The token store's part (./token-sharing.js), made at the first refresh with a store. */
-  #sharing(): TokenSharing {
+  /**
+   * The token store's part (./token-sharing.js), imported at the first refresh: a client without a
+   * store never loads it. Should the import fail (an app's chunk that cannot be fetched), the
+   * refresh goes on without the store, as when the store itself fails, and the next one tries again.
+   */
+  #sharing(): Promise<TokenSharing | undefined> {
     const { store, baseUrl, partnerId } = this.#options;
     const host = {
       adopt: (token: StoredToken) => this.#adopt(token),
       mint: (secret: string, signal: AbortSignal) => this.#mint(secret, signal),
     };
-    return (this.#sharingPart ??= new TokenSharing(store as TokenStore, host, baseUrl, partnerId));
+    return (this.#sharingLoad ??= import('./token-sharing.js').then(
+      (module) => new module.TokenSharing(store as TokenStore, host, baseUrl, partnerId),
+      () => {
+        this.#sharingLoad = undefined;
+        return undefined;
+      },
+    ));
   }
 
   /** `token` held when it is usable now: its access token, else `undefined`. */

@@ -8,11 +8,10 @@ import { readBody } from './read-body.js';
 import { retryAfterMs } from '../internal/retry-after.js';
 import { credentialValues, redactShort } from './redact-short.js';
 import { AttemptRun, FollowedRedirect, TIMED_OUT, type Outcome } from './attempt-run.js';
-import { attemptError, callTimeoutError, ownDeadlineInQueue, parseBody, toCheckoutError } from './call-errors.js';
-import { statusError } from './response-errors.js';
+import { answeredError, attemptError, callTimeoutError, labelOf, ownDeadlineInQueue, parseBody, toCheckoutError } from './call-errors.js';
 import type { SendOptions } from './send-options.js';
 import { USER_AGENT } from './user-agent.js';
-import { CheckoutError, ConnectionError } from '../errors.js';
+import { CheckoutError, ConnectionError, statusErrorOf } from '../errors.js';
 
 export interface TransportOptions {
   /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
@@ -207,7 +206,7 @@ class Sending<T> {
       o.trace.response = response;
       return await parseBody(response, bodies.get(response) ?? '', o);
     } catch (error) {
-      throw this.#final(error);
+      throw await this.#final(error);
     } finally {
       this.#done = true;
       this.#giveBackTicket();
@@ -379,7 +378,11 @@ class Sending<T> {
       const { response } = error;
       // a business call's 401 drops this token: the client mints one and sends once more
       if (response.status === 401 && this.#token !== undefined) o.trace.refusedToken = this.#token;
-      return statusError(response, bodies.get(response) ?? '', o);
+      const text = bodies.get(response) ?? '';
+      return answeredError(
+        (errors) => errors.statusError(response, text, o),
+        () => statusErrorOf(response.status, `${response.status} from ${labelOf(o)}`, { request: labelOf(o), attempts: o.trace.attempts }),
+      );
     }
     let cause: unknown = error;
     if (isTimeoutError(error)) {
