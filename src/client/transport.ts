@@ -33,9 +33,6 @@ const ALL_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options']
 /** How close to its deadline a ky timeout is taken for the call's own (`totalTimeout`) rather than its attempt's. */
 const DEADLINE_SLACK_MS = 2;
 
-/** The body each attempt read (inside its timeout, capped), by the response ky hands back. */
-const bodies = new WeakMap<Response, string>();
-
 type Ky = typeof import('ky');
 let kyModule: Ky | undefined;
 let kyLoading: Promise<Ky> | undefined;
@@ -182,6 +179,13 @@ class Sending<T> {
   readonly #ownHeaders: boolean;
   /** The headers each attempt's request gets in its fetch, when the call was ready before ky started ({@link #ready}). */
   #attemptHeaders: [string, string][] | undefined;
+  /**
+   * The last attempt's response read to its end, and its body (read inside the attempt's timeout,
+   * capped): ky hands back that response. Kept on the call, not in a client-wide `WeakMap`: a
+   * long-lived table of short-lived keys is work for every garbage collection.
+   */
+  #read: Response | undefined;
+  #text = '';
 
   constructor(transport: Transport, module: Ky, ky: KyInstance, options: SendOptions<T>) {
     this.#t = transport;
@@ -204,7 +208,7 @@ class Sending<T> {
       const response = await this.#ky(o.path.replace(/^\/+/, ''), options);
       this.#t.load.succeeded(o.trace.attempts - this.#firstAttempt > 1);
       o.trace.response = response;
-      return await parseBody(response, bodies.get(response) ?? '', o);
+      return await parseBody(response, this.#bodyOf(response), o);
     } catch (error) {
       throw await this.#final(error);
     } finally {
@@ -324,7 +328,8 @@ class Sending<T> {
       run.response = response;
       if (response.redirected) throw new FollowedRedirect(response.url);
       const text = await readBody(response, this.#t.maxBytes, this.#t.fetch === undefined);
-      bodies.set(response, text);
+      this.#read = response;
+      this.#text = text;
       run.settled({ response, text });
       return response;
     } catch (error) {
@@ -332,6 +337,11 @@ class Sending<T> {
       throw error;
     }
   };
+
+  /** The body the attempt that got `response` read; `''` when none did. */
+  #bodyOf(response: Response): string {
+    return response === this.#read ? this.#text : '';
+  }
 
   /** Waits for a turn at the client's gate (concurrency, pace, a `Retry-After` pause) before `end`; resolves with its ticket. */
   async #turn(signal: AbortSignal | undefined, end: number): Promise<number> {
@@ -378,7 +388,7 @@ class Sending<T> {
       const { response } = error;
       // a business call's 401 drops this token: the client mints one and sends once more
       if (response.status === 401 && this.#token !== undefined) o.trace.refusedToken = this.#token;
-      const text = bodies.get(response) ?? '';
+      const text = this.#bodyOf(response);
       return answeredError(
         (errors) => errors.statusError(response, text, o),
         () => statusErrorOf(response.status, `${response.status} from ${labelOf(o)}`, { request: labelOf(o), attempts: o.trace.attempts }),
