@@ -15,9 +15,11 @@ const ENTRIES = {
   'testing/msw': 'src/testing/msw.ts',
 };
 
-/** The two flavours of `#otel-api` (package.json `imports`): not exports, no declarations; the telemetry imports one. */
+/** The flavours of `#otel-api` (package.json `imports`): not exports, no declarations; the telemetry imports one. */
 const OTEL_API = {
   'otel-api.node': 'src/telemetry/otel-api.node.ts',
+  // webpack's (its `webpack` condition, for Node): the API's global registry, no specifier of the peer
+  'otel-api.webpack': 'src/telemetry/otel-api.webpack.ts',
   'otel-api.web': 'src/telemetry/otel-api.web.ts',
 };
 

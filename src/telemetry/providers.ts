@@ -11,17 +11,16 @@ import type { MeterProviderLike, TracerProviderLike } from './options.js';
 
 const tracers = new WeakMap<object, Tracer>();
 const instruments = new WeakMap<object, Instruments | null>();
-/** This copy of the API's no-op tracer provider: what its proxy delegates to while nothing is registered. */
-let noopTracerProvider: unknown;
+/** Each API's no-op tracer provider (a copy given, the one found): what its proxy delegates to while nothing is registered. */
+const noopTracerProviders = new WeakMap<OtelApiModule, unknown>();
 
 /** The tracer of `explicit`, else of the global provider; `undefined` when that is the API's no-op one. */
 export function tracerOf(api: OtelApiModule, explicit: TracerProviderLike | undefined): Tracer | undefined {
   const provider = (explicit ?? api.trace.getTracerProvider()) as TracerProvider & { getDelegate?: () => TracerProvider };
   // the global provider is a proxy whose delegate is the registered one (or the no-op one)
   const delegate = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider;
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- API 1.x (the peer range) has no other way to the no-op provider
-  noopTracerProvider ??= new api.ProxyTracerProvider().getDelegate();
-  if (delegate === noopTracerProvider) return undefined;
+  if (!noopTracerProviders.has(api)) noopTracerProviders.set(api, new api.ProxyTracerProvider().getDelegate());
+  if (delegate === noopTracerProviders.get(api)) return undefined;
   let tracer = tracers.get(delegate);
   if (tracer === undefined) {
     tracer = delegate.getTracer(SCOPE, version);
