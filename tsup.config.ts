@@ -60,6 +60,10 @@ const CJS_CHUNKS: NonNullable<Options['plugins']>[number] = {
       platform: 'neutral',
       target: 'es2023',
       supported: { 'dynamic-import': false },
+      // the module's own `require`, called with a literal (webpack then reads it as a dependency);
+      // named otherwise in the sources, as esbuild's ES module output would make it a shim whose
+      // free `require` webpack warns about in every CommonJS app
+      define: { __CHECKOUT_SDK_REQUIRE__: 'require' },
       sourcefile: info.path,
     });
     return { code: result.code };

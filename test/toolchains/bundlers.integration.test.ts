@@ -11,15 +11,17 @@ import { provisionMiniflare } from '../../scripts/runtimes/provision.js';
 const execFileAsync = promisify(execFile);
 
 // OpenTelemetry from bundled apps: a tiny app (an in-memory span exporter and metric reader, two
-// client calls) bundled from the packed SDK by the real esbuild (CommonJS and ESM) and webpack 5,
-// with @opentelemetry/api external or bundled in, then run from another folder (as deployed),
-// against the fake checkout service served here.
+// client calls) bundled from the packed SDK by the real esbuild (CommonJS and ESM) and webpack 5
+// (ES module and CommonJS app), with @opentelemetry/api external or bundled in, then run from
+// another folder (as deployed), against the fake checkout service served here; and the same app
+// unbundled, under Node and as a Jest 30 test (CommonJS and ESM modes).
 const TOOLS = [
   'esbuild@0.28',
   'webpack@5',
   '@opentelemetry/api@^1.10.0',
   '@opentelemetry/sdk-trace@^3.1.0',
   '@opentelemetry/sdk-metrics@^3.1.0',
+  'jest@30',
 ];
 
 const APP = `
@@ -45,9 +47,9 @@ async function main() {
   await client.getOrderByExternalId('o-1');
   const { resourceMetrics } = await reader.collect();
   const metrics = resourceMetrics.scopeMetrics.filter((s) => s.scope.name === 'checkout-partner-sdk').flatMap((s) => s.metrics.map((m) => m.descriptor.name));
-  console.log(JSON.stringify({ spans: exporter.getFinishedSpans().map((s) => s.name), metrics }));
+  return { spans: exporter.getFinishedSpans().map((s) => s.name), metrics };
 }
-main().catch((error) => { console.error(error); process.exit(1); });
+main().then((result) => console.log(JSON.stringify(result)), (error) => { console.error(error); process.exit(1); });
 `;
 
 const WEBPACK = `
@@ -69,6 +71,17 @@ const commonJs = (app: string) =>
   app
     .replace(/^import \* as (\w+) from ('[^']+');$/gm, 'const $1 = require($2);')
     .replace(/^import \{([^}]+)\} from ('[^']+');$/gm, 'const {$1} = require($2);');
+
+/** The same app as a Jest test file: what it records is what it asserts. */
+const jestTest = (app: string) =>
+  app.replace(
+    /^main\(\)\.then.*$/m,
+    () => `test('spans and metrics reach the app providers', async () => {
+  const { spans, metrics } = await main();
+  expect(spans).toEqual(${JSON.stringify(SPANS)});
+  expect(metrics).toEqual(expect.arrayContaining(['http.client.request.duration', 'checkout.client.token.exchanges']));
+});`,
+  );
 
 const SPANS = ['POST /auth/token', 'GET /orders/by-external-id/{externalId}', 'GET /orders/by-external-id/{externalId}'];
 
@@ -183,6 +196,7 @@ describe('webpack 5 (target node)', () => {
   it.each([
     ['external', 'app.mjs'],
     ['bundled', 'app.mjs'],
+    ['bundled', 'app.cjs'],
   ] as const)(
     'spans and metrics with @opentelemetry/api %s (%s), and no build-machine path in the bundle',
     async (api, entry) => {
@@ -193,6 +207,38 @@ describe('webpack 5 (target node)', () => {
       expectNoBuildPaths(out);
     },
     240_000,
+  );
+});
+
+describe('unbundled: the packed package from node_modules', () => {
+  beforeAll(() => {
+    writeFileSync(join(dir, 'otel.test.mjs'), jestTest(APP));
+    writeFileSync(join(dir, 'otel.test.cjs'), jestTest(commonJs(APP)));
+  });
+
+  it.each(['app.mjs', 'app.cjs'] as const)(
+    'Node runs %s: spans and metrics',
+    async (file) => {
+      expectTelemetry(await runApp(dir, file));
+    },
+    60_000,
+  );
+
+  it.each(['cjs', 'esm'] as const)(
+    'Jest 30 (%s mode): spans and metrics reach the providers the test registered',
+    async (mode) => {
+      const jest = [join(dir, 'node_modules/jest/bin/jest.js'), '--ci', '--config', JSON.stringify({ transform: {} })];
+      const args = [...(mode === 'esm' ? ['--experimental-vm-modules'] : []), ...jest, `otel\\.test\\.${mode === 'esm' ? 'mjs' : 'cjs'}$`];
+      const result = await execFileAsync(process.execPath, args, {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', CHECKOUT_URL: server.url },
+        timeout: 120_000,
+      }).catch((error: unknown) => error as { stdout?: string; stderr?: string });
+      const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+      expect(output).toMatch(/Tests:\s+1 passed, 1 total/);
+      expect(output.split('\n').filter((line) => line.includes('checkout-partner-sdk'))).toEqual([]);
+    },
+    180_000,
   );
 });
 
@@ -241,7 +287,7 @@ console.log(JSON.stringify({ status: order.settlement?.status }));
     writeFileSync(join(plain, 'webpack.cjs'), WEBPACK);
   }, 900_000);
 
-  it.each(['esbuild cjs', 'esbuild esm', 'webpack'] as const)(
+  it.each(['esbuild cjs', 'esbuild esm', 'webpack', 'webpack cjs'] as const)(
     '%s: builds (no error), runs, and says nothing',
     async (tool) => {
       const out = join(plain, `out-${tool.replace(' ', '-')}`);
