@@ -5,7 +5,7 @@ import { Instruments } from './instruments.js';
 import { SCOPE } from './names.js';
 import type { MeterProviderLike, TracerProviderLike } from './options.js';
 
-// Resolving a provider costs a few property reads and a WeakMap lookup per call; the tracer and the
+// Resolving a provider costs a few property reads and WeakMap lookups per call; the tracer and the
 // instruments are made once per provider. "Nothing registered" is recognised without creating anything,
 // so the no-op path allocates nothing per call.
 
@@ -19,8 +19,9 @@ export function tracerOf(api: OtelApiModule, explicit: TracerProviderLike | unde
   const provider = (explicit ?? api.trace.getTracerProvider()) as TracerProvider & { getDelegate?: () => TracerProvider };
   // the global provider is a proxy whose delegate is the registered one (or the no-op one)
   const delegate = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider;
-  if (!noopTracerProviders.has(api)) noopTracerProviders.set(api, new api.ProxyTracerProvider().getDelegate());
-  if (delegate === noopTracerProviders.get(api)) return undefined;
+  let noop = noopTracerProviders.get(api);
+  if (noop === undefined) noopTracerProviders.set(api, (noop = new api.ProxyTracerProvider().getDelegate()));
+  if (delegate === noop) return undefined;
   let tracer = tracers.get(delegate);
   if (tracer === undefined) {
     tracer = delegate.getTracer(SCOPE, version);
