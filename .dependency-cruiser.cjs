@@ -4,8 +4,17 @@
 /** Folders of src/ that hold one feature each (entry points and their private files). */
 const FEATURES = '(client|webhooks|stores|redis|postgres|testing|cli|tracker|telemetry)';
 
-/** The files a test may import from src/ directly: entry points (tests import the package by name). */
-const ENTRY_POINTS = ['^src/index[.]ts$', '^src/[^/]+/index[.]ts$', '^src/webhooks/index[.]node[.]ts$', '^src/testing/msw[.]ts$'];
+/**
+ * The files a test may import from src/ directly: entry points (tests import the package by name),
+ * and the flavours of the package's own import `#otel-api` (package.json `imports`).
+ */
+const ENTRY_POINTS = [
+  '^src/index[.]ts$',
+  '^src/[^/]+/index[.]ts$',
+  '^src/webhooks/index[.]node[.]ts$',
+  '^src/testing/msw[.]ts$',
+  '^src/telemetry/otel-api[.][a-z]+[.]ts$',
+];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -15,9 +15,11 @@ const ENTRIES = {
   'testing/msw': 'src/testing/msw.ts',
 };
 
-/** The two flavours of `#otel-api` (package.json `imports`): not exports, no declarations; the telemetry imports one. */
+/** The flavours of `#otel-api` (package.json `imports`): not exports, no declarations; the telemetry imports one. */
 const OTEL_API = {
   'otel-api.node': 'src/telemetry/otel-api.node.ts',
+  // webpack's (its `webpack` condition, for Node): the API's global registry, no specifier of the peer
+  'otel-api.webpack': 'src/telemetry/otel-api.webpack.ts',
   'otel-api.web': 'src/telemetry/otel-api.web.ts',
 };
 
@@ -58,6 +60,10 @@ const CJS_CHUNKS: NonNullable<Options['plugins']>[number] = {
       platform: 'neutral',
       target: 'es2023',
       supported: { 'dynamic-import': false },
+      // the module's own `require`, called with a literal (webpack then reads it as a dependency);
+      // named otherwise in the sources, as esbuild's ES module output would make it a shim whose
+      // free `require` webpack warns about in every CommonJS app
+      define: { __CHECKOUT_SDK_REQUIRE__: 'require' },
       sourcefile: info.path,
     });
     return { code: result.code };

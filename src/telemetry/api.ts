@@ -1,8 +1,23 @@
 import type * as OtelApi from '@opentelemetry/api';
 import { loadOtelApi } from '#otel-api';
+import { otelRegistry } from './otel-registry.js';
 
-/** The `@opentelemetry/api` module, as the SDK uses it. */
-export type OtelApiModule = typeof OtelApi;
+/**
+ * What the SDK uses of `@opentelemetry/api`: the module itself (found, or given as `openTelemetryApi`)
+ * has it all, and so has the view of the API's global registry that webpack bundles use
+ * (otel-api.webpack.ts). The no-op tracer provider and meter are only compared with, by identity.
+ */
+export interface OtelApiModule {
+  readonly trace: Pick<typeof OtelApi.trace, 'getTracerProvider' | 'getSpan' | 'setSpan' | 'getActiveSpan'>;
+  readonly metrics: Pick<typeof OtelApi.metrics, 'getMeterProvider'>;
+  readonly context: Pick<typeof OtelApi.context, 'active' | 'with'>;
+  readonly propagation: Pick<typeof OtelApi.propagation, 'inject' | 'extract'>;
+  readonly diag: Pick<typeof OtelApi.diag, 'warn'>;
+  readonly ProxyTracerProvider: new () => { getDelegate(): unknown };
+  readonly createNoopMeter: () => unknown;
+  readonly SpanKind: Pick<typeof OtelApi.SpanKind, 'INTERNAL' | 'SERVER' | 'CLIENT'>;
+  readonly SpanStatusCode: Pick<typeof OtelApi.SpanStatusCode, 'ERROR'>;
+}
 
 /** `undefined`: not looked for yet; `null`: not found (then nothing is emitted unless an instance is given the API). */
 let found: OtelApiModule | null | undefined;
@@ -46,15 +61,12 @@ export function isOtelApi(value: unknown): value is OtelApiModule {
   );
 }
 
-/** The API's registry on `globalThis` (`@opentelemetry/api` 1.x keeps the registered providers there, whichever copy registered them). */
-const REGISTRY = Symbol.for('opentelemetry.js.api.1');
-
 /**
  * Whether an app in this process registered a tracer or meter provider through some copy of the
  * API, although the SDK could not load one: the sign of a bundle that holds the API where the SDK
  * cannot reach it.
  */
 export function otelRegisteredElsewhere(): boolean {
-  const registry = (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[REGISTRY];
+  const registry = otelRegistry();
   return registry?.trace !== undefined || registry?.metrics !== undefined;
 }

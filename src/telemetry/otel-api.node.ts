@@ -4,8 +4,8 @@
 
 // tsup defines it: `true` in the CommonJS build, `false` in the ESM build (undefined in tests of the sources)
 declare const __CHECKOUT_SDK_CJS__: boolean | undefined;
-// the CommonJS build's own `require` (module-scoped, so no Node types are needed)
-declare const require: (id: string) => unknown;
+// the CommonJS build's own `require` (tsup.config.ts names it so; module-scoped, so no Node types are needed)
+declare const __CHECKOUT_SDK_REQUIRE__: (id: string) => unknown;
 
 /**
  * `@opentelemetry/api` as its loader hands it back, or `null` when it is not installed (or not
@@ -15,7 +15,7 @@ declare const require: (id: string) => unknown;
 export function loadOtelApi(): unknown {
   if (typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__) {
     try {
-      return require('@opentelemetry/api');
+      return __CHECKOUT_SDK_REQUIRE__('@opentelemetry/api');
     } catch {
       return null;
     }

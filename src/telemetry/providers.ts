@@ -5,23 +5,23 @@ import { Instruments } from './instruments.js';
 import { SCOPE } from './names.js';
 import type { MeterProviderLike, TracerProviderLike } from './options.js';
 
-// Resolving a provider costs a few property reads and a WeakMap lookup per call; the tracer and the
+// Resolving a provider costs a few property reads and WeakMap lookups per call; the tracer and the
 // instruments are made once per provider. "Nothing registered" is recognised without creating anything,
 // so the no-op path allocates nothing per call.
 
 const tracers = new WeakMap<object, Tracer>();
 const instruments = new WeakMap<object, Instruments | null>();
-/** This copy of the API's no-op tracer provider: what its proxy delegates to while nothing is registered. */
-let noopTracerProvider: unknown;
+/** Each API's no-op tracer provider (a copy given, the one found): what its proxy delegates to while nothing is registered. */
+const noopTracerProviders = new WeakMap<OtelApiModule, unknown>();
 
 /** The tracer of `explicit`, else of the global provider; `undefined` when that is the API's no-op one. */
 export function tracerOf(api: OtelApiModule, explicit: TracerProviderLike | undefined): Tracer | undefined {
   const provider = (explicit ?? api.trace.getTracerProvider()) as TracerProvider & { getDelegate?: () => TracerProvider };
   // the global provider is a proxy whose delegate is the registered one (or the no-op one)
   const delegate = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider;
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- API 1.x (the peer range) has no other way to the no-op provider
-  noopTracerProvider ??= new api.ProxyTracerProvider().getDelegate();
-  if (delegate === noopTracerProvider) return undefined;
+  let noop = noopTracerProviders.get(api);
+  if (noop === undefined) noopTracerProviders.set(api, (noop = new api.ProxyTracerProvider().getDelegate()));
+  if (delegate === noop) return undefined;
   let tracer = tracers.get(delegate);
   if (tracer === undefined) {
     tracer = delegate.getTracer(SCOPE, version);

@@ -25,7 +25,6 @@ const noopTracers = new WeakMap<OtelApiModule, unknown>();
 /** Whether a tracer or meter provider other than the API's no-op ones is given or registered. */
 export function emits(api: OtelApiModule, { tracerProvider, meterProvider }: TelemetryOptions): boolean {
   const tracers = (tracerProvider ?? api.trace.getTracerProvider()) as { getDelegate?: () => unknown };
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- API 1.x (the peer range) has no other way to the no-op provider
   if (!noopTracers.has(api)) noopTracers.set(api, new api.ProxyTracerProvider().getDelegate());
   return (
     (tracers.getDelegate?.() ?? tracers) !== noopTracers.get(api) ||

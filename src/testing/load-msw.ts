@@ -27,8 +27,8 @@ let msw: MswFunctions | undefined;
 
 // tsup defines it: `true` in the CommonJS build, `false` in the ESM build (undefined in tests of the sources)
 declare const __CHECKOUT_SDK_CJS__: boolean | undefined;
-// the CommonJS build's own `require` (module-scoped, so no Node types are needed)
-declare const require: (id: string) => unknown;
+// the CommonJS build's own `require` (tsup.config.ts names it so; module-scoped, so no Node types are needed)
+declare const __CHECKOUT_SDK_REQUIRE__: (id: string) => unknown;
 
 /**
  * msw, loaded on first use so that `checkout-partner-sdk/testing` itself never needs it. Synchronous
@@ -43,7 +43,7 @@ export function loadMsw(): MswFunctions {
   if (typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__) {
     // The CommonJS build: the module's own require, so a runner's module registry (Jest's) hands
     // back the msw the test file's `require('msw/node')` gets.
-    load = () => require('msw');
+    load = () => __CHECKOUT_SDK_REQUIRE__('msw');
   }
   // a separate `if` (not an `else`), so esbuild drops it from the CommonJS build
   if (!(typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__)) {

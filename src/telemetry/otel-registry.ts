@@ -1,0 +1,21 @@
+import type { ContextManager, DiagLogger, MeterProvider, TextMapPropagator, TracerProvider } from '@opentelemetry/api';
+
+/**
+ * What `@opentelemetry/api` 1.x keeps on `globalThis`, whichever copy of it registered them (an app's
+ * bundled copy or its installed one): the providers, the context manager, the propagator and the
+ * diagnostic logger. `trace` is the registering copy's proxy, delegating to the app's provider.
+ */
+export interface OtelRegistry {
+  readonly trace?: TracerProvider;
+  readonly metrics?: MeterProvider;
+  readonly context?: ContextManager;
+  readonly propagation?: TextMapPropagator;
+  readonly diag?: DiagLogger;
+}
+
+const KEY = Symbol.for('opentelemetry.js.api.1');
+
+/** The registry as it is now (`undefined` until a copy of the API registers something): read at each use, as an app may register late. */
+export function otelRegistry(): OtelRegistry | undefined {
+  return (globalThis as Record<symbol, OtelRegistry | undefined>)[KEY];
+}
