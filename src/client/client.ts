@@ -3,7 +3,7 @@ import { CLIENT_OPTIONS, requestSettings, required, secretOption } from './clien
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
-import { redactShort } from './redact-short.js';
+import { readyToRedact, redactShort } from './redact-short.js';
 import { ApiError, AuthenticationError, ConnectionError, ResponseValidationError } from '../errors.js';
 import { partnerApiBase } from './api-base.js';
 import { callBound } from './call-bound.js';
@@ -281,10 +281,10 @@ export class CheckoutClient {
       const send = () =>
         this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
       const response = await (observed === undefined ? send() : observed.run(send, trace));
-      this.#logExchange(started, trace, undefined, secret);
+      await this.#logExchange(started, trace, undefined, secret);
       return response;
     } catch (error) {
-      this.#logExchange(started, trace, error, secret);
+      await this.#logExchange(started, trace, error, secret);
       // a token response that failed validation may still hold a working token: keep it out of the error
       if (error instanceof ResponseValidationError) {
         throw await answeredError(
@@ -303,13 +303,14 @@ export class CheckoutClient {
   }
 
   /** Logs the exchange. */
-  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): void {
+  async #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): Promise<void> {
     const log = this.#log;
     if (log === undefined) return;
     const ms = performance.now() - started;
     const response = trace.response ?? (error instanceof ApiError ? error : undefined);
     const requestId = response?.headers.get('x-request-id');
     const values = [secret, this.#lastSecret];
+    await readyToRedact(requestId, values);
     log({
       event: 'client.exchange',
       method: 'POST',

@@ -9,7 +9,7 @@ const MAX_DEPTH = 128;
  * escapes, percent-encoded UTF-8 (upper or lower case hex), `+` for a space, and any mix of these
  * character by character. Built once per failed request, never on the success path, and imported
  * with the errors of an answered call (or for a log entry's request id that may hold a credential
- * in an encoded form, see redact-short.ts), never at the SDK's import.
+ * in an encoded form: redact-short.ts imports it then), never at the SDK's import.
  */
 export class Redactor {
   readonly #pattern: RegExp | undefined;

@@ -6,7 +6,7 @@ import type { LoadControl } from './load/load-control.js';
 import { attemptLog, type AttemptLog, type LogWriter } from './log.js';
 import { readBody } from './read-body.js';
 import { retryAfterMs } from '../internal/retry-after.js';
-import { credentialValues, redactShort } from './redact-short.js';
+import { credentialValues, readyToRedact, redactShort } from './redact-short.js';
 import { AttemptRun, FollowedRedirect, TIMED_OUT, type Outcome } from './attempt-run.js';
 import { answeredError, attemptError, callTimeoutError, labelOf, ownDeadlineInQueue, parseBody, toCheckoutError } from './call-errors.js';
 import type { SendOptions } from './send-options.js';
@@ -326,6 +326,8 @@ class Sending<T> {
       // method: browsers and Workers throw "Illegal invocation" for a detached fetch
       const response = await (this.#t.fetch === undefined ? globalThis.fetch(request) : this.#t.fetch(request));
       run.response = response;
+      // its log entry quotes the request id, redacted exactly: the full redactor first, when it may hold a credential
+      if (this.#log !== undefined) await readyToRedact(response.headers.get('x-request-id'), credentialValues(this.#options));
       if (response.redirected) throw new FollowedRedirect(response.url);
       const text = await readBody(response, this.#t.maxBytes, this.#t.fetch === undefined);
       this.#read = response;
