@@ -10,8 +10,9 @@
 // (`fetch` into the free slots of 8, a 5 ms wait when none came). Fairest equivalent: each job is
 // settled as its own work ends, as each read ends its own turn, and its next check is a new job due
 // at once (pg-boss has no reschedule): `send` + `complete` per job. Shown beside it, not the goal:
-// the same loop settling each fetched batch at once (`insert` + `complete` of the batch), which a
-// tracker cannot do without tying every read's turn to the slowest read it was claimed with.
+// the same loop settling each fetched batch at once (`insert` + `complete` of the batch), as if
+// every job of a fetch ended together. (The status store sends the reschedules of turns that end in
+// the same turn of the event loop in one statement; here, with reads that answer at once, most do.)
 // pg-boss's defaults otherwise (supervision, maintenance; completed jobs are kept 7 days, so
 // deleting them is in no figure), started once: its start-up is in no round.
 //
