@@ -1,9 +1,7 @@
+import { afterThisTurn } from '../internal/after-this-turn.js';
+
 /** The most reschedules one statement carries. */
 const MOST_PER_STATEMENT = 100;
-
-/** Runs `work` once the event loop has run what is queued now (I/O callbacks of the same poll included). */
-const afterThisTurn: (work: () => void) => void =
-  typeof globalThis.setImmediate === 'function' ? (work) => void globalThis.setImmediate(work) : (work) => void setTimeout(work, 0);
 
 interface Pending {
   /** The `endTurn` values of one record (kind and key first). */
