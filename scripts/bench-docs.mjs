@@ -171,7 +171,7 @@ BLOCKS.pgboss = ({ results: { pgboss } }) => {
     `worker's CPU and ${fixed(tracker.databaseUs, 0)} µs of PostgreSQL's (transactional \`PostgresStatusStore\`), against ` +
     `${fixed(boss.workerUs, 0)} and ${fixed(boss.databaseUs, 0)} µs for a pg-boss ${pgboss.pgbossVersion} job fetched, completed and ` +
     `sent again by the same loop: ${fixed(v.both, 2)}x pg-boss's CPU (worker alone ${fixed(v.worker, 2)}x; ` +
-    `${fixed(pgboss.vsPgbossBatchSettled.both, 2)}x pg-boss settling each fetched batch in one statement)`
+    `${fixed(pgboss.vsPgbossEachJobAlone.both, 2)}x pg-boss settling each job in statements of its own)`
   );
 };
 

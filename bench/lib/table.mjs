@@ -427,7 +427,7 @@ export function printResults({ machine, results, goals: checked }) {
     if (p.skipped) console.log(`\nTracker vs pg-boss: not run (${p.skipped})`);
     else
       table(
-        `Tracker on PostgreSQL vs pg-boss ${p.pgbossVersion}: CPU per read / job, ${p.records} records, 8 at once, ${p.rounds} interleaved rounds of ${p.seconds} s (tracker / pg-boss: ${fmt(p.vsPgboss.both, 2)}x; / pg-boss batch settled: ${fmt(p.vsPgbossBatchSettled.both, 2)}x)`,
+        `Tracker on PostgreSQL vs pg-boss ${p.pgbossVersion}: CPU per read / job, ${p.records} records, 8 at once, ${p.rounds} interleaved rounds of ${p.seconds} s (tracker / pg-boss: ${fmt(p.vsPgboss.both, 2)}x; / pg-boss settling each job alone: ${fmt(p.vsPgbossEachJobAlone.both, 2)}x)`,
         ['variant', 'per round', 'worker µs', 'database µs', 'both µs', 'statements per read/job'],
         Object.entries(p.variants).map(([name, v]) => [
           name,
