@@ -112,8 +112,8 @@ class LeaseLost {}
  * every record. `extend`, `commit`, `reschedule` and `release` are one statement each that acts
  * only while the row holds the caller's lease token, so a process whose lease passed records
  * nothing; reschedules that arrive in the same turn of the event loop share one statement (each
- * row checked against its own token). A record's last handled status is kept for `retentionSeconds` after its watch ends, then
- * purged in bounded batches.
+ * row checked against its own token). A record's last handled status is kept for
+ * `retentionSeconds` after its watch ends, then purged in bounded batches.
  *
  * **Transactional mode** (`transactional: true`, `pg` only): the tracker calls `transact` instead
  * of `commit`. It opens a proven transaction (as `PostgresEventStore`'s: its `txid_current()` is
