@@ -2,7 +2,7 @@
 // `npm run bench`: builds the package, runs each part of the bench in its own process, prints the
 // results against their goals and writes bench/results.json. See bench/README.md.
 //
-//   node bench/run.mjs [--only=reads,overhead,telemetry,tokens,webhooks,postgres,memory,size,outage,tracker,schedule] [--quick] [--no-build]
+//   node bench/run.mjs [--only=reads,overhead,telemetry,tokens,webhooks,postgres,memory,size,outage,tracker,schedule,pgboss] [--quick] [--no-build]
 //                      [--token-seconds=30] [--memory-seconds=25] [--rounds=7]
 //
 // Bounded: every part has a time limit; the default run takes about 2.5 minutes on 2 cores.
@@ -17,9 +17,9 @@ import { goals, printResults } from './lib/table.mjs';
 const bench = dirname(fileURLToPath(import.meta.url));
 const root = join(bench, '..');
 const quick = flag('quick', false);
-const only = (flag('only', undefined) ?? 'reads,overhead,telemetry,tokens,webhooks,postgres,memory,size,outage,tracker,schedule').split(
-  ',',
-);
+const only = (
+  flag('only', undefined) ?? 'reads,overhead,telemetry,tokens,webhooks,postgres,memory,size,outage,tracker,schedule,pgboss'
+).split(',');
 const tokenSeconds = Number(flag('token-seconds', quick ? 8 : 30));
 const memorySeconds = Number(flag('memory-seconds', quick ? 15 : 25));
 const started = Date.now();
@@ -40,7 +40,7 @@ const npm = (args, cwd) => {
 };
 
 // 1. the bench's own dependencies (the peers), installed from bench/package-lock.json
-const peers = ['openai', 'stripe', 'standardwebhooks'];
+const peers = ['openai', 'stripe', 'standardwebhooks', 'pg-boss'];
 if (!flag('no-install', false) && peers.some((p) => !existsSync(join(bench, 'node_modules', p, 'package.json')))) {
   console.log('bench: installing the bench dependencies (npm ci --prefix bench)');
   npm(['ci', '--prefix', bench, '--no-audit', '--no-fund'], root);
@@ -82,6 +82,8 @@ const parts = {
   tracker: { file: 'tracker.mjs', node: ['--expose-gc'], args: [quick && '--quick'], limitS: 120 },
   // a simulation on a virtual clock: 48 minutes of checkouts, three scenarios
   schedule: { file: 'tracker-schedule.mjs', args: [], limitS: 240 },
+  // the tracker's worker + database CPU per read on PostgreSQL against pg-boss's per job (~90 s)
+  pgboss: { file: 'tracker-vs-pgboss.mjs', args: [quick && '--quick'], limitS: 200 },
 };
 const results = {};
 for (const name of only) {

@@ -160,6 +160,21 @@ BLOCKS.schedule = ({ results: { schedule } }) => {
   );
 };
 
+// the tracker's own cost on PostgreSQL against pg-boss (bench/parts/tracker-vs-pgboss.mjs)
+BLOCKS.pgboss = ({ results: { pgboss } }) => {
+  if (pgboss === undefined || pgboss.error || pgboss.skipped) return notMeasured('pgboss');
+  const { tracker } = pgboss.variants;
+  const boss = pgboss.variants['pg-boss'];
+  const v = pgboss.vsPgboss;
+  return (
+    `a turn of the status tracker that reads a record and finds nothing new costs ${fixed(tracker.workerUs, 0)} µs of the ` +
+    `worker's CPU and ${fixed(tracker.databaseUs, 0)} µs of PostgreSQL's (transactional \`PostgresStatusStore\`), against ` +
+    `${fixed(boss.workerUs, 0)} and ${fixed(boss.databaseUs, 0)} µs for a pg-boss ${pgboss.pgbossVersion} job fetched, completed and ` +
+    `sent again by the same loop: ${fixed(v.both, 2)}x pg-boss's CPU (worker alone ${fixed(v.worker, 2)}x; ` +
+    `${fixed(pgboss.vsPgbossEachJobAlone.both, 2)}x pg-boss settling each job in statements of its own)`
+  );
+};
+
 /** A doc's text with every bench block rendered from `bench`; throws on a block with no renderer. */
 export function render(text, bench, file = 'a doc') {
   return text.replace(BLOCK, (_block, name) => {

@@ -135,6 +135,19 @@ export function goals(results) {
     const wrong = [flowing, none, outage].reduce((n, s) => n + s.lost + s.doubled, 0);
     add('schedule: changes lost or doubled, every scenario', `${wrong}`, '0', wrong === 0, '');
   }
+  const pb = results.pgboss;
+  if (pb && !pb.error && !pb.skipped) {
+    const v = pb.vsPgboss;
+    const t = pb.variants.tracker;
+    const b = pb.variants['pg-boss'];
+    add(
+      'tracker on PostgreSQL: worker + database CPU per read vs pg-boss per job',
+      `${fmt(v.both, 2)}x (${fmt(t.bothUs, 0)} vs ${fmt(b.bothUs, 0)} µs; worker ${fmt(v.worker, 2)}x)`,
+      `≤ ${fmt(pb.goal, 2)}x`,
+      v.both <= pb.goal,
+      `${fmt((pb.goal - v.both) * 100, 0)} pts`,
+    );
+  }
   const wh = results.webhooks;
   if (wh && !wh.error) {
     const v = wh.verification.verifySignature;
@@ -408,6 +421,26 @@ export function printResults({ machine, results, goals: checked }) {
         }),
       );
     }
+  }
+  if (r.pgboss && !r.pgboss.error) {
+    const p = r.pgboss;
+    if (p.skipped) console.log(`\nTracker vs pg-boss: not run (${p.skipped})`);
+    else
+      table(
+        `Tracker on PostgreSQL vs pg-boss ${p.pgbossVersion}: CPU per read / job, ${p.records} records, 8 at once, ${p.rounds} interleaved rounds of ${p.seconds} s (tracker / pg-boss: ${fmt(p.vsPgboss.both, 2)}x; / pg-boss settling each job alone: ${fmt(p.vsPgbossEachJobAlone.both, 2)}x)`,
+        ['variant', 'per round', 'worker µs', 'database µs', 'both µs', 'statements per read/job'],
+        Object.entries(p.variants).map(([name, v]) => [
+          name,
+          v.perRound,
+          fmt(v.workerUs),
+          fmt(v.databaseUs),
+          fmt(v.bothUs),
+          fmt(
+            Object.values(v.statements).reduce((sum, n) => sum + n, 0),
+            2,
+          ),
+        ]),
+      );
   }
   if (r.memory && !r.memory.error) {
     const m = r.memory;

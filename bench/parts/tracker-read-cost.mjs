@@ -8,18 +8,17 @@
 // Worker CPU is this process's process.cpuUsage(); database CPU is the server's processes' user +
 // system time from /proc (Linux). Builds: `--builds=dir1,dir2` (dist folders; default: ../../dist).
 //   node bench/parts/tracker-read-cost.mjs --builds=.tmp/dist-before,dist
-import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startPostgres } from '../../test/helpers/postgres-server.ts';
 import { flag, median } from '../lib/measure.mjs';
+import { databaseCpuMicros as databaseCpu, postmasterOf } from '../lib/postgres-cpu.mjs';
 
 const builds = String(flag('builds', new URL('../../dist', import.meta.url).pathname)).split(',');
 const RECORDS = Number(flag('records', 200));
 const SECONDS = Number(flag('seconds', 3));
 const ROUNDS = Number(flag('rounds', 7));
-const TICKS_PER_SECOND = 100; // CLK_TCK on Linux
 
 const postgres = await startPostgres();
 process.once('SIGTERM', () => void postgres.stop().finally(() => process.exit(1)));
@@ -45,26 +44,8 @@ const statements = new Map();
   };
 }
 
-/** The server's processes: the postmaster (parent of any backend) and its children. */
-const postmaster = await (async () => {
-  const { rows } = await pool.query('SELECT pg_backend_pid() AS pid');
-  return Number(readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
-})();
-function databaseCpuMicros() {
-  let ticks = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
-    }
-    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-    if (Number(name) === postmaster || Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return (ticks / TICKS_PER_SECOND) * 1e6;
-}
+const postmaster = await postmasterOf(pool);
+const databaseCpuMicros = () => databaseCpu(postmaster);
 const cpuMicros = () => {
   const { user, system } = process.cpuUsage();
   return user + system;

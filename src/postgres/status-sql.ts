@@ -46,6 +46,72 @@ const STATUS_TABLE_SHAPE: TableShape = {
  */
 export const NOW_MS = `floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint`;
 
+/** What ends a turn, as SQL: `$n` parameters for one record (`endTurn`), columns of `v` for several (`endTurns`, never a status). */
+interface TurnValues {
+  /** Records a status: the handled status is `status`. */
+  commit: string;
+  status: string;
+  /** 'delay' | 'final' | 'max-age' | 'not-found' */
+  next: string;
+  delayMs: string;
+  failures: string;
+  priorityMs: string;
+  keepNudge: string;
+  missed: string;
+}
+const ONE_TURN: TurnValues = {
+  commit: '$4::boolean',
+  status: '$5::text',
+  next: '$6::text',
+  delayMs: '$7::bigint',
+  failures: '$8::int',
+  priorityMs: '$9::bigint',
+  keepNudge: '$10::boolean',
+  missed: '$12::boolean',
+};
+const MANY_TURNS: TurnValues = {
+  commit: 'false',
+  status: 'NULL::text',
+  next: 'v.next',
+  delayMs: 'v.delay_ms',
+  failures: 'v.failures',
+  priorityMs: 'v.priority_ms',
+  keepNudge: 'v.keep_nudge',
+  missed: 'v.missed',
+};
+
+/**
+ * The UPDATE … SET that ends a turn, for `v`'s values (the WHERE that checks the lease is the
+ * caller's). A nudge that came during a turn that did not fail makes the record due at once (after
+ * a failed one, the back-off holds); a turn that met the schedule (no failures, not missed) owes the
+ * next read at its due time (now after a nudge), a failed or missed one leaves the read it owed; an
+ * ended watch keeps its handled status for the retention.
+ */
+function endTurnSql(t: string, v: TurnValues): string {
+  const now = NOW_MS;
+  /** The turn ends the watch: watched, no nudge since the claim, and `next` is not a delay. */
+  const ends = `(r.watching AND r.nudges = r.lease_nudges AND ${v.next} <> 'delay')`;
+  const clearsNudge = `${ends} OR (${v.commit} AND r.nudges = r.lease_nudges AND NOT ${v.keepNudge})`;
+  return `UPDATE ${t} AS r SET
+  handled_status = CASE WHEN ${v.commit} THEN ${v.status} ELSE r.handled_status END,
+  handled_at = CASE WHEN ${v.commit} THEN ${now} ELSE r.handled_at END,
+  nudged_at = CASE WHEN ${clearsNudge} THEN NULL ELSE r.nudged_at END,
+  event = CASE WHEN ${clearsNudge} THEN NULL ELSE r.event END,
+  failures = ${v.failures},
+  watching = r.watching AND NOT ${ends},
+  due_at = CASE
+    WHEN NOT r.watching OR ${ends} THEN NULL
+    WHEN r.nudges <> r.lease_nudges AND ${v.failures} = 0 THEN ${now} - ${v.priorityMs}
+    ELSE ${now} + ${v.delayMs} END,
+  owed_at = CASE
+    WHEN NOT r.watching OR ${ends} THEN NULL
+    WHEN ${v.failures} <> 0 OR ${v.missed} THEN r.owed_at
+    WHEN r.nudges <> r.lease_nudges OR ${v.next} <> 'delay' THEN ${now}
+    ELSE ${now} + ${v.delayMs} END,
+  ended_at = CASE WHEN ${ends} THEN now() ELSE r.ended_at END,
+  lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL`;
+}
+
 /** The columns every statement that returns a record returns, so one parser reads them all (`r`: the table's alias). */
 const state = (r: string) => `${r}.kind, ${r}.external_id_json, ${r}.watching, ${r}.watched_at::float8 AS watched_at, ${r}.handled_status,
   ${r}.handled_at::float8 AS handled_at, ${r}.nudged_at::float8 AS nudged_at, ${r}.event, ${r}.failures, ${r}.lease_token`;
@@ -60,8 +126,6 @@ export function statusStatementsFor(table: TableName) {
   const t = table.quoted;
   const now = NOW_MS;
   const pk = `r.kind = $1::text AND r.external_id = $2::text`;
-  /** The turn ends the watch: watched, no nudge since the claim, and `next` is not a delay (`$6`). */
-  const ends = `(r.watching AND r.nudges = r.lease_nudges AND $6::text <> 'delay')`;
   /** Watched: a read owed now, or before when one was owed before (`least` ignores a NULL); else a watch starts, owing one now. */
   const owedNowOrBefore = `CASE WHEN r.watching THEN least(r.owed_at, ${now}) ELSE ${now} END`;
   /** Due at the end of a live lease (on the database's clock), else at `at` (watch and nudge). */
@@ -195,34 +259,26 @@ RETURNING 1 AS extended`,
      * $1 kind, $2 key, $3 token, $4 commit (records $5 as the handled status), $5 status, $6 next
      * ('delay' | 'final' | 'max-age' | 'not-found'), $7 delay ms, $8 failures, $9 priority ms, $10
      * keep the nudge, $11 the txid that must run it (null: any), $12 missed. Checks the lease and
-     * ends the turn in one statement: a nudge that came during a turn that did not fail makes the
-     * record due at once (after a failed one, the back-off holds); a turn that met the schedule (no
-     * failures, not missed) owes the next read at its due time (now after a nudge), a failed or
-     * missed one leaves the read it owed; an ended watch keeps its handled status for the
-     * retention. Every condition is on the row itself (no CTE read beforehand): when the UPDATE
+     * ends the turn (see {@link endTurnSql}) in one statement. Every condition is on the row itself
+     * (no CTE read beforehand): when the UPDATE
      * waits for a row another session changed, PostgreSQL re-checks these conditions on the row as
      * committed, so a lease taken meanwhile is never ended.
      */
-    endTurn: `UPDATE ${t} AS r SET
-  handled_status = CASE WHEN $4::boolean THEN $5::text ELSE r.handled_status END,
-  handled_at = CASE WHEN $4::boolean THEN ${now} ELSE r.handled_at END,
-  nudged_at = CASE WHEN ${ends} OR ($4::boolean AND r.nudges = r.lease_nudges AND NOT $10::boolean) THEN NULL ELSE r.nudged_at END,
-  event = CASE WHEN ${ends} OR ($4::boolean AND r.nudges = r.lease_nudges AND NOT $10::boolean) THEN NULL ELSE r.event END,
-  failures = $8::int,
-  watching = r.watching AND NOT ${ends},
-  due_at = CASE
-    WHEN NOT r.watching OR ${ends} THEN NULL
-    WHEN r.nudges <> r.lease_nudges AND $8::int = 0 THEN ${now} - $9::bigint
-    ELSE ${now} + $7::bigint END,
-  owed_at = CASE
-    WHEN NOT r.watching OR ${ends} THEN NULL
-    WHEN $8::int <> 0 OR $12::boolean THEN r.owed_at
-    WHEN r.nudges <> r.lease_nudges OR $6::text <> 'delay' THEN ${now}
-    ELSE ${now} + $7::bigint END,
-  ended_at = CASE WHEN ${ends} THEN now() ELSE r.ended_at END,
-  lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL
+    endTurn: `${endTurnSql(t, ONE_TURN)}
 WHERE ${pk} AND r.lease_token = $3::text AND ($11::bigint IS NULL OR txid_current() = $11::bigint)
 RETURNING 1 AS ended`,
+    /**
+     * $1 kinds, $2 keys, $3 tokens, $4 next, $5 delays ms, $6 failures, $7 priorities ms, $8 keep
+     * the nudge, $9 missed (arrays, one element per record, none twice): the reschedules of several
+     * records in one statement, each exactly as `endTurn` without a status would end it, each only
+     * while its row holds its token (re-checked, as there, on a row another session changed
+     * meanwhile). Returns the records it ended.
+     */
+    endTurns: `${endTurnSql(t, MANY_TURNS)}
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::bigint[], $8::boolean[], $9::boolean[])
+  AS v(kind, key, token, next, delay_ms, failures, priority_ms, keep_nudge, missed)
+WHERE r.kind = v.kind AND r.external_id = v.key AND r.lease_token = v.token
+RETURNING r.kind, r.external_id`,
     /** $1 kind, $2 key, $3 token. Gives the record back, due at once while watched. */
     release: `UPDATE ${t} AS r SET lease_token = NULL, lease_owner = NULL, lease_until = NULL, lease_nudges = NULL,
   due_at = CASE WHEN r.watching THEN ${now} ELSE NULL END

@@ -24,6 +24,7 @@ import { DEFAULT_STATUS_TABLE, statusStatementsFor, type StatusStatements } from
 import { tableName } from './sql.js';
 import { leaseBounds, runPartnerWork, runProvenTransaction, transactFailure } from './transaction.js';
 import { ensureTable } from './schema.js';
+import { recordId, TurnEnds } from './turn-ends.js';
 
 /** Options of {@link PostgresStatusStore}. */
 export interface PostgresStatusStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
@@ -110,8 +111,9 @@ class LeaseLost {}
  * LOCKED`, one statement that also writes each lease's owner, token and end), never by scanning
  * every record. `extend`, `commit`, `reschedule` and `release` are one statement each that acts
  * only while the row holds the caller's lease token, so a process whose lease passed records
- * nothing. A record's last handled status is kept for `retentionSeconds` after its watch ends, then
- * purged in bounded batches.
+ * nothing; reschedules that arrive in the same turn of the event loop share one statement (each
+ * row checked against its own token). A record's last handled status is kept for
+ * `retentionSeconds` after its watch ends, then purged in bounded batches.
  *
  * **Transactional mode** (`transactional: true`, `pg` only): the tracker calls `transact` instead
  * of `commit`. It opens a proven transaction (as `PostgresEventStore`'s: its `txid_current()` is
@@ -183,6 +185,19 @@ export class PostgresStatusStore<
   readonly #claimedKeys = new Map<string, string>();
   /** No event noted before this (monotonic): `nudge` writes when the last event came at most once a second. */
   #nextEventNoteAt = 0;
+  /** Reschedules that arrive together, sent in one statement. */
+  readonly #turnEnds = new TurnEnds(
+    async (values) => (await this.#run('reschedule', this.#sql.endTurn, values)).length === 1,
+    async (pending) => {
+      // endTurns takes a column per value: kind, key, token, next, delay, failures, priority, keep the nudge, missed
+      // (booleans as 't'/'f': postgres.js would send an array of booleans as one boolean)
+      const columns = [0, 1, 2, 5, 6, 7, 8, 9, 11].map((at) =>
+        pending.map((values) => (typeof values[at] === 'boolean' ? (values[at] ? 't' : 'f') : values[at])),
+      );
+      const rows = await this.#run('reschedule', this.#sql.endTurns, columns);
+      return new Set(rows.map((row) => recordId(row['kind'], row['external_id'])));
+    },
+  );
 
   constructor(options: PostgresStatusStoreOptions<Pool, Transactional>) {
     checkOptions('PostgresStatusStore', options, OPTIONS);
@@ -392,7 +407,7 @@ export class PostgresStatusStore<
 
   async reschedule(lease: StatusLease, turn: StatusTurn): Promise<boolean> {
     const key = await leaseKey(lease);
-    return (await this.#run('reschedule', this.#sql.endTurn, endTurnValues(lease, key, undefined, turn, null))).length === 1;
+    return this.#turnEnds.add(endTurnValues(lease, key, undefined, turn, null));
   }
 
   async release(lease: StatusLease): Promise<void> {

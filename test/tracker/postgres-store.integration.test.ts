@@ -89,6 +89,32 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     expect((await store.claimDue({ limit: 3, leaseMs: 1_000, owner: 'a' })).map((r) => r.externalId)).toEqual(['o-5', 'o-0', 'o-1']);
   });
 
+  it('reschedules sent together each end their own turn, and only under their own lease', async () => {
+    const store = await fresh();
+    for (const id of ['o-1', 'o-2', 'o-3', 'o-4']) await store.watch('order', id);
+    const claimed = new Map(
+      (await store.claimDue({ limit: 4, leaseMs: 60_000, owner: 'a' })).map((record) => [record.externalId, record.lease]),
+    );
+    expect([...claimed.keys()].sort()).toEqual(['o-1', 'o-2', 'o-3', 'o-4']);
+    await store.nudge('order', 'o-2'); // during its turn: due again at once
+    const lease = (id: string) => claimed.get(id)!;
+    const ended = await Promise.all([
+      store.reschedule(lease('o-1'), { failures: 2, next: { delayMs: 600_000 } }),
+      store.reschedule(lease('o-2'), { failures: 0, next: { delayMs: 600_000 } }),
+      store.reschedule({ ...lease('o-3'), token: `${lease('o-3').token}-not-its-own` }, { failures: 0, next: { delayMs: 0 } }),
+      store.reschedule(lease('o-4'), { failures: 0, next: { end: 'final' } }),
+      // the same record twice at once: one of the two ends the turn
+      store.reschedule(lease('o-1'), { failures: 0, next: { delayMs: 0 } }),
+    ]);
+    expect(ended.slice(1, 4)).toEqual([true, false, true]);
+    expect([ended[0], ended[4]].filter(Boolean)).toHaveLength(1);
+    expect((await store.get('order', 'o-1'))?.failures).toBe(ended[0] ? 2 : 0);
+    expect((await store.get('order', 'o-4'))?.watching).toBe(false);
+    // o-3 is still under its lease; o-2 is due at once (its nudge came during the turn); o-1 too only when its second reschedule won
+    const due = (await store.claimDue({ limit: 10, leaseMs: 60_000, owner: 'b' })).map((record) => record.externalId).sort();
+    expect(due).toEqual(ended[0] ? ['o-2'] : ['o-1', 'o-2']);
+  });
+
   it("reclaim finds an owner's leases through the partial lease_owner index, never a scan", async () => {
     const table = uniqueTable();
     const store = await fresh({ table });
