@@ -72,6 +72,9 @@ describe('log entries and a service that echoes credentials', () => {
     expect(logged).not.toContain(encodeURIComponent(secret));
     expect(logged).not.toContain(token);
     expect(logged).toContain('Bearer [redacted]');
+    // redacted exactly, by the full redactor (imported for these ids), not replaced whole
+    const exchange = entries.find((entry) => (entry as { event?: string }).event === 'client.exchange') as { requestId?: string };
+    expect(exchange.requestId).toBe('[redacted]|[redacted]');
   });
 });
 
