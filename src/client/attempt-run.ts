@@ -41,7 +41,10 @@ export type Outcome =
  * at once when the signal aborts. Its turn goes back once: when fetch settles (after `end` wrote
  * the log entry), {@link ABORT_SETTLE_MS} after that when it was aborted, or {@link ABORT_GRACE_MS}
  * after the abort when fetch never settles (a custom fetch that ignores the signal costs its call a
- * timeout, not the client one of its slots forever). Its own abort listener (`handleEvent`).
+ * timeout, not the client one of its slots forever). Its own abort listener (`handleEvent`), for a
+ * custom fetch only (`watch`): the runtime's fetch, and its body read, reject within a tick of the
+ * abort, so its attempt ends when they settle, with the same outcome (no listener to add and remove
+ * on every attempt).
  */
 export class AttemptRun {
   /** The response, once its headers came. */
@@ -55,6 +58,8 @@ export class AttemptRun {
   #grace: ReturnType<typeof setTimeout> | undefined;
   #ended = false;
   #left = false;
+  /** Whether the attempt listens for its abort (a custom fetch's); else the runtime's fetch rejects on it. */
+  readonly #watched: boolean;
 
   constructor(
     load: LoadControl,
@@ -62,12 +67,15 @@ export class AttemptRun {
     signal: AbortSignal,
     callSignal: AbortSignal | undefined,
     onEnd: (outcome: Outcome) => unknown,
+    watch: boolean,
   ) {
     this.#load = load;
     this.#ticket = ticket;
     this.#signal = signal;
     this.#callSignal = callSignal;
     this.#end = onEnd;
+    this.#watched = watch;
+    if (!watch) return;
     signal.addEventListener('abort', this, { once: true });
     if (signal.aborted) this.handleEvent();
   }
@@ -75,16 +83,26 @@ export class AttemptRun {
   /** Aborted: the attempt ends now, its turn goes back when fetch settles or after the grace period. */
   handleEvent(): void {
     if (this.#ended) return;
+    this.#abortEnd();
+    this.#grace = setTimeout(() => this.#leave(), ABORT_GRACE_MS);
+  }
+
+  /** The attempt's end by its abort: the call's reason when the call was aborted, else its timeout. */
+  #abortEnd(): void {
     this.#ended = true;
     const callSignal = this.#callSignal;
     this.#end({ response: this.response, text: undefined, error: callSignal?.aborted === true ? callSignal.reason : TIMED_OUT });
-    this.#grace = setTimeout(() => this.#leave(), ABORT_GRACE_MS);
   }
 
   /** fetch and the body read settled with `outcome`. */
   settled(outcome: Outcome): void {
-    this.#signal.removeEventListener('abort', this);
-    clearTimeout(this.#grace);
+    if (this.#watched) {
+      this.#signal.removeEventListener('abort', this);
+      clearTimeout(this.#grace);
+    } else if (outcome.text === undefined && !this.#ended && this.#signal.aborted) {
+      // the runtime's fetch (or its body read) rejected on the abort: the same end as the listener's
+      this.#abortEnd();
+    }
     if (this.#ended) {
       holdAfterAbort(() => this.#leave());
       return;

@@ -15,6 +15,7 @@ import { answeredError } from './call-errors.js';
 import { lazy } from '../internal/lazy.js';
 import type { CallTrace } from './send-options.js';
 import type { ObservedCall } from '../telemetry/client-call.js';
+import type { TelemetryCore } from '../telemetry/telemetry-core.js';
 import { TELEMETRY_OPTIONS, type TelemetryOptions } from '../telemetry/options.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import { loadHooks } from '../telemetry/load-hooks.js';
@@ -159,12 +160,13 @@ export class CheckoutClient {
    * order.settlement?.status; // 'Settled' once its crypto swap settled
    */
   async getOrderByExternalId(externalId: string, options: RequestOptions = {}): Promise<Order> {
-    return this.getRecord('order', externalId, options);
+    // getRecord's body, not a call of it: one async layer less on every status read
+    return this.#authed(recordCall('order', externalId, options), newTrace());
   }
 
   /** GET /withdrawals/by-external-id/{externalId}: the PIX withdrawal's status (`Completed` once settled), as `getRecord('withdrawal', externalId)`. */
   async getWithdrawalByExternalId(externalId: string, options: RequestOptions = {}): Promise<Withdrawal> {
-    return this.getRecord('withdrawal', externalId, options);
+    return this.#authed(recordCall('withdrawal', externalId, options), newTrace());
   }
 
   /**
@@ -328,11 +330,15 @@ export class CheckoutClient {
    * A business call with the Bearer token; a 401 drops that token, mints one new token and retries
    * once. The call's `signal` and `timeoutMs` bound all of it, the wait for an exchange included.
    */
-  async #authed<T>(call: AuthedCall<T>, trace: CallTrace): Promise<T> {
-    // a span and metrics per call when OpenTelemetry is on; else nothing is made (nor loaded)
+  #authed<T>(call: AuthedCall<T>, trace: CallTrace): Promise<T> {
+    // a span and metrics per call when OpenTelemetry is on; else nothing is made (nor loaded), nor awaited
     const use = this.#telemetry.use();
-    const observed = use === undefined ? undefined : (await use)?.call(call.method, call.path);
-    return observed === undefined ? this.#send(call, trace, undefined) : observed.run(() => this.#send(call, trace, observed), trace);
+    if (use === undefined) return this.#send(call, trace, undefined);
+    const observe = (core: TelemetryCore | undefined): Promise<T> => {
+      const observed = core?.call(call.method, call.path);
+      return observed === undefined ? this.#send(call, trace, undefined) : observed.run(() => this.#send(call, trace, observed), trace);
+    };
+    return use instanceof Promise ? use.then(observe) : observe(use);
   }
 
   async #send<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined): Promise<T> {

@@ -320,7 +320,14 @@ class Sending<T> {
     trace.attempts += 1;
     const attempt = trace.attempts;
     this.#log?.start(attempt);
-    const run = new AttemptRun(this.#t.load, ticket, request.signal, signal, (outcome) => this.#logged(attempt, outcome));
+    const run = new AttemptRun(
+      this.#t.load,
+      ticket,
+      request.signal,
+      signal,
+      (outcome) => this.#logged(attempt, outcome),
+      this.#t.fetch !== undefined,
+    );
     try {
       // globalThis.fetch is looked up per request (msw and test doubles replace it) and called as a
       // method: browsers and Workers throw "Illegal invocation" for a detached fetch
