@@ -4,7 +4,8 @@
 // - requests per second sent by the tracker (per 1 s window: mean and max) against the client's
 //   `rateLimit.requestsPerSecond` (--rps, 1,000), with the reads in flight bounded by maxConcurrentReads;
 // - change-detection lag (from the status change at the service to onChange), p50 and p99, for
-//   the webhook path (a nudge at the change, as the webhook handler does) and the polling path;
+//   the webhook path (a nudge at the change, as the webhook handler does) and the polling path (BRZ
+//   orders: no event announces their settlement);
 // - reads per record until its change was seen (reads of that record after its change);
 // - memory per watched record: MemoryStatusStore (heap, after GC), RedisStatusStore (Redis used_memory)
 //   and PostgresStatusStore (the table's and its indexes' size on disk);
@@ -34,8 +35,16 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const gc = globalThis.gc ?? (() => undefined);
 
 const fake = createFakeCheckout({ partners: [{ partnerId: 'p-bench', partnerSecret: 's-bench' }], maxLoggedRequests: 10 });
-for (let i = 0; i < RECORDS; i++)
-  fake.setOrder({ externalId: `o-${i}`, currency: 'USDT', settlement: { status: 'Pending', tradeId: `t-${i}` } });
+// the records that change (2 × CHANGES, every RECORDS / (2 × CHANGES)-th), alternately announced by a
+// webhook and seen by polling only; the polled ones are BRZ orders, whose settlement no event
+// announces (the tracker polls them at its fast pace), the others have their trade (a webhook's)
+const pathOf = new Map();
+for (let k = 0; k < 2 * CHANGES; k++) pathOf.set(`o-${Math.floor((k * RECORDS) / (2 * CHANGES))}`, k % 2 === 0 ? 'webhook' : 'poll');
+for (let i = 0; i < RECORDS; i++) {
+  const id = `o-${i}`;
+  const brz = pathOf.get(id) === 'poll';
+  fake.setOrder({ externalId: id, currency: brz ? 'BRZ' : 'USDT', settlement: { status: 'Pending', tradeId: brz ? null : `t-${i}` } });
+}
 const server = await fake.listen({ host: '127.0.0.1' });
 const redis = await startRedis();
 let ioredis;
@@ -137,7 +146,7 @@ try {
   const spreadMs = RUN_MS / 3;
   for (let k = 0; k < 2 * CHANGES; k++) {
     const id = `o-${Math.floor((k * RECORDS) / (2 * CHANGES))}`;
-    const via = k % 2 === 0 ? 'webhook' : 'poll';
+    const via = pathOf.get(id);
     setTimeout(
       () => {
         fake.settleOrder(id);
