@@ -2,7 +2,7 @@
 // prints the frames with the most self time and the self time per package; with --compare it also
 // profiles raw fetch + res.json() (or, with --vs=ky, ky alone with the SDK's options) and prints
 // where the SDK spends more.
-//   node bench/profile.mjs [--requests=20000] [--compare] [--vs=raw|ky] [--stub] [--top=25]
+//   node bench/profile.mjs [--requests=20000] [--compare] [--vs=raw|ky] [--stub] [--concurrency=1] [--top=25]
 // The profiles stay in bench/.tmp/profile/ (open them in Chrome DevTools or speedscope).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,7 +17,8 @@ const top = Number(flag('top', 25));
 rmSync(dir, { recursive: true, force: true });
 
 // --stub: every variant's fetch answers in-process (no I/O)
-const stub = flag('stub', false) ? ['--stub'] : [];
+// --concurrency=64: that many reads in flight (64 loops sharing the requests), as the reads part's second figure
+const stub = [...(flag('stub', false) ? ['--stub'] : []), `--concurrency=${Number(flag('concurrency', 1))}`];
 const sdk = profileRun('sdk', stub);
 if (flag('compare', false)) {
   const vs = flag('vs', 'raw');

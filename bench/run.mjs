@@ -70,7 +70,7 @@ if (!existsSync(join(root, 'dist', 'index.js'))) {
 
 // 4. the parts, one process each, one after the other
 const parts = {
-  reads: { file: 'reads.mjs', args: [quick && '--quick', flag('rounds', false) && `--rounds=${flag('rounds')}`], limitS: 240 },
+  reads: { file: 'reads.mjs', args: [quick && '--quick', flag('rounds', false) && `--rounds=${flag('rounds')}`], limitS: 360 },
   overhead: { file: 'overhead.mjs', args: [`--rounds=${quick ? 9 : 15}`], limitS: 60 },
   telemetry: { file: 'telemetry.mjs', args: [`--rounds=${quick ? 9 : 21}`], limitS: 90 },
   tokens: { file: 'tokens.mjs', args: [`--token-seconds=${tokenSeconds}`], limitS: tokenSeconds + 60 },

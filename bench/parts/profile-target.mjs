@@ -21,7 +21,11 @@ try {
   const fetchOf = stub ?? fetch;
   const rawRead = async () => (await fetchOf(url, { headers: { authorization: `Bearer ${token}` } })).json();
   const read = flag('raw', false) ? rawRead : flag('ky', false) ? kyRead : () => client.getOrderByExternalId('o-1');
-  for (let i = 0; i < requests; i++) await read();
+  let left = requests;
+  const loop = async () => {
+    while (left-- > 0) await read();
+  };
+  await Promise.all(Array.from({ length: Number(flag('concurrency', 1)) }, loop));
 } finally {
   await server.close();
 }
