@@ -8,7 +8,7 @@ import { FollowedRedirect, TIMED_OUT } from './attempt-run.js';
 import { lazy } from '../internal/lazy.js';
 import { codeOf, describeNetworkError, isNetworkError } from './network-error.js';
 import type { SendOptions } from './send-options.js';
-import type { ResponseSchema, StandardSchemaV1 } from '../schemas.js';
+import type { ResponseSchema, StandardSchemaResult, StandardSchemaV1 } from '../schemas.js';
 import type { ValidationIssue } from '../errors.js';
 
 /**
@@ -127,37 +127,58 @@ export async function answeredError(
  * A 2xx body, parsed as JSON and by `schema` (a zod schema or any Standard Schema v1 validator);
  * anything else rejects with a {@link ResponseValidationError}. A record of the by-external-id reads
  * whose `externalId` is not the one asked for is refused too: the tracker, the webhook confirmation
- * and `waitFor*` read through here, so none of them ever takes B's record for A's.
+ * and `waitFor*` read through here, so none of them ever takes B's record for A's. The value itself
+ * when it is known at once (zod's `safeParse` is synchronous): a promise only to refuse, or for an
+ * asynchronous Standard Schema validator.
  */
-export async function parseBody<T>(response: Response, text: string, options: SendOptions<T>): Promise<T> {
+export function parseBody<T>(response: Response, text: string, options: SendOptions<T>): T | Promise<T> {
   let data: unknown;
   if (text !== '') {
     try {
       data = JSON.parse(text);
     } catch {
       const issues = [{ code: 'invalid_json', path: [], message: 'The response body is not JSON' }];
-      throw await answeredError(
-        (errors) => errors.notJson(response, text, options),
-        () => invalid(response, options, 'the body is not JSON', issues),
+      return refuse(
+        answeredError(
+          (errors) => errors.notJson(response, text, options),
+          () => invalid(response, options, 'the body is not JSON', issues),
+        ),
       );
     }
   }
-  const { schema, externalId } = options;
+  const { schema } = options;
   if (schema === undefined) return data as T;
-  const result = await validate(schema, data);
+  const result = validate(schema, data);
+  return result instanceof Promise
+    ? result.then((settled) => checked(response, text, data, settled, options))
+    : checked(response, text, data, result, options);
+}
+
+/** The validated record, or the refusal of a body of the wrong shape or of another record. */
+function checked<T>(response: Response, text: string, data: unknown, result: Validated<T>, options: SendOptions<T>): T | Promise<never> {
   const { issues } = result;
   if (issues !== undefined) {
-    throw await answeredError(
-      (errors) => errors.mismatch(response, text, data, issues, options),
-      () => invalid(response, options, 'the body does not match the expected shape', issues),
+    return refuse(
+      answeredError(
+        (errors) => errors.mismatch(response, text, data, issues, options),
+        () => invalid(response, options, 'the body does not match the expected shape', issues),
+      ),
     );
   }
+  const { externalId } = options;
   const received = (result.value as { externalId?: unknown } | null | undefined)?.externalId;
   if (externalId === undefined || received === externalId) return result.value;
-  throw await answeredError(
-    (errors) => errors.wrongRecord(response, text, received, externalId, options),
-    () => invalid(response, options, 'the service answered with the record of another externalId', []),
+  return refuse(
+    answeredError(
+      (errors) => errors.wrongRecord(response, text, received, externalId, options),
+      () => invalid(response, options, 'the service answered with the record of another externalId', []),
+    ),
   );
+}
+
+/** Rejects with the error `made` resolves with. */
+async function refuse(made: Promise<CheckoutError>): Promise<never> {
+  throw await made;
 }
 
 /** The fallback of a refused 2xx body (see {@link answeredError}): no headers, no body. */
@@ -176,16 +197,26 @@ function invalid(
   });
 }
 
-/** `data` through `schema`: zod's `safeParse` where the schema has one (synchronous, its issues as they are), else Standard Schema's `validate`. */
-async function validate<T>(
-  schema: ResponseSchema<T>,
-  data: unknown,
-): Promise<{ value: T; issues?: undefined } | { issues: readonly ValidationIssue[] }> {
+type Validated<T> = { value: T; issues?: undefined } | { issues: readonly ValidationIssue[] };
+
+/**
+ * `data` through `schema`: zod's `safeParse` where the schema has one (synchronous, its issues as
+ * they are), else Standard Schema's `validate` (a promise only when the validator returns one).
+ */
+function validate<T>(schema: ResponseSchema<T>, data: unknown): Validated<T> | Promise<Validated<T>> {
   if ('safeParse' in schema && typeof schema.safeParse === 'function') {
     const parsed = schema.safeParse(data);
     return parsed.success ? { value: parsed.data } : { issues: parsed.error.issues };
   }
-  const result = await (schema as StandardSchemaV1<unknown, T>)['~standard'].validate(data);
+  const result = (schema as StandardSchemaV1<unknown, T>)['~standard'].validate(data);
+  // any thenable (a promise of another realm too), made this realm's promise
+  return typeof (result as { then?: unknown }).then === 'function'
+    ? Promise.resolve(result).then(standardResult)
+    : standardResult(result as StandardSchemaResult<T>);
+}
+
+/** A Standard Schema result as {@link validate} gives it: the value, or the issues with plain path keys. */
+function standardResult<T>(result: StandardSchemaResult<T>): Validated<T> {
   if (result.issues === undefined) return { value: result.value };
   return {
     issues: result.issues.map((issue) => ({
