@@ -56,12 +56,18 @@ export function callTimeoutError(options: SendOptions<unknown>, queued: boolean)
 }
 
 /**
- * Maps what an attempt or its turn failed with onto the error tree; an abort rejects with the
+ * Maps what an attempt or its turn failed with onto the error tree (a promise: a body too large is
+ * an answered call's error, made by a module imported at its first use); an abort rejects with the
  * signal's reason. Messages quote only what is known to hold no header value (a Headers or Request
  * error quotes the offending value, which may be the token): a network error's fixed text and its
  * system error code.
  */
-export function toCheckoutError(error: unknown, options: SendOptions<unknown>, waitedMs: number, timeoutMs: number): unknown {
+export async function toCheckoutError(
+  error: unknown,
+  options: SendOptions<unknown>,
+  waitedMs: number,
+  timeoutMs: number,
+): Promise<unknown> {
   // refused unsent, already typed
   if (refusalOf(error) !== undefined) return error;
   const label = labelOf(options);

@@ -387,8 +387,11 @@ class Sending<T> {
     log.end(attempt, response, failed);
   }
 
-  /** What the call rejects with: the signal's reason when it was aborted, else the error tree's error. */
-  #final(error: unknown): unknown {
+  /**
+   * What the call rejects with: the signal's reason when it was aborted, else the error tree's error
+   * (an answered call's is made by a module imported at its first use, hence the promise).
+   */
+  async #final(error: unknown): Promise<unknown> {
     const o = this.#options;
     if (o.signal?.aborted === true) return o.signal.reason;
     if (error instanceof CheckoutError || error === this.#tokenError) return error;
