@@ -1,11 +1,5 @@
-/**
- * The error tree. Everything the SDK rejects with (argument errors aside, which are `TypeError`)
- * is a `CheckoutError`. Each class sets a literal `name`, so logs and cross-realm checks work
- * without `instanceof`.
- *
- * No error here ever holds a request: a `Request` carries its Authorization header, so none is
- * ever attached, nor an error that holds one, as `cause`.
- */
+// The error tree: everything the SDK rejects with, argument `TypeError`s aside, is a `CheckoutError`.
+// No error holds a request (it carries the Authorization header), not even as `cause`.
 
 import { retryAfterMs } from './internal/retry-after.js';
 import { escapeControl } from './internal/quote.js';
@@ -28,11 +22,7 @@ export class CheckoutError extends Error {
   /** The class name, a literal per class, so checks by name work across realms and in logs. */
   override readonly name: string = 'CheckoutError';
 
-  /**
-   * `instanceof` holds across copies of the SDK in one process (the ESM and the CommonJS build, the
-   * dual package hazard): an error matches a class when it is a real instance, or when its
-   * prototype chain holds a branded SDK class of the same name. Inherited by every subclass.
-   */
+  /** `instanceof` across copies of the SDK (ESM and CommonJS builds): a branded class of the same name in the chain matches. */
   static override [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
     if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
@@ -46,9 +36,7 @@ export class CheckoutError extends Error {
 // On the constructor, so every subclass inherits it (static inheritance), without a typed member.
 Object.defineProperty(CheckoutError, BRAND, { value: true });
 
-/**
- * What the SDK knows of the response (or its absence) behind an {@link ApiError}.
- */
+/** What the SDK knows of the response (or its absence) behind an {@link ApiError}. */
 export interface ApiErrorInit {
   /** HTTP status, or `undefined` when no response arrived. */
   status?: number | undefined;
@@ -64,10 +52,7 @@ export interface ApiErrorInit {
   cause?: unknown;
 }
 
-/**
- * An HTTP call failed. Subclasses say how; `ApiError` itself is used for statuses without one
- * (400, 409, 422, ...).
- */
+/** An HTTP call failed. Subclasses say how; `ApiError` itself covers the statuses without one (400, 409, 422, ...). */
 export class ApiError extends CheckoutError {
   override readonly name: string = 'ApiError';
   /** HTTP status, or `undefined` when no response arrived ({@link ConnectionError}, {@link TimeoutError}). */
@@ -78,10 +63,7 @@ export class ApiError extends CheckoutError {
   readonly body: unknown;
   /** The service's request id (`x-request-id`), when the response carries one. */
   readonly requestId: string | undefined;
-  /**
-   * How many HTTP attempts the call made before it failed (retries and the re-sent request after a
-   * 401 included; a token exchange's own attempts not), or `undefined` when not known.
-   */
+  /** HTTP attempts the call made (retries and a re-send after a 401 included, token exchanges not); `undefined` if unknown. */
   readonly attempts: number | undefined;
 
   constructor(message: string, init: ApiErrorInit = {}) {
@@ -93,12 +75,7 @@ export class ApiError extends CheckoutError {
     this.attempts = init.attempts;
   }
 
-  /**
-   * What `JSON.stringify(error)` (and a JSON logger) shows: the name, the message and every field,
-   * with `headers` as a plain object (a `Headers` has no own properties, so it would show `{}`).
-   * Credentials the request carried were redacted when the error was made; cookies and
-   * authorization headers read `[redacted]` here.
-   */
+  /** What `JSON.stringify(error)` shows: name, message and every field, `headers` as a plain object, credentials `[redacted]`. */
   toJSON(): Record<string, unknown> {
     return { ...(this as object), name: this.name, message: this.message, headers: plainHeaders(this.headers) };
   }
@@ -135,16 +112,13 @@ export class PermissionDeniedError extends ApiError {
   declare readonly status: number;
 }
 
-/** 404: no such order or withdrawal (or endpoint). */
+/** 404: no such record (or endpoint). */
 export class NotFoundError extends ApiError {
   override readonly name = 'NotFoundError' as const;
   declare readonly status: number;
 }
 
-/**
- * 429 after the retries, or a call not sent because the client is paused by a `Retry-After` past
- * the call's deadline. `retryAfterMs` is how long the service asked to wait, when it said.
- */
+/** 429 after the retries, or a call not sent because a `Retry-After` pause outlasts its deadline. */
 export class RateLimitError extends ApiError {
   override readonly name = 'RateLimitError' as const;
   declare readonly status: number;
@@ -155,7 +129,7 @@ export class RateLimitError extends ApiError {
     this.#retryAfterMs = init.retryAfterMs;
   }
 
-  /** The wait the service asked for, in milliseconds: what is left of the client's pause, else the response's `Retry-After` (RFC 9110 delay-seconds or HTTP-date), when it sent one. */
+  /** The wait the service asked for, in milliseconds: what is left of the client's pause, else the response's `Retry-After`. */
   get retryAfterMs(): number | undefined {
     return this.#retryAfterMs ?? retryAfterMs(this.headers);
   }
@@ -179,12 +153,7 @@ export class TimeoutError extends ApiError {
   declare readonly status: undefined;
 }
 
-/**
- * A call refused at once, unsent: `maxQueue` requests of this client already wait for their turn
- * (`rateLimit.concurrency`, `requestsPerSecond`, a `Retry-After` pause), so a burst or a service
- * that stopped answering cannot grow the queue, and the process's memory, without bound. Not
- * retried; `maxQueue` is the bound that was reached.
- */
+/** A call refused unsent: `maxQueue` requests already wait for their turn, so the queue (and memory) stays bounded. Not retried. */
 export class QueueFullError extends ApiError {
   override readonly name = 'QueueFullError' as const;
   declare readonly status: undefined;
@@ -210,10 +179,7 @@ export class ResponseValidationError extends ApiError {
   }
 }
 
-/**
- * A response body (of any status) was larger than the client's `maxResponseBytes`, counted on the
- * decoded bytes: the read stopped at the limit and the request was aborted. Not retried.
- */
+/** A response body (any status) passed the client's `maxResponseBytes`, counted decoded: the request was aborted. Not retried. */
 export class ResponseTooLargeError extends ApiError {
   override readonly name = 'ResponseTooLargeError' as const;
   declare readonly status: number;
@@ -226,7 +192,7 @@ export class ResponseTooLargeError extends ApiError {
   }
 }
 
-/** `waitForOrder` / `waitForWithdrawal` ran out of time. `lastRecord` is the last record read. */
+/** A `waitFor` call ran out of time. */
 export class WaitTimeoutError<T = unknown> extends CheckoutError {
   override readonly name = 'WaitTimeoutError' as const;
   /** The last record read before time ran out, or `undefined` when none was read. */
@@ -244,7 +210,6 @@ export function apiErrorForStatus(status: number, init: ApiErrorInit): ApiError 
   return statusErrorOf(status, `${status}${init.request ? ` from ${init.request}` : ''}${reason ? `: ${reason}` : ''}`, init);
 }
 
-/** The error class of a response status, with `message` as it is (see {@link apiErrorForStatus}). */
 export function statusErrorOf(status: number, message: string, init: ApiErrorInit): ApiError {
   const full = { ...init, status };
   if (status === 401) return new AuthenticationError(message, full);

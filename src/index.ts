@@ -1,7 +1,5 @@
 /**
- * `checkout-partner-sdk`: the checkout service's partner API client ({@link CheckoutClient}), its
- * errors, and the records it reads with their zod schemas.
- *
+ * `checkout-partner-sdk`: the partner API client ({@link CheckoutClient}), its errors, and the records it reads with their schemas.
  * @module
  */
 export { CheckoutClient } from './client/client.js';

@@ -2,9 +2,7 @@ import * as z from 'zod/mini';
 import type { ValidationIssue } from './errors.js';
 
 /**
- * A string type whose known values autocomplete while any other string is accepted
- * (`'Settled' | (string & {})`): the service may add states this SDK does not know yet.
- *
+ * A string whose known values autocomplete while any other is accepted: the service may add states this SDK does not know.
  * @inline
  */
 export type KnownString<Known extends string> = Known | (string & {});
@@ -22,23 +20,14 @@ export type Currency = KnownString<'BRZ'>;
 /** A non-empty token of visible ASCII characters, so it is always a valid header value. */
 const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
 
-/**
- * The response of POST /auth/token. `accessToken` must be header-safe (visible ASCII only, so it
- * can be sent as `Bearer <token>`), `tokenType` is `Bearer` in any case (RFC 6749 §7.1), and
- * `expiresIn` is the token's lifetime in whole seconds, at least 1.
- *
- * @example
- * const token = TokenResponseSchema.parse(await response.json());
- */
+/** The response of POST /auth/token. */
 export const TokenResponseSchema = z.looseObject({
-  /** The access token (a JWT) for the `Authorization: Bearer` header of business calls: visible ASCII only, so it is always a valid header value. Secret. */
+  /** The access token (a JWT) for `Authorization: Bearer`: visible ASCII only, so always a valid header value. Secret. */
   accessToken: z
     .string()
     .check(z.refine((value) => VISIBLE_ASCII.test(value), 'accessToken must be a non-empty token of visible ASCII characters')),
   /** The token's scheme: `Bearer`, in any case (RFC 6749 §7.1). */
   tokenType: z.string().check(z.refine((value) => value.toLowerCase() === 'bearer', 'tokenType must be "Bearer"')),
-  // one refine rather than z.int() and z.minimum(): zod's number formats and bound checks would
-  // weigh on the main entry's size budget for this one field
   /** The token's lifetime in whole seconds from the exchange, at least 1. */
   expiresIn: z
     .number()
@@ -47,7 +36,6 @@ export const TokenResponseSchema = z.looseObject({
 /** The response of POST /auth/token. */
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 
-/** An order's settlement: `status` is `Settled` once its crypto swap settled; `tradeId` is null for BRZ. */
 const SettlementSchema = z.looseObject({
   /** The settlement state: `Settled` once the crypto swap settled; other states may appear. */
   status: z.optional(knownString<'Settled'>()),
@@ -80,16 +68,11 @@ export const WithdrawalSchema = z.looseObject({
 export type Withdrawal = z.infer<typeof WithdrawalSchema>;
 
 /** GET /auth/me: the spec does not show its body, so any JSON object is accepted and kept. */
-// an object of no known fields, loose, rather than z.record: the same for any JSON body, and it
-// spares the main entry zod's record type
 export const MeSchema = z.looseObject({});
 /** What GET /auth/me returns: an object whose shape the spec does not fix. */
 export type Me = z.infer<typeof MeSchema>;
 
-/**
- * A Standard Schema v1 validator (https://standardschema.dev): zod 4, valibot, arktype and others
- * carry it as their `~standard` property. `request({ schema })` takes one, as ky's `.json(schema)` does.
- */
+/** A Standard Schema v1 validator (https://standardschema.dev), as zod 4, valibot and arktype carry; `request({ schema })` takes one. */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
   /** The Standard Schema interface. */
   readonly '~standard': {
@@ -139,17 +122,13 @@ export type StandardSchemaResult<Output> =
 /** A schema a 2xx body must match: a zod schema (its `safeParse`) or any Standard Schema v1 validator. */
 export type ResponseSchema<T> = ParseSchema<T> | StandardSchemaV1<unknown, T>;
 
-/**
- * Anything with zod's `safeParse`: the schemas above, or a partner's own for `request()`.
- */
+/** Anything with zod's `safeParse`: the schemas above, or a partner's own for `request()`. */
 export interface ParseSchema<T> {
   /** Parses `data`: the typed value, or the issues that did not match (as zod's `safeParse`). */
   safeParse(data: unknown): ParseResult<T>;
 }
 
-/**
- * What {@link ParseSchema.safeParse} returns.
- */
+/** What {@link ParseSchema.safeParse} returns. */
 export type ParseResult<T> =
   | {
       /** The data matched. */

@@ -71,10 +71,7 @@ export function allowOnly(command: string, options: ParsedOptions, allowed: read
   }
 }
 
-/**
- * The record kind `--kind` names (`--withdrawal` is `--kind withdrawal`), else `fallback`; a usage
- * error naming the kinds for an unknown one, or when neither is given and there is no fallback.
- */
+/** The kind `--kind` (or `--withdrawal`) names, else `fallback`; a usage error for an unknown kind or none. */
 export function kindOption(command: string, options: ParsedOptions, fallback?: StatusKind): StatusKind {
   const known = STATUS_KINDS.join(', ');
   const { kind, withdrawal } = options;

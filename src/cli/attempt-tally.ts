@@ -3,14 +3,11 @@ import { logWriter } from '../client/log.js';
 import { escapeText } from './escape.js';
 import { countOf } from '../internal/count.js';
 
-/** The client's entries of the SDK's log. */
 type ClientLogEntry = Extract<LogEntry, { event: `client.${string}` }>;
 
 /**
- * The HTTP attempts one command made, for its failure message ("after 3 HTTP attempts"). An
- * error's own `attempts` counts the failed call's requests but not the token exchange it waited
- * on, so a service that never answers the exchange would read as "0 attempts": the CLI counts
- * every attempt through the client's `logger` instead.
+ * The HTTP attempts one command made, for its failure message. Counted through the client's
+ * `logger`, because an error's own `attempts` leaves out the token exchange it waited on.
  */
 export class AttemptTally {
   #count = 0;

@@ -3,13 +3,9 @@ import { kindEntry, RECORD_KINDS, type RecordOf, type StatusKind } from '../kind
 import { quoted } from './escape.js';
 import { usage } from './exit-codes.js';
 
-/** The kinds of record the CLI reads (the kinds table's). */
 export type RecordKind = StatusKind;
 
-/**
- * The statuses a record shows: its kind's status (an order's `settlement.status`, a withdrawal's
- * `status`) and a top-level `status` (an order may carry both). The first is the one reported.
- */
+/** The distinct statuses a record shows, its kind's own before a top-level `status`; the first is reported. */
 export function statusesOf(kind: RecordKind, record: RecordOf<StatusKind>): string[] {
   const top = typeof record.status === 'string' ? record.status : undefined;
   const own = kindEntry(kind).statusOf(record);
@@ -18,11 +14,7 @@ export function statusesOf(kind: RecordKind, record: RecordOf<StatusKind>): stri
 
 const isCancellation = (status: string) => /^cancel/i.test(status.trim());
 
-/**
- * Whether `status` can change no more, by the kinds table, as the status tracker reads it (an
- * order `Settled` or cancelled; a withdrawal `Completed`, failed, cancelled or rejected), ignoring
- * case and surrounding spaces. Every other status may still change.
- */
+/** Whether `status` is final by the kinds table, as the status tracker reads it (case and surrounding spaces ignored). */
 export function isFinalStatus(kind: RecordKind, status: string): boolean {
   const s = status.trim().toLowerCase();
   const { finalStatuses, finalPrefixes } = RECORD_KINDS[kind];
@@ -30,9 +22,8 @@ export function isFinalStatus(kind: RecordKind, status: string): boolean {
 }
 
 /**
- * Whether `status` is the awaited one: equal ignoring case and surrounding spaces; any
- * cancellation for an awaited cancellation (the service's spelling, Canceled or Cancelled, is not
- * named by the spec).
+ * Whether `status` is the awaited one, ignoring case and surrounding spaces. Any cancellation
+ * matches an awaited one: the spec does not fix the spelling (Canceled or Cancelled).
  */
 export function statusMatches(status: string, wanted: string): boolean {
   const s = status.trim().toLowerCase();
@@ -41,11 +32,9 @@ export function statusMatches(status: string, wanted: string): boolean {
 }
 
 /**
- * Checks `--wait-until`'s value before any request. The service's full set of statuses is not
- * published, so an unknown value cannot be refused outright: it is waited for with a warning. A
- * near-miss of a final status the kinds table names (`Setled`, `Complete`) is refused (exit 2) with
- * the likely spelling, since it would only ever end at the timeout or at a final status.
- * Returns the warning to print, if any.
+ * Checks `--wait-until` before any request; returns the warning to print, if any. The service's
+ * statuses are not all published, so an unknown one is awaited with a warning, but a near-miss of a
+ * named final status (`Setled`) is a usage error naming the likely spelling.
  */
 export function checkAwaited(kind: RecordKind, wanted: string, command: string = kind): string | undefined {
   const { finalStatuses: named, named: article } = RECORD_KINDS[kind];

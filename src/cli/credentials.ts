@@ -5,10 +5,7 @@ import { CliError, ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { PARTNER_SECRET, readSecret } from './secret-source.js';
 
-/**
- * A client from the flags, else the environment; missing credentials are exit code 3 with what to
- * set. Its `logger` counts the command's HTTP attempts into `tally`.
- */
+/** A client from the flags, else the environment (exit 3 names what is missing); its `logger` counts into `tally`. */
 export async function clientFrom(options: ParsedOptions, io: CliIo, tally: AttemptTally, command: string): Promise<CheckoutClient> {
   const pick = (flag: string | undefined, envName: string) => (flag !== undefined && flag !== '' ? flag : io.env[envName] || undefined);
   const baseUrl = pick(options['base-url'], 'CHECKOUT_BASE_URL');
@@ -28,7 +25,6 @@ export async function clientFrom(options: ParsedOptions, io: CliIo, tally: Attem
   }
   const allowInsecureHttp = options['allow-insecure-http'] === true;
   try {
-    // CHECKOUT_LOG=debug in the environment still prints one line per attempt on stderr (through the tally)
     // timeoutMs bounds one attempt; each call also gets the command's --timeout, which bounds it whole
     return new CheckoutClient({
       baseUrl,
@@ -40,9 +36,8 @@ export async function clientFrom(options: ParsedOptions, io: CliIo, tally: Attem
       logger: tally.logger,
     });
   } catch (error) {
-    // The client's argument errors name the option, never its value.
+    // the client's argument errors name the option, never its value; its advice is a flag here
     const message = error instanceof Error ? error.message : String(error);
-    // the client's advice names its option: on the command line it is a flag
     const insecure = message.includes('plain http');
     throw new CliError(
       ExitCode.Usage,

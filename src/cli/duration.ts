@@ -13,10 +13,8 @@ const UNIT_MS = { ms: 1, s: 1000, m: 60_000 } as const;
 const DURATION = /^(\d+(?:\.\d+)?|\.\d+)(ms|s|m)?$/;
 
 /**
- * A duration option (`--timeout`, `--interval`) in milliseconds: `500ms`, `2s`, `1.5m`, or a bare
- * number of seconds. Bare numbers stay seconds because they always were (`--timeout 120` in
- * scripts); the suffixes make milliseconds and minutes explicit. Zero, negatives and anything past
- * what a timer can hold are usage errors.
+ * A duration option in milliseconds: `500ms`, `2s`, `1.5m`, or a bare number of seconds (as scripts
+ * have always passed it). Zero, negatives and more than a timer holds are usage errors.
  */
 export function durationOption(command: string, name: OptionName, value: string | undefined, fallbackMs: number): number {
   if (value === undefined) return fallbackMs;

@@ -1,17 +1,4 @@
-/**
- * The CLI's exit codes. Scripts may rely on them; they only ever get new members.
- *
- * | code | meaning |
- * |---|---|
- * | 0 | success |
- * | 1 | the service answered with an error, could not be reached, or did not answer within `--timeout`; a webhook receiver did not accept the event |
- * | 2 | usage error: unknown command or option, missing or bad argument |
- * | 3 | missing credentials, or authentication failed (401/403) |
- * | 4 | not found (404) |
- * | 5 | `--wait-until` timed out |
- * | 6 | webhook signature invalid |
- * | 7 | `--wait-until`: the record reached a final status that can never become the awaited one |
- */
+/** The CLI's exit codes, explained in its help. Scripts rely on them: they only ever get new members. */
 export const ExitCode = {
   Ok: 0,
   ApiError: 1,
@@ -23,7 +10,6 @@ export const ExitCode = {
   FinalStatus: 7,
 } as const;
 
-/** One of {@link ExitCode}'s values. */
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** A failure the CLI reports with its own message and exit code (no stack trace). */

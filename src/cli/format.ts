@@ -1,10 +1,6 @@
 import { escapeJsonOutput, escapeText } from './escape.js';
 
-/**
- * `record` as aligned `key: value` lines, nested objects flattened with dots (`settlement.status`).
- * Keys and values come from the service: their control characters are escaped, so a value cannot
- * clear the screen or start a line of its own.
- */
+/** `record` as aligned `key: value` lines, nested keys joined with dots, keys and values escaped. */
 export function formatRecord(record: Record<string, unknown>): string {
   const rows: [string, string][] = [];
   const walk = (value: unknown, prefix: string) => {
@@ -19,10 +15,7 @@ export function formatRecord(record: Record<string, unknown>): string {
   return rows.map(([key, value]) => `${`${key}:`.padEnd(width + 2)}${value}`).join('\n') + '\n';
 }
 
-/**
- * Pretty JSON with a final newline. `JSON.stringify` escapes C0; DEL, C1, U+2028/2029 and the bidi
- * controls are written as `\uXXXX` too, so the output stays valid JSON with the same strings.
- */
+/** Pretty JSON with a final newline, escaped by {@link escapeJsonOutput}. */
 export function formatJson(value: unknown): string {
   return `${escapeJsonOutput(JSON.stringify(value, null, 2))}\n`;
 }

@@ -1,9 +1,9 @@
 import { RECORD_KINDS, STATUS_KINDS, type StatusKind } from '../kinds.js';
 
-/** The kinds, for a help line: `order, withdrawal`. */
+/** The kinds, for a help line. */
 const KINDS = STATUS_KINDS.join(', ');
 
-/** When a kind's status is final, by the kinds table: `an order is final when Settled, Cancelled or "cancel..."`. */
+/** The help's sentence saying when a kind's status is final, by the kinds table. */
 function finalRule(kind: StatusKind): string {
   const { named, finalStatuses, finalPrefixes } = RECORD_KINDS[kind];
   const names = [...finalStatuses, ...finalPrefixes.map((prefix) => `"${prefix}..."`)];

@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-/**
- * The `checkout-partner` command line (bundled to dist/cli.js; Node only). See `checkout-partner --help`
- * and the exit codes in ./exit-codes.ts.
- */
+/** The `checkout-partner` command line (Node only). */
 import { main } from './main.js';
 
 const controller = new AbortController();

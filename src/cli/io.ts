@@ -7,10 +7,7 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether stdin is a terminal (then there is no piped body to read). */
   readonly stdinIsTTY: boolean;
-  /**
-   * All of stdin; with `maxBytes`, reading stops once more than `maxBytes` arrived (the result is
-   * then longer than `maxBytes`, which the caller refuses), so a huge or endless pipe is not kept.
-   */
+  /** All of stdin; with `maxBytes`, stops once more arrived (the caller refuses that), so an endless pipe is not kept. */
   readStdin(maxBytes?: number): Promise<Uint8Array>;
   /** Aborts on SIGINT or SIGTERM. */
   readonly signal: AbortSignal;

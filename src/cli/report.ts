@@ -4,9 +4,8 @@ import { escapeText } from './escape.js';
 import { CliError, ExitCode, type ExitCodeValue } from './exit-codes.js';
 
 /**
- * A human message and exit code for anything a command threw. Never a stack, a header or a secret.
- * Every part that may carry the service's or the user's text is escaped (control characters made
- * visible), and a failed call says how many HTTP attempts the command made.
+ * A message and exit code for anything a command threw: never a stack, a header or a secret; any
+ * outside text escaped; a failed call says how many HTTP attempts the command made.
  */
 export function report(error: unknown, tally?: AttemptTally): { message: string; exitCode: ExitCodeValue } {
   const lines = (first: string, hint?: string) => (hint === undefined ? escapeText(first) : `${escapeText(first)}\n${escapeText(hint)}`);

@@ -34,10 +34,8 @@ export function secretFromStdin(options: ParsedOptions, source: SecretSource): b
 }
 
 /**
- * The secret from the flag, the file, stdin or the environment, in that order of precedence; at most
- * one of the three flags. A file's or stdin's one trailing newline (`\n` or `\r\n`, as `echo` and
- * editors leave) is dropped; nothing else is trimmed. A secret on argv works but draws a warning on
- * stderr: it shows in `ps` and in the shell's history. `undefined` when no way gave one.
+ * The secret from the flag, the file, stdin or the environment, in that order (at most one flag);
+ * `undefined` if none. One trailing newline of a file or stdin is dropped; argv draws a warning.
  */
 export async function readSecret(options: ParsedOptions, io: CliIo, source: SecretSource, command: string): Promise<string | undefined> {
   const argv = options[source.argv];

@@ -9,7 +9,6 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
   });
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
 export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
@@ -27,12 +26,7 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
 
 const noop = () => undefined;
 
-/**
- * One signal that aborts when any of `signals` does, with its reason: `AbortSignal.any` where the
- * runtime has it, else linked by listeners (Next.js's Edge runtime has no `AbortSignal.any`).
- * `release()` unlinks it once its work is done, so a long-lived caller signal does not keep one
- * listener per call (`AbortSignal.any` holds its sources weakly and needs nothing).
- */
+/** One signal for all of `signals`: `AbortSignal.any`, else listeners (Edge lacks it) that `release()` removes. */
 export function anySignal(signals: readonly AbortSignal[]): { signal: AbortSignal; release: () => void } {
   if (typeof AbortSignal.any === 'function') return { signal: AbortSignal.any([...signals]), release: noop };
   const controller = new AbortController();

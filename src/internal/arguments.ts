@@ -1,18 +1,13 @@
 import { typeName } from './type-name.js';
 import { quote } from './quote.js';
 
-// The SDK's argument and option checks, in one place: each checker takes the name to put in its
-// message, returns the value (with its default applied) or throws a `TypeError` that names the
-// argument and what it must be. The value itself is quoted only where it cannot be a secret.
+// The SDK's argument checks: each returns the value (default applied) or throws a `TypeError` naming
+// the argument and what it must be; the value is quoted only where it cannot be a secret.
 
 /** The longest delay a timer can hold (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
-/**
- * An options argument: an object whose every key is in `known`, else a `TypeError` naming `where`
- * and the unknown key (and the known option it most likely meant). `undefined` is `{}` when
- * `optional`. A misspelt option silently ignored is a default silently applied: refused everywhere.
- */
+/** An options object with only `known` keys (`undefined` is `{}` if `optional`): an ignored typo would apply a default. */
 export function checkOptions(where: string, options: unknown, known: readonly string[], optional = false): Record<string, unknown> {
   if (options === undefined && optional) return {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -26,10 +21,7 @@ export function checkOptions(where: string, options: unknown, known: readonly st
   return options as Record<string, unknown>;
 }
 
-/**
- * `true` when the lists `A` and `B` hold the same names; else a type naming what each lacks, so
- * `true satisfies SameKeys<Listed, keyof Options>` fails to compile on an option list out of step.
- */
+/** `true` when `A` and `B` hold the same names, else what each lacks: `true satisfies SameKeys<Listed, keyof Options>`. */
 export type SameKeys<A extends PropertyKey, B extends PropertyKey> = [Exclude<A, B> | Exclude<B, A>] extends [never]
   ? true
   : { onlyInList: Exclude<A, B>; onlyInType: Exclude<B, A> };
@@ -59,7 +51,6 @@ export function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
-/** `value` as a positive, finite number of milliseconds (`fallback` when undefined), else a `TypeError` naming `name`. */
 export function positiveMs(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
@@ -68,7 +59,6 @@ export function positiveMs(name: string, value: unknown, fallback: number): numb
   return value;
 }
 
-/** `value` as a positive number of milliseconds a timer can hold (`fallback` when undefined), else a `TypeError` naming `name`. */
 export function timerMs(name: string, value: unknown, fallback: number): number {
   const ms = positiveMs(name, value, fallback);
   if (ms > MAX_TIMER_MS) {
@@ -77,7 +67,6 @@ export function timerMs(name: string, value: unknown, fallback: number): number 
   return ms;
 }
 
-/** `value` as a whole number of at least `min` (`fallback` when undefined), else a `TypeError` naming `name`. */
 export function wholeNumber<Fallback extends number | undefined>(
   name: string,
   value: unknown,
@@ -91,7 +80,6 @@ export function wholeNumber<Fallback extends number | undefined>(
   return value;
 }
 
-/** `value` as a whole number of bytes of at least 1 (`fallback` when undefined), else a `TypeError` naming `name`. */
 export function byteCount(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
@@ -100,19 +88,17 @@ export function byteCount(name: string, value: unknown, fallback: number): numbe
   return value;
 }
 
-/** A boolean option: nothing when undefined, else a `TypeError` naming `name` unless it is a boolean. */
 export function booleanOption(name: string, value: unknown): void {
   if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean, got ${typeName(value)}`);
 }
 
-/** A non-empty string argument (an id, an owner), else a `TypeError` naming `name` (never quoting the value). */
+/** A non-empty string (an id, an owner), else a `TypeError` that never quotes the value. */
 export function nonEmptyString(name: string, value: unknown): asserts value is string {
   if (typeof value !== 'string' || value === '') {
     throw new TypeError(`${name} must be a non-empty string, got ${value === '' ? 'an empty string' : typeName(value)}`);
   }
 }
 
-/** One of `values`, else a `TypeError` naming `name` and listing them. */
 export function oneOf<const Value extends string>(name: string, value: unknown, values: readonly Value[]): asserts value is Value {
   if (!values.includes(value as Value)) {
     throw new TypeError(
@@ -121,13 +107,11 @@ export function oneOf<const Value extends string>(name: string, value: unknown, 
   }
 }
 
-/** A function option: nothing when undefined and not `required`, else a `TypeError` naming `name` unless it is a function. */
 export function functionOption(name: string, value: unknown, required = false): void {
   if (value === undefined && !required) return;
   if (typeof value !== 'function') throw new TypeError(`${name} must be a function, got ${typeName(value)}`);
 }
 
-/** An event store's `eventId` argument: a non-empty string, else a `TypeError`. */
 export function checkEventId(eventId: unknown): asserts eventId is string {
   nonEmptyString('eventId', eventId);
 }

@@ -1,8 +1,4 @@
-/**
- * Calls `call` and ignores how it fails: a throw, or a returned promise (thenable) that rejects.
- * For the partner's own hooks, such as loggers, that must never change what the SDK does: an
- * async logger's rejection would otherwise be an unhandled rejection, which ends a Node process.
- */
+/** Calls a partner's hook (a logger), ignoring a throw or a rejection: it must not change what the SDK does. */
 export function ignoreFailure(call: () => unknown): void {
   try {
     const result = call();

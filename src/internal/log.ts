@@ -1,11 +1,8 @@
 import { ignoreFailure } from './ignore-failure.js';
 
-// The one way every part of the SDK takes a `logger` option: a function (every entry), or a
-// console-like object (`console`, pino) with `info`, `warn` and `error` methods and an optional
-// `debug`; `false` for none; absent for the part's own default (stderr). Each part says which
-// level an entry goes to; a logger that throws or rejects never changes what the SDK does.
+// How every part takes a `logger` option: a function, a console-like object (info, warn, error, optional
+// debug), `false` for none, or absent for the part's default. A logger that throws changes nothing.
 
-/** The levels an object logger is called at. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** Writes one entry, never throwing. */
@@ -13,16 +10,12 @@ export type LogWrite<Entry> = (entry: Entry) => void;
 
 /** How one part of the SDK resolves its `logger` option. */
 export interface LoggerDefaults<Entry> {
-  /** The level of an entry, for object loggers. */
   level(entry: Entry): LogLevel;
   /** The writer used without a `logger` option (`undefined`: nothing is written). */
   fallback(): LogWrite<Entry> | undefined;
 }
 
-/**
- * The `logger` option as one writer: the partner's logger (guarded), `undefined` for `false`, or
- * `defaults.fallback()` when absent. A `TypeError` naming `name` for anything else.
- */
+/** The `logger` option as one guarded writer (`undefined` for `false`); a `TypeError` naming `name` for a bad one. */
 export function resolveLogger<Entry>(name: string, logger: unknown, defaults: LoggerDefaults<Entry>): LogWrite<Entry> | undefined {
   if (logger === false) return undefined;
   if (logger === undefined) return defaults.fallback();
@@ -49,10 +42,7 @@ export function resolveLogger<Entry>(name: string, logger: unknown, defaults: Lo
     });
 }
 
-/**
- * What failed, as a plain object: an `Error` itself would serialise to `{}` in a JSON logger (its
- * fields are not enumerable).
- */
+/** What failed, as a plain object: an `Error`'s fields are not enumerable, so a JSON logger would print `{}`. */
 export interface PlainError {
   name: string;
   message: string;

@@ -1,9 +1,7 @@
 import { jsonLine, lineFormat, stderrLine } from './stderr-log.js';
 
-// The one line a part writes when it fell back to an in-memory store: fine for one process, a
-// surprise in a fleet. Once per part per process (a handler per route would otherwise repeat it),
-// at first use (a tracker's start(), a handler's first delivery): never at import or construction,
-// which a framework's build does without ever using the part.
+// The line a part writes when it falls back to a memory store (a surprise in a fleet): once per part per
+// process, at first use, never at import or construction, which a framework's build does unused.
 
 /** The parts that default to a memory store, and what the partner passes instead. */
 const NOTICES = {
@@ -19,11 +17,7 @@ const NOTICES = {
 
 const said = new Set<keyof typeof NOTICES>();
 
-/**
- * Says once per process on stderr that `part` keeps its store in memory, when the partner neither
- * passed a store nor a logger (a logger given, or `logger: false`, means the partner chose).
- * Called at the part's first use.
- */
+/** Says once that `part` keeps its store in memory, unless the partner passed a store or a logger (then they chose). */
 export function noticeMemoryDefault(part: keyof typeof NOTICES, options: { store?: unknown; logger?: unknown }): void {
   if (options.store !== undefined || options.logger !== undefined || said.has(part)) return;
   said.add(part);

@@ -1,8 +1,4 @@
-/**
- * The wait a `Retry-After` header asks for, in milliseconds, or `undefined` when the header is absent
- * or is not what RFC 9110 §10.2.3 allows: delay-seconds (digits only, so `1e9`, `-1`, `1.5` and
- * `0x10` are ignored) or an HTTP-date (IMF-fixdate, or one of the two obsolete forms it names).
- */
+/** The wait `Retry-After` asks for, in milliseconds; `undefined` unless it is RFC 9110 digits or an HTTP-date. */
 export function retryAfterMs(headers: Headers): number | undefined {
   const value = headers.get('retry-after');
   if (value === null) return undefined;

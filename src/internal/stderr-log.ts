@@ -2,10 +2,8 @@ import { env } from './env.js';
 import { escapeControl, quote, safeJson } from './quote.js';
 import type { LogLevel } from './log.js';
 
-// The SDK's default logging, shared by the webhook handler and the status tracker: without a
-// `logger` option, failures are written to stderr, one line each; `CHECKOUT_LOG=debug` writes every
-// entry. Lines start with `checkout-partner-sdk <feature>` and quote every value from outside;
-// with `CHECKOUT_LOG_FORMAT=json`, each line is one JSON object (the entry, its level and time).
+// The default logging without a `logger` option: failures to stderr, one line each (every entry with
+// CHECKOUT_LOG=debug), every outside value quoted; one JSON object a line with CHECKOUT_LOG_FORMAT=json.
 
 /** What failed, as a log line shows it: the error's name, message and HTTP status, and the errors it holds. */
 export interface LineError {
@@ -31,11 +29,7 @@ export function lineFormat(): LineFormat {
 /** The longest error message a JSON line shows, as the text line's quote cuts it. */
 const MAX_MESSAGE_CHARS = 500;
 
-/**
- * One log entry as a JSON line: `{ time, level, logger: 'checkout-partner-sdk', ...entry }`, the
- * entry's fields as the partner's own logger gets them (never a secret), `error` reduced to its
- * name, message (cut to 500 characters), status and inner errors (no stack), and `extra` last.
- */
+/** One entry as a JSON line: `{ time, level, logger, ...entry, ...extra }`, its `error` without a stack, the message cut. */
 export function jsonLine(level: LogLevel, entry: object, extra?: Readonly<Record<string, unknown>>): string {
   const line: Record<string, unknown> = { time: new Date().toISOString(), level, logger: 'checkout-partner-sdk' };
   for (const [key, value] of Object.entries(entry)) {
@@ -83,11 +77,7 @@ export function describeLineError(error: LineError): string {
 /** The most distinct lines {@link RepeatLimiter} remembers; beyond it, the oldest are forgotten (and may repeat early). */
 const MAX_REMEMBERED = 1_000;
 
-/**
- * Lets a line through once per `windowMs` per key, so a failure that repeats (a store down, a read
- * retried every second) writes one line a minute, not one per retry. The next line let through for
- * a key says how many were held back since.
- */
+/** Lets a line through once per `windowMs` per key, so a repeating failure writes one line a window, with the count held back. */
 export class RepeatLimiter {
   readonly #windowMs: number;
   readonly #now: () => number;

@@ -1,7 +1,4 @@
-/**
- * The name of `value`'s type for an error message: `typeof value`, with `null` and arrays named as
- * such (`"null"`, `"an array"`). Never the value itself, so a misplaced secret is not quoted back.
- */
+/** `value`'s type for an error message, never the value itself, so a misplaced secret is not quoted back. */
 export function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

@@ -2,11 +2,7 @@ import type * as OtelApi from '@opentelemetry/api';
 import { loadOtelApi } from '#otel-api';
 import { otelRegistry } from './otel-registry.js';
 
-/**
- * What the SDK uses of `@opentelemetry/api`: the module itself (found, or given as `openTelemetryApi`)
- * has it all, and so has the view of the API's global registry that webpack bundles use
- * (otel-api.webpack.ts). The no-op tracer provider and meter are only compared with, by identity.
- */
+/** What the SDK uses of `@opentelemetry/api`: the module has it all, and so has otel-api.webpack.ts's registry view. */
 export interface OtelApiModule {
   readonly trace: Pick<typeof OtelApi.trace, 'getTracerProvider' | 'getSpan' | 'setSpan' | 'getActiveSpan'>;
   readonly metrics: Pick<typeof OtelApi.metrics, 'getMeterProvider'>;
@@ -23,14 +19,7 @@ export interface OtelApiModule {
 let found: OtelApiModule | null | undefined;
 let finding: Promise<OtelApiModule | null> | undefined;
 
-/**
- * `@opentelemetry/api` (an optional peer), looked for on the first call that could emit, never at
- * import: a process without it (or that never calls) pays nothing. Where it is looked for is
- * `#otel-api` (package.json `imports`): under the `node` condition a literal specifier that
- * bundlers see, elsewhere (Workers, Edge) none, so a bundle without the peer still loads. No
- * `import.meta.url` (esbuild's CommonJS output empties it; webpack writes the build machine's path
- * there). Every copy of the API shares the providers registered through any copy (they live on `globalThis`).
- */
+/** `@opentelemetry/api`, an optional peer, looked for at the first call that could emit through `#otel-api` (per runtime). */
 export function findOtelApi(): OtelApiModule | null | Promise<OtelApiModule | null> {
   if (found !== undefined) return found;
   if (finding !== undefined) return finding;
@@ -61,11 +50,7 @@ export function isOtelApi(value: unknown): value is OtelApiModule {
   );
 }
 
-/**
- * Whether an app in this process registered a tracer or meter provider through some copy of the
- * API, although the SDK could not load one: the sign of a bundle that holds the API where the SDK
- * cannot reach it.
- */
+/** Whether a copy of the API the SDK could not load has a provider registered: a bundle hides the API from the SDK. */
 export function otelRegisteredElsewhere(): boolean {
   const registry = otelRegistry();
   return registry?.trace !== undefined || registry?.metrics !== undefined;

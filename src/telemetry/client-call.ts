@@ -7,7 +7,6 @@ import { ATTR } from './names.js';
 
 /** What a call did, as the client's transport counts it (its `CallTrace` fits). */
 export interface CallTrace {
-  /** HTTP attempts made. */
   attempts: number;
   /** The last successful response, if any. */
   response: Response | undefined;
@@ -22,11 +21,7 @@ export interface ExchangeRef {
   parentSpanId: string | undefined;
 }
 
-/**
- * One client call (or token exchange) being observed: a CLIENT span named by its route template, and
- * its duration and retries recorded when it ends. Made only when a provider is registered. A provider
- * that throws never fails the call: what it throws is ignored.
- */
+/** A client call or token exchange under observation: a CLIENT span named by its route template, metrics at its end. */
 export class ObservedCall {
   readonly #api: OtelApiModule;
   readonly #span: Span | undefined;
@@ -83,10 +78,8 @@ export class ObservedCall {
   }
 
   /**
-   * Called as the request is sent, its token in hand: adds the trace context (`traceparent`, through
-   * the registered propagator) to its headers, and marks a call that waited for a token exchange (one
-   * started since the call began, or since its last request: a re-sent request after a 401), linked to
-   * it unless the exchange is its own child.
+   * Called as the request is sent: injects the trace context, and marks a call that waited for a token
+   * exchange started since it began or since its last request (a re-send after a 401), linked unless its child.
    */
   inject(headers: Record<string, string>): void {
     const span = this.#span;
@@ -104,8 +97,7 @@ export class ObservedCall {
   end(trace: CallTrace, error: unknown): void {
     // by shape, not class: this module may be another copy than the client's (its CommonJS build)
     const failure = error as { status?: unknown; requestId?: unknown } | null | undefined;
-    // a call the client refused to send (paused, queue full, queue timeout) got no response: no status
-    // code (the semantic conventions set it only for a response), and an error.type of its own
+    // a call refused unsent got no response: no status code (set only for a response), its own error.type
     const status = refusedUnsent(error)
       ? undefined
       : (trace.response?.status ?? (typeof failure?.status === 'number' ? failure.status : undefined));

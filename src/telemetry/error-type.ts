@@ -1,13 +1,6 @@
 import { refusalOf } from '../client/load/refusal.js';
 
-/**
- * `error.type` of a failed call, as the HTTP semantic conventions say: the status code when an
- * error status was received (`"503"`), else the error's class name (`TimeoutError`,
- * `ConnectionError`, `ResponseValidationError`, `AbortError`), `_OTHER` for a throw that is not an
- * error. A call the client refused to send has a value of its own, `checkout.paused`,
- * `checkout.queue_full` or `checkout.queue_timeout` (never `"429"`: no response came). Never the
- * message, which may quote what the service answered.
- */
+/** `error.type` per the HTTP semantic conventions (a refusal has its own); never the message, which may quote the service. */
 export function errorType(error: unknown): string {
   const refusal = refusalOf(error);
   if (refusal !== undefined) return refusal;

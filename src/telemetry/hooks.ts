@@ -1,9 +1,8 @@
 import type { ChangeFacts, ReadFacts, RecordKind, TelemetryCore, WatchedCounts } from './telemetry-core.js';
 import type { Telemetry } from './telemetry.js';
 
-// The calls the status tracker (src/tracker/) makes (load control reports through load-hooks.ts).
-// Each costs one check and creates nothing while OpenTelemetry is off; the first use while it is on
-// loads the implementation, so a recording (not a span) may land a moment later than the call.
+// The status tracker's calls (load control's are in load-hooks.ts). While the implementation loads,
+// at the first use, a recording (not a span) may land a moment after the call.
 
 /** A status change was seen `ms` milliseconds after the read that saw it was due. */
 export function trackerLag(telemetry: Telemetry, ms: number, kind: RecordKind, source: 'poll' | 'webhook'): void {
@@ -29,11 +28,7 @@ export async function statusChange<T>(telemetry: Telemetry, change: ChangeFacts,
   return core === undefined ? work() : core.statusChange(change, work);
 }
 
-/**
- * Reports the watched records by kind (`checkout.tracker.watched`) each time metrics are collected:
- * `count` is called then. Needs a meter provider when called (start the OpenTelemetry SDK before the
- * tracker). Returns the function that stops the reports (call it when the tracker drains).
- */
+/** Reports the watched records at each metrics collection (start OpenTelemetry first); returns the function that stops it. */
 export function watchedRecords(telemetry: Telemetry, count: () => WatchedCounts | Promise<WatchedCounts>): () => void {
   let stop: (() => void) | undefined;
   let stopped = false;
@@ -46,10 +41,7 @@ export function watchedRecords(telemetry: Telemetry, count: () => WatchedCounts 
   };
 }
 
-/**
- * Reports the store's overdue records (`checkout.tracker.overdue`, `checkout.tracker.oldest_overdue`)
- * each time metrics are collected, as {@link watchedRecords}. Returns the function that stops them.
- */
+/** Reports the store's overdue records at each collection, as {@link watchedRecords} does. */
 export function overdueRecords(telemetry: Telemetry, query: () => Promise<{ count: number; oldestMs: number }>): () => void {
   let stop: (() => void) | undefined;
   let stopped = false;

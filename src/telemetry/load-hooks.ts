@@ -5,12 +5,7 @@ import type { Telemetry } from './telemetry.js';
 
 const EVENTS = ['queued', 'retryDenied', 'budgetExhausted', 'budgetRestored', 'paused', 'rateChanged'] as const;
 
-/**
- * The observer of a client's load control (`new LoadControl(settings, loadHooks(telemetry))`): queue
- * waits, refused retries, a dry or restored retry budget, `Retry-After` pauses and rate changes become
- * metrics and events on the call's span (in the lazily loaded implementation). Each hook costs one
- * check while OpenTelemetry is off.
- */
+/** The observer of a client's load control: its events become metrics and events on the call's span. */
 export function loadHooks(telemetry: Telemetry): LoadHooks {
   const hooks: Record<string, (event: LoadEvent) => void> = {};
   for (const name of EVENTS) hooks[name] = (event) => whenReady(telemetry, (core) => core.load(name, event));

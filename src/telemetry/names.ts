@@ -1,6 +1,5 @@
-// The attribute, span and metric names the SDK emits. They are listed in README.md (Observability)
-// and kept stable: a change is a CHANGELOG entry. OpenTelemetry's semantic conventions are used where
-// they exist (HTTP client), the `checkout.` namespace for the rest.
+// The names the SDK emits, listed in docs/observability.md and stable (a change is a CHANGELOG entry):
+// OpenTelemetry's semantic conventions where they exist, the `checkout.` namespace for the rest.
 
 /** The instrumentation scope: tracer and meter name. */
 export const SCOPE = 'checkout-partner-sdk';
@@ -35,34 +34,21 @@ export const ATTR = {
   rate: 'checkout.rate_limit.requests_per_second',
 } as const;
 
+/** The metric names; each instrument's kind, unit and description are in instruments.ts. */
 export const METRIC = {
-  /** Histogram, s: one per client call (its retries included) and per token exchange. Semconv. */
   callDuration: 'http.client.request.duration',
-  /** Counter: retries (attempts after the first) of client calls. */
   retries: 'checkout.client.retries',
-  /** Counter: token exchanges (POST /auth/token), by outcome (`error.type` when it failed). */
   tokenExchanges: 'checkout.client.token.exchanges',
-  /** Counter: retries the retry budget refused (the call failed on the error it had), by route. */
   retryDenied: 'checkout.client.retry_budget.denied',
-  /** Counter: times the retry budget ran dry (once per dry spell). */
   retryBudgetExhausted: 'checkout.client.retry_budget.exhausted',
-  /** Counter: pauses of every request of a client after a 429 with `Retry-After`. */
   pauses: 'checkout.client.pauses',
-  /** Histogram, s: how long a request waited for its turn (concurrency, pace, a pause, the adaptive rate), by route. */
   queueWait: 'checkout.client.queue.duration',
-  /** Histogram, s: from a delivery's arrival to its answer, by outcome (its count: deliveries by outcome). */
   deliveryDuration: 'checkout.webhook.delivery.duration',
-  /** Histogram, s: how late the tracker saw a status change after its read was due. */
   trackerLag: 'checkout.tracker.lag',
-  /** Observable gauge: records the tracker watches, by kind. */
   watched: 'checkout.tracker.watched',
-  /** Observable gauge: watched records not read successfully when their normal schedule said (the store's `overdue()`). */
   overdue: 'checkout.tracker.overdue',
-  /** Observable gauge, s: how late the most overdue watched record is (0 when none). */
   oldestOverdue: 'checkout.tracker.oldest_overdue',
-  /** Counter: the tracker's failures, by `checkout.tracker.failure` (its log entry's event: read, change, store, lease-lost) and `error.type`. */
   trackerFailures: 'checkout.tracker.failures',
-  /** Counter: status changes a provider event announces that a poll read found before the event, by kind (lost or late webhooks). */
   foundFirstByRead: 'checkout.tracker.found_first_by_read',
 } as const;
 

@@ -1,7 +1,5 @@
 /**
- * An OpenTelemetry `TracerProvider` (from `@opentelemetry/api`; e.g. the SDK's `TracerProvider` or
- * `NodeTracerProvider`). Typed by shape so the SDK's declarations do not need the optional peer.
- *
+ * An OpenTelemetry `TracerProvider` (e.g. `NodeTracerProvider`), typed by shape so the SDK's declarations do not need the peer.
  * @inline
  */
 export interface TracerProviderLike {
@@ -10,8 +8,7 @@ export interface TracerProviderLike {
 }
 
 /**
- * An OpenTelemetry `MeterProvider` (from `@opentelemetry/api`; e.g. the SDK's `MeterProvider`), typed by shape.
- *
+ * An OpenTelemetry `MeterProvider` (e.g. the OpenTelemetry SDK's `MeterProvider`), typed by shape.
  * @inline
  */
 export interface MeterProviderLike {
@@ -20,9 +17,7 @@ export interface MeterProviderLike {
 }
 
 /**
- * The `@opentelemetry/api` module itself (`import * as api from '@opentelemetry/api'`), typed by
- * shape so the SDK's declarations do not need the optional peer.
- *
+ * The `@opentelemetry/api` module itself (`import * as api from '@opentelemetry/api'`), typed by shape.
  * @inline
  */
 export interface OpenTelemetryApiLike {
@@ -36,10 +31,7 @@ export interface OpenTelemetryApiLike {
   readonly propagation: object;
 }
 
-/**
- * Where the SDK's traces and metrics go. Both need `@opentelemetry/api` installed (an optional peer
- * dependency); without it nothing is loaded or emitted. See README.md, OpenTelemetry.
- */
+/** Where the SDK's traces and metrics go. Both need the optional peer `@opentelemetry/api`; without it nothing is emitted. */
 export interface TelemetryOptions {
   /**
    * The OpenTelemetry tracer provider to create spans with. A webhook handler (or status tracker)
@@ -54,20 +46,14 @@ export interface TelemetryOptions {
    */
   meterProvider?: MeterProviderLike | undefined;
   /**
-   * The `@opentelemetry/api` module to use (`import * as api from '@opentelemetry/api'`), instead of
-   * the one the SDK looks for itself. The path that works in every bundle: pass your app's own copy
-   * where a bundler hides the package from the SDK (see docs/observability.md, Bundlers). A webhook
-   * handler (or status tracker) without one uses its client's.
+   * The `@opentelemetry/api` module to use instead of the one the SDK looks for: pass your app's own where
+   * a bundler hides it (docs/observability.md, Bundlers). A webhook handler (or status tracker) without one uses its client's.
    * @default the `@opentelemetry/api` the SDK finds at its first call (none found: no spans or metrics, said once on stderr when a provider is registered or given)
    */
   openTelemetryApi?: OpenTelemetryApiLike | undefined;
 }
 
-/**
- * The key under which a `CheckoutClient` keeps its telemetry options, so the webhook handler and the
- * status tracker default to their client's providers. Registered (`Symbol.for`) so that two copies of
- * the SDK agree.
- */
+/** Where a `CheckoutClient` keeps its telemetry options for its handler and tracker; `Symbol.for`, so two SDK copies agree. */
 export const TELEMETRY_OPTIONS = Symbol.for('checkout-partner-sdk.telemetry');
 
 /** `client`'s telemetry options, when it is a `CheckoutClient` (of any copy of the SDK); else none. */

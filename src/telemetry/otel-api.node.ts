@@ -1,17 +1,12 @@
-// `#otel-api` where the `node` condition holds (Node, Bun, Deno, and bundles made for them): the
-// optional peer `@opentelemetry/api` by a literal specifier, so esbuild and webpack bundle it where
-// the app has it (one copy with the app's own) and only warn where it is not installed.
+// `#otel-api` under the `node` condition: the peer by a literal specifier, so a bundler bundles it where
+// the app has it (one copy with the app's own) and only warns where it is not installed.
 
 // tsup defines it: `true` in the CommonJS build, `false` in the ESM build (undefined in tests of the sources)
 declare const __CHECKOUT_SDK_CJS__: boolean | undefined;
 // the CommonJS build's own `require` (tsup.config.ts names it so; module-scoped, so no Node types are needed)
 declare const __CHECKOUT_SDK_REQUIRE__: (id: string) => unknown;
 
-/**
- * `@opentelemetry/api` as its loader hands it back, or `null` when it is not installed (or not
- * loadable here). The CommonJS build uses its own `require` (synchronous; Jest's registry), the ESM
- * build `import()`.
- */
+/** `@opentelemetry/api` as its loader hands it back, or `null`: `require` in the CommonJS build (Jest's registry), else `import()`. */
 export function loadOtelApi(): unknown {
   if (typeof __CHECKOUT_SDK_CJS__ === 'boolean' && __CHECKOUT_SDK_CJS__) {
     try {

@@ -1,8 +1,5 @@
-// `#otel-api` in bundles webpack makes for Node (its `webpack` condition; Next.js's webpack build
-// too): no specifier of the optional peer, since webpack warns for every one it cannot resolve, in an
-// app that has not installed it, and `webpackIgnore` would drop the app's bundled copy. The API keeps
-// what an app registers (providers, context manager, propagator) on `globalThis`, whichever copy
-// registered it, bundled or installed: this reads it there, as the API's own functions do.
+// `#otel-api` in webpack's Node bundles: no specifier of the peer (webpack warns where it is not installed,
+// and `webpackIgnore` would drop the app's copy). What an app registers is read from `globalThis`, as the API does.
 
 import type { Context, ContextManager, Meter, MeterProvider, Span, TextMapGetter, TextMapSetter, TracerProvider } from '@opentelemetry/api';
 import type { OtelApiModule } from './api.js';
@@ -38,10 +35,7 @@ const NO_CONTEXT_MANAGER: Pick<ContextManager, 'active' | 'with'> = {
   with: (_context, fn, thisArg, ...args) => fn.call(thisArg, ...args),
 };
 
-/**
- * "Nothing registered" for tracers and meters: the SDK compares what it is handed with these, by
- * identity, and then uses neither (as it does with the API's no-op provider and meter).
- */
+/** "Nothing registered": compared by identity, like the API's no-op provider and meter. */
 const NO_METER = Object.freeze({}) as Meter;
 const NO_METER_PROVIDER: MeterProvider = Object.freeze({ getMeter: () => NO_METER });
 const NO_TRACER_PROVIDER: TracerProvider = Object.freeze({

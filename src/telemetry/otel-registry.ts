@@ -1,10 +1,6 @@
 import type { ContextManager, DiagLogger, MeterProvider, TextMapPropagator, TracerProvider } from '@opentelemetry/api';
 
-/**
- * What `@opentelemetry/api` 1.x keeps on `globalThis`, whichever copy of it registered them (an app's
- * bundled copy or its installed one): the providers, the context manager, the propagator and the
- * diagnostic logger. `trace` is the registering copy's proxy, delegating to the app's provider.
- */
+/** What `@opentelemetry/api` 1.x keeps on `globalThis`, whichever copy registered it; `trace` is that copy's proxy. */
 export interface OtelRegistry {
   readonly trace?: TracerProvider;
   readonly metrics?: MeterProvider;

@@ -5,9 +5,7 @@ import { Instruments } from './instruments.js';
 import { SCOPE } from './names.js';
 import type { MeterProviderLike, TracerProviderLike } from './options.js';
 
-// Resolving a provider costs a few property reads and WeakMap lookups per call; the tracer and the
-// instruments are made once per provider. "Nothing registered" is recognised without creating anything,
-// so the no-op path allocates nothing per call.
+// The tracer and the instruments are made once per provider.
 
 const tracers = new WeakMap<object, Tracer>();
 const instruments = new WeakMap<object, Instruments | null>();

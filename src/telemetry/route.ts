@@ -6,10 +6,7 @@ const KIND_COLLECTIONS = STATUS_KINDS.map((kind) => RECORD_KINDS[kind].path.spli
 /** Other collections of the partner API that `request()` may reach (the spec's operations it does not type). */
 const OTHER_COLLECTIONS = ['deposits', 'trades', 'payments', 'quotes', 'checkouts'];
 
-/**
- * Path segments of the partner API that are always names, never values: kept in a `request()`
- * call's `url.template`.
- */
+/** Path segments that are always names, never values: kept in a `request()` call's `url.template`. */
 const LITERAL_SEGMENTS = new Set([
   ...KIND_COLLECTIONS,
   ...OTHER_COLLECTIONS,
@@ -39,14 +36,9 @@ const KNOWN: Readonly<Record<string, string>> = Object.fromEntries(
 );
 
 /**
- * The low-cardinality template of a path below the API base (its query dropped):
- * `/orders/by-external-id/o-1` → `/orders/by-external-id/{externalId}`, `/orders/abc/payment` →
- * `/orders/{id}/payment`, `/checkouts` → `/checkouts`, `/auth/me` → `/auth/me`. A segment stays as
- * written when it is a word in a place that names things (not right after a collection); anything
- * that may be a value (digits, a uuid, hex, an encoded or long opaque string) becomes `{id}`, so
- * no span name or metric attribute carries an id and metric series stay few. An option naming the
- * template per call was the alternative: this keeps `request()` as it is, and a word-only segment
- * after a non-collection (`/lookup/xyz`) is the one case it may keep literal.
+ * The low-cardinality template of a path, query dropped (`/orders/abc/payment` → `/orders/{id}/payment`):
+ * a word stays where it names things (not right after a collection); anything that may be a value
+ * becomes `{id}`, so no span name or metric attribute carries an id.
  */
 export function urlTemplate(path: string): string {
   const segments = path.replace(/[?#].*$/s, '').split('/');

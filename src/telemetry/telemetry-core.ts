@@ -11,7 +11,6 @@ import type { TelemetryOptions } from './options.js';
 import { instrumentsOf, tracerOf } from './providers.js';
 import { requestMethod, urlTemplate } from './route.js';
 
-/** The kinds of record the tracker watches (the kinds table's). */
 export type RecordKind = StatusKind;
 
 /** What a tracker read found, for its span. */
@@ -40,7 +39,7 @@ export interface LoadEvent {
   requestsPerSecond?: number | undefined;
 }
 
-/** Watched records: a total (reported without attributes), or by kind, e.g. `{ order: 12, withdrawal: 3 }`. */
+/** Watched records: a total (reported without attributes), or counts by kind. */
 export type WatchedCounts = number | Partial<Record<RecordKind, number>>;
 
 /** The HTTP server a client calls, as the semantic conventions name it. */
@@ -51,13 +50,7 @@ interface Endpoint {
   port: number;
 }
 
-/**
- * What the telemetry of one client, webhook handler or status tracker observes, once
- * `@opentelemetry/api` is there and a provider registered (see {@link Telemetry}, which loads this
- * module then, and only then). Its providers are the options' or the global ones, looked up at each
- * use, so an SDK registered (or shut down) later is followed; each method creates nothing while
- * neither emits. The small API the other features call (load control, the tracker) is here.
- */
+/** What one client, handler or tracker emits; providers are looked up at each use, so a later-registered SDK is followed. */
 export class TelemetryCore {
   readonly options: TelemetryOptions;
   readonly #api: OtelApiModule;
@@ -171,10 +164,7 @@ export class TelemetryCore {
 
   // ---- status tracker (src/tracker/) ----------------------------------------------------------
 
-  /**
-   * Runs one read of a watched record inside a `checkout.tracker.read` span (the client's call is its
-   * child). `work` may `note` what the read found: the status and whether it changed.
-   */
+  /** Runs one read of a watched record in a `checkout.tracker.read` span; `work` may `note` the status and whether it changed. */
   trackerRead<T>(kind: RecordKind, externalId: string, work: (note: (facts: ReadFacts) => void) => Promise<T>): Promise<T> {
     const attributes: Attributes = { [ATTR.recordKind]: kind, [ATTR.externalId]: externalId };
     return this.#inSpan('checkout.tracker.read', attributes, (span) =>
@@ -208,11 +198,7 @@ export class TelemetryCore {
     );
   }
 
-  /**
-   * Reports the watched records, by kind, each time the metrics are collected: `count` is called then
-   * (keep it cheap; it may be async). Registered with the meter provider current now: start the
-   * OpenTelemetry SDK before the tracker. Returns the function that stops the reports.
-   */
+  /** Reports `count()` at each metrics collection, with the meter provider current now; returns the function that stops it. */
   watchedRecords(count: () => WatchedCounts | Promise<WatchedCounts>): () => void {
     const gauge = instrumentsOf(this.#api, this.options.meterProvider)?.watched;
     if (gauge === undefined) return () => undefined;
@@ -229,11 +215,7 @@ export class TelemetryCore {
     return () => gauge.removeCallback(callback);
   }
 
-  /**
-   * Reports the store's overdue records and how late the oldest is each time the metrics are
-   * collected (`checkout.tracker.overdue`, `checkout.tracker.oldest_overdue`); one store call per
-   * collection for both. Returns the function that stops the reports.
-   */
+  /** Reports the overdue records and the oldest's lateness at each collection, from one store call. */
   overdueRecords(query: () => Promise<{ count: number; oldestMs: number }>): () => void {
     const instruments = instrumentsOf(this.#api, this.options.meterProvider);
     if (instruments === undefined) return () => undefined;

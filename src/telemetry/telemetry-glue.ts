@@ -1,16 +1,8 @@
-/**
- * What {@link Telemetry} needs only once `@opentelemetry/api` is found (or to say it is missing):
- * whether a provider other than the API's no-op ones is given or registered, and the import of the
- * implementation. Imported at that moment, so an app without OpenTelemetry never loads it.
- */
+/** What {@link Telemetry} needs once `@opentelemetry/api` is found (or missing): whether anything emits, and the implementation. */
 import type { OtelApiModule } from './api.js';
 import type { TelemetryOptions } from './options.js';
 
-/**
- * Says, on stderr, that no spans or metrics will come (telemetry.ts calls it once per process, when
- * somebody expects them: a provider given, or one registered through a copy of the API the SDK
- * cannot reach, in a bundle).
- */
+/** Says on stderr that no spans or metrics will come (telemetry.ts decides when). */
 export function warnApiMissing(): void {
   console.warn(
     'checkout-partner-sdk: OpenTelemetry is in use but the SDK cannot load @opentelemetry/api (a bundle that holds it where the SDK cannot reach it, ' +
@@ -34,12 +26,7 @@ export function emits(api: OtelApiModule, { tracerProvider, meterProvider }: Tel
 
 let loading: Promise<typeof import('./telemetry-core.js') | undefined> | undefined;
 
-/**
- * The implementation module, imported at its first use, so a process without OpenTelemetry never
- * loads it. The specifier is a literal: tsup keeps the module its own file (`dist/telemetry-core.js`,
- * a split entry), an app bundler that splits code makes it a lazy chunk and one that does not inlines
- * it (spans then still come), and runtimes that check imports statically (workerd) accept it.
- */
+/** The implementation, imported at first use by a literal specifier (bundlers split or inline it; workerd accepts it). */
 export function loadCore(api: OtelApiModule): Promise<typeof import('./telemetry-core.js') | undefined> {
   return (loading ??= import('./telemetry-core.js').catch((error: unknown) => {
     // a provider is registered, so somebody expects spans: say once, through OpenTelemetry's own diagnostics, why none come

@@ -6,12 +6,7 @@ import type * as Glue from './telemetry-glue.js';
 /** What may emit; `undefined` while nothing can (the no-op path: nothing else is loaded or made). */
 export type TelemetryUse = TelemetryCore | Promise<TelemetryCore | undefined> | undefined;
 
-/**
- * The telemetry of one client, webhook handler or status tracker. This part is all the SDK loads
- * until `@opentelemetry/api` is found: then telemetry-glue.ts, which asks whether a provider is
- * registered (or given), and only then loads the implementation ({@link TelemetryCore}), once, on
- * first use. So an app without OpenTelemetry neither loads nor bundles more than this file.
- */
+/** One client's, handler's or tracker's telemetry: the implementation loads once `@opentelemetry/api` and a provider are there. */
 export class Telemetry {
   readonly options: TelemetryOptions;
   readonly #apiBase: string | undefined;
@@ -53,11 +48,7 @@ export class Telemetry {
 
 let warnedApiMissing = false;
 
-/**
- * Says once per process, on stderr, that no spans or metrics will come, when somebody expects them
- * (a provider given, or one registered through a copy of the API the SDK cannot reach: a bundle).
- * An app without OpenTelemetry hears nothing (and loads nothing more).
- */
+/** Says once per process that no spans or metrics will come, when a provider is given or registered out of reach. */
 function warnApiMissing({ tracerProvider, meterProvider }: TelemetryOptions): void {
   if (warnedApiMissing || (tracerProvider === undefined && meterProvider === undefined && !otelRegisteredElsewhere())) return;
   warnedApiMissing = true;
@@ -76,10 +67,7 @@ function check(name: string, provider: unknown, method: string): void {
 let glue: typeof Glue | undefined;
 let loadingGlue: Promise<typeof Glue | undefined> | undefined;
 
-/**
- * telemetry-glue.ts, imported once `@opentelemetry/api` is found. Should the import fail, said once
- * through OpenTelemetry's own diagnostics, and nothing emits (as when the implementation cannot be loaded).
- */
+/** telemetry-glue.ts, imported once the API is found; a failure is said through OpenTelemetry's diagnostics. */
 function loadGlue(api: OtelApiModule): Promise<typeof Glue | undefined> {
   return (loadingGlue ??= import('./telemetry-glue.js').then(
     (module) => (glue = module),

@@ -14,7 +14,7 @@ export interface DeliveryFacts {
   error?: unknown;
 }
 
-/** What the event store answered the claim: `claimed`, `in-flight`, `done`, `failed`. */
+/** What the event store answered the claim. */
 export type ClaimAnswer = 'claimed' | 'in-flight' | 'done' | 'failed';
 
 /** The store's answer when the delivery did not record one (a transactional store): read from the outcome. */
@@ -30,12 +30,7 @@ const HEADERS_GETTER = {
   keys: (carrier: Headers) => [...carrier.keys()],
 };
 
-/**
- * One webhook delivery being observed: a span (a child of the active one, which the framework's
- * HTTP instrumentation made; else a SERVER span continuing the `traceparent` the request carried)
- * under which the confirmation's status reads are the client's own spans, and the delivery's
- * duration by outcome.
- */
+/** An observed webhook delivery: a child of the active span, else a SERVER span from its `traceparent`; duration by outcome. */
 export class ObservedDelivery {
   readonly #api: OtelApiModule;
   readonly #span: Span | undefined;
@@ -59,10 +54,7 @@ export class ObservedDelivery {
     return this.#api.context.with(this.#context, work);
   }
 
-  /**
-   * The delivery was answered `status` with `result`. The span ends, unless `pending` (the answer was
-   * a 503 at `responseTimeoutMs` and the work goes on): then it ends at {@link late}.
-   */
+  /** Records the answer; the span ends then, unless `pending` (a 503 at `responseTimeoutMs`, work going on): at {@link late}. */
   answered(result: DeliveryFacts, status: number, claim: ClaimAnswer | undefined, pending = false): void {
     ignoreFailure(() => this.#answered(result, status, claim, pending));
   }

@@ -8,7 +8,6 @@ import type { Hmac } from './signature/hmac.js';
 import { createSignatures, type Signatures, type SignPayload, type VerifySignature } from './signature/signature.js';
 import type { CreateWebhookHandler, WebhookHandler } from './types.js';
 
-/** The public functions that compute HMACs, built once per entry point over its HMAC implementation. */
 export interface HmacBoundApi {
   verifySignature: VerifySignature;
   signPayload: SignPayload;

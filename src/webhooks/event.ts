@@ -19,12 +19,7 @@ export type {
   WebhookEventBase,
 } from '../webhook-event.js';
 
-/**
- * Whether `event` has type `type`, narrowing it to that event's fields.
- *
- * @example
- * if (isEventType(event, 'otc.trade.settled') && typeof event.tradeId === 'string') markPaid(event.tradeId); // tradeId: string | null | undefined
- */
+/** Whether `event` has type `type`, narrowing it to that event's fields. */
 export function isEventType<T extends string>(event: WebhookEvent, type: T): event is EventOfType<T> {
   return event.type === type;
 }
@@ -80,15 +75,9 @@ const EventSchema = z
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
- * Parses a webhook body into a {@link WebhookEvent}: a JSON object with a non-empty string
- * `eventId` and a string `type` (`event` is accepted as its alias and copied to `type`); every
- * other field is kept as sent. On `otc.trade.settled` and `otc.trade.cancelled`, a `tradeId`
- * may be absent or `null`, but one of another type than string is refused (the typed field would
- * lie); likewise `endUserId` (a string) and `tags` (an array of strings) on `pix.deposit.*`. Anything else throws {@link WebhookPayloadError}. It does not check the
- * signature: verify first (or use `createWebhookHandler`, which does both).
- *
- * @example
- * const event = parseEvent(rawBody); // { eventId: 'e-1', type: 'otc.trade.settled', tradeId: 't-1', ... }
+ * Parses a webhook body into a {@link WebhookEvent}: a JSON object with a non-empty string `eventId` and a string `type`
+ * (or its alias `event`), other fields kept as sent; a field a known event type declares may be absent or `null`, never
+ * of another type. Anything else throws {@link WebhookPayloadError}. It does not verify the signature: verify first.
  */
 export function parseEvent(payload: string | Uint8Array): WebhookEvent {
   let text: string;
@@ -128,7 +117,6 @@ export function parseEvent(payload: string | Uint8Array): WebhookEvent {
   return (data.type === type ? data : { ...data, type }) as WebhookEvent; // validated above
 }
 
-/** `type`, or the `event` alias when `type` is absent and `event` is a string. */
 function typeOf(value: { type?: string | undefined; event?: unknown }): string | undefined {
   return value.type ?? (typeof value.event === 'string' ? value.event : undefined);
 }

@@ -1,16 +1,7 @@
 import { typeName } from '../internal/type-name.js';
 import type { WebhookEvent } from './event.js';
 
-/**
- * The value of the first `key:value` tag of `event` with this `key` (the text after the first
- * colon), or `undefined` when the event has no such tag (or no `tags` array). The spec correlates
- * a `pix.deposit.*` event with its order by the tag `user:{orderId}`.
- *
- * @example
- * // event.tags: ['channel:app', 'user:order-1042']
- * tagValue(event, 'user'); // 'order-1042'
- * tagValue(event, 'campaign'); // undefined
- */
+/** The value of `event`'s first `key:value` tag with this `key`, or `undefined`: `user:order-1042` gives `'order-1042'` for `'user'`. */
 export function tagValue(event: WebhookEvent, key: string): string | undefined {
   if (event === null || typeof event !== 'object') throw new TypeError(`tagValue takes a webhook event, got ${typeName(event)}`);
   if (typeof key !== 'string' || key === '') throw new TypeError(`tagValue key must be a non-empty string, got ${typeName(key)}`);

@@ -13,10 +13,7 @@ import type { CliIo } from '../io.js';
 
 type AnyRecord = RecordOf<StatusKind>;
 
-/**
- * `record <externalId> --kind <kind>`, and the kind's own command (`order <externalId>`,
- * `withdrawal <externalId>`): read the status, or poll for one with --wait-until.
- */
+/** `record <externalId> --kind <kind>` and each kind's own command: read a record, or poll it with --wait-until. */
 export async function recordCommand(
   command: RecordKind | 'record',
   { positionals, options }: ParsedArgs,

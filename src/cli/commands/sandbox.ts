@@ -6,9 +6,9 @@ import { escapeText } from '../escape.js';
 import { ExitCode, usage, type ExitCodeValue } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 
-/** The demo data the sandbox serves. Records marked `afterReads` advance while a client polls them. */
 export const SANDBOX_PARTNER_ID = 'sandbox-partner';
 
+/** Seeds the demo records (those with `afterReads` advance while a client polls) and returns the banner's lines. */
 function seed(fake: FakeCheckoutCore): string[] {
   fake.setOrder({
     externalId: 'demo-order-crypto',

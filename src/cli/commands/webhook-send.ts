@@ -15,10 +15,8 @@ import { readBody, webhookUrl } from '../webhook-input.js';
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
 /**
- * `webhook send --to URL`: a test event signed and delivered as the payment provider does
- * (`deliverEvent` of the testing kit: the signature header over the exact body, no redirects, up
- * to 5 attempts with exponential backoff until a 2xx; a 4xx other than 408, 409 and 429 is the
- * receiver's final word, not retried), all of it bounded by --timeout.
+ * `webhook send --to URL`: a test event signed and delivered as the payment provider does (the
+ * testing kit's `deliverEvent`), all of it bounded by --timeout.
  */
 export async function webhookSendCommand({ positionals, options }: ParsedArgs, io: CliIo, tally: AttemptTally): Promise<ExitCodeValue> {
   allowOnly('webhook send', options, [

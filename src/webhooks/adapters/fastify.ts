@@ -3,10 +3,7 @@ import type { DeliveryInput } from '../engine/delivery-types.js';
 import type { WebhookEngine } from '../engine/lifecycle.js';
 import { deliverToNode, isNodeRequest, isNodeResponse, nodeDeliveryInput, type NodeRequestLike, type NodeResponseLike } from './node.js';
 
-/**
- * The part of a Fastify request the `fastify` adapter uses. Typed structurally, so this entry
- * needs no Fastify types; Fastify 5's `FastifyRequest` fits.
- */
+/** The part of a Fastify request the `fastify` adapter uses, typed by shape; Fastify 5's `FastifyRequest` fits. */
 export interface FastifyRequestLike {
   /** The underlying Node request (`IncomingMessage`): its method, headers and, if no parser read it, its stream. */
   readonly raw: NodeRequestLike;
@@ -16,9 +13,7 @@ export interface FastifyRequestLike {
   readonly rawBody?: unknown;
 }
 
-/**
- * The part of a Fastify reply the `fastify` adapter uses; Fastify 5's `FastifyReply` fits.
- */
+/** The part of a Fastify reply the `fastify` adapter uses; Fastify 5's `FastifyReply` fits. */
 export interface FastifyReplyLike {
   /** The underlying Node response (`ServerResponse`) the answer is written to. */
   readonly raw: NodeResponseLike;
@@ -26,7 +21,6 @@ export interface FastifyReplyLike {
   hijack(): unknown;
 }
 
-/** Checks the arguments of `handler.fastify` (a `TypeError` otherwise) and makes the delivery of `request`. */
 export function fastifyDeliveryInput(request: FastifyRequestLike, reply: FastifyReplyLike): DeliveryInput {
   if (request === null || typeof request !== 'object' || !isNodeRequest(request.raw)) {
     throw new TypeError(`fastify takes a Fastify request (with request.raw), got ${typeName(request)}`);
@@ -37,7 +31,6 @@ export function fastifyDeliveryInput(request: FastifyRequestLike, reply: Fastify
   return nodeDeliveryInput(request.raw, { framework: 'fastify', kept: request });
 }
 
-/** `handler.fastify(request, reply)`. */
 export function fastifyAdapter(engine: WebhookEngine): (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<void> {
   return async function fastify(request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> {
     const input = fastifyDeliveryInput(request, reply);

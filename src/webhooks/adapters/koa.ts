@@ -11,25 +11,18 @@ import {
   type NodeResponseLike,
 } from './node.js';
 
-/**
- * The part of a Koa context the `koa` adapter uses. Typed structurally, so this entry needs no
- * Koa types; Koa 3's `Context` (with or without a body parser's additions) fits.
- */
+/** The part of a Koa context the `koa` adapter uses, typed by shape; Koa 3's `Context` fits, body parser or not. */
 export interface KoaContextLike {
   /** The Node request (`IncomingMessage`), read when no body parser kept the raw body. */
   readonly req: NodeRequestLike;
   /** The Node response (`ServerResponse`) the answer is written to. */
   readonly res: NodeResponseLike;
-  /**
-   * Koa's request: `rawBody` (kept by @koa/bodyparser and koa-bodyparser) is used as the raw body.
-   * `& object`: a Koa request without a body parser's fields has none of these, and still fits.
-   */
+  /** Koa's request, whose `rawBody` (kept by @koa/bodyparser, koa-bodyparser) is the raw body; `& object` fits one without. */
   readonly request: KeptBody & object;
   /** Set to `false` by the adapter, so Koa leaves the response to it. */
   respond?: boolean | undefined;
 }
 
-/** Checks the argument of `handler.koa` (a `TypeError` otherwise) and makes the delivery of `ctx`. */
 export function koaDeliveryInput(ctx: KoaContextLike): DeliveryInput {
   if (
     ctx === null ||
@@ -44,7 +37,6 @@ export function koaDeliveryInput(ctx: KoaContextLike): DeliveryInput {
   return nodeDeliveryInput(ctx.req, { framework: 'koa', kept: ctx.request });
 }
 
-/** `handler.koa(ctx)`. */
 export function koaAdapter(engine: WebhookEngine): (ctx: KoaContextLike) => Promise<void> {
   return async function koa(ctx: KoaContextLike): Promise<void> {
     const input = koaDeliveryInput(ctx);

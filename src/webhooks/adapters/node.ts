@@ -5,10 +5,7 @@ import type { WebhookEngine } from '../engine/lifecycle.js';
 import { RawBodyUnavailableError } from '../engine/raw-body-error.js';
 import { nodeFramework, rawBodyFix, type Framework } from './raw-body-fix.js';
 
-/**
- * The part of a Node request the `node` adapter uses: node:http's `IncomingMessage`, Express's
- * `Request` and NestJS's `RawBodyRequest` all fit. Typed structurally so this entry needs no Node types.
- */
+/** The part of a Node request the `node` adapter uses, typed by shape: `IncomingMessage`, Express's and NestJS's requests fit. */
 export interface NodeRequestLike extends AsyncIterable<unknown> {
   /** The request method (`IncomingMessage.method`). */
   readonly method?: string | undefined;
@@ -22,17 +19,13 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readonly readableEnded?: boolean | undefined;
 }
 
-/**
- * Whether a request's body stream was read to its end.
- */
+/** Whether a request's body stream was read to its end. */
 export interface RequestEndState {
   /** `true` once the stream was read to its end. */
   readonly readableEnded?: boolean | undefined;
 }
 
-/**
- * The part of a Node response the `node` adapter uses: node:http's `ServerResponse` and Express's `Response` fit.
- */
+/** The part of a Node response the `node` adapter uses: node:http's `ServerResponse` and Express's `Response` fit. */
 export interface NodeResponseLike {
   /** The status to answer with; the handler sets it. */
   statusCode: number;
@@ -48,12 +41,10 @@ export interface NodeResponseLike {
 
 const encoder = new TextEncoder();
 
-/** Whether `value` can be read as a Node request: an object that is an async iterable of chunks. */
 export function isNodeRequest(value: unknown): value is NodeRequestLike {
   return value !== null && typeof value === 'object' && typeof (value as NodeRequestLike)[Symbol.asyncIterator] === 'function';
 }
 
-/** Whether `value` can be written as a Node response: an object with `setHeader` and `end`. */
 export function isNodeResponse(value: unknown): value is NodeResponseLike {
   const res = value as NodeResponseLike;
   return value !== null && typeof value === 'object' && typeof res.end === 'function' && typeof res.setHeader === 'function';
@@ -75,9 +66,7 @@ function toHeaders(raw: NodeRequestLike['headers']): Headers {
   return headers;
 }
 
-/**
- * Where a framework keeps what its body parser left: raw bytes (`rawBody`) and the parsed or raw `body`.
- */
+/** Where a framework keeps what its body parser left: raw bytes (`rawBody`) and the parsed or raw `body`. */
 export interface KeptBody {
   /** Raw bytes a framework kept beside the parsed body (NestJS `rawBody: true`, fastify-raw-body, @koa/bodyparser). */
   readonly rawBody?: unknown;
@@ -85,17 +74,12 @@ export interface KeptBody {
   readonly body?: unknown;
 }
 
-/** `value` as bytes when it is raw bytes or text a body parser kept, else `undefined`. */
 function keptBytes(value: unknown): Uint8Array | undefined {
   if (value instanceof Uint8Array) return value;
   return typeof value === 'string' ? encoder.encode(value) : undefined;
 }
 
-/**
- * A Node request as a delivery: the body from what a body parser kept (`rawBody`, else a raw or
- * text `body`), else read from the stream. `from` names the framework (for the fix a 500 names)
- * and where it keeps the body; by default the request itself, Express or plain node:http by shape.
- */
+/** A Node request as a delivery: the body a parser kept (`rawBody`, else `body`), else the stream; `from` names the framework. */
 export function nodeDeliveryInput(
   req: NodeRequestLike,
   from: { framework: Framework; kept: KeptBody } = { framework: nodeFramework(req), kept: req },
@@ -119,11 +103,8 @@ export function nodeDeliveryInput(
 }
 
 /**
- * Writes `response` to a Node response, unless something already did, with its own Content-Length
- * (whatever middleware set before). The connection (over HTTP/2, the stream) is closed
- * after it when the request's body was not read to its end (`res.req.readableEnded === false`: a
- * body cut off at the response deadline or by `drain()`, or never read) or was too large: draining
- * the rest would let a sender that stalls hold the connection, and the server's shutdown, open.
+ * Writes `response` unless something already did. A body not read to its end, or too large, closes the connection (over
+ * HTTP/2, the stream): draining the rest would let a stalling sender hold it, and the server's shutdown, open.
  */
 export function writeNodeResponse(res: NodeResponseLike, response: PlainResponse): void {
   if (res.headersSent === true) return;
@@ -141,7 +122,6 @@ export function writeNodeResponse(res: NodeResponseLike, response: PlainResponse
   if (cutOff && http2) (stream as { close(): void }).close();
 }
 
-/** Delivers `input` through `engine` and writes the answer to the Node response `res`. */
 export function deliverToNode(engine: WebhookEngine, res: NodeResponseLike, input: DeliveryInput): Promise<void> {
   return engine.deliver(input).then((response) => writeNodeResponse(res, response));
 }

@@ -1,8 +1,4 @@
-/**
- * Which framework a delivery came through, and the fix for a route that lost its raw body, said in
- * that framework's terms. NestJS runs on Express by default and its request has the Express shape
- * (nothing on it says Nest), so the Express message names the NestJS fix too.
- */
+/** The framework a delivery came through, for the fix a 500 names; NestJS's request has Express's shape, so Express's fix names Nest's. */
 export type Framework = 'express' | 'fastify' | 'koa' | 'node';
 
 /** What a body parser left behind: the request body was parsed, or the stream was read and nothing kept. */

@@ -1,15 +1,9 @@
 import { typeName } from '../../internal/type-name.js';
 
-/**
- * A payload as the public functions accept it: the raw body as text or bytes.
- */
+/** A payload as the public functions accept it: the raw body as text or bytes. */
 export type PayloadInput = string | Uint8Array | ArrayBuffer;
 
-/**
- * The payload as an HMAC implementation takes it: a string is kept as it is (each implementation
- * hashes its UTF-8 bytes, node:crypto without an intermediate copy), bytes as a `Uint8Array` view;
- * anything else is a `TypeError` naming the argument.
- */
+/** The payload as an HMAC implementation takes it (a string as it is, bytes as a `Uint8Array` view), else a `TypeError`. */
 export function payloadData(payload: unknown, name = 'payload'): string | Uint8Array {
   if (typeof payload === 'string' || payload instanceof Uint8Array) return payload;
   if (payload instanceof ArrayBuffer) return new Uint8Array(payload);
@@ -19,7 +13,6 @@ export function payloadData(payload: unknown, name = 'payload'): string | Uint8A
 
 const encoder = new TextEncoder();
 
-/** The UTF-8 bytes of `data` (bytes are returned as they are). */
 export function utf8(data: string | Uint8Array): Uint8Array {
   return typeof data === 'string' ? encoder.encode(data) : data;
 }
@@ -28,10 +21,7 @@ export { toHex } from '../../internal/hex.js';
 
 const SIGNATURE = /^(?:sha256=)?[0-9a-f]{64}$/;
 
-/**
- * The 64 lowercase hex characters of a signature header value (`sha256=<hex>` or bare hex), or
- * `undefined` when it is not one: wrong length, not hex, uppercase, another prefix, spaces.
- */
+/** The 64 hex characters of a signature header value (`sha256=<hex>` or bare lowercase hex), else `undefined`. */
 export function signatureHex(value: string): string | undefined {
   return SIGNATURE.test(value) ? value.slice(-64) : undefined;
 }

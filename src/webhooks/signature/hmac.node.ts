@@ -4,11 +4,7 @@ import { KeyCache, MAX_CACHED_KEYS, type Hmac } from './hmac.js';
 const keys = new KeyCache<KeyObject>(MAX_CACHED_KEYS);
 const makeKey = (secret: string): KeyObject => createSecretKey(secret, 'utf8');
 
-/**
- * HMAC-SHA256 through node:crypto with a pre-made `KeyObject` per secret (cheaper than Web Crypto's
- * async calls on Node). Synchronous: a string payload is hashed as UTF-8 by `update` itself,
- * without a copy through TextEncoder.
- */
+/** HMAC-SHA256 through node:crypto, synchronous, with a `KeyObject` made once per secret. */
 export const nodeHmac: Hmac = {
   signHex(secret, data) {
     return createHmac('sha256', keys.get(secret, makeKey)).update(data).digest('hex');

@@ -1,16 +1,7 @@
-/**
- * How the webhook code computes HMAC-SHA256. The neutral entry wires Web Crypto
- * (`hmac.web.ts`), the `node` export condition wires node:crypto (`hmac.node.ts`); everything
- * else (parsing, the handler, the stores) is written once against this interface.
- *
- * `data` is the payload as received: a string stands for its UTF-8 bytes. The methods may answer
- * synchronously (node:crypto) or with a promise (Web Crypto); callers handle both, so the node
- * path costs no extra promise per secret.
- */
+/** How the webhook code computes HMAC-SHA256: `data` is the payload as received (a string means its UTF-8); answers may be promises. */
 export interface Hmac {
   /** The lowercase hex HMAC-SHA256 of `data` under `secret` (the secret's UTF-8 bytes are the key). */
   signHex(secret: string, data: string | Uint8Array): string | Promise<string>;
-  /** The 32 bytes of a MAC given as 64 lowercase hex characters (already checked by the caller). */
   macFromHex(hex: string): Uint8Array;
   /** Whether `mac` is the HMAC-SHA256 of `data` under `secret`, compared in constant time. */
   verify(secret: string, data: string | Uint8Array, mac: Uint8Array): boolean | Promise<boolean>;
@@ -25,12 +16,7 @@ interface Entry<K> {
   used: boolean;
 }
 
-/**
- * A small map from a secret to its imported key, so a key is made once per secret and not once
- * per delivery. Bounded, so code that signs with ever-new secrets cannot grow it. Eviction is
- * "second chance" (CLOCK), an approximation of LRU: a hit only sets a flag instead of reordering
- * the map, which keeps the per-call cost at one lookup.
- */
+/** A bounded map from a secret to its imported key, made once per secret; eviction is "second chance" (CLOCK). */
 export class KeyCache<K> {
   readonly #entries = new Map<string, Entry<K>>();
   readonly #max: number;

@@ -5,9 +5,7 @@ import type { Hmac } from './hmac.js';
 /** The signing secret of the webhook endpoint, or a list of them while rotating: any match is valid. */
 export type WebhookSecret = string | readonly string[];
 
-/**
- * What a custom {@link SignatureScheme} gets for each delivery.
- */
+/** What a custom {@link SignatureScheme} gets for each delivery. */
 export interface SignatureSchemeInput {
   /** The raw body bytes, exactly as received. */
   readonly payload: Uint8Array;
@@ -24,12 +22,9 @@ export interface SignatureSchemeInput {
 }
 
 /**
- * A signature check that replaces the default one (hex HMAC-SHA256 of the raw body in
- * `signatureHeader`). Return `true` to accept the delivery; `false` (or a throw) answers 401.
- * Compare MACs in constant time.
- *
+ * The handler's `scheme`: a signature check that replaces the default one. `true` accepts the delivery; `false` (or a throw)
+ * answers 401. Compare MACs in constant time; e.g. for a provider that signs `${timestamp}.${body}`:
  * @example
- * // a provider that signs `${timestamp}.${body}` and sends the timestamp in its own header
  * const scheme: SignatureScheme = async ({ payload, signature, headers, secrets, hmacSha256Hex, timingSafeEqual }) => {
  *   const timestamp = headers.get('x-provider-timestamp');
  *   if (timestamp === null || signature === null) return false;
@@ -37,13 +32,10 @@ export interface SignatureSchemeInput {
  *   for (const secret of secrets) if (timingSafeEqual(await hmacSha256Hex(secret, signed), signature)) return true;
  *   return false;
  * };
- * createWebhookHandler({ secret, client, onEvent, scheme });
  */
 export type SignatureScheme = (input: SignatureSchemeInput) => boolean | Promise<boolean>;
 
-/**
- * What `verifySignature` takes.
- */
+/** What `verifySignature` takes. */
 export interface VerifySignatureInput {
   /** The raw body, exactly as received (a string is taken as UTF-8). */
   payload: PayloadInput;
@@ -53,23 +45,11 @@ export interface VerifySignatureInput {
   secret: WebhookSecret;
 }
 
-/**
- * Whether `signature` is the HMAC-SHA256 of `payload` under `secret` (or under any secret of the
- * list), compared in constant time. A missing or malformed signature (not hex, wrong length)
- * verifies `false`; an argument of the wrong type is a `TypeError`.
- */
 export type VerifySignature = (input: VerifySignatureInput) => Promise<boolean>;
 
-/**
- * The signature header value for `payload` under `secret`: `sha256=` followed by the lowercase
- * hex HMAC-SHA256 of the payload's bytes (a string is taken as UTF-8).
- */
 export type SignPayload = (payload: PayloadInput, secret: string) => Promise<string>;
 
-/**
- * Checks that `secret` is a non-empty string (not whitespace only) or a non-empty array of them, without copying it;
- * otherwise a `TypeError` that never shows a secret.
- */
+/** Checks `secret` is a non-blank string or a non-empty array of them, without copying it; the `TypeError` never shows a secret. */
 export function checkSecret(secret: unknown, name = 'secret'): asserts secret is WebhookSecret {
   if (typeof secret === 'string') {
     const blank = blankSecret(secret);
@@ -86,11 +66,7 @@ export function checkSecret(secret: unknown, name = 'secret'): asserts secret is
   }
 }
 
-/**
- * What is wrong with a string secret, or `undefined` when it is usable. A whitespace-only secret is
- * refused like an empty one: it is what an unset variable padded by a template or a `.env` line
- * gives, and anyone could guess it.
- */
+/** What is wrong with a string secret, if anything; whitespace only is what an unset variable in a template gives. */
 function blankSecret(secret: string): string | undefined {
   if (secret === '') return 'an empty string';
   if (secret.trim() === '') return 'a string of whitespace only';
@@ -107,16 +83,11 @@ export function secretList(secret: unknown, name = 'secret'): readonly string[] 
 export interface Signatures {
   verifySignature: VerifySignature;
   signPayload: SignPayload;
-  /**
-   * The default scheme on already-checked inputs (what the handler calls per delivery). Answers
-   * synchronously where the HMAC implementation does (node:crypto).
-   */
+  /** The default scheme on checked inputs, per delivery; synchronous where the HMAC implementation is. */
   verifyBytes(payload: Uint8Array, signature: string | null, secrets: readonly string[]): boolean | Promise<boolean>;
-  /** For {@link SignatureSchemeInput.hmacSha256Hex}. */
   hmacSha256Hex(secret: string, data: string | Uint8Array): Promise<string>;
 }
 
-/** Whether two strings are equal, in time that depends only on their lengths. */
 export function timingSafeEqual(a: string, b: string): boolean {
   if (typeof a !== 'string' || typeof b !== 'string') throw new TypeError('timingSafeEqual compares two strings');
   if (a.length !== b.length) return false;
@@ -132,7 +103,6 @@ function checkSigningSecret(secret: unknown): asserts secret is string {
 }
 
 export function createSignatures(hmac: Hmac): Signatures {
-  /** After an asynchronous implementation answered for one secret: the others, one at a time. */
   async function verifyRest(
     first: Promise<boolean>,
     rest: readonly string[],
@@ -144,10 +114,6 @@ export function createSignatures(hmac: Hmac): Signatures {
     return false;
   }
 
-  /**
-   * The default scheme on checked arguments: any secret of the list matches. Synchronous as long
-   * as the implementation is (node:crypto), so the node path allocates no promise of its own.
-   */
   function verifyChecked(
     data: string | Uint8Array,
     signature: string | null | undefined,
