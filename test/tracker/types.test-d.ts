@@ -13,6 +13,8 @@ describe('tracker types', () => {
       onChange: (change) => {
         expectTypeOf(change).toEqualTypeOf<StatusChange>();
         expectTypeOf(change.status).toEqualTypeOf<string | null>();
+        // every change has its identity, whatever its kind
+        expectTypeOf(change.id).toEqualTypeOf<string>();
         expectTypeOf(change.previousStatus).toEqualTypeOf<string | null | undefined>();
         if (change.kind === 'order') expectTypeOf(change.record.settlement).not.toBeAny();
         else expectTypeOf(change.record.status).toBeString();
