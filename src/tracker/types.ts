@@ -183,6 +183,14 @@ export interface StatusScheduleOptions {
    * @default 600_000 (10 minutes)
    */
   webhookSilenceMs?: number | undefined;
+  /**
+   * Take provider events as flowing from the tracker's creation: announced changes are read at
+   * `safetyIntervalMs` at once (a webhook, not a fast poll, brings them), and `webhookSilenceMs`
+   * counts from the creation until the first event. For tests that assert a change came by
+   * webhook, and for a fleet whose webhooks are known to be configured.
+   * @default false: until an event reaches the store, announced changes are read as unannounced ones
+   */
+  webhooksFromStart?: boolean | undefined;
 }
 
 /**

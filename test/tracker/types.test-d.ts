@@ -72,7 +72,7 @@ describe('tracker types', () => {
     const tracker: StatusTracker = createStatusTracker({
       client,
       onChange: () => {},
-      schedule: { safetyIntervalMs: 30_000, webhookSilenceMs: 3_600_000 },
+      schedule: { safetyIntervalMs: 30_000, webhookSilenceMs: 3_600_000, webhooksFromStart: true },
     });
     const { webhooks } = await tracker.health();
     expectTypeOf(webhooks).toEqualTypeOf<{ lastEventAt: number | undefined; foundFirstByRead: number }>();
