@@ -52,8 +52,16 @@ await boss.work<{ orderId: string }>('ship-order', async ([job]) => {
 });
 tracker.start();
 
-// each event asks the tracker to read its order now (the tracker's reads found it by tradeId)
-const handler = createWebhookHandler({ secret: process.env.WEBHOOK_SIGNING_SECRET!, client, store: events, tracker });
+// each event asks the tracker to read its order now; without a lookup of yours by tradeId, the
+// tracker's own reads find the order
+const orderOfTrade = new Map<string, string>();
+const handler = createWebhookHandler({
+  secret: process.env.WEBHOOK_SIGNING_SECRET!,
+  client,
+  store: events,
+  tracker,
+  resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? orderOfTrade.get(event.tradeId) : undefined),
+});
 const server = createServer((req, res) => handler.node(req, res)).listen(Number(process.env.PORT ?? 3000));
 
 // SIGTERM comes after the platform's pre-stop wait; 25 s at most, within a 30 s grace period
