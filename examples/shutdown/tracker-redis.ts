@@ -4,7 +4,7 @@ import { createStatusTracker, type StatusChange } from 'checkout-partner-sdk/tra
 import { Redis } from 'ioredis';
 
 async function record(change: StatusChange): Promise<void> {
-  console.log(`${change.kind} ${change.externalId} ${change.status}`); // your effect, keyed by (externalId, status)
+  console.log(`${change.kind} ${change.externalId} ${change.status}`); // your effect, keyed by change.id
 }
 
 const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
@@ -14,7 +14,7 @@ const tracker = createStatusTracker({
   store: new RedisStatusStore({ client: redis }),
   owner: process.env.HOSTNAME, // stable per process slot (a pod name): a restart takes back its own leases
   onChange: async (change) => {
-    // change: { kind, externalId, status, previousStatus? (absent on a first change), record, source: 'poll' | 'webhook', event? }
+    // change: { id, kind, externalId, status, previousStatus? (absent on a first change), record, source: 'poll' | 'webhook', event? }
     await record(change);
   },
   schedule: { fastIntervalMs: 2_000, fastForMs: 600_000, maxIntervalMs: 300_000, maxAgeMs: 7 * 86_400_000 }, // the defaults

@@ -94,7 +94,7 @@ function endTurnSql(t: string, v: TurnValues): string {
   const clearsNudge = `${ends} OR (${v.commit} AND r.nudges = r.lease_nudges AND NOT ${v.keepNudge})`;
   return `UPDATE ${t} AS r SET
   handled_status = CASE WHEN ${v.commit} THEN ${v.status} ELSE r.handled_status END,
-  handled_at = CASE WHEN ${v.commit} THEN ${now} ELSE r.handled_at END,
+  handled_at = CASE WHEN ${v.commit} THEN greatest(${now}, r.handled_at + 1) ELSE r.handled_at END,
   nudged_at = CASE WHEN ${clearsNudge} THEN NULL ELSE r.nudged_at END,
   event = CASE WHEN ${clearsNudge} THEN NULL ELSE r.event END,
   failures = ${v.failures},

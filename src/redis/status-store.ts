@@ -231,7 +231,8 @@ end
 ${NOW}
 local nudged = redis.call('HGET', KEYS[2], 'ns') ~= redis.call('HGET', KEYS[2], 'ls')
 if ARGV[2] == '1' then
-  redis.call('HSET', KEYS[2], 'hs', ARGV[3], 'ha', now, 'ct', ARGV[1])
+  local ha = math.max(now, tonumber(redis.call('HGET', KEYS[2], 'ha') or '0') + 1)
+  redis.call('HSET', KEYS[2], 'hs', ARGV[3], 'ha', string.format('%d', ha), 'ct', ARGV[1])
   if not nudged and ARGV[10] ~= '1' then redis.call('HDEL', KEYS[2], 'na', 'ev') end
 end
 redis.call('HSET', KEYS[2], 'f', ARGV[6])

@@ -184,7 +184,7 @@ export class MemoryStatusStore implements StatusStore {
     const entry = this.#held(lease);
     if (entry === undefined) return false;
     const now = this.#clock();
-    entry.handled = { status, at: now };
+    entry.handled = { status, at: Math.max(now, (entry.handled?.at ?? -Infinity) + 1) };
     if (entry.nudges === entry.lease!.nudges && turn.keepNudge !== true) {
       entry.nudgedAt = undefined;
       entry.event = undefined;

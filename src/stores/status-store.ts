@@ -47,7 +47,10 @@ export interface StatusRecordState {
     | {
         /** The status handled. */
         status: string | null;
-        /** When it was recorded (milliseconds, on the store's clock). */
+        /**
+         * When it was recorded (milliseconds, on the store's clock), after the record's previous
+         * one even within one tick of the clock: with `status`, what `StatusChange.id` is derived from.
+         */
         at: number;
       }
     | undefined;
@@ -168,7 +171,8 @@ export interface LastEvent {
  * Rules every store keeps (the tracker's exactly-once rests on them):
  * - One live lease per record: `claimDue` never returns a record whose lease is live.
  * - `commit` records the handled status only while the lease still holds the record (same atomic
- *   step: a Lua script, a row lock); otherwise it changes nothing and answers `false`.
+ *   step: a Lua script, a row lock); otherwise it changes nothing and answers `false`. Its
+ *   `handled.at` is later than the record's previous one, so the next change's `id` differs.
  * - A `nudge` never breaks a live lease; it is remembered, and the lease's `commit` or
  *   `reschedule` then makes the record due at once.
  * - One clock: every time is the store's own (Redis `TIME`, PostgreSQL `clock_timestamp()`, a

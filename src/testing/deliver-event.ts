@@ -220,7 +220,7 @@ async function deliverOnce(url: string, body: string, headers: Readonly<Record<s
  * local receiver never is; a bypassed request goes out as it is, msw stripping its marker. Other
  * URLs go through msw as usual, so an msw handler can still stand in for a remote receiver.
  */
-function defaultFetch(request: Request): Promise<Response> {
+export function defaultFetch(request: Request): Promise<Response> {
   const bypass = isLoopback(new URL(request.url).hostname) ? mswBypass() : undefined;
   return globalThis.fetch(bypass === undefined ? request : bypass(request));
 }

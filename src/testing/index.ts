@@ -11,7 +11,7 @@ export type { FakeMswHandler } from './fake-checkout.js';
 export type { DROP_CONNECTION, FakeCheckoutCore } from './service.js';
 export type { FailNextOptions, FaultMatcher, FaultRequest, FaultRequestKind, FaultStatus, FaultTarget } from './faults.js';
 export type { ChangeOptions } from './records.js';
-export type { FakeCheckoutStats, FakeRequestRecord } from './request-log.js';
+export type { FakeCheckoutStats, FakeKindReads, FakeRequestRecord, FakeStatusReads } from './request-log.js';
 export type { ListenOptions } from './node-server.js';
 export { MissingPeerDependencyError } from './load-msw.js';
 export type { FakeCheckoutOptions } from './service.js';

@@ -1,11 +1,21 @@
 import { typeName } from '../internal/type-name.js';
-import { deliverEvent, type DeliverEventOptions } from './deliver-event.js';
+import { defaultFetch, deliverEvent, type DeliverEventOptions } from './deliver-event.js';
+import { fleet } from './fleet.js';
 import type { ProviderEvent } from './sign-event.js';
 
 /** Options of {@link createProviderSimulator}. */
 export interface ProviderSimulatorOptions {
-  /** The partner's webhook URL. */
-  url: string;
+  /**
+   * The partner's webhook URL, or the URLs of a fleet of receivers (as behind a load balancer).
+   * Deliveries start at the receivers in turn (round robin), and a retry goes to the receiver
+   * after the one the last attempt reached (a 5xx is an answer: its retry goes elsewhere). An
+   * attempt that gets no answer (refused, reset) moves on to the next receiver at once, and a
+   * receiver that gave none in the last second is tried after the others, so a delivery fails
+   * only when no receiver answers. For a fleet behind a `fetch` of yours (your load balancer, an
+   * app's `request`), give one URL and `delivery.fetch`; with several URLs it gets each attempt
+   * addressed to the receiver chosen.
+   */
+  url: string | readonly string[];
   /** The signing secret of the partner's webhook endpoint. */
   secret: string;
   /**
@@ -68,17 +78,24 @@ export interface ProviderSimulator {
 /**
  * A payment provider at its worst, for testing a webhook endpoint (and a status tracker behind it):
  * signed deliveries that are lost (`loss`), duplicated (`duplicates`), and delayed at random up to
- * `maxDelayMs` (hence reordered), each retried until a 2xx as `deliverEvent` does.
+ * `maxDelayMs` (hence reordered), each retried until a 2xx as `deliverEvent` does, to one receiver
+ * or spread over a fleet (`url` as an array) that it passes a dead receiver over in.
  *
  * @example
  * const provider = createProviderSimulator({ url: `${server.url}/webhooks`, secret, loss: 0.2, duplicates: 0.2, maxDelayMs: 2_000 });
  * provider.send({ eventId: 'e-1', type: 'otc.trade.settled', tradeId: 't-1' });
  * await provider.settled();
+ * // a fleet: attempts spread over both workers, a dead one passed over
+ * createProviderSimulator({ url: ['http://127.0.0.1:3001/webhooks', 'http://127.0.0.1:3002/webhooks'], secret });
  */
 export function createProviderSimulator(options: ProviderSimulatorOptions): ProviderSimulator {
   if (options === null || typeof options !== 'object')
     throw new TypeError(`createProviderSimulator options must be an object, got ${typeName(options)}`);
-  if (typeof options.url !== 'string' || options.url === '') throw new TypeError('createProviderSimulator: url must be a non-empty string');
+  const given: unknown = options.url;
+  const endpoints: unknown[] = typeof given === 'string' ? [given] : Array.isArray(given) ? [...(given as unknown[])] : [];
+  if (endpoints.length === 0 || !endpoints.every(isHttpUrl)) {
+    throw new TypeError('createProviderSimulator: url must be an absolute http(s) URL, or a non-empty array of them');
+  }
   if (typeof options.secret !== 'string' || options.secret === '')
     throw new TypeError('createProviderSimulator: secret must be a non-empty string');
   const loss = share('loss', options.loss);
@@ -91,6 +108,7 @@ export function createProviderSimulator(options: ProviderSimulatorOptions): Prov
   }
   const random = options.random ?? Math.random;
   const delivery = { maxAttempts: 8, ...options.delivery };
+  const receivers = fleet(endpoints, delivery.fetch ?? defaultFetch);
   // one controller per delivery, not one shared: a shared signal gets a listener for every
   // delivery waiting to retry, past the runtime's listener limit while the receiver is down
   const inFlight = new Set<AbortController>();
@@ -107,7 +125,8 @@ export function createProviderSimulator(options: ProviderSimulatorOptions): Prov
         const controller = new AbortController();
         if (stopped) controller.abort();
         inFlight.add(controller);
-        const work = deliverEvent(options.url, event, { ...delivery, secret: options.secret, signal: controller.signal }).then(
+        const fetch = receivers.delivery();
+        const work = deliverEvent(endpoints[0]!, event, { ...delivery, fetch, secret: options.secret, signal: controller.signal }).then(
           () => undefined,
           () => {
             stats.failed += 1;
@@ -153,6 +172,10 @@ export function createProviderSimulator(options: ProviderSimulatorOptions): Prov
       for (const controller of inFlight) controller.abort();
     },
   };
+}
+
+function isHttpUrl(url: unknown): url is string {
+  return typeof url === 'string' && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol);
 }
 
 function share(name: string, value: unknown): number {

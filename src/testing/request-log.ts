@@ -1,3 +1,5 @@
+import { STATUS_KINDS, type StatusKind } from '../kinds.js';
+
 /**
  * One request the fake received, as `fake.requests` lists it. Secrets are masked.
  */
@@ -35,15 +37,38 @@ export interface FakeCheckoutStats {
   readonly notFound: number;
   /** Requests answered by a fault from `failNext`. */
   readonly faultsInjected: number;
+  /**
+   * The status reads (`GET …/by-external-id/{externalId}`, business calls too) by record kind and
+   * by record, whatever their answer: what an operator budgets with the service.
+   *
+   * @example
+   * fake.stats.statusReads.order.total; // every order read
+   * fake.stats.statusReads.order.byExternalId['o-1']; // reads of order o-1 (undefined: none)
+   */
+  readonly statusReads: FakeStatusReads;
 }
 
-type MutableStats = { -readonly [K in keyof FakeCheckoutStats]: FakeCheckoutStats[K] };
+/** Each record kind's status reads, as `fake.stats.statusReads` counts them. */
+export type FakeStatusReads = Readonly<Record<StatusKind, FakeKindReads>>;
+
+/** The status reads of one record kind. */
+export interface FakeKindReads {
+  /** Every status read of the kind. */
+  readonly total: number;
+  /** Reads by the record's externalId (decoded); a record never read has no entry. */
+  readonly byExternalId: Readonly<Record<string, number>>;
+}
+
+type MutableStats = { -readonly [K in keyof Omit<FakeCheckoutStats, 'statusReads'>]: FakeCheckoutStats[K] };
+type MutableReads = Record<StatusKind, { total: number; byExternalId: Record<string, number> }>;
 
 /** What one answered request adds to the log. */
 export interface AnsweredRequest {
   readonly record: FakeRequestRecord;
   readonly kind: 'token' | 'business';
   readonly injected: boolean;
+  /** The record whose status it read, if it was a status read (`externalId` undefined when its encoding is broken). */
+  readonly read?: { kind: StatusKind; externalId: string | undefined } | undefined;
 }
 
 /** The fake's bounded request log, its counters, and the `onRequest` callback. */
@@ -52,14 +77,20 @@ export class RequestLog {
   readonly #onRequest: ((record: FakeRequestRecord) => void) | undefined;
   #entries: FakeRequestRecord[] = [];
   #stats: MutableStats = zero();
+  #reads: MutableReads = noReads();
 
   constructor(max: number, onRequest: ((record: FakeRequestRecord) => void) | undefined) {
     this.#max = max;
     this.#onRequest = onRequest;
   }
 
-  add({ record, kind, injected }: AnsweredRequest): void {
+  add({ record, kind, injected, read }: AnsweredRequest): void {
     const s = this.#stats;
+    if (read !== undefined) {
+      const reads = this.#reads[read.kind];
+      reads.total += 1;
+      if (read.externalId !== undefined) reads.byExternalId[read.externalId] = (reads.byExternalId[read.externalId] ?? 0) + 1;
+    }
     s.requests += 1;
     if (kind === 'token') s.tokenExchanges += 1;
     else s.businessCalls += 1;
@@ -83,13 +114,27 @@ export class RequestLog {
   }
 
   get stats(): FakeCheckoutStats {
-    return { ...this.#stats };
+    const statusReads = Object.fromEntries(
+      STATUS_KINDS.map((kind) => {
+        const { total, byExternalId } = this.#reads[kind];
+        return [kind, { total, byExternalId: Object.assign(Object.create(null) as Record<string, number>, byExternalId) }];
+      }),
+    ) as FakeStatusReads;
+    return { ...this.#stats, statusReads };
   }
 
   clear(): void {
     this.#entries = [];
     this.#stats = zero();
+    this.#reads = noReads();
   }
+}
+
+// null prototype: an externalId such as `__proto__` or `toString` is a key like any other
+function noReads(): MutableReads {
+  return Object.fromEntries(
+    STATUS_KINDS.map((kind) => [kind, { total: 0, byExternalId: Object.create(null) as Record<string, number> }]),
+  ) as MutableReads;
 }
 
 function zero(): MutableStats {

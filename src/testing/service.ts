@@ -1,5 +1,5 @@
 import { typeName } from '../internal/type-name.js';
-import { kindEntry, STATUS_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
+import { isStatusKind, kindEntry, STATUS_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
 import type { Order, Withdrawal } from '../schemas.js';
 import { checkKind, fakeKind } from './fake-kinds.js';
 import { faultRequest, FaultQueue, pause, type FailNextOptions, type FaultStatus } from './faults.js';
@@ -398,7 +398,8 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
     };
 
     let outcome: Response | typeof DROP_CONNECTION;
-    const fault = this.#faults.take(faultRequest(arrived.method, url.pathname));
+    const target = faultRequest(arrived.method, url.pathname);
+    const fault = this.#faults.take(target);
     if (fault !== undefined) {
       await pause(fault.delayMs + this.#delayMs, request.signal);
       outcome =
@@ -417,7 +418,8 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
       }
     }
     const status = outcome === DROP_CONNECTION ? 0 : outcome.status;
-    this.#log.add({ record: { ...arrived, status }, kind, injected: fault !== undefined });
+    const read = target.method === 'GET' && isStatusKind(target.kind) ? { kind: target.kind, externalId: target.externalId } : undefined;
+    this.#log.add({ record: { ...arrived, status }, kind, injected: fault !== undefined, read });
     return outcome;
   }
 

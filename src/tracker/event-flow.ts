@@ -24,11 +24,14 @@ export class EventFlow {
   /** The last event nudged through this tracker: monotonic, and epoch milliseconds for `health()`. */
   #local: { at: number; epochMs: number } | undefined;
   #foundFirstByRead = 0;
+  /** With `webhooksFromStart`, the tracker's creation (monotonic): events count as flowing from it. */
+  readonly #start: number | undefined;
 
-  constructor(store: StatusStore, silenceMs: number, timeoutMs: number) {
+  constructor(store: StatusStore, silenceMs: number, timeoutMs: number, fromStart: boolean) {
     this.#store = store;
     this.#silenceMs = silenceMs;
     this.#timeoutMs = timeoutMs;
+    this.#start = fromStart ? monotonic() : undefined;
   }
 
   /** Announced changes a poll read found before their event, since the tracker was created. */
@@ -75,7 +78,7 @@ export class EventFlow {
     const now = monotonic();
     const stored = this.#stored?.ageMs === undefined ? Infinity : this.#stored.ageMs + (now - this.#stored.askedAt);
     const local = this.#local === undefined ? Infinity : now - this.#local.at;
-    return Math.min(stored, local);
+    return Math.min(stored, local, this.#start === undefined ? Infinity : now - this.#start);
   }
 
   /** Asks the store; a store that fails keeps the last answer, asked again after {@link EVENT_CHECK_MS}. */

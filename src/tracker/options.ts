@@ -109,6 +109,6 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     onWatchEnd: options.onWatchEnd,
     telemetry: inheritedTelemetry(options, client),
     foundKeys: new FoundKeys(store as StatusStore, Math.ceil(leaseMs / 3)),
-    events: new EventFlow(store as StatusStore, schedule.webhookSilenceMs, Math.ceil(leaseMs / 3)),
+    events: new EventFlow(store as StatusStore, schedule.webhookSilenceMs, Math.ceil(leaseMs / 3), schedule.webhooksFromStart),
   };
 }

@@ -14,6 +14,7 @@ export interface Schedule {
   notFoundForMs: number;
   safetyIntervalMs: number;
   webhookSilenceMs: number;
+  webhooksFromStart: boolean;
 }
 
 /** What a read tells the schedule of its record, beyond its age and nudge. */
@@ -48,7 +49,11 @@ export function resolveSchedule(options: StatusScheduleOptions | undefined): Sch
     notFoundForMs: 0,
     safetyIntervalMs: timerMs('schedule.safetyIntervalMs', given.safetyIntervalMs, 40_000),
     webhookSilenceMs: positive('schedule.webhookSilenceMs', given.webhookSilenceMs, 600_000),
+    webhooksFromStart: given.webhooksFromStart ?? false,
   };
+  if (typeof schedule.webhooksFromStart !== 'boolean') {
+    throw new TypeError(`schedule.webhooksFromStart must be a boolean, got ${typeName(schedule.webhooksFromStart)}`);
+  }
   // the open-checkout window: a record not found while its checkout could still be open never will be
   schedule.notFoundForMs = positive('schedule.notFoundForMs', given.notFoundForMs, schedule.fastForMs);
   if (schedule.maxIntervalMs < schedule.fastIntervalMs) {

@@ -2,6 +2,7 @@ import { NotFoundError } from '../errors.js';
 import { readRecord as readKind, type RecordOf, type StatusKind } from '../kinds.js';
 import { trackerRead } from '../telemetry/hooks.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import { changeId } from './change-id.js';
 import { handOver } from './hand-over.js';
 import { plainError, writeTrackerLog } from './logger.js';
 import type { ResolvedTrackerOptions } from './options.js';
@@ -150,6 +151,7 @@ async function afterFailedRead(turn: TurnContext, error: unknown, service: Servi
 function changeOf(turn: TurnContext, read: RecordOf<StatusKind>, status: string | null): StatusChange {
   const { record } = turn.handle;
   return {
+    id: changeId(record.kind, record.externalId, record.handled?.at, status),
     kind: record.kind,
     externalId: record.externalId,
     status,

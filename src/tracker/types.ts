@@ -24,6 +24,14 @@ export type {
 
 /** What every {@link StatusChange} carries, whatever its kind. */
 export interface StatusChangeBase {
+  /**
+   * This change's identity, a UUID: the same every time this change of this record is handed over
+   * (again after `onChange` threw, after a crash, by any process sharing the store), another for
+   * every other change, a status reached again included. Send it downstream as the
+   * `Idempotency-Key` and deduplicate on it (a pg-boss job `id` too). Derived from the store's
+   * record: a record the store no longer keeps (a memory store restarted, past retention) starts over.
+   */
+  id: string;
   /** The record's externalId (the partner's own id). */
   externalId: string;
   /**
@@ -175,6 +183,14 @@ export interface StatusScheduleOptions {
    * @default 600_000 (10 minutes)
    */
   webhookSilenceMs?: number | undefined;
+  /**
+   * Take provider events as flowing from the tracker's creation: announced changes are read at
+   * `safetyIntervalMs` at once (a webhook, not a fast poll, brings them), and `webhookSilenceMs`
+   * counts from the creation until the first event. For tests that assert a change came by
+   * webhook, and for a fleet whose webhooks are known to be configured.
+   * @default false: until an event reaches the store, announced changes are read as unannounced ones
+   */
+  webhooksFromStart?: boolean | undefined;
 }
 
 /**

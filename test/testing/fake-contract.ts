@@ -126,6 +126,31 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
         expect(fake.stats).toMatchObject({ tokenExchanges: 1, businessCalls: 3 });
       });
 
+      it('counts status reads by kind and by record, whatever their answer; other business calls are not reads', async () => {
+        fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' } });
+        fake.setOrder({ externalId: '__proto__', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-2' } });
+        fake.setWithdrawal({ externalId: 'w-1', status: 'Processing' });
+        const c = client({ maxRetries: 0 });
+        await c.getMe();
+        await c.getOrderByExternalId('o-1');
+        await c.getOrderByExternalId('o-1');
+        await c.getOrderByExternalId('__proto__');
+        await expect(c.getOrderByExternalId('a/missing')).rejects.toBeInstanceOf(NotFoundError);
+        fake.failNext(1, 503, { only: { kind: 'withdrawal' } });
+        await expect(c.getWithdrawalByExternalId('w-1')).rejects.toBeInstanceOf(ServerError);
+        await c.getWithdrawalByExternalId('w-1');
+        const { statusReads, businessCalls } = fake.stats;
+        expect(businessCalls).toBe(7);
+        expect(statusReads.order.total).toBe(4);
+        expect({ ...statusReads.order.byExternalId }).toEqual({ 'o-1': 2, ['__proto__']: 1, 'a/missing': 1 });
+        expect(statusReads.order.byExternalId.toString).toBeUndefined();
+        expect(statusReads.withdrawal).toEqual({ total: 2, byExternalId: { 'w-1': 2 } });
+        // a snapshot: later reads do not change it
+        await c.getOrderByExternalId('o-1');
+        expect(statusReads.order.byExternalId['o-1']).toBe(2);
+        expect(fake.stats.statusReads.order.byExternalId['o-1']).toBe(3);
+      });
+
       it('answers 404 for an unknown order or withdrawal', async () => {
         const c = client();
         await expect(c.getOrderByExternalId('missing')).rejects.toBeInstanceOf(NotFoundError);

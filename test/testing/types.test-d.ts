@@ -1,4 +1,4 @@
-import type { Order, Withdrawal } from 'checkout-partner-sdk';
+import type { Order, StatusKind, Withdrawal } from 'checkout-partner-sdk';
 import {
   createFakeCheckout,
   defineFakeRoute,
@@ -7,6 +7,7 @@ import {
   signEvent,
   type DeliveryReport,
   type FakeServer,
+  type FakeStatusReads,
   playTimeline,
   type SignedEvent,
   type TimelineRecordStep,
@@ -53,7 +54,12 @@ describe('testing kit types', () => {
       readonly unauthorized: number;
       readonly notFound: number;
       readonly faultsInjected: number;
+      readonly statusReads: FakeStatusReads;
     }>();
+    // by kind (every kind of the table) and by record
+    expectTypeOf<keyof FakeStatusReads>().toEqualTypeOf<StatusKind>();
+    expectTypeOf(fake.stats.statusReads.order.total).toEqualTypeOf<number>();
+    expectTypeOf(fake.stats.statusReads.withdrawal.byExternalId['w-1']).toEqualTypeOf<number | undefined>();
     // @ts-expect-error a withdrawal needs a status
     fake.setWithdrawal({ externalId: 'w' });
     // @ts-expect-error failNext takes a status number or 'network'

@@ -11,7 +11,7 @@ import { fakeService } from './helpers.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 const db = usePostgres({ max: 8 });
 
-it('a tracker process SIGKILLed inside onChange leaves no effect; another process is handed the change and writes it once', async () => {
+it('a tracker process SIGKILLed inside onChange leaves no effect; another process is handed the change, same id, and writes it once', async () => {
   const table = `kill_status_${process.pid}`;
   const effects = `kill_effects_${process.pid}`;
   await db.pool.query(`CREATE TABLE "${effects}" (external_id text NOT NULL, status text)`);
@@ -63,14 +63,14 @@ it('a tracker process SIGKILLed inside onChange leaves no effect; another proces
 
   const { fake, client } = fakeService();
   fake.setOrder({ externalId: 'k-1', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't' } });
-  let calls = 0;
+  const ids: string[] = [];
   const survivor = createStatusTracker({
     client,
     store,
     leaseMs: 1_000,
     claimIntervalMs: 10,
-    onChange: async ({ externalId, status, transaction }) => {
-      calls += 1;
+    onChange: async ({ id, externalId, status, transaction }) => {
+      ids.push(id);
       await transaction.query(`INSERT INTO "${effects}" (external_id, status) VALUES ($1, $2)`, [externalId, status]);
     },
   });
@@ -81,6 +81,7 @@ it('a tracker process SIGKILLed inside onChange leaves no effect; another proces
   } finally {
     await survivor.drain({ timeoutMs: 3_000 });
   }
-  expect(calls).toBe(1);
+  // the killed process was handed this very change: the same id to send downstream
+  expect(ids).toEqual([/IN-ONCHANGE \d+ (\S+)/.exec(stdout)?.[1]]);
   expect(await effectRows()).toEqual([{ status: 'Settled', n: 1 }]);
 });

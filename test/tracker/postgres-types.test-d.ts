@@ -13,9 +13,10 @@ test('a transactional PostgresStatusStore hands onChange the pg PoolClient', () 
   createStatusTracker({
     client,
     store: new PostgresStatusStore({ pool, transactional: true }),
-    onChange: async ({ transaction, externalId }) => {
+    onChange: async ({ transaction, externalId, id }) => {
       expectTypeOf(transaction).toEqualTypeOf<pg.PoolClient>();
       expectTypeOf(externalId).toBeString();
+      expectTypeOf(id).toEqualTypeOf<string>();
     },
   });
 });

@@ -106,6 +106,19 @@ export function statusStoreContract(fresh: () => StoreUnderTest | Promise<StoreU
     expect(await claim(store)).toEqual([]);
   });
 
+  it('handled.at grows with every commit of a record, even within one tick of its clock (each change.id differs)', async () => {
+    const { store } = await fresh();
+    await store.watch('order', 'o-1');
+    let last = -Infinity;
+    for (const status of ['Pending', 'Settled', 'Pending']) {
+      const [record] = await claim(store);
+      expect(await store.commit(record!.lease, status, { failures: 0, next: { delayMs: 0 } })).toBe(true);
+      const at = (await store.get('order', 'o-1'))!.handled!.at;
+      expect(at).toBeGreaterThan(last);
+      last = at;
+    }
+  });
+
   it('ends the watch at a final status and keeps the handled status; watch again keeps it', async () => {
     const { store, advance } = await fresh();
     await store.watch('order', 'o-1');

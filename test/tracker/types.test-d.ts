@@ -13,6 +13,8 @@ describe('tracker types', () => {
       onChange: (change) => {
         expectTypeOf(change).toEqualTypeOf<StatusChange>();
         expectTypeOf(change.status).toEqualTypeOf<string | null>();
+        // every change has its identity, whatever its kind
+        expectTypeOf(change.id).toEqualTypeOf<string>();
         expectTypeOf(change.previousStatus).toEqualTypeOf<string | null | undefined>();
         if (change.kind === 'order') expectTypeOf(change.record.settlement).not.toBeAny();
         else expectTypeOf(change.record.status).toBeString();
@@ -70,7 +72,7 @@ describe('tracker types', () => {
     const tracker: StatusTracker = createStatusTracker({
       client,
       onChange: () => {},
-      schedule: { safetyIntervalMs: 30_000, webhookSilenceMs: 3_600_000 },
+      schedule: { safetyIntervalMs: 30_000, webhookSilenceMs: 3_600_000, webhooksFromStart: true },
     });
     const { webhooks } = await tracker.health();
     expectTypeOf(webhooks).toEqualTypeOf<{ lastEventAt: number | undefined; foundFirstByRead: number }>();
