@@ -132,8 +132,8 @@ export function announcedBy(event: WebhookEvent, status: string | null): boolean
 }
 
 /**
- * Whether a record's status is one a provider event announces, by the table: an order `Settled` or
- * cancelled with its trade (`otc.trade.*` carry its `tradeId`), a `Completed` withdrawal. A poll
+ * Whether a record's status is one a provider event announces, by the table (an order `Settled` or
+ * cancelled with its trade, as `otc.trade.*` carry its `tradeId`, for example). A poll
  * that finds such a change first counts it (lost or late webhooks show). @internal
  */
 export function announcedChange(kind: StatusKind, record: RecordOf<StatusKind>): boolean {
