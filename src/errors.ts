@@ -135,7 +135,7 @@ export class PermissionDeniedError extends ApiError {
   declare readonly status: number;
 }
 
-/** 404: no such order or withdrawal (or endpoint). */
+/** 404: no such record (or endpoint). */
 export class NotFoundError extends ApiError {
   override readonly name = 'NotFoundError' as const;
   declare readonly status: number;

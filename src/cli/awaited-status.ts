@@ -7,8 +7,8 @@ import { usage } from './exit-codes.js';
 export type RecordKind = StatusKind;
 
 /**
- * The statuses a record shows: its kind's status (an order's `settlement.status`, a withdrawal's
- * `status`) and a top-level `status` (an order may carry both). The first is the one reported.
+ * The statuses a record shows: its kind's status (an order's `settlement.status`, for example)
+ * and a top-level `status` (an order may carry both). The first is the one reported.
  */
 export function statusesOf(kind: RecordKind, record: RecordOf<StatusKind>): string[] {
   const top = typeof record.status === 'string' ? record.status : undefined;
@@ -19,9 +19,9 @@ export function statusesOf(kind: RecordKind, record: RecordOf<StatusKind>): stri
 const isCancellation = (status: string) => /^cancel/i.test(status.trim());
 
 /**
- * Whether `status` can change no more, by the kinds table, as the status tracker reads it (an
- * order `Settled` or cancelled; a withdrawal `Completed`, failed, cancelled or rejected), ignoring
- * case and surrounding spaces. Every other status may still change.
+ * Whether `status` can change no more, by the kinds table, as the status tracker reads it (an order
+ * `Settled` or cancelled, for example), ignoring case and surrounding spaces. Every other status may
+ * still change.
  */
 export function isFinalStatus(kind: RecordKind, status: string): boolean {
   const s = status.trim().toLowerCase();

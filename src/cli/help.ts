@@ -1,6 +1,6 @@
 import { RECORD_KINDS, STATUS_KINDS, type StatusKind } from '../kinds.js';
 
-/** The kinds, for a help line: `order, withdrawal`. */
+/** The kinds, for a help line: `order, …`. */
 const KINDS = STATUS_KINDS.join(', ');
 
 /** When a kind's status is final, by the kinds table: `an order is final when Settled, Cancelled or "cancel..."`. */

@@ -41,7 +41,7 @@ export function signPayload(payload: PayloadInput, secret: string): Promise<stri
 /**
  * A webhook handler: per delivery it checks size (413), signature (401) and event (400), claims the
  * eventId in `store` (done → 200, in flight → 409, store down → 503), confirms the event by
- * re-reading the order or withdrawal through `client`, calls `onEvent`, then completes the claim
+ * re-reading the record it is about through `client`, calls `onEvent`, then completes the claim
  * (200) or releases it (500, so a redelivery runs it again). Past `responseTimeoutMs` it answers
  * 503 while the work goes on. Options are checked at once (`TypeError`).
  *
