@@ -1,4 +1,4 @@
-import { kindEntry, statusOf, type RecordOf, type StatusKind } from './kinds.js';
+import { kindEntry, STATUS_KINDS, statusOf, type RecordOf, type StatusKind } from './kinds.js';
 import type { KnownEventTypes, WebhookEvent } from './webhook-event.js';
 
 // The one table of provider event types: the kind of record each is about, the fields parseEvent
@@ -61,8 +61,10 @@ export function eventPatterns(kind: StatusKind): string[] {
   return own.filter((pattern) => pattern.endsWith('.*') || !wildcards.some((w) => pattern.startsWith(w.slice(0, -1))));
 }
 
-/** Whether some event type carries its record's externalId (an `idPath`), so an event can be read without a resolver. @internal */
-export const SOME_EVENT_CARRIES_ID = Object.values(EVENT_TYPES).some((entry) => entry.idPath !== undefined);
+/** The kinds with an event type that does not carry its record's externalId (no `idPath`): only a resolver, or a tracker's lookup, finds its record. @internal */
+export const KINDS_RESOLVED = STATUS_KINDS.filter((kind) =>
+  Object.values(EVENT_TYPES).some((entry) => entry.kind === kind && entry.idPath === undefined),
+);
 
 /** What `parseEvent` checks on an event of `type`: each declared field, and its `idPath` (a string), by their path in the payload. @internal */
 export function fieldChecks(type: string): [path: readonly [string, ...string[]], check: FieldCheck][] {
@@ -132,8 +134,8 @@ export function announcedBy(event: WebhookEvent, status: string | null): boolean
 }
 
 /**
- * Whether a record's status is one a provider event announces, by the table: an order `Settled` or
- * cancelled with its trade (`otc.trade.*` carry its `tradeId`), a `Completed` withdrawal. A poll
+ * Whether a record's status is one a provider event announces, by the table (an order `Settled` or
+ * cancelled with its trade, as `otc.trade.*` carry its `tradeId`, for example). A poll
  * that finds such a change first counts it (lost or late webhooks show). @internal
  */
 export function announcedChange(kind: StatusKind, record: RecordOf<StatusKind>): boolean {

@@ -13,7 +13,7 @@ export type {
   WaitOptions,
   WithResponse,
 } from './client/options.js';
-export type { ResponseReads, PartnerSecret } from './client/options.js';
+export type { KindReads, KindResponseReads, KindWaits, ResponseReads, PartnerSecret } from './client/options.js';
 export type { ClientLogEntry, LogEntry, LogError, Logger, TrackerLogEntry, WebhookLogEntry, WebhookWarning } from './logger.js';
 export type { DrainOptions, DrainReport, InHandDelivery, InHandRecord, InHandWork } from './drain.js';
 export type { MeterProviderLike, OpenTelemetryApiLike, TelemetryOptions, TracerProviderLike } from './telemetry/options.js';

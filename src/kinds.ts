@@ -1,10 +1,9 @@
 import { OrderSchema, WithdrawalSchema, type Order, type ParseSchema, type Withdrawal } from './schemas.js';
 
-// The one table of record kinds: everything that differs between an order and a withdrawal is read
-// from here, and code that differs by kind dispatches through a `Record<StatusKind, …>`, so adding
-// a kind (its line in `KindRecords`, its entry in `RECORD_KINDS`) makes the compiler name every
-// other place it needs. Outside every feature, so the client, the stores, the tracker, the webhook
-// handler, the telemetry and the CLI all read it without an import cycle.
+// The one table of record kinds: everything that differs between kinds is read from here, and code
+// that differs by kind dispatches through a `Record<StatusKind, …>`, so adding a kind (its line in
+// `KindRecords`, its entry in `RECORD_KINDS`) makes the compiler name every other place it needs.
+// Outside every feature, so every feature reads it without an import cycle.
 
 /** Each kind of record a status read returns, by its name (the name is the `StatusKind`). */
 export interface KindRecords {
@@ -14,7 +13,7 @@ export interface KindRecords {
   withdrawal: Withdrawal;
 }
 
-/** What a status tracker watches: an order (`settlement.status`) or a withdrawal (`status`). */
+/** A kind of record: what `getRecord`, `waitFor` and `watch` take, one per entry of {@link KindRecords}. */
 export type StatusKind = keyof KindRecords;
 
 /** The record a kind's status read returns: `RecordOf<'order'>` is `Order`. */
@@ -55,9 +54,9 @@ export interface RecordKindEntry<K extends StatusKind> {
   readonly finalPrefixes: readonly string[];
   /** The final statuses that are a success (exactly, as the spec spells them); every other final status is a failure. */
   readonly successStatuses: readonly string[];
-  /** The per-kind read a status reader may have instead of `getRecord`. */
+  /** The per-kind read a status reader may have instead of `getRecord` (from the kind's name). */
   readonly read: ReadName<K>;
-  /** The webhook handler's per-kind option that finds a record's externalId from a provider event. */
+  /** The webhook handler's per-kind option that finds a record's externalId from a provider event (from the kind's name). */
   readonly resolver: ResolverName<K>;
   /** The kind with its article, for messages: `an order`. */
   readonly named: string;
@@ -68,14 +67,15 @@ export interface RecordKindEntry<K extends StatusKind> {
   readonly keys: Readonly<Record<string, (record: RecordOf<K>) => string | undefined>>;
   /**
    * Whether the record's next status change is one a provider event announces (the tracker then
-   * reads it at a safety pace, not the fast one): an order whose trade exists (`otc.trade.*`), a
-   * withdrawal (`pix.withdrawal.*`). The first milestone and BRZ orders have no event.
+   * reads it at a safety pace, not the fast one), e.g. an order once its trade exists (`otc.trade.*`).
    */
   readonly announced: (record: RecordOf<K>) => boolean;
 }
 
-/** The record kinds. A new kind is one more entry (and its line in `KindRecords`). @internal */
-export const RECORD_KINDS: { readonly [K in StatusKind]: RecordKindEntry<K> } = {
+/** What a kind's entry says; its member names follow from its name. */
+type KindDefinition<K extends StatusKind> = Omit<RecordKindEntry<K>, 'read' | 'resolver'>;
+
+const DEFINITIONS: { readonly [K in StatusKind]: KindDefinition<K> } = {
   order: {
     path: '/orders/by-external-id/{externalId}',
     schema: OrderSchema,
@@ -83,11 +83,9 @@ export const RECORD_KINDS: { readonly [K in StatusKind]: RecordKindEntry<K> } = 
     finalStatuses: ['Settled', 'Cancelled'],
     finalPrefixes: ['cancel'],
     successStatuses: ['Settled'],
-    read: 'getOrderByExternalId',
-    resolver: 'resolveOrderExternalId',
     named: 'an order',
     keys: { tradeId: (order) => (typeof order.settlement?.tradeId === 'string' ? order.settlement.tradeId : undefined) },
-    announced: (order) => typeof order.settlement?.tradeId === 'string' && !finalIn(RECORD_KINDS.order, RECORD_KINDS.order.statusOf(order)),
+    announced: (order) => typeof order.settlement?.tradeId === 'string' && !finalIn(DEFINITIONS.order, DEFINITIONS.order.statusOf(order)),
   },
   withdrawal: {
     path: '/withdrawals/by-external-id/{externalId}',
@@ -96,8 +94,6 @@ export const RECORD_KINDS: { readonly [K in StatusKind]: RecordKindEntry<K> } = 
     finalStatuses: ['Completed', 'Cancelled', 'Failed', 'Rejected'],
     finalPrefixes: ['fail', 'cancel', 'reject'],
     successStatuses: ['Completed'],
-    read: 'getWithdrawalByExternalId',
-    resolver: 'resolveWithdrawalExternalId',
     named: 'a withdrawal',
     keys: {},
     announced: () => true,
@@ -105,7 +101,39 @@ export const RECORD_KINDS: { readonly [K in StatusKind]: RecordKindEntry<K> } = 
 };
 
 /** Every kind, in the table's order. @internal */
-export const STATUS_KINDS = Object.keys(RECORD_KINDS) as readonly StatusKind[];
+export const STATUS_KINDS = Object.keys(DEFINITIONS) as readonly StatusKind[];
+
+/** The record kinds. A new kind is one more entry of `DEFINITIONS` (and its line in `KindRecords`). @internal */
+export const RECORD_KINDS = Object.fromEntries(
+  STATUS_KINDS.map((kind) => [
+    kind,
+    { ...DEFINITIONS[kind], read: kindMember('get', kind, 'ByExternalId'), resolver: kindMember('resolve', kind, 'ExternalId') },
+  ]),
+) as unknown as { readonly [K in StatusKind]: RecordKindEntry<K> };
+
+/**
+ * A per-kind member's name, the kind capitalised between `prefix` and `suffix`: `kindMember('watch',
+ * 'order')` is `watchOrder`. Every per-kind name partners know is made this way. @internal
+ */
+export function kindMember<P extends string, K extends StatusKind, S extends string = ''>(
+  prefix: P,
+  kind: K,
+  suffix: S = '' as S,
+): `${P}${Capitalize<K>}${S}` {
+  return `${prefix}${kind.charAt(0).toUpperCase()}${kind.slice(1)}${suffix}` as `${P}${Capitalize<K>}${S}`;
+}
+
+/** Each kind's own member `prefix<Kind>suffix`, made by `member(kind)`, for an object literal to spread. @internal */
+export function perKind<T>(prefix: string, member: (kind: StatusKind) => T, suffix = ''): Record<string, T> {
+  return Object.fromEntries(STATUS_KINDS.map((kind) => [kindMember(prefix, kind, suffix), member(kind)]));
+}
+
+/** Puts each kind's own method `prefix<Kind>suffix` on a class's prototype, as a class declares a method. @internal */
+export function installPerKind(prototype: object, prefix: string, method: (kind: StatusKind) => unknown, suffix = ''): void {
+  for (const [name, value] of Object.entries(perKind(prefix, method, suffix))) {
+    Object.defineProperty(prototype, name, { value, writable: true, configurable: true });
+  }
+}
 
 /** Whether `value` names a kind of the table. @internal */
 export function isStatusKind(value: unknown): value is StatusKind {
@@ -117,16 +145,15 @@ export function kindEntry(kind: StatusKind): RecordKindEntry<StatusKind> {
   return RECORD_KINDS[kind] as unknown as RecordKindEntry<StatusKind>;
 }
 
-/** A record's status, as its kind reads it: an order's `settlement.status` (`null` without one), a withdrawal's `status`. @internal */
+/** A record's status, as its kind's `statusOf` reads it (`null` when it has none yet). @internal */
 export function statusOf(kind: StatusKind, record: RecordOf<StatusKind>): string | null {
   return kindEntry(kind).statusOf(record);
 }
 
 /**
- * Whether a status is final for its kind: one the service names (an order `Settled` or `Cancelled`;
- * a withdrawal `Completed`, `Cancelled`, `Failed` or `Rejected`), or one that begins with a final
- * prefix in any case (an order cancelled; a withdrawal failed, cancelled or rejected). `null` (no
- * status yet) is not final. The tracker's default `isFinal` is this check.
+ * Whether a status is final for its kind: one the service names for it (an order `Settled` or
+ * `Cancelled`, for example), or one that begins with one of its final prefixes in any case (an
+ * order cancelled). `null` (no status yet) is not final. The tracker's default `isFinal` is this check.
  *
  * @example
  * onChange: async (change) => {
@@ -148,8 +175,8 @@ function finalIn(
 }
 
 /**
- * Whether a status is a final success for its kind: an order `Settled`, a withdrawal `Completed`.
- * Every other final status (see {@link isFinalStatus}) is a failure; `null` is not a success.
+ * Whether a status is a final success for its kind (an order `Settled`, for example). Every other
+ * final status (see {@link isFinalStatus}) is a failure; `null` is not a success.
  *
  * @example
  * if (isFinalStatus('withdrawal', status) && !isSuccessStatus('withdrawal', status)) await refund(id);

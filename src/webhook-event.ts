@@ -97,22 +97,28 @@ export type KnownWebhookEvent = KnownEventTypes[keyof KnownEventTypes];
  */
 export type WebhookEvent = KnownWebhookEvent | WebhookEventBase;
 
-/** The event type {@link isEventType} narrows to for `type`. */
-export type EventOfType<T extends string> = T extends 'otc.trade.settled'
-  ? OtcTradeSettledEvent
-  : T extends 'otc.trade.cancelled'
-    ? OtcTradeCancelledEvent
-    : T extends `pix.deposit.${string}`
-      ? PixDepositEvent & {
-          /** The event's type, as given to {@link isEventType}. */
-          readonly type: T;
-        }
-      : T extends `pix.withdrawal.${string}`
-        ? PixWithdrawalEvent & {
+/**
+ * The event type {@link isEventType} narrows to for `type`, read from `KnownEventTypes`: the
+ * type's own entry, else that of the `prefix.*` it falls under (with `type` as given), else the
+ * base event with `type`.
+ */
+export type EventOfType<T extends string> =
+  T extends Exclude<keyof KnownEventTypes, `${string}.*`>
+    ? KnownEventTypes[T]
+    : {
+          [P in keyof KnownEventTypes]: P extends `${infer Prefix}.*`
+            ? T extends `${Prefix}.${string}`
+              ? KnownEventTypes[P] & {
+                  /** The event's type, as given to {@link isEventType}. */
+                  readonly type: T;
+                }
+              : never
+            : never;
+        }[keyof KnownEventTypes] extends infer UnderPrefix
+      ? [UnderPrefix] extends [never]
+        ? WebhookEventBase & {
             /** The event's type, as given to {@link isEventType}. */
             readonly type: T;
           }
-        : WebhookEventBase & {
-            /** The event's type, as given to {@link isEventType}. */
-            readonly type: T;
-          };
+        : UnderPrefix
+      : never;

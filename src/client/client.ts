@@ -19,10 +19,13 @@ import type { TelemetryCore } from '../telemetry/telemetry-core.js';
 import { TELEMETRY_OPTIONS, type TelemetryOptions } from '../telemetry/options.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import { loadHooks } from '../telemetry/load-hooks.js';
-import { TokenResponseSchema, type Me, type Order, type TokenResponse, type Withdrawal } from '../schemas.js';
-import type { RecordOf, StatusKind } from '../kinds.js';
+import { TokenResponseSchema, type Me, type TokenResponse } from '../schemas.js';
+import { installPerKind, perKind, type RecordOf, type StatusKind } from '../kinds.js';
 import type {
   CheckoutClientOptions,
+  KindReads,
+  KindResponseReads,
+  KindWaits,
   PartnerSecret,
   RawRequestOptions,
   RequestOptions,
@@ -44,6 +47,11 @@ const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
  * const order = await client.getOrderByExternalId('order-42');
  * if (order.settlement?.status === 'Settled') ship(order);
  */
+// the per-kind reads and waits are put on the prototype from the kinds table (the static block)
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface CheckoutClient extends KindReads, KindWaits {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class CheckoutClient {
   /** The partner API base every path is resolved against, e.g. `https://checkout.example.com/api/v1/partner-api`. */
   readonly baseUrl: string;
@@ -140,8 +148,8 @@ export class CheckoutClient {
 
   /**
    * The status read of a record of any kind, by its externalId: `order` reads GET
-   * /orders/by-external-id/{externalId}, `withdrawal` GET /withdrawals/by-external-id/{externalId}.
-   * An unknown `kind` is a `TypeError`.
+   * /orders/by-external-id/{externalId}. An unknown `kind` is a `TypeError`. Each kind also has its
+   * own read, `getOrderByExternalId` and the like ({@link KindReads}).
    *
    * @example
    * const record = await client.getRecord('withdrawal', 'payout-7');
@@ -149,24 +157,6 @@ export class CheckoutClient {
    */
   async getRecord<K extends StatusKind>(kind: K, externalId: string, options: RequestOptions = {}): Promise<RecordOf<K>> {
     return this.#authed(recordCall(kind, externalId, options), newTrace());
-  }
-
-  /**
-   * GET /orders/by-external-id/{externalId}: the order's status, including `settlement.status`
-   * (`getRecord('order', externalId)`).
-   *
-   * @example
-   * const order = await client.getOrderByExternalId('order-42');
-   * order.settlement?.status; // 'Settled' once its crypto swap settled
-   */
-  async getOrderByExternalId(externalId: string, options: RequestOptions = {}): Promise<Order> {
-    // getRecord's body, not a call of it: one async layer less on every status read
-    return this.#authed(recordCall('order', externalId, options), newTrace());
-  }
-
-  /** GET /withdrawals/by-external-id/{externalId}: the PIX withdrawal's status (`Completed` once settled), as `getRecord('withdrawal', externalId)`. */
-  async getWithdrawalByExternalId(externalId: string, options: RequestOptions = {}): Promise<Withdrawal> {
-    return this.#authed(recordCall('withdrawal', externalId, options), newTrace());
   }
 
   /**
@@ -211,8 +201,11 @@ export class CheckoutClient {
     return {
       getMe: (options = {}) => run(() => meCall(options)),
       getRecord,
-      getOrderByExternalId: (externalId, options) => getRecord('order', externalId, options),
-      getWithdrawalByExternalId: (externalId, options) => getRecord('withdrawal', externalId, options),
+      ...(perKind(
+        'get',
+        (kind) => (externalId: string, options?: RequestOptions) => getRecord(kind, externalId, options),
+        'ByExternalId',
+      ) as KindResponseReads),
       request: (method, path, options = {}) =>
         run(async () => (await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options)),
     };
@@ -220,7 +213,8 @@ export class CheckoutClient {
 
   /**
    * Reads a record of `kind` every `intervalMs` until `until(record)` is true, and resolves with that
-   * record. Rejects with `WaitTimeoutError` (holding the last record read) when time runs out.
+   * record. Rejects with `WaitTimeoutError` (holding the last record read) when time runs out. Each
+   * kind also has its own wait, `waitForOrder` and the like ({@link KindWaits}).
    *
    * @example
    * const withdrawal = await client.waitFor('withdrawal', 'payout-7', (w) => isFinalStatus('withdrawal', w.status));
@@ -234,20 +228,17 @@ export class CheckoutClient {
     return (await loaded(waits, 'waitFor()')).waitFor(kind, (o) => this.getRecord(kind, externalId, o), until, options);
   }
 
-  /**
-   * Polls GET /orders/by-external-id/{externalId} until `until(order)` is true, and resolves with that
-   * order (`waitFor('order', ...)`). Rejects with `WaitTimeoutError` (holding the last order read) when time runs out.
-   *
-   * @example
-   * const order = await client.waitForOrder('order-42', (o) => o.settlement?.status === 'Settled', { timeoutMs: 120_000 });
-   */
-  async waitForOrder(externalId: string, until: (order: Order) => boolean, options: WaitOptions = {}): Promise<Order> {
-    return this.waitFor('order', externalId, until, options);
-  }
-
-  /** Polls GET /withdrawals/by-external-id/{externalId} until `until(withdrawal)` is true; see {@link waitForOrder}. */
-  async waitForWithdrawal(externalId: string, until: (withdrawal: Withdrawal) => boolean, options: WaitOptions = {}): Promise<Withdrawal> {
-    return this.waitFor('withdrawal', externalId, until, options);
+  static {
+    const read = (kind: StatusKind) =>
+      function (this: CheckoutClient, externalId: string, options?: RequestOptions) {
+        return this.getRecord(kind, externalId, options);
+      };
+    const wait = (kind: StatusKind) =>
+      function (this: CheckoutClient, externalId: string, until: (record: RecordOf<StatusKind>) => boolean, options?: WaitOptions) {
+        return this.waitFor(kind, externalId, until, options);
+      };
+    installPerKind(this.prototype, 'get', read, 'ByExternalId');
+    installPerKind(this.prototype, 'waitFor', wait);
   }
 
   /** What `JSON.stringify(client)` shows: never the secret or the token. */

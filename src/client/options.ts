@@ -4,8 +4,8 @@ import type { RateLimitOptions, RetryBudgetOptions } from './load/options.js';
 import type { ClientLogEntry, Logger } from '../logger.js';
 import type { TokenStore } from '../stores/token-store.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
-import type { Me, Order, ResponseSchema, Withdrawal } from '../schemas.js';
-import type { RecordOf, StatusKind } from '../kinds.js';
+import type { Me, ResponseSchema } from '../schemas.js';
+import type { ReadName, RecordOf, StatusKind } from '../kinds.js';
 
 /**
  * The partner secret, or a function that returns it (sync or async), called at each token exchange.
@@ -145,18 +145,52 @@ export interface WithResponse<T> {
   response: ResponseInfo;
 }
 
+/** Each kind's own read on a `CheckoutClient` (`getOrderByExternalId`, ...), named by the kinds table. */
+export type KindReads = {
+  [K in StatusKind as ReadName<K>]: {
+    /**
+     * Reads the record of the kind its name says by its externalId, as `getRecord(kind, externalId,
+     * options)`: `getOrderByExternalId` reads GET /orders/by-external-id/{externalId}.
+     *
+     * @example
+     * const order = await client.getOrderByExternalId('order-42');
+     * order.settlement?.status; // 'Settled' once its crypto swap settled
+     */
+    read(externalId: string, options?: RequestOptions): Promise<RecordOf<K>>;
+  }['read'];
+};
+
+/** Each kind's own wait on a `CheckoutClient` (`waitForOrder`, ...), named by the kinds table. */
+export type KindWaits = {
+  [K in StatusKind as `waitFor${Capitalize<K>}`]: {
+    /**
+     * Polls the record of the kind its name says until `until(record)` is true, and resolves with
+     * that record, as `waitFor(kind, externalId, until, options)`. Rejects with `WaitTimeoutError`
+     * (holding the last record read) when time runs out.
+     *
+     * @example
+     * const order = await client.waitForOrder('order-42', (o) => o.settlement?.status === 'Settled', { timeoutMs: 120_000 });
+     */
+    wait(externalId: string, until: (record: RecordOf<K>) => boolean, options?: WaitOptions): Promise<RecordOf<K>>;
+  }['wait'];
+};
+
+/** Each kind's own read of {@link ResponseReads} (`getOrderByExternalId`, ...), named by the kinds table. */
+export type KindResponseReads = {
+  [K in StatusKind as ReadName<K>]: {
+    /** The kind's own read (as `getRecord(kind, externalId, options)`), with its response. */
+    read(externalId: string, options?: RequestOptions): Promise<WithResponse<RecordOf<K>>>;
+  }['read'];
+};
+
 /**
  * The client's reads, each resolving with `{ data, response }`; see {@link CheckoutClient.withResponse}.
  */
-export interface ResponseReads {
+export interface ResponseReads extends KindResponseReads {
   /** {@link CheckoutClient.getMe}, with its response. */
   getMe(options?: RequestOptions): Promise<WithResponse<Me>>;
   /** {@link CheckoutClient.getRecord}, with its response. */
   getRecord<K extends StatusKind>(kind: K, externalId: string, options?: RequestOptions): Promise<WithResponse<RecordOf<K>>>;
-  /** {@link CheckoutClient.getOrderByExternalId}, with its response. */
-  getOrderByExternalId(externalId: string, options?: RequestOptions): Promise<WithResponse<Order>>;
-  /** {@link CheckoutClient.getWithdrawalByExternalId}, with its response. */
-  getWithdrawalByExternalId(externalId: string, options?: RequestOptions): Promise<WithResponse<Withdrawal>>;
   /** {@link CheckoutClient.request}, with its response. */
   request<T = unknown>(method: string, path: string, options?: RawRequestOptions<T>): Promise<WithResponse<T>>;
 }
@@ -204,7 +238,7 @@ export interface RawRequestOptions<T> extends RequestOptions {
   idempotencyKey?: string | undefined;
 }
 
-/** Options of {@link CheckoutClient.waitFor}, {@link CheckoutClient.waitForOrder} and {@link CheckoutClient.waitForWithdrawal}. */
+/** Options of {@link CheckoutClient.waitFor} and of each kind's own wait (`waitForOrder`, ...). */
 export interface WaitOptions {
   /**
    * How long to keep polling, in milliseconds, before rejecting with `WaitTimeoutError`.

@@ -14,6 +14,10 @@ export interface SchemaStatements {
   shape: string;
   /** Rows when a table of the right shape still needs `schema` run (what an earlier version made differently). */
   migrationNeeded?: string;
+  /** With `refusedValues` as its parameters: a row (`name`, `kind`) per constraint of an earlier version and value of this one it refuses. */
+  migrationRefuses?: string;
+  /** The parameters of `migrationRefuses`. */
+  refusedValues?: readonly unknown[];
 }
 
 /**
@@ -46,7 +50,7 @@ export async function ensureTable(driver: Driver, sql: SchemaStatements, table: 
       problems = found;
     }
   }
-  if (problems.length === 0 && sql.migrationNeeded !== undefined) await migrate(driver, sql.migrationNeeded, sql, timeoutMs);
+  if (problems.length === 0 && sql.migrationNeeded !== undefined) await migrate(driver, sql.migrationNeeded, sql, table, timeoutMs);
   if (problems.length > 0) {
     throw new PostgresStoreError(
       `PostgreSQL schema failed: the table ${table} exists but does not have the shape the store needs: ${problems.join('; ')}. ` +
@@ -73,17 +77,37 @@ export async function ensureTable(driver: Driver, sql: SchemaStatements, table: 
 
 /**
  * Runs the schema again for a table an earlier version made (the status table's 1.0 CHECK on kind).
- * A role that may not alter the table (a migrations-managed one) leaves it as it is: what the
- * migration removes refuses only kinds this version does not have, and the role still works.
+ * A role that may not alter the table (a migrations-managed one) leaves it as it is while what the
+ * migration removes refuses nothing of this version; once it would refuse a kind this version
+ * has, the error says what the table's owner must run.
  */
-async function migrate(driver: Driver, needed: string, sql: SchemaStatements, timeoutMs: number): Promise<void> {
+async function migrate(driver: Driver, needed: string, sql: SchemaStatements, table: string, timeoutMs: number): Promise<void> {
   try {
     if ((await driver.query(needed, [], timeoutMs)).length === 0) return;
     await driver.script(`${sql.schemaLock}\n${sql.schema.join('\n')}`, timeoutMs);
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code === INSUFFICIENT_PRIVILEGE) return;
-    throw storeError('schema', error);
+    if ((error as { code?: unknown } | null)?.code !== INSUFFICIENT_PRIVILEGE) throw storeError('schema', error);
+    const refused =
+      sql.migrationRefuses === undefined ? [] : await driver.query(sql.migrationRefuses, [...(sql.refusedValues ?? [])], timeoutMs);
+    if (refused.length === 0) return;
+    throw migrationRefused(table, refused, error);
   }
+}
+
+/**
+ * The error of a table whose constraints from an earlier version refuse values this version
+ * writes, and that only its owner may drop: the statements to run as the owner.
+ */
+function migrationRefused(table: string, rows: readonly Record<string, unknown>[], cause: unknown): PostgresStoreError {
+  const names = [...new Set(rows.map((row) => String(row['name'])))];
+  const kinds = [...new Set(rows.map((row) => String(row['kind'])))];
+  const drops = names.map((name) => `ALTER TABLE ${table} DROP CONSTRAINT "${name.replaceAll('"', '""')}";`).join(' ');
+  return new PostgresStoreError(
+    `PostgreSQL schema failed: the table ${table} has a CHECK on kind (as version 1.0.0 made it) that refuses ` +
+      `${kinds.map((kind) => JSON.stringify(kind)).join(', ')}, and only the table's owner can drop it ` +
+      `(insufficient_privilege, 42501). Run as the owner: ${drops} (or the store's schemaSql in your migrations)`,
+    { operation: 'schema', cause },
+  );
 }
 
 /** The table rights the store's statements use that the current role lacks, one `privilege` per row. */

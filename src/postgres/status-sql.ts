@@ -1,3 +1,4 @@
+import { STATUS_KINDS } from '../kinds.js';
 import { indexName, resolvedNameSql, schemaLockSql, shapeSql, type TableName, type TableShape } from './sql.js';
 
 /** The status store's table when the `table` option is not given. */
@@ -185,6 +186,17 @@ END $migrate$;`,
     migrationNeeded: `SELECT c.conname::text AS name FROM pg_constraint c
   JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
   WHERE c.conrelid = to_regclass('${t}') AND c.contype = 'c' AND cardinality(c.conkey) = 1 AND a.attname = 'kind'`,
+    /**
+     * $1 the kinds, comma-separated. One row (`name`, `kind`) per such CHECK and kind it refuses: a
+     * kind its definition does not name as a literal (1.0's was an allow-list, `kind IN (…)`).
+     */
+    migrationRefuses: `SELECT c.conname::text AS name, k.kind FROM pg_constraint c
+  JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+  CROSS JOIN unnest(string_to_array($1::text, ',')) AS k(kind)
+  WHERE c.conrelid = to_regclass('${t}') AND c.contype = 'c' AND cardinality(c.conkey) = 1 AND a.attname = 'kind'
+    AND strpos(pg_get_constraintdef(c.oid), quote_literal(k.kind)) = 0
+  ORDER BY c.conname, k.kind`,
+    refusedValues: [STATUS_KINDS.join(',')],
     schemaLock: schemaLockSql(table),
     shape: shapeSql(table, STATUS_TABLE_SHAPE),
     /** $1 kind, $2 key, $3 id JSON. A watched record keeps its schedule; otherwise a watch starts now, its read owed now. */

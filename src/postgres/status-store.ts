@@ -237,7 +237,9 @@ export class PostgresStatusStore<
    *
    * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (the message names
    *   the missing right: CREATE on the schema, the table's ownership, or a table right), or the
-   *   table exists with another shape (the message names what is wrong).
+   *   table exists with another shape (the message names what is wrong), or a CHECK on `kind` (as
+   *   1.0.0 made the table) refuses a kind of this version and the role does not own the table to
+   *   drop it (the message holds the `ALTER TABLE … DROP CONSTRAINT` to run as the owner).
    */
   async ensureSchema(): Promise<void> {
     await ensureTable(this.#driver, this.#sql, this.table, this.#statementTimeoutMs);

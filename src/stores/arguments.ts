@@ -6,7 +6,7 @@ import { STATUS_KINDS, type StatusKind } from '../kinds.js';
 
 export { wholeNumber } from '../internal/arguments.js';
 
-/** A tracker's or store's `kind` argument: a kind of the table (`'order'`, `'withdrawal'`), else a `TypeError`. */
+/** A tracker's or store's `kind` argument: a kind of the table, else a `TypeError`. */
 export function checkKind(kind: unknown): asserts kind is StatusKind {
   oneOf('kind', kind, STATUS_KINDS);
 }

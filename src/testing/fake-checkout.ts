@@ -20,7 +20,7 @@ export type FakeMswHandler = any;
  * 401 causes, HS256 JWT access tokens (a random key per fake) checked on every business call, the
  * three status GETs with their 404s, and partner headers refused on business endpoints. One
  * implementation (`fake.fetch`) served as msw handlers (`handlers()`) or a real
- * local server (`listen()`). Orders and withdrawals are set and advanced by the test.
+ * local server (`listen()`). Its records (orders, ...) are set and advanced by the test.
  */
 export class FakeCheckout extends FakeCheckoutCore {
   /**

@@ -36,7 +36,7 @@ export function fakeKind(kind: StatusKind): FakeKind<StatusKind> {
   return FAKE_KINDS[kind] as unknown as FakeKind<StatusKind>;
 }
 
-/** The kinds, quoted and joined for a message: `"order" or "withdrawal"`. */
+/** The kinds, quoted and joined for a message: `"order", … or "…"`. */
 export function kindList(extra: readonly string[] = []): string {
   const names = [...extra, ...STATUS_KINDS].map((name) => quote(name));
   return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)!}`;

@@ -13,7 +13,7 @@ export type FaultTarget = 'any' | 'token' | 'business' | FaultMatcher | ((reques
 
 /**
  * What the fake recognised a request as: the token exchange, `GET /auth/me`, or the status read of
- * a record kind (`'order'`, `'withdrawal'`).
+ * a record kind (`'order'`, ...).
  */
 export type FaultRequestKind = 'token' | 'me' | StatusKind;
 
@@ -23,7 +23,7 @@ export interface FaultRequest {
   readonly method: string;
   /** The path as received, without the query, e.g. `/api/v1/partner-api/orders/by-external-id/o-1`. */
   readonly path: string;
-  /** The endpoint: `'token'`, `'me'`, a record kind (`'order'`, `'withdrawal'`), or `undefined` for any other path (a partner route). */
+  /** The endpoint: `'token'`, `'me'`, a record kind (`'order'`, ...), or `undefined` for any other path (a partner route). */
   readonly kind: FaultRequestKind | undefined;
   /** The decoded external id of a record's status read. */
   readonly externalId: string | undefined;
@@ -37,7 +37,7 @@ export interface FaultRequest {
  * fake.failNext(2, 500, { only: { method: 'POST', path: /\/payment$/ } });
  */
 export interface FaultMatcher {
-  /** The endpoint: the token exchange, `GET /auth/me`, or the status read of a record kind (`'order'`, `'withdrawal'`). */
+  /** The endpoint: the token exchange, `GET /auth/me`, or the status read of a record kind (`'order'`, ...). */
   kind?: FaultRequestKind | undefined;
   /** The external id of a record's status read (so a record kind is implied). */
   externalId?: string | undefined;

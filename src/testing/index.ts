@@ -17,6 +17,7 @@ export { MissingPeerDependencyError } from './load-msw.js';
 export type { FakeCheckoutOptions } from './service.js';
 export { defineFakeRoute } from './partner-routes.js';
 export type {
+  FakeKindRecords,
   FakeRecords,
   FakeRecordsByKind,
   FakeRoute,

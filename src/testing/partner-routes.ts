@@ -1,7 +1,6 @@
 import { quote } from '../internal/quote.js';
 import { typeName } from '../internal/type-name.js';
 import type { RecordOf, StatusKind } from '../kinds.js';
-import type { Order, Withdrawal } from '../schemas.js';
 import { recordReadShapes } from './fake-kinds.js';
 import type { ChangeOptions } from './records.js';
 import { problem } from './responses.js';
@@ -38,7 +37,7 @@ export type FakeRouteParams<Path extends string = string> = string extends Path
 
 /**
  * The fake's records by kind, as a partner route sees them (`request.fake`): the same methods as
- * on the fake, for every kind of record the SDK knows (`'order'`, `'withdrawal'`...).
+ * on the fake, for every kind of record the SDK knows.
  */
 export interface FakeRecordsByKind {
   /** Adds a record of `kind`, or replaces the one with the same `externalId`; see `FakeCheckout.setRecord`. */
@@ -47,7 +46,7 @@ export interface FakeRecordsByKind {
   updateRecord<K extends StatusKind>(kind: K, externalId: string, patch: Partial<RecordOf<K>>, options?: ChangeOptions): void;
   /** Gives a record of `kind` the status `status`; see `FakeCheckout.setStatus`. */
   setStatus(kind: StatusKind, externalId: string, status: string, options?: ChangeOptions): void;
-  /** The record of `kind` reaches its successful end (an order `Settled`, a withdrawal `Completed`). */
+  /** The record of `kind` reaches its successful end (an order `Settled`, for example); see `FakeCheckout.settle`. */
   settle(kind: StatusKind, externalId: string, options?: ChangeOptions): void;
   /** A copy of the record of `kind` as last set (no read counted), or `undefined`. */
   getRecord<K extends StatusKind>(kind: K, externalId: string): RecordOf<K> | undefined;
@@ -55,34 +54,50 @@ export interface FakeRecordsByKind {
   deleteRecord(kind: StatusKind, externalId: string): boolean;
 }
 
+/** Each kind's own record methods on the fake (`setOrder`, `updateOrder`, `getOrder`, `deleteOrder`, ...), named by the kinds table. */
+export type FakeKindRecords = {
+  [K in StatusKind as `set${Capitalize<K>}`]: {
+    /**
+     * Adds a record of the kind its name says, or replaces the one with the same `externalId`
+     * (dropping its pending changes), as `setRecord(kind, record)`.
+     *
+     * @example
+     * fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' } });
+     */
+    set(record: RecordOf<K>): RecordOf<K>;
+  }['set'];
+} & {
+  [K in StatusKind as `update${Capitalize<K>}`]: {
+    /**
+     * Merges `patch` into a record of the kind its name says, now or after `options.afterReads`
+     * reads, as `updateRecord(kind, externalId, patch, options)`.
+     */
+    update(externalId: string, patch: Partial<RecordOf<K>>, options?: ChangeOptions): void;
+  }['update'];
+} & {
+  [K in StatusKind as `get${Capitalize<K>}`]: {
+    /** A copy of the record of the kind its name says as last set (no read counted), or `undefined`, as `getRecord(kind, externalId)`. */
+    get(externalId: string): RecordOf<K> | undefined;
+  }['get'];
+} & {
+  [K in StatusKind as `delete${Capitalize<K>}`]: {
+    /** Removes a record of the kind its name says (its GET then answers 404), as `deleteRecord(kind, externalId)`. */
+    delete(externalId: string): boolean;
+  }['delete'];
+};
+
 /**
- * The fake's orders and withdrawals by name, as a partner route sees them (`request.fake`, which
- * also has {@link FakeRecordsByKind}): the same methods as on the fake, so a route can create an
- * order, settle it, or read a withdrawal.
+ * The fake's records by name, as a partner route sees them (`request.fake`, which also has
+ * {@link FakeRecordsByKind}): the same methods as on the fake, so a route can create an order,
+ * settle it, or read a withdrawal.
  */
-export interface FakeRecords {
-  /** Adds an order, or replaces the one with the same `externalId`; see `FakeCheckout.setOrder`. */
-  setOrder(order: Order): Order;
-  /** Merges `patch` into an order; see `FakeCheckout.updateOrder`. */
-  updateOrder(externalId: string, patch: Partial<Order>, options?: ChangeOptions): void;
+export interface FakeRecords extends FakeKindRecords {
   /** `settlement.status` becomes `Settled`; see `FakeCheckout.settleOrder`. */
   settleOrder(externalId: string, options?: ChangeOptions & { tradeId?: string | undefined }): void;
   /** `settlement.status` becomes `Cancelled`. */
   cancelOrder(externalId: string, options?: ChangeOptions): void;
-  /** A copy of the order as last set (no read counted), or `undefined`. */
-  getOrder(externalId: string): Order | undefined;
-  /** Removes an order. */
-  deleteOrder(externalId: string): boolean;
-  /** Adds a withdrawal, or replaces the one with the same `externalId`. */
-  setWithdrawal(withdrawal: Withdrawal): Withdrawal;
-  /** Merges `patch` into a withdrawal. */
-  updateWithdrawal(externalId: string, patch: Partial<Withdrawal>, options?: ChangeOptions): void;
   /** `status` becomes `Completed`. */
   completeWithdrawal(externalId: string, options?: ChangeOptions): void;
-  /** A copy of the withdrawal as last set, or `undefined`. */
-  getWithdrawal(externalId: string): Withdrawal | undefined;
-  /** Removes a withdrawal. */
-  deleteWithdrawal(externalId: string): boolean;
 }
 
 /** What a partner route's handler is called with: one request, authenticated by the fake. */
@@ -108,7 +123,7 @@ export interface FakeRouteRequest<Path extends string = string> {
   readonly idempotencyKey: string | undefined;
   /** The fake's `x-request-id` for this request. */
   readonly requestId: string;
-  /** The fake's orders and withdrawals, to create or change what the route does. */
+  /** The fake's records, to create or change what the route does. */
   readonly fake: FakeRecords & FakeRecordsByKind;
 }
 

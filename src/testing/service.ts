@@ -1,6 +1,5 @@
 import { typeName } from '../internal/type-name.js';
-import { isStatusKind, kindEntry, STATUS_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
-import type { Order, Withdrawal } from '../schemas.js';
+import { installPerKind, isStatusKind, kindEntry, kindMember, STATUS_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
 import { checkKind, fakeKind } from './fake-kinds.js';
 import { faultRequest, FaultQueue, pause, type FailNextOptions, type FaultStatus } from './faults.js';
 import { serveOnNodeHttp, type FakeServer, type ListenOptions } from './node-server.js';
@@ -13,6 +12,7 @@ import {
   IdempotencyKeys,
   PartnerRoutes,
   servePartnerRoute,
+  type FakeKindRecords,
   type FakeRecords,
   type FakeRecordsByKind,
   type FakeRoute,
@@ -60,6 +60,11 @@ export const DROP_CONNECTION: unique symbol = Symbol('drop connection');
  * as the CLI's sandbox, does not load msw). Partners use {@link FakeCheckout} through
  * `createFakeCheckout`.
  */
+// each kind's own record methods are put on the prototype from the kinds table (the static block)
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface FakeCheckoutCore extends FakeKindRecords {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
   /**
    * The service as a Web fetch function: give it a `Request` (or fetch's arguments), get its
@@ -191,7 +196,7 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
   }
 
   /**
-   * Gives a record of `kind` the status `status` (an order's `settlement.status`, a withdrawal's `status`).
+   * Gives a record of `kind` the status `status` (where its kind keeps it: an order's `settlement.status`).
    *
    * @example
    * fake.setStatus('withdrawal', 'w-1', 'Failed', { afterReads: 2 });
@@ -203,7 +208,7 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
   }
 
   /**
-   * The record of `kind` reaches its successful end: an order `Settled`, a withdrawal `Completed`.
+   * The record of `kind` reaches its successful end, the status its provider event announces (an order `Settled`).
    *
    * @example
    * fake.settle('order', 'o-1', { afterReads: 2 }); // two more reads see it pending, the third Settled
@@ -221,26 +226,6 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
   /** Removes a record of `kind`; its GET then answers 404. */
   deleteRecord(kind: StatusKind, externalId: string): boolean {
     return this.#table(kind, 'deleteRecord()').delete(externalId);
-  }
-
-  /**
-   * Adds an order, or replaces the one with the same `externalId` (dropping its pending changes).
-   * It is validated with the SDK's `OrderSchema`; every other field is served as given.
-   *
-   * @example
-   * fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' } });
-   * fake.setOrder({ externalId: 'o-2', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
-   */
-  setOrder(order: Order): Order {
-    return this.#set('order', order, 'setOrder()');
-  }
-
-  /**
-   * Merges `patch` into an order: its fields replace the order's, `settlement` is merged field by
-   * field, and a field set to `undefined` is removed.
-   */
-  updateOrder(externalId: string, patch: Partial<Order>, options?: ChangeOptions): void {
-    this.#update('order', externalId, patch, options, 'updateOrder()');
   }
 
   /**
@@ -265,44 +250,32 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
     this.#update('order', externalId, { settlement: { status: 'Cancelled' } }, options, 'cancelOrder()');
   }
 
-  /** A copy of the order as last set (pending changes not applied, no read counted), or `undefined`. */
-  getOrder(externalId: string): Order | undefined {
-    return this.getRecord('order', externalId);
-  }
-
-  /** Removes an order; its GET then answers 404. */
-  deleteOrder(externalId: string): boolean {
-    return this.deleteRecord('order', externalId);
-  }
-
-  /**
-   * Adds a withdrawal, or replaces the one with the same `externalId`.
-   *
-   * @example
-   * fake.setWithdrawal({ externalId: 'w-1', status: 'Processing' });
-   */
-  setWithdrawal(withdrawal: Withdrawal): Withdrawal {
-    return this.#set('withdrawal', withdrawal, 'setWithdrawal()');
-  }
-
-  /** Merges `patch` into a withdrawal (a field set to `undefined` is removed). */
-  updateWithdrawal(externalId: string, patch: Partial<Withdrawal>, options?: ChangeOptions): void {
-    this.#update('withdrawal', externalId, patch, options, 'updateWithdrawal()');
-  }
-
   /** The PIX withdrawal settles (`pix.withdrawal.settled`): `status` becomes `Completed`. */
   completeWithdrawal(externalId: string, options?: ChangeOptions): void {
     this.#update('withdrawal', externalId, { status: 'Completed' }, options, 'completeWithdrawal()');
   }
 
-  /** A copy of the withdrawal as last set, or `undefined`. */
-  getWithdrawal(externalId: string): Withdrawal | undefined {
-    return this.getRecord('withdrawal', externalId);
-  }
-
-  /** Removes a withdrawal; its GET then answers 404. */
-  deleteWithdrawal(externalId: string): boolean {
-    return this.deleteRecord('withdrawal', externalId);
+  static {
+    const set = (kind: StatusKind) =>
+      function (this: FakeCheckoutCore, record: RecordOf<StatusKind>) {
+        return this.#set(kind, record, `${kindMember('set', kind)}()`);
+      };
+    const update = (kind: StatusKind) =>
+      function (this: FakeCheckoutCore, externalId: string, patch: object, options?: ChangeOptions) {
+        this.#update(kind, externalId, patch, options, `${kindMember('update', kind)}()`);
+      };
+    const get = (kind: StatusKind) =>
+      function (this: FakeCheckoutCore, externalId: string) {
+        return this.getRecord(kind, externalId);
+      };
+    const remove = (kind: StatusKind) =>
+      function (this: FakeCheckoutCore, externalId: string) {
+        return this.deleteRecord(kind, externalId);
+      };
+    installPerKind(this.prototype, 'set', set);
+    installPerKind(this.prototype, 'update', update);
+    installPerKind(this.prototype, 'get', get);
+    installPerKind(this.prototype, 'delete', remove);
   }
 
   /**

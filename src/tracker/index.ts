@@ -1,5 +1,5 @@
 /**
- * `checkout-partner-sdk/tracker`: every status change of the partner's orders and withdrawals,
+ * `checkout-partner-sdk/tracker`: every status change of the partner's records (orders, ...),
  * handed over once, from polling and provider webhooks together.
  *
  * @example
@@ -21,6 +21,7 @@ export { isFinalStatus, isSuccessStatus } from '../kinds.js';
 export type { KindRecords, RecordOf, StatusKind } from '../kinds.js';
 export type {
   KindStatusChange,
+  KindWatches,
   OnStatusChange,
   OrderStatusChange,
   RecordRef,

@@ -9,10 +9,11 @@ import { countingFailures, trackerHealth } from './health.js';
 import { projectEvent } from '../stores/event-projection.js';
 import type { DrainOptions, DrainReport } from '../drain.js';
 import { resolveTrackerOptions, type ResolvedTrackerOptions } from './options.js';
-import type { StatusKind, StatusTracker, StatusTrackerOptions, TrackerHealth, WatchArguments } from './types.js';
+import { perKind } from '../kinds.js';
+import type { KindWatches, StatusKind, StatusTracker, StatusTrackerOptions, TrackerHealth, WatchArguments } from './types.js';
 
 /**
- * Creates a status tracker: every status change of the orders and withdrawals it watches, handed
+ * Creates a status tracker: every status change of the records it watches, handed
  * to `onChange` once, whether a poll or a provider event (through the webhook handler's `tracker`
  * option) saw it first. One loop per tracker reads what the store says is due, at most
  * `maxConcurrentReads` at a time, through the client (so its rate limit and retry budget apply).
@@ -38,12 +39,14 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
     await watch(config, kind, externalId, watchOptions);
     loop.wake();
   };
+  const watchOwn =
+    (kind: StatusKind) =>
+    (externalId: string, ...watchOptions: WatchArguments<Transaction>): Promise<void> =>
+      watchKind(kind, externalId, watchOptions[0]);
   return {
     watch: (kind: StatusKind, externalId: string, ...watchOptions: WatchArguments<Transaction>) =>
       watchKind(kind, externalId, watchOptions[0]),
-    watchOrder: (externalId: string, ...watchOptions: WatchArguments<Transaction>) => watchKind('order', externalId, watchOptions[0]),
-    watchWithdrawal: (externalId: string, ...watchOptions: WatchArguments<Transaction>) =>
-      watchKind('withdrawal', externalId, watchOptions[0]),
+    ...(perKind('watch', watchOwn) as KindWatches<Transaction>),
 
     async unwatch(kind: StatusKind, externalId: string): Promise<void> {
       checkKind(kind);

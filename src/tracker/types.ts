@@ -35,8 +35,8 @@ export interface StatusChangeBase {
   /** The record's externalId (the partner's own id). */
   externalId: string;
   /**
-   * The status now: an order's `settlement.status` (`null` when the order has no settlement or no
-   * status yet), a withdrawal's `status`.
+   * The status now, as its kind reads it (an order's `settlement.status`, for example); `null` when
+   * the record has none yet.
    */
   status: string | null;
   /**
@@ -72,14 +72,14 @@ export type OrderStatusChange = KindStatusChange<'order'>;
 export type WithdrawalStatusChange = KindStatusChange<'withdrawal'>;
 
 /**
- * One status change of one order or withdrawal, handed to `onChange` once: the unit of
+ * One status change of one record, handed to `onChange` once: the unit of
  * exactly-once is the change, not the delivery that announced it. Narrow on `kind` for `record`.
  */
 export type StatusChange = StatusChangesByKind[StatusKind];
 
 /** A record of the tracker's: its kind and its externalId. */
 export interface RecordRef {
-  /** The record's kind (`order`, `withdrawal`). */
+  /** The record's kind. */
   kind: StatusKind;
   /** The record's externalId. */
   externalId: string;
@@ -170,9 +170,9 @@ export interface StatusScheduleOptions {
   notFoundForMs?: number | undefined;
   /**
    * Milliseconds between reads while the change a record awaits is one a provider event announces
-   * (an order whose trade exists: `otc.trade.settled`/`cancelled`; a withdrawal: `pix.withdrawal.*`)
-   * and events flow: the safety net, so a change whose webhook was lost still reaches `onChange`
-   * within about this long (plus jitter); the event itself reads the record at once.
+   * (an order whose trade exists: `otc.trade.settled`/`cancelled`) and events flow: the safety net,
+   * so a change whose webhook was lost still reaches `onChange` within about this long (plus
+   * jitter); the event itself reads the record at once.
    * @default 40_000
    */
   safetyIntervalMs?: number | undefined;
@@ -210,8 +210,8 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
   onChange: OnStatusChange<Transaction>;
   /**
    * Whether a status is final: the watch ends once such a change is handled.
-   * @default an order whose `settlement.status` is `Settled` or begins with "cancel" (any case); a
-   *   withdrawal whose `status` is `Completed`, or begins with "fail", "cancel" or "reject" (any case)
+   * @default `isFinalStatus(change.kind, change.status)`: a final status of the record's kind (an
+   *   order `Settled` or one that begins with "cancel", any case)
    */
   isFinal?: ((change: StatusChange) => boolean) | undefined;
   /** When records are read; see {@link StatusScheduleOptions} for each default. */
@@ -270,7 +270,7 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
 }
 
 /**
- * What `watch`, `watchOrder` and `watchWithdrawal` take after the externalId: nothing with a plain store;
+ * What `watch` and each kind's own watch (`watchOrder`, ...) take after the externalId: nothing with a plain store;
  * with a transactional store (`Transaction` inferred from it), `{ transaction }`: the partner's own
  * open transaction of the store's driver (for `PostgresStatusStore`, a checked-out `pg` client in
  * `BEGIN`), so the watch commits or rolls back with the partner's own write.
@@ -286,25 +286,35 @@ export type WatchArguments<Transaction> = [Transaction] extends [undefined]
       },
     ];
 
+/** Each kind's own watch on a {@link StatusTracker} (`watchOrder`, ...), named by the kinds table. */
+export type KindWatches<Transaction = undefined> = {
+  [K in StatusKind as `watch${Capitalize<K>}`]: {
+    /**
+     * Starts watching a record of the kind its name says, as `watch(kind, externalId)`.
+     *
+     * @example
+     * await tracker.watchOrder('order-42'); // when the checkout opens
+     */
+    watch(externalId: string, ...options: WatchArguments<Transaction>): Promise<void>;
+  }['watch'];
+};
+
 /**
  * A status tracker, from `createStatusTracker`. `Transaction` is the transactional store's
  * transaction type (`undefined` with any other store).
  */
-export interface StatusTracker<Transaction = undefined> {
+export interface StatusTracker<Transaction = undefined> extends KindWatches<Transaction> {
   /**
    * Starts watching a record of any kind (durable and idempotent): it is read on schedule until its
    * status is final. With a transactional store, `{ transaction }` writes the watch in the partner's
    * own transaction, so a record inserted in it is never left unwatched by a crash before the watch.
-   * An unknown `kind` is a `TypeError`.
+   * An unknown `kind` is a `TypeError`. Each kind also has its own watch, `watchOrder` and the
+   * like ({@link KindWatches}).
    *
    * @example
    * await tracker.watch('withdrawal', 'payout-7');
    */
   watch(kind: StatusKind, externalId: string, ...options: WatchArguments<Transaction>): Promise<void>;
-  /** Starts watching an order: `watch('order', externalId)`. */
-  watchOrder(externalId: string, ...options: WatchArguments<Transaction>): Promise<void>;
-  /** Starts watching a withdrawal: `watch('withdrawal', externalId)`. */
-  watchWithdrawal(externalId: string, ...options: WatchArguments<Transaction>): Promise<void>;
   /** Stops watching a record; its handled status is kept. */
   unwatch(kind: StatusKind, externalId: string): Promise<void>;
   /**

@@ -7,17 +7,7 @@ import { fieldChecks, valueAt, type FieldCheck } from '../event-types.js';
 
 import type { EventOfType, WebhookEvent } from '../webhook-event.js';
 
-export type {
-  EventOfType,
-  KnownEventTypes,
-  KnownWebhookEvent,
-  OtcTradeCancelledEvent,
-  OtcTradeSettledEvent,
-  PixDepositEvent,
-  PixWithdrawalEvent,
-  WebhookEvent,
-  WebhookEventBase,
-} from '../webhook-event.js';
+export type { WebhookEvent } from '../webhook-event.js';
 
 /** Whether `event` has type `type`, narrowing it to that event's fields. */
 export function isEventType<T extends string>(event: WebhookEvent, type: T): event is EventOfType<T> {

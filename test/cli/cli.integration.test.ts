@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createFakeCheckout, type FakeServer } from 'checkout-partner-sdk/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from './run-cli.js';
+import { KINDS } from '../helpers/kinds.js';
 
 const SECRET = 'cli-test-secret-7f3a';
 const fake = createFakeCheckout({ partners: [{ partnerId: 'cli-partner', partnerSecret: SECRET }] });
@@ -54,7 +55,7 @@ describe('usage', () => {
   it('the help and docs/cli.md name every record kind, each with its own command', async () => {
     const help = await runCli(['record', '--help']);
     const kinds = /the record's kind: (.+)\n/.exec(help.stdout)?.[1]?.split(', ') ?? [];
-    expect(kinds).toEqual(expect.arrayContaining(['order', 'withdrawal']));
+    expect(kinds).toEqual(KINDS);
     const global = (await runCli(['--help'])).stdout;
     const docs = await readFile(join(ROOT, 'docs/cli.md'), 'utf8');
     for (const kind of kinds) {
@@ -72,7 +73,7 @@ describe('usage', () => {
     ['webhook', 'CHECKOUT_WEBHOOK_SECRET'],
     ['sandbox', '--port'],
     ['me', 'GET /auth/me'],
-    ['record', "--kind <kind>           the record's kind: order, withdrawal"],
+    ['record', `--kind <kind>           the record's kind: ${KINDS.join(', ')}`],
     ['withdrawal', 'GET /withdrawals/by-external-id/{externalId}'],
     ['watch', 'a withdrawal is final when Completed, Cancelled, Failed, Rejected'],
   ])('%s --help describes the command', async (command, word) => {
@@ -93,9 +94,9 @@ describe('usage', () => {
     ['an empty id', ['order', ''], /missing <externalId>/],
     ['an id that is not a path segment', ['order', '..'], /externalId cannot be/],
     ['a webhook without action', ['webhook'], /missing action/],
-    ['record without --kind', ['record', 'o-1'], /missing --kind <kind>: one of order, withdrawal/],
-    ['an unknown --kind', ['record', 'o-1', '--kind', 'payout'], /unknown kind "payout": --kind takes one of order, withdrawal/],
-    ['an unknown --kind to watch', ['watch', 'o-1', '--kind', 'Order'], /unknown kind "Order": --kind takes one of order, withdrawal/],
+    ['record without --kind', ['record', 'o-1'], `missing --kind <kind>: one of ${KINDS.join(', ')}`],
+    ['an unknown --kind', ['record', 'o-1', '--kind', 'payout'], `unknown kind "payout": --kind takes one of ${KINDS.join(', ')}`],
+    ['an unknown --kind to watch', ['watch', 'o-1', '--kind', 'Order'], `unknown kind "Order": --kind takes one of ${KINDS.join(', ')}`],
     [
       '--withdrawal with another --kind',
       ['watch', 'w-1', '--withdrawal', '--kind', 'order'],

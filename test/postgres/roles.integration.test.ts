@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventStore, PostgresStatusStore, PostgresStoreError } from 'checkout-partner-sdk/postgres';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { uniqueTable } from './drivers.js';
+import { KINDS } from '../helpers/kinds.js';
 
 // Issue 24: production roles often cannot CREATE (migrations run as another role). ensureSchema()
 // checks the table first and creates only what is missing: with the tables made from schemaSql, a
@@ -155,5 +156,49 @@ describe('a role with only SELECT, INSERT, UPDATE, DELETE runs the stores', () =
     const store = new PostgresStatusStore({ pool: poolAs('app_dml'), table });
     await store.ensureSchema();
     expect(await store.overdue()).toEqual({ count: 0, oldestMs: 0 });
+  });
+});
+
+// Issue 45: a status table made by 1.0.0 has CHECK (kind IN ('order', 'withdrawal')). Its owner's
+// ensureSchema() drops it; a role that does not own the table cannot, which is harmless while the
+// CHECK refuses no kind of this version and an error naming the SQL to run once it does (a watch of
+// that kind would fail later with a bare check violation).
+describe('a status table whose CHECK on kind only its owner can drop', () => {
+  /** A table as migrations made it from schemaSql, with a 1.0.0-style CHECK naming `kinds`, the DML rights granted. */
+  const pinnedTable = async (kinds: readonly string[]): Promise<string> => {
+    const table = uniqueTable();
+    await admin.query(new PostgresStatusStore({ pool: admin, table }).schemaSql);
+    await admin.query(
+      `ALTER TABLE "${table}" ADD CONSTRAINT "${table}_kind_check" CHECK (kind IN (${kinds.map((k) => `'${k}'`).join(', ')}))`,
+    );
+    await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON "${table}" TO app_dml`);
+    return table;
+  };
+
+  it('is left alone while it names every kind of this version: ensureSchema() passes and every kind is watched', async () => {
+    const table = await pinnedTable(KINDS);
+    const store = new PostgresStatusStore({ pool: poolAs('app_dml'), table });
+    await store.ensureSchema();
+    for (const kind of KINDS) await store.watch(kind, 'x-1');
+    expect((await admin.query(`SELECT count(*)::int AS n FROM pg_constraint WHERE conname = '${table}_kind_check'`)).rows[0]).toEqual({
+      n: 1,
+    });
+  });
+
+  it('once it refuses a kind of this version, ensureSchema() fails with the SQL for the owner, which then makes it pass', async () => {
+    const [kept, ...refused] = KINDS;
+    const table = await pinnedTable([kept!]);
+    const store = new PostgresStatusStore({ pool: poolAs('app_dml'), table });
+    const error = await store.ensureSchema().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PostgresStoreError);
+    expect(error).toMatchObject({ operation: 'schema', cause: { code: '42501' } });
+    const message = (error as Error).message;
+    for (const kind of refused) expect(message).toContain(`"${kind}"`);
+    expect(message).not.toContain(`"${kept!}",`);
+    const sql = /Run as the owner: (.+;) \(or the store's schemaSql in your migrations\)$/.exec(message)?.[1];
+    expect(sql).toBe(`ALTER TABLE "${table}" DROP CONSTRAINT "${table}_kind_check";`);
+    await admin.query(sql!); // what the message says, as the owner
+    await store.ensureSchema();
+    for (const kind of KINDS) await store.watch(kind, 'x-1');
   });
 });

@@ -14,6 +14,7 @@ import {
 import { createFakeCheckout, type FakeCheckout } from 'checkout-partner-sdk/testing';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { expectEveryKind, thrown } from '../helpers/kinds.js';
 
 export interface Served {
   /** The origin to pass as the client's baseUrl. */
@@ -281,7 +282,8 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
           () => fake.deleteRecord('orders' as never, 'o-1'),
         ]) {
           expect(act).toThrow(TypeError);
-          expect(act).toThrow(/kind must be "order" or "withdrawal", got/);
+          expect(act).toThrow(/kind must be .+, got/);
+          expectEveryKind(thrown(act).message, { quoted: true });
         }
         expect(() => fake.setStatus('withdrawal', 'nobody', 'Failed')).toThrow(/^setStatus\(\): no withdrawal with externalId "nobody"/);
         expect(() => fake.setStatus('order', 'o-1', '')).toThrow(/status must be a non-empty string/);
@@ -367,9 +369,9 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
 
       it.each([
         [{ kind: 'orders' }, /only\.kind must be/],
-        [{ kind: 'payout' }, /only\.kind must be "token", "me", "order" or "withdrawal", got "payout"/],
+        [{ kind: 'payout' }, /only\.kind must be "token", "me", .+, got "payout"/],
         [{ externalId: '' }, /only\.externalId must be a non-empty string/],
-        [{ kind: 'me', externalId: 'o-1' }, /names an order or a withdrawal/],
+        [{ kind: 'me', externalId: 'o-1' }, /only\.externalId names .+, not a "me" request/],
         [{ path: 'orders' }, /only\.path must be a RegExp or a string starting with "\/"/],
         [{ method: 1 }, /only\.method must be/],
         [{ externalID: 'o-1' }, /unknown field "externalID"/],
@@ -378,6 +380,11 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
         expect(() => fake.failNext(1, 503, { only } as never)).toThrow(TypeError);
         expect(() => fake.failNext(1, 503, { only } as never)).toThrow(message);
         expect(fake.pendingFaults).toBe(0);
+      });
+
+      it('a matcher refused for its kind names every kind of the table', () => {
+        expectEveryKind(thrown(() => fake.failNext(1, 503, { only: { kind: 'payout' } } as never)).message, { quoted: true });
+        expectEveryKind(thrown(() => fake.failNext(1, 503, { only: { kind: 'me', externalId: 'o-1' } } as never)).message);
       });
 
       it('setDelay holds responses back past the client timeout', async () => {

@@ -86,7 +86,7 @@ describe('testing kit types', () => {
     playTimeline(fake, [{ atMs: 0, kind: 'order', id: 'o', patch: { settlement: 'x' } }]);
     // a 1.1 target with only the per-kind updates still type-checks
     playTimeline({ updateOrder: () => {}, updateWithdrawal: () => {} }, steps);
-    expectTypeOf<TimelineRecordStep['kind']>().toEqualTypeOf<'order' | 'withdrawal'>();
+    expectTypeOf<TimelineRecordStep['kind']>().toEqualTypeOf<StatusKind>();
   });
 
   it('types the provider helpers', () => {

@@ -38,7 +38,8 @@ export function fakeService() {
   // flight are tracked and awaited themselves (however long a loaded machine takes), never a count
   // of event-loop turns during which the fake clock would run ahead of them.
   const inFlight = new Set<Promise<unknown>>();
-  for (const name of ['getOrderByExternalId', 'getWithdrawalByExternalId', 'getMe', 'getAccessToken'] as const) {
+  // each kind's own read calls getRecord: tracked here, a read of any kind is
+  for (const name of ['getRecord', 'getMe', 'getAccessToken'] as const) {
     const call = client[name].bind(client) as (...args: unknown[]) => Promise<unknown>;
     Object.defineProperty(client, name, {
       value: (...args: unknown[]) => {

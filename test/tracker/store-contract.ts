@@ -1,5 +1,6 @@
 import { NUDGE_PRIORITY_MS, type StatusStore } from 'checkout-partner-sdk/stores';
 import { expect, it } from 'vitest';
+import { KINDS } from '../helpers/kinds.js';
 
 /**
  * A store under test and a way to let time pass on its clock: a manual clock for the memory store,
@@ -45,6 +46,16 @@ export function statusStoreContract(fresh: () => StoreUnderTest | Promise<StoreU
     // only the two nudged records are watched, due and claimed
     expect(await store.countWatched?.()).toBe(2);
     expect(ids(await claim(store)).sort()).toEqual(['o-1', 'w-1']);
+  });
+
+  it('keeps the kinds of the table apart: one externalId of each kind is a record of its own', async () => {
+    const { store } = await fresh();
+    for (const kind of KINDS) await store.watch(kind, 'x-1');
+    expect(await store.countWatched?.()).toBe(KINDS.length);
+    const claimed = await claim(store, 'a', KINDS.length + 1);
+    expect(claimed.map((record) => [record.kind, record.externalId]).sort()).toEqual(KINDS.map((kind) => [kind, 'x-1']).sort());
+    await store.unwatch(KINDS[0]!, 'x-1');
+    for (const [index, kind] of KINDS.entries()) expect(await store.get(kind, 'x-1')).toMatchObject({ watching: index > 0 });
   });
 
   it('finds due records through its index, earliest first, and leases each to one claimer', async () => {

@@ -1,4 +1,4 @@
-import { CheckoutClient } from 'checkout-partner-sdk';
+import { CheckoutClient, type StatusKind } from 'checkout-partner-sdk';
 import { createStatusTracker, MemoryStatusStore, type StatusChange, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
 import type { LastEvent, StatusStore, TransactionalStatusStore } from 'checkout-partner-sdk/stores';
@@ -65,7 +65,7 @@ describe('tracker types', () => {
   it('a webhook handler takes a tracker, and then needs no onEvent', () => {
     const tracker: StatusTracker = createStatusTracker({ client, onChange: () => {} });
     createWebhookHandler({ secret: 's', client, tracker });
-    expectTypeOf(tracker.nudge).parameter(0).toEqualTypeOf<'order' | 'withdrawal'>();
+    expectTypeOf(tracker.nudge).parameter(0).toEqualTypeOf<StatusKind>();
   });
 
   it('health() tells whether webhooks reach the tracker; a store may say when the last event came', async () => {

@@ -22,12 +22,11 @@ export interface ConfirmDeadline {
 
 /**
  * Re-reads the status GET an event is about (the webhook alone is not the source of truth), as the
- * event types table says: `otc.trade.*` and `pix.deposit.*` read the order, `pix.withdrawal.*` the
- * withdrawal, its externalId from the partner's resolver (or, with a tracker, the order whose reads
- * revealed the event's `tradeId`). Only the types whose target state the contract names can be
- * confirmed (`otc.trade.settled`, `otc.trade.cancelled`, `pix.withdrawal.settled`): their record is
- * read up to `attempts` times, `delayMs` apart, until it confirms the event. Any other type's
- * record is read once and handed over with `confirmed: false` (a re-read could never confirm it).
+ * event types table says (`otc.trade.*` read the order, for example), its externalId from the
+ * partner's resolver (or, with a tracker, the order whose reads revealed the event's `tradeId`).
+ * Only the types whose target state the contract names (the table's `announces`) can be confirmed:
+ * their record is read up to `attempts` times, `delayMs` apart, until it confirms the event. Any
+ * other type's record is read once and handed over with `confirmed: false` (a re-read could never confirm it).
  * A 404 gives `confirmed: false`; any other failure rejects, so the delivery fails and is redelivered.
  *
  * Every read gets `deadline.signal`, and a read (or a resolver) still running when it aborts
@@ -40,7 +39,7 @@ export async function confirmEvent(event: WebhookEvent, config: ConfirmConfig, d
   const { kind, externalId } = target;
   const read = await readUntil((signal) => readRecord(config.client, kind, externalId, { signal }), confirmsEvent(event), config, deadline);
   if (read.record === undefined) return { event, confirmed: false };
-  // the record under its kind's name (`order`, `withdrawal`) as 1.1 handed it over, and in `record`:
+  // the record under its kind's name (`order`, ...) as 1.1 handed it over, and in `record`:
   // not enumerable, so a context deep-equal to a 1.1 one (a partner's test) still is
   const context: WebhookContext = { event, [kind]: read.record, confirmed: read.confirmed };
   const record = { kind, externalId, data: read.record } as KindRecord;

@@ -1,7 +1,6 @@
 // The options of createWebhookHandler, types only (one TSDoc block per option, with @default where
 // there is one); resolve-options.ts checks them and applies the defaults.
-import type { KindRecord, RecordOf, RecordReader, ResolverName, StatusKind } from '../../kinds.js';
-import type { Order, Withdrawal } from '../../schemas.js';
+import type { KindRecord, KindRecords, RecordReader, ResolverName, StatusKind } from '../../kinds.js';
 import type { EventStore, TransactionalEventStore } from '../../stores/event-store.js';
 import type { WebhookEvent } from '../event.js';
 import type { SignatureScheme } from '../signature/signature.js';
@@ -10,8 +9,11 @@ import type { Logger, WebhookLogEntry, WebhookWarning } from '../../logger.js';
 import type { TelemetryOptions } from '../../telemetry/options.js';
 import type { StatusTracker } from '../../tracker/types.js';
 
-/** Each kind's record under its kind's name (`order`, `withdrawal`), as {@link WebhookContext} has it. */
-export type WebhookContextRecords = { [K in StatusKind]?: RecordOf<K> };
+/**
+ * Each kind's record under its kind's name (`order`, ...), as {@link WebhookContext} has it: the
+ * record last read to confirm an event about it (also in `record`).
+ */
+export type WebhookContextRecords = { [K in keyof KindRecords]?: KindRecords[K] };
 
 /** What `onEvent` gets for each new event. */
 export interface WebhookContext extends WebhookContextRecords {
@@ -26,19 +28,14 @@ export interface WebhookContext extends WebhookContextRecords {
    * if (context.confirmed && context.record?.kind === 'withdrawal') await markPaid(context.record.data.externalId);
    */
   record?: KindRecord;
-  /** The order as last read to confirm an `otc.trade.*` or `pix.deposit.*` event (also in `record`). */
-  order?: Order;
-  /** The withdrawal as last read to confirm a `pix.withdrawal.*` event (also in `record`). */
-  withdrawal?: Withdrawal;
   /**
-   * Whether the status read confirms the event: `otc.trade.settled` when the order's settlement is
-   * `Settled` with the event's `tradeId`; `otc.trade.cancelled` when the order's settlement has the
-   * event's `tradeId` and its status names a cancellation (begins with "cancel", any case: the spec
-   * names no value; `Pending` is re-read until the attempts are spent); `pix.withdrawal.settled` when the withdrawal is
-   * `Completed`. Always `false` for other types (`pix.deposit.*`, other `pix.withdrawal.*`), whose
-   * record is still read and handed over: look at `order` / `withdrawal` yourself. Also `false`
-   * when nothing was read (no resolver, no id, unknown type), on a 404, or when the reads never
-   * confirmed it.
+   * Whether the status read confirms the event: the record shows the status the event's type
+   * announces, and the event's key where its type has one (`otc.trade.settled`: the order's
+   * settlement `Settled` with the event's `tradeId`; `otc.trade.cancelled`: a status that begins
+   * with "cancel", any case, as the spec names no value; `Pending` is re-read until the attempts are
+   * spent). Always `false` for a type that announces no status (`pix.deposit.*`), whose record is
+   * still read and handed over: look at it yourself. Also `false` when nothing was read (no
+   * resolver, no id, unknown type), on a 404, or when the reads never confirmed it.
    */
   confirmed: boolean;
 }
@@ -70,7 +67,7 @@ export type OnEvent<Transaction = undefined> = (
 ) => void | Promise<void>;
 
 /**
- * Finds the externalId of the order or withdrawal an event is about, e.g. from `event.tradeId`; nothing means "do not read".
+ * Finds the externalId of the record an event is about, e.g. from `event.tradeId`; nothing means "do not read".
  *
  * @inline
  */
@@ -106,7 +103,15 @@ export type ExternalIdResolvers = Partial<Record<StatusKind, ExternalIdResolver 
  * Each kind's own resolver option (`resolveOrderExternalId`, ...), named by the kinds table: the
  * same as that kind's entry of `resolveExternalId`.
  */
-export type KindResolverOptions = { [K in StatusKind as ResolverName<K>]?: ExternalIdResolver | undefined };
+export type KindResolverOptions = {
+  /**
+   * The externalId of the record of the kind its name says that an event of that kind is about
+   * (may be async), as that kind's entry of `resolveExternalId`: `resolveOrderExternalId` for
+   * `otc.trade.*` and `pix.deposit.*` events. Without it, or when it returns nothing, the record is
+   * not read and `confirmed` is `false`.
+   */
+  [K in StatusKind as ResolverName<K>]?: ExternalIdResolver | undefined;
+};
 
 /**
  * Options of `createWebhookHandler`. `Transaction` is inferred from a transactional `store` (the
@@ -121,7 +126,7 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
    * (`secret-unavailable`, logged), so the provider redelivers it.
    */
   secret: WebhookSecretSource;
-  /** Reads the order or withdrawal to confirm each event: a `CheckoutClient`. */
+  /** Reads the record an event is about, to confirm it: a `CheckoutClient`. */
   client: RecordReader;
   /**
    * Handles each new, verified event once. Optional when `tracker` is given (then the tracker's
@@ -131,7 +136,7 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
   onEvent?: OnEvent<Transaction> | undefined;
   /**
    * A status tracker (`createStatusTracker` from `checkout-partner-sdk/tracker`): each verified,
-   * new event asks it to read its order or withdrawal now (through the resolvers), and is answered
+   * new event asks it to read its record now (through the resolvers), and is answered
    * 200 as soon as that request is stored. A nudge that fails is answered 503 (claim released).
    */
   tracker?: WebhookTracker | undefined;
@@ -144,26 +149,15 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
   store?: EventStore | TransactionalEventStore<Transaction> | undefined;
   /**
    * Finds the externalId of the record an event is about, by the record's kind (each may be
-   * async): `order` for `otc.trade.*` and `pix.deposit.*` events, `withdrawal` for
-   * `pix.withdrawal.*`. Without one for an event's kind, or when it returns nothing, no record is
-   * read and `confirmed` is `false`. A kind given here and in its own option (`resolveOrderExternalId`)
-   * is a `TypeError`.
+   * async): `order` for `otc.trade.*` and `pix.deposit.*` events, for example. Without one for an
+   * event's kind, or when it returns nothing, no record is read and `confirmed` is `false`. A kind
+   * given here and in its own option (`resolveOrderExternalId`) is a `TypeError`.
    * @default {}
    *
    * @example
    * resolveExternalId: { order: (event) => orders.externalIdForTrade(event['tradeId']), withdrawal: (event) => event['externalId'] }
    */
   resolveExternalId?: ExternalIdResolvers | undefined;
-  /**
-   * The order's externalId for an `otc.trade.*` or `pix.deposit.*` event (may be async), as
-   * `resolveExternalId.order`. Without it, or when it returns nothing, the order is not read and `confirmed` is `false`.
-   */
-  resolveOrderExternalId?: ExternalIdResolver | undefined;
-  /**
-   * The withdrawal's externalId for a `pix.withdrawal.*` event (may be async), as
-   * `resolveExternalId.withdrawal`. Without it, or when it returns nothing, the withdrawal is not read and `confirmed` is `false`.
-   */
-  resolveWithdrawalExternalId?: ExternalIdResolver | undefined;
   /**
    * The header that holds the signature (case-insensitive).
    * @default 'x-provider-signature'

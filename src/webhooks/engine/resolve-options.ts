@@ -16,7 +16,7 @@ import { secretReader, type SecretReader } from './secret-source.js';
 import { inheritedTelemetry, type TelemetryOptions } from '../../telemetry/options.js';
 import { logWriter, type LogWrite } from './logger.js';
 import type { ExternalIdResolver, ExternalIdResolvers, OnEvent, WebhookHandlerOptions, WebhookTracker } from './options.js';
-import { eventPatterns, SOME_EVENT_CARRIES_ID } from '../../event-types.js';
+import { eventPatterns, KINDS_RESOLVED } from '../../event-types.js';
 import { RECORD_KINDS, STATUS_KINDS, statusReader, type RecordReader, type ResolverName, type StatusKind } from '../../kinds.js';
 import { checkOwner } from '../../stores/arguments.js';
 import { ClaimsInHand } from './claims-in-hand.js';
@@ -143,21 +143,23 @@ function kindResolvers(
 }
 
 /**
- * The warning given once at construction when no event can be confirmed: no kind has a resolver
- * and no tracker finds records by their keys. Lists each kind's resolver and the events it serves.
+ * The warning given once at construction when no event that needs a resolver can be confirmed: no
+ * such kind has one and no tracker finds records by their keys. Lists each such kind's resolver
+ * and the events it serves (a kind whose events carry their record's id needs none).
  */
 export function neverConfirms(
   config: Pick<ResolvedOptions, 'resolvers' | 'tracker'>,
 ): { warning: 'never-confirms'; message: string } | undefined {
+  if (KINDS_RESOLVED.length === 0 || KINDS_RESOLVED.some((kind) => config.resolvers[kind] !== undefined)) return undefined;
   // a tracker that finds records by a read's key (recordFor) reads otc.trade.* events' orders without a resolver
-  if (Object.keys(config.resolvers).length > 0 || config.tracker?.recordFor !== undefined || SOME_EVENT_CARRIES_ID) return undefined;
+  if (config.tracker?.recordFor !== undefined) return undefined;
   const events = (kind: StatusKind) => eventPatterns(kind).join(', ');
   return {
     warning: 'never-confirms',
     message:
-      `createWebhookHandler has no resolver (${STATUS_KINDS.map((kind) => RECORD_KINDS[kind].resolver).join(', ')}), so no record ` +
-      'is ever read and onEvent always gets confirmed: false. Pass resolveExternalId: ' +
-      `{ ${STATUS_KINDS.map((kind) => `${kind} (${events(kind)})`).join(', ')} }; logger: false silences this warning.`,
+      `createWebhookHandler has no resolver (${KINDS_RESOLVED.map((kind) => RECORD_KINDS[kind].resolver).join(', ')}), so no record ` +
+      'is ever read for their events and onEvent always gets confirmed: false. Pass resolveExternalId: ' +
+      `{ ${KINDS_RESOLVED.map((kind) => `${kind} (${events(kind)})`).join(', ')} }; logger: false silences this warning.`,
   };
 }
 

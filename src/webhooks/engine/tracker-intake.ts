@@ -9,11 +9,10 @@ import { resolveRecord, type ResolveConfig } from './resolve-record.js';
 
 /**
  * Asks the tracker to read the record `event` is about now, with the event: the kind from the
- * event types table (`otc.trade.*` and `pix.deposit.*` the order, `pix.withdrawal.*` the
- * withdrawal), the externalId from the partner's resolver for that kind, else from the tracker's
- * own lookup (an `otc.trade.*` event's `tradeId`: the order whose reads revealed it). Other types,
- * or an event whose record neither finds, nudge nothing (`false`): the record is still read on its
- * schedule. Resolves once the nudge is stored.
+ * event types table (`otc.trade.*` the order, for example), the externalId from the partner's
+ * resolver for that kind, else from the tracker's own lookup (an `otc.trade.*` event's `tradeId`:
+ * the order whose reads revealed it). Other types, or an event whose record neither finds, nudge
+ * nothing (`false`): the record is still read on its schedule. Resolves once the nudge is stored.
  *
  * The resolver, the lookup and the nudge are partner code and a store that can hang: when `signal`
  * aborts (the lease deadline) while one still runs, this rejects with its reason (they go on,
