@@ -36,6 +36,8 @@ export {
   WaitTimeoutError,
 } from './errors.js';
 export type { ApiErrorInit, ValidationIssue } from './errors.js';
+export { HandlingAbandonedError } from './handling.js';
+export type { AbandonReason } from './handling.js';
 export { MeSchema, OrderSchema, TokenResponseSchema, WithdrawalSchema } from './schemas.js';
 export type {
   Currency,

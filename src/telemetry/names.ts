@@ -32,6 +32,8 @@ export const ATTR = {
   changed: 'checkout.tracker.changed',
   pauseMs: 'checkout.pause_ms',
   trackerFailure: 'checkout.tracker.failure',
+  handlingCallback: 'checkout.handling.callback',
+  handlingReason: 'checkout.handling.reason',
   rate: 'checkout.rate_limit.requests_per_second',
 } as const;
 
@@ -64,6 +66,8 @@ export const METRIC = {
   trackerFailures: 'checkout.tracker.failures',
   /** Counter: status changes a provider event announces that a poll read found before the event, by kind (lost or late webhooks). */
   foundFirstByRead: 'checkout.tracker.found_first_by_read',
+  /** Counter: callbacks (`onEvent`, `onChange`) whose work the SDK stopped holding, by `checkout.handling.callback` and `checkout.handling.reason` (`max-handling`, `drain`, `lease-lost`). */
+  handlingAbandoned: 'checkout.handling.abandoned',
 } as const;
 
 /** The HTTP client duration buckets advised by the semantic conventions, in seconds. */

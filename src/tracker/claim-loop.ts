@@ -96,6 +96,8 @@ export class ClaimLoop {
       const settled = Promise.all([this.#loop, this.#inHand.settled()]).then(() => false as const);
       const timedOut = await Promise.race([settled, deadline]);
       const left = this.#inHand.report();
+      // what is left is let go: no lease extended, nothing of the tracker's keeps the process alive
+      if (timedOut) this.#inHand.giveUp();
       return { drained: !timedOut && left.length === 0, inHand: left };
     } finally {
       clearTimeout(timer);

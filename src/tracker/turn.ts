@@ -14,6 +14,7 @@ import { elapsed, type TurnContext, type TurnLog } from './turn-context.js';
 import { aged, endTurn, giveBackSoon, scheduled } from './turn-end.js';
 import { monotonic, type TurnHandle } from './turn-handle.js';
 import type { StatusChange } from './types.js';
+import { withSignal } from '../handling.js';
 
 /**
  * One record's turn, under its lease: read it through the client, and when its status differs from
@@ -148,17 +149,20 @@ async function afterFailedRead(turn: TurnContext, error: unknown, service: Servi
 
 /** The change as `onChange` gets it (without its transaction). */
 function changeOf(turn: TurnContext, read: RecordOf<StatusKind>, status: string | null): StatusChange {
-  const { record } = turn.handle;
-  return {
-    kind: record.kind,
-    externalId: record.externalId,
-    status,
-    // left out on a first change: `null` would read as "the status handled before was none"
-    ...(record.handled === undefined ? {} : { previousStatus: record.handled.status }),
-    record: read,
-    source: turn.source,
-    ...(record.event === undefined ? {} : { event: record.event }),
-  } as StatusChange;
+  const { record, hold } = turn.handle;
+  return withSignal(
+    {
+      kind: record.kind,
+      externalId: record.externalId,
+      status,
+      // left out on a first change: `null` would read as "the status handled before was none"
+      ...(record.handled === undefined ? {} : { previousStatus: record.handled.status }),
+      record: read,
+      source: turn.source,
+      ...(record.event === undefined ? {} : { event: record.event }),
+    },
+    hold.signal,
+  ) as StatusChange;
 }
 
 /**

@@ -47,6 +47,17 @@ export interface StatusChangeBase {
    * cut; at most `MAX_TRACKED_EVENT_BYTES` of JSON), not the whole payload.
    */
   event?: WebhookEvent | undefined;
+  /**
+   * Aborts when the tracker stops holding this change (past `maxHandlingMs`, once `drain()` gave
+   * up, or its lease found lost): another process hands it over within one lease, so stop then.
+   * Its reason is a `HandlingAbandonedError`. Not enumerable: a spread or `JSON.stringify` leaves it out.
+   *
+   * @example
+   * onChange: async ({ externalId, status, signal }) => {
+   *   await fetch(`https://fulfilment.example/orders/${externalId}`, { method: 'PUT', body: String(status), signal });
+   * }
+   */
+  signal: AbortSignal;
 }
 
 /** A status change of a record of kind `K`: `record` is that kind's record. */
@@ -229,6 +240,16 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
    * @default 15_000, or half of `leaseMs` when that is less
    */
   readTimeoutMs?: number | undefined;
+  /**
+   * The longest `onChange` keeps its record's lease, in milliseconds. Past it the tracker gives the
+   * change up: the lease is no longer extended (another process hands the change over within
+   * `leaseMs`), `change.signal` aborts, and it is logged (`change-failed`, a `HandlingAbandonedError`)
+   * and counted (`checkout.handling.abandoned`). With a transactional store, keep the store's
+   * transaction bound (`transactionTimeoutMs`) at least this.
+   * @default 60_000: past any call a callback should make with a usual 30 s timeout, and
+   *   `PostgresStatusStore`'s default `transactionTimeoutMs`
+   */
+  maxHandlingMs?: number | undefined;
   /**
    * This process's name in leases and logs. Give a stable one per process slot (a pod name, a
    * systemd instance, `worker-3`), unique among the processes running at once: at `start()` the

@@ -16,6 +16,7 @@ const SURFACE = {
       'CheckoutClient',
       'CheckoutError',
       'ConnectionError',
+      'HandlingAbandonedError',
       'MeSchema',
       'NotFoundError',
       'OrderSchema',
@@ -31,6 +32,7 @@ const SURFACE = {
       'WithdrawalSchema',
     ],
     types: [
+      'AbandonReason',
       'ApiErrorInit',
       'CheckoutClientOptions',
       'ClientLogEntry',
@@ -233,6 +235,7 @@ const SURFACE = {
       'StatusTurn',
       'StoredToken',
       'TokenStore',
+      'TransactOptions',
       'TransactResult',
       'TransactionalEventStore',
       'TransactionalStatusStore',

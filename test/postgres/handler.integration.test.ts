@@ -319,6 +319,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     pool.on('error', () => undefined);
     const hung = gate();
     const entries: WebhookLogEntry[] = [];
+    let signal: AbortSignal | undefined;
     const handler = createWebhookHandler({
       secret: SECRET,
       client,
@@ -326,8 +327,10 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       leaseMs: 500,
       logger: keepEntries(entries),
       store: new PostgresEventStore({ pool, table, transactional: true }),
-      onEvent: async ({ event }) => {
-        if (event.eventId === 'evt-hangs') await hung.promise; // e.g. a fetch with no timeout
+      onEvent: async (context) => {
+        if (context.event.eventId !== 'evt-hangs') return;
+        signal = context.signal;
+        await hung.promise; // e.g. a fetch with no timeout
       },
     });
     try {
@@ -335,13 +338,9 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       await sleep(900); // PostgreSQL ends the idle session at 500 ms
       expect(await deliver(handler, { eventId: 'evt-next', type: 'otc.trade.settled' })).toBe(200);
       expect(pool.totalCount).toBeLessThanOrEqual(1);
-      // the hung onEvent is still in hand, and drain() says so
-      expect(await handler.drain({ timeoutMs: 100 })).toEqual({
-        drained: false,
-        inHand: [{ work: 'webhook.delivery', eventId: 'evt-hangs', type: 'otc.trade.settled' }],
-      });
-      hung.open();
-      await handler.drain();
+      // its transaction (the claim) gone, the hung onEvent is let go: its signal aborted, nothing in hand
+      expect(signal?.reason).toMatchObject({ name: 'HandlingAbandonedError', reason: 'lease-lost' });
+      expect(await handler.drain({ timeoutMs: 100 })).toEqual({ drained: true, inHand: [] });
       // its session was gone: nothing was committed, so it is answered as a store failure
       expect(entries.find((entry) => entry.late)).toMatchObject({ eventId: 'evt-hangs', outcome: 'store-unavailable' });
     } finally {

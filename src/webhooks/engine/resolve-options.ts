@@ -20,6 +20,7 @@ import { eventPatterns, SOME_EVENT_CARRIES_ID } from '../../event-types.js';
 import { RECORD_KINDS, STATUS_KINDS, statusReader, type RecordReader, type ResolverName, type StatusKind } from '../../kinds.js';
 import { checkOwner } from '../../stores/arguments.js';
 import { ClaimsInHand } from './claims-in-hand.js';
+import { maxHandlingMs } from '../../handling.js';
 
 /** The options with every default applied, checked once. */
 export interface ResolvedOptions {
@@ -40,6 +41,8 @@ export interface ResolvedOptions {
   responseTimeoutMs: number;
   /** A claim's lease; renewed every third of it while in hand when the store can renew. */
   leaseMs: number;
+  /** The longest `onEvent` keeps its claim (`maxHandlingMs`). */
+  maxHandlingMs: number;
   /** The `owner` option, when given: claims are made under it, and its own live claims taken back. */
   owner: string | undefined;
   /** The events this handler holds a claim on now. */
@@ -65,6 +68,7 @@ const BASE_OPTIONS = [
   'maxBodyBytes',
   'responseTimeoutMs',
   'leaseMs',
+  'maxHandlingMs',
   'owner',
   'confirm',
   'logger',
@@ -109,6 +113,7 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     maxBodyBytes,
     responseTimeoutMs,
     leaseMs,
+    maxHandlingMs: maxHandlingMs(options.maxHandlingMs),
     owner: options.owner,
     claimsInHand: new ClaimsInHand(),
     attempts,
