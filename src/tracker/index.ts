@@ -20,6 +20,7 @@ export type { StatusSource, WatchEndReason } from './kinds.js';
 export { isFinalStatus, isSuccessStatus } from '../kinds.js';
 export type { KindRecords, RecordOf, StatusKind } from '../kinds.js';
 export type {
+  HealthOptions,
   KindStatusChange,
   OnStatusChange,
   OrderStatusChange,

@@ -1,5 +1,6 @@
 import { timerMs } from '../internal/arguments.js';
 import { noticeMemoryDefault } from '../internal/memory-notice.js';
+import { checkOptions } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import type { WebhookEvent } from '../webhooks/event.js';
@@ -9,7 +10,7 @@ import { countingFailures, trackerHealth } from './health.js';
 import { projectEvent } from '../stores/event-projection.js';
 import type { DrainOptions, DrainReport } from '../drain.js';
 import { resolveTrackerOptions, type ResolvedTrackerOptions } from './options.js';
-import type { StatusKind, StatusTracker, StatusTrackerOptions, TrackerHealth, WatchArguments } from './types.js';
+import type { HealthOptions, StatusKind, StatusTracker, StatusTrackerOptions, TrackerHealth, WatchArguments } from './types.js';
 
 /**
  * Creates a status tracker: every status change of the orders and withdrawals it watches, handed
@@ -72,8 +73,11 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       return loop.drain(drainTimeoutMs(drainOptions));
     },
 
-    health(): Promise<TrackerHealth> {
-      return trackerHealth(config, loop);
+    async health(healthOptions?: HealthOptions): Promise<TrackerHealth> {
+      checkOptions('health', healthOptions, ['store'], true);
+      const askStore = healthOptions?.store ?? true;
+      if (typeof askStore !== 'boolean') throw new TypeError(`health: store must be true or false, got ${typeName(askStore)}`);
+      return trackerHealth(config, loop, askStore);
     },
   };
 }

@@ -330,15 +330,25 @@ export interface StatusTracker<Transaction = undefined> {
   /** Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000: after the handler's 10 s, both fit a 30 s grace period). */
   drain(options?: DrainOptions): Promise<DrainReport>;
   /**
-   * What a liveness or readiness probe needs: whether this tracker runs, what it holds, and the
-   * store's backlog (shared by every tracker on the store). Rejects when the store does not answer
-   * within a third of `leaseMs`.
+   * What the probes need (`started`, `live`, `ready`), what this tracker holds, and the store's
+   * backlog (shared by every tracker on the store). Rejects when the store does not answer within
+   * a third of `leaseMs`; with `{ store: false }` it asks the store nothing (`overdue` and
+   * `oldestOverdueMs` undefined) and never rejects: the probes' way, so no outage slows them.
    *
    * @example
-   * const { running, overdue, oldestOverdueMs } = await tracker.health();
-   * if (!running || (oldestOverdueMs ?? 0) > 60_000) console.warn('tracker backlog', overdue);
+   * const { live } = await tracker.health({ store: false }); // a liveness probe
+   * const { overdue, oldestOverdueMs } = await tracker.health(); // a dashboard
    */
-  health(): Promise<TrackerHealth>;
+  health(options?: HealthOptions): Promise<TrackerHealth>;
+}
+
+/** The argument of `tracker.health(options)`. */
+export interface HealthOptions {
+  /**
+   * Whether to ask the store for its backlog (`overdue`, `oldestOverdueMs`, the last event).
+   * @default true
+   */
+  store?: boolean | undefined;
 }
 
 /** What `tracker.health()` resolves. */
@@ -347,6 +357,15 @@ export interface TrackerHealth {
   running: boolean;
   /** Whether a `drain()` is in progress. */
   draining: boolean;
+  /** The startup probe: `start()` was called and the first claim was tried (whatever the store answered). */
+  started: boolean;
+  /**
+   * The liveness probe: the claim loop is not wedged (back from each claim and wait on time),
+   * whatever the store or the service answer; `true` when not running.
+   */
+  live: boolean;
+  /** The readiness probe: running, not draining, and the last claim was answered (the store works). */
+  ready: boolean;
   /** Records this process holds now (reads and `onChange` calls in flight). */
   inHand: number;
   /**

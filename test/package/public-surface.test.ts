@@ -190,6 +190,7 @@ const SURFACE = {
       'isSuccessStatus',
     ],
     types: [
+      'HealthOptions',
       'KindRecords',
       'KindStatusChange',
       'MemoryStatusStoreOptions',
