@@ -1,6 +1,6 @@
-import { timerMs } from '../internal/arguments.js';
+import { checkOptions, timerMs } from '../internal/arguments.js';
 import { noticeMemoryDefault } from '../internal/memory-notice.js';
-import { checkOptions } from '../internal/arguments.js';
+import { defaultStoreRefusal } from '../stores/default-store.js';
 import { typeName } from '../internal/type-name.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import type { WebhookEvent } from '../webhooks/event.js';
@@ -65,6 +65,8 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
     },
 
     start(): void {
+      const refused = defaultStoreRefusal('tracker', options);
+      if (refused !== undefined) throw refused;
       noticeMemoryDefault('tracker', options);
       loop.start();
     },

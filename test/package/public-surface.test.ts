@@ -26,6 +26,7 @@ const SURFACE = {
       'ResponseTooLargeError',
       'ResponseValidationError',
       'ServerError',
+      'StoreRequiredError',
       'TimeoutError',
       'TokenResponseSchema',
       'WaitTimeoutError',

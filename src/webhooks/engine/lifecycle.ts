@@ -1,5 +1,6 @@
 import { timerMs } from '../../internal/arguments.js';
 import { noticeMemoryDefault } from '../../internal/memory-notice.js';
+import { defaultStoreRefusal } from '../../stores/default-store.js';
 import { handlingAbandoned } from '../../telemetry/hooks.js';
 import { typeName } from '../../internal/type-name.js';
 import type { ObservedDelivery } from '../../telemetry/webhook-delivery.js';
@@ -74,6 +75,9 @@ export function engineFactory(signatures: Signatures): CreateEngine {
     const chosen = { store: options.store, logger: options.logger };
     return {
       deliver: (input, waitUntil) => {
+        // with only a tracker, dedupe in memory costs a fleet one more read, never a second onChange
+        const refused = config.trackerOnly ? undefined : defaultStoreRefusal('webhook', chosen);
+        if (refused !== undefined) return Promise.resolve(engine.refuse(refused));
         noticeMemoryDefault('webhook', chosen);
         return engine.deliver(input, waitUntil);
       },
@@ -114,6 +118,17 @@ class DeliveryEngine implements WebhookEngine {
 
   deliver(input: DeliveryInput, waitUntil?: HandleOptions['waitUntil']): Promise<PlainResponse> {
     return this.#deliver(input, waitUntil).catch(() => answer({ outcome: 'failed' }));
+  }
+
+  /** Answers a delivery the handler refuses to take (500, `misconfigured`) and logs why. */
+  refuse(error: Error): PlainResponse {
+    const result: DeliveryResult = {
+      outcome: 'misconfigured',
+      error,
+      message: 'Internal Server Error: the webhook handler is misconfigured',
+    };
+    logDelivery(this.#config.logger, result, performance.now());
+    return answer(result);
   }
 
   health(): WebhookHandlerHealth {
