@@ -327,7 +327,11 @@ export interface StatusTracker<Transaction = undefined> {
   recordFor(event: WebhookEvent): Promise<RecordRef | undefined>;
   /** Begins reading what is due, in the background; safe on any number of processes sharing a store. Idempotent. */
   start(): void;
-  /** Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000: after the handler's 10 s, both fit a 30 s grace period). */
+  /**
+   * Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000:
+   * after the handler's 10 s, both fit a 30 s grace period), then gives up what is left (its
+   * leases are no longer extended, `change.signal` aborts).
+   */
   drain(options?: DrainOptions): Promise<DrainReport>;
   /**
    * What the probes need (`started`, `live`, `ready`), what this tracker holds, and the store's

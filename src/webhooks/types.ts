@@ -65,7 +65,8 @@ export interface WebhookHandler {
    * Stops taking new deliveries (they are answered 503, so the provider redelivers them), answers
    * 503 at once to those whose body is still arriving, and resolves once every delivery in hand
    * has completed or released its claim, or once `timeoutMs` (10 s) has passed, with a
-   * {@link DrainReport} of what was still running. Call it on SIGTERM before closing the server
+   * {@link DrainReport} of what was still running, which it then gives up (its claims are no
+   * longer renewed, `context.signal` aborts). Call it on SIGTERM before closing the server
    * (then `tracker.drain()`, 10 s by default: both fit a 30 s grace period with a pre-stop wait).
    *
    * @example
