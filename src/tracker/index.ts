@@ -20,7 +20,6 @@ export type { StatusSource, WatchEndReason } from './kinds.js';
 export { isFinalStatus, isSuccessStatus } from '../kinds.js';
 export type { KindRecords, RecordOf, StatusKind } from '../kinds.js';
 export type {
-  HealthOptions,
   KindStatusChange,
   OnStatusChange,
   OrderStatusChange,
@@ -33,6 +32,7 @@ export type {
   StatusTracker,
   StatusTrackerOptions,
   TrackerHealth,
+  TrackerHealthOptions,
   TransactionalStatusChange,
   WatchArguments,
   WithdrawalStatusChange,

@@ -10,7 +10,7 @@ import { countingFailures, trackerHealth } from './health.js';
 import { projectEvent } from '../stores/event-projection.js';
 import type { DrainOptions, DrainReport } from '../drain.js';
 import { resolveTrackerOptions, type ResolvedTrackerOptions } from './options.js';
-import type { HealthOptions, StatusKind, StatusTracker, StatusTrackerOptions, TrackerHealth, WatchArguments } from './types.js';
+import type { StatusKind, StatusTracker, StatusTrackerOptions, TrackerHealth, TrackerHealthOptions, WatchArguments } from './types.js';
 
 /**
  * Creates a status tracker: every status change of the orders and withdrawals it watches, handed
@@ -75,7 +75,7 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       return loop.drain(drainTimeoutMs(drainOptions));
     },
 
-    async health(healthOptions?: HealthOptions): Promise<TrackerHealth> {
+    async health(healthOptions?: TrackerHealthOptions): Promise<TrackerHealth> {
       checkOptions('health', healthOptions, ['store'], true);
       const askStore = healthOptions?.store ?? true;
       if (typeof askStore !== 'boolean') throw new TypeError(`health: store must be true or false, got ${typeName(askStore)}`);

@@ -343,11 +343,11 @@ export interface StatusTracker<Transaction = undefined> {
    * const { live } = await tracker.health({ store: false }); // a liveness probe
    * const { overdue, oldestOverdueMs } = await tracker.health(); // a dashboard
    */
-  health(options?: HealthOptions): Promise<TrackerHealth>;
+  health(options?: TrackerHealthOptions): Promise<TrackerHealth>;
 }
 
 /** The argument of `tracker.health(options)`. */
-export interface HealthOptions {
+export interface TrackerHealthOptions {
   /**
    * Whether to ask the store for its backlog (`overdue`, `oldestOverdueMs`, the last event).
    * @default true

@@ -191,7 +191,7 @@ const SURFACE = {
       'isSuccessStatus',
     ],
     types: [
-      'HealthOptions',
+      'TrackerHealthOptions',
       'KindRecords',
       'KindStatusChange',
       'MemoryStatusStoreOptions',
