@@ -249,7 +249,8 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       const event = { eventId: 'evt-killed', type: 'otc.trade.settled' };
       expect([500, 503]).toContain(await deliver(handler, event));
       expect(await effectCount(effects, 'evt-killed')).toBe(0);
-      expect(await deliver(handler, event)).toBe(200);
+      // answered as soon as the session died: its backend may hold the row a moment longer (409 meanwhile)
+      expect(await eventually(async () => (await deliver(handler, event)) === 200, 5_000)).toBe(true);
       expect(calls()).toBe(2);
       expect(await effectCount(effects, 'evt-killed')).toBe(1);
     },
