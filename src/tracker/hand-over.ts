@@ -114,7 +114,7 @@ async function changeAndCommit(turn: TurnContext, seen: NewStatus): Promise<Hand
   try {
     let committed: boolean;
     if (config.transactional !== undefined) {
-      // not bounded: onChange runs inside it (kept alive by the heartbeat); drain's own timeout bounds the wait for it
+      // not bounded by the store time limit: onChange runs inside it (kept alive by the heartbeat), bounded by the hold
       handle.sentWith = handle.lease;
       committed = await config.transactional.transact(
         handle.lease,
