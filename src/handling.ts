@@ -12,8 +12,8 @@ import { timerMs } from './internal/arguments.js';
 export const DEFAULT_MAX_HANDLING_MS = 60_000;
 
 /** The `maxHandlingMs` option, checked: a positive number of milliseconds a timer can hold. */
-export function maxHandlingMs(value: unknown): number {
-  return timerMs('maxHandlingMs', value, DEFAULT_MAX_HANDLING_MS);
+export function maxHandlingMs(value: unknown, fallback = DEFAULT_MAX_HANDLING_MS): number {
+  return timerMs('maxHandlingMs', value, fallback);
 }
 
 /**

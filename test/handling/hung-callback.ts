@@ -190,7 +190,8 @@ export async function givenUpPastMaxHandling(part: Part, store: StoreUnderTest):
       secret: SECRET,
       client: new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId: 'p', partnerSecret: 's' }),
       store: store.events(),
-      leaseMs: LEASE_MS,
+      // a transactional store's lease bounds its transaction, which began before onEvent: longer
+      leaseMs: store.name === 'postgres-tx' ? 2 * LEASE_MS : LEASE_MS,
       responseTimeoutMs: 1_000,
       maxHandlingMs: 3_000,
       logger: false,

@@ -214,10 +214,10 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
    * The longest `onEvent` keeps its claim, in milliseconds. Past it the handler gives the event up:
    * the claim is no longer renewed (another delivery runs the event within `leaseMs`),
    * `context.signal` aborts, and the delivery is logged as `failed` with a `HandlingAbandonedError`
-   * and counted (`checkout.handling.abandoned`). With a transactional store, keep `leaseMs` (its
-   * transaction's bound) at least this.
-   * @default 60_000: past any call a callback should make with a usual 30 s timeout, and a
-   *   transactional store's default `leaseMs`
+   * and counted (`checkout.handling.abandoned`). With a transactional store, `leaseMs` bounds its
+   * transaction, claim reads included: keep it at least this.
+   * @default 60_000: past any call a callback should make with a usual 30 s timeout; with a
+   *   transactional store, its `leaseMs` (60_000 by default)
    */
   maxHandlingMs?: number | undefined;
   /**

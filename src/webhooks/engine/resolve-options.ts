@@ -113,7 +113,8 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     maxBodyBytes,
     responseTimeoutMs,
     leaseMs,
-    maxHandlingMs: maxHandlingMs(options.maxHandlingMs),
+    // a transactional store's claim is its transaction, which leaseMs bounds: the two end together
+    maxHandlingMs: maxHandlingMs(options.maxHandlingMs, transactional(store) ? leaseMs : undefined),
     owner: options.owner,
     claimsInHand: new ClaimsInHand(),
     attempts,
@@ -177,6 +178,11 @@ function webhookTracker(tracker: unknown): WebhookTracker | undefined {
   return tracker as WebhookTracker | undefined;
 }
 
+/** Whether `store` runs each delivery in its own transaction (`transact`). */
+function transactional(store: EventStore): boolean {
+  return typeof (store as { transact?: unknown }).transact === 'function';
+}
+
 /** The `store` option (or its default): an object with the EventStore methods. */
 function eventStore(store: EventStore): EventStore {
   if (
@@ -206,7 +212,7 @@ function deadlines(
 ): { responseTimeoutMs: number; leaseMs: number } {
   const responseTimeoutMs = timerMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
   // a transactional store's claim is its transaction, which nothing renews
-  const renews = typeof store.renew === 'function' && typeof (store as { transact?: unknown }).transact !== 'function';
+  const renews = typeof store.renew === 'function' && !transactional(store);
   const leaseMs = timerMs('leaseMs', options.leaseMs, renews ? Math.max(DEFAULT_LEASE_MS, responseTimeoutMs) : UNRENEWED_LEASE_MS);
   if (leaseMs < responseTimeoutMs) {
     throw new TypeError(

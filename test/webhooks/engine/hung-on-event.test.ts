@@ -113,6 +113,24 @@ describe('an onEvent that never settles', () => {
     expect(signals[0]?.reason).toMatchObject({ name: 'HandlingAbandonedError', reason: 'max-handling' });
   });
 
+  it('with a transactional store, maxHandlingMs defaults to its leaseMs (the transaction ends then): the store is told', async () => {
+    const signals: (AbortSignal | undefined)[] = [];
+    const store = Object.assign(new MemoryEventStore(), {
+      transact: (_event: unknown, _leaseMs: number, work: (transaction: string) => Promise<void>, options?: { signal?: AbortSignal }) => {
+        signals.push(options?.signal);
+        return work('tx').then(() => 'handled' as const);
+      },
+    });
+    const { hung, signals: seen } = workers(store, { leaseMs: 20_000 });
+    void hung.handle(await delivery(event));
+    await until(() => seen.length === 1);
+    await vi.advanceTimersByTimeAsync(19_999);
+    expect(seen[0]?.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(seen[0]?.reason).toMatchObject({ name: 'HandlingAbandonedError', reason: 'max-handling' });
+    expect(signals[0]).toBe(seen[0]); // the store gets the same signal, to end its transaction
+  });
+
   it('once drain() gives up: the report lists it, the signal aborts, no timer is left, another worker runs it within one lease', async () => {
     const before = await abandoned('drain');
     const { hung, entries, signals, other, handled } = workers(new MemoryEventStore());
