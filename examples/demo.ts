@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CheckoutClient, type Order } from 'checkout-partner-sdk';
 import { createEvent, createFakeCheckout, deliverEvent } from 'checkout-partner-sdk/testing';
-import { createWebhookHandler, type WebhookContext } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore, type WebhookContext } from 'checkout-partner-sdk/webhooks';
 
 const ENV_NAMES = ['CHECKOUT_BASE_URL', 'CHECKOUT_PARTNER_ID', 'CHECKOUT_PARTNER_SECRET'] as const;
 
@@ -75,6 +75,7 @@ async function localFlow(): Promise<void> {
   const handler = createWebhookHandler({
     secret: webhookSecret,
     client,
+    store: new MemoryEventStore(),
     resolveOrderExternalId: (event) => orderOfTrade.get(String(event.tradeId)),
     resolveWithdrawalExternalId: (event) => withdrawalOfPayout.get(String(event.payoutId)),
     confirm: { attempts: 3, delayMs: 100 },

@@ -8,7 +8,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { CheckoutClient, NotFoundError } from 'checkout-partner-sdk';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
-import { createWebhookHandler, signPayload } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore, signPayload } from 'checkout-partner-sdk/webhooks';
 
 const otel = new NodeSDK({
   serviceName: 'checkout-observability-example',
@@ -30,6 +30,7 @@ const webhookSecret = 'whsec_observability_example';
 const handler = createWebhookHandler({
   secret: webhookSecret,
   client,
+  store: new MemoryEventStore(),
   resolveOrderExternalId: (event) => (event.tradeId === 'trade-7' ? 'order-42' : undefined),
   onEvent: ({ event, confirmed }) => console.log(`onEvent ${event.type} confirmed=${confirmed}`),
 });

@@ -20,8 +20,9 @@ export interface DrainOptions {
 
 /**
  * What `drain()` resolves with. When `drained` is `false`, the work listed in `inHand` was still
- * running at `timeoutMs`; it is not stopped, and if the process exits now its claims and leases
- * lapse (`leaseMs`), so the provider's redeliveries, or another process, run it again. Nothing is lost.
+ * running at `timeoutMs`, and is given up: its claims and leases are no longer renewed and lapse
+ * within `leaseMs`, its callback's signal aborts, and nothing of the SDK's keeps the process alive.
+ * The provider's redeliveries, or another process, run it again. Nothing is lost.
  */
 export interface DrainReport {
   /** `true` when every piece of work in hand finished (or gave back its claim) before `timeoutMs`. */

@@ -147,8 +147,8 @@ export interface WebhookWarning {
 
 /**
  * One entry of the status tracker's log. It never holds a secret. Levels: `tracker.read` is
- * `debug`; `tracker.change` and `tracker.ended` `info`; `tracker.give-up` and `tracker.lease-lost`
- * `warn`; `tracker.change-failed` and `tracker.store-failed` `error`.
+ * `debug` (`warn` when it failed); `tracker.change` and `tracker.ended` `info`; `tracker.give-up` and
+ * `tracker.lease-lost` `warn`; `tracker.change-failed` and `tracker.store-failed` `error`.
  *
  * @inline
  */
@@ -156,7 +156,7 @@ export interface TrackerLogEntry {
   /**
    * What happened: `tracker.read` (a record was read; `outcome` says what it showed),
    * `tracker.change` (`onChange` resolved and the status was recorded), `tracker.change-failed`
-   * (`onChange` threw), `tracker.ended` (the watch ended at a final status), `tracker.give-up` (the
+   * (`onChange` threw, or was given up: a `HandlingAbandonedError`), `tracker.ended` (the watch ended at a final status), `tracker.give-up` (the
    * watch ran out after `maxAgeMs`, or the record was never found within `notFoundForMs`: see
    * `reason`), `tracker.lease-lost` (this process lost a record's lease; its change was not recorded
    * here), `tracker.store-failed` (a store operation failed).

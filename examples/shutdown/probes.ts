@@ -1,12 +1,13 @@
 import { createServer } from 'node:http';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createStatusTracker } from 'checkout-partner-sdk/tracker';
+import { createStatusTracker, MemoryStatusStore } from 'checkout-partner-sdk/tracker';
 import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
 
 const orderOfTrade = new Map([['t-7', 'order-42']]); // your lookup: which order a trade paid
 const client = new CheckoutClient(); // CHECKOUT_BASE_URL, CHECKOUT_PARTNER_ID, CHECKOUT_PARTNER_SECRET
 const tracker = createStatusTracker({
   client,
+  store: new MemoryStatusStore(), // one process; RedisStatusStore or PostgresStatusStore for a fleet
   onChange: async (change) => {
     if (change.kind === 'order' && change.status === 'Settled') console.log(`paid ${change.externalId}`); // your fulfilment
   },
@@ -21,20 +22,17 @@ const handler = createWebhookHandler({
 });
 const server = createServer((req, res) => handler.node(req, res)).listen(Number(process.env.PORT ?? 3000));
 
-// the probes, on their own port
+// the probes, on their own port; { store: false }: none waits on the store, so no outage slows them
 const probes = createServer((req, res) => {
-  const reply = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  if (req.url === '/livez') {
-    // alive while its loop claims: lastClaimAt moves at least every few claim intervals
-    tracker.health().then(
-      (health) => reply(health.running && Date.now() - (health.lastClaimAt ?? 0) < 30_000 ? 200 : 503, health),
-      (error: unknown) => reply(503, { error: String(error) }),
-    );
-  } else if (req.url === '/readyz') {
-    // not ready once draining: the load balancer stops sending deliveries before the process exits
-    const health = handler.health();
-    reply(health.draining ? 503 : 200, health);
-  } else reply(404, {});
+  void tracker.health({ store: false }).then((health) => {
+    const answers: Record<string, boolean> = {
+      '/startupz': health.started, // the first claim was tried: liveness is asked from then on
+      '/livez': health.live, // the loop is not wedged; a database or service outage never fails it
+      '/readyz': health.ready && !handler.health().draining, // the store answers and no drain began
+    };
+    const ok = answers[req.url ?? ''];
+    res.writeHead(ok === undefined ? 404 : ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(health));
+  });
 }).listen(Number(process.env.PROBE_PORT ?? 8081));
 
 // SIGTERM comes after the platform's pre-stop wait (webhooks.md#graceful-shutdown)

@@ -1,10 +1,11 @@
 import { createServer } from 'node:http';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createWebhookHandler } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore } from 'checkout-partner-sdk/webhooks';
 
 const handler = createWebhookHandler({
   secret: process.env.WEBHOOK_SIGNING_SECRET!,
   client: new CheckoutClient(), // CHECKOUT_BASE_URL, CHECKOUT_PARTNER_ID, CHECKOUT_PARTNER_SECRET
+  store: new MemoryEventStore(), // one process; RedisEventStore or PostgresEventStore for a fleet
   // your lookup: which order did this trade pay for?
   resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
   onEvent: async ({ event, order, confirmed }) => {
@@ -18,7 +19,7 @@ const server = createServer((req, res) => handler.node(req, res)).listen(Number(
 async function shutdown(): Promise<void> {
   // new deliveries get 503 (the provider redelivers them); those in hand finish, 10 s at most
   const report = await handler.drain();
-  if (!report.drained) console.warn('left to the lease and redelivery:', report.inHand);
+  if (!report.drained) console.warn('given up, left to the lease and redelivery:', report.inHand);
   server.close(); // then close what you opened last (a PostgresEventStore's pool: await pool.end())
 }
 process.once('SIGTERM', () => void shutdown());

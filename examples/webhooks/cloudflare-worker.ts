@@ -4,7 +4,7 @@
 // claim completed or released, instead of being cut off with the claim held until its lease passes.
 import { Hono, type ExecutionContext } from 'hono';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createWebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 
 /** A Hono app with POST /webhooks that hands late work to the Worker's `waitUntil`. */
 export function createWorkerApp(options: WebhookHandlerOptions): Hono {
@@ -23,7 +23,7 @@ export interface Env {
 }
 
 // Workers hand bindings to fetch, so the app is made on the first request and reused by the isolate.
-// Isolates do not share memory: use a shared EventStore (e.g. on Redis over HTTP) when it matters.
+// Isolates do not share memory: use a shared EventStore (e.g. on Redis over HTTP) for more than one.
 let app: Hono | undefined;
 
 export default {
@@ -35,6 +35,7 @@ export default {
         partnerId: env.CHECKOUT_PARTNER_ID,
         partnerSecret: env.CHECKOUT_PARTNER_SECRET,
       }),
+      store: new MemoryEventStore(),
       resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
       onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
     });

@@ -4,7 +4,7 @@
 import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createWebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 
 /** An Express app with POST /webhooks, mounted before any JSON body parser. */
 export function createApp(options: WebhookHandlerOptions) {
@@ -19,6 +19,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const { app, handler } = createApp({
     secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
     client: new CheckoutClient(),
+    store: new MemoryEventStore(), // one process; RedisEventStore or PostgresEventStore for a fleet
     resolveWithdrawalExternalId: (event) => (typeof event['externalId'] === 'string' ? event['externalId'] : undefined),
     onEvent: async ({ event, withdrawal, confirmed }) => {
       if (event.type === 'pix.withdrawal.settled' && confirmed) console.log('paid out', withdrawal?.externalId);

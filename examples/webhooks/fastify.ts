@@ -4,7 +4,7 @@
 import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createWebhookHandler, type WebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore, type WebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 
 /** A Fastify app with POST /webhooks (raw bytes) beside routes that get parsed JSON. */
 export function createApp(options: WebhookHandlerOptions): { app: FastifyInstance; handler: WebhookHandler } {
@@ -29,6 +29,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const { app } = createApp({
     secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
     client: new CheckoutClient(),
+    store: new MemoryEventStore(), // one process; RedisEventStore or PostgresEventStore for a fleet
     resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
     onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
   });

@@ -3,7 +3,7 @@
 import { pathToFileURL } from 'node:url';
 import { Hono } from 'hono';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createWebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 
 /** A Hono app with POST /webhooks. */
 export function createApp(options: WebhookHandlerOptions): Hono {
@@ -17,6 +17,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const app = createApp({
     secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
     client: new CheckoutClient(),
+    store: new MemoryEventStore(), // one process; RedisEventStore or PostgresEventStore for a fleet
     resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
     onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
   });

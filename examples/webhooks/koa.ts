@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createWebhookHandler, type WebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore, type WebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 
 /** A Koa app with POST /webhooks beside routes that get parsed JSON. */
 export function createApp(options: WebhookHandlerOptions): { app: Koa; handler: WebhookHandler } {
@@ -28,6 +28,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const { app, handler } = createApp({
     secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
     client: new CheckoutClient(),
+    store: new MemoryEventStore(), // one process; RedisEventStore or PostgresEventStore for a fleet
     resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
     onEvent: ({ event, confirmed }) => console.log(event.type, event.eventId, { confirmed }),
   });

@@ -1,7 +1,7 @@
 // A Next.js App Router route handler on the Edge runtime: save as app/api/webhooks/route.ts.
 // The Edge runtime resolves the package's Web build (Web Crypto, fetch, no `node:` import).
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createWebhookHandler, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
 
 export const runtime = 'edge';
 
@@ -16,7 +16,8 @@ function webhookHandler(): WebhookHandler {
     onEvent: async ({ event, order, confirmed }) => {
       if (event.type === 'otc.trade.settled' && confirmed) console.log('edge settled', order?.externalId);
     },
-    // Edge instances do not share memory: pass a store that works over fetch, or run the route on Node with a RedisEventStore.
+    // Edge instances share no memory: a store that works over fetch for more than one, or Node with a RedisEventStore
+    store: new MemoryEventStore(),
   });
   return handler;
 }

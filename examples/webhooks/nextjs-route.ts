@@ -1,7 +1,7 @@
 // A Next.js App Router route handler: save as app/api/webhooks/route.ts.
 // Route handlers receive the Fetch API Request with its raw body, so no config is needed.
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createWebhookHandler, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore, type WebhookHandler } from 'checkout-partner-sdk/webhooks';
 
 // `next build` imports every route module while it collects page data, where the secrets (set at
 // run time: CI, Docker) are absent: `new CheckoutClient()` at module scope would fail the build with
@@ -18,7 +18,8 @@ function webhookHandler(): WebhookHandler {
     onEvent: async ({ event, order, confirmed }) => {
       if (event.type === 'otc.trade.settled' && confirmed) console.log('settled', order?.externalId);
     },
-    // Serverless instances do not share memory: pass a RedisEventStore from 'checkout-partner-sdk/redis' as `store`.
+    // serverless instances share no memory: a RedisEventStore ('checkout-partner-sdk/redis') for more than one
+    store: new MemoryEventStore(),
   });
   return handler;
 }

@@ -4,7 +4,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { CheckoutClient } from 'checkout-partner-sdk';
-import { createWebhookHandler, type WebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
+import { createWebhookHandler, MemoryEventStore, type WebhookHandler, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 
 /** A server that answers POST /webhooks with the handler, and 404 elsewhere. */
 export function createServer(options: WebhookHandlerOptions): { server: Server; handler: WebhookHandler } {
@@ -23,6 +23,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const { server, handler } = createServer({
     secret: (process.env.WEBHOOK_SIGNING_SECRET ?? '').split(','),
     client: new CheckoutClient(), // reads CHECKOUT_BASE_URL, CHECKOUT_PARTNER_ID, CHECKOUT_PARTNER_SECRET
+    store: new MemoryEventStore(), // one process; RedisEventStore or PostgresEventStore for a fleet
     // your own lookup: which order did this trade pay for?
     resolveOrderExternalId: (event) => (typeof event.tradeId === 'string' ? `order-of-${event.tradeId}` : undefined),
     onEvent: async ({ event, order, confirmed }) => {

@@ -189,7 +189,8 @@ export class PostgresEventStore<
       );
     }
     this.transactional = transactional as Transactional;
-    const transact: PostgresTransact<unknown> = (event, leaseMs, work) => this.#transact(event, leaseMs, work);
+    const transact: PostgresTransact<unknown> = (event, leaseMs, work, transactOptions) =>
+      this.#transact(event, leaseMs, work, transactOptions?.signal);
     this.transact = (transactional ? transact : undefined) as typeof this.transact;
   }
 
@@ -322,6 +323,7 @@ export class PostgresEventStore<
     event: { eventId: string; type: string },
     leaseMs: number,
     work: (transaction: unknown) => Promise<void>,
+    signal: AbortSignal | undefined,
   ): Promise<TransactResult> {
     checkEventId(event?.eventId);
     this.#purgeNow();
@@ -362,6 +364,7 @@ export class PostgresEventStore<
               "onEvent deleted the event's row through transaction, so it could not be marked done: leave the store's table to the store",
           },
         },
+        signal,
       );
     } catch (error) {
       if (error instanceof Settled) return error.result;

@@ -63,9 +63,13 @@ export class PgSession {
   #broken: Error | undefined;
   #released = false;
   readonly #onError: Listener;
+  #ended!: (error: Error) => void;
+  /** Rejects with why, once the session is broken (never resolves). */
+  readonly ended = new Promise<never>((_, reject) => (this.#ended = reject));
 
   private constructor(client: PgPoolClientLike) {
     this.client = client;
+    this.ended.catch(() => undefined);
     this.#onError = (error) => this.destroy(error instanceof Error ? error : new Error(String(error)));
     (client as ClientInternals).on?.('error', this.#onError);
   }
@@ -103,6 +107,7 @@ export class PgSession {
   /** Marks the session broken, gives it back with the error (the pool discards it) and destroys its socket. */
   destroy(error: Error): void {
     this.#broken ??= error;
+    this.#ended(this.#broken);
     this.#giveBack();
   }
 

@@ -17,6 +17,7 @@ import type {
   StatusStore,
   StatusTurn,
 } from '../stores/status-store.js';
+import type { TransactOptions } from '../stores/event-store.js';
 import type { WebhookEvent } from '../webhook-event.js';
 import { driverOf, type Driver, type PostgresJsSqlLike, type PostgresPoolLike, type PostgresTransaction } from './driver.js';
 import { PostgresStoreError, PostgresTransactionError, storeError, type PostgresStoreOperation } from './errors.js';
@@ -54,11 +55,9 @@ export interface PostgresStatusStoreOptions<Pool extends PostgresPoolLike = Post
    * In transactional mode, the longest an `onChange` transaction may last, in milliseconds:
    * PostgreSQL ends it past this (`statement_timeout`, `idle_in_transaction_session_timeout`), and
    * the store destroys its connection a grace later when that end never arrives (a blackholed
-   * network). The change is then not recorded and is handed over again. Keep it at most the
-   * tracker's `leaseMs`: past the lease another process takes the record, and its transaction waits
-   * on the record's lock for as long as a hung one may last.
-   * @default 15_000 (the tracker's default `leaseMs`, so a hung transaction holds a record no longer
-   *   than a lapsed lease does, and a drain fits a 30 s grace period)
+   * network). The change is then not recorded and is handed over again. The tracker ends it sooner
+   * when it gives `onChange` up (its `maxHandlingMs`, a drain that gave up): keep this at least that.
+   * @default 60_000 (the tracker's default `maxHandlingMs`)
    */
   transactionTimeoutMs?: number | undefined;
   /**
@@ -90,12 +89,13 @@ export type PostgresStatusTransact<Transaction> = (
   status: string | null,
   turn: StatusTurn,
   work: (transaction: Transaction) => Promise<void>,
+  options?: TransactOptions,
 ) => Promise<boolean>;
 
 const OPTIONS = ['pool', 'table', 'transactional', 'transactionTimeoutMs', 'retentionSeconds', 'statementTimeoutMs'];
 const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
-// the tracker's DEFAULT_LEASE_MS (not imported: the PostgreSQL entry does not load the tracker)
-const DEFAULT_TRANSACTION_TIMEOUT_MS = 15_000;
+// the tracker's default maxHandlingMs (not imported: the PostgreSQL entry does not load the tracker)
+const DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 /** Rows one purge deletes at most, so a purge never holds many row locks or runs long. */
 const PURGE_BATCH = 1_000;
@@ -222,7 +222,8 @@ export class PostgresStatusStore<
       );
     }
     this.transactional = transactional as Transactional;
-    const transact: PostgresStatusTransact<unknown> = (lease, status, turn, work) => this.#transact(lease, status, turn, work);
+    const transact: PostgresStatusTransact<unknown> = (lease, status, turn, work, transactOptions) =>
+      this.#transact(lease, status, turn, work, transactOptions?.signal);
     this.transact = (transactional ? transact : undefined) as typeof this.transact;
   }
 
@@ -458,24 +459,31 @@ export class PostgresStatusStore<
     status: string | null,
     turn: StatusTurn,
     work: (transaction: unknown) => Promise<void>,
+    signal: AbortSignal | undefined,
   ): Promise<boolean> {
     const key = await leaseKey(lease);
     const pool = this.#driver.pgPool;
     if (pool === undefined) throw new PostgresTransactionError('transact needs a pg Pool', { reason: 'unsupported-driver' }); // refused in the constructor
     try {
-      return await runProvenTransaction(pool, leaseBounds(this.#transactionTimeoutMs), async (transaction) => {
-        await transaction.query(this.#sql.recordLock, [lease.kind, key]);
-        // a statement after the lock: its snapshot sees what a transaction that held it committed
-        const rows = await transaction.query(this.#sql.held, [lease.kind, key, lease.token]);
-        if (rows[0]?.['held'] !== true) throw new LeaseLost();
-        await runPartnerWork(transaction, work);
-        // one statement that checks the lease token on the row (locking it until COMMIT) and proves
-        // the txid: the status is recorded only in this very transaction, and only while the lease holds
-        const ended = await transaction.query(this.#sql.endTurn, endTurnValues(lease, key, status, turn, transaction.txid));
-        if (ended.length === 1) return true;
-        await transaction.prove(); // throws when the session left the transaction (a COMMIT or ROLLBACK got through)
-        throw new LeaseLost(); // the lease passed while onChange ran (its heartbeat failed): roll its writes back
-      });
+      return await runProvenTransaction(
+        pool,
+        leaseBounds(this.#transactionTimeoutMs),
+        async (transaction) => {
+          await transaction.query(this.#sql.recordLock, [lease.kind, key]);
+          // a statement after the lock: its snapshot sees what a transaction that held it committed
+          const rows = await transaction.query(this.#sql.held, [lease.kind, key, lease.token]);
+          if (rows[0]?.['held'] !== true) throw new LeaseLost();
+          await runPartnerWork(transaction, work);
+          // one statement that checks the lease token on the row (locking it until COMMIT) and proves
+          // the txid: the status is recorded only in this very transaction, and only while the lease holds
+          const ended = await transaction.query(this.#sql.endTurn, endTurnValues(lease, key, status, turn, transaction.txid));
+          if (ended.length === 1) return true;
+          await transaction.prove(); // throws when the session left the transaction (a COMMIT or ROLLBACK got through)
+          throw new LeaseLost(); // the lease passed while onChange ran (its heartbeat failed): roll its writes back
+        },
+        {},
+        signal,
+      );
     } catch (error) {
       if (error instanceof LeaseLost) return false;
       throw transactFailure(error);

@@ -1,3 +1,4 @@
+import { untilAborted } from '../internal/abort.js';
 import { MAX_TIMER_MS } from '../internal/arguments.js';
 import { PostgresTransactionError, storeError } from './errors.js';
 import type { PgPoolClientLike, PgPoolLike } from './pg-types.js';
@@ -144,7 +145,8 @@ const ENDS_TRANSACTION =
  * `work` resolves → `COMMIT`, then the result. `work` rejects → `ROLLBACK`, then that same error
  * (the connection is destroyed when the rollback fails). Anything else (connecting, `BEGIN`,
  * `COMMIT`, a lost session) rejects with what the driver threw or a timeout, and nothing commits
- * that was not proven.
+ * that was not proven. `signal` aborting while `work` runs closes the connection (PostgreSQL rolls
+ * back) and rejects with its reason, without waiting for `work`.
  *
  * @internal Shared by the stores of `checkout-partner-sdk/postgres`.
  */
@@ -153,6 +155,7 @@ export async function runProvenTransaction<T>(
   bounds: ProvenTransactionBounds,
   work: (transaction: ProvenTransaction) => Promise<T>,
   script: ProvenTransactionScript = {},
+  signal?: AbortSignal,
 ): Promise<T> {
   // never past what a timer holds: a longer one fires at once (a leaseMs near 2^31 - 1 plus the grace)
   const boundMs = Math.min(Math.ceil(bounds.leaseMs + bounds.graceMs), MAX_TIMER_MS);
@@ -274,9 +277,21 @@ export async function runProvenTransaction<T>(
       },
     };
 
+    // the caller gave the work up: its connection closes now, so PostgreSQL rolls back and frees its locks
+    const abandon = () =>
+      session.destroy(
+        new PostgresTransactionError('the work in the transaction was given up: its connection was closed', { reason: 'lost' }),
+      );
     let result: T;
     try {
-      result = await work(transaction);
+      if (signal?.aborted === true) abandon();
+      signal?.addEventListener('abort', abandon, { once: true });
+      try {
+        // a session that dies under work (PostgreSQL ended it at leaseMs) ends the wait: nothing can commit
+        result = await Promise.race([untilAborted(work(transaction), signal), session.ended]);
+      } finally {
+        signal?.removeEventListener('abort', abandon);
+      }
       state = 'ended';
     } catch (error) {
       state = 'ended';

@@ -36,3 +36,13 @@ export class StatusStoreFullError extends CheckoutError {
     this.maxRecords = maxRecords;
   }
 }
+
+/**
+ * With `NODE_ENV=production`, a webhook handler (with `onEvent`) or a status tracker made without a
+ * `store` refuses to start: its in-memory default dedupes in one process only, so across a fleet
+ * or a restart the same event or change is handled again. Pass a shared store, or the memory store
+ * explicitly for a single instance.
+ */
+export class StoreRequiredError extends CheckoutError {
+  override readonly name = 'StoreRequiredError' as const;
+}

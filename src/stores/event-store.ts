@@ -108,10 +108,19 @@ export interface TransactionalEventStore<Transaction> extends EventStore {
    * A transaction left idle or in a statement for longer than `leaseMs` is ended by the store.
    * When `work` resolved but misused its transaction (ended it, left a statement running), the
    * store rolls back and rejects with an error whose `misuse` is `true`: the delivery fails (500).
+   * When `options.signal` aborts while `work` runs (the handler gave `onEvent` up), the store ends
+   * the transaction at once (rolled back, its connection closed) and rejects.
    */
   transact(
     event: { eventId: string; type: string },
     leaseMs: number,
     work: (transaction: Transaction) => Promise<void>,
+    options?: TransactOptions,
   ): Promise<TransactResult>;
+}
+
+/** The last argument of a transactional store's `transact`. */
+export interface TransactOptions {
+  /** Aborts when the SDK stops holding the work: the store ends the transaction then. */
+  signal?: AbortSignal | undefined;
 }

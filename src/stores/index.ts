@@ -24,7 +24,15 @@
  *
  * @module
  */
-export type { ClaimedLease, ClaimOptions, ClaimResult, EventStore, TransactionalEventStore, TransactResult } from './event-store.js';
+export type {
+  ClaimedLease,
+  ClaimOptions,
+  ClaimResult,
+  EventStore,
+  TransactionalEventStore,
+  TransactOptions,
+  TransactResult,
+} from './event-store.js';
 export { NUDGE_PRIORITY_MS } from './status-store.js';
 export type {
   ClaimDueRequest,

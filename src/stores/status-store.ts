@@ -1,5 +1,6 @@
 import type { StatusKind } from '../kinds.js';
 import type { WebhookEvent } from '../webhook-event.js';
+import type { TransactOptions } from './event-store.js';
 
 // The StatusStore contract: what a status tracker asks of the store that keeps its records
 // (MemoryStatusStore here, RedisStatusStore, PostgresStatusStore, or a partner's own).
@@ -280,12 +281,14 @@ export interface TransactionalStatusStore<Transaction> extends StatusStore {
    * (as `commit` does) in the same transaction, commits, and resolves `true`. Resolves `false`
    * without calling `work` when the lease was lost. When `work` rejects, rolls back and rejects
    * with that same error (the tracker then reschedules). Any other failure rejects with the
-   * store's error.
+   * store's error. When `options.signal` aborts while `work` runs (the tracker gave `onChange` up),
+   * the store ends the transaction at once (rolled back, its connection closed) and rejects.
    */
   transact(
     lease: StatusLease,
     status: string | null,
     turn: StatusTurn,
     work: (transaction: Transaction) => Promise<void>,
+    options?: TransactOptions,
   ): Promise<boolean>;
 }

@@ -59,6 +59,11 @@ export function trackerFailure(telemetry: Telemetry, failure: string, errorName:
   whenReady(telemetry, (core) => core.trackerFailure(failure, errorName));
 }
 
+/** Counts one callback whose work was given up (`checkout.handling.abandoned`). */
+export function handlingAbandoned(telemetry: Telemetry, callback: 'onEvent' | 'onChange', reason: string): void {
+  whenReady(telemetry, (core) => core.handlingAbandoned(callback, reason));
+}
+
 /** Counts one announced status change that a poll read found before its event (`checkout.tracker.found_first_by_read`). */
 export function foundFirstByRead(telemetry: Telemetry, kind: RecordKind): void {
   whenReady(telemetry, (core) => core.foundFirstByRead(kind));

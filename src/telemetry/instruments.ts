@@ -19,6 +19,7 @@ export class Instruments {
   readonly oldestOverdue: ObservableGauge;
   readonly trackerFailures: Counter;
   readonly foundFirstByRead: Counter;
+  readonly handlingAbandoned: Counter;
 
   constructor(meter: Meter) {
     this.meter = meter;
@@ -78,6 +79,11 @@ export class Instruments {
     this.foundFirstByRead = meter.createCounter(METRIC.foundFirstByRead, {
       description: 'Status changes a provider event announces that a poll read found before the event (lost or late webhooks).',
       unit: '{change}',
+    });
+    this.handlingAbandoned = meter.createCounter(METRIC.handlingAbandoned, {
+      description:
+        'Callbacks (onEvent, onChange) whose work the SDK stopped holding: past maxHandlingMs, after drain() gave up, or a lease lost.',
+      unit: '{callback}',
     });
   }
 }

@@ -31,6 +31,8 @@ export const ATTR = {
   changed: 'checkout.tracker.changed',
   pauseMs: 'checkout.pause_ms',
   trackerFailure: 'checkout.tracker.failure',
+  handlingCallback: 'checkout.handling.callback',
+  handlingReason: 'checkout.handling.reason',
   rate: 'checkout.rate_limit.requests_per_second',
 } as const;
 
@@ -50,6 +52,8 @@ export const METRIC = {
   oldestOverdue: 'checkout.tracker.oldest_overdue',
   trackerFailures: 'checkout.tracker.failures',
   foundFirstByRead: 'checkout.tracker.found_first_by_read',
+  /** Counter: callbacks (`onEvent`, `onChange`) whose work the SDK stopped holding, by `checkout.handling.callback` and `checkout.handling.reason` (`max-handling`, `drain`, `lease-lost`). */
+  handlingAbandoned: 'checkout.handling.abandoned',
 } as const;
 
 /** The HTTP client duration buckets advised by the semantic conventions, in seconds. */

@@ -244,6 +244,17 @@ export class TelemetryCore {
     );
   }
 
+  /** A callback's work was given up (`onEvent` or `onChange`; `max-handling`, `drain` or `lease-lost`). */
+  handlingAbandoned(callback: string, reason: string): void {
+    const api = this.#api;
+    ignoreFailure(() =>
+      instrumentsOf(api, this.options.meterProvider)?.handlingAbandoned.add(1, {
+        [ATTR.handlingCallback]: callback,
+        [ATTR.handlingReason]: reason,
+      }),
+    );
+  }
+
   foundFirstByRead(kind: RecordKind): void {
     const api = this.#api;
     ignoreFailure(() => instrumentsOf(api, this.options.meterProvider)?.foundFirstByRead.add(1, { [ATTR.recordKind]: kind }));

@@ -8,11 +8,14 @@ import { RecordsInHand } from './records-in-hand.js';
 import { ServiceHealth } from './service-health.js';
 import { bounded } from './store-call.js';
 import { monotonic } from './turn-handle.js';
-import type { ClaimedStatusRecord } from './types.js';
+import type { ClaimedStatusRecord, TrackerHealth } from './types.js';
 import { Waker } from './waker.js';
 
 /** The longest wait after failed claims: a store outage is retried at most this far apart. */
 const MAX_FAILURE_WAIT_MS = 5_000;
+
+/** How late the loop may be back from a claim or a wait (a busy event loop) before it counts as wedged. */
+const LIVE_SLACK_MS = 10_000;
 
 /**
  * The tracker's one loop: it claims what the store says is due, at most `maxConcurrentReads`
@@ -30,6 +33,12 @@ export class ClaimLoop {
   #nextProbeAt = 0;
   /** When a claim last succeeded (epoch milliseconds, this process's clock), for `health()`. */
   #lastClaimAt: number | undefined;
+  /** Whether the loop has tried a claim since `start()` (the startup probe's answer). */
+  #started = false;
+  /** Whether the last claim succeeded: the store answers (the readiness probe's answer). */
+  #claimsAnswered = false;
+  /** When the loop, claiming or waiting, is due back (monotonic clock): past it (and a slack) it is wedged. */
+  #dueBackAt = 0;
   #loop: Promise<void> | undefined;
   /** Stops the `checkout.tracker.watched` reports (registered at start, removed at drain). */
   #stopWatchedReports: (() => void) | undefined;
@@ -55,15 +64,25 @@ export class ClaimLoop {
     this.#waker.wake();
   }
 
-  /** What `tracker.health()` takes from the loop: whether it runs or drains, the records in hand, the last claim. */
-  state(): { running: boolean; draining: boolean; inHand: number; lastClaimAt: number | undefined } {
-    return { running: this.#running, draining: this.#draining, inHand: this.#inHand.size, lastClaimAt: this.#lastClaimAt };
+  /** What `tracker.health()` takes from the loop: whether it runs, drains, started, is live and ready, the records in hand, the last claim. */
+  state(): Pick<TrackerHealth, 'running' | 'draining' | 'started' | 'live' | 'ready' | 'inHand' | 'lastClaimAt'> {
+    const running = this.#running;
+    return {
+      running,
+      draining: this.#draining,
+      started: this.#started,
+      live: !running || monotonic() <= this.#dueBackAt + LIVE_SLACK_MS,
+      ready: running && !this.#draining && this.#claimsAnswered,
+      inHand: this.#inHand.size,
+      lastClaimAt: this.#lastClaimAt,
+    };
   }
 
   /** `tracker.start()`: runs the loop, after the one a previous drain stopped has ended. */
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    this.#dueBackAt = monotonic() + this.#config.storeTimeoutMs;
     const { store } = this.#config;
     const countWatched = store.countWatched?.bind(store);
     if (typeof countWatched === 'function') this.#stopWatchedReports = watchedRecords(this.#telemetry, countWatched);
@@ -96,6 +115,8 @@ export class ClaimLoop {
       const settled = Promise.all([this.#loop, this.#inHand.settled()]).then(() => false as const);
       const timedOut = await Promise.race([settled, deadline]);
       const left = this.#inHand.report();
+      // what is left is let go: no lease extended, nothing of the tracker's keeps the process alive
+      if (timedOut) this.#inHand.giveUp();
       return { drained: !timedOut && left.length === 0, inHand: left };
     } finally {
       clearTimeout(timer);
@@ -105,6 +126,7 @@ export class ClaimLoop {
 
   /** The loop: claim into the free slots, then wait (longer after failures, or with every slot taken), until drain. */
   async #run(): Promise<void> {
+    this.#dueBackAt = monotonic() + this.#config.storeTimeoutMs;
     await this.#reclaim();
     /** Claims that failed in a row: the wait before the next doubles, up to 5 s (a store outage is not hammered). */
     let storeFailures = 0;
@@ -112,16 +134,22 @@ export class ClaimLoop {
       const free = this.#service.holdingBack ? this.#probeSlots() : this.#config.maxConcurrentReads - this.#inHand.size;
       let claimed = 0;
       if (free > 0) {
+        this.#dueBackAt = monotonic() + this.#config.storeTimeoutMs;
         try {
           claimed = await this.#claimInto(free);
           storeFailures = 0;
+          this.#claimsAnswered = true;
         } catch (error) {
           storeFailures += 1;
+          this.#claimsAnswered = false;
           writeTrackerLog(this.#config.logger, { event: 'tracker.store-failed', error: plainError(error) });
         }
+        this.#started = true;
       }
       if (!this.#running) break;
-      await this.#waker.idle(this.#waitMs(free, claimed, storeFailures));
+      const waitMs = this.#waitMs(free, claimed, storeFailures);
+      this.#dueBackAt = monotonic() + waitMs;
+      await this.#waker.idle(waitMs);
     }
   }
 

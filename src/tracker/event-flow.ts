@@ -60,6 +60,11 @@ export class EventFlow {
   }
 
   /** When the last event reached the store (or this tracker, for a store that does not say), for `health()`. */
+  /** The last event nudged through this tracker (this process's epoch milliseconds), without asking the store. */
+  localLastEventAt(): number | undefined {
+    return this.#local?.epochMs;
+  }
+
   async lastEventAt(): Promise<number | undefined> {
     const store = this.#store;
     if (typeof store.lastEvent !== 'function') return this.#local?.epochMs;

@@ -1,4 +1,5 @@
-import { foundFirstByRead, statusChange, trackerLag } from '../telemetry/hooks.js';
+import { foundFirstByRead, handlingAbandoned, statusChange, trackerLag } from '../telemetry/hooks.js';
+import { withSignal, type HandlingAbandonedError } from '../handling.js';
 import { commitWhileLeased } from './commit.js';
 import { Heartbeat } from './heartbeat.js';
 import { plainError } from './logger.js';
@@ -33,9 +34,10 @@ type HandOverResult = { outcome: 'committed' | 'lease-lost' } | { outcome: 'stor
 
 /**
  * Hands the new status to `onChange` and records it, the lease kept alive meanwhile (a slow
- * `onChange` keeps its record). From here on the turn is never aborted by drain. A failing
- * `onChange` is retried later (the record rescheduled); a failing store or a lost lease lets the
- * lease lapse, so the record is read again and nothing is lost.
+ * `onChange` keeps its record). From here on drain waits for the turn, up to its time limit. A
+ * failing `onChange` is retried later (the record rescheduled); a failing store or a lost lease
+ * lets the lease lapse, so the record is read again and nothing is lost. An `onChange` given up
+ * (past `maxHandlingMs`, by drain, its lease lost) is no longer waited for: its lease lapses.
  */
 export async function handOver(turn: TurnContext, seen: NewStatus): Promise<void> {
   const { config, handle, log, source } = turn;
@@ -47,6 +49,16 @@ export async function handOver(turn: TurnContext, seen: NewStatus): Promise<void
   const changeStarted = monotonic();
   const result = await changeAndCommit(turn, seen);
   heartbeat.stop();
+  const { hold } = handle;
+  if (result.outcome !== 'committed' && hold.signal.aborted && hold.callbackBegan) {
+    const error = hold.signal.reason as HandlingAbandonedError;
+    handlingAbandoned(turn.telemetry, 'onChange', error.reason);
+    const entry = { status, previousStatus, source, ms: elapsed(changeStarted), error: plainError(error) };
+    log(error.reason === 'lease-lost' ? { event: 'tracker.lease-lost', ...entry } : { event: 'tracker.change-failed', ...entry });
+    return;
+  }
+  // the transaction ended under a running onChange (its session died): it is let go too
+  if (hold.callbackRunning) hold.giveUp('lease-lost');
   switch (result.outcome) {
     case 'committed':
       log({ event: 'tracker.change', status, previousStatus, source, ms: elapsed(changeStarted) });
@@ -83,13 +95,13 @@ export async function handOver(turn: TurnContext, seen: NewStatus): Promise<void
  */
 async function changeAndCommit(turn: TurnContext, seen: NewStatus): Promise<HandOverResult> {
   const { config, handle, telemetry, source } = turn;
-  const { record } = handle;
+  const { record, hold } = handle;
   const { change, status, final } = seen;
   const facts = { kind: record.kind, externalId: record.externalId, status, previousStatus: record.handled?.status, source };
   let failed: { error: unknown } | undefined;
   const callOnChange = async (handed: StatusChange & { transaction?: unknown }): Promise<void> => {
     try {
-      await statusChange(telemetry, facts, async () => config.onChange(handed));
+      await statusChange(telemetry, facts, () => hold.run(() => config.onChange(withSignal(handed, hold.signal)), config.maxHandlingMs));
     } catch (error) {
       failed = { error };
       throw error;
@@ -102,10 +114,14 @@ async function changeAndCommit(turn: TurnContext, seen: NewStatus): Promise<Hand
   try {
     let committed: boolean;
     if (config.transactional !== undefined) {
-      // not bounded: onChange runs inside it (kept alive by the heartbeat); drain's own timeout bounds the wait for it
+      // not bounded by the store time limit: onChange runs inside it (kept alive by the heartbeat), bounded by the hold
       handle.sentWith = handle.lease;
-      committed = await config.transactional.transact(handle.lease, status, recorded(), (transaction) =>
-        callOnChange({ ...change, transaction }),
+      committed = await config.transactional.transact(
+        handle.lease,
+        status,
+        recorded(),
+        (transaction) => callOnChange({ ...change, transaction }),
+        { signal: hold.signal },
       );
     } else {
       await callOnChange(change);

@@ -8,11 +8,16 @@ import type { TrackerHealth } from './types.js';
 
 /**
  * `tracker.health()`: the loop's state and the store's overdue records, the store asked within a
- * third of `leaseMs` (a store that does not answer rejects, as a readiness probe should fail).
+ * third of `leaseMs` (a store that does not answer rejects); with `askStore` false, the loop's
+ * state alone, at once.
  */
-export async function trackerHealth(config: ResolvedTrackerOptions, loop: ClaimLoop): Promise<TrackerHealth> {
+export async function trackerHealth(config: ResolvedTrackerOptions, loop: ClaimLoop, askStore: boolean): Promise<TrackerHealth> {
   const state = loop.state();
   const { store, storeTimeoutMs } = config;
+  if (!askStore) {
+    const webhooks = { lastEventAt: config.events.localLastEventAt(), foundFirstByRead: config.events.foundFirstByRead };
+    return { ...state, overdue: undefined, oldestOverdueMs: undefined, webhooks };
+  }
   const [overdue, lastEventAt] = await Promise.all([
     typeof store.overdue === 'function' ? bounded(storeTimeoutMs, 'overdue', store.overdue()) : undefined,
     config.events.lastEventAt(),

@@ -33,6 +33,7 @@ export type {
   StatusTracker,
   StatusTrackerOptions,
   TrackerHealth,
+  TrackerHealthOptions,
   TransactionalStatusChange,
   WatchArguments,
   WithdrawalStatusChange,

@@ -15,6 +15,11 @@ const LEVEL: Readonly<Record<TrackerLogEntry['event'], LogLevel>> = {
   'tracker.store-failed': 'error',
 };
 
+/** An entry's level: a read that failed (an outage shows at `warn`) above the other reads' `debug`. */
+function levelOf(entry: TrackerLogEntry): LogLevel {
+  return entry.event === 'tracker.read' && entry.outcome === 'failed' ? 'warn' : LEVEL[entry.event];
+}
+
 /** The tracker's writer: a guarded partner logger, nothing, or the stderr default. */
 export type TrackerLog = LogWrite<TrackerLogEntry> | undefined;
 
@@ -33,21 +38,22 @@ export const REPEAT_WINDOW_MS = 60_000;
 
 /** Whether an entry reports a failure: what the default logger writes to stderr. */
 export function isFailure(entry: TrackerLogEntry): boolean {
-  return LEVEL[entry.event] === 'error' || LEVEL[entry.event] === 'warn' || entry.outcome === 'failed';
+  return levelOf(entry) !== 'debug' && levelOf(entry) !== 'info';
 }
 
 /**
  * The logger used when the `logger` option is absent: one stderr line per failure (`onChange` threw,
  * a read failed after the client's retries, a store operation failed, a lease lost, a watch given up
  * at `maxAgeMs` or `notFoundForMs`), the same failure at most once per {@link REPEAT_WINDOW_MS} on
- * the monotonic clock, so a wall-clock step never silences it (a store failure is one failure
- * whatever the record; any other, per record); with `CHECKOUT_LOG=debug`, every entry.
+ * the monotonic clock, so a wall-clock step never silences it (a store failure or a failed read is
+ * one failure whatever the record, so an outage over a large backlog writes a line a minute with
+ * its count; any other, per record); with `CHECKOUT_LOG=debug`, every entry.
  */
 export function stderrTrackerLogger(now: () => number = () => performance.now()): (entry: TrackerLogEntry) => void {
   const every = debugLogging();
   const json = lineFormat() === 'json';
   const line = (entry: TrackerLogEntry, held: number) =>
-    json ? jsonLine(LEVEL[entry.event], entry, held > 0 ? { held } : undefined) : trackerLogLine(entry, held);
+    json ? jsonLine(levelOf(entry), entry, held > 0 ? { held } : undefined) : trackerLogLine(entry, held);
   const limiter = new RepeatLimiter(REPEAT_WINDOW_MS, now);
   return (entry) => {
     if (every) {
@@ -55,10 +61,20 @@ export function stderrTrackerLogger(now: () => number = () => performance.now())
       return;
     }
     if (!isFailure(entry)) return;
-    const record = entry.event === 'tracker.store-failed' ? '' : `${entry.kind ?? ''}:${entry.externalId ?? ''}`;
-    const held = limiter.pass(`${entry.event}\u0000${record}\u0000${entry.error?.name ?? ''}\u0000${entry.error?.message ?? ''}`);
+    const held = limiter.pass(repeatKey(entry));
     if (held !== undefined) stderrLine(line(entry, held));
   };
+}
+
+/**
+ * What makes two failures the same for the default logger: a failed read by its error's name and
+ * status (its message names the record), a store failure by its error, anything else per record too.
+ */
+function repeatKey(entry: TrackerLogEntry): string {
+  const { event, error } = entry;
+  if (event === 'tracker.read') return `${event}\u0000${error?.name ?? ''}\u0000${error?.status ?? ''}`;
+  const record = event === 'tracker.store-failed' ? '' : `${entry.kind ?? ''}:${entry.externalId ?? ''}`;
+  return `${event}\u0000${record}\u0000${error?.name ?? ''}\u0000${error?.message ?? ''}`;
 }
 
 /**
@@ -84,5 +100,5 @@ export function trackerLogLine(entry: TrackerLogEntry, held: number): string {
 
 /** The `logger` option as one writer: `false` is none, absent is {@link stderrTrackerLogger}; a `TypeError` for anything else. */
 export function trackerLog(logger: unknown): TrackerLog {
-  return resolveLogger<TrackerLogEntry>('logger', logger, { level: (entry) => LEVEL[entry.event], fallback: () => stderrTrackerLogger() });
+  return resolveLogger<TrackerLogEntry>('logger', logger, { level: levelOf, fallback: () => stderrTrackerLogger() });
 }

@@ -9,6 +9,7 @@ import { resolveSchedule, type Schedule } from './schedule.js';
 import { defaultIsFinal } from './status.js';
 import { FoundKeys } from './found-keys.js';
 import { EventFlow } from './event-flow.js';
+import { maxHandlingMs } from '../handling.js';
 import type { StatusChange, StatusStore, StatusTrackerOptions, TransactionalStatusStore, WatchEndReason, StatusKind } from './types.js';
 
 /** The tracker's options with every default applied, checked once. */
@@ -23,6 +24,8 @@ export interface ResolvedTrackerOptions {
   maxConcurrentReads: number;
   claimIntervalMs: number;
   readTimeoutMs: number;
+  /** The longest `onChange` keeps its lease. */
+  maxHandlingMs: number;
   owner: string;
   /** Whether `owner` was given (a stable name): the tracker then reclaims its own leases at start. */
   ownerGiven: boolean;
@@ -49,6 +52,7 @@ const KNOWN = [
   'maxConcurrentReads',
   'claimIntervalMs',
   'readTimeoutMs',
+  'maxHandlingMs',
   'owner',
   'logger',
   'onWatchEnd',
@@ -102,6 +106,7 @@ export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions
     claimIntervalMs: timerMs('claimIntervalMs', options.claimIntervalMs, 250),
     // a read longer than the lease would be wasted: another process takes the record meanwhile
     readTimeoutMs: timerMs('readTimeoutMs', options.readTimeoutMs, Math.min(15_000, leaseMs / 2)),
+    maxHandlingMs: maxHandlingMs(options.maxHandlingMs),
     owner,
     ownerGiven,
     storeTimeoutMs: Math.ceil(leaseMs / 3),

@@ -59,6 +59,14 @@ export class RecordsInHand {
     for (const { handle } of this.#held.values()) if (!handle.changing) handle.controller.abort();
   }
 
+  /** Gives up every record in hand (drain waited long enough): leases no longer extended, `onChange` no longer waited for. */
+  giveUp(): void {
+    for (const { handle } of this.#held.values()) {
+      handle.hold.giveUp('drain');
+      handle.controller.abort();
+    }
+  }
+
   /** Resolves once every turn in hand now has ended. */
   settled(): Promise<unknown> {
     return Promise.all([...this.#held.values()].map(({ done }) => done));

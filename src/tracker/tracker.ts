@@ -1,5 +1,6 @@
-import { timerMs } from '../internal/arguments.js';
+import { checkOptions, timerMs } from '../internal/arguments.js';
 import { noticeMemoryDefault } from '../internal/memory-notice.js';
+import { defaultStoreRefusal } from '../stores/default-store.js';
 import { typeName } from '../internal/type-name.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import type { WebhookEvent } from '../webhooks/event.js';
@@ -10,7 +11,15 @@ import { projectEvent } from '../stores/event-projection.js';
 import type { DrainOptions, DrainReport } from '../drain.js';
 import { resolveTrackerOptions, type ResolvedTrackerOptions } from './options.js';
 import { perKind } from '../kinds.js';
-import type { KindWatches, StatusKind, StatusTracker, StatusTrackerOptions, TrackerHealth, WatchArguments } from './types.js';
+import type {
+  KindWatches,
+  StatusKind,
+  StatusTracker,
+  StatusTrackerOptions,
+  TrackerHealth,
+  TrackerHealthOptions,
+  WatchArguments,
+} from './types.js';
 
 /**
  * Creates a status tracker: every status change of the records it watches, handed
@@ -67,6 +76,8 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
     },
 
     start(): void {
+      const refused = defaultStoreRefusal('tracker', options);
+      if (refused !== undefined) throw refused;
       noticeMemoryDefault('tracker', options);
       loop.start();
     },
@@ -75,8 +86,11 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
       return loop.drain(drainTimeoutMs(drainOptions));
     },
 
-    health(): Promise<TrackerHealth> {
-      return trackerHealth(config, loop);
+    async health(healthOptions?: TrackerHealthOptions): Promise<TrackerHealth> {
+      checkOptions('health', healthOptions, ['store'], true);
+      const askStore = healthOptions?.store ?? true;
+      if (typeof askStore !== 'boolean') throw new TypeError(`health: store must be true or false, got ${typeName(askStore)}`);
+      return trackerHealth(config, loop, askStore);
     },
   };
 }

@@ -1,3 +1,5 @@
+import { CallbackHold } from '../handling.js';
+import { quote } from '../internal/quote.js';
 import type { ClaimedStatusRecord, StatusLease } from './types.js';
 
 /** This process's own clock for its deadlines: monotonic, so a wall-clock step never moves them. */
@@ -12,6 +14,8 @@ export const monotonic = (): number => performance.now();
 export class TurnHandle {
   readonly record: ClaimedStatusRecord;
   readonly controller = new AbortController();
+  /** The hold on the change this turn hands over: given up past `maxHandlingMs`, by drain, or when the lease is found lost. */
+  readonly hold: CallbackHold;
   /** The lease the turn acts under: the claim's, or a later claim's once adopted. */
   lease: StatusLease;
   /** The store's clock at the latest claim (`claimedAt`): ages are measured from it, on the store's clock. */
@@ -33,6 +37,7 @@ export class TurnHandle {
 
   constructor(record: ClaimedStatusRecord) {
     this.record = record;
+    this.hold = new CallbackHold('onChange', `${record.kind} ${quote(record.externalId)}`);
     this.lease = record.lease;
     this.storeClaimedAt = record.claimedAt;
     this.claimedAtLocal = monotonic();

@@ -15,6 +15,7 @@ import { elapsed, type TurnContext, type TurnLog } from './turn-context.js';
 import { aged, endTurn, giveBackSoon, scheduled } from './turn-end.js';
 import { monotonic, type TurnHandle } from './turn-handle.js';
 import type { StatusChange } from './types.js';
+import { withSignal } from '../handling.js';
 
 /**
  * One record's turn, under its lease: read it through the client, and when its status differs from
@@ -149,18 +150,21 @@ async function afterFailedRead(turn: TurnContext, error: unknown, service: Servi
 
 /** The change as `onChange` gets it (without its transaction). */
 function changeOf(turn: TurnContext, read: RecordOf<StatusKind>, status: string | null): StatusChange {
-  const { record } = turn.handle;
-  return {
-    id: changeId(record.kind, record.externalId, record.handled?.at, status),
-    kind: record.kind,
-    externalId: record.externalId,
-    status,
-    // left out on a first change: `null` would read as "the status handled before was none"
-    ...(record.handled === undefined ? {} : { previousStatus: record.handled.status }),
-    record: read,
-    source: turn.source,
-    ...(record.event === undefined ? {} : { event: record.event }),
-  } as StatusChange;
+  const { record, hold } = turn.handle;
+  return withSignal(
+    {
+      id: changeId(record.kind, record.externalId, record.handled?.at, status),
+      kind: record.kind,
+      externalId: record.externalId,
+      status,
+      // left out on a first change: `null` would read as "the status handled before was none"
+      ...(record.handled === undefined ? {} : { previousStatus: record.handled.status }),
+      record: read,
+      source: turn.source,
+      ...(record.event === undefined ? {} : { event: record.event }),
+    },
+    hold.signal,
+  ) as StatusChange;
 }
 
 /**

@@ -55,6 +55,17 @@ export interface StatusChangeBase {
    * cut; at most `MAX_TRACKED_EVENT_BYTES` of JSON), not the whole payload.
    */
   event?: WebhookEvent | undefined;
+  /**
+   * Aborts when the tracker stops holding this change (past `maxHandlingMs`, once `drain()` gave
+   * up, or its lease found lost): another process hands it over within one lease, so stop then.
+   * Its reason is a `HandlingAbandonedError`. Not enumerable: a spread or `JSON.stringify` leaves it out.
+   *
+   * @example
+   * onChange: async ({ externalId, status, signal }) => {
+   *   await fetch(`https://fulfilment.example/orders/${externalId}`, { method: 'PUT', body: String(status), signal });
+   * }
+   */
+  signal: AbortSignal;
 }
 
 /** A status change of a record of kind `K`: `record` is that kind's record. */
@@ -246,6 +257,16 @@ export interface StatusTrackerOptions<Transaction = undefined> extends Telemetry
    */
   readTimeoutMs?: number | undefined;
   /**
+   * The longest `onChange` keeps its record's lease, in milliseconds. Past it the tracker gives the
+   * change up: the lease is no longer extended (another process hands the change over within
+   * `leaseMs`), `change.signal` aborts, and it is logged (`change-failed`, a `HandlingAbandonedError`)
+   * and counted (`checkout.handling.abandoned`). With a transactional store, keep the store's
+   * transaction bound (`transactionTimeoutMs`) at least this.
+   * @default 60_000: past any call a callback should make with a usual 30 s timeout, and
+   *   `PostgresStatusStore`'s default `transactionTimeoutMs`
+   */
+  maxHandlingMs?: number | undefined;
+  /**
    * This process's name in leases and logs. Give a stable one per process slot (a pod name, a
    * systemd instance, `worker-3`), unique among the processes running at once: at `start()` the
    * tracker then calls `store.reclaim(owner)`, taking back at once the records its previous life
@@ -332,18 +353,32 @@ export interface StatusTracker<Transaction = undefined> extends KindWatches<Tran
   recordFor(event: WebhookEvent): Promise<RecordRef | undefined>;
   /** Begins reading what is due, in the background; safe on any number of processes sharing a store. Idempotent. */
   start(): void;
-  /** Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000: after the handler's 10 s, both fit a 30 s grace period). */
+  /**
+   * Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000:
+   * after the handler's 10 s, both fit a 30 s grace period), then gives up what is left (its
+   * leases are no longer extended, `change.signal` aborts).
+   */
   drain(options?: DrainOptions): Promise<DrainReport>;
   /**
-   * What a liveness or readiness probe needs: whether this tracker runs, what it holds, and the
-   * store's backlog (shared by every tracker on the store). Rejects when the store does not answer
-   * within a third of `leaseMs`.
+   * What the probes need (`started`, `live`, `ready`), what this tracker holds, and the store's
+   * backlog (shared by every tracker on the store). Rejects when the store does not answer within
+   * a third of `leaseMs`; with `{ store: false }` it asks the store nothing (`overdue` and
+   * `oldestOverdueMs` undefined) and never rejects: the probes' way, so no outage slows them.
    *
    * @example
-   * const { running, overdue, oldestOverdueMs } = await tracker.health();
-   * if (!running || (oldestOverdueMs ?? 0) > 60_000) console.warn('tracker backlog', overdue);
+   * const { live } = await tracker.health({ store: false }); // a liveness probe
+   * const { overdue, oldestOverdueMs } = await tracker.health(); // a dashboard
    */
-  health(): Promise<TrackerHealth>;
+  health(options?: TrackerHealthOptions): Promise<TrackerHealth>;
+}
+
+/** The argument of `tracker.health(options)`. */
+export interface TrackerHealthOptions {
+  /**
+   * Whether to ask the store for its backlog (`overdue`, `oldestOverdueMs`, the last event).
+   * @default true
+   */
+  store?: boolean | undefined;
 }
 
 /** What `tracker.health()` resolves. */
@@ -352,6 +387,15 @@ export interface TrackerHealth {
   running: boolean;
   /** Whether a `drain()` is in progress. */
   draining: boolean;
+  /** The startup probe: `start()` was called and the first claim was tried (whatever the store answered). */
+  started: boolean;
+  /**
+   * The liveness probe: the claim loop is not wedged (back from each claim and wait on time),
+   * whatever the store or the service answer; `true` when not running.
+   */
+  live: boolean;
+  /** The readiness probe: running, not draining, and the last claim was answered (the store works). */
+  ready: boolean;
   /** Records this process holds now (reads and `onChange` calls in flight). */
   inHand: number;
   /**

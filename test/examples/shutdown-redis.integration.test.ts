@@ -3,7 +3,7 @@ import { createFakeCheckout } from 'checkout-partner-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
-import { cleanup, countLines, heldService, PARTNER, ROOT, run, stopWithin, tsBlocks } from './shutdown-samples.js';
+import { cleanup, countLines, heldService, PARTNER, ROOT, run, sigtermWithHungCallback, stopWithin, tsBlocks } from './shutdown-samples.js';
 
 // docs/tracker.md's shutdown sample (examples/shutdown/tracker-redis.ts, shown verbatim) on a real
 // redis-server: SIGTERM while the read of its withdrawal is held in flight exits 0 within 30 s, and
@@ -53,4 +53,13 @@ describe('the tracker shutdown sample of docs/tracker.md (RedisStatusStore)', ()
     expect(completed()).toBe(1);
     expect(countLines(first, handed('Processing')) + countLines(second, handed('Processing'))).toBe(1);
   });
+
+  it('with an onChange that never ends: SIGTERM exits 0 within 30 s; the restart takes its lease back', { timeout: 90_000 }, () =>
+    sigtermWithHungCallback({
+      file: SAMPLE,
+      fulfilled: 'withdrawal w-7 Processing',
+      setup: (fake) => fake.setWithdrawal({ externalId: 'w-7', status: 'Processing' }),
+      env: { REDIS_URL: redis.url },
+    }),
+  );
 });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -199,4 +199,81 @@ export async function sigtermWithWorkInHand(sample: ShutdownSample): Promise<voi
   paid += paidIn(second);
   expect(paid).toBe(1);
   await delivered.catch(() => undefined);
+}
+
+/**
+ * A copy of `file` under .tmp/ whose fulfilment never ends: the statement on its `// your fulfilment`
+ * (or `// your effect`) line prints as written, then awaits a promise that never settles, ignoring
+ * its signal (the worst a callback can do).
+ */
+export function hungCopy(file: string): string {
+  const lines = readFileSync(`${ROOT}${file}`, 'utf8').split('\n');
+  const at = lines.findIndex((line) => line.includes('console.log(') && /\/\/ your (fulfilment|effect)/.test(line));
+  expect(at, `${file} has no fulfilment line to hang`).toBeGreaterThanOrEqual(0);
+  const line = lines[at]!;
+  const comment = line.indexOf(' // your');
+  const code = line.slice(0, comment);
+  const call = code.indexOf('console.log(');
+  lines[at] = `${code.slice(0, call)}{ ${code.slice(call)} await new Promise(() => undefined); }${line.slice(comment)}`;
+  mkdirSync(`${ROOT}.tmp`, { recursive: true });
+  const dir = mkdtempSync(`${ROOT}.tmp/hung-`);
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const copy = `${dir}/${file.split('/').at(-1)}`;
+  writeFileSync(copy, lines.join('\n'));
+  return copy;
+}
+
+/** A shutdown sample run with a callback that never ends. */
+export interface HungSample {
+  readonly file: string;
+  /** The line the fulfilment prints before it hangs. */
+  readonly fulfilled: string;
+  /** The fake service's records. */
+  readonly setup: (fake: FakeCheckout) => void;
+  /** The provider event that brings the change, delivered to the receiver on PORT; none: the watch at start brings it. */
+  readonly event?: { eventId: string; type: string; tradeId: string };
+  /** Env beside the service's (DATABASE_URL, REDIS_URL, ...). */
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * Runs a copy of `sample` whose callback never ends (see {@link hungCopy}); once it hangs, SIGTERM:
+ * its drains give up on it, it closes what it opened and exits 0 within the grace period, 5 s past
+ * its drains' 10 s at most. The rollout's next process then takes the work over: its callback runs
+ * again (and hangs too: SIGTERM, exit 0 again).
+ */
+export async function sigtermWithHungCallback(sample: HungSample): Promise<void> {
+  const file = hungCopy(sample.file);
+  const fake = createFakeCheckout({ partners: [PARTNER] });
+  sample.setup(fake);
+  const service = await heldService(fake, '/none');
+  cleanup.push(() => void service.proxy.close());
+  const port = await freePort();
+  const env = {
+    CHECKOUT_BASE_URL: service.url,
+    CHECKOUT_PARTNER_ID: PARTNER.partnerId,
+    CHECKOUT_PARTNER_SECRET: PARTNER.partnerSecret,
+    WEBHOOK_SIGNING_SECRET: SIGNING_SECRET,
+    PORT: String(port),
+    HOSTNAME: 'pod-1',
+    ...sample.env,
+  };
+  const webhookUrl = `http://127.0.0.1:${port}/webhooks`;
+  const hangs = async (child: SampleProcess) => {
+    if (sample.event !== undefined) {
+      await listening(webhookUrl, child);
+      void deliverEvent(webhookUrl, sample.event, { secret: SIGNING_SECRET, maxAttempts: 1 }).catch(() => undefined);
+    }
+    expect(
+      await eventually(() => countLines(child, sample.fulfilled) === 1, 20_000),
+      `stdout: ${child.out()}\nstderr: ${child.err()}`,
+    ).toBe(true);
+  };
+
+  const first = run(file, env);
+  await hangs(first);
+  expect(await stopWithin(first)).toBeLessThan(15_000);
+  const second = run(file, env);
+  await hangs(second);
+  expect(await stopWithin(second)).toBeLessThan(15_000);
 }

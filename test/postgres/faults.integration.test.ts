@@ -131,7 +131,9 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
       }
     });
     try {
+      // answered once the session died, without waiting for onEvent, whose later statement is refused
       expect(await deliver(handler, 'evt-term')).toBe(503);
+      expect(await eventually(() => late !== undefined, 5_000)).toBe(true);
       expect(late).toBeInstanceOf(Error);
       expect(entries[0]).toMatchObject({ outcome: 'store-unavailable' });
       expect(await deliver(handler, 'evt-term')).toBe(200);

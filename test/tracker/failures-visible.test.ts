@@ -114,6 +114,46 @@ describe('without a logger, each tracker failure writes one line to stderr', () 
   });
 });
 
+describe('an outage over a large backlog', () => {
+  it('failed reads are visible at warn, one stderr line a minute with its count, never a line per read', async () => {
+    const { fake, client, advance } = fakeService();
+    const records = Array.from({ length: 1_000 }, (_, i) => `backlog-${i}`);
+    for (const externalId of records) fake.setOrder({ externalId, currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+    tracker = createStatusTracker({ client, store: new MemoryStatusStore(), onChange: () => {}, maxConcurrentReads: 100 });
+    for (const externalId of records) await tracker.watchOrder(externalId);
+    fake.failNext(1_000_000, 503, { only: 'business' });
+    tracker.start();
+    await advance(150_000, 1_000);
+    const reads = lines().filter((line) => line.startsWith('checkout-partner-sdk tracker read '));
+    expect(reads.length).toBeGreaterThanOrEqual(2);
+    expect(reads.length).toBeLessThanOrEqual(3); // the first, then one a minute
+    expect(reads[0]).toMatch(/^checkout-partner-sdk tracker read outcome=failed kind=order externalId="backlog-\d+" .* status=503$/);
+    const held = Number(/\((\d+) more like it in the last minute\)$/.exec(reads[1]!)?.[1]);
+    expect(held).toBeGreaterThanOrEqual(99); // the first batch of reads failed together
+  });
+
+  it('a logger object gets a failed read at warn, the others at debug', async () => {
+    const { fake, client, advance } = fakeService();
+    fake.setOrder({ externalId: 'warn-1', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+    const levels: string[] = [];
+    const at = (level: string) => (entry: { event: string; outcome?: string }) => {
+      if (entry.event === 'tracker.read') levels.push(`${level} ${entry.outcome ?? ''}`);
+    };
+    tracker = createStatusTracker({
+      client,
+      store: new MemoryStatusStore(),
+      onChange: () => {},
+      schedule: { jitter: 0 },
+      logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+    });
+    fake.failNext(1, 503, { only: 'business' });
+    tracker.start();
+    await tracker.watchOrder('warn-1');
+    await advance(3_000);
+    expect(levels.slice(0, 2)).toEqual(['warn failed', 'debug changed']);
+  });
+});
+
 describe('logger: false and CHECKOUT_LOG=debug', () => {
   it('logger: false writes nothing, even for a failure', async () => {
     const { fake, client, advance } = fakeService();

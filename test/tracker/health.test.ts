@@ -30,6 +30,9 @@ describe('tracker.health()', () => {
     expect(first).toEqual({
       running: false,
       draining: false,
+      started: false,
+      live: true,
+      ready: false,
       inHand: 0,
       overdue: 2,
       oldestOverdueMs: 1_000,
@@ -84,6 +87,77 @@ describe('tracker.health()', () => {
     await advance(5_000);
     expect(seen.statuses('h-3')).toEqual(['Pending', 'Settled']);
     expect(await tracker.health()).toMatchObject({ overdue: 0, oldestOverdueMs: 0 });
+  });
+});
+
+describe('the probes: started, live, ready', () => {
+  it('liveness holds through a store or service outage; readiness follows the store; { store: false } never waits on it', async () => {
+    const { fake, client, advance } = fakeService();
+    fake.setOrder({ externalId: 'p-1', currency: 'BRZ', settlement: { status: 'Pending', tradeId: null } });
+    const memory = new MemoryStatusStore();
+    const down = { store: false };
+    // a store that can be taken down: its claims fail, its backlog query never answers
+    const store = new Proxy(memory, {
+      get(target, property) {
+        if (down.store && property === 'claimDue') return () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+        if (down.store && property === 'overdue') return () => new Promise<never>(() => undefined);
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    tracker = createStatusTracker({ client, store, onChange: () => {}, schedule: SCHEDULE, logger: false });
+    const probes = async () => {
+      const { started, live, ready } = await tracker!.health({ store: false });
+      return { started, live, ready };
+    };
+    expect(await probes()).toEqual({ started: false, live: true, ready: false });
+    tracker.start();
+    await tracker.watchOrder('p-1');
+    await advance(500);
+    expect(await probes()).toEqual({ started: true, live: true, ready: true });
+
+    down.store = true; // the database goes down for a minute
+    await advance(60_000, 1_000);
+    expect(await probes()).toEqual({ started: true, live: true, ready: false });
+    const asked = tracker.health();
+    const failed = expect(asked).rejects.toThrow(/overdue/);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await failed;
+    down.store = false;
+    await advance(6_000);
+    expect(await probes()).toEqual({ started: true, live: true, ready: true });
+
+    fake.failNext(1_000, 503, { only: 'business' }); // the service goes down
+    await advance(60_000, 1_000);
+    expect(await probes()).toEqual({ started: true, live: true, ready: true });
+
+    const draining = tracker.drain({ timeoutMs: 1_000 });
+    expect(await probes()).toEqual({ started: true, live: true, ready: false });
+    await vi.advanceTimersByTimeAsync(1_000);
+    await draining;
+  });
+
+  it('a store that fails from the start: started once its first claim was tried, not ready', async () => {
+    const { client, advance } = fakeService();
+    const memory = new MemoryStatusStore();
+    const store = new Proxy(memory, {
+      get(target, property) {
+        if (property === 'claimDue') return () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    tracker = createStatusTracker({ client, store, onChange: () => {}, logger: false });
+    tracker.start();
+    await advance(100);
+    expect(await tracker.health({ store: false })).toMatchObject({ started: true, live: true, ready: false, lastClaimAt: undefined });
+  });
+
+  it('refuses a health option it does not know', async () => {
+    const { client } = fakeService();
+    tracker = createStatusTracker({ client, store: new MemoryStatusStore(), onChange: () => {}, logger: false });
+    await expect(tracker.health({ store: 'no' as unknown as boolean })).rejects.toThrow(TypeError);
+    await expect(tracker.health({ stor: false } as never)).rejects.toThrow(/unknown option "stor"/);
   });
 });
 

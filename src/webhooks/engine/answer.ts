@@ -14,7 +14,9 @@ export function answer(result: DeliveryResult): PlainResponse {
   if (result.outcome === 'method-not-allowed') headers['allow'] = 'POST';
   if (result.outcome === 'unsupported-encoding') headers['accept-encoding'] = 'identity'; // RFC 9110 §15.5.16
   if (result.outcome === 'in-flight' && result.retryAfterSeconds !== undefined) headers['retry-after'] = String(result.retryAfterSeconds);
-  return { status, headers, body: result.message ?? OUTCOME_MESSAGE[result.outcome] };
+  const claimed = result.outcome === 'in-flight' && result.retryAfterSeconds !== undefined;
+  const message = claimed ? `Conflict: claimed; retry after ${result.retryAfterSeconds} s` : OUTCOME_MESSAGE[result.outcome];
+  return { status, headers, body: result.message ?? message };
 }
 
 /** Logs a delivery's result (`late` when its work ended after the response was sent); never throws. */

@@ -1,6 +1,7 @@
 import { checkClaim, type CheckedClaim } from '../../stores/claim.js';
 import { boundedStoreCall } from './lease-deadline.js';
 import type { ResolvedOptions } from './resolve-options.js';
+import type { CallbackHold } from '../../handling.js';
 
 // A delivery's claim on its event: taken (with the handler's owner), renewed while in hand, and
 // the Retry-After of a 409 when another claim holds it.
@@ -59,11 +60,17 @@ export interface ClaimRenewal {
 /**
  * Renews the claim every third of `leaseMs` (as the tracker renews its leases) while the delivery
  * is in hand, so a long `onEvent` keeps it and a short lease still frees a killed worker's claim
- * soon. One renewal at a time, each bounded; one that fails is tried again at the next tick; once
- * the store says the claim is lost, renewing stops (settling it then fails, and is logged). A
- * store without `renew` is not renewed: its claim holds for `leaseMs` (the longer default).
+ * soon. One renewal at a time, each bounded; one that fails is tried again at the next tick. It
+ * stops once `hold` is given up, and gives it up (`lease-lost`) when the store says the claim is
+ * lost. A store without `renew` is not renewed: its claim holds for `leaseMs` (the longer default).
  */
-export function renewWhileInHand(config: ResolvedOptions, eventId: string, lease: unknown, claimedAt: number): ClaimRenewal {
+export function renewWhileInHand(
+  config: ResolvedOptions,
+  eventId: string,
+  lease: unknown,
+  claimedAt: number,
+  hold: CallbackHold,
+): ClaimRenewal {
   const { store, leaseMs } = config;
   let heldUntil = claimedAt + leaseMs;
   if (typeof store.renew !== 'function') return { stop: () => undefined, heldUntil };
@@ -75,16 +82,21 @@ export function renewWhileInHand(config: ResolvedOptions, eventId: string, lease
     boundedStoreCall('renew', eventId, leaseMs, () => store.renew?.(eventId, lease, leaseMs)).then(
       (held) => {
         pending = false;
-        if (held === false) clearInterval(timer);
-        else heldUntil = Math.max(heldUntil, sentAt + leaseMs);
+        if (held === false) hold.giveUp('lease-lost');
+        else if (!hold.signal.aborted) heldUntil = Math.max(heldUntil, sentAt + leaseMs);
       },
       () => {
         pending = false;
       },
     );
   }, leaseMs / 3);
+  const stop = () => clearInterval(timer);
+  hold.signal.addEventListener('abort', stop, { once: true });
   return {
-    stop: () => clearInterval(timer),
+    stop: () => {
+      stop();
+      hold.signal.removeEventListener('abort', stop);
+    },
     get heldUntil() {
       return heldUntil;
     },

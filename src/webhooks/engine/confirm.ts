@@ -9,6 +9,9 @@ import { resolveRecord, type ResolveConfig } from './resolve-record.js';
 
 type ConfirmConfig = ResolveConfig & Pick<ResolvedOptions, 'client' | 'attempts' | 'delayMs'>;
 
+/** What the confirm step gives `onEvent`: its context but the signal, which the delivery adds. */
+export type ConfirmedContext = Omit<WebhookContext, 'signal'>;
+
 /**
  * When the confirm reads must be over: shortly before the claim's lease passes, after which a
  * redelivery could claim the event and run it a second time.
@@ -33,7 +36,7 @@ export interface ConfirmDeadline {
  * rejects with its reason (even from a client that ignores the signal). No wait and next read is started that
  * could not end before `deadline.at`: the reads stop there as if `attempts` were spent.
  */
-export async function confirmEvent(event: WebhookEvent, config: ConfirmConfig, deadline: ConfirmDeadline): Promise<WebhookContext> {
+export async function confirmEvent(event: WebhookEvent, config: ConfirmConfig, deadline: ConfirmDeadline): Promise<ConfirmedContext> {
   const target = await resolveRecord(config, event, deadline.signal);
   if (target?.externalId === undefined) return { event, confirmed: false };
   const { kind, externalId } = target;
@@ -41,7 +44,7 @@ export async function confirmEvent(event: WebhookEvent, config: ConfirmConfig, d
   if (read.record === undefined) return { event, confirmed: false };
   // the record under its kind's name (`order`, ...) as 1.1 handed it over, and in `record`:
   // not enumerable, so a context deep-equal to a 1.1 one (a partner's test) still is
-  const context: WebhookContext = { event, [kind]: read.record, confirmed: read.confirmed };
+  const context: ConfirmedContext = { event, [kind]: read.record, confirmed: read.confirmed };
   const record = { kind, externalId, data: read.record } as KindRecord;
   return Object.defineProperty(context, 'record', { value: record, enumerable: false, writable: true, configurable: true });
 }

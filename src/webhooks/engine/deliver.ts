@@ -5,7 +5,7 @@ import { WebhookPayloadError } from '../errors.js';
 import { RawBodyUnavailableError } from './raw-body-error.js';
 import { parseEvent, type WebhookEvent } from '../event.js';
 import type { DeliveryInput, DeliveryProgress, DeliveryResult } from './delivery-types.js';
-import type { WebhookContext } from './options.js';
+import type { ConfirmedContext } from './confirm.js';
 import type { ResolvedOptions } from './resolve-options.js';
 import type { CheckedClaim } from '../../stores/claim.js';
 import { claimEvent, renewWhileInHand, retryAfterSeconds, type ClaimRenewal } from './claims.js';
@@ -13,6 +13,8 @@ import { runTransactional, transactionalStore } from './transactional.js';
 import { nudgeTracker, runTrackerDelivery } from './tracker-intake.js';
 import { boundedStoreCall, withinLease } from './lease-deadline.js';
 import { quote } from '../../internal/quote.js';
+import { sleep } from '../../internal/abort.js';
+import { CallbackHold, withSignal } from '../../handling.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
 
 /** The body had not fully arrived at the response deadline: its read was stopped (logged with the late `timeout` entry). */
@@ -74,13 +76,15 @@ export async function runDelivery(
   const known = { eventId: event.eventId, type: event.type };
   progress.eventId = known.eventId;
   progress.type = known.type;
+  const hold = new CallbackHold('onEvent', `event ${quote(event.eventId)}`);
+  progress.hold = hold;
 
   // with a status tracker: nudge it (its onChange does the partner's work), see tracker-intake.ts
-  if (config.trackerOnly) return runTrackerDelivery(config, event);
-  if (config.tracker === undefined) return claimAndRun(config, event, known, progress, background);
-  const nudged = await nudgeBeforeClaim(config, event, known);
+  if (config.trackerOnly) return runTrackerDelivery(config, event, hold);
+  if (config.tracker === undefined) return claimAndRun(config, event, known, progress, background, hold);
+  const nudged = await nudgeBeforeClaim(config, event, known, hold);
   if (typeof nudged !== 'boolean') return nudged;
-  return { ...(await claimAndRun(config, event, known, progress, background)), nudged };
+  return { ...(await claimAndRun(config, event, known, progress, background, hold)), nudged };
 }
 
 /** Reads the raw body within `maxBodyBytes`; a body that cannot be read ends the delivery (its result). */
@@ -160,10 +164,16 @@ async function nudgeBeforeClaim(
   config: ResolvedOptions,
   event: WebhookEvent,
   known: { eventId: string; type: string },
+  hold: CallbackHold,
 ): Promise<DeliveryResult | boolean> {
   try {
-    return await withinLease(event.eventId, config.leaseMs, performance.now(), 'tracker nudge', ({ signal }) =>
-      nudgeTracker(config, event, signal),
+    return await withinLease(
+      event.eventId,
+      config.leaseMs,
+      performance.now(),
+      'tracker nudge',
+      ({ signal }) => nudgeTracker(config, event, signal),
+      hold.signal,
     );
   } catch (error) {
     return { ...known, outcome: 'store-unavailable', error };
@@ -180,11 +190,12 @@ async function claimAndRun(
   known: { eventId: string; type: string },
   progress: DeliveryProgress,
   background: (work: Promise<void>) => void,
+  hold: CallbackHold,
 ): Promise<DeliveryResult> {
   // a store that runs the event in its own transaction (PostgresEventStore, transactional) claims there
   const transactional = transactionalStore(config.store);
   if (transactional !== undefined) {
-    return runTransactional(config, transactional, known, (claimedAt) => confirmWithinLease(event, config, claimedAt));
+    return runTransactional(config, transactional, known, hold, (claimedAt) => confirmWithinLease(event, config, claimedAt, hold));
   }
 
   let claim: CheckedClaim;
@@ -206,24 +217,27 @@ async function claimAndRun(
   }
   progress.claim = 'claimed';
   const { lease } = claim;
-  const renewal = renewWhileInHand(config, event.eventId, lease, claimedAt);
+  const renewal = renewWhileInHand(config, event.eventId, lease, claimedAt, hold);
   let settling: Promise<void> | undefined;
   try {
-    const result = await runClaimed(config, event, known, lease, claimedAt, renewal);
+    const result = await runClaimed(config, event, known, lease, claimedAt, renewal, hold);
     settling = result.settling;
     if (settling !== undefined) background(settling);
     return result.result;
   } finally {
     renewal.stop();
-    // the claim leaves this handler's hands once settled, or once the background retries end
-    if (settling === undefined) config.claimsInHand.drop(event.eventId);
+    // the claim leaves this handler's hands once settled, or once the background retries end; a
+    // claim given up while onEvent may still run stays in hand until it lapses
+    if (hold.signal.aborted) config.claimsInHand.keepUntil(event.eventId, renewal.heldUntil);
+    else if (settling === undefined) config.claimsInHand.drop(event.eventId);
     else void settling.catch(() => undefined).finally(() => config.claimsInHand.drop(event.eventId));
   }
 }
 
 /**
  * Confirm and `onEvent` under the claim (renewed meanwhile), then complete it (or release it on
- * failure); `settling` is the background retries of a `complete` that failed.
+ * failure); `settling` is the background retries of a `complete` that failed. Work given up (past
+ * `maxHandlingMs`, by `drain()`, its claim lost) fails at once and leaves the claim to lapse.
  */
 async function runClaimed(
   config: ResolvedOptions,
@@ -232,15 +246,18 @@ async function runClaimed(
   lease: unknown,
   claimedAt: number,
   renewal: ClaimRenewal,
+  hold: CallbackHold,
 ): Promise<{ result: DeliveryResult; settling?: Promise<void> }> {
   let confirmed: boolean;
   try {
-    const context = await confirmWithinLease(event, config, claimedAt);
+    const context = await confirmWithinLease(event, config, claimedAt, hold);
     confirmed = context.confirmed;
-    // onEvent is never cut off: the deadline holds for the status reads only
-    await config.onEvent(context);
+    // the lease deadline holds for the status reads only: onEvent is bounded by maxHandlingMs
+    await hold.run(() => config.onEvent(withSignal(context, hold.signal)), config.maxHandlingMs);
   } catch (error) {
     renewal.stop();
+    // the callback may still run: a release would let a redelivery run the event beside it
+    if (hold.signal.aborted) return { result: { ...known, outcome: 'failed', error: hold.signal.reason } };
     try {
       await boundedStoreCall('release', event.eventId, config.leaseMs, () => config.store.release(event.eventId, lease));
     } catch (releaseError) {
@@ -264,7 +281,7 @@ async function runClaimed(
     // can a later redelivery run the event again.
     return {
       result: { ...known, outcome: 'handled', confirmed, error },
-      settling: completeWhileLeased(config, event.eventId, lease, renewal.heldUntil),
+      settling: completeWhileLeased(config, event.eventId, lease, renewal.heldUntil, hold.signal),
     };
   }
   return { result: { ...known, outcome: 'handled', confirmed } };
@@ -275,20 +292,41 @@ async function runClaimed(
  * redelivery can claim the event, so a read still running then would let `onEvent` run twice.
  * A read cut off by the deadline fails the delivery, so the claim is released and a redelivery runs it.
  */
-function confirmWithinLease(event: WebhookEvent, config: ResolvedOptions, claimedAt: number): Promise<WebhookContext> {
-  return withinLease(event.eventId, config.leaseMs, claimedAt, 'status read', (deadline) => confirmEvent(event, config, deadline));
+function confirmWithinLease(
+  event: WebhookEvent,
+  config: ResolvedOptions,
+  claimedAt: number,
+  hold: CallbackHold,
+): Promise<ConfirmedContext> {
+  return withinLease(
+    event.eventId,
+    config.leaseMs,
+    claimedAt,
+    'status read',
+    (deadline) => confirmEvent(event, config, deadline),
+    hold.signal,
+  );
 }
 
 /** First retry delay of a failed `complete()`; each next one doubles, up to {@link COMPLETE_RETRY_MAX_MS}. */
 const COMPLETE_RETRY_FIRST_MS = 25;
 const COMPLETE_RETRY_MAX_MS = 2_000;
 
-/** Retries `store.complete(eventId)` with backoff until it succeeds or the claim's lease (as last renewed) would have passed. */
-async function completeWhileLeased(config: ResolvedOptions, eventId: string, lease: unknown, heldUntil: number): Promise<void> {
+/**
+ * Retries `store.complete(eventId)` with backoff until it succeeds or the claim's lease (as last
+ * renewed) would have passed, or `stop` aborts (`drain()` gave up).
+ */
+async function completeWhileLeased(
+  config: ResolvedOptions,
+  eventId: string,
+  lease: unknown,
+  heldUntil: number,
+  stop: AbortSignal,
+): Promise<void> {
   let delay = COMPLETE_RETRY_FIRST_MS;
   // bounded: the delays double up to a cap and stop at the lease's end
   while (performance.now() + delay < heldUntil) {
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    await sleep(delay, stop);
     try {
       // each try bounded too: one that never answers ends, and the lease check above ends the tries
       await boundedStoreCall('complete', eventId, config.leaseMs, () => config.store.complete(eventId, lease));

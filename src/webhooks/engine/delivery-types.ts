@@ -2,6 +2,7 @@
 import type { ClaimAnswer } from '../../telemetry/webhook-delivery.js';
 import type { BodyResult } from './body.js';
 import type { WebhookOutcome } from './outcome.js';
+import type { CallbackHold } from '../../handling.js';
 
 /** One delivery as an adapter hands it over: its headers and a way to read its body within a limit. */
 export interface DeliveryInput {
@@ -36,6 +37,8 @@ export interface DeliveryProgress {
   type?: string;
   /** What the event store answered the claim (for the delivery's span). */
   claim?: ClaimAnswer;
+  /** The delivery's hold on its work, once its event is known: `drain()` gives it up. */
+  hold?: CallbackHold;
 }
 
 /** What the handler answers, before it becomes a `Response` or is written to a Node response. */

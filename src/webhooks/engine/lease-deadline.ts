@@ -10,7 +10,8 @@ export function leaseMarginMs(leaseMs: number): number {
  * Runs `work` with a signal that aborts, with a {@link LeaseDeadlineError}, shortly before the
  * claim made at `claimedAt` lets go (`claimedAt + leaseMs - margin`): past the lease a redelivery
  * can claim the event, so work still running then could run twice. `work` gets the deadline too
- * (epoch ms), to start nothing that could not end before it. No timer is left behind.
+ * (epoch ms), to start nothing that could not end before it. The signal also aborts, with its
+ * reason, when `stop` does (the work was given up). No timer is left behind.
  */
 export async function withinLease<T>(
   eventId: string,
@@ -18,18 +19,23 @@ export async function withinLease<T>(
   claimedAt: number,
   step: string,
   work: (deadline: { signal: AbortSignal; at: number }) => Promise<T>,
+  stop?: AbortSignal,
 ): Promise<T> {
   const at = claimedAt + leaseMs - leaseMarginMs(leaseMs);
   const controller = new AbortController();
   const abort = () => controller.abort(new LeaseDeadlineError(eventId, step));
+  const stopped = () => controller.abort(stop?.reason);
   const remainingMs = at - performance.now();
   // already past it (a slow claim): abort now, not on a timer a fast step could beat
   if (remainingMs <= 0) abort();
+  if (stop?.aborted === true) stopped();
   const timer = remainingMs > 0 ? setTimeout(abort, remainingMs) : undefined;
+  stop?.addEventListener('abort', stopped, { once: true });
   try {
     return await work({ signal: controller.signal, at });
   } finally {
     clearTimeout(timer);
+    stop?.removeEventListener('abort', stopped);
   }
 }
 

@@ -1,5 +1,7 @@
 import { timerMs } from '../../internal/arguments.js';
 import { noticeMemoryDefault } from '../../internal/memory-notice.js';
+import { defaultStoreRefusal } from '../../stores/default-store.js';
+import { handlingAbandoned } from '../../telemetry/hooks.js';
 import { typeName } from '../../internal/type-name.js';
 import type { ObservedDelivery } from '../../telemetry/webhook-delivery.js';
 import { Telemetry } from '../../telemetry/telemetry.js';
@@ -66,12 +68,16 @@ export type CreateEngine = <Transaction = undefined>(options: WebhookHandlerOpti
 /** Builds `createEngine` over one entry point's signing functions. */
 export function engineFactory(signatures: Signatures): CreateEngine {
   return function createEngine<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookEngine {
-    const engine = new DeliveryEngine(resolveOptions(options), signatures);
+    const config = resolveOptions(options);
+    const engine = new DeliveryEngine(config, signatures);
     // said at the first delivery, never at construction: a build (Next.js's) evaluates route
     // modules, and so makes handlers that never take a delivery
     const chosen = { store: options.store, logger: options.logger };
     return {
       deliver: (input, waitUntil) => {
+        // with only a tracker, dedupe in memory costs a fleet one more read, never a second onChange
+        const refused = config.trackerOnly ? undefined : defaultStoreRefusal('webhook', chosen);
+        if (refused !== undefined) return Promise.resolve(engine.refuse(refused));
         noticeMemoryDefault('webhook', chosen);
         return engine.deliver(input, waitUntil);
       },
@@ -114,6 +120,17 @@ class DeliveryEngine implements WebhookEngine {
     return this.#deliver(input, waitUntil).catch(() => answer({ outcome: 'failed' }));
   }
 
+  /** Answers a delivery the handler refuses to take (500, `misconfigured`) and logs why. */
+  refuse(error: Error): PlainResponse {
+    const result: DeliveryResult = {
+      outcome: 'misconfigured',
+      error,
+      message: 'Internal Server Error: the webhook handler is misconfigured',
+    };
+    logDelivery(this.#config.logger, result, performance.now());
+    return answer(result);
+  }
+
   health(): WebhookHandlerHealth {
     return { draining: this.#draining, inHand: this.#inHand.size };
   }
@@ -131,7 +148,10 @@ class DeliveryEngine implements WebhookEngine {
       timer = setTimeout(() => resolve(true), timeoutMs);
     });
     try {
-      return await this.#inHand.settle(deadline);
+      const report = await this.#inHand.settle(deadline);
+      // what is left is let go: no claim renewed, nothing of the handler's keeps the process alive
+      if (!report.drained) this.#inHand.giveUp();
+      return report;
     } finally {
       clearTimeout(timer);
     }
@@ -157,11 +177,14 @@ class DeliveryEngine implements WebhookEngine {
     const { input, observed, progress } = delivery;
     const run = () =>
       runDelivery(this.#config, this.#signatures, input, progress, (task) => this.#background(delivery, task), bodyRead.signal);
-    const work = (observed === undefined ? run() : observed.run(run)).catch((error: unknown): DeliveryResult => ({
-      ...progress,
-      outcome: 'failed',
-      error,
-    }));
+    const work = (observed === undefined ? run() : observed.run(run))
+      .catch((error: unknown): DeliveryResult => ({ ...progress, outcome: 'failed', error }))
+      .then((result) => {
+        if (progress.hold?.abandoned(result.error) === true && progress.hold.callbackBegan) {
+          handlingAbandoned(this.#telemetry, 'onEvent', result.error.reason);
+        }
+        return result;
+      });
     this.#inHand.add(work, progress, bodyRead);
     return work;
   }

@@ -38,6 +38,17 @@ export interface WebhookContext extends WebhookContextRecords {
    * resolver, no id, unknown type), on a 404, or when the reads never confirmed it.
    */
   confirmed: boolean;
+  /**
+   * Aborts when the handler stops holding this event (past `maxHandlingMs`, once `drain()` gave up,
+   * or its claim lost): its claim lapses and another delivery runs it, so stop then. Its reason is
+   * a `HandlingAbandonedError`. Not enumerable, as `record`.
+   *
+   * @example
+   * onEvent: async ({ event, signal }) => {
+   *   await fetch('https://fulfilment.example/settled', { method: 'POST', body: event.eventId, signal });
+   * }
+   */
+  signal: AbortSignal;
 }
 
 /**
@@ -193,6 +204,16 @@ export interface WebhookHandlerOptions<Transaction = undefined> extends Telemetr
    *   transactional store or one without `renew`
    */
   leaseMs?: number | undefined;
+  /**
+   * The longest `onEvent` keeps its claim, in milliseconds. Past it the handler gives the event up:
+   * the claim is no longer renewed (another delivery runs the event within `leaseMs`),
+   * `context.signal` aborts, and the delivery is logged as `failed` with a `HandlingAbandonedError`
+   * and counted (`checkout.handling.abandoned`). With a transactional store, `leaseMs` bounds its
+   * transaction, claim reads included: keep it at least this.
+   * @default 60_000: past any call a callback should make with a usual 30 s timeout; with a
+   *   transactional store, its `leaseMs` (60_000 by default)
+   */
+  maxHandlingMs?: number | undefined;
   /**
    * This worker's stable name (one per process, e.g. its pod or host name; never two live processes
    * with one), as the tracker's `owner`. Claims are made under it, so a worker restarted under the

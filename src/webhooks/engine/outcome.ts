@@ -4,13 +4,16 @@
  * - `unsupported-encoding`: a `content-encoding` other than identity (415); the body was not read
  * - `handled`: `onEvent` resolved and the event was marked done (200)
  * - `duplicate`: the event was already done (200)
- * - `in-flight`: another delivery of it holds the claim (409, with `Retry-After`: the seconds left on its lease)
+ * - `in-flight`: a claim on it holds (a delivery in progress, or a worker that stopped or gave the
+ *   event up, whose claim lapses): 409, "claimed; retry after N s", `Retry-After` the seconds left on its lease
  * - `bad-signature`: signature missing or wrong (401)
  * - `invalid`: not a valid event (400)
  * - `too-large`: the body is over `maxBodyBytes` (413)
  * - `aborted`: the body stopped arriving before its end (the sender closed the connection); nothing
  *   was verified or claimed (400, which the sender is no longer there to read)
- * - `failed`: `onEvent`, a resolver or a status read failed; the claim was released (500)
+ * - `failed`: `onEvent`, a resolver or a status read failed, and the claim was released; or the
+ *   handler gave the event up (a `HandlingAbandonedError`: past `maxHandlingMs`, `drain()`, a
+ *   claim lost), and the claim lapses (500)
  * - `misconfigured`: a body parser consumed the raw body before the adapter (500, with the fix for the framework)
  * - `timeout`: not finished within `responseTimeoutMs`; the work goes on (503)
  * - `store-unavailable`: the event store failed to claim (503)
@@ -63,7 +66,7 @@ export const OUTCOME_MESSAGE: Readonly<Record<WebhookOutcome, string>> = {
     'as the signature is computed over the raw bytes',
   handled: 'OK: event handled',
   duplicate: 'OK: event already handled',
-  'in-flight': 'Conflict: this event is being handled by another delivery; retry later',
+  'in-flight': 'Conflict: claimed; retry later',
   'bad-signature': 'Unauthorized: missing or invalid signature',
   invalid: 'Bad Request: the body is not a valid event',
   'too-large': 'Payload Too Large',

@@ -20,6 +20,7 @@ import { eventPatterns, KINDS_RESOLVED } from '../../event-types.js';
 import { RECORD_KINDS, STATUS_KINDS, statusReader, type RecordReader, type ResolverName, type StatusKind } from '../../kinds.js';
 import { checkOwner } from '../../stores/arguments.js';
 import { ClaimsInHand } from './claims-in-hand.js';
+import { maxHandlingMs } from '../../handling.js';
 
 /** The options with every default applied, checked once. */
 export interface ResolvedOptions {
@@ -40,6 +41,8 @@ export interface ResolvedOptions {
   responseTimeoutMs: number;
   /** A claim's lease; renewed every third of it while in hand when the store can renew. */
   leaseMs: number;
+  /** The longest `onEvent` keeps its claim (`maxHandlingMs`). */
+  maxHandlingMs: number;
   /** The `owner` option, when given: claims are made under it, and its own live claims taken back. */
   owner: string | undefined;
   /** The events this handler holds a claim on now. */
@@ -65,6 +68,7 @@ const BASE_OPTIONS = [
   'maxBodyBytes',
   'responseTimeoutMs',
   'leaseMs',
+  'maxHandlingMs',
   'owner',
   'confirm',
   'logger',
@@ -109,6 +113,8 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
     maxBodyBytes,
     responseTimeoutMs,
     leaseMs,
+    // a transactional store's claim is its transaction, which leaseMs bounds: the two end together
+    maxHandlingMs: maxHandlingMs(options.maxHandlingMs, transactional(store) ? leaseMs : undefined),
     owner: options.owner,
     claimsInHand: new ClaimsInHand(),
     attempts,
@@ -174,6 +180,11 @@ function webhookTracker(tracker: unknown): WebhookTracker | undefined {
   return tracker as WebhookTracker | undefined;
 }
 
+/** Whether `store` runs each delivery in its own transaction (`transact`). */
+function transactional(store: EventStore): boolean {
+  return typeof (store as { transact?: unknown }).transact === 'function';
+}
+
 /** The `store` option (or its default): an object with the EventStore methods. */
 function eventStore(store: EventStore): EventStore {
   if (
@@ -203,7 +214,7 @@ function deadlines(
 ): { responseTimeoutMs: number; leaseMs: number } {
   const responseTimeoutMs = timerMs('responseTimeoutMs', options.responseTimeoutMs, 8_000);
   // a transactional store's claim is its transaction, which nothing renews
-  const renews = typeof store.renew === 'function' && typeof (store as { transact?: unknown }).transact !== 'function';
+  const renews = typeof store.renew === 'function' && !transactional(store);
   const leaseMs = timerMs('leaseMs', options.leaseMs, renews ? Math.max(DEFAULT_LEASE_MS, responseTimeoutMs) : UNRENEWED_LEASE_MS);
   if (leaseMs < responseTimeoutMs) {
     throw new TypeError(

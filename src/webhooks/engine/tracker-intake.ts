@@ -6,6 +6,7 @@ import type { DeliveryResult } from './delivery-types.js';
 import type { WebhookEvent } from '../event.js';
 import type { ResolvedOptions } from './resolve-options.js';
 import { resolveRecord, type ResolveConfig } from './resolve-record.js';
+import type { CallbackHold } from '../../handling.js';
 
 /**
  * Asks the tracker to read the record `event` is about now, with the event: the kind from the
@@ -35,7 +36,7 @@ export async function nudgeTracker(config: ResolveConfig, event: WebhookEvent, s
  * before the claim's lease passes (the confirm reads' deadline), releases the claim and answers
  * 503, so the provider redelivers it.
  */
-export async function runTrackerDelivery(config: ResolvedOptions, event: WebhookEvent): Promise<DeliveryResult> {
+export async function runTrackerDelivery(config: ResolvedOptions, event: WebhookEvent, hold: CallbackHold): Promise<DeliveryResult> {
   const known = { eventId: event.eventId, type: event.type };
   let claim: CheckedClaim;
   const claimedAt = performance.now();
@@ -46,9 +47,9 @@ export async function runTrackerDelivery(config: ResolvedOptions, event: Webhook
   }
   if (claim === 'done') return { ...known, outcome: 'duplicate' };
   if (claim === 'in-flight') return { ...known, outcome: 'in-flight', retryAfterSeconds: await retryAfterSeconds(config, event.eventId) };
-  const renewal = renewWhileInHand(config, event.eventId, claim.lease, claimedAt);
+  const renewal = renewWhileInHand(config, event.eventId, claim.lease, claimedAt, hold);
   try {
-    return await nudgeAndSettle(config, event, known, claim.lease, claimedAt, () => renewal.stop());
+    return await nudgeAndSettle(config, event, known, claim.lease, claimedAt, hold, () => renewal.stop());
   } finally {
     renewal.stop();
     config.claimsInHand.drop(event.eventId);
@@ -62,15 +63,22 @@ async function nudgeAndSettle(
   known: { eventId: string; type: string },
   lease: unknown,
   claimedAt: number,
+  hold: CallbackHold,
   stopRenewal: () => void,
 ): Promise<DeliveryResult> {
   let found: boolean;
   try {
-    found = await withinLease(event.eventId, config.leaseMs, claimedAt, 'tracker nudge', ({ signal }) =>
-      nudgeTracker(config, event, signal),
+    found = await withinLease(
+      event.eventId,
+      config.leaseMs,
+      claimedAt,
+      'tracker nudge',
+      ({ signal }) => nudgeTracker(config, event, signal),
+      hold.signal,
     );
   } catch (error) {
     stopRenewal();
+    if (hold.signal.aborted) return { ...known, outcome: 'store-unavailable', error };
     try {
       await boundedStoreCall('release', event.eventId, config.leaseMs, () => config.store.release(event.eventId, lease));
     } catch (releaseError) {

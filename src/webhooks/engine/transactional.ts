@@ -1,9 +1,11 @@
 import { typeName } from '../../internal/type-name.js';
 import type { EventStore, TransactionalEventStore } from '../../stores/event-store.js';
 import type { DeliveryResult } from './delivery-types.js';
-import type { TransactionalWebhookContext, WebhookContext } from './options.js';
+import type { TransactionalWebhookContext } from './options.js';
+import type { ConfirmedContext } from './confirm.js';
 import type { ResolvedOptions } from './resolve-options.js';
 import { wholeLeaseSeconds } from './claims.js';
+import { withSignal, type CallbackHold } from '../../handling.js';
 
 /** `store` when it can run a delivery in a transaction (`transact` is a function), else undefined. */
 export function transactionalStore(store: EventStore): TransactionalEventStore<unknown> | undefined {
@@ -15,29 +17,39 @@ export function transactionalStore(store: EventStore): TransactionalEventStore<u
  * The claim-to-done part of a delivery through a transactional store: confirm and `onEvent` run
  * inside the store's transaction. `onEvent` or a confirm read throws → rolled back, 500; the store
  * fails → 503; locked → 409; done → 200. `confirm(claimedAt)` is the delivery's own confirm step.
+ * Work given up (`hold`) fails at once: the store ends its transaction (rolled back).
  */
 export async function runTransactional(
   config: ResolvedOptions,
   store: TransactionalEventStore<unknown>,
   known: { eventId: string; type: string },
-  confirm: (claimedAt: number) => Promise<WebhookContext>,
+  hold: CallbackHold,
+  confirm: (claimedAt: number) => Promise<ConfirmedContext>,
 ): Promise<DeliveryResult> {
   let failure: { error: unknown } | undefined;
   let confirmed = false;
   let result: unknown;
   try {
-    result = await store.transact(known, config.leaseMs, async (transaction) => {
-      try {
-        const context = await confirm(performance.now());
-        confirmed = context.confirmed;
-        const withTransaction: TransactionalWebhookContext<unknown> = { ...context, transaction };
-        await config.onEvent(withTransaction);
-      } catch (error) {
-        failure = { error };
-        throw error;
-      }
-    });
+    result = await store.transact(
+      known,
+      config.leaseMs,
+      async (transaction) => {
+        try {
+          const context = await confirm(performance.now());
+          confirmed = context.confirmed;
+          const withTransaction: TransactionalWebhookContext<unknown> = Object.assign(withSignal(context, hold.signal), { transaction });
+          await hold.run(() => config.onEvent(withTransaction), config.maxHandlingMs);
+        } catch (error) {
+          failure = { error };
+          throw error;
+        }
+      },
+      { signal: hold.signal },
+    );
   } catch (error) {
+    if (hold.signal.aborted) return { ...known, outcome: 'failed', error: hold.signal.reason };
+    // the transaction (the claim) ended under a running onEvent: it is let go too
+    if (hold.callbackRunning) hold.giveUp('lease-lost');
     // onEvent (or a confirm read) threw: its writes were rolled back, so a redelivery runs it again
     if (failure !== undefined) {
       if (error === failure.error) return { ...known, outcome: 'failed', error };

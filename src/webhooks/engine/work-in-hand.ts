@@ -45,6 +45,11 @@ export class WorkInHand {
     return this.report();
   }
 
+  /** Gives up every delivery still in hand (`drain()` waited long enough): claims no longer renewed, `onEvent` no longer waited for. */
+  giveUp(): void {
+    for (const progress of this.#work.values()) progress.hold?.giveUp('drain');
+  }
+
   /** What is still in hand; a delivery and the background work it handed on count once. */
   report(): DrainReport {
     const deliveries = [...new Set(this.#work.values())].map(({ eventId, type }): InHandDelivery => ({

@@ -38,7 +38,7 @@ describe('claim leases renewed while in hand', () => {
   it('keeps the claim of a long onEvent far past leaseMs; redeliveries get 409 with the seconds left as Retry-After', async () => {
     fakeClock();
     const store = new MemoryEventStore();
-    const first = worker({ store });
+    const first = worker({ store, maxHandlingMs: 120_000 });
     const other = worker({ store });
     const answer = first.handler.handle(await delivery(event));
     await until(() => first.calls.length === 1);
