@@ -38,12 +38,11 @@ const handler = createWebhookHandler({
 });
 const server = createServer((req, res) => handler.node(req, res)).listen(Number(process.env.PORT ?? 3000));
 
-// SIGTERM comes after the platform's pre-stop wait (a Kubernetes preStop hook of ~2 s); on a
-// platform without one, wait those 2 s here, before drain(). 20 s of drains, within a 30 s grace period
+// SIGTERM comes after the platform's pre-stop wait (webhooks.md#graceful-shutdown)
 async function shutdown(): Promise<void> {
-  await handler.drain(); // 10 s at most: new deliveries get 503 (redelivered), those in hand finish
-  await tracker.drain(); // 10 s at most: onChange calls in hand finish, reads give their records back
+  await handler.drain(); // 10 s at most
+  await tracker.drain(); // 10 s at most
   await new Promise((resolve) => server.close(resolve));
-  await pool.end(); // last: the stores are done with it. An open pool keeps the process alive
+  await pool.end(); // last: the stores are done with it, and an open pool keeps the process alive
 }
 process.once('SIGTERM', () => void shutdown());

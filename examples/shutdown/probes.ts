@@ -22,12 +22,12 @@ const handler = createWebhookHandler({
 });
 const server = createServer((req, res) => handler.node(req, res)).listen(Number(process.env.PORT ?? 3000));
 
-// the probes, on their own port; { store: false }: none waits on the store, so no outage slows them
+// the probes, on their own port; { store: false }: no outage slows them
 const probes = createServer((req, res) => {
   void tracker.health({ store: false }).then((health) => {
     const answers: Record<string, boolean> = {
-      '/startupz': health.started, // the first claim was tried: liveness is asked from then on
-      '/livez': health.live, // the loop is not wedged; a database or service outage never fails it
+      '/startupz': health.started, // the first claim was tried
+      '/livez': health.live, // the loop is not wedged; no outage fails it
       '/readyz': health.ready && !handler.health().draining, // the store answers and no drain began
     };
     const ok = answers[req.url ?? ''];

@@ -13,7 +13,6 @@ const tracker = createStatusTracker({
   client,
   store: new MemoryStatusStore(), // RedisStatusStore or PostgresStatusStore across processes
   onChange: async (change) => {
-    // once per distinct status of each record, whether a poll or a webhook saw it first
     if (change.kind === 'order' && change.status === 'Settled') await markPaid(change.externalId);
   },
 });
@@ -29,11 +28,10 @@ const handler = createWebhookHandler({
 });
 const server = createServer((req, res) => handler.node(req, res)).listen(Number(process.env.PORT ?? 3000));
 
-// SIGTERM comes after the platform's pre-stop wait (a Kubernetes preStop hook of ~2 s, so the load
-// balancer stops sending first); both drains take 20 s at most, within a 30 s grace period
+// SIGTERM comes after the platform's pre-stop wait; 20 s of drains at most, within a 30 s grace period
 async function shutdown(): Promise<void> {
-  await handler.drain(); // 10 s at most: new deliveries get 503 (redelivered), those in hand finish
-  await tracker.drain(); // 10 s at most: onChange calls in hand finish, reads give their records back
-  server.close(); // then what the stores use, if you opened any (await pool.end()): the process exits
+  await handler.drain(); // 10 s at most: new deliveries get 503, those in hand finish
+  await tracker.drain(); // 10 s at most
+  server.close(); // then what the stores use (await pool.end()): the process exits
 }
 process.once('SIGTERM', () => void shutdown());

@@ -1,5 +1,5 @@
-// A complete vitest file for a webhook receiver: the SDK's fake checkout service behind msw, a
-// real receiver on 127.0.0.1, and the fake payment provider (deliverEvent). Run: npx vitest run
+// A complete vitest file for a webhook receiver: the fake checkout service behind msw, a real
+// receiver on 127.0.0.1, and the fake payment provider (deliverEvent).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CheckoutClient } from 'checkout-partner-sdk';
@@ -11,12 +11,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 const SECRET = 'whsec_test';
 const fake = createFakeCheckout({ partners: [{ partnerId: 'p-1', partnerSecret: 's-1' }] });
 const checkout = setupServer(...fake.handlers('https://checkout.test'));
-// a request nothing answers fails the test: msw 3 reads onUnhandledFrame, msw 2 onUnhandledRequest;
-// as a variable (not written inline in listen()) it type-checks with either
+// a request nothing answers fails the test: msw 3 reads onUnhandledFrame, msw 2 onUnhandledRequest
+// (as a variable, not inline in listen(), it type-checks with either)
 const failUnhandled = { onUnhandledFrame: 'error', onUnhandledRequest: 'error' } as const;
 
-// your app: the handler as you build it, and what it does with a confirmed event (an app without a
-// status tracker; with one, fulfil in its onChange instead and give the handler `tracker`, no onEvent)
+// your app's handler (with a status tracker: give it `tracker` and fulfil in onChange instead)
 const fulfilled: string[] = [];
 function createApp(): WebhookHandler {
   return createWebhookHandler({
@@ -28,14 +27,12 @@ function createApp(): WebhookHandler {
     },
   });
 }
-// a client (and the handler holding it) per test: a client backs off a refused partner secret for
-// up to 30 s, so one shared across tests would carry one test's refusal into the next
+// a client (and its handler) per test: a client backs off a refused partner secret for up to 30 s
 let handler: WebhookHandler;
 const receiver = http.createServer((req, res) => handler.node(req, res));
 let url = '';
 
 beforeAll(async () => {
-  // deliverEvent reaches the loopback receiver past msw by itself.
   checkout.listen(failUnhandled);
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
@@ -77,7 +74,7 @@ describe('webhook receiver', () => {
     fake.settleOrder('order-t-2', { afterReads: 1 }); // Settled from the 2nd read, 500 ms later
     const { body, headers } = await signEvent(createEvent('otc.trade.settled', { tradeId: 't-2' }), SECRET);
     const answer = handler.handle(new Request(url, { method: 'POST', body, headers }));
-    // with fake timers, vi.waitFor moves the clock by `interval` at each check, so the reads' delay passes
+    // with fake timers, vi.waitFor moves the clock by `interval` at each check
     await vi.waitFor(() => expect(fulfilled).toEqual(['order-t-2']), { interval: 50, timeout: 5_000 });
     expect((await answer).status).toBe(200);
   });

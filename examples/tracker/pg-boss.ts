@@ -34,8 +34,7 @@ const tracker = createStatusTracker({
   owner: process.env.HOSTNAME, // stable per process slot: a restart takes back its own leases
   onChange: async (change) => {
     if (change.kind !== 'order' || change.status !== 'Settled') return;
-    // pg-boss's `db` option runs its INSERT through the tracker's transaction: the job commits with
-    // the change or not at all; the same change handed over again is the same job id
+    // the job's INSERT runs in the tracker's transaction; the same change is the same job id
     const db = { executeSql: (text: string, values?: unknown[]) => change.transaction.query(text, values) };
     await boss.send('ship-order', { orderId: change.externalId }, { id: change.id, db });
   },

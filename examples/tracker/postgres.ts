@@ -1,5 +1,4 @@
-// A status tracker on PostgreSQL whose writes commit with each status change: exactly once, even
-// when the process is killed mid-way. docs/postgres.md shows it; a test runs it as written.
+// A status tracker on PostgreSQL whose writes commit with each status change, exactly once.
 // Run: npx tsx examples/tracker/postgres.ts
 // Env: DATABASE_URL, CHECKOUT_BASE_URL, CHECKOUT_PARTNER_ID, CHECKOUT_PARTNER_SECRET.
 import pg from 'pg';

@@ -36,7 +36,7 @@ const SAMPLES: (ShutdownSample & { verbatimIn: string[]; excerptIn: string[] })[
     order: 'order-42',
     waitsForRead: false,
   },
-  { file: 'examples/shutdown/webhooks.ts', verbatimIn: ['docs/webhooks.md'], excerptIn: [], order: 'order-of-t-7', waitsForRead: true },
+  { file: 'examples/shutdown/webhooks.ts', verbatimIn: [], excerptIn: [], order: 'order-of-t-7', waitsForRead: true },
   {
     // a probe server beside the app's: the shutdown closes both
     file: 'examples/shutdown/probes.ts',

@@ -23,11 +23,11 @@ const NODE24 = process.execPath;
 const work = mkdtempSync(join(tmpdir(), 'checkout-jest-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** The Jest suites of docs/testing.md (fences tagged jest-cjs, jest-cjs-msw, jest-esm), run as written. */
+/** The Jest suites of docs/testing-jest.md (fences tagged jest-cjs, jest-cjs-msw, jest-esm), run as written. */
 function docSuite(tag: string): string {
-  const markdown = readFileSync(join(ROOT, 'docs', 'testing.md'), 'utf8');
+  const markdown = readFileSync(join(ROOT, 'docs', 'testing-jest.md'), 'utf8');
   const match = new RegExp(`^\`\`\`(?:ts|js) ${tag}\\n([\\s\\S]*?)^\`\`\`$`, 'm').exec(markdown);
-  if (match?.[1] === undefined) throw new Error(`docs/testing.md has no \`\`\` ${tag} block`);
+  if (match?.[1] === undefined) throw new Error(`docs/testing-jest.md has no \`\`\` ${tag} block`);
   return match[1];
 }
 
@@ -227,7 +227,7 @@ describe.each(['msw@2', 'msw@3'] as const)('Jest 30 with %s, from the packed tar
     expect(jest(dir, { config: ESM, suite: 'esm.test.mjs', vmModules: true })).toMatch(/Tests:\s+3 passed, 3 total/);
   }, 120_000);
 
-  it("docs/testing.md's Jest suites, as written: CommonJS (Node 22 and 24), msw in CommonJS (Node 24), ESM (Node 22 and 24)", () => {
+  it("docs/testing-jest.md's Jest suites, as written: CommonJS (Node 22 and 24), msw in CommonJS (Node 24), ESM (Node 22 and 24)", () => {
     for (const node of [NODE24, node22()]) {
       for (const config of [TS_JEST_CHECKED, BABEL_JEST])
         expect(jest(dir, { node, config, suite: 'doc-cjs.test.ts' })).toMatch(/Tests:\s+1 passed, 1 total/);
