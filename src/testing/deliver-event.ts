@@ -11,65 +11,36 @@ import { countOf } from '../internal/count.js';
 export interface DeliverEventOptions {
   /** The signing secret of the partner's webhook endpoint. */
   secret: string;
-  /**
-   * How many times the event is delivered again after the first delivery, as a provider does
-   * when it retries or duplicates (`1` sends it twice). Each delivery repeats the same body and `eventId`.
-   * @default 0
-   */
+  /** How many more times the same body is delivered after the first, as a provider's duplicates (`1` sends it twice). @default 0 */
   duplicates?: number | undefined;
-  /**
-   * Milliseconds between the end of one delivery and the start of the next (with `duplicates`).
-   * @default 0
-   */
+  /** Milliseconds between the end of one delivery and the start of the next. @default 0 */
   delayMs?: number | undefined;
-  /**
-   * Send all the deliveries at once instead of one after another, to test a receiver's in-flight
-   * deduplication (`409`).
-   * @default false
-   */
+  /** Send the deliveries at once, not one after another, to test a receiver's in-flight deduplication (`409`). @default false */
   parallel?: boolean | undefined;
-  /**
-   * The signature header's name.
-   * @default 'x-provider-signature'
-   */
+  /** The signature header's name. @default 'x-provider-signature' */
   signatureHeader?: string | undefined;
   /**
-   * Attempts per delivery: a network error, a timeout, a 5xx, a redirect, or a 408, 409 (the
-   * event is in flight at the receiver) or 429 is retried until this many attempts were made, then
-   * the call rejects with {@link EventDeliveryError}. Any other 4xx (a refused signature's 401, a
-   * 400) is the receiver's final word: no retry, the call rejects at once.
+   * Attempts per delivery before {@link EventDeliveryError}: a network error, a timeout, a 5xx, a redirect, 408, 409 or
+   * 429 is retried; any other 4xx (a refused signature's 401) rejects at once.
    * @default 5
    */
   maxAttempts?: number | undefined;
-  /**
-   * Milliseconds before the first retry; each further retry waits twice as long, up to `maxRetryDelayMs`.
-   * @default 100
-   */
+  /** Milliseconds before the first retry; each further retry waits twice as long. @default 100 */
   retryDelayMs?: number | undefined;
-  /**
-   * The longest wait between two attempts, in milliseconds.
-   * @default 2_000
-   */
+  /** The longest wait between two attempts, in milliseconds. @default 2_000 */
   maxRetryDelayMs?: number | undefined;
-  /**
-   * How long one attempt may take, in milliseconds (the provider wants a 2xx within about 10 s).
-   * @default 10_000
-   */
+  /** How long one attempt may take, in milliseconds. @default 10_000 */
   timeoutMs?: number | undefined;
   /**
-   * The `fetch` to send with, e.g. a Hono app's `app.request` or a handler's `handle`.
-   * @default globalThis.fetch; to a loopback URL (127.0.0.1, ::1, localhost) through msw's
-   * `bypass()` when msw is installed, so a real local receiver is reached past msw's `setupServer`
-   * without an unhandled-request warning
+   * The `fetch` to send with, e.g. a Hono app's `app.request`.
+   * @default globalThis.fetch, marked with msw's `bypass()` for a loopback URL when msw is installed, so `setupServer` lets it pass
    */
   fetch?: ((input: Request) => Promise<Response>) | undefined;
   /** Stops delivering; the call rejects with the signal's reason. */
   signal?: AbortSignal | undefined;
 }
 
-/**
- * One POST of the event.
- */
+/** One POST of the event. */
 export interface DeliveryAttempt {
   /** The receiver's status, or `undefined` when no response came (network error, timeout). */
   readonly status: number | undefined;
@@ -79,9 +50,7 @@ export interface DeliveryAttempt {
   readonly body?: string | undefined;
 }
 
-/**
- * One delivery of the event: its attempts, the last one answered 2xx.
- */
+/** One delivery of the event. */
 export interface Delivery {
   /** Every attempt of this delivery, in order; the last one answered 2xx. */
   readonly attempts: readonly DeliveryAttempt[];
@@ -99,10 +68,7 @@ export interface DeliveryReport {
   readonly deliveries: readonly Delivery[];
 }
 
-/**
- * A delivery got no 2xx: within `maxAttempts` attempts, or the receiver refused it with a final
- * 4xx (other than 408, 409 and 429); `attempts` lists them.
- */
+/** A delivery got no 2xx within `maxAttempts` attempts, or a final 4xx (not 408, 409 or 429). */
 export class EventDeliveryError extends CheckoutError {
   override readonly name = 'EventDeliveryError' as const;
   /** Every attempt of the failed delivery. */
@@ -114,27 +80,12 @@ export class EventDeliveryError extends CheckoutError {
   }
 }
 
-/**
- * Whether a receiver's status is its final word on a delivery: a 4xx other than 408 (timeout),
- * 409 (in flight: the webhook handler asks the provider to come back) and 429 (rate limit).
- * A bad signature's 401 will be as bad on every retry.
- */
+/** A 4xx other than 408, 409 (the event is in flight at the receiver) and 429 will be as bad on every retry. */
 export function isFinalRefusal(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429;
 }
 
-/**
- * Delivers an event to a webhook endpoint as the payment provider would: signs the raw body,
- * POSTs it (no redirects followed), and retries with exponential backoff until a 2xx, at most
- * `maxAttempts` times; a 4xx other than 408, 409 and 429 is final (one request, then
- * {@link EventDeliveryError}). With `duplicates` the same event is delivered again, to exercise the
- * receiver's deduplication.
- *
- * @example
- * const report = await deliverEvent('http://127.0.0.1:8787/webhooks',
- *   { eventId: 'e-1', type: 'otc.trade.settled', tradeId: 't-1' }, { secret: 'whsec', duplicates: 1 });
- * report.deliveries.length; // 2
- */
+/** Delivers an event as the payment provider would: signed, POSTed without following redirects, retried until a 2xx. */
 export async function deliverEvent(
   url: string | URL,
   event: ProviderEvent | string,
@@ -178,9 +129,7 @@ async function deliverOnce(url: string, body: string, headers: Readonly<Record<s
   for (let attempt = 1; attempt <= o.maxAttempts; attempt += 1) {
     if (attempt > 1) await wait(Math.min(o.retryDelayMs * 2 ** (attempt - 2), o.maxRetryDelayMs), o.signal);
     o.signal?.throwIfAborted();
-    // a timer of our own, cleared when the attempt ends, rather than AbortSignal.timeout, whose
-    // signal Node holds only weakly: an attempt to a receiver that never answered once hung past
-    // its timeoutMs in CI, and a plain timer fires whatever becomes of the signal
+    // a timer, not AbortSignal.timeout: Node holds that signal only weakly, and a timer fires whatever becomes of it
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), o.timeoutMs);
     const signal = o.signal === undefined ? timeout.signal : AbortSignal.any([o.signal, timeout.signal]);
@@ -214,11 +163,8 @@ async function deliverOnce(url: string, body: string, headers: Readonly<Record<s
 }
 
 /**
- * `globalThis.fetch`, with a delivery to a loopback receiver marked by msw's own `bypass()` when
- * msw is installed. Inside `setupServer`, msw intercepts fetch and node:http alike and warns about
- * (or, with `onUnhandledFrame: 'error'`, fails) every request no handler matches, which a real
- * local receiver never is; a bypassed request goes out as it is, msw stripping its marker. Other
- * URLs go through msw as usual, so an msw handler can still stand in for a remote receiver.
+ * `globalThis.fetch`, with a loopback delivery marked by msw's `bypass()`: inside `setupServer`, msw warns about (or fails)
+ * every request no handler matches, which a real local receiver never is. Other URLs still reach msw's handlers.
  */
 export function defaultFetch(request: Request): Promise<Response> {
   const bypass = isLoopback(new URL(request.url).hostname) ? mswBypass() : undefined;
@@ -231,7 +177,7 @@ function isLoopback(hostname: string): boolean {
   return LOOPBACK.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname) || hostname.endsWith('.localhost');
 }
 
-/** msw's `bypass()`, looked up once; `null` where msw is not installed (then no msw can intercept either). */
+/** `null` where msw is not installed (then no msw can intercept either). */
 let bypassOfMsw: ((request: Request) => Request) | null | undefined;
 
 function mswBypass(): ((request: Request) => Request) | undefined {

@@ -1,20 +1,17 @@
 import { isStatusKind, RECORD_KINDS, STATUS_KINDS, type RecordOf, type StatusKind } from '../kinds.js';
 import { quote } from '../internal/quote.js';
 
-// What the fake does by kind of record. Everything else (paths, schemas, names) is read from the
-// kinds table, so a new kind needs its entry in FAKE_KINDS and nothing more in the testing kit.
+// What the fake does by kind; paths, schemas and names come from the kinds table, so a new kind needs only its entry here.
 
-/** How the fake changes a record of one kind. */
 interface FakeKind<K extends StatusKind> {
   /** The fields a patch sets on `record` (a nested object the kind merges is merged field by field). */
   readonly merge: (record: RecordOf<K>, patch: Partial<RecordOf<K>>) => Record<string, unknown>;
-  /** The patch that gives a record `status`. */
   readonly withStatus: (status: string) => Partial<RecordOf<K>>;
-  /** The status `settle` gives: the kind's successful end (the one its provider event announces). */
+  /** The kind's successful end, the status its provider event announces. */
   readonly settled: string;
 }
 
-/** The fake's per-kind part; the compiler asks for an entry for each kind of the table. */
+/** The compiler asks for an entry for each kind of the table. */
 const FAKE_KINDS: { readonly [K in StatusKind]: FakeKind<K> } = {
   order: {
     merge: (order, patch) =>
@@ -31,30 +28,26 @@ const FAKE_KINDS: { readonly [K in StatusKind]: FakeKind<K> } = {
   },
 };
 
-/** A kind's fake part, typed for any record of any kind. */
 export function fakeKind(kind: StatusKind): FakeKind<StatusKind> {
   return FAKE_KINDS[kind] as unknown as FakeKind<StatusKind>;
 }
 
-/** The kinds, quoted and joined for a message: `"order", … or "…"`. */
 export function kindList(extra: readonly string[] = []): string {
   const names = [...extra, ...STATUS_KINDS].map((name) => quote(name));
   return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)!}`;
 }
 
-/** `kind`, checked: a `TypeError` naming the known kinds for anything else. */
 export function checkKind(kind: unknown, caller: string): StatusKind {
   if (!isStatusKind(kind)) throw new TypeError(`${caller}: kind must be ${kindList()}, got ${quote(kind)}`);
   return kind;
 }
 
-/** Each kind's status read below the API base, as a RegExp capturing the raw externalId (a trailing slash allowed). */
 const READS = STATUS_KINDS.map((kind) => {
   const [before = '', after = ''] = RECORD_KINDS[kind].path.split('{externalId}');
   return { kind, pattern: new RegExp(`^${escapeRegExp(before)}([^/]+)${escapeRegExp(after)}/?$`) };
 });
 
-/** The kind and raw (still percent-encoded) externalId of a status read's path below the API base, or `undefined`. */
+/** The kind and the still percent-encoded externalId of a status read, or `undefined`. */
 export function recordRead(route: string): { kind: StatusKind; rawId: string } | undefined {
   for (const { kind, pattern } of READS) {
     const rawId = pattern.exec(route)?.[1];
@@ -63,7 +56,6 @@ export function recordRead(route: string): { kind: StatusKind; rawId: string } |
   return undefined;
 }
 
-/** The status reads as route shapes (`/orders/by-external-id/:`) with their names, for the routes a partner cannot take. */
 export function recordReadShapes(): [shape: string, name: string][] {
   return STATUS_KINDS.map((kind) => {
     const { path } = RECORD_KINDS[kind];

@@ -4,17 +4,10 @@ import { quote } from '../internal/quote.js';
 import { isStatusKind, RECORD_KINDS, STATUS_KINDS, type StatusKind } from '../kinds.js';
 import { kindList, recordRead } from './fake-kinds.js';
 
-/**
- * Which requests a fault injected with `failNext` applies to: `'any'`, `'token'` (POST
- * /auth/token), `'business'` (everything else), a {@link FaultMatcher}, or a predicate of the
- * {@link FaultRequest}. Other requests pass untouched and leave the fault waiting.
- */
+/** The requests a fault applies to: `'token'` (POST /auth/token), `'business'` (the rest), `'any'`, a matcher or a predicate. */
 export type FaultTarget = 'any' | 'token' | 'business' | FaultMatcher | ((request: FaultRequest) => boolean);
 
-/**
- * What the fake recognised a request as: the token exchange, `GET /auth/me`, or the status read of
- * a record kind (`'order'`, ...).
- */
+/** What the fake recognised a request as: the token exchange, `GET /auth/me`, or a record kind's status read. */
 export type FaultRequestKind = 'token' | 'me' | StatusKind;
 
 /** A request as a fault's `only` sees it. */
@@ -23,67 +16,44 @@ export interface FaultRequest {
   readonly method: string;
   /** The path as received, without the query, e.g. `/api/v1/partner-api/orders/by-external-id/o-1`. */
   readonly path: string;
-  /** The endpoint: `'token'`, `'me'`, a record kind (`'order'`, ...), or `undefined` for any other path (a partner route). */
+  /** The endpoint, or `undefined` for any other path (a partner route). */
   readonly kind: FaultRequestKind | undefined;
   /** The decoded external id of a record's status read. */
   readonly externalId: string | undefined;
 }
 
 /**
- * Aims a fault at some requests: every field given must match (fields left out match anything).
+ * Aims a fault at some requests: every field given must match.
  *
  * @example
- * fake.failNext(1, 503, { only: { kind: 'order', externalId: 'o-1' } }); // a tracker reading o-2 passes
- * fake.failNext(2, 500, { only: { method: 'POST', path: /\/payment$/ } });
+ * fake.failNext(1, 503, { only: { kind: 'order', externalId: 'o-1' } }); // a read of o-2 passes
  */
 export interface FaultMatcher {
-  /** The endpoint: the token exchange, `GET /auth/me`, or the status read of a record kind (`'order'`, ...). */
+  /** The endpoint. */
   kind?: FaultRequestKind | undefined;
-  /** The external id of a record's status read (so a record kind is implied). */
+  /** The external id of a record's status read. */
   externalId?: string | undefined;
   /** The HTTP method, any case. */
   method?: string | undefined;
-  /**
-   * The path: a string equal to the path as received or to the path below the API base
-   * (`/orders/by-external-id/o-1`), or a RegExp tested against the path as received (no query).
-   */
+  /** The path as received or below the API base, or a RegExp tested against the path as received (no query). */
   path?: string | RegExp | undefined;
 }
 
-/**
- * Options of `failNext`.
- */
+/** Options of `failNext`. */
 export interface FailNextOptions {
-  /**
-   * A `Retry-After` header for the failed responses: seconds, or an HTTP date.
-   * @default no header
-   */
+  /** A `Retry-After` header for the failed responses: seconds, or an HTTP date. @default no header */
   retryAfter?: number | string | undefined;
   /** More headers for the failed responses. */
   headers?: Record<string, string> | undefined;
-  /**
-   * The JSON body of the failed responses.
-   * @default { error: 'injected_fault', message: 'Injected by the fake checkout service' }
-   */
+  /** The JSON body of the failed responses. @default { error: 'injected_fault', message: 'Injected by the fake checkout service' } */
   body?: unknown;
-  /**
-   * Milliseconds to wait before answering each failed request (an abort of the request ends the wait).
-   * @default 0
-   */
+  /** Milliseconds to wait before answering each failed request (an abort ends the wait). @default 0 */
   delayMs?: number | undefined;
-  /**
-   * Which requests count: `'token'` (POST /auth/token), `'business'` (everything else), `'any'`,
-   * a {@link FaultMatcher} (`{ kind, externalId, method, path }`) or a predicate of the
-   * {@link FaultRequest}. Other requests pass and leave the fault waiting, so a tracker polling
-   * other records in the background does not use up a fault meant for one order.
-   * @default 'any'
-   */
+  /** Which requests count; the others pass and leave the fault waiting, so background polling does not use it up. @default 'any' */
   only?: FaultTarget | undefined;
 }
 
-/**
- * `failNext`'s status: an HTTP status, or `'network'` for a connection dropped without a response.
- */
+/** `failNext`'s status: an HTTP status, or `'network'` for a connection dropped without a response. */
 export type FaultStatus = number | 'network';
 
 export interface Fault {
@@ -94,7 +64,6 @@ export interface Fault {
   readonly applies: (request: FaultRequest) => boolean;
 }
 
-/** The request as `only` sees it: its endpoint and external id, read from the path as the fake routes it. */
 export function faultRequest(method: string, pathname: string): FaultRequest {
   const at = pathname.indexOf(API_PATH);
   const route = at === -1 ? undefined : pathname.slice(at + API_PATH.length);
@@ -118,7 +87,6 @@ export function faultRequest(method: string, pathname: string): FaultRequest {
 const MATCHER_KEYS = new Set(['kind', 'externalId', 'method', 'path']);
 const KINDS: ReadonlySet<string> = new Set<FaultRequestKind>(['token', 'me', ...STATUS_KINDS]);
 
-/** `only`, checked, as the test a request must pass. */
 function targetTest(only: unknown): (request: FaultRequest) => boolean {
   if (only === 'any') return () => true;
   if (only === 'token') return (request) => request.kind === 'token';
@@ -171,7 +139,6 @@ function pathMatches(path: string | RegExp, received: string): boolean {
   return at !== -1 && received.slice(at + API_PATH.length) === path;
 }
 
-/** Injected failures waiting for the requests they will answer, oldest first. */
 export class FaultQueue {
   #faults: Fault[] = [];
 
@@ -209,7 +176,7 @@ export class FaultQueue {
     }
   }
 
-  /** The first fault that applies to the request, taken off the queue. A predicate that throws applies to nothing. */
+  /** A predicate that throws applies to nothing. */
   take(request: FaultRequest): Fault | undefined {
     const index = this.#faults.findIndex((fault) => {
       try {
@@ -222,7 +189,6 @@ export class FaultQueue {
     return this.#faults.splice(index, 1)[0];
   }
 
-  /** How many injected failures are still waiting. */
   get pending(): number {
     return this.#faults.length;
   }

@@ -1,14 +1,7 @@
-/** How long a receiver that gave no answer comes after those that did, in milliseconds. */
+/** How long a receiver that gave no answer comes after those that did. */
 const DOWN_FOR_MS = 1_000;
 
-/**
- * A provider's deliveries spread over a fleet of receivers, as a load balancer spreads them:
- * `delivery()` is the `fetch` of one delivery. Deliveries start at the receivers in turn, and each
- * attempt goes to the receiver after the one the attempt before reached, so a retry after a 5xx
- * goes elsewhere. An attempt that gets no answer (refused, reset) moves on to the next receiver at
- * once; a receiver that gave none in the last second comes after those that did. An attempt out of
- * time (its signal aborted) goes nowhere else.
- */
+/** `delivery()` is one delivery's `fetch` over the fleet, as `ProviderSimulatorOptions.url` says; an aborted attempt goes nowhere else. */
 export function fleet(
   endpoints: readonly string[],
   send: (request: Request) => Promise<Response>,

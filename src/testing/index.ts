@@ -1,13 +1,10 @@
 /**
- * `checkout-partner-sdk/testing`: a fake checkout service for tests, examples and local sandboxes,
- * and a fake payment provider that signs and delivers events. This entry loads without msw:
- * `fake.handlers()` loads msw (an optional peer dependency) on its first call, and
- * `checkout-partner-sdk/testing/msw` imports it statically. The CLI's `checkout-partner sandbox`
- * serves the same fake.
+ * `checkout-partner-sdk/testing`: a fake checkout service and a fake payment provider, for tests and sandboxes.
+ * This entry loads without msw: `fake.handlers()` loads it at its first call.
  */
 export { createFakeCheckout, FakeCheckout } from './fake-checkout.js';
 export type { FakeMswHandler } from './fake-checkout.js';
-// FakeCheckoutCore and DROP_CONNECTION as types only: FakeCheckout's base and the marker `respond` may return
+// types only: FakeCheckout's base class and the marker `respond` may return are not for partners to construct
 export type { DROP_CONNECTION, FakeCheckoutCore } from './service.js';
 export type { FailNextOptions, FaultMatcher, FaultRequest, FaultRequestKind, FaultStatus, FaultTarget } from './faults.js';
 export type { ChangeOptions } from './records.js';

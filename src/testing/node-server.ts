@@ -1,27 +1,13 @@
 import { quote } from '../internal/quote.js';
-/**
- * The fake served over real HTTP. node:http is imported inside `serveOnNodeHttp` only, so the
- * testing entry stays loadable where there is no node:http (Cloudflare Workers, browsers).
- */
+// node:http is imported inside serveOnNodeHttp only, so the testing entry loads where there is none (Workers, browsers).
 
-/**
- * Options of `fake.listen()`.
- */
+/** Options of `fake.listen()`. */
 export interface ListenOptions {
-  /**
-   * The port; `0` picks a free one.
-   * @default 0
-   */
+  /** The port; `0` picks a free one. @default 0 */
   port?: number | undefined;
-  /**
-   * The address to bind. Keep it on loopback: the fake is for tests and local sandboxes.
-   * @default '127.0.0.1'
-   */
+  /** The address to bind; keep it on loopback. @default '127.0.0.1' */
   host?: string | undefined;
-  /**
-   * The largest request body accepted, in bytes (larger: 413).
-   * @default 1_048_576
-   */
+  /** The largest request body accepted, in bytes (larger: 413). @default 1_048_576 */
   maxBodyBytes?: number | undefined;
 }
 
@@ -37,10 +23,8 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-/** The marker the fake's handler returns to drop a connection. */
 type Outcome = Response | symbol;
 
-/** Serves `respond` with node:http; see {@link ListenOptions}. */
 export async function serveOnNodeHttp(respond: (request: Request) => Promise<Outcome>, options: ListenOptions = {}): Promise<FakeServer> {
   const { port, host, maxBodyBytes } = listenOptions(options);
   const http = await import('node:http');
@@ -72,7 +56,6 @@ export async function serveOnNodeHttp(respond: (request: Request) => Promise<Out
   };
 }
 
-/** The listen options checked (a `TypeError` naming a bad one), with their defaults. */
 function listenOptions(options: ListenOptions): { port: number; host: string; maxBodyBytes: number } {
   if (options === null || typeof options !== 'object') throw new TypeError('listen: options must be an object');
   const port = options.port ?? 0;
@@ -88,10 +71,7 @@ function listenOptions(options: ListenOptions): { port: number; host: string; ma
   return { port, host, maxBodyBytes };
 }
 
-/**
- * What this file uses of node:http's request and response, typed here: a static import of
- * node:http (even of its types) would tie the testing entry to Node.
- */
+// node:http's request and response as far as they are used: importing even its types would tie the entry to Node
 interface NodeRequest extends AsyncIterable<Uint8Array> {
   readonly method?: string | undefined;
   readonly url?: string | undefined;
@@ -106,14 +86,12 @@ interface NodeResponse {
   end(body?: string | Uint8Array): unknown;
 }
 
-/** What every request is served with; `origin` is known once the server listens. */
 interface Serving {
   respond: (request: Request) => Promise<Outcome>;
   origin: string;
   maxBodyBytes: number;
 }
 
-/** Serves one request: its body read within the limit (413 past it), then `respond`'s answer, a dropped connection, or a 500. */
 function serveOne(req: NodeRequest, res: NodeResponse, serving: Serving): void {
   const abort = new AbortController();
   res.on('close', () => {
@@ -135,10 +113,7 @@ function serveOne(req: NodeRequest, res: NodeResponse, serving: Serving): void {
   });
 }
 
-/**
- * The request body; past `maxBodyBytes`, `undefined` once a 413 is answered (before the read stops,
- * which ends the request stream).
- */
+/** The body, or `undefined` once a 413 is answered (before the read stops, which ends the request stream). */
 async function readBody(req: NodeRequest, res: NodeResponse, maxBodyBytes: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -154,7 +129,6 @@ async function readBody(req: NodeRequest, res: NodeResponse, maxBodyBytes: numbe
   return concat(chunks, size);
 }
 
-/** The node:http request as a fetch `Request` (aborted when the client goes away); no body for GET and HEAD. */
 function toRequest(req: NodeRequest, method: string, body: Uint8Array<ArrayBuffer>, origin: string, signal: AbortSignal): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
@@ -162,7 +136,6 @@ function toRequest(req: NodeRequest, method: string, body: Uint8Array<ArrayBuffe
   return new Request(new URL(req.url ?? '/', origin), { method, headers, signal, ...(hasBody ? { body } : {}) });
 }
 
-/** Writes `respond`'s `Response` to the node:http response (no body for HEAD). */
 async function writeResponse(res: NodeResponse, outcome: Response, method: string): Promise<void> {
   const body = new Uint8Array(await outcome.arrayBuffer());
   const outHeaders: [string, string][] = [];

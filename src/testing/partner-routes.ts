@@ -5,40 +5,24 @@ import { recordReadShapes } from './fake-kinds.js';
 import type { ChangeOptions } from './records.js';
 import { problem } from './responses.js';
 
-/**
- * Partner routes: endpoints a partner adds to the fake (checkout creation, payment: operations the
- * spec does not show, so the SDK does not type them), served behind the fake's Bearer checks, with
- * `Idempotency-Key` replay, in every mode the fake is served in.
- */
-
-/**
- * The methods a partner route may answer.
- */
+/** The methods a partner route may answer. */
 export type FakeRouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 const METHODS: readonly FakeRouteMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-/**
- * The names of a path template's `:name` segments, e.g. `'orderId'` for `'/orders/:orderId/payment'`.
- */
+/** The names of a path template's `:name` segments, e.g. `'orderId'` for `'/orders/:orderId/payment'`. */
 export type FakeRouteParamNames<Path extends string> = Path extends `${string}:${infer Rest}`
   ? Rest extends `${infer Name}/${infer Tail}`
     ? Name | FakeRouteParamNames<Tail>
     : Rest
   : never;
 
-/**
- * The path parameters of a route, percent-decoded: `{ orderId: string }` for
- * `'/orders/:orderId/payment'`, or a string record when the template is not a literal type.
- */
+/** A route's path parameters, percent-decoded: `{ orderId: string }` for `'/orders/:orderId/payment'`. */
 export type FakeRouteParams<Path extends string = string> = string extends Path
   ? Readonly<Record<string, string>>
   : Readonly<Record<FakeRouteParamNames<Path>, string>>;
 
-/**
- * The fake's records by kind, as a partner route sees them (`request.fake`): the same methods as
- * on the fake, for every kind of record the SDK knows.
- */
+/** The fake's record methods that take the kind, as a partner route sees them on `request.fake`. */
 export interface FakeRecordsByKind {
   /** Adds a record of `kind`, or replaces the one with the same `externalId`; see `FakeCheckout.setRecord`. */
   setRecord<K extends StatusKind>(kind: K, record: RecordOf<K>): RecordOf<K>;
@@ -46,7 +30,7 @@ export interface FakeRecordsByKind {
   updateRecord<K extends StatusKind>(kind: K, externalId: string, patch: Partial<RecordOf<K>>, options?: ChangeOptions): void;
   /** Gives a record of `kind` the status `status`; see `FakeCheckout.setStatus`. */
   setStatus(kind: StatusKind, externalId: string, status: string, options?: ChangeOptions): void;
-  /** The record of `kind` reaches its successful end (an order `Settled`, for example); see `FakeCheckout.settle`. */
+  /** The record of `kind` reaches its successful end; see `FakeCheckout.settle`. */
   settle(kind: StatusKind, externalId: string, options?: ChangeOptions): void;
   /** A copy of the record of `kind` as last set (no read counted), or `undefined`. */
   getRecord<K extends StatusKind>(kind: K, externalId: string): RecordOf<K> | undefined;
@@ -54,43 +38,30 @@ export interface FakeRecordsByKind {
   deleteRecord(kind: StatusKind, externalId: string): boolean;
 }
 
-/** Each kind's own record methods on the fake (`setOrder`, `updateOrder`, `getOrder`, `deleteOrder`, ...), named by the kinds table. */
+/** Each kind's own record methods on the fake (`setOrder`, `getOrder`, ...), named from the kinds table. */
 export type FakeKindRecords = {
   [K in StatusKind as `set${Capitalize<K>}`]: {
-    /**
-     * Adds a record of the kind its name says, or replaces the one with the same `externalId`
-     * (dropping its pending changes), as `setRecord(kind, record)`.
-     *
-     * @example
-     * fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' } });
-     */
+    /** Adds or replaces a record of the kind its name says, as `setRecord(kind, record)`. */
     set(record: RecordOf<K>): RecordOf<K>;
   }['set'];
 } & {
   [K in StatusKind as `update${Capitalize<K>}`]: {
-    /**
-     * Merges `patch` into a record of the kind its name says, now or after `options.afterReads`
-     * reads, as `updateRecord(kind, externalId, patch, options)`.
-     */
+    /** Merges `patch` into a record of the kind its name says, as `updateRecord(kind, externalId, patch, options)`. */
     update(externalId: string, patch: Partial<RecordOf<K>>, options?: ChangeOptions): void;
   }['update'];
 } & {
   [K in StatusKind as `get${Capitalize<K>}`]: {
-    /** A copy of the record of the kind its name says as last set (no read counted), or `undefined`, as `getRecord(kind, externalId)`. */
+    /** A copy of the record of the kind its name says, or `undefined`, as `getRecord(kind, externalId)`. */
     get(externalId: string): RecordOf<K> | undefined;
   }['get'];
 } & {
   [K in StatusKind as `delete${Capitalize<K>}`]: {
-    /** Removes a record of the kind its name says (its GET then answers 404), as `deleteRecord(kind, externalId)`. */
+    /** Removes a record of the kind its name says, as `deleteRecord(kind, externalId)`. */
     delete(externalId: string): boolean;
   }['delete'];
 };
 
-/**
- * The fake's records by name, as a partner route sees them (`request.fake`, which also has
- * {@link FakeRecordsByKind}): the same methods as on the fake, so a route can create an order,
- * settle it, or read a withdrawal.
- */
+/** The fake's record methods by name, as a partner route sees them on `request.fake`. */
 export interface FakeRecords extends FakeKindRecords {
   /** `settlement.status` becomes `Settled`; see `FakeCheckout.settleOrder`. */
   settleOrder(externalId: string, options?: ChangeOptions & { tradeId?: string | undefined }): void;
@@ -110,7 +81,7 @@ export interface FakeRouteRequest<Path extends string = string> {
   readonly params: FakeRouteParams<Path>;
   /** The query string. */
   readonly query: URLSearchParams;
-  /** The JSON body, parsed; `undefined` when the request has none. A body that is not JSON gets 400 before the handler runs. */
+  /** The JSON body, parsed, or `undefined`; a body that is not JSON gets 400 before the handler runs. */
   readonly body: unknown;
   /** The request headers. */
   readonly headers: Headers;
@@ -127,15 +98,9 @@ export interface FakeRouteRequest<Path extends string = string> {
   readonly fake: FakeRecords & FakeRecordsByKind;
 }
 
-/**
- * What a partner route's handler returns: the status (default 200), a JSON body (none when
- * `undefined`), and more headers. The fake adds `content-type` and `x-request-id`.
- */
+/** What a partner route's handler returns; the fake adds `content-type` and `x-request-id`. */
 export interface FakeRouteResponse {
-  /**
-   * An HTTP status from 200 to 599.
-   * @default 200
-   */
+  /** An HTTP status from 200 to 599. @default 200 */
   status?: number | undefined;
   /** Sent as JSON; no body when `undefined`. */
   body?: unknown;
@@ -143,41 +108,23 @@ export interface FakeRouteResponse {
   headers?: Record<string, string> | undefined;
 }
 
-/**
- * An endpoint a partner adds to the fake: `createFakeCheckout({ routes: [...] })` or
- * `fake.route(method, path, handler)`. `path` is below the API base, as `client.request` takes it;
- * `:name` segments are parameters.
- *
- * @example
- * const pay: FakeRoute = {
- *   method: 'POST',
- *   path: '/orders/:orderId/payment',
- *   handler: ({ params, fake }) => {
- *     fake.settleOrder(params['orderId'] ?? '');
- *     return { status: 201, body: { tradeId: 't-1' } };
- *   },
- * };
- */
+/** An endpoint the partner adds to the fake: `path` is below the API base as `client.request` takes it; `:name` is a parameter. */
 export interface FakeRoute<Path extends string = string> {
   /** The method it answers (case-insensitive). */
   method: FakeRouteMethod | Lowercase<FakeRouteMethod>;
   /** The path template below the API base, e.g. `'/checkouts'` or `'/orders/:orderId/payment'`. */
   path: Path;
-  /**
-   * Answers one request; may be async. What it throws becomes a 500 naming the route and the error.
-   * A method, so that a route with typed params is a `FakeRoute` too.
-   */
+  /** Answers one request (may be async); a throw becomes a 500. A method, so a route with typed params is a `FakeRoute` too. */
   handler(request: FakeRouteRequest<Path>): FakeRouteResponse | Promise<FakeRouteResponse>;
 }
 
 /**
- * A {@link FakeRoute} with its path parameters typed from the template, for a list of routes kept
- * apart from the fake (`createFakeCheckout({ routes })`). Checks it like the fake does.
+ * A {@link FakeRoute} with its parameters typed from the template, checked as the fake checks it.
  *
  * @example
  * const pay = defineFakeRoute('POST', '/orders/:orderId/payment', ({ params, fake }) => {
  *   fake.settleOrder(params.orderId);
- *   return { body: { tradeId: fake.getOrder(params.orderId)?.settlement?.tradeId ?? null } };
+ *   return { status: 201, body: { tradeId: fake.getOrder(params.orderId)?.settlement?.tradeId ?? null } };
  * });
  */
 export function defineFakeRoute<Path extends string>(
@@ -192,17 +139,16 @@ export function defineFakeRoute<Path extends string>(
 
 type Segment = { readonly literal: string } | { readonly param: string };
 
-/** A partner route, checked and compiled. */
 export interface CompiledRoute {
   readonly method: FakeRouteMethod;
   readonly template: string;
   readonly segments: readonly Segment[];
-  /** The template with the parameter names blanked, to find two routes for the same paths. */
+  /** The template with its parameter names blanked, to find two routes for the same paths. */
   readonly shape: string;
   readonly handler: (request: FakeRouteRequest) => FakeRouteResponse | Promise<FakeRouteResponse>;
 }
 
-/** The fake's own endpoints (the token exchange, `/auth/me` and each record kind's read): a partner route cannot take their paths. */
+/** The fake's own endpoints: a partner route cannot take their paths. */
 const BUILT_IN_SHAPES = new Map([['/auth/token', 'POST /auth/token'], ['/auth/me', 'GET /auth/me'], ...recordReadShapes()]);
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
@@ -210,7 +156,6 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const LITERAL = /^[A-Za-z0-9\-._~!$&'()*+,;=@]+$/;
 const KEYS = new Set(['method', 'path', 'handler']);
 
-/** `value` checked as a {@link FakeRoute}; a `TypeError` names what is wrong, starting with `where`. */
 export function compileRoute(value: unknown, where: string): CompiledRoute {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new TypeError(`${where} must be an object { method, path, handler }, got ${typeName(value)}`);
@@ -281,14 +226,12 @@ function parseTemplate(template: string, where: string): Segment[] {
     });
 }
 
-/** A match of a request path against the partner routes. */
 export type RouteMatch =
   | { readonly route: CompiledRoute; readonly params: Record<string, string> }
   | { readonly allow: readonly FakeRouteMethod[] }
   | { readonly badEncoding: true }
   | undefined;
 
-/** The fake's partner routes: those given at creation, and those added since (`reset()` drops these). */
 export class PartnerRoutes {
   readonly #initial: readonly CompiledRoute[];
   #routes: CompiledRoute[];
@@ -323,7 +266,7 @@ export class PartnerRoutes {
     return this.#routes.length;
   }
 
-  /** The route for `method` and `path` (below the API base): the most specific match, literal segments first. */
+  /** The most specific route for `method` and `path`: literal segments before parameters, from the left. */
   match(method: string, path: string): RouteMatch {
     if (this.#routes.length === 0) return undefined;
     const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
@@ -361,7 +304,6 @@ function checkNotTwice(routes: readonly CompiledRoute[], route: CompiledRoute, w
   }
 }
 
-/** Literal segments before parameters, from the left: `/orders/new` before `/orders/:id`. */
 function bySpecificity(a: CompiledRoute, b: CompiledRoute): number {
   for (let i = 0; i < a.segments.length; i += 1) {
     const aParam = 'param' in a.segments[i]!;
@@ -371,9 +313,9 @@ function bySpecificity(a: CompiledRoute, b: CompiledRoute): number {
   return 0;
 }
 
-/** How many idempotency keys the fake remembers (the oldest are forgotten), so a sandbox stays bounded. */
+/** The oldest keys are forgotten past it, so a sandbox stays bounded. */
 const MAX_IDEMPOTENCY_KEYS = 10_000;
-/** What an idempotency key is made of (as the client sends it): 1 to 255 visible ASCII characters. */
+/** 1 to 255 visible ASCII characters, as the client sends them. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 interface StoredResponse {
@@ -389,9 +331,8 @@ interface KeyEntry {
 }
 
 /**
- * Responses by (partner, `Idempotency-Key`), as an idempotent API keeps them: the same key with the
- * same request gets the first response again (`idempotent-replayed: true`); the same key with
- * another method, path or body gets 422; while the first is still running, 409.
+ * Responses by partner and `Idempotency-Key`: the same request gets the first response again (`idempotent-replayed`),
+ * another method, path or body 422, and 409 while the first runs.
  */
 export class IdempotencyKeys {
   readonly #entries = new Map<string, KeyEntry>();
@@ -400,10 +341,7 @@ export class IdempotencyKeys {
     this.#entries.clear();
   }
 
-  /**
-   * Runs `handle` once per key: a replay, a conflict, or `handle`'s response (remembered unless it
-   * is a failure of the route itself, so that a retry runs the route again).
-   */
+  /** Runs `handle` once per key; a failure of the route itself is not remembered, so a retry runs it again. */
   async run(
     scope: { partnerId: string; key: string; method: string; target: string; body: string; requestId: string },
     handle: () => Promise<{ response: Response; remember: boolean }>,

@@ -6,19 +6,12 @@ export interface FakePartner {
   partnerId: string;
   /** The partner's client secret (`x-partner-secret`). */
   partnerSecret: string;
-  /**
-   * A disabled partner gets 401 from the token exchange, and its tokens stop working.
-   * @default true
-   */
+  /** A disabled partner gets 401 from the token exchange, and its tokens stop working. @default true */
   enabled?: boolean | undefined;
-  /**
-   * The account's `PartnerApiEnabled` flag: when false the token exchange answers 401, and its tokens stop working.
-   * @default true
-   */
+  /** The account's `PartnerApiEnabled`: when false, the token exchange answers 401 and its tokens stop working. @default true */
   apiEnabled?: boolean | undefined;
 }
 
-/** A partner as the fake keeps it, every flag resolved. */
 export interface ResolvedPartner {
   readonly partnerId: string;
   readonly partnerSecret: string;
@@ -26,7 +19,7 @@ export interface ResolvedPartner {
   readonly apiEnabled: boolean;
 }
 
-/** `value` checked as a {@link FakePartner}; a `TypeError` names what is wrong (never the secret). */
+/** A `TypeError` names what is wrong, never the secret. */
 export function checkPartner(value: unknown, where = 'partner'): ResolvedPartner {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new TypeError(`${where} must be an object, got ${typeName(value)}`);

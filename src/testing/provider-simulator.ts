@@ -6,56 +6,32 @@ import type { ProviderEvent } from './sign-event.js';
 /** Options of {@link createProviderSimulator}. */
 export interface ProviderSimulatorOptions {
   /**
-   * The partner's webhook URL, or the URLs of a fleet of receivers (as behind a load balancer).
-   * Deliveries start at the receivers in turn (round robin), and a retry goes to the receiver
-   * after the one the last attempt reached (a 5xx is an answer: its retry goes elsewhere). An
-   * attempt that gets no answer (refused, reset) moves on to the next receiver at once, and a
-   * receiver that gave none in the last second is tried after the others, so a delivery fails
-   * only when no receiver answers. For a fleet behind a `fetch` of yours (your load balancer, an
-   * app's `request`), give one URL and `delivery.fetch`; with several URLs it gets each attempt
-   * addressed to the receiver chosen.
+   * The webhook URL, or the URLs of a fleet of receivers. Deliveries start at each in turn; a retry, or an attempt that
+   * got no answer, goes to the next one, and a receiver that gave no answer in the last second is tried last. With
+   * several URLs, `delivery.fetch` gets each attempt addressed to the receiver chosen.
    */
   url: string | readonly string[];
   /** The signing secret of the partner's webhook endpoint. */
   secret: string;
-  /**
-   * The share of events never delivered (0 to 1): the provider gave up on them, or the endpoint
-   * was down past its retries.
-   * @default 0
-   */
+  /** The share of events never delivered, from 0 to 1. @default 0 */
   loss?: number | undefined;
-  /**
-   * The share of delivered events that are delivered a second time, at another random delay (0 to 1).
-   * @default 0
-   */
+  /** The share of delivered events delivered a second time, at another random delay, from 0 to 1. @default 0 */
   duplicates?: number | undefined;
-  /**
-   * Each delivery waits a random time from 0 to this many milliseconds, so events arrive late and
-   * out of order.
-   * @default 0
-   */
+  /** Each delivery waits a random time up to this many milliseconds, so events arrive late and out of order. @default 0 */
   maxDelayMs?: number | undefined;
-  /**
-   * Passed to `deliverEvent` for each delivery (its retries until 2xx, timeouts, `fetch`).
-   * @default { maxAttempts: 8 }
-   */
+  /** Passed to `deliverEvent` for each delivery. @default { maxAttempts: 8 } */
   delivery?: Omit<DeliverEventOptions, 'secret' | 'duplicates' | 'parallel' | 'signal'> | undefined;
-  /**
-   * The random source (a function returning [0, 1)), e.g. a seeded one for a reproducible run.
-   * @default Math.random
-   */
+  /** The random source (returning [0, 1)), e.g. a seeded one for a reproducible run. @default Math.random */
   random?: (() => number) | undefined;
 }
 
-/**
- * What a {@link ProviderSimulator} did.
- */
+/** What a {@link ProviderSimulator} did. */
 export interface ProviderSimulatorStats {
   /** Events given to `send`. */
   sent: number;
   /** Events dropped (never delivered). */
   lost: number;
-  /** Deliveries made (first copies and duplicates), each until a 2xx or its attempts ran out. */
+  /** Deliveries made, first copies and duplicates. */
   deliveries: number;
   /** Extra copies delivered. */
   duplicated: number;
@@ -76,17 +52,13 @@ export interface ProviderSimulator {
 }
 
 /**
- * A payment provider at its worst, for testing a webhook endpoint (and a status tracker behind it):
- * signed deliveries that are lost (`loss`), duplicated (`duplicates`), and delayed at random up to
- * `maxDelayMs` (hence reordered), each retried until a 2xx as `deliverEvent` does, to one receiver
- * or spread over a fleet (`url` as an array) that it passes a dead receiver over in.
+ * A payment provider at its worst, for testing a webhook endpoint: signed deliveries that are lost, duplicated and
+ * delayed at random (hence reordered), each retried until a 2xx as `deliverEvent` does.
  *
  * @example
- * const provider = createProviderSimulator({ url: `${server.url}/webhooks`, secret, loss: 0.2, duplicates: 0.2, maxDelayMs: 2_000 });
- * provider.send({ eventId: 'e-1', type: 'otc.trade.settled', tradeId: 't-1' });
+ * const provider = createProviderSimulator({ url: webhookUrl, secret, loss: 0.2, duplicates: 0.2, maxDelayMs: 2_000 });
+ * provider.send(createEvent('otc.trade.settled', { tradeId: 't-1' }));
  * await provider.settled();
- * // a fleet: attempts spread over both workers, a dead one passed over
- * createProviderSimulator({ url: ['http://127.0.0.1:3001/webhooks', 'http://127.0.0.1:3002/webhooks'], secret });
  */
 export function createProviderSimulator(options: ProviderSimulatorOptions): ProviderSimulator {
   if (options === null || typeof options !== 'object')
@@ -109,8 +81,7 @@ export function createProviderSimulator(options: ProviderSimulatorOptions): Prov
   const random = options.random ?? Math.random;
   const delivery = { maxAttempts: 8, ...options.delivery };
   const receivers = fleet(endpoints, delivery.fetch ?? defaultFetch);
-  // one controller per delivery, not one shared: a shared signal gets a listener for every
-  // delivery waiting to retry, past the runtime's listener limit while the receiver is down
+  // one controller per delivery: a shared signal would get a listener per delivery waiting to retry, past the limit
   const inFlight = new Set<AbortController>();
   let stopped = false;
   const stats: ProviderSimulatorStats = { sent: 0, lost: 0, deliveries: 0, duplicated: 0, failed: 0 };

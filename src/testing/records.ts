@@ -2,16 +2,9 @@ import { typeName } from '../internal/type-name.js';
 import type { ParseSchema } from '../schemas.js';
 import { quote } from '../internal/quote.js';
 
-/**
- * When a change made by the test becomes visible to the status GET.
- */
+/** When a change made by the test shows in the status GET. */
 export interface ChangeOptions {
-  /**
-   * How many more reads (status GETs) of the record still see its current state; the change shows
-   * from the read after them on. `0` applies the change at once. Use it to make a record advance
-   * while a client polls (`waitForOrder`), without timers.
-   * @default 0
-   */
+  /** How many more status reads still see the record's current state (`0`: the change applies at once). @default 0 */
   afterReads?: number | undefined;
 }
 
@@ -20,11 +13,7 @@ interface PendingChange<T> {
   apply: (record: T) => T;
 }
 
-/**
- * Records of one kind keyed by `externalId`, each validated by the SDK's own schema, so
- * the fake can only serve what the client accepts. Reads hand out copies; changes may be deferred
- * by a number of reads.
- */
+/** Records of one kind, validated by the client's own schema, so the fake serves only what the client accepts. */
 export class RecordTable<T extends { externalId: string }> {
   readonly #kind: string;
   readonly #schema: ParseSchema<T>;
@@ -36,7 +25,6 @@ export class RecordTable<T extends { externalId: string }> {
     this.#schema = schema;
   }
 
-  /** Validates and stores (or replaces) a record, dropping its deferred changes. */
   set(value: unknown, caller: string): T {
     const record = this.#check(value, caller);
     this.#records.set(record.externalId, record);
@@ -44,7 +32,6 @@ export class RecordTable<T extends { externalId: string }> {
     return structuredClone(record);
   }
 
-  /** Merges `patch` into the record, now or after `afterReads` reads. */
   change(externalId: unknown, patch: (record: T) => Record<string, unknown>, options: ChangeOptions | undefined, caller: string): void {
     const id = this.#existing(externalId, caller);
     const afterReads = checkAfterReads(options, caller);
@@ -56,20 +43,19 @@ export class RecordTable<T extends { externalId: string }> {
       this.#records.set(id, apply(this.#records.get(id) as T));
       return;
     }
-    // Validate now, so a bad patch fails in the test that wrote it, not in a later read.
+    // validate now, so a bad patch fails in the test that wrote it, not in a later read
     apply(this.#records.get(id) as T);
     const queue = this.#pending.get(id) ?? [];
     queue.push({ remaining: afterReads, apply });
     this.#pending.set(id, queue);
   }
 
-  /** A copy of the record as the test last left it (deferred changes not applied), or `undefined`. */
   peek(externalId: string): T | undefined {
     const record = this.#records.get(externalId);
     return record === undefined ? undefined : structuredClone(record);
   }
 
-  /** What a status GET sees: applies due changes, counts the read, returns a copy. */
+  /** What a status GET sees: due changes applied, the read counted. */
   read(externalId: string): T | undefined {
     let record = this.#records.get(externalId);
     if (record === undefined) return undefined;

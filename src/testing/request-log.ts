@@ -1,17 +1,12 @@
 import { STATUS_KINDS, type StatusKind } from '../kinds.js';
 
-/**
- * One request the fake received, as `fake.requests` lists it. Secrets are masked.
- */
+/** One request the fake received, as `fake.requests` lists it. */
 export interface FakeRequestRecord {
   /** Upper-case HTTP method. */
   readonly method: string;
   /** Path and query as received, e.g. `/api/v1/partner-api/orders/by-external-id/o-1`. */
   readonly path: string;
-  /**
-   * Request headers (lower-case names). `x-partner-secret`, cookies and the credentials of
-   * `authorization` read `[redacted]` (`Bearer [redacted]`).
-   */
+  /** Request headers (lower-case names); secrets, cookies and `authorization`'s credentials read `[redacted]`. */
   readonly headers: Readonly<Record<string, string>>;
   /** The status the fake answered, or `0` when it dropped the connection (`failNext(n, 'network')`). */
   readonly status: number;
@@ -19,9 +14,7 @@ export interface FakeRequestRecord {
   readonly at: number;
 }
 
-/**
- * Counters of what the fake has served since it was made (or `reset()`).
- */
+/** Counters of what the fake has served since it was made or `reset()`. */
 export interface FakeCheckoutStats {
   /** Every request received. */
   readonly requests: number;
@@ -37,14 +30,7 @@ export interface FakeCheckoutStats {
   readonly notFound: number;
   /** Requests answered by a fault from `failNext`. */
   readonly faultsInjected: number;
-  /**
-   * The status reads (`GET …/by-external-id/{externalId}`, business calls too) by record kind and
-   * by record, whatever their answer: what an operator budgets with the service.
-   *
-   * @example
-   * fake.stats.statusReads.order.total; // every order read
-   * fake.stats.statusReads.order.byExternalId['o-1']; // reads of order o-1 (undefined: none)
-   */
+  /** The status reads (business calls too) by record kind and by record, whatever their answer. */
   readonly statusReads: FakeStatusReads;
 }
 
@@ -62,16 +48,14 @@ export interface FakeKindReads {
 type MutableStats = { -readonly [K in keyof Omit<FakeCheckoutStats, 'statusReads'>]: FakeCheckoutStats[K] };
 type MutableReads = Record<StatusKind, { total: number; byExternalId: Record<string, number> }>;
 
-/** What one answered request adds to the log. */
 export interface AnsweredRequest {
   readonly record: FakeRequestRecord;
   readonly kind: 'token' | 'business';
   readonly injected: boolean;
-  /** The record whose status it read, if it was a status read (`externalId` undefined when its encoding is broken). */
+  /** `externalId` is undefined when its encoding is broken. */
   readonly read?: { kind: StatusKind; externalId: string | undefined } | undefined;
 }
 
-/** The fake's bounded request log, its counters, and the `onRequest` callback. */
 export class RequestLog {
   readonly #max: number;
   readonly #onRequest: ((record: FakeRequestRecord) => void) | undefined;

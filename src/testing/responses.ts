@@ -3,11 +3,7 @@ import { REDACTED } from '../client/redacted.js';
 /** Headers whose values the request log never shows. */
 const SECRET_HEADERS = new Set(['x-partner-secret', 'cookie', 'proxy-authorization', 'x-provider-signature']);
 
-/**
- * `headers` as a plain object with every secret replaced by `[redacted]` (the client's own mark):
- * the partner secret, cookies, and the credentials of `Authorization` (its scheme is kept:
- * `Bearer [redacted]`).
- */
+/** `headers` with secrets replaced by the client's `[redacted]` (`Authorization` keeps its scheme). */
 export function maskHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
@@ -21,7 +17,6 @@ export function maskHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
-/** A JSON response with the fake's request id. */
 export function json(status: number, body: unknown, requestId: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
@@ -29,7 +24,7 @@ export function json(status: number, body: unknown, requestId: string, headers: 
   });
 }
 
-/** An error response: `{ error, message }` (the spec does not show the service's error body). */
+/** `{ error, message }`: the spec does not show the service's error body. */
 export function problem(status: number, error: string, message: string, requestId: string, headers: Record<string, string> = {}): Response {
   return json(status, { error, message }, requestId, headers);
 }

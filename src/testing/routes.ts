@@ -5,15 +5,14 @@ import type { ResolvedPartner } from './partners.js';
 import { json, problem } from './responses.js';
 import type { TokenAuthority, TokenRejection } from './tokens.js';
 
-/** What the routes need from the fake, for one request. */
 export interface RouteContext {
   readonly requestId: string;
   readonly tokenTtlSeconds: number;
   readonly tokens: TokenAuthority;
   partner(partnerId: string): ResolvedPartner | undefined;
-  /** What a status read of the record sees (due changes applied, the read counted), or `undefined`. */
+  /** Due changes applied, the read counted. */
   record(kind: StatusKind, externalId: string): RecordOf<StatusKind> | undefined;
-  /** The partner's own routes (`fake.route()`): their response, or `undefined` when none matches `path`. */
+  /** `undefined` when no partner route matches `path`. */
   partnerRoute(request: Request, url: URL, path: string, partnerId: string): Promise<Response> | undefined;
 }
 
@@ -25,7 +24,6 @@ const REJECTIONS: Record<TokenRejection, string> = {
   revoked: 'The access token has been revoked; mint a new one through POST /auth/token',
 };
 
-/** Routes one request as the checkout service answers it (the token exchange, the Bearer-checked reads), then to the partner's own routes. */
 export async function handleRoute(request: Request, url: URL, ctx: RouteContext): Promise<Response> {
   const at = url.pathname.indexOf(API_PATH);
   const route = at === -1 ? undefined : url.pathname.slice(at + API_PATH.length);
@@ -76,7 +74,6 @@ export async function handleRoute(request: Request, url: URL, ctx: RouteContext)
   return json(200, record, ctx.requestId);
 }
 
-/** POST /auth/token: the four 401 causes, else a fresh JWT. */
 async function exchangeToken(request: Request, ctx: RouteContext): Promise<Response> {
   if (request.method !== 'POST') {
     return problem(405, 'method_not_allowed', `${request.method} is not allowed here; use POST`, ctx.requestId, { allow: 'POST' });

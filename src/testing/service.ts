@@ -24,56 +24,29 @@ import { quote } from '../internal/quote.js';
 
 /** Options of {@link createFakeCheckout}. */
 export interface FakeCheckoutOptions {
-  /**
-   * The partner accounts the fake knows. More can be added with `setPartner`.
-   * @default []
-   */
+  /** The partner accounts; `setPartner` adds more. @default [] */
   partners?: readonly FakePartner[] | undefined;
-  /**
-   * The lifetime of the access tokens it issues (`expiresIn`), in seconds.
-   * @default 3600
-   */
+  /** The lifetime of the access tokens it issues (`expiresIn`), in seconds. @default 3600 */
   tokenTtlSeconds?: number | undefined;
-  /**
-   * How many requests `requests` keeps (the oldest are dropped), so a long-running sandbox stays bounded.
-   * @default 1000
-   */
+  /** How many requests `requests` keeps; the oldest are dropped. @default 1000 */
   maxLoggedRequests?: number | undefined;
-  /**
-   * Called with each request once it has been answered (secrets masked), e.g. to print a live log.
-   * What it throws is ignored.
-   */
+  /** Called with each answered request (secrets masked), e.g. for a live log; what it throws is ignored. */
   onRequest?: ((record: FakeRequestRecord) => void) | undefined;
-  /**
-   * The partner's own endpoints (checkout creation, payment…), served behind the fake's Bearer
-   * checks with `Idempotency-Key` replay; see {@link FakeRoute}. More can be added with `route()`.
-   * @default []
-   */
+  /** The partner's own endpoints, served behind the fake's Bearer check; see {@link FakeRoute}. `route()` adds more. @default [] */
   routes?: readonly FakeRoute[] | undefined;
 }
 
 /** Returned by the internal handler when the connection must be dropped without a response. */
 export const DROP_CONNECTION: unique symbol = Symbol('drop connection');
 
-/**
- * The fake checkout service without the msw adapter (so code that never builds msw handlers, such
- * as the CLI's sandbox, does not load msw). Partners use {@link FakeCheckout} through
- * `createFakeCheckout`.
- */
-// each kind's own record methods are put on the prototype from the kinds table (the static block)
+/** The fake without its msw adapter, for the CLI's sandbox; partners use {@link FakeCheckout}. */
+// each kind's record methods are put on the prototype from the kinds table (the static block)
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
 export interface FakeCheckoutCore extends FakeKindRecords {}
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
-  /**
-   * The service as a Web fetch function: give it a `Request` (or fetch's arguments), get its
-   * `Response`. Bound, so it can be passed around, e.g. as the client's `fetch`. An injected
-   * `'network'` fault rejects with a `TypeError`, as fetch does when a connection drops.
-   *
-   * @example
-   * const client = new CheckoutClient({ baseUrl: 'https://checkout.test', partnerId, partnerSecret, fetch: fake.fetch });
-   */
+  /** The service as a bound fetch function, e.g. the client's `fetch`; a `'network'` fault rejects with a `TypeError`, as fetch does. */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
   readonly #initialPartners: readonly ResolvedPartner[];
@@ -119,7 +92,7 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
     this.fetch = async (input, init) => {
       const outcome = await this.respond(new Request(input, init));
       if (outcome === DROP_CONNECTION) {
-        // Worded as undici words it, so clients recognise a network error (and retry it).
+        // worded as undici words it, so clients recognise a network error and retry it
         throw new TypeError('fetch failed', {
           cause: new Error('the fake checkout service dropped the connection (injected fault)'),
         });
@@ -134,13 +107,7 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
     this.#partners.set(resolved.partnerId, resolved);
   }
 
-  /**
-   * Changes a partner account: disable it, take its API access away, rotate its secret. Tokens it
-   * already holds stop working at once when it is disabled or loses API access.
-   *
-   * @example
-   * fake.updatePartner('p-1', { apiEnabled: false }); // the next exchange answers 401
-   */
+  /** Changes a partner account; its tokens stop working at once when it is disabled or loses API access. */
   updatePartner(partnerId: string, changes: Partial<Omit<FakePartner, 'partnerId'>>): void {
     const current = typeof partnerId === 'string' ? this.#partners.get(partnerId) : undefined;
     if (current === undefined) throw new TypeError(`updatePartner: no partner with partnerId ${quote(partnerId)}`);
@@ -150,19 +117,8 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
   }
 
   /**
-   * Adds an endpoint of the partner's own (one the spec does not show, so the SDK does not type it)
-   * to the fake: `path` is below the API base as `client.request` takes it, `:name` segments are
-   * parameters. The fake checks the Bearer token first (401 as for its own endpoints), parses the
-   * JSON body, and replays the first response for a repeated `Idempotency-Key` (422 when the key
-   * comes back with another request). Faults (`failNext`), the delay and the request log apply.
-   * `reset()` removes the routes added this way (those given to `createFakeCheckout` stay).
-   * A bad definition throws a `TypeError` naming what is wrong.
-   *
-   * @example
-   * fake.route('POST', '/orders/:orderId/payment', ({ params, fake }) => {
-   *   fake.settleOrder(params.orderId);
-   *   return { body: { tradeId: fake.getOrder(params.orderId)?.settlement?.tradeId ?? null } };
-   * });
+   * Adds an endpoint of the partner's own; see {@link FakeRoute}. The fake checks the Bearer token, parses the JSON body
+   * and replays the first response for a repeated `Idempotency-Key` (422 if it comes with another request). `reset()` removes it.
    */
   route<Path extends string>(
     method: FakeRoute['method'],
@@ -173,46 +129,29 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
   }
 
   /**
-   * Adds a record of `kind`, or replaces the one with the same `externalId` (dropping its pending
-   * changes). It is validated with the kind's schema (the client's); every other field is served as given.
-   *
-   * @example
-   * fake.setRecord('withdrawal', { externalId: 'w-1', status: 'Processing' });
+   * Adds a record of `kind`, or replaces the one with the same `externalId` (dropping its pending changes).
+   * It is validated with the client's schema of the kind; every other field is served as given.
    */
   setRecord<K extends StatusKind>(kind: K, record: RecordOf<K>): RecordOf<K> {
     return this.#set(kind, record, 'setRecord()');
   }
 
   /**
-   * Merges `patch` into a record of `kind`, now or after `options.afterReads` reads: its fields
-   * replace the record's (an order's `settlement` is merged field by field), and a field set to
-   * `undefined` is removed.
-   *
-   * @example
-   * fake.updateRecord('order', 'o-1', { settlement: { status: 'Processing' } }, { afterReads: 1 });
+   * Merges `patch` into a record of `kind`, now or after `options.afterReads` reads. A field set to `undefined` is
+   * removed; an order's `settlement` is merged field by field.
    */
   updateRecord<K extends StatusKind>(kind: K, externalId: string, patch: Partial<RecordOf<K>>, options?: ChangeOptions): void {
     this.#update(kind, externalId, patch, options, 'updateRecord()');
   }
 
-  /**
-   * Gives a record of `kind` the status `status` (where its kind keeps it: an order's `settlement.status`).
-   *
-   * @example
-   * fake.setStatus('withdrawal', 'w-1', 'Failed', { afterReads: 2 });
-   */
+  /** Gives a record of `kind` the status `status`, where its kind keeps it (an order's `settlement.status`). */
   setStatus(kind: StatusKind, externalId: string, status: string, options?: ChangeOptions): void {
     if (typeof status !== 'string' || status === '')
       throw new TypeError(`setStatus: status must be a non-empty string, got ${quote(status)}`);
     this.#update(kind, externalId, fakeKind(checkKind(kind, 'setStatus()')).withStatus(status), options, 'setStatus()');
   }
 
-  /**
-   * The record of `kind` reaches its successful end, the status its provider event announces (an order `Settled`).
-   *
-   * @example
-   * fake.settle('order', 'o-1', { afterReads: 2 }); // two more reads see it pending, the third Settled
-   */
+  /** The record of `kind` reaches its successful end, the status its provider event announces (an order `Settled`). */
   settle(kind: StatusKind, externalId: string, options?: ChangeOptions): void {
     const { withStatus, settled } = fakeKind(checkKind(kind, 'settle()'));
     this.#update(kind, externalId, withStatus(settled), options, 'settle()');
@@ -228,14 +167,7 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
     return this.#table(kind, 'deleteRecord()').delete(externalId);
   }
 
-  /**
-   * The order's crypto swap (or BRZ payment) settles: `settlement.status` becomes `Settled`.
-   * `tradeId` also sets `settlement.tradeId`; otherwise it is kept (null for BRZ).
-   *
-   * @example
-   * fake.settleOrder('o-1');                     // visible at the next read
-   * fake.settleOrder('o-2', { afterReads: 2 });  // two more reads see it pending, the third Settled
-   */
+  /** The order settles: `settlement.status` becomes `Settled`, and `settlement.tradeId` becomes `tradeId` when given. */
   settleOrder(externalId: string, options: ChangeOptions & { tradeId?: string | undefined } = {}): void {
     const tradeId = options?.tradeId;
     if (tradeId !== undefined && (typeof tradeId !== 'string' || tradeId === '')) {
@@ -279,15 +211,12 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
   }
 
   /**
-   * The next `count` requests (of those `options.only` picks) fail with `status`, or, with
-   * `'network'`, lose their connection without a response. Later calls queue behind earlier ones;
-   * a request `only` does not pick passes and leaves the fault waiting.
+   * The next `count` requests that `options.only` picks fail with `status`, or with `'network'` get no response.
+   * Later calls queue behind earlier ones.
    *
    * @example
-   * fake.failNext(1, 503);                          // the client retries and succeeds
-   * fake.failNext(3, 429, { retryAfter: 1 });       // with Retry-After: 1
+   * fake.failNext(3, 429, { retryAfter: 1 });
    * fake.failNext(1, 'network', { only: 'token' }); // the next token exchange gets no response
-   * fake.failNext(1, 503, { only: { kind: 'order', externalId: 'o-1' } }); // only a read of order o-1
    */
   failNext(count: number, status: FaultStatus, options?: FailNextOptions): void {
     this.#faults.add(count, status, options);
@@ -298,10 +227,7 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
     return this.#faults.pending;
   }
 
-  /**
-   * Every response is held back `ms` milliseconds (0 turns it off), e.g. to test a client timeout.
-   * A request aborted meanwhile is answered at once.
-   */
+  /** Holds every response back `ms` milliseconds (0: off), e.g. to test a timeout; an aborted request is answered at once. */
   setDelay(ms: number): void {
     if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
       throw new TypeError(`setDelay: ms must be a number of at least 0, got ${quote(ms)}`);
@@ -309,7 +235,7 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
     this.#delayMs = ms;
   }
 
-  /** Every access token issued so far stops working (401), as after a key rotation on the service. */
+  /** Every access token issued so far stops working (401), as after a key rotation. */
   revokeTokens(): void {
     this.#tokens.revokeAll();
   }
@@ -325,9 +251,8 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
   }
 
   /**
-   * Back to the state right after creation: the partners and routes as first given (routes added
-   * with `route()` removed), no records of any kind, no remembered idempotency keys, an empty
-   * log, zeroed stats, no faults or delay, and every token revoked.
+   * Back to the state right after creation: partners and routes as first given; no records, idempotency keys,
+   * logged requests, faults or delay; zeroed stats; every token revoked.
    */
   reset(): void {
     this.#restorePartners();
@@ -340,25 +265,12 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
     this.#tokens = new TokenAuthority();
   }
 
-  /**
-   * Serves the fake over real HTTP with node:http (Node, Bun, Deno), on 127.0.0.1 and a free port
-   * by default. `url` is the origin to pass as the client's `baseUrl`; `close()` stops the server
-   * and ends its keep-alive connections.
-   *
-   * @example
-   * const server = await fake.listen();
-   * const client = new CheckoutClient({ baseUrl: server.url, partnerId: 'p-1', partnerSecret: 's-1' });
-   * await server.close();
-   */
+  /** Serves the fake over HTTP with node:http (Node, Bun, Deno); the server's `url` is the client's `baseUrl`. */
   listen(options: ListenOptions = {}): Promise<FakeServer> {
     return serveOnNodeHttp((request) => this.respond(request), options);
   }
 
-  /**
-   * The whole service, as every adapter (fetch, msw, node:http) calls it: logs the request, applies
-   * injected faults and the delay, routes it. Resolves with the `Response`, or with
-   * an internal marker symbol for an injected `'network'` fault. Prefer `fake.fetch` in your own code.
-   */
+  /** The whole service as every adapter calls it: the `Response`, or a marker symbol for a `'network'` fault. Prefer `fetch`. */
   async respond(request: Request): Promise<Response | typeof DROP_CONNECTION> {
     const url = new URL(request.url);
     const requestId = `fake-${this.#nextRequestId++}`;
@@ -419,7 +331,6 @@ export class FakeCheckoutCore implements FakeRecords, FakeRecordsByKind {
     };
   }
 
-  /** The records of `kind`; a `TypeError` for a kind the table does not have. */
   #table(kind: unknown, caller: string): RecordTable<RecordOf<StatusKind>> {
     return this.#records.get(checkKind(kind, caller))!;
   }

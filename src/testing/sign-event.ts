@@ -2,13 +2,11 @@ import { typeName } from '../internal/type-name.js';
 import { signatureHeaderName } from '../internal/arguments.js';
 import { signPayload } from '../webhooks/index.js';
 
-/**
- * A payment-provider event as the fake provider sends it: `eventId`, `type`, and any other fields.
- */
+/** A payment-provider event: `eventId`, `type`, and any other fields. */
 export interface ProviderEvent {
   /** Unique per event; redeliveries repeat it. */
   eventId: string;
-  /** e.g. `otc.trade.settled`, `otc.trade.cancelled`, `pix.withdrawal.settled`. */
+  /** The event type, e.g. `otc.trade.settled`. */
   type: string;
   [field: string]: unknown;
 }
@@ -23,12 +21,7 @@ export interface SignedEvent {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/**
- * An event with a fresh random `eventId` (`evt_…`) and the given `type` and fields.
- *
- * @example
- * const event = createEvent('otc.trade.settled', { tradeId: 't-1' });
- */
+/** An event with a fresh random `eventId` (`evt_…`) and the given `type` and fields. */
 export function createEvent(type: string, fields: Record<string, unknown> = {}): ProviderEvent {
   if (typeof type !== 'string' || type === '') throw new TypeError(`createEvent: type must be a non-empty string, got ${typeName(type)}`);
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
@@ -37,15 +30,7 @@ export function createEvent(type: string, fields: Record<string, unknown> = {}):
   return { eventId: `evt_${crypto.randomUUID().replaceAll('-', '')}`, ...fields, type };
 }
 
-/**
- * Signs an event as the payment provider does: the header holds `sha256=` and the lowercase hex
- * HMAC-SHA256 of the raw body under the endpoint's signing secret. A string event is signed as is;
- * an object is serialised with `JSON.stringify` first.
- *
- * @example
- * const { body, headers } = await signEvent(createEvent('pix.withdrawal.settled', { withdrawalId: 'w-1' }), 'whsec');
- * await fetch(webhookUrl, { method: 'POST', body, headers });
- */
+/** Signs an event as the payment provider does; a string is signed as is, an object as `JSON.stringify` gives it. */
 export async function signEvent(
   event: ProviderEvent | string,
   secret: string,
@@ -59,7 +44,6 @@ export async function signEvent(
   return { body, signature, headers: { 'content-type': 'application/json', [header]: signature } };
 }
 
-/** The raw body of an event: a string as is, an object as JSON. */
 export function eventBody(event: ProviderEvent | string): string {
   if (typeof event === 'string') return event;
   if (event === null || typeof event !== 'object' || Array.isArray(event)) {

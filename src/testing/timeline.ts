@@ -7,12 +7,7 @@ import { deliverEvent, type DeliverEventOptions } from './deliver-event.js';
 import type { ProviderSimulator } from './provider-simulator.js';
 import type { ProviderEvent } from './sign-event.js';
 
-/**
- * A step that patches a record of `kind`, as `fake.updateRecord(kind, id, patch)` does.
- *
- * @example
- * { atMs: 0, kind: 'withdrawal', id: 'w-1', patch: { status: 'Completed' } }
- */
+/** A step that patches a record of `kind`, as `fake.updateRecord(kind, id, patch)` does. */
 export type TimelineRecordStep = {
   [K in StatusKind]: {
     /** Milliseconds after `playTimeline` is called. */
@@ -21,15 +16,12 @@ export type TimelineRecordStep = {
     kind: K;
     /** The record's externalId. */
     id: string;
-    /** What changes, as for `fake.updateRecord` (an order's `settlement` is merged field by field). */
+    /** What changes, as for `fake.updateRecord`. */
     patch: Partial<RecordOf<K>>;
   };
 }[StatusKind];
 
-/**
- * A record step written with the kind as its key (`{ atMs: 0, order: 'o-1', patch }`): the same as
- * `{ atMs: 0, kind: 'order', id: 'o-1', patch }`.
- */
+/** A record step with the kind as its key: `{ atMs: 0, order: 'o-1', patch }`. */
 export type TimelineKeyedStep = {
   [K in StatusKind]: Record<K, string> & {
     /** Milliseconds after `playTimeline` is called. */
@@ -39,15 +31,12 @@ export type TimelineKeyedStep = {
   };
 }[StatusKind];
 
-/**
- * One step of a {@link playTimeline}: at `atMs` after the start, patch a record of any kind, or
- * send a provider event (signed and delivered through the timeline's `deliver` or `provider`).
- */
+/** One step of {@link playTimeline}: patch a record, or send a provider event. */
 export type TimelineStep =
   | TimelineRecordStep
   | TimelineKeyedStep
   | {
-      /** Milliseconds after `playTimeline` is called (and after the events listed before it were delivered). */
+      /** Milliseconds after `playTimeline` is called (and after the events listed before it are delivered). */
       atMs: number;
       /** The provider event to send, e.g. `createEvent('otc.trade.settled', { tradeId: 't-1' })`. */
       event: ProviderEvent;
@@ -55,10 +44,7 @@ export type TimelineStep =
 
 /** Where a timeline's `event` steps go: one of `deliver` or `provider`. */
 export interface TimelineOptions {
-  /**
-   * Sign and deliver each event to a webhook endpoint with {@link deliverEvent} (its retries until
-   * a 2xx); the next step waits for the delivery. `url` and `secret` are required.
-   */
+  /** Deliver each event with {@link deliverEvent} (retried until a 2xx); the next event waits for the delivery. */
   deliver?:
     | ({
         /** The webhook endpoint to deliver to. */
@@ -69,11 +55,7 @@ export interface TimelineOptions {
   provider?: Pick<ProviderSimulator, 'send'> | undefined;
 }
 
-/**
- * What {@link playTimeline} changes: a fake checkout service (`createFakeCheckout()`), or anything
- * with its `updateRecord`. An object with `updateOrder` and `updateWithdrawal` alone (1.1) still
- * works for orders and withdrawals.
- */
+/** What {@link playTimeline} changes: a fake checkout service, or anything with its `updateRecord` (or 1.1's per-kind methods). */
 export type TimelineTarget =
   | {
       /** Merges a patch into a record of `kind`. */
@@ -86,13 +68,12 @@ export type TimelineTarget =
       updateWithdrawal(externalId: string, patch: Partial<Withdrawal>): void;
     };
 
-/** How a target without `updateRecord` (the 1.1 `TimelineTarget`) changes the kinds it knows. */
+/** How a 1.1 target, without `updateRecord`, changes the kinds it knows. */
 const UPDATE_BY_NAME: Readonly<Record<string, (fake: object, id: string, patch: object) => void>> = {
   order: (fake, id, patch) => (fake as { updateOrder(id: string, patch: object): void }).updateOrder(id, patch),
   withdrawal: (fake, id, patch) => (fake as { updateWithdrawal(id: string, patch: object): void }).updateWithdrawal(id, patch),
 };
 
-/** The record a step changes, checked: `{ kind, id }` or the kind as its key (`{ order: id }`); `undefined` for an event step. */
 function recordOf(step: object, where: string): { kind: StatusKind; id: string; patch: object } | undefined {
   if ('event' in step) return undefined;
   const named = 'kind' in step ? [step.kind] : STATUS_KINDS.filter((kind) => kind in step);
@@ -108,7 +89,6 @@ function recordOf(step: object, where: string): { kind: StatusKind; id: string; 
   return { kind, id, patch };
 }
 
-/** How `fake` applies a record step: its `updateRecord`, else (a 1.1 target) its per-kind method. */
 function updater(fake: TimelineTarget, kind: StatusKind, where: string): (id: string, patch: object) => void {
   if ('updateRecord' in fake && typeof fake.updateRecord === 'function') {
     return (id, patch) => fake.updateRecord(kind, id, patch);
@@ -118,9 +98,7 @@ function updater(fake: TimelineTarget, kind: StatusKind, where: string): (id: st
   return (id, patch) => update(fake, id, patch);
 }
 
-/**
- * A timeline being played: `done` resolves once every step was applied; `stop()` cancels the rest.
- */
+/** A timeline being played. */
 export interface PlayingTimeline {
   /** Resolves after the last step (never rejects: a step that throws is counted in `errors`). */
   readonly done: Promise<void>;
@@ -133,15 +111,11 @@ export interface PlayingTimeline {
 }
 
 /**
- * Changes the fake's records over time, as the real service does while a checkout runs, and sends
- * the provider events that announce the changes: each step runs `atMs` milliseconds after the call
- * (timers, so `vi.useFakeTimers()` drives it); an event is sent once the events listed before it
- * were delivered, after every status change due at or before its `atMs`, so it never arrives before
- * the change it announces. Use it to test a status tracker, a poller
- * or a webhook receiver against records that move on their own.
+ * Changes the fake's records over time and sends the provider events that announce the changes. Each step runs `atMs`
+ * after the call, on timers (so fake timers drive it); an event is sent once the events before it were delivered and
+ * after every change due at or before its `atMs`.
  *
  * @example
- * fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: 't-1' } });
  * const timeline = playTimeline(fake, [
  *   { atMs: 0, kind: 'order', id: 'o-1', patch: { settlement: { status: 'Settled' } } },
  *   { atMs: 50, event: createEvent('otc.trade.settled', { tradeId: 't-1' }) },
@@ -192,9 +166,7 @@ export function playTimeline(fake: TimelineTarget, steps: readonly TimelineStep[
     if (left === 0) finish();
   };
   if (left === 0) finish();
-  // events are sent one after the other, each once the one before it was delivered: the order of
-  // the list is the order of arrival, and a status change due at or before an event's atMs is
-  // applied before the event leaves (timers fire in order of due time, ties in list order)
+  // one chain of deliveries, so events arrive in list order (timers fire in order of due time, ties in list order)
   let deliveries = Promise.resolve();
   for (const [index, step] of steps.entries()) {
     const change = changes[index];
@@ -239,7 +211,6 @@ export function playTimeline(fake: TimelineTarget, steps: readonly TimelineStep[
   };
 }
 
-/** How the timeline sends an event, or `undefined` when it was given no way to. */
 function eventSender(options: TimelineOptions): ((event: ProviderEvent, signal: AbortSignal) => Promise<void>) | undefined {
   if (options === null || typeof options !== 'object')
     throw new TypeError(`playTimeline: options must be an object, got ${typeName(options)}`);
