@@ -58,7 +58,7 @@ function mswLoadFailure(error: unknown, hint: string): string {
     return (
       `fake.handlers() found msw but cannot load it: msw (or a module it imports) is an ES module, and this runtime's require cannot load ES modules (${text}). ` +
       "Import fakeCheckoutHandlers from 'checkout-partner-sdk/testing/msw' instead (it loads msw with import), or, under Jest, run it on Node 24.9+ with " +
-      'NODE_OPTIONS=--experimental-vm-modules (Jest 30.4+ then requires ES modules), or serve the fake over HTTP with fake.listen(). See docs/testing.md (Jest).'
+      'NODE_OPTIONS=--experimental-vm-modules (Jest 30.4+ then requires ES modules), or serve the fake over HTTP with fake.listen(). See docs/testing-jest.md.'
     );
   }
   return `fake.handlers() could not load msw (${typeof code === 'string' ? `${code}: ` : ''}${text}). ${hint}.`;
