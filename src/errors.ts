@@ -1,4 +1,3 @@
-// The error tree: everything the SDK rejects with, argument `TypeError`s aside, is a `CheckoutError`.
 // No error holds a request (it carries the Authorization header), not even as `cause`.
 
 import { retryAfterMs } from './internal/retry-after.js';
@@ -14,7 +13,6 @@ export interface ValidationIssue {
   readonly message: string;
 }
 
-/** Every copy of the SDK's error classes carries it (a registry symbol, so all copies share it). */
 const BRAND = Symbol.for('checkout-partner-sdk.CheckoutError');
 
 /** The root of every error the SDK rejects with. */
@@ -81,10 +79,8 @@ export class ApiError extends CheckoutError {
   }
 }
 
-/** Headers whose values are credentials of their own, whoever sent them. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-partner-secret']);
 
-/** `headers` as a plain object (repeated headers joined by `, `), credential headers redacted. */
 function plainHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of headers) {
@@ -204,7 +200,6 @@ export class WaitTimeoutError<T = unknown> extends CheckoutError {
   }
 }
 
-/** The error of a response status, its message quoting the body's reason, so every call site maps statuses the same way. */
 export function apiErrorForStatus(status: number, init: ApiErrorInit): ApiError {
   const reason = describeBody(init.body);
   return statusErrorOf(status, `${status}${init.request ? ` from ${init.request}` : ''}${reason ? `: ${reason}` : ''}`, init);
@@ -220,7 +215,6 @@ export function statusErrorOf(status: number, message: string, init: ApiErrorIni
   return new ApiError(message, full);
 }
 
-/** A short reason from an error body (`message`, `title`, `error` or `detail`), at most 200 chars. */
 function describeBody(body: unknown): string | undefined {
   let text: unknown = body;
   if (body !== null && typeof body === 'object') {

@@ -1,9 +1,6 @@
 import { OrderSchema, WithdrawalSchema, type Order, type ParseSchema, type Withdrawal } from './schemas.js';
 
-// The one table of record kinds: everything that differs between kinds is read from here, and code
-// that differs by kind dispatches through a `Record<StatusKind, …>`, so adding a kind (its line in
-// `KindRecords`, its entry in `RECORD_KINDS`) makes the compiler name every other place it needs.
-// Outside every feature, so every feature reads it without an import cycle.
+// The one table of record kinds: code dispatching through a `Record<StatusKind, …>` fails to compile where a new kind is missing.
 
 /** Each kind of record a status read returns, by its name (the name is the `StatusKind`). */
 export interface KindRecords {
@@ -41,38 +38,25 @@ export type KindRecord = {
 export interface RecordKindEntry<K extends StatusKind> {
   /** The status read's path, `{externalId}` standing for the record's id (also the telemetry route). */
   readonly path: `/${string}/{externalId}`;
-  /** The schema the read's body is parsed with. */
   readonly schema: ParseSchema<RecordOf<K>>;
   /** The record's status (`null` when it has none yet): what the tracker compares and hands over. */
   readonly statusOf: (record: RecordOf<K>) => string | null;
-  /**
-   * The final statuses the spec names, and every status that begins with one of `finalPrefixes`
-   * (any case): the spec names a few end states and leaves the others (a cancellation) unspelled.
-   */
+  /** The final statuses the spec names; one beginning with a `finalPrefixes` entry (any case) is final too. */
   readonly finalStatuses: readonly string[];
   /** Prefixes (lower case) of the final statuses the spec does not spell out. */
   readonly finalPrefixes: readonly string[];
   /** The final statuses that are a success (exactly, as the spec spells them); every other final status is a failure. */
   readonly successStatuses: readonly string[];
-  /** The per-kind read a status reader may have instead of `getRecord` (from the kind's name). */
   readonly read: ReadName<K>;
-  /** The webhook handler's per-kind option that finds a record's externalId from a provider event (from the kind's name). */
   readonly resolver: ResolverName<K>;
   /** The kind with its article, for messages: `an order`. */
   readonly named: string;
-  /**
-   * Values a read reveals that provider events carry in place of the externalId, by the event
-   * field that carries them: the tracker records them, so an event finds its record.
-   */
+  /** Values a read reveals that events carry instead of the externalId, by event field: the tracker keeps them for lookups. */
   readonly keys: Readonly<Record<string, (record: RecordOf<K>) => string | undefined>>;
-  /**
-   * Whether the record's next status change is one a provider event announces (the tracker then
-   * reads it at a safety pace, not the fast one), e.g. an order once its trade exists (`otc.trade.*`).
-   */
+  /** Whether the record's next change is one a provider event announces: the tracker then reads it at the safety pace. */
   readonly announced: (record: RecordOf<K>) => boolean;
 }
 
-/** What a kind's entry says; its member names follow from its name. */
 type KindDefinition<K extends StatusKind> = Omit<RecordKindEntry<K>, 'read' | 'resolver'>;
 
 const DEFINITIONS: { readonly [K in StatusKind]: KindDefinition<K> } = {
@@ -100,10 +84,8 @@ const DEFINITIONS: { readonly [K in StatusKind]: KindDefinition<K> } = {
   },
 };
 
-/** Every kind, in the table's order. @internal */
 export const STATUS_KINDS = Object.keys(DEFINITIONS) as readonly StatusKind[];
 
-/** The record kinds. A new kind is one more entry of `DEFINITIONS` (and its line in `KindRecords`). @internal */
 export const RECORD_KINDS = Object.fromEntries(
   STATUS_KINDS.map((kind) => [
     kind,
@@ -111,10 +93,7 @@ export const RECORD_KINDS = Object.fromEntries(
   ]),
 ) as unknown as { readonly [K in StatusKind]: RecordKindEntry<K> };
 
-/**
- * A per-kind member's name, the kind capitalised between `prefix` and `suffix`: `kindMember('watch',
- * 'order')` is `watchOrder`. Every per-kind name partners know is made this way. @internal
- */
+/** A per-kind member's name, the kind capitalised between `prefix` and `suffix`: every per-kind name is made so. @internal */
 export function kindMember<P extends string, K extends StatusKind, S extends string = ''>(
   prefix: P,
   kind: K,
@@ -123,7 +102,6 @@ export function kindMember<P extends string, K extends StatusKind, S extends str
   return `${prefix}${kind.charAt(0).toUpperCase()}${kind.slice(1)}${suffix}` as `${P}${Capitalize<K>}${S}`;
 }
 
-/** Each kind's own member `prefix<Kind>suffix`, made by `member(kind)`, for an object literal to spread. @internal */
 export function perKind<T>(prefix: string, member: (kind: StatusKind) => T, suffix = ''): Record<string, T> {
   return Object.fromEntries(STATUS_KINDS.map((kind) => [kindMember(prefix, kind, suffix), member(kind)]));
 }
@@ -135,7 +113,6 @@ export function installPerKind(prototype: object, prefix: string, method: (kind:
   }
 }
 
-/** Whether `value` names a kind of the table. @internal */
 export function isStatusKind(value: unknown): value is StatusKind {
   return typeof value === 'string' && Object.hasOwn(RECORD_KINDS, value);
 }
@@ -145,26 +122,15 @@ export function kindEntry(kind: StatusKind): RecordKindEntry<StatusKind> {
   return RECORD_KINDS[kind] as unknown as RecordKindEntry<StatusKind>;
 }
 
-/** A record's status, as its kind's `statusOf` reads it (`null` when it has none yet). @internal */
 export function statusOf(kind: StatusKind, record: RecordOf<StatusKind>): string | null {
   return kindEntry(kind).statusOf(record);
 }
 
-/**
- * Whether a status is final for its kind: one the service names for it (an order `Settled` or
- * `Cancelled`, for example), or one that begins with one of its final prefixes in any case (an
- * order cancelled). `null` (no status yet) is not final. The tracker's default `isFinal` is this check.
- *
- * @example
- * onChange: async (change) => {
- *   if (isFinalStatus(change.kind, change.status)) await close(change.externalId, isSuccessStatus(change.kind, change.status));
- * }
- */
+/** Whether a status is final for its kind: one the service names, or one starting (any case) with a final prefix; `null` is not. */
 export function isFinalStatus(kind: StatusKind, status: string | null): boolean {
   return finalIn(entryOf(kind), status);
 }
 
-/** {@link isFinalStatus} for an entry of the table (no check of the kind). */
 function finalIn(
   { finalStatuses, finalPrefixes }: Pick<RecordKindEntry<StatusKind>, 'finalStatuses' | 'finalPrefixes'>,
   status: string | null,
@@ -174,18 +140,11 @@ function finalIn(
   return finalStatuses.includes(status) || finalPrefixes.some((prefix) => lower.startsWith(prefix));
 }
 
-/**
- * Whether a status is a final success for its kind (an order `Settled`, for example). Every other
- * final status (see {@link isFinalStatus}) is a failure; `null` is not a success.
- *
- * @example
- * if (isFinalStatus('withdrawal', status) && !isSuccessStatus('withdrawal', status)) await refund(id);
- */
+/** Whether a status is a final success for its kind; every other final status is a failure, and `null` no success. */
 export function isSuccessStatus(kind: StatusKind, status: string | null): boolean {
   return status !== null && entryOf(kind).successStatuses.includes(status);
 }
 
-/** The entry of a kind named by partner code, or a `TypeError` naming the kinds there are. */
 function entryOf(kind: StatusKind): RecordKindEntry<StatusKind> {
   if (!isStatusKind(kind)) {
     const got = typeof kind === 'string' ? JSON.stringify(kind) : typeof kind;
@@ -203,10 +162,7 @@ export interface ReadOptions {
 }
 
 /**
- * What the webhook handler and the status tracker read records through: a `CheckoutClient`, or a
- * test double with `getRecord`, or with the per-kind reads (`getOrderByExternalId`, ...) of the kinds
- * it is used for. Each read is looked up when a record of its kind is read, so a double needs no
- * read of a kind it never sees (and a kind added to the SDK asks nothing new of it).
+ * What the handler and the tracker read records through: a `CheckoutClient`, or a double with `getRecord` or the per-kind reads it needs.
  *
  * @example
  * const client: RecordReader = { getOrderByExternalId: async (externalId) => ({ externalId, settlement: { status: 'Settled' } }) };
@@ -229,7 +185,6 @@ export type RecordReader = {
     | undefined;
 };
 
-/** Checks a `client` option: an object with `getRecord` or at least one per-kind read (a `TypeError` otherwise). @internal */
 export function statusReader(client: unknown): RecordReader {
   const reads = ['getRecord', ...STATUS_KINDS.map((kind) => RECORD_KINDS[kind].read)];
   if (
@@ -242,10 +197,6 @@ export function statusReader(client: unknown): RecordReader {
   return client;
 }
 
-/**
- * Reads a record of `kind` through the reader: its per-kind read when it has one, else its
- * `getRecord`; a `TypeError` when it has neither (a test double used for a kind it does not read). @internal
- */
 export function readRecord(
   reader: RecordReader,
   kind: StatusKind,

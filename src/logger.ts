@@ -1,49 +1,27 @@
 import type { StatusKind, StatusSource, WatchEndReason } from './tracker/kinds.js';
 import type { WebhookOutcome } from './webhooks/engine/outcome.js';
 
-// The SDK's one logging contract: the client, the webhook handler and the status tracker take the
-// same `logger` option (a `Logger`, or `false` for none) and write entries of one union, `LogEntry`,
-// told apart by `event` (`client.*`, `webhook.*`, `tracker.*`). Types only: each part resolves the
-// option through src/internal/log.ts and keeps its own default (stderr).
-
 /**
- * Where the SDK reports: a function (it gets every entry), or a console-like object (`console`,
- * pino) with `info`, `warn` and `error` methods and an optional `debug` (without it, debug entries
- * are skipped). Each entry says at which level it goes (see the `event` of each entry type). A
- * logger that throws, or returns a promise that rejects, is ignored. `Logger` alone takes every
- * entry of the SDK; one part's entries are ``Extract<LogEntry, { event: `client.${string}` }>``
- * (and `webhook.`, `tracker.` alike).
- *
- * @example
- * const log: Logger = (entry) => {
- *   if (entry.event === 'webhook.delivery') metrics.increment(`webhook.${entry.outcome}`);
- *   else if (entry.event === 'client.attempt') metrics.timing('checkout.attempt', entry.ms);
- * };
- * new CheckoutClient({ logger: log });
- * createWebhookHandler({ ..., logger: log });
- * createStatusTracker({ ..., logger: pino() });
+ * Where the SDK reports: a function, or a console-like object (`console`, pino) with a method per level. A logger that
+ * throws or rejects is ignored. One part's entries alone: ``Extract<LogEntry, { event: `client.${string}` }>``.
  */
 export type Logger<Entry = LogEntry> =
   | ((entry: Entry) => void)
   | {
-      /** Gets the detail (successful attempts, tracker reads); optional: without it those are skipped. */
+      /** Gets the detail: successful `client.attempt`s and `tracker.read`s; without `debug` they are skipped. */
       debug?(entry: Entry): unknown;
-      /** Gets what went as meant (token exchanges, deliveries handled, status changes). */
+      /** Gets what went as meant: `client.exchange`, deliveries handled, duplicate or in flight, `tracker.change`, `tracker.ended`. */
       info(entry: Entry): unknown;
-      /** Gets what was refused or retried (retries, failed attempts, rejected deliveries, give-ups). */
+      /** Gets what was refused or retried: retries, failed attempts and reads, refused or timed-out deliveries, give-ups, lost leases. */
       warn(entry: Entry): unknown;
-      /** Gets what failed (a delivery's `onEvent` or store, a tracker's `onChange` or store). */
+      /** Gets what failed: deliveries `failed`, `misconfigured` or `*-unavailable`, `tracker.change-failed`, `tracker.store-failed`. */
       error(entry: Entry): unknown;
     };
 
 /** Every entry the SDK logs; `event` tells them apart. */
 export type LogEntry = ClientLogEntry | WebhookLogEntry | WebhookWarning | TrackerLogEntry;
 
-/**
- * What failed, as a plain object: an `Error` itself would serialise to `{}` in a JSON logger (its
- * fields are not enumerable). Errors of the SDK never carry secrets; an error thrown by the
- * partner's `onEvent` or `onChange` is shown as it is.
- */
+/** What failed, as a plain object (an `Error` serialises to `{}`); the SDK's errors carry no secret, a partner's are shown as they are. */
 export interface LogError {
   /** The error's class name, e.g. `ServerError`, `PostgresStoreError`, `TypeError`. */
   name: string;
@@ -61,15 +39,9 @@ export interface LogError {
   errors?: LogError[];
 }
 
-/**
- * One entry of the client's log: one per HTTP attempt, per retry and per token exchange. It never
- * holds a secret, a token, a header or a body. Levels: a successful `client.attempt` is `debug`, a
- * `client.exchange` `info`, a `client.retry` or a failed attempt `warn`.
- *
- * @inline
- */
+/** One entry per HTTP attempt, retry and token exchange, never with a secret, a token, a header or a body. @inline */
 export interface ClientLogEntry {
-  /** `client.attempt`: one HTTP attempt ended; `client.retry`: a new attempt starts after a failed one; `client.exchange`: a token exchange ended. */
+  /** `client.attempt`: an HTTP attempt ended; `client.retry`: another starts after a failed one; `client.exchange`: a token exchange. */
   event: 'client.attempt' | 'client.retry' | 'client.exchange';
   /** The HTTP method, upper case. */
   method: string;
@@ -85,22 +57,11 @@ export interface ClientLogEntry {
   requestId: string | undefined;
   /** For `client.retry`: how long the client waited before this attempt, in milliseconds. */
   retryInMs?: number | undefined;
-  /**
-   * What failed the attempt (or exchange) besides its status: `name` is the error it becomes
-   * (`TimeoutError`, `ConnectionError`, `ResponseTooLargeError`, an abort reason's `AbortError`…),
-   * `message` says why without quoting a header or a body (an abort reason of the caller's is named, not quoted).
-   */
+  /** What failed the attempt besides its status: `name` the error it becomes, `message` why, quoting no header, body or abort reason. */
   error?: LogError | undefined;
 }
 
-/**
- * One entry per webhook delivery (plus a `late` one when a timed-out delivery's work ends). It
- * never holds a secret, a signature or the body. Levels: `handled`, `duplicate` and `in-flight` are `info`; refused or
- * timed-out deliveries (`bad-signature`, `invalid`, `too-large`, `aborted`, `draining`, `timeout`,
- * ...) `warn`; `failed`, `misconfigured`, `store-unavailable` and `secret-unavailable` `error`.
- *
- * @inline
- */
+/** One entry per webhook delivery (and a `late` one when a timed-out one's work ends), never with a secret, signature or body. @inline */
 export interface WebhookLogEntry {
   /** Always `webhook.delivery`. */
   event: 'webhook.delivery';
@@ -116,26 +77,15 @@ export interface WebhookLogEntry {
   ms: number;
   /** Whether the status read confirmed the event, when `onEvent` ran. */
   confirmed?: boolean;
-  /**
-   * With a `tracker`: whether it was asked to read the event's record. `false` when no resolver
-   * (nor the tracker's lookup by a read's key, e.g. an `otc.trade.*` event's `tradeId`) found the
-   * record, or the type names none: the event is answered 200 and left to the tracker's polling.
-   */
+  /** With a `tracker`: whether it was asked to read the event's record (`false`: none found, left to its polling). */
   nudged?: boolean;
-  /**
-   * `true` on the second entry of a delivery that timed out: the work went on after the 503 and
-   * ended with this `outcome` (`status` is what it would have answered).
-   */
+  /** `true` on a timed-out delivery's second entry: its work ended with this `outcome` (`status` as it would have answered). */
   late?: true;
   /** What failed, for `failed`, `store-unavailable`, `misconfigured` and the like. */
   error?: LogError;
 }
 
-/**
- * A configuration that cannot work as meant (e.g. `never-confirms`), given once at `createWebhookHandler`, at level `warn`.
- *
- * @inline
- */
+/** A configuration that cannot work as meant, given once at `createWebhookHandler`, at level `warn`. @inline */
 export interface WebhookWarning {
   /** Always `webhook.warning`. */
   event: 'webhook.warning';
@@ -145,21 +95,11 @@ export interface WebhookWarning {
   message: string;
 }
 
-/**
- * One entry of the status tracker's log. It never holds a secret. Levels: `tracker.read` is
- * `debug` (`warn` when it failed); `tracker.change` and `tracker.ended` `info`; `tracker.give-up` and
- * `tracker.lease-lost` `warn`; `tracker.change-failed` and `tracker.store-failed` `error`.
- *
- * @inline
- */
+/** One entry of the status tracker's log, never with a secret. @inline */
 export interface TrackerLogEntry {
   /**
-   * What happened: `tracker.read` (a record was read; `outcome` says what it showed),
-   * `tracker.change` (`onChange` resolved and the status was recorded), `tracker.change-failed`
-   * (`onChange` threw, or was given up: a `HandlingAbandonedError`), `tracker.ended` (the watch ended at a final status), `tracker.give-up` (the
-   * watch ran out after `maxAgeMs`, or the record was never found within `notFoundForMs`: see
-   * `reason`), `tracker.lease-lost` (this process lost a record's lease; its change was not recorded
-   * here), `tracker.store-failed` (a store operation failed).
+   * `read` (see `outcome`), `change` (`onChange` resolved, status recorded), `change-failed` (`onChange` threw or was given up), `ended`
+   * (a final status), `give-up` (see `reason`), `lease-lost` (the change is not recorded by this process), `store-failed`.
    */
   event:
     | 'tracker.read'

@@ -1,13 +1,9 @@
 import * as z from 'zod/mini';
 import type { ValidationIssue } from './errors.js';
 
-/**
- * A string whose known values autocomplete while any other is accepted: the service may add states this SDK does not know.
- * @inline
- */
+/** A string whose known values autocomplete while any other is accepted, as the service may add states. @inline */
 export type KnownString<Known extends string> = Known | (string & {});
 
-/** A string schema typed as {@link KnownString}, so known values autocomplete: any string passes. */
 const knownString = <Known extends string>(): z.ZodMiniType<KnownString<Known>, KnownString<Known>> => z.string();
 
 /** Settlement states the spec names. Any other string is accepted too. */
@@ -17,7 +13,6 @@ export type WithdrawalStatus = KnownString<'Completed'>;
 /** Currencies the spec names (`BRZ` means no crypto swap). Any other string is accepted too. */
 export type Currency = KnownString<'BRZ'>;
 
-/** A non-empty token of visible ASCII characters, so it is always a valid header value. */
 const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
 
 /** The response of POST /auth/token. */

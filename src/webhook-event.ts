@@ -1,11 +1,4 @@
-// The provider event types, named by the webhook handler, the tracker and the status stores alike
-// (a store keeps a nudge's event): in a file of their own, outside every feature.
-
-/**
- * What every event carries: its `eventId`, its `type`, and every other field as the provider sent it.
- *
- * @inline
- */
+/** What every event carries: its `eventId`, its `type`, and every other field as the provider sent it. @inline */
 export interface WebhookEventBase {
   /** The provider's id of this event; redeliveries carry the same one, so it is the deduplication key. */
   readonly eventId: string;
@@ -15,71 +8,35 @@ export interface WebhookEventBase {
   readonly [field: string]: unknown;
 }
 
-/**
- * A crypto swap settled: confirmed once the order's `settlement.status` is `Settled` with this
- * event's `tradeId`. An event without a string `tradeId` is accepted but never confirmed.
- *
- * @inline
- */
+/** A crypto swap settled: confirmed once the order is `Settled` with this event's `tradeId` (never without one). @inline */
 export interface OtcTradeSettledEvent extends WebhookEventBase {
   readonly type: 'otc.trade.settled';
-  /**
-   * The trade, as returned by the payment operation (also the order's `settlement.tradeId`).
-   * Absent or `null` when the provider sent none; `parseEvent` rejects any other non-string.
-   */
+  /** The trade (also the order's `settlement.tradeId`); absent or `null` when the provider sent none. */
   readonly tradeId?: string | null;
 }
 
-/**
- * A crypto swap was cancelled.
- *
- * @inline
- */
+/** A crypto swap was cancelled. @inline */
 export interface OtcTradeCancelledEvent extends WebhookEventBase {
   readonly type: 'otc.trade.cancelled';
-  /**
-   * The trade, as returned by the payment operation (also the order's `settlement.tradeId`).
-   * Absent or `null` when the provider sent none; `parseEvent` rejects any other non-string.
-   */
+  /** The trade (also the order's `settlement.tradeId`); absent or `null` when the provider sent none. */
   readonly tradeId?: string | null;
 }
 
-/**
- * A PIX deposit event (`pix.deposit.*`); its order is read and handed over (never `confirmed`).
- * The spec correlates it with the order by `endUserId`, or by a tag `user:{orderId}` (read it with
- * `tagValue(event, 'user')`).
- *
- * @inline
- */
+/** A PIX deposit event: its order, tied by `endUserId` or a tag `user:{orderId}`, is read and handed over, never `confirmed`. @inline */
 export interface PixDepositEvent extends WebhookEventBase {
   readonly type: `pix.deposit.${string}`;
-  /**
-   * The end user the deposit is for, as the provider sent it. Absent or `null` when the provider
-   * sent none; `parseEvent` rejects any other non-string.
-   */
+  /** The end user the deposit is for; absent or `null` when the provider sent none. */
   readonly endUserId?: string | null;
-  /**
-   * The provider's tags, each `key:value` (e.g. `user:{orderId}`). Absent or `null` when the
-   * provider sent none; `parseEvent` rejects anything but an array of strings.
-   */
+  /** The provider's tags, each `key:value` (e.g. `user:{orderId}`); absent or `null` when the provider sent none. */
   readonly tags?: readonly string[] | null;
 }
 
-/**
- * A PIX withdrawal event (`pix.withdrawal.*`); `pix.withdrawal.settled` is confirmed once the withdrawal is `Completed`.
- *
- * @inline
- */
+/** A PIX withdrawal event; `pix.withdrawal.settled` is confirmed once the withdrawal is `Completed`. @inline */
 export interface PixWithdrawalEvent extends WebhookEventBase {
   readonly type: `pix.withdrawal.${string}`;
 }
 
-/**
- * The events the spec names, by type (a `prefix.*` key stands for every type under it): the event
- * types table (src/event-types.ts) must have an entry for each.
- *
- * @internal
- */
+/** The events the spec names, by type (`prefix.*` for every type under it); the event types table has an entry for each. @internal */
 export interface KnownEventTypes {
   'otc.trade.settled': OtcTradeSettledEvent;
   'otc.trade.cancelled': OtcTradeCancelledEvent;
@@ -90,18 +47,10 @@ export interface KnownEventTypes {
 /** The events the spec names. */
 export type KnownWebhookEvent = KnownEventTypes[keyof KnownEventTypes];
 
-/**
- * A verified provider event. Known types are typed; any other type is accepted as a base event
- * (`eventId`, `type` and every other field as sent). Narrow with {@link isEventType} (a plain
- * `event.type === '…'` cannot narrow away the open-ended member).
- */
+/** A verified provider event; narrow with {@link isEventType}, as `event.type === '…'` cannot narrow away the open-ended member. */
 export type WebhookEvent = KnownWebhookEvent | WebhookEventBase;
 
-/**
- * The event type {@link isEventType} narrows to for `type`, read from `KnownEventTypes`: the
- * type's own entry, else that of the `prefix.*` it falls under (with `type` as given), else the
- * base event with `type`.
- */
+/** What {@link isEventType} narrows to: the type's own entry, else its `prefix.*` entry, else the base event, with `type`. */
 export type EventOfType<T extends string> =
   T extends Exclude<keyof KnownEventTypes, `${string}.*`>
     ? KnownEventTypes[T]

@@ -6,9 +6,8 @@ const MASK = (1n << 128n) - 1n;
 const encoder = new TextEncoder();
 
 /**
- * `StatusChange.id`: a version 8 UUID of the record, the time its last handled status was recorded
- * (which each commit moves forward) and the new status. FNV-1a 128 because the id is needed
- * synchronously on every runtime; it names a change, it guards no secret.
+ * A version 8 UUID of the record, its last handled status's time (each commit moves it) and the new
+ * status. FNV-1a 128, not a crypto hash: needed synchronously on every runtime, it guards no secret.
  */
 export function changeId(kind: StatusKind, externalId: string, handledAt: number | undefined, status: string | null): string {
   let hash = FNV_OFFSET;

@@ -11,16 +11,12 @@ import { monotonic } from './turn-handle.js';
 import type { ClaimedStatusRecord, TrackerHealth } from './types.js';
 import { Waker } from './waker.js';
 
-/** The longest wait after failed claims: a store outage is retried at most this far apart. */
 const MAX_FAILURE_WAIT_MS = 5_000;
 
-/** How late the loop may be back from a claim or a wait (a busy event loop) before it counts as wedged. */
+/** How late the loop may be back from a claim or a wait (a busy event loop) before it is wedged. */
 const LIVE_SLACK_MS = 10_000;
 
-/**
- * The tracker's one loop: it claims what the store says is due, at most `maxConcurrentReads`
- * records in hand at a time, and starts a turn for each; `start()` and `drain()` run and stop it.
- */
+/** The tracker's one loop: claims what is due into at most `maxConcurrentReads` slots, a turn for each. */
 export class ClaimLoop {
   readonly #config: ResolvedTrackerOptions;
   readonly #telemetry: Telemetry;
@@ -29,20 +25,14 @@ export class ClaimLoop {
   readonly #service: ServiceHealth;
   #running = false;
   #draining = false;
-  /** While holding back (the service fails): no probe read before this (monotonic clock). */
   #nextProbeAt = 0;
-  /** When a claim last succeeded (epoch milliseconds, this process's clock), for `health()`. */
   #lastClaimAt: number | undefined;
-  /** Whether the loop has tried a claim since `start()` (the startup probe's answer). */
   #started = false;
-  /** Whether the last claim succeeded: the store answers (the readiness probe's answer). */
   #claimsAnswered = false;
-  /** When the loop, claiming or waiting, is due back (monotonic clock): past it (and a slack) it is wedged. */
+  /** When the loop is due back from its claim or wait (monotonic clock). */
   #dueBackAt = 0;
   #loop: Promise<void> | undefined;
-  /** Stops the `checkout.tracker.watched` reports (registered at start, removed at drain). */
   #stopWatchedReports: (() => void) | undefined;
-  /** Stops the `checkout.tracker.overdue` and `oldest_overdue` reports (registered at start, removed at drain). */
   #stopOverdueReports: (() => void) | undefined;
 
   constructor(config: ResolvedTrackerOptions, telemetry: Telemetry) {
@@ -54,17 +44,15 @@ export class ClaimLoop {
       telemetry,
       service: this.#service,
       running: () => this.#running,
-      // after this turn of the event loop: the slots that turns ending together free are claimed at once, in one claim
+      // turns that end together free their slots into one claim
       freed: () => afterThisTurn(() => this.wake()),
     });
   }
 
-  /** Claims again now rather than at the next interval (a watch, a nudge or a freed slot may have made a record due). */
   wake(): void {
     this.#waker.wake();
   }
 
-  /** What `tracker.health()` takes from the loop: whether it runs, drains, started, is live and ready, the records in hand, the last claim. */
   state(): Pick<TrackerHealth, 'running' | 'draining' | 'started' | 'live' | 'ready' | 'inHand' | 'lastClaimAt'> {
     const running = this.#running;
     return {
@@ -78,7 +66,6 @@ export class ClaimLoop {
     };
   }
 
-  /** `tracker.start()`: runs the loop, after the one a previous drain stopped has ended. */
   start(): void {
     if (this.#running) return;
     this.#running = true;
@@ -93,11 +80,7 @@ export class ClaimLoop {
     this.#loop = previous.then(() => this.#run());
   }
 
-  /**
-   * `tracker.drain()`: stops claiming, gives back the records whose read has not begun handing over
-   * a change (released, not waited for), and waits up to `timeoutMs` for the loop and the turns still
-   * handing over.
-   */
+  /** Stops claiming, releases the records not yet handing over a change, and waits up to `timeoutMs` for the rest. */
   async drain(timeoutMs: number): Promise<DrainReport> {
     this.#running = false;
     this.#draining = true;
@@ -115,7 +98,7 @@ export class ClaimLoop {
       const settled = Promise.all([this.#loop, this.#inHand.settled()]).then(() => false as const);
       const timedOut = await Promise.race([settled, deadline]);
       const left = this.#inHand.report();
-      // what is left is let go: no lease extended, nothing of the tracker's keeps the process alive
+      // let go what is left: no lease extended, no timer keeps the process alive
       if (timedOut) this.#inHand.giveUp();
       return { drained: !timedOut && left.length === 0, inHand: left };
     } finally {
@@ -124,11 +107,9 @@ export class ClaimLoop {
     }
   }
 
-  /** The loop: claim into the free slots, then wait (longer after failures, or with every slot taken), until drain. */
   async #run(): Promise<void> {
     this.#dueBackAt = monotonic() + this.#config.storeTimeoutMs;
     await this.#reclaim();
-    /** Claims that failed in a row: the wait before the next doubles, up to 5 s (a store outage is not hammered). */
     let storeFailures = 0;
     while (this.#running) {
       const free = this.#service.holdingBack ? this.#probeSlots() : this.#config.maxConcurrentReads - this.#inHand.size;
@@ -153,7 +134,6 @@ export class ClaimLoop {
     }
   }
 
-  /** A restart with the same `owner`: takes back what the previous life of this process held, due at once. */
   async #reclaim(): Promise<void> {
     const config = this.#config;
     if (!config.ownerGiven) return;
@@ -164,7 +144,6 @@ export class ClaimLoop {
     }
   }
 
-  /** Claims up to `free` due records and takes each in hand; resolves how many were claimed. */
   async #claimInto(free: number): Promise<number> {
     const records = await this.#claimDue(free);
     this.#lastClaimAt = Date.now();
@@ -172,7 +151,7 @@ export class ClaimLoop {
     return records.length;
   }
 
-  /** Claims due records, bounded in time; a claim answered after the limit gives its records back. */
+  /** A claim answered after the store time limit gives its records back. */
   async #claimDue(limit: number): Promise<ClaimedStatusRecord[]> {
     const { store, leaseMs, owner, storeTimeoutMs } = this.#config;
     const claim = store.claimDue({ limit, leaseMs, owner });
@@ -189,17 +168,14 @@ export class ClaimLoop {
     }
   }
 
-  /**
-   * While the service fails: one probe read at a time, spaced by the service's probe wait (records
-   * due meanwhile stay due, read as soon as a read is answered again).
-   */
+  /** While the service fails: one probe read at a time, spaced by the probe wait. */
   #probeSlots(): number {
     if (this.#inHand.size > 0 || monotonic() < this.#nextProbeAt) return 0;
     this.#nextProbeAt = monotonic() + this.#service.probeWaitMs();
     return 1;
   }
 
-  /** How long to wait before the next claim: backing off after failures; longer with every slot taken (a finished turn wakes the loop); else more may be due soon. */
+  /** Backs off after failed claims; waits longer with every slot taken (a finished turn wakes the loop). */
   #waitMs(free: number, claimed: number, storeFailures: number): number {
     const interval = this.#config.claimIntervalMs;
     if (storeFailures > 0) return Math.min(MAX_FAILURE_WAIT_MS, interval * 2 ** Math.min(10, storeFailures));

@@ -4,16 +4,12 @@ import { withLease } from './store-call.js';
 import { monotonic, type TurnHandle } from './turn-handle.js';
 import type { StatusTurn } from './types.js';
 
-/** First retry of a failed store step; the next ones double up to {@link STEP_RETRY_MAX_MS}, while the lease lasts. */
 const STEP_RETRY_FIRST_MS = 50;
 const STEP_RETRY_MAX_MS = 2_000;
 
 /**
- * Runs a store step that ends the turn, retrying a store that fails (a restart, a failover) until
- * `deadline` (this process's monotonic clock): while the lease holds no other process takes the
- * record, so a step that gets through within it ends the turn as planned instead of leaving the
- * record to wait for the whole lease. Stops retrying when drain aborts the turn (the lease lapses,
- * another process reads the record). Rejects with the last failure.
+ * Retries a failing store step until `deadline`: while the lease holds no other process takes the
+ * record, so a step that gets through spares it waiting out the lease. Stops when drain aborts the turn.
  */
 export async function retryWhileLeased<T>(handle: TurnHandle, deadline: number, step: () => Promise<T>): Promise<T> {
   let delay = STEP_RETRY_FIRST_MS;
@@ -29,11 +25,8 @@ export async function retryWhileLeased<T>(handle: TurnHandle, deadline: number, 
 }
 
 /**
- * Records the handled status, retrying a store that fails (a Redis restart) while this process's
- * lease still holds (on its monotonic clock, as it stood when `onChange` resolved): `onChange` did its work, and recording it now is what
- * keeps it from running again. A commit refused because the lease was taken over by this same
- * process (the turn adopted a later claim) is made again under the adopted lease, when nothing was
- * handled meanwhile. Rejects once the lease has passed without a successful commit.
+ * Records the handled status while the lease holds: that is what keeps `onChange` from running again. A
+ * commit refused because this process adopted a later claim is made again under it, if nothing was handled meanwhile.
  */
 export async function commitWhileLeased(
   config: ResolvedTrackerOptions,
@@ -49,11 +42,9 @@ export async function commitWhileLeased(
       withLease(config, handle, 'commit', (lease) => config.store.commit(lease, status, turn())),
     );
     if (committed || handle.lease === sent || !unchangedSinceClaim(handle) || attempt > 8) return committed;
-    // adopted meanwhile: the lease is this process's again, commit under it
   }
 }
 
-/** Whether the adopted claim shows the record as the turn's own claim did (nobody handled a change in between). */
 function unchangedSinceClaim(handle: TurnHandle): boolean {
   const before = handle.record.handled;
   const now = handle.adopted?.handled;

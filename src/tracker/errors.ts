@@ -1,13 +1,12 @@
 import { CheckoutError } from '../errors.js';
 
 /**
- * A status store operation did not answer within the tracker's time limit (a third of `leaseMs`,
- * the renewal interval). The tracker logs it as `store-failed` and goes on as after any store
- * failure: nothing it did not record is lost, the record's lease lapses and it is read again.
+ * A status store operation did not answer within a third of `leaseMs`. The tracker logs it as
+ * `store-failed`; the record's lease lapses and it is read again, losing nothing.
  */
 export class StatusStoreTimeoutError extends CheckoutError {
   override readonly name = 'StatusStoreTimeoutError' as const;
-  /** The store operation: `claimDue`, `extend`, `commit`, `transact`, `reschedule`, `release` or `reclaim`. */
+  /** The store operation that did not answer (`claimDue`, `commit`, ...). */
   readonly operation: string;
   /** The time limit it ran past, in milliseconds. */
   readonly timeoutMs: number;

@@ -4,18 +4,13 @@ import type { WebhookEvent } from '../webhooks/event.js';
 import { StatusStoreTimeoutError } from './errors.js';
 import type { StatusStore } from './types.js';
 
-/** The records whose key this process last wrote, so a read that shows the same key again writes nothing. */
 const MEMO_LIMIT = 10_000;
 
-/**
- * The keys reads reveal (an order's `settlement.tradeId`, from the kinds table), recorded in the
- * store so that any process's webhook handler finds the record from an event that carries only
- * that value (`otc.trade.*`'s `tradeId`). Needs a store with `rememberKey` and `findByKey`.
- */
+/** Keys reads reveal (the kinds table's `keys`), kept in the store so any process's webhook handler finds a record by one. */
 export class FoundKeys {
   readonly #store: StatusStore;
   readonly #timeoutMs: number;
-  /** record → the key last written for it, oldest first (bounded: a forgotten one is written again). */
+  /** The key last written per record, so a read showing it again writes nothing (bounded: a forgotten one is written again). */
   readonly #written = new Map<string, string>();
 
   constructor(store: StatusStore, timeoutMs: number) {
@@ -23,7 +18,6 @@ export class FoundKeys {
     this.#timeoutMs = timeoutMs;
   }
 
-  /** Records the keys `record` shows that were not written yet; rejects when the store fails. */
   async remember(kind: StatusKind, externalId: string, record: RecordOf<StatusKind>): Promise<void> {
     const rememberKey = this.#store.rememberKey?.bind(this.#store);
     if (rememberKey === undefined) return;
@@ -40,7 +34,6 @@ export class FoundKeys {
     }
   }
 
-  /** The record whose read revealed the key `event` carries (`otc.trade.*`: the order of its `tradeId`), if any read did. */
   async recordFor(event: WebhookEvent): Promise<{ kind: StatusKind; externalId: string } | undefined> {
     const found = eventKey(event);
     const findByKey = this.#store.findByKey?.bind(this.#store);
@@ -49,7 +42,6 @@ export class FoundKeys {
     return typeof externalId === 'string' && externalId !== '' ? { kind: found.kind, externalId } : undefined;
   }
 
-  /** `work`, or a StatusStoreTimeoutError once the store time limit passes (as every store call of the tracker). */
   #bounded<T>(operation: string, work: Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const limit = new Promise<never>((_, reject) => {

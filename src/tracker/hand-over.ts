@@ -12,32 +12,22 @@ import { endTurn, giveBackSoon, reportEnd, scheduled } from './turn-end.js';
 import { monotonic } from './turn-handle.js';
 import type { ClaimedStatusRecord, StatusChange, StatusTurn } from './types.js';
 
-// The second half of a turn: a status that differs from the last handled one goes to `onChange`,
-// and is recorded under the lease so that it is never handed over twice.
-
 /** A status read by the turn that differs from the last handled one. */
 export interface NewStatus {
   change: StatusChange;
   status: string | null;
-  /** What `isFinal` said of it: the watch ends once it is recorded. */
   final: boolean;
-  /** The store's clock when it was read: the change's lag is measured to it. */
+  /** The store's clock at the read: the change's lag counts to it. */
   seenAt: number;
-  /** What the read tells the schedule (see `nextDelayMs`). */
   pace: Pace;
-  /** The record as read (whether its change is one an event announces). */
   read: RecordOf<StatusKind>;
 }
 
-/** How calling `onChange` and recording the status ended. */
 type HandOverResult = { outcome: 'committed' | 'lease-lost' } | { outcome: 'store-failed' | 'change-failed'; error: unknown };
 
 /**
- * Hands the new status to `onChange` and records it, the lease kept alive meanwhile (a slow
- * `onChange` keeps its record). From here on drain waits for the turn, up to its time limit. A
- * failing `onChange` is retried later (the record rescheduled); a failing store or a lost lease
- * lets the lease lapse, so the record is read again and nothing is lost. An `onChange` given up
- * (past `maxHandlingMs`, by drain, its lease lost) is no longer waited for: its lease lapses.
+ * Hands the new status to `onChange` and records it, the lease renewed meanwhile; drain waits for it.
+ * A throwing `onChange` is retried later; a store failure, a lost lease or a given-up `onChange` lets the lease lapse.
  */
 export async function handOver(turn: TurnContext, seen: NewStatus): Promise<void> {
   const { config, handle, log, source } = turn;
@@ -57,7 +47,7 @@ export async function handOver(turn: TurnContext, seen: NewStatus): Promise<void
     log(error.reason === 'lease-lost' ? { event: 'tracker.lease-lost', ...entry } : { event: 'tracker.change-failed', ...entry });
     return;
   }
-  // the transaction ended under a running onChange (its session died): it is let go too
+  // the transaction ended under a running onChange (its session died): let it go too
   if (hold.callbackRunning) hold.giveUp('lease-lost');
   switch (result.outcome) {
     case 'committed':
@@ -75,7 +65,6 @@ export async function handOver(turn: TurnContext, seen: NewStatus): Promise<void
       });
       return;
     case 'store-failed':
-      // nothing recorded, nothing lost: the record is read again soon, or once the lease lapses
       log({ event: 'tracker.store-failed', status, error: plainError(result.error) });
       await giveBackSoon(config, handle, status);
       return;
@@ -88,11 +77,7 @@ export async function handOver(turn: TurnContext, seen: NewStatus): Promise<void
   }
 }
 
-/**
- * Calls `onChange` and records the status: inside the store's transaction when the store is
- * transactional (one commit for both), else `onChange` first and then a commit retried while the
- * lease lasts. An `onChange` failure is told apart from a store failure.
- */
+/** `onChange` and the commit: one transaction with a transactional store, else `onChange` then a commit retried while leased. */
 async function changeAndCommit(turn: TurnContext, seen: NewStatus): Promise<HandOverResult> {
   const { config, handle, telemetry, source } = turn;
   const { record, hold } = handle;
@@ -108,13 +93,13 @@ async function changeAndCommit(turn: TurnContext, seen: NewStatus): Promise<Hand
     }
   };
   const keepNudge = record.event !== undefined && !final && !announces(record.event, change);
-  // the nudge is cleared with the change unless kept: it then needs no more fast reads
+  // a nudge not kept is cleared with the change: no more fast reads for it
   const pace = { ...seen.pace, nudgeAnswered: seen.pace.nudgeAnswered || !keepNudge };
   const recorded = (): StatusTurn => ({ failures: 0, next: scheduled(config, handle, final, pace), keepNudge });
   try {
     let committed: boolean;
     if (config.transactional !== undefined) {
-      // not bounded by the store time limit: onChange runs inside it (kept alive by the heartbeat), bounded by the hold
+      // not bounded by the store time limit: onChange runs inside it, bounded by the hold
       handle.sentWith = handle.lease;
       committed = await config.transactional.transact(
         handle.lease,
@@ -133,11 +118,7 @@ async function changeAndCommit(turn: TurnContext, seen: NewStatus): Promise<Hand
   }
 }
 
-/**
- * After a recorded change: its lag (once per change, not per read of it, so a retried `onChange`
- * counts once), a change an event announces that a poll found first (lost or late webhooks), and
- * the watch's end if it ended.
- */
+/** After a recorded change: its lag (once per change, not per read), an announced change a poll found first, the watch's end. */
 function reportHandedOver(turn: TurnContext, seen: NewStatus): void {
   const { config, handle, telemetry, source } = turn;
   const { record } = handle;
@@ -151,11 +132,7 @@ function reportHandedOver(turn: TurnContext, seen: NewStatus): void {
   if ('end' in next) reportEnd(config, record, next.end, seen.status);
 }
 
-/**
- * When the read that saw a change was due: the store's `dueAt`, or the nudge when it came later
- * (a nudged record is put `NUDGE_PRIORITY_MS` before the nudge in the due index, to be read first;
- * its lag counts from the nudge). `undefined` when the store does not give `dueAt`.
- */
+/** When the read was due: `dueAt`, or a later nudge (a nudged record is due `NUDGE_PRIORITY_MS` early; its lag counts from the nudge). */
 function dueTime(record: ClaimedStatusRecord): number | undefined {
   if (record.dueAt === undefined) return undefined;
   return record.nudgedAt === undefined ? record.dueAt : Math.max(record.dueAt, record.nudgedAt);

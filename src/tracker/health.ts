@@ -6,11 +6,6 @@ import type { ResolvedTrackerOptions } from './options.js';
 import { bounded } from './store-call.js';
 import type { TrackerHealth } from './types.js';
 
-/**
- * `tracker.health()`: the loop's state and the store's overdue records, the store asked within a
- * third of `leaseMs` (a store that does not answer rejects); with `askStore` false, the loop's
- * state alone, at once.
- */
 export async function trackerHealth(config: ResolvedTrackerOptions, loop: ClaimLoop, askStore: boolean): Promise<TrackerHealth> {
   const state = loop.state();
   const { store, storeTimeoutMs } = config;
@@ -30,7 +25,6 @@ export async function trackerHealth(config: ResolvedTrackerOptions, loop: ClaimL
   };
 }
 
-/** The tracker's writer, also counting each failure it reports (`checkout.tracker.failures`), with a logger or without. */
 export function countingFailures(log: TrackerLog, telemetry: Telemetry): TrackerLog {
   return (entry) => {
     if (isFailure(entry))

@@ -5,11 +5,7 @@ import type { TurnLog } from './turn-context.js';
 import { monotonic, type TurnHandle } from './turn-handle.js';
 import type { CallbackHold } from '../handling.js';
 
-/**
- * Extends the lease every third of `leaseMs` while `onChange` runs, so a slow one keeps it. Stops
- * once the turn's hold is given up, and gives it up (`lease-lost`) when the store says the lease
- * passed to another process.
- */
+/** Extends the lease every third of `leaseMs` while `onChange` runs; a lease found lost gives the hold up. */
 export class Heartbeat {
   readonly #timer: ReturnType<typeof setInterval>;
   readonly #hold: CallbackHold;
@@ -31,7 +27,6 @@ export class Heartbeat {
     this.#hold.signal.addEventListener('abort', this.#stop, { once: true });
   }
 
-  /** Stops extending: `onChange` has returned (or thrown). */
   stop(): void {
     this.#stop();
     this.#hold.signal.removeEventListener('abort', this.#stop);

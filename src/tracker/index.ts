@@ -1,13 +1,5 @@
 /**
- * `checkout-partner-sdk/tracker`: every status change of the partner's records (orders, ...),
- * handed over once, from polling and provider webhooks together.
- *
- * @example
- * import { createStatusTracker, MemoryStatusStore } from 'checkout-partner-sdk/tracker';
- * const tracker = createStatusTracker({ client, store: new MemoryStatusStore(), onChange: async (change) => { ... } });
- * tracker.start();
- * await tracker.watchOrder('order-42');
- *
+ * `checkout-partner-sdk/tracker`: each status change of the partner's records, handed over once, from polls and webhooks together.
  * @module
  */
 export { createStatusTracker } from './tracker.js';

@@ -15,7 +15,6 @@ const LEVEL: Readonly<Record<TrackerLogEntry['event'], LogLevel>> = {
   'tracker.store-failed': 'error',
 };
 
-/** An entry's level: a read that failed (an outage shows at `warn`) above the other reads' `debug`. */
 function levelOf(entry: TrackerLogEntry): LogLevel {
   return entry.event === 'tracker.read' && entry.outcome === 'failed' ? 'warn' : LEVEL[entry.event];
 }
@@ -28,26 +27,16 @@ export function writeTrackerLog(log: TrackerLog, entry: TrackerLogEntry): void {
   log?.(entry);
 }
 
-/**
- * One minute: a failure that repeats (a store down, a read of one record failing at each retry)
- * writes one stderr line per minute, the next one counting those held back. A minute keeps an
- * outage visible in any log without burying it (the handler's per-delivery lines need no limit:
- * the provider's retries are minutes apart).
- */
+/** A failure that repeats writes one stderr line per window, the next one counting those held back. */
 export const REPEAT_WINDOW_MS = 60_000;
 
-/** Whether an entry reports a failure: what the default logger writes to stderr. */
 export function isFailure(entry: TrackerLogEntry): boolean {
   return levelOf(entry) !== 'debug' && levelOf(entry) !== 'info';
 }
 
 /**
- * The logger used when the `logger` option is absent: one stderr line per failure (`onChange` threw,
- * a read failed after the client's retries, a store operation failed, a lease lost, a watch given up
- * at `maxAgeMs` or `notFoundForMs`), the same failure at most once per {@link REPEAT_WINDOW_MS} on
- * the monotonic clock, so a wall-clock step never silences it (a store failure or a failed read is
- * one failure whatever the record, so an outage over a large backlog writes a line a minute with
- * its count; any other, per record); with `CHECKOUT_LOG=debug`, every entry.
+ * The default logger: one stderr line per failure, the same one at most once per {@link REPEAT_WINDOW_MS}
+ * on the monotonic clock (a wall-clock step never silences it); every entry with `CHECKOUT_LOG=debug`.
  */
 export function stderrTrackerLogger(now: () => number = () => performance.now()): (entry: TrackerLogEntry) => void {
   const every = debugLogging();
@@ -66,10 +55,7 @@ export function stderrTrackerLogger(now: () => number = () => performance.now())
   };
 }
 
-/**
- * What makes two failures the same for the default logger: a failed read by its error's name and
- * status (its message names the record), a store failure by its error, anything else per record too.
- */
+/** Failures alike: a failed read by its error's name and status (an outage is one), a store failure by its error, others per record. */
 function repeatKey(entry: TrackerLogEntry): string {
   const { event, error } = entry;
   if (event === 'tracker.read') return `${event}\u0000${error?.name ?? ''}\u0000${error?.status ?? ''}`;
@@ -77,12 +63,7 @@ function repeatKey(entry: TrackerLogEntry): string {
   return `${event}\u0000${record}\u0000${error?.name ?? ''}\u0000${error?.message ?? ''}`;
 }
 
-/**
- * One line for stderr: `checkout-partner-sdk tracker <what> kind=… externalId="…" status="…" … error=Name "message"`.
- * Every value from outside is quoted with its control characters escaped (so an id, a status or a
- * message cannot forge another line); never a secret or a record's body. `held`: lines of the same
- * failure held back since the last one written.
- */
+/** One stderr line: values from outside quoted and escaped, so none can forge another line; never a record's body. */
 export function trackerLogLine(entry: TrackerLogEntry, held: number): string {
   const parts = [`checkout-partner-sdk tracker ${entry.event.slice('tracker.'.length)}`];
   if (entry.outcome !== undefined) parts.push(`outcome=${entry.outcome}`);
@@ -98,7 +79,6 @@ export function trackerLogLine(entry: TrackerLogEntry, held: number): string {
   return parts.join(' ');
 }
 
-/** The `logger` option as one writer: `false` is none, absent is {@link stderrTrackerLogger}; a `TypeError` for anything else. */
 export function trackerLog(logger: unknown): TrackerLog {
   return resolveLogger<TrackerLogEntry>('logger', logger, { level: levelOf, fallback: () => stderrTrackerLogger() });
 }

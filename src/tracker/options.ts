@@ -24,21 +24,15 @@ export interface ResolvedTrackerOptions {
   maxConcurrentReads: number;
   claimIntervalMs: number;
   readTimeoutMs: number;
-  /** The longest `onChange` keeps its lease. */
   maxHandlingMs: number;
   owner: string;
-  /** Whether `owner` was given (a stable name): the tracker then reclaims its own leases at start. */
   ownerGiven: boolean;
-  /** The time limit of each store operation of a turn (a third of `leaseMs`, the renewal interval). */
   storeTimeoutMs: number;
   logger: TrackerLog;
   onWatchEnd:
     ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
-  /** The providers of the tracker's spans (`checkout.tracker.read`, `checkout.tracker.change`): its own, else its client's. */
   telemetry: TelemetryOptions;
-  /** The keys reads reveal (an order's tradeId), recorded for the webhook handler's lookups. */
   foundKeys: FoundKeys;
-  /** Whether provider events reach the store (the safety pace for announced changes), and the changes reads found first. */
   events: EventFlow;
 }
 
@@ -63,15 +57,8 @@ const KNOWN = [
 
 const STORE_METHODS = ['watch', 'unwatch', 'nudge', 'claimDue', 'extend', 'commit', 'reschedule', 'release', 'reclaim', 'get'] as const;
 
-/**
- * The default `leaseMs`: three renewals of 5 s. While `onChange` runs the lease is renewed every
- * third of it, so two renewals in a row may fail (a store blip of up to ~10 s) before it lapses;
- * and a process killed without a stable `owner` leaves its records unread for at most this long
- * (with a stable `owner`, the restarted process reclaims them at once).
- */
 export const DEFAULT_LEASE_MS = 15_000;
 
-/** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
 export function resolveTrackerOptions<Transaction>(options: StatusTrackerOptions<Transaction>): ResolvedTrackerOptions {
   checkOptions('createStatusTracker', options, KNOWN);
   const client = statusReader(options.client);

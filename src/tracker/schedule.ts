@@ -2,7 +2,6 @@ import { MAX_TIMER_MS, timerMs } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import type { StatusRecordState, StatusScheduleOptions } from './types.js';
 
-/** The schedule with every default applied. */
 export interface Schedule {
   fastIntervalMs: number;
   fastForMs: number;
@@ -17,18 +16,17 @@ export interface Schedule {
   webhooksFromStart: boolean;
 }
 
-/** What a read tells the schedule of its record, beyond its age and nudge. */
+/** What a read tells the schedule, beyond the record's age and nudge. */
 export interface Pace {
-  /** The change the record awaits is one a provider event announces, and events flow: the safety pace. */
+  /** The change the record awaits is one an event announces, and events flow: the safety pace. */
   announced: boolean;
   /** The nudge needs no more fast reads: the read showed what its event announced (or its change was handed over). */
   nudgeAnswered: boolean;
 }
 
-/** The pace of a record nothing is known of (a 404, a failed read): the open-checkout rules. */
+/** The pace of a record nothing is known of (a 404, a failed read). */
 export const UNANNOUNCED: Pace = { announced: false, nudgeAnswered: false };
 
-/** Checks the `schedule` option and applies the defaults; a wrong field is a `TypeError` naming it. */
 export function resolveSchedule(options: StatusScheduleOptions | undefined): Schedule {
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw new TypeError(`schedule must be an object, got ${typeName(options)}`);
@@ -54,7 +52,6 @@ export function resolveSchedule(options: StatusScheduleOptions | undefined): Sch
   if (typeof schedule.webhooksFromStart !== 'boolean') {
     throw new TypeError(`schedule.webhooksFromStart must be a boolean, got ${typeName(schedule.webhooksFromStart)}`);
   }
-  // the open-checkout window: a record not found while its checkout could still be open never will be
   schedule.notFoundForMs = positive('schedule.notFoundForMs', given.notFoundForMs, schedule.fastForMs);
   if (schedule.maxIntervalMs < schedule.fastIntervalMs) {
     throw new TypeError(
@@ -72,14 +69,7 @@ function positive(name: string, value: unknown, fallback: number): number {
   return value;
 }
 
-/**
- * The wait before the record's next read, jitter included. Fast while a nudge's event is not
- * answered yet; else, while an announced change is awaited (and events flow), `safetyIntervalMs`;
- * else fast while the watch is young (the checkout could be open), then the time since the fast
- * period ended (so each wait doubles the time watched), capped at `maxIntervalMs`. A function of
- * the record's age and its last read, not of a counter, so no extra state is stored and every
- * process computes the same schedule.
- */
+/** A function of the record's age and last read, not of a stored counter, so every process computes the same schedule. */
 export function nextDelayMs(
   schedule: Schedule,
   record: Pick<StatusRecordState, 'watchedAt' | 'nudgedAt'>,
@@ -98,19 +88,12 @@ export function nextDelayMs(
   return withJitter(base, schedule.jitter);
 }
 
-/**
- * The wait after the `missed`-th read in a row that the service (or a refused secret) failed: a
- * fast record's pace, doubling with each, never past `normalMs` (the record's own schedule). So
- * after an outage every record whose read failed is due within seconds, in every phase of its
- * schedule, and is read as soon as a read is answered again (the tracker holds back as a whole
- * meanwhile); a record whose reads alone keep failing settles back to its own schedule.
- */
+/** The wait after the `missed`-th read in a row the service failed: fast, doubling, never past `normalMs` (its own schedule). */
 export function soonDelayMs(schedule: Schedule, missed: number, normalMs: number): number {
   const soon = schedule.fastIntervalMs * 2 ** Math.min(30, Math.max(0, missed - 1));
   return Math.min(normalMs, withJitter(soon, schedule.jitter));
 }
 
-/** The wait after `failures` failures in a row: `retryDelayMs`, doubling, up to `maxIntervalMs`, with jitter. */
 export function retryDelayMs(schedule: Schedule, failures: number): number {
   const base = Math.min(schedule.maxIntervalMs, schedule.retryDelayMs * 2 ** Math.min(30, Math.max(0, failures - 1)));
   return withJitter(base, schedule.jitter);

@@ -5,10 +5,7 @@ import type { StatusLease } from './types.js';
 
 export { bounded } from './bounded.js';
 
-/**
- * Runs one store operation of the turn under the current lease, bounded by the store time limit
- * (a third of `leaseMs`): a store that never answers is given up (StatusStoreTimeoutError).
- */
+/** One store operation under the current lease, given up past the store time limit. */
 export function withLease<T>(
   config: ResolvedTrackerOptions,
   handle: TurnHandle,

@@ -22,19 +22,11 @@ import type {
 } from './types.js';
 
 /**
- * Creates a status tracker: every status change of the records it watches, handed
- * to `onChange` once, whether a poll or a provider event (through the webhook handler's `tracker`
- * option) saw it first. One loop per tracker reads what the store says is due, at most
- * `maxConcurrentReads` at a time, through the client (so its rate limit and retry budget apply).
+ * Creates a status tracker: each status change of the watched records goes to `onChange` once,
+ * whether a poll or a provider event (the webhook handler's `tracker` option) saw it first.
  *
  * @example
- * const tracker = createStatusTracker({
- *   client,
- *   store: new RedisStatusStore({ client: redis }),
- *   onChange: async (change) => {
- *     if (change.kind === 'order' && change.status === 'Settled') await fulfil(change.externalId);
- *   },
- * });
+ * const tracker = createStatusTracker({ client, store: new RedisStatusStore({ client: redis }), onChange: fulfil });
  * tracker.start();
  * await tracker.watchOrder('order-42'); // when the checkout opens
  */
@@ -95,7 +87,6 @@ export function createStatusTracker<Transaction = undefined>(options: StatusTrac
   };
 }
 
-/** Starts watching a record, in the partner's transaction when one is given (a transactional store only). */
 async function watch(config: ResolvedTrackerOptions, kind: StatusKind, externalId: string, watchOptions: unknown): Promise<void> {
   checkKind(kind);
   checkExternalId(externalId);
@@ -109,7 +100,6 @@ async function watch(config: ResolvedTrackerOptions, kind: StatusKind, externalI
   } else await config.transactional.watch(kind, externalId, { transaction });
 }
 
-/** Makes a watched record due at once, keeping a bounded projection of the provider event (never its whole payload). */
 async function nudge(config: ResolvedTrackerOptions, kind: StatusKind, externalId: string, nudgeOptions: unknown): Promise<void> {
   checkKind(kind);
   checkExternalId(externalId);
@@ -121,7 +111,6 @@ async function nudge(config: ResolvedTrackerOptions, kind: StatusKind, externalI
   if (event !== undefined) config.events.noted();
 }
 
-/** The `drain()` time limit: `timeoutMs`, 10 s by default (a `TypeError` for a bad option). */
 function drainTimeoutMs(drainOptions: unknown): number {
   if (drainOptions !== undefined && (drainOptions === null || typeof drainOptions !== 'object')) {
     throw new TypeError(`drain options must be an object { timeoutMs? }, got ${typeName(drainOptions)}`);

@@ -6,25 +6,17 @@ import { withLease } from './store-call.js';
 import { monotonic, type TurnHandle } from './turn-handle.js';
 import type { ClaimedStatusRecord, StatusNext, StatusTurn, WatchEndReason } from './types.js';
 
-// How a turn ends: the record rescheduled or its watch ended, and the partner told of an end.
-
-/** What comes after a turn that needed nothing more: the watch ends (final, or too old), else the next scheduled read at `pace`. */
 export function scheduled(config: ResolvedTrackerOptions, handle: TurnHandle, final: boolean, pace: Pace): StatusNext {
   if (final) return { end: 'final' };
   if (aged(config, handle)) return { end: 'max-age' };
   return { delayMs: nextDelayMs(config.schedule, handle.record, handle.storeNow(), pace) };
 }
 
-/** Whether the watch has run `maxAgeMs`: an age on the store's clock (its `watchedAt` against the claim's `claimedAt`). */
 export function aged(config: ResolvedTrackerOptions, handle: TurnHandle): boolean {
   return handle.storeNow() - handle.record.watchedAt >= config.schedule.maxAgeMs;
 }
 
-/**
- * Ends a turn without a handled change. A failing store is retried while the lease lasts (a restart
- * shorter than the lease delays the record by the restart, not by the lease); a lost lease or a store
- * still failing then loses nothing (the record is due again once the lease lapses).
- */
+/** Ends a turn without a handled change; a lost lease or a store still failing loses nothing (the lease lapses). */
 export async function endTurn(
   config: ResolvedTrackerOptions,
   handle: TurnHandle,
@@ -50,28 +42,19 @@ export async function endTurn(
   if ('end' in turn.next && !afterFailure && !toldBefore(record, turn.next.end, status)) reportEnd(config, record, turn.next.end, status);
 }
 
-/**
- * Whether this end repeats one already told: a watch restarted (a late event, a second `watch`) on
- * a record whose final status an earlier watch handed over, and so logged and told `onWatchEnd`.
- */
+/** A watch restarted on a record whose final status an earlier watch handed over was told its end then. */
 function toldBefore(record: ClaimedStatusRecord, reason: WatchEndReason, status: string | null | undefined): boolean {
   const { handled } = record;
   return reason === 'final' && handled !== undefined && handled.status === status && handled.at < record.watchedAt;
 }
 
-/**
- * After a store failure that recorded nothing (a transaction rolled back, a lease extension
- * unanswered): while the lease lasts the record is given back to be read again soon, as after a
- * failed read of the service (the store's failure, not the record's: `missed`, no back-off of its
- * own). Past the lease it is left to lapse.
- */
+/** After a store failure that recorded nothing: read again soon (no back-off of its own) while the lease lasts, else let it lapse. */
 export async function giveBackSoon(config: ResolvedTrackerOptions, handle: TurnHandle, status: string | null): Promise<void> {
   if (monotonic() >= handle.leaseEnds(config.leaseMs)) return;
   const turn: StatusTurn = { failures: handle.record.failures, next: { delayMs: retryDelayMs(config.schedule, 1) }, missed: true };
   await endTurn(config, handle, turn, status, true);
 }
 
-/** Logs the end of a watch and tells `onWatchEnd`, whose failure never changes what the tracker does. */
 export function reportEnd(
   config: ResolvedTrackerOptions,
   record: ClaimedStatusRecord,

@@ -6,33 +6,22 @@ import type { ClaimedStatusRecord, StatusLease } from './types.js';
 export const monotonic = (): number => performance.now();
 
 /**
- * A record in this process's hands. Its read can be aborted (drain) until its change is being
- * handed over. The tracker holds one handle per record (kind and externalId), never two: a claim
- * that hands this process a record it already holds (its lease lapsed while the turn ran, and the
- * store gave it back) is adopted by the running turn (see {@link TurnHandle.adopt}).
+ * A record in this process's hands, its read abortable (drain) until its change is being handed over.
+ * One handle per record: a claim of a record already in hand is adopted by the running turn.
  */
 export class TurnHandle {
   readonly record: ClaimedStatusRecord;
   readonly controller = new AbortController();
-  /** The hold on the change this turn hands over: given up past `maxHandlingMs`, by drain, or when the lease is found lost. */
+  /** Given up past `maxHandlingMs`, by drain, or when the lease is found lost. */
   readonly hold: CallbackHold;
-  /** The lease the turn acts under: the claim's, or a later claim's once adopted. */
   lease: StatusLease;
-  /** The store's clock at the latest claim (`claimedAt`): ages are measured from it, on the store's clock. */
   storeClaimedAt: number;
-  /** This process's monotonic clock at the latest claim (pairs with `storeClaimedAt`). */
   claimedAtLocal: number;
-  /**
-   * This process's monotonic clock when the lease was last taken or extended (when the request was
-   * sent, so never later than the store's own start of the lease): how long the process may still
-   * act on the lease is measured from it, never from a wall clock.
-   */
+  /** When the lease was last taken or extended, as its request was sent: never later than the store's start of it. */
   heldSince: number;
-  /** Set once `onChange` has been called: from then on the turn is finished, never aborted. */
+  /** Set once `onChange` has been called: from then on the turn is never aborted. */
   changing = false;
-  /** A later claim of this same record while the turn ran, when there was one. */
   adopted: ClaimedStatusRecord | undefined;
-  /** The last lease a store operation of the turn was sent with. */
   sentWith: StatusLease | undefined;
 
   constructor(record: ClaimedStatusRecord) {
@@ -44,11 +33,7 @@ export class TurnHandle {
     this.heldSince = this.claimedAtLocal;
   }
 
-  /**
-   * Takes over a later claim of the record in hand: the running turn goes on under the new lease
-   * (its deadlines counted from now), so the change it may be handing over is recorded once,
-   * instead of a second `onChange` for the same record. Its lease was lost to this same process.
-   */
+  /** Goes on under a later claim of this record (its lease lapsed to this process), so its change is recorded once. */
   adopt(record: ClaimedStatusRecord): void {
     this.adopted = record;
     this.lease = record.lease;
@@ -57,12 +42,11 @@ export class TurnHandle {
     this.heldSince = this.claimedAtLocal;
   }
 
-  /** The lease was extended by a request sent at `sentAt` (monotonic) under `lease`. */
   extended(lease: StatusLease, sentAt: number): void {
     if (lease === this.lease) this.heldSince = Math.max(this.heldSince, sentAt);
   }
 
-  /** The adopted claim when no store operation of the turn used its lease (the turn ended before): it needs a turn of its own. */
+  /** The adopted claim no store operation used (the turn ended before it): it needs a turn of its own. */
   takeUnused(): ClaimedStatusRecord | undefined {
     const adopted = this.adopted;
     if (adopted === undefined || this.sentWith === adopted.lease) return undefined;
@@ -75,7 +59,6 @@ export class TurnHandle {
     return this.storeClaimedAt + (monotonic() - this.claimedAtLocal);
   }
 
-  /** When the lease ends as far as this process knows (monotonic clock), unless extended. */
   leaseEnds(leaseMs: number): number {
     return this.heldSince + leaseMs;
   }

@@ -18,10 +18,8 @@ import type { StatusChange } from './types.js';
 import { withSignal } from '../handling.js';
 
 /**
- * One record's turn, under its lease: read it through the client, and when its status differs from
- * the last handled one, hand the change to `onChange` and record it in the same store step that
- * checks the lease (so a duplicate, a replay or a racing read of the same status calls nothing).
- * Never rejects: every failure ends in a reschedule (or the lease lapsing), which loses nothing.
+ * One record's turn under its lease: read it; a status other than the last handled one goes to
+ * `onChange`. Never rejects: a failure ends in a reschedule or the lease lapsing, losing nothing.
  */
 export async function runTurn(
   config: ResolvedTrackerOptions,
@@ -48,7 +46,6 @@ export async function runTurn(
   }
   service.answered();
   service.answeredRead(recordKey(record));
-  // a key the read revealed (an order's tradeId) lets a webhook find the record; its failure is only logged
   await quietly(turn.log, () => config.foundKeys.remember(kind, externalId, read));
   const seenAt = handle.storeNow();
   const status = statusOf(kind, read);
@@ -71,19 +68,12 @@ export async function runTurn(
   if (await stillHeld(turn, status)) await handOver(turn, { change, status, final, seenAt, pace, read });
 }
 
-/**
- * What the read tells the schedule: whether the change the record now awaits is one a provider
- * event announces (events flowing), and whether the read already shows what its nudge's event
- * announced (then the nudge needs no more fast reads).
- */
 async function paceOf(turn: TurnContext, read: RecordOf<StatusKind>): Promise<Pace> {
   const { kind, event } = turn.handle.record;
-  // never rejects: a store that cannot say when the last event came reads as no event
   const announced = await turn.config.events.announced(kind, read);
   return { announced, nudgeAnswered: event !== undefined && confirmsEvent(event)?.(read) === true };
 }
 
-/** Reads the record through the client (abortable by drain), in a `checkout.tracker.read` span when OpenTelemetry is on. */
 function readRecord(turn: TurnContext): Promise<RecordOf<StatusKind>> {
   const { config, handle, telemetry } = turn;
   const { kind, externalId } = handle.record;
@@ -96,12 +86,11 @@ function readRecord(turn: TurnContext): Promise<RecordOf<StatusKind>> {
   });
 }
 
-/** Ends a turn whose read failed: released when drain aborted it, rescheduled (or ended) for a 404, retried later for anything else. */
 async function afterFailedRead(turn: TurnContext, error: unknown, service: ServiceHealth): Promise<void> {
   const { config, handle, log, source, started } = turn;
   const { record } = handle;
   if (handle.controller.signal.aborted) {
-    // draining: give the record back at once, another process reads it
+    // drain aborted the read: give the record back at once
     await quietly(log, () => withLease(config, handle, 'release', (lease) => config.store.release(lease)));
     return;
   }
@@ -112,8 +101,7 @@ async function afterFailedRead(turn: TurnContext, error: unknown, service: Servi
   }
   if (isNotFound(error)) {
     log({ event: 'tracker.read', outcome: 'not-found', source, ms: elapsed(started) });
-    // never found within notFoundForMs (an id the service does not know): the watch ends;
-    // else not created yet (a checkout opened before its order): keep watching on schedule
+    // a 404 within notFoundForMs is a record not created yet: keep watching
     const lost = record.handled === undefined && handle.storeNow() - record.watchedAt >= config.schedule.notFoundForMs;
     await endTurn(
       config,
@@ -126,18 +114,14 @@ async function afterFailedRead(turn: TurnContext, error: unknown, service: Servi
   log({ event: 'tracker.read', outcome: 'failed', source, ms: elapsed(started), error: plainError(error) });
   if (isServiceFailure(error)) {
     // the service's failure, not the record's: no back-off of its own (the tracker holds back as a
-    // whole, see service-health.ts) and, while it does, due again soon in every phase of its
-    // schedule, so it is read within seconds of recovery; a record whose reads alone fail (others
-    // are answered) waits twice as long each time, back to its schedule. `missed` keeps it overdue
-    // until a read succeeds
+    // whole), due again soon so it is read once the service answers; `missed` keeps it overdue
     const missed = service.holdingBack ? 1 : service.missedRead(recordKey(record));
     const normalMs = nextDelayMs(config.schedule, record, handle.storeNow());
     const next = aged(config, handle)
       ? { end: 'max-age' as const }
       : { delayMs: record.failures > 0 ? retryDelayMs(config.schedule, record.failures) : soonDelayMs(config.schedule, missed, normalMs) };
     await endTurn(config, handle, { failures: record.failures, next, missed: true }, undefined);
-    // a probe read (the tracker holds back) of a record an event asked about keeps it ahead of the
-    // backlog, so such records are read first once the service answers again
+    // a nudged record stays ahead of the backlog for when the service answers again
     if (record.nudgedAt !== undefined && service.holdingBack && !('end' in next)) {
       await quietly(log, () => config.store.nudge(record.kind, record.externalId, {}));
     }
@@ -148,7 +132,6 @@ async function afterFailedRead(turn: TurnContext, error: unknown, service: Servi
   await endTurn(config, handle, { failures, next }, undefined);
 }
 
-/** The change as `onChange` gets it (without its transaction). */
 function changeOf(turn: TurnContext, read: RecordOf<StatusKind>, status: string | null): StatusChange {
   const { record, hold } = turn.handle;
   return withSignal(
@@ -167,10 +150,7 @@ function changeOf(turn: TurnContext, read: RecordOf<StatusKind>, status: string 
   ) as StatusChange;
 }
 
-/**
- * Whether this process still holds the record, its lease extended: the read may have outlived the
- * lease (a slow service), and another process may then be handing the change over too.
- */
+/** Extends the lease after the read: a read that outlived it leaves the change to whoever took the record. */
 async function stillHeld(turn: TurnContext, status: string | null): Promise<boolean> {
   const { config, handle, log } = turn;
   let held: boolean;
@@ -218,7 +198,6 @@ function isNotFound(error: unknown): boolean {
   return error instanceof NotFoundError || (error instanceof Error && error.name === 'NotFoundError');
 }
 
-/** A record's key in this process's per-record counts. */
 function recordKey(record: { kind: string; externalId: string }): string {
   return `${record.kind}:${record.externalId}`;
 }

@@ -9,7 +9,6 @@ import type { Logger, TrackerLogEntry } from '../logger.js';
 import type { DrainOptions, DrainReport } from '../drain.js';
 
 export type { StatusKind, StatusSource, WatchEndReason } from './kinds.js';
-// The store contract the tracker's files name (its home is src/stores/status-store.ts)
 export { NUDGE_PRIORITY_MS } from '../stores/status-store.js';
 export type {
   ClaimDueRequest,
@@ -25,50 +24,28 @@ export type {
 /** What every {@link StatusChange} carries, whatever its kind. */
 export interface StatusChangeBase {
   /**
-   * This change's identity, a UUID: the same every time this change of this record is handed over
-   * (again after `onChange` threw, after a crash, by any process sharing the store), another for
-   * every other change, a status reached again included. Send it downstream as the
-   * `Idempotency-Key` and deduplicate on it (a pg-boss job `id` too). Derived from the store's
-   * record: a record the store no longer keeps (a memory store restarted, past retention) starts over.
+   * This change's UUID, the same each time it is handed over (a throw, a crash, any process), new for every
+   * other change, a status reached again included: the downstream `Idempotency-Key`. Stable while the store keeps the record.
    */
   id: string;
   /** The record's externalId (the partner's own id). */
   externalId: string;
-  /**
-   * The status now, as its kind reads it (an order's `settlement.status`, for example); `null` when
-   * the record has none yet.
-   */
+  /** The status now, as its kind reads it; `null` when the record has none yet. */
   status: string | null;
-  /**
-   * The status last handed to `onChange` for this record (the call resolved); absent the first
-   * time the record is seen (`null` is a handled "no status yet", never "no previous change").
-   */
+  /** The status last handed to `onChange` for this record; absent the first time (`null` is a handled "no status yet"). */
   previousStatus?: string | null;
-  /**
-   * `'webhook'` when a provider event asked for the read that showed this change (the event is in
-   * `event`), else `'poll'` (the record was read on its schedule).
-   */
+  /** `'webhook'` when a provider event (`event`) asked for the read that showed this change, else `'poll'`. */
   source: StatusSource;
-  /**
-   * The provider event that asked for the read, when `source` is `'webhook'`: the bounded
-   * projection the store keeps (`eventId`, `type` and the event's top-level scalar fields, strings
-   * cut; at most `MAX_TRACKED_EVENT_BYTES` of JSON), not the whole payload.
-   */
+  /** The event behind a `'webhook'` change as stored: `eventId`, `type` and top-level scalars, within `MAX_TRACKED_EVENT_BYTES`. */
   event?: WebhookEvent | undefined;
   /**
-   * Aborts when the tracker stops holding this change (past `maxHandlingMs`, once `drain()` gave
-   * up, or its lease found lost): another process hands it over within one lease, so stop then.
-   * Its reason is a `HandlingAbandonedError`. Not enumerable: a spread or `JSON.stringify` leaves it out.
-   *
-   * @example
-   * onChange: async ({ externalId, status, signal }) => {
-   *   await fetch(`https://fulfilment.example/orders/${externalId}`, { method: 'PUT', body: String(status), signal });
-   * }
+   * Aborts with a `HandlingAbandonedError` when the tracker lets this change go (past `maxHandlingMs`, a drain
+   * that gave up, a lost lease): another process hands it over within a lease. Not enumerable.
    */
   signal: AbortSignal;
 }
 
-/** A status change of a record of kind `K`: `record` is that kind's record. */
+/** A status change of a record of kind `K`. */
 export interface KindStatusChange<K extends StatusKind> extends StatusChangeBase {
   /** The record's kind. */
   kind: K;
@@ -82,10 +59,7 @@ export type OrderStatusChange = KindStatusChange<'order'>;
 /** A withdrawal's status changed. */
 export type WithdrawalStatusChange = KindStatusChange<'withdrawal'>;
 
-/**
- * One status change of one record, handed to `onChange` once: the unit of
- * exactly-once is the change, not the delivery that announced it. Narrow on `kind` for `record`.
- */
+/** One status change of one record, handed to `onChange` once per change (not per delivery). Narrow on `kind` for `record`. */
 export type StatusChange = StatusChangesByKind[StatusKind];
 
 /** A record of the tracker's: its kind and its externalId. */
@@ -100,9 +74,8 @@ export interface RecordRef {
 export type StatusChangesByKind = { [K in StatusKind]: KindStatusChange<K> };
 
 /**
- * What `onChange` gets with a transactional store: the change and the store's transaction in which
- * the record's new status will be written. The partner's writes through `transaction` commit
- * together with it (or roll back when `onChange` throws or the process dies).
+ * What `onChange` gets with a transactional store: the change and the transaction that writes the
+ * record's new status, so the partner's writes through it commit or roll back with it.
  */
 export type TransactionalStatusChange<Transaction> = StatusChange & {
   /** The store's own transaction; do not commit, roll back or release it, and use it only until `onChange` resolves. */
@@ -110,191 +83,93 @@ export type TransactionalStatusChange<Transaction> = StatusChange & {
 };
 
 /**
- * Handles one status change. Resolve once it is handled (the store then records the status);
- * throw to have the same change handed over again at a later read.
- *
+ * Handles one status change: resolve once handled (the store then records the status); throw to have it handed over again later.
  * @inline
  */
 export type OnStatusChange<Transaction = undefined> = (
   change: [Transaction] extends [undefined] ? StatusChange : TransactionalStatusChange<Transaction>,
 ) => void | Promise<void>;
 
-// ---------------------------------------------------------------------------------------------
-// The tracker's options
-// ---------------------------------------------------------------------------------------------
-
-/**
- * When a watched record is read. Fast while a checkout is open, then backing off, with jitter so
- * that many records watched at once never read in step.
- */
+/** When a watched record is read: fast while a checkout is open, then backing off, with jitter. */
 export interface StatusScheduleOptions {
-  /**
-   * Milliseconds between reads during the fast period (and while a nudge keeps the pace fast).
-   * @default 2_000
-   */
+  /** Milliseconds between reads during the fast period (and while a nudge keeps the pace fast). @default 2_000 */
   fastIntervalMs?: number | undefined;
-  /**
-   * How long after a watch begins its record is read every `fastIntervalMs` while the change it
-   * awaits is one no provider event announces, in milliseconds (the spec's "polls briefly while the
-   * checkout is open": the first milestone, a BRZ payment, an abandoned checkout).
-   * @default 600_000 (10 minutes)
-   */
+  /** Milliseconds from a watch's start in which a change no event announces is read every `fastIntervalMs`. @default 600_000 */
   fastForMs?: number | undefined;
-  /**
-   * The longest wait between two reads, in milliseconds. After the fast period the interval
-   * equals the time since the fast period ended (so it doubles at each read) up to this.
-   * @default 300_000 (5 minutes)
-   */
+  /** The longest wait between reads, in milliseconds; after the fast period each wait doubles up to it. @default 300_000 */
   maxIntervalMs?: number | undefined;
-  /**
-   * Each delay is moved by a random amount of up to this fraction of it, either way (0 to 1).
-   * @default 0.2
-   */
+  /** Each delay is moved by a random amount of up to this fraction of it, either way (0 to 1). @default 0.2 */
   jitter?: number | undefined;
-  /**
-   * After this many milliseconds of watching without a final status the watch ends, reported to
-   * the logger (`give-up`) and to `onWatchEnd`.
-   * @default 604_800_000 (7 days)
-   */
+  /** Milliseconds of watching without a final status after which the watch ends (`give-up`, `onWatchEnd`). @default 604_800_000 */
   maxAgeMs?: number | undefined;
-  /**
-   * How long a nudge (a provider event) keeps the record at the fast pace when the reads do not
-   * show a change yet, in milliseconds.
-   * @default 600_000 (10 minutes)
-   */
+  /** Milliseconds a nudge keeps the record at the fast pace while the reads do not show a change yet. @default 600_000 */
   nudgeFastForMs?: number | undefined;
-  /**
-   * The wait after a failed read or a throwing `onChange`, in milliseconds; it doubles with each
-   * failure in a row, up to `maxIntervalMs`.
-   * @default 1_000
-   */
+  /** Milliseconds after a failed read or a throwing `onChange`, doubling per failure up to `maxIntervalMs`. @default 1_000 */
   retryDelayMs?: number | undefined;
-  /**
-   * A record never found (every read a 404, no status ever handled) stops being watched once its
-   * watch is this old, in milliseconds: reported to the logger (`give-up`, `reason: 'not-found'`)
-   * and to `onWatchEnd`. A 404 before that is "not created yet" (a checkout opened before its
-   * order) and the record is kept on schedule. A record once found is watched up to `maxAgeMs`.
-   * @default `fastForMs` (10 minutes): the open-checkout window, the spec's "while the checkout is
-   *   open"; an order not created by then never will be (a webhook resolver returned an id the
-   *   partner does not own)
-   */
+  /** Milliseconds after which a record never found (only 404s) stops being watched, `reason: 'not-found'`. @default `fastForMs` */
   notFoundForMs?: number | undefined;
-  /**
-   * Milliseconds between reads while the change a record awaits is one a provider event announces
-   * (an order whose trade exists: `otc.trade.settled`/`cancelled`) and events flow: the safety net,
-   * so a change whose webhook was lost still reaches `onChange` within about this long (plus
-   * jitter); the event itself reads the record at once.
-   * @default 40_000
-   */
+  /** Milliseconds between reads while an announced change is awaited and events flow: the net for a lost webhook. @default 40_000 */
   safetyIntervalMs?: number | undefined;
-  /**
-   * After this many milliseconds without any provider event reaching the store (a partner that only
-   * polls, a webhook endpoint broken), announced changes are read as unannounced ones (fast while
-   * the checkout could be open), until an event comes again.
-   * @default 600_000 (10 minutes)
-   */
+  /** Milliseconds without a provider event after which announced changes are read as unannounced ones. @default 600_000 */
   webhookSilenceMs?: number | undefined;
   /**
    * Take provider events as flowing from the tracker's creation: announced changes are read at
-   * `safetyIntervalMs` at once (a webhook, not a fast poll, brings them), and `webhookSilenceMs`
-   * counts from the creation until the first event. For tests that assert a change came by
-   * webhook, and for a fleet whose webhooks are known to be configured.
-   * @default false: until an event reaches the store, announced changes are read as unannounced ones
+   * `safetyIntervalMs` at once, and `webhookSilenceMs` counts from the creation until the first event.
+   * @default false
    */
   webhooksFromStart?: boolean | undefined;
 }
 
-/**
- * Options of `createStatusTracker`. `Transaction` is inferred from a transactional `store` (the
- * type of `onChange`'s `transaction`); it stays `undefined` with any other store.
- */
+/** Options of `createStatusTracker`; `Transaction` is inferred from a transactional `store`. */
 export interface StatusTrackerOptions<Transaction = undefined> extends TelemetryOptions {
   /** Reads the records: a `CheckoutClient`, whose `rateLimit` and retry budget bound the tracker's reads. */
   client: RecordReader;
-  /**
-   * Where records, schedules and handled statuses live. Use a shared store (`RedisStatusStore`,
-   * `PostgresStatusStore`) when more than one process tracks, or to survive restarts.
-   * @default new MemoryStatusStore()
-   */
+  /** Where records and handled statuses live; a shared store for a fleet or across restarts. @default new MemoryStatusStore() */
   store?: StatusStore | TransactionalStatusStore<Transaction> | undefined;
   /** Handles each status change once (see {@link StatusChange}); throw to have it handed over again. */
   onChange: OnStatusChange<Transaction>;
-  /**
-   * Whether a status is final: the watch ends once such a change is handled.
-   * @default `isFinalStatus(change.kind, change.status)`: a final status of the record's kind (an
-   *   order `Settled` or one that begins with "cancel", any case)
-   */
+  /** Whether a status is final: the watch ends once such a change is handled. @default `isFinalStatus(change.kind, change.status)` */
   isFinal?: ((change: StatusChange) => boolean) | undefined;
   /** When records are read; see {@link StatusScheduleOptions} for each default. */
   schedule?: StatusScheduleOptions | undefined;
   /**
-   * How long a claimed record is held by this process, in milliseconds, before another process
-   * may read it (on the store's clock). Renewed every third of it while `onChange` runs, so a slow
-   * `onChange` keeps it; each store operation of a turn is given up after a third of it, so a store
-   * that never answers holds nothing. It is also how long a killed process's records wait before
-   * another process (or its restart without a stable `owner`) reads them.
-   * @default 15_000: three renewals of 5 s, so two failed renewals in a row (a store blip of up to
-   *   ~10 s) still keep the lease, and a crash without a stable `owner` delays its records 15 s at most
+   * How long a claimed record is held, in milliseconds on the store's clock: renewed every third of it while
+   * `onChange` runs, each store call given up after a third. A killed process's records wait this long.
+   * @default 15_000
    */
   leaseMs?: number | undefined;
-  /**
-   * At most this many reads (and `onChange` calls) in flight at once in this process. The client's
-   * own `rateLimit` still paces the requests.
-   * @default 8
-   */
+  /** At most this many reads (and `onChange` calls) in flight at once in this process. @default 8 */
   maxConcurrentReads?: number | undefined;
-  /**
-   * How often, in milliseconds, an idle tracker asks the store for due records (a nudge in this
-   * process wakes it at once).
-   * @default 250
-   */
+  /** Milliseconds between an idle tracker's claims of due records (a nudge in this process wakes it at once). @default 250 */
   claimIntervalMs?: number | undefined;
-  /**
-   * Each read's time limit in milliseconds (passed to the client's `timeoutMs`). Whatever it is, a
-   * change is handed over only after the lease was extended once the read ended, so a read that
-   * outlived the lease hands nothing over (the process that took the record does).
-   * @default 15_000, or half of `leaseMs` when that is less
-   */
+  /** Each read's time limit in milliseconds (the client's `timeoutMs`). @default 15_000, or half of `leaseMs` when less */
   readTimeoutMs?: number | undefined;
   /**
-   * The longest `onChange` keeps its record's lease, in milliseconds. Past it the tracker gives the
-   * change up: the lease is no longer extended (another process hands the change over within
-   * `leaseMs`), `change.signal` aborts, and it is logged (`change-failed`, a `HandlingAbandonedError`)
-   * and counted (`checkout.handling.abandoned`). With a transactional store, keep the store's
-   * transaction bound (`transactionTimeoutMs`) at least this.
-   * @default 60_000: past any call a callback should make with a usual 30 s timeout, and
-   *   `PostgresStatusStore`'s default `transactionTimeoutMs`
+   * The longest `onChange` keeps its lease, in milliseconds; past it the change is given up (`change.signal` aborts,
+   * logged as `change-failed`). With a transactional store, keep `transactionTimeoutMs` at least this.
+   * @default 60_000
    */
   maxHandlingMs?: number | undefined;
   /**
-   * This process's name in leases and logs. Give a stable one per process slot (a pod name, a
-   * systemd instance, `worker-3`), unique among the processes running at once: at `start()` the
-   * tracker then calls `store.reclaim(owner)`, taking back at once the records its previous life
-   * held (killed, it could not release them), instead of leaving them unread for a lease. Two live
-   * processes with the same `owner` would take each other's records.
-   * @default a random id (nothing is reclaimed at start: a killed process's records wait out `leaseMs`)
+   * This process's name in leases and logs: a stable one per process slot (a pod name), unique among
+   * running processes, makes `start()` reclaim at once the records its previous life held. Two live
+   * processes with the same `owner` take each other's records.
+   * @default a random id (a killed process's records wait out `leaseMs`)
    */
   owner?: string | undefined;
   /**
-   * Receives one entry per read, change, give-up, lease lost and store failure. `false`: none.
-   * Absent: each failure (`change-failed`, `store-failed`, `lease-lost`, `give-up`, a `read` whose
-   * outcome is `failed`) writes one line to stderr with the kind, externalId, what happened and the
-   * error's name and message (never a secret or a record's body), the same failure at most once a
-   * minute (the next line counts those held back); with `CHECKOUT_LOG=debug` in the environment,
-   * every entry does, reads and changes included.
-   * @default one stderr line per failure, at most once a minute per failure
+   * Receives one entry per read, change, give-up, lost lease and store failure; `false` for none.
+   * @default one stderr line per failure, the same failure at most once a minute (every entry with `CHECKOUT_LOG=debug`)
    */
   logger?: Logger<TrackerLogEntry> | false | undefined;
-  /** Called when a watch ends (at a final status, after `maxAgeMs`, or never found within `notFoundForMs`); a callback that throws is ignored. */
+  /** Called when a watch ends (final status, `maxAgeMs`, or not found within `notFoundForMs`); a callback that throws is ignored. */
   onWatchEnd?:
     ((end: { kind: StatusKind; externalId: string; reason: WatchEndReason; status: string | null | undefined }) => void) | undefined;
 }
 
 /**
- * What `watch` and each kind's own watch (`watchOrder`, ...) take after the externalId: nothing with a plain store;
- * with a transactional store (`Transaction` inferred from it), `{ transaction }`: the partner's own
- * open transaction of the store's driver (for `PostgresStatusStore`, a checked-out `pg` client in
- * `BEGIN`), so the watch commits or rolls back with the partner's own write.
+ * What a watch takes after the externalId: nothing with a plain store; with a transactional store,
+ * `{ transaction }`, the partner's open transaction (for `PostgresStatusStore`, a `pg` client in `BEGIN`).
  *
  * @inline
  */
@@ -307,77 +182,47 @@ export type WatchArguments<Transaction> = [Transaction] extends [undefined]
       },
     ];
 
-/** Each kind's own watch on a {@link StatusTracker} (`watchOrder`, ...), named by the kinds table. */
+/** Each kind's own watch on a {@link StatusTracker}, named by the kinds table. */
 export type KindWatches<Transaction = undefined> = {
   [K in StatusKind as `watch${Capitalize<K>}`]: {
-    /**
-     * Starts watching a record of the kind its name says, as `watch(kind, externalId)`.
-     *
-     * @example
-     * await tracker.watchOrder('order-42'); // when the checkout opens
-     */
+    /** Starts watching a record of the kind its name says, as `watch(kind, externalId)`. */
     watch(externalId: string, ...options: WatchArguments<Transaction>): Promise<void>;
   }['watch'];
 };
 
-/**
- * A status tracker, from `createStatusTracker`. `Transaction` is the transactional store's
- * transaction type (`undefined` with any other store).
- */
+/** A status tracker, from `createStatusTracker`. `Transaction` is a transactional store's transaction type. */
 export interface StatusTracker<Transaction = undefined> extends KindWatches<Transaction> {
   /**
-   * Starts watching a record of any kind (durable and idempotent): it is read on schedule until its
-   * status is final. With a transactional store, `{ transaction }` writes the watch in the partner's
-   * own transaction, so a record inserted in it is never left unwatched by a crash before the watch.
-   * An unknown `kind` is a `TypeError`. Each kind also has its own watch, `watchOrder` and the
-   * like ({@link KindWatches}).
-   *
-   * @example
-   * await tracker.watch('withdrawal', 'payout-7');
+   * Starts watching a record (durable, idempotent) until its status is final; `{ transaction }` writes the
+   * watch in the partner's transaction (a transactional store). An unknown `kind` is a `TypeError`.
    */
   watch(kind: StatusKind, externalId: string, ...options: WatchArguments<Transaction>): Promise<void>;
   /** Stops watching a record; its handled status is kept. */
   unwatch(kind: StatusKind, externalId: string): Promise<void>;
-  /**
-   * Asks for the record to be read now (a webhook handler does this per event, with the event),
-   * watching it when it is not watched.
-   */
+  /** Asks for the record to be read now (a webhook handler does, per event), watching it when it is not. */
   nudge(kind: StatusKind, externalId: string, options?: { event?: WebhookEvent | undefined }): Promise<void>;
   /**
-   * The record a provider event is about, found by a value the tracker's reads revealed: for an
-   * `otc.trade.*` event, the order whose `settlement.tradeId` is the event's `tradeId` (in every
-   * process sharing the store). `undefined` when no read has revealed it yet, or the store keeps no
-   * keys (one without `findByKey`). The webhook handler asks it when no resolver of the partner's
-   * finds the record.
+   * The record a provider event is about, found by a key a read revealed in any process sharing the
+   * store; `undefined` when none did, or the store has no `findByKey`.
    */
   recordFor(event: WebhookEvent): Promise<RecordRef | undefined>;
   /** Begins reading what is due, in the background; safe on any number of processes sharing a store. Idempotent. */
   start(): void;
-  /**
-   * Stops claiming; finishes or releases the records in hand, within `timeoutMs` (default 10_000:
-   * after the handler's 10 s, both fit a 30 s grace period), then gives up what is left (its
-   * leases are no longer extended, `change.signal` aborts).
-   */
+  /** Stops claiming; finishes or releases the records in hand within `timeoutMs` (10_000), then gives up the rest. */
   drain(options?: DrainOptions): Promise<DrainReport>;
   /**
-   * What the probes need (`started`, `live`, `ready`), what this tracker holds, and the store's
-   * backlog (shared by every tracker on the store). Rejects when the store does not answer within
-   * a third of `leaseMs`; with `{ store: false }` it asks the store nothing (`overdue` and
-   * `oldestOverdueMs` undefined) and never rejects: the probes' way, so no outage slows them.
+   * The probes' answers, what this tracker holds, and the store's backlog. Rejects when the store does
+   * not answer within a third of `leaseMs`; `{ store: false }` asks the store nothing and never rejects.
    *
    * @example
    * const { live } = await tracker.health({ store: false }); // a liveness probe
-   * const { overdue, oldestOverdueMs } = await tracker.health(); // a dashboard
    */
   health(options?: TrackerHealthOptions): Promise<TrackerHealth>;
 }
 
 /** The argument of `tracker.health(options)`. */
 export interface TrackerHealthOptions {
-  /**
-   * Whether to ask the store for its backlog (`overdue`, `oldestOverdueMs`, the last event).
-   * @default true
-   */
+  /** Whether to ask the store for its backlog (`overdue`, `oldestOverdueMs`, the last event). @default true */
   store?: boolean | undefined;
 }
 
@@ -387,41 +232,25 @@ export interface TrackerHealth {
   running: boolean;
   /** Whether a `drain()` is in progress. */
   draining: boolean;
-  /** The startup probe: `start()` was called and the first claim was tried (whatever the store answered). */
+  /** The startup probe: `start()` was called and the first claim was tried. */
   started: boolean;
-  /**
-   * The liveness probe: the claim loop is not wedged (back from each claim and wait on time),
-   * whatever the store or the service answer; `true` when not running.
-   */
+  /** The liveness probe: the claim loop is back from each claim and wait on time, whatever the store answers; `true` when not running. */
   live: boolean;
-  /** The readiness probe: running, not draining, and the last claim was answered (the store works). */
+  /** The readiness probe: running, not draining, and the last claim was answered. */
   ready: boolean;
   /** Records this process holds now (reads and `onChange` calls in flight). */
   inHand: number;
-  /**
-   * Watched records (in the whole store, whichever process should read them) not read
-   * successfully when their normal schedule said: nothing read them, or their reads or `onChange`
-   * failed. A healthy fleet shows a few (the reads in flight); `undefined` when the store has no
-   * `overdue()` query.
-   */
+  /** Watched records in the whole store not read when their schedule said; `undefined` when the store has no `overdue()`. */
   overdue: number | undefined;
-  /** How late the most overdue record is, in milliseconds on the store's clock (0 when none); grows through an outage or while no tracker runs. */
+  /** How late the most overdue record is, in milliseconds on the store's clock (0 when none). */
   oldestOverdueMs: number | undefined;
-  /** When this tracker last claimed from the store successfully (epoch milliseconds, this process's clock; `undefined` before the first). */
+  /** When this tracker last claimed successfully, in epoch milliseconds on this process's clock. */
   lastClaimAt: number | undefined;
   /** Whether webhooks reach the tracker, so lost ones show. */
   webhooks: {
-    /**
-     * When a provider event last reached the store (a nudge with an event, from any process:
-     * milliseconds on the store's clock); with a store without `lastEvent()`, the last one nudged
-     * through this tracker (this process's epoch milliseconds). `undefined`: none yet.
-     */
+    /** When a provider event last reached the store (its clock), or this tracker with a store without `lastEvent()`. */
     lastEventAt: number | undefined;
-    /**
-     * Status changes a provider event announces that this tracker's poll reads found before their
-     * event, since it was created (also the `checkout.tracker.found_first_by_read` counter). A few
-     * are normal (a read just after the change); a steady rise means webhooks are lost.
-     */
+    /** Announced changes this tracker's polls found before their event; a steady rise means webhooks are lost. */
     foundFirstByRead: number;
   };
 }

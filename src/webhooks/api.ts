@@ -20,7 +20,6 @@ export function hmacBoundApi(hmac: Hmac): HmacBoundApi {
   return { verifySignature, signPayload, createWebhookHandler: handlerFactory(signatures) };
 }
 
-/** `createWebhookHandler` over one entry point's signing functions: one engine per handler, every adapter on it. */
 function handlerFactory(signatures: Signatures): CreateWebhookHandler {
   const createEngine = engineFactory(signatures);
   return function createWebhookHandler<Transaction = undefined>(options: WebhookHandlerOptions<Transaction>): WebhookHandler {

@@ -37,8 +37,7 @@ const EventSchema = z
         ctx.addIssue({ code: 'custom', path: ['type'], message: 'type (or its alias event) must be a string', input: undefined });
         return;
       }
-      // only eventId and type are required, so a missing field is accepted (a 400 would be
-      // redelivered forever); one that is there must have the type the known event declares
+      // a missing field passes (a 400 would be redelivered forever); one that is there must have its declared type
       for (const [path, check] of fieldChecks(type)) {
         const { value: given, blocked } = valueAt(value, path);
         const field = path.join('.');
@@ -65,9 +64,8 @@ const EventSchema = z
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
- * Parses a webhook body into a {@link WebhookEvent}: a JSON object with a non-empty string `eventId` and a string `type`
- * (or its alias `event`), other fields kept as sent; a field a known event type declares may be absent or `null`, never
- * of another type. Anything else throws {@link WebhookPayloadError}. It does not verify the signature: verify first.
+ * Parses a webhook body, its signature already verified: a JSON object with a non-empty string `eventId` and a string `type`
+ * (or its alias `event`), other fields kept, a known type's fields absent, `null` or of their type; else a {@link WebhookPayloadError}.
  */
 export function parseEvent(payload: string | Uint8Array): WebhookEvent {
   let text: string;

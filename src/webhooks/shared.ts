@@ -1,7 +1,6 @@
 // What both entry points (Web Crypto and node:crypto) export unchanged: nothing here computes an HMAC.
 export { WebhookPayloadError } from './errors.js';
 export { isEventType, parseEvent } from './event.js';
-// every event type, the known ones and the base: a new one is exported with its declaration
 export type * from '../webhook-event.js';
 export type { WebhookOutcome } from './engine/outcome.js';
 export type { HandleOptions } from './engine/lifecycle.js';

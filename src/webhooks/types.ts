@@ -23,10 +23,7 @@ export interface WebhookHandler {
   fastify(request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void>;
   /** Handles one delivery in Koa, answering on `ctx.res`, with the raw body a body parser kept or read from `ctx.req`. */
   koa(ctx: KoaContextLike): Promise<void>;
-  /**
-   * Stops taking deliveries (503) and resolves once those in hand end or `timeoutMs` (default 10 s)
-   * passes; the rest are given up (claims no longer renewed, `context.signal` aborts). Call it on SIGTERM.
-   */
+  /** Stops taking deliveries (503); resolves once those in hand end or `timeoutMs` (10_000) passes, giving up the rest. On SIGTERM. */
   drain(options?: DrainOptions): Promise<DrainReport>;
   /** For a readiness probe: whether `drain()` was called (the handler then answers 503) and how many deliveries it holds. */
   health(): WebhookHandlerHealth;

@@ -3,11 +3,8 @@ import type { DeliveryResult, PlainResponse } from './delivery-types.js';
 import { logError, type LogWrite } from './logger.js';
 import { OUTCOME_MESSAGE, OUTCOME_STATUS } from './outcome.js';
 
-// What the handler sends back for a delivery, and the one log entry it writes about it.
-
 const TEXT = 'text/plain; charset=utf-8';
 
-/** The response for a delivery's result: the outcome's status and plain-text body, never cached. */
 export function answer(result: DeliveryResult): PlainResponse {
   const status = OUTCOME_STATUS[result.outcome];
   const headers: Record<string, string> = { 'content-type': TEXT, 'cache-control': 'no-store' };
@@ -19,7 +16,6 @@ export function answer(result: DeliveryResult): PlainResponse {
   return { status, headers, body: result.message ?? message };
 }
 
-/** Logs a delivery's result (`late` when its work ended after the response was sent); never throws. */
 export function logDelivery(writeLog: LogWrite, result: DeliveryResult, started: number, late?: true): void {
   const entry: WebhookLogEntry = {
     event: 'webhook.delivery',

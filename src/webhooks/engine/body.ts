@@ -7,10 +7,6 @@ import { RawBodyUnavailableError } from './raw-body-error.js';
 export const TOO_LARGE: unique symbol = Symbol('too-large');
 export type BodyResult = Uint8Array | typeof TOO_LARGE;
 
-/**
- * The request body stopped arriving before its end: the sender closed the connection (or the
- * stream failed under it). Nothing was verified or claimed; the delivery is answered `aborted`.
- */
 export class BodyAbortedError extends CheckoutError {
   override readonly name = 'BodyAbortedError' as const;
   constructor(cause: unknown) {
@@ -19,14 +15,12 @@ export class BodyAbortedError extends CheckoutError {
   }
 }
 
-/** The Content-Length a request declares, when it declares a valid one. */
 export function declaredLength(headers: Headers): number | undefined {
   const value = headers.get('content-length');
   if (value === null || !/^\d+$/.test(value.trim())) return undefined;
   return Number(value.trim());
 }
 
-/** Gathers chunks until the limit is passed; then it refuses more. */
 class BoundedBuffer {
   readonly #limit: number;
   readonly #chunks: Uint8Array[] = [];
@@ -36,7 +30,6 @@ class BoundedBuffer {
     this.#limit = limit;
   }
 
-  /** Adds `chunk`; `false` once the total is over the limit. */
   push(chunk: Uint8Array): boolean {
     this.#length += chunk.byteLength;
     if (this.#length > this.#limit) return false;
@@ -56,12 +49,7 @@ class BoundedBuffer {
   }
 }
 
-/**
- * A `Request`'s raw body, or {@link TOO_LARGE} as soon as it passes `limit` bytes (declared by
- * Content-Length or counted while reading); the rest of the stream is then cancelled, not read.
- * When `signal` aborts first (the response deadline, or `drain()`), the stream is cancelled and
- * this rejects with the signal's reason, so a sender that stalls mid-body holds nothing.
- */
+/** Past `limit` (declared or counted) the rest is cancelled, not read; an abort cancels it too, so a stalled sender holds nothing. */
 export async function readRequestBody(request: Request, limit: number, signal?: AbortSignal): Promise<BodyResult> {
   if (request.bodyUsed) {
     throw new RawBodyUnavailableError(
@@ -98,13 +86,7 @@ export async function readRequestBody(request: Request, limit: number, signal?: 
 
 const encoder = new TextEncoder();
 
-/**
- * A Node request stream's raw body (any async iterable of chunks), or {@link TOO_LARGE} as soon
- * as it passes `limit`. Past the limit the chunks still arriving are discarded, not kept, so the
- * 413 can be written on a healthy connection; the response closes the connection. When `signal`
- * aborts first, this rejects with its reason at once and leaves the stream as it is: the response
- * is written next, with `connection: close`, which ends the connection and the stream with it.
- */
+/** Past `limit` the rest is discarded (the 413 needs a healthy connection); an abort leaves the stream to the `connection: close`. */
 export async function readStreamBody(stream: AsyncIterable<unknown>, limit: number, signal?: AbortSignal): Promise<BodyResult> {
   const iterator = stream[Symbol.asyncIterator]();
   const buffer = new BoundedBuffer(limit);
@@ -127,7 +109,6 @@ export async function readStreamBody(stream: AsyncIterable<unknown>, limit: numb
   }
 }
 
-/** Reads and drops what is left; the connection is closed after the 413, which ends this. */
 async function discard(iterator: AsyncIterator<unknown>): Promise<void> {
   try {
     for (let r = await iterator.next(); r.done !== true; r = await iterator.next()) {

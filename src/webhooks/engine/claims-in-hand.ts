@@ -1,13 +1,8 @@
-/**
- * The events this handler holds a claim on now, with an `owner`. Checked before the store is
- * asked, so a redelivery while this handler still works on the event is a 409 here, and never
- * taken back through the store by this handler's own `owner`.
- */
+/** Checked before the store, which would hand this handler's own `owner` its live claims back. */
 export class ClaimsInHand {
-  /** Each event in hand, and until when (monotonic clock) when its work was given up: its claim lapses then. */
+  /** Until when (monotonic) an event's claim holds: when it lapses once given up, else `Infinity`. */
   readonly #events = new Map<string, number>();
 
-  /** Marks `eventId` in hand: `false` when it already is (another delivery of this handler holds it). */
   take(eventId: string): boolean {
     const until = this.#events.get(eventId);
     if (until !== undefined && performance.now() < until) return false;
@@ -15,15 +10,10 @@ export class ClaimsInHand {
     return true;
   }
 
-  /** The delivery that took `eventId` is done with its claim (settled, or left to lapse). */
   drop(eventId: string): void {
     this.#events.delete(eventId);
   }
 
-  /**
-   * The work on `eventId` was given up while its callback may still run: a redelivery is refused here
-   * until the claim lapses (`until`, monotonic clock), as it is for any other owner.
-   */
   keepUntil(eventId: string, until: number): void {
     const now = performance.now();
     for (const [key, lapses] of this.#events) if (lapses <= now) this.#events.delete(key);

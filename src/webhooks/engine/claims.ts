@@ -3,15 +3,7 @@ import { boundedStoreCall } from './lease-deadline.js';
 import type { ResolvedOptions } from './resolve-options.js';
 import type { CallbackHold } from '../../handling.js';
 
-// A delivery's claim on its event: taken (with the handler's owner), renewed while in hand, and
-// the Retry-After of a 409 when another claim holds it.
-
-/**
- * Claims `eventId` in the store, under the handler's `owner` when it has one (a live claim of that
- * owner, made before a restart, is taken back): then `"in-flight"` without asking the store when
- * this handler already holds it, and a claimed event stays in hand until `ClaimsInHand.drop`.
- * Rejects as the store does, or with a `TypeError` for a claim that breaks the contract.
- */
+/** The store gives an `owner` its own live claims back, so an event this handler already holds is `in-flight` without asking. */
 export async function claimEvent(config: ResolvedOptions, eventId: string): Promise<CheckedClaim> {
   const { owner, claimsInHand } = config;
   if (owner === undefined) return checkClaim(await config.store.claim(eventId, config.leaseMs));
@@ -26,10 +18,6 @@ export async function claimEvent(config: ResolvedOptions, eventId: string): Prom
   }
 }
 
-/**
- * The `Retry-After` of a 409, in whole seconds (at least 1): the time left on the claim that holds
- * `eventId`, as the store tells it (`leaseLeftMs`), else the whole `leaseMs`.
- */
 export async function retryAfterSeconds(config: ResolvedOptions, eventId: string): Promise<number> {
   const { store } = config;
   let leftMs: unknown;
@@ -44,26 +32,17 @@ export async function retryAfterSeconds(config: ResolvedOptions, eventId: string
   return Math.max(1, Math.ceil(leftMs / 1_000));
 }
 
-/** The `Retry-After` of a 409 when the time left is not known: the whole `leaseMs`, in whole seconds. */
 export function wholeLeaseSeconds(config: Pick<ResolvedOptions, 'leaseMs'>): number {
   return Math.max(1, Math.ceil(config.leaseMs / 1_000));
 }
 
-/** A claim being renewed while its delivery is in hand (see {@link renewWhileInHand}). */
 export interface ClaimRenewal {
-  /** Stops renewing: the work under the claim has ended. */
   stop(): void;
-  /** Until when (this process's monotonic clock) the claim holds as last renewed: the last renewal sent plus `leaseMs`. */
+  /** The last renewal sent plus `leaseMs`, on the monotonic clock. */
   readonly heldUntil: number;
 }
 
-/**
- * Renews the claim every third of `leaseMs` (as the tracker renews its leases) while the delivery
- * is in hand, so a long `onEvent` keeps it and a short lease still frees a killed worker's claim
- * soon. One renewal at a time, each bounded; one that fails is tried again at the next tick. It
- * stops once `hold` is given up, and gives it up (`lease-lost`) when the store says the claim is
- * lost. A store without `renew` is not renewed: its claim holds for `leaseMs` (the longer default).
- */
+/** Renews every third of `leaseMs`, one renewal at a time (a failed one waits for the next tick); a lost claim gives the hold up. */
 export function renewWhileInHand(
   config: ResolvedOptions,
   eventId: string,

@@ -17,7 +17,6 @@ import { sleep } from '../../internal/abort.js';
 import { CallbackHold, withSignal } from '../../handling.js';
 import { timingSafeEqual, type Signatures } from '../signature/signature.js';
 
-/** The body had not fully arrived at the response deadline: its read was stopped (logged with the late `timeout` entry). */
 export class BodyDeadlineError extends CheckoutError {
   override readonly name = 'BodyDeadlineError' as const;
   constructor(responseTimeoutMs: number) {
@@ -28,7 +27,6 @@ export class BodyDeadlineError extends CheckoutError {
   }
 }
 
-/** The abort reason `drain()` gives a body still arriving: the delivery is answered 503 `draining`. */
 export class DrainingAbort extends CheckoutError {
   override readonly name = 'DrainingAbort' as const;
   constructor() {
@@ -37,12 +35,8 @@ export class DrainingAbort extends CheckoutError {
 }
 
 /**
- * What is refused before anything else, the body unread: a method other than POST (405; an
- * adapter that cannot tell the method gives `undefined`, which passes), and a body with a
- * `content-encoding` other than identity (415). Compressed bodies are refused rather than decoded:
- * the signature is the HMAC of the raw body, and which bytes a compressing sender signed (the
- * compressed ones or the decoded ones) is not fixed anywhere, so decoding could only guess; it
- * would also let a small body expand past `maxBodyBytes` before any signature is checked.
+ * Refused unread: a method other than POST (405; `undefined` passes) and a compressed body (415), as which
+ * bytes a compressing sender signs is not fixed, and decoding could pass `maxBodyBytes` before any check.
  */
 export function refusal(input: Pick<DeliveryInput, 'method' | 'headers'>): DeliveryResult | undefined {
   if (input.method !== undefined && input.method !== 'POST') return { outcome: 'method-not-allowed' };
@@ -53,11 +47,7 @@ export function refusal(input: Pick<DeliveryInput, 'method' | 'headers'>): Deliv
   return undefined;
 }
 
-/**
- * The steps of one delivery, in the order the contract fixes: size, signature, event, claim,
- * confirm, `onEvent`, then complete or release. `bodySignal` cuts the body read short (nothing is
- * claimed yet then, so the provider's redelivery loses nothing).
- */
+/** One delivery's steps in the contract's order: size, signature, event, claim, confirm, `onEvent`, complete or release. */
 export async function runDelivery(
   config: ResolvedOptions,
   signatures: Signatures,
@@ -78,8 +68,6 @@ export async function runDelivery(
   progress.type = known.type;
   const hold = new CallbackHold('onEvent', `event ${quote(event.eventId)}`);
   progress.hold = hold;
-
-  // with a status tracker: nudge it (its onChange does the partner's work), see tracker-intake.ts
   if (config.trackerOnly) return runTrackerDelivery(config, event, hold);
   if (config.tracker === undefined) return claimAndRun(config, event, known, progress, background, hold);
   const nudged = await nudgeBeforeClaim(config, event, known, hold);
@@ -87,7 +75,6 @@ export async function runDelivery(
   return { ...(await claimAndRun(config, event, known, progress, background, hold)), nudged };
 }
 
-/** Reads the raw body within `maxBodyBytes`; a body that cannot be read ends the delivery (its result). */
 async function readBody(
   config: ResolvedOptions,
   input: DeliveryInput,
@@ -98,7 +85,7 @@ async function readBody(
     body = await input.readBody(config.maxBodyBytes, bodySignal);
   } catch (error) {
     if (error instanceof RawBodyUnavailableError) return { outcome: 'misconfigured', error, message: error.message };
-    // the sender's doing, not a failure of the handling: anyone can cause it, so it is not an error
+    // the sender's doing: anyone can cause it, so it is no error
     if (error instanceof BodyAbortedError) return { outcome: 'aborted', error };
     if (bodySignal?.aborted === true && error === bodySignal.reason) {
       return error instanceof DrainingAbort ? { outcome: 'draining' } : { outcome: 'timeout', error };
@@ -109,7 +96,6 @@ async function readBody(
   return { body };
 }
 
-/** Verifies the body's signature (the built-in scheme or the `scheme` option); `bad-signature` unless it holds. */
 async function checkSignature(
   config: ResolvedOptions,
   signatures: Signatures,
@@ -145,7 +131,6 @@ async function checkSignature(
   return undefined;
 }
 
-/** Parses the verified body into an event; one that is not a valid event is `invalid`. */
 function parseBody(body: Uint8Array): { event: WebhookEvent } | DeliveryResult {
   try {
     return { event: parseEvent(body) };
@@ -155,11 +140,7 @@ function parseBody(body: Uint8Array): { event: WebhookEvent } | DeliveryResult {
   }
 }
 
-/**
- * Nudges the tracker before the claim. Nothing is claimed yet, but a resolver or nudge that never
- * answers must not hold the delivery (and drain()) forever: it gets the same time as work under a
- * claim made now. A failed nudge is `store-unavailable` (the provider redelivers).
- */
+/** Nothing is claimed yet, but a resolver or nudge that never answers must not hold the delivery (and drain) forever. */
 async function nudgeBeforeClaim(
   config: ResolvedOptions,
   event: WebhookEvent,
@@ -180,10 +161,6 @@ async function nudgeBeforeClaim(
   }
 }
 
-/**
- * The claim-to-done part: in the store's own transaction when it has one, else claim, confirm and
- * `onEvent` under the lease, then complete (or release on failure).
- */
 async function claimAndRun(
   config: ResolvedOptions,
   event: WebhookEvent,
@@ -192,7 +169,6 @@ async function claimAndRun(
   background: (work: Promise<void>) => void,
   hold: CallbackHold,
 ): Promise<DeliveryResult> {
-  // a store that runs the event in its own transaction (PostgresEventStore, transactional) claims there
   const transactional = transactionalStore(config.store);
   if (transactional !== undefined) {
     return runTransactional(config, transactional, known, hold, (claimedAt) => confirmWithinLease(event, config, claimedAt, hold));
@@ -201,7 +177,6 @@ async function claimAndRun(
   let claim: CheckedClaim;
   const claimedAt = performance.now();
   try {
-    // a claim that breaks the contract is a store failure: a TypeError saying what came back
     claim = await claimEvent(config, event.eventId);
   } catch (error) {
     progress.claim = 'failed';
@@ -226,19 +201,14 @@ async function claimAndRun(
     return result.result;
   } finally {
     renewal.stop();
-    // the claim leaves this handler's hands once settled, or once the background retries end; a
-    // claim given up while onEvent may still run stays in hand until it lapses
+    // a claim given up while onEvent may still run stays in hand until it lapses
     if (hold.signal.aborted) config.claimsInHand.keepUntil(event.eventId, renewal.heldUntil);
     else if (settling === undefined) config.claimsInHand.drop(event.eventId);
     else void settling.catch(() => undefined).finally(() => config.claimsInHand.drop(event.eventId));
   }
 }
 
-/**
- * Confirm and `onEvent` under the claim (renewed meanwhile), then complete it (or release it on
- * failure); `settling` is the background retries of a `complete` that failed. Work given up (past
- * `maxHandlingMs`, by `drain()`, its claim lost) fails at once and leaves the claim to lapse.
- */
+/** `settling`: the background retries of a failed `complete`. Work given up fails at once and leaves the claim to lapse. */
 async function runClaimed(
   config: ResolvedOptions,
   event: WebhookEvent,
@@ -261,7 +231,6 @@ async function runClaimed(
     try {
       await boundedStoreCall('release', event.eventId, config.leaseMs, () => config.store.release(event.eventId, lease));
     } catch (releaseError) {
-      // the claim now holds until its lease passes: redeliveries get 409 until then
       return {
         result: {
           ...known,
@@ -276,9 +245,7 @@ async function runClaimed(
   try {
     await boundedStoreCall('complete', event.eventId, config.leaseMs, () => config.store.complete(event.eventId, lease));
   } catch (error) {
-    // onEvent did its work, so 200 (a non-2xx would have it run again). The claim still holds, so
-    // redeliveries get 409 while completing is retried; only if that fails until the lease passes
-    // can a later redelivery run the event again.
+    // onEvent did its work, so 200 (a non-2xx would run it again); the claim holds while complete is retried
     return {
       result: { ...known, outcome: 'handled', confirmed, error },
       settling: completeWhileLeased(config, event.eventId, lease, renewal.heldUntil, hold.signal),
@@ -287,11 +254,7 @@ async function runClaimed(
   return { result: { ...known, outcome: 'handled', confirmed } };
 }
 
-/**
- * {@link confirmEvent} under a deadline shortly before the claim's lease passes: past the lease a
- * redelivery can claim the event, so a read still running then would let `onEvent` run twice.
- * A read cut off by the deadline fails the delivery, so the claim is released and a redelivery runs it.
- */
+/** Past the lease a redelivery can claim the event, so a read still running then is cut off: `onEvent` never runs twice. */
 function confirmWithinLease(
   event: WebhookEvent,
   config: ResolvedOptions,
@@ -308,14 +271,9 @@ function confirmWithinLease(
   );
 }
 
-/** First retry delay of a failed `complete()`; each next one doubles, up to {@link COMPLETE_RETRY_MAX_MS}. */
 const COMPLETE_RETRY_FIRST_MS = 25;
 const COMPLETE_RETRY_MAX_MS = 2_000;
 
-/**
- * Retries `store.complete(eventId)` with backoff until it succeeds or the claim's lease (as last
- * renewed) would have passed, or `stop` aborts (`drain()` gave up).
- */
 async function completeWhileLeased(
   config: ResolvedOptions,
   eventId: string,
@@ -328,7 +286,6 @@ async function completeWhileLeased(
   while (performance.now() + delay < heldUntil) {
     await sleep(delay, stop);
     try {
-      // each try bounded too: one that never answers ends, and the lease check above ends the tries
       await boundedStoreCall('complete', eventId, config.leaseMs, () => config.store.complete(eventId, lease));
       return;
     } catch {
@@ -338,7 +295,6 @@ async function completeWhileLeased(
   throw new CompleteFailedError(eventId);
 }
 
-/** `complete()` kept failing until the claim's lease passed: a redelivery may run the event again. */
 class CompleteFailedError extends CheckoutError {
   override readonly name = 'CompleteFailedError' as const;
   constructor(eventId: string) {

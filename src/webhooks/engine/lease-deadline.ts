@@ -7,11 +7,8 @@ export function leaseMarginMs(leaseMs: number): number {
 }
 
 /**
- * Runs `work` with a signal that aborts, with a {@link LeaseDeadlineError}, shortly before the
- * claim made at `claimedAt` lets go (`claimedAt + leaseMs - margin`): past the lease a redelivery
- * can claim the event, so work still running then could run twice. `work` gets the deadline too
- * (epoch ms), to start nothing that could not end before it. The signal also aborts, with its
- * reason, when `stop` does (the work was given up). No timer is left behind.
+ * Runs `work` with a signal that aborts a margin before the claim's lease passes (after which a redelivery could
+ * run the event twice), or when `stop` does. `work` gets the deadline too, to start nothing that could not end by it.
  */
 export async function withinLease<T>(
   eventId: string,
@@ -39,7 +36,6 @@ export async function withinLease<T>(
   }
 }
 
-/** A step under a claim (the status reads, a resolver, the tracker's nudge) did not end before the claim's lease (less a margin) would pass. */
 export class LeaseDeadlineError extends CheckoutError {
   override readonly name = 'LeaseDeadlineError' as const;
   constructor(eventId: string, step = 'status read') {
@@ -51,21 +47,11 @@ export class LeaseDeadlineError extends CheckoutError {
   }
 }
 
-/**
- * How long a `store.complete` or `store.release` may take before it is given up: the lease's
- * margin (10% of `leaseMs`, at most 5 s). A store that never answers must not hold the delivery's
- * work, its background retries and `drain()` for ever: given up, a complete is retried (until the
- * lease passes) and a release is left to lapse at the lease's end, both logged.
- */
+/** A store that never answers must not hold the delivery, its background retries and `drain()` for ever. */
 export function storeCallLimitMs(leaseMs: number): number {
   return Math.max(1, leaseMarginMs(leaseMs));
 }
 
-/**
- * `store[step](eventId, …)` bounded by {@link storeCallLimitMs}: rejects with a
- * {@link StoreTimeoutError} when it has not settled by then. The call itself cannot be stopped;
- * what it settles with later is dropped. No timer is left behind.
- */
 export async function boundedStoreCall<T>(step: StoreStep, eventId: string, leaseMs: number, call: () => Promise<T> | T): Promise<T> {
   const limitMs = storeCallLimitMs(leaseMs);
   const pending = Promise.resolve().then(call);
@@ -82,7 +68,6 @@ export async function boundedStoreCall<T>(step: StoreStep, eventId: string, leas
   }
 }
 
-/** The store calls a delivery bounds: settling its claim, renewing it, asking the time left on another's. */
 export type StoreStep = 'complete' | 'release' | 'renew' | 'leaseLeftMs';
 
 const GIVEN_UP: Readonly<Record<StoreStep, string>> = {
@@ -92,7 +77,6 @@ const GIVEN_UP: Readonly<Record<StoreStep, string>> = {
   leaseLeftMs: 'the 409 says to retry after the whole lease',
 };
 
-/** A store call of a delivery did not answer within its limit (see {@link storeCallLimitMs}). */
 export class StoreTimeoutError extends CheckoutError {
   override readonly name = 'StoreTimeoutError' as const;
   constructor(step: StoreStep, eventId: string, limitMs: number) {

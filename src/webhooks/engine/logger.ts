@@ -6,7 +6,6 @@ import type { WebhookOutcome } from './outcome.js';
 
 export { plainError as logError } from '../../internal/log.js';
 
-/** What the handler logs: one entry per delivery, and a warning at construction. */
 export type WebhookLog = WebhookLogEntry | WebhookWarning;
 
 const LEVEL: Readonly<Record<WebhookOutcome, LogLevel>> = {
@@ -30,23 +29,13 @@ const LEVEL: Readonly<Record<WebhookOutcome, LogLevel>> = {
 /** Writes one entry, never throwing. */
 export type LogWrite = (entry: WebhookLog) => void;
 
-/**
- * Whether a delivery failed: `onEvent`, a read, the store, or the raw body, or it was answered 503
- * at `responseTimeoutMs` while its verified event was being handled (what is written to stderr by default).
- */
 function isFailure(entry: WebhookLogEntry): boolean {
   // a `handled` entry with an error: onEvent ran but the store could not mark the event done
   if (LEVEL[entry.outcome] === 'error' || (entry.outcome === 'handled' && entry.error !== undefined)) return true;
-  // a hung onEvent or read would otherwise leave no trace at all; a timeout without an eventId is
-  // a body still arriving (a slow sender, which anyone can be), not a failure of the handling
+  // a timeout with an eventId is a hung onEvent or read; without one, a slow sender, which anyone can be
   return entry.outcome === 'timeout' && entry.eventId !== undefined && entry.late !== true;
 }
 
-/**
- * The `logger` option as one writer, resolved once: the partner's logger (a throw or a rejection is
- * ignored), nothing for `false`, or, without a logger, one stderr line per failed delivery (per
- * delivery with `CHECKOUT_LOG=debug`, any case) and per warning. A `TypeError` for anything else.
- */
 export function logWriter(logger: unknown): LogWrite {
   const write = resolveLogger<WebhookLog>('logger', logger, {
     level: (entry) => (entry.event === 'webhook.warning' ? 'warn' : LEVEL[entry.outcome]),
@@ -63,11 +52,7 @@ export function logWriter(logger: unknown): LogWrite {
   return write ?? (() => undefined);
 }
 
-/**
- * One line for stderr: `checkout-partner-sdk webhook <outcome> status=… eventId="…" type="…" ms=…`
- * and the error's name and message. Every value from outside is quoted with its control characters
- * escaped, so an event type or an error message cannot forge another line; never a secret or the body.
- */
+/** One stderr line: values from outside quoted and escaped, so none can forge another line; never a secret or the body. */
 export function logLine(entry: WebhookLogEntry): string {
   const parts = [`checkout-partner-sdk webhook ${entry.outcome}`, `status=${entry.status}`];
   if (entry.eventId !== undefined) parts.push(`eventId=${quote(entry.eventId)}`);

@@ -1,25 +1,20 @@
 /**
- * How a delivery ended:
- * - `method-not-allowed`: not a POST (405, with `Allow: POST`); nothing else was looked at
- * - `unsupported-encoding`: a `content-encoding` other than identity (415); the body was not read
+ * How a delivery ended, and its HTTP status:
+ * - `method-not-allowed`: not a POST (405)
+ * - `unsupported-encoding`: a `content-encoding` other than identity (415)
  * - `handled`: `onEvent` resolved and the event was marked done (200)
  * - `duplicate`: the event was already done (200)
- * - `in-flight`: a claim on it holds (a delivery in progress, or a worker that stopped or gave the
- *   event up, whose claim lapses): 409, "claimed; retry after N s", `Retry-After` the seconds left on its lease
+ * - `in-flight`: a claim on it holds (409, `Retry-After` the seconds left on its lease)
  * - `bad-signature`: signature missing or wrong (401)
  * - `invalid`: not a valid event (400)
  * - `too-large`: the body is over `maxBodyBytes` (413)
- * - `aborted`: the body stopped arriving before its end (the sender closed the connection); nothing
- *   was verified or claimed (400, which the sender is no longer there to read)
- * - `failed`: `onEvent`, a resolver or a status read failed, and the claim was released; or the
- *   handler gave the event up (a `HandlingAbandonedError`: past `maxHandlingMs`, `drain()`, a
- *   claim lost), and the claim lapses (500)
- * - `misconfigured`: a body parser consumed the raw body before the adapter (500, with the fix for the framework)
+ * - `aborted`: the sender closed the connection mid-body; nothing verified or claimed (400)
+ * - `failed`: `onEvent`, a resolver or a status read failed (claim released), or the event was given up (claim lapses) (500)
+ * - `misconfigured`: a body parser consumed the raw body before the adapter (500)
  * - `timeout`: not finished within `responseTimeoutMs`; the work goes on (503)
  * - `store-unavailable`: the event store failed to claim (503)
- * - `secret-unavailable`: the `secret` function threw or returned no usable secret (503); nothing was verified
- * - `draining`: `drain()` was called; no new deliveries are taken (503)
- *
+ * - `secret-unavailable`: the `secret` function threw or returned no usable secret (503)
+ * - `draining`: `drain()` was called (503)
  * @inline
  */
 export type WebhookOutcome =
@@ -39,7 +34,6 @@ export type WebhookOutcome =
   | 'secret-unavailable'
   | 'draining';
 
-/** The HTTP status answered for each outcome. */
 export const OUTCOME_STATUS: Readonly<Record<WebhookOutcome, number>> = {
   'method-not-allowed': 405,
   'unsupported-encoding': 415,
@@ -58,7 +52,7 @@ export const OUTCOME_STATUS: Readonly<Record<WebhookOutcome, number>> = {
   draining: 503,
 };
 
-/** The short plain-text body answered for each outcome; it never carries a secret, a signature or the body. */
+/** Never a secret, a signature or the body. */
 export const OUTCOME_MESSAGE: Readonly<Record<WebhookOutcome, string>> = {
   'method-not-allowed': 'Method Not Allowed: webhook deliveries are POST requests',
   'unsupported-encoding':

@@ -24,38 +24,28 @@ import { maxHandlingMs } from '../../handling.js';
 
 /** The options with every default applied, checked once. */
 export interface ResolvedOptions {
-  /** The signing secrets of one delivery (the `secret` option, read per delivery when it is a function). */
   secrets: SecretReader;
   client: RecordReader;
   onEvent: OnEvent;
-  /** The tracker to nudge per event, if any. */
   tracker: WebhookTracker | undefined;
-  /** `true` when only `tracker` handles events (no `onEvent`): no confirm reads in the handler. */
+  /** Only `tracker` handles events (no `onEvent`): no confirm reads in the handler. */
   trackerOnly: boolean;
   store: EventStore;
-  /** The partner's resolver of each kind that has one (`resolveExternalId`, or the kind's own option). */
   resolvers: Readonly<Partial<Record<StatusKind, ExternalIdResolver>>>;
   signatureHeader: string;
   scheme: SignatureScheme | undefined;
   maxBodyBytes: number;
   responseTimeoutMs: number;
-  /** A claim's lease; renewed every third of it while in hand when the store can renew. */
   leaseMs: number;
-  /** The longest `onEvent` keeps its claim (`maxHandlingMs`). */
   maxHandlingMs: number;
-  /** The `owner` option, when given: claims are made under it, and its own live claims taken back. */
   owner: string | undefined;
-  /** The events this handler holds a claim on now. */
   claimsInHand: ClaimsInHand;
   attempts: number;
   delayMs: number;
-  /** The `logger` option as one writer (never throws). */
   logger: LogWrite;
-  /** The providers: the options', else the client's, else the global ones (looked up per delivery). */
   telemetry: TelemetryOptions;
 }
 
-/** The options every handler takes, whatever the kinds. */
 const BASE_OPTIONS = [
   'secret',
   'client',
@@ -77,14 +67,12 @@ const BASE_OPTIONS = [
   'openTelemetryApi',
 ] as const;
 
-/** Every option: the base ones and each kind's resolver option, from the kinds table. */
 const KNOWN: readonly string[] = [...BASE_OPTIONS, ...STATUS_KINDS.map((kind) => RECORD_KINDS[kind].resolver)];
 
 // every option of the type is known, and nothing else: a new option, or a new kind's resolver, cannot be left out
 type Known = (typeof BASE_OPTIONS)[number] | ResolverName<StatusKind>;
 true satisfies SameKeys<Known, keyof WebhookHandlerOptions<unknown>>;
 
-/** Checks every option and applies the defaults; a wrong one is a `TypeError` naming it. */
 export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Transaction>): ResolvedOptions {
   checkOptions('createWebhookHandler', options, KNOWN);
   const client = statusReader(options.client);
@@ -124,10 +112,6 @@ export function resolveOptions<Transaction>(options: WebhookHandlerOptions<Trans
   };
 }
 
-/**
- * The resolver of each kind: its entry of `resolveExternalId`, else its own option
- * (`resolveOrderExternalId`); a kind given both ways, an unknown kind or a non-function is a `TypeError`.
- */
 function kindResolvers(
   options: Pick<WebhookHandlerOptions, 'resolveExternalId' | ResolverName<StatusKind>>,
 ): Partial<Record<StatusKind, ExternalIdResolver>> {
@@ -148,16 +132,11 @@ function kindResolvers(
   return resolvers;
 }
 
-/**
- * The warning given once at construction when no event that needs a resolver can be confirmed: no
- * such kind has one and no tracker finds records by their keys. Lists each such kind's resolver
- * and the events it serves (a kind whose events carry their record's id needs none).
- */
+/** The construction warning when no event that needs a resolver can be confirmed: none given, no tracker finding records by key. */
 export function neverConfirms(
   config: Pick<ResolvedOptions, 'resolvers' | 'tracker'>,
 ): { warning: 'never-confirms'; message: string } | undefined {
   if (KINDS_RESOLVED.length === 0 || KINDS_RESOLVED.some((kind) => config.resolvers[kind] !== undefined)) return undefined;
-  // a tracker that finds records by a read's key (recordFor) reads otc.trade.* events' orders without a resolver
   if (config.tracker?.recordFor !== undefined) return undefined;
   const events = (kind: StatusKind) => eventPatterns(kind).join(', ');
   return {
@@ -169,7 +148,6 @@ export function neverConfirms(
   };
 }
 
-/** The `tracker` option, if given: an object with `nudge` (a status tracker). */
 function webhookTracker(tracker: unknown): WebhookTracker | undefined {
   if (
     tracker !== undefined &&
@@ -180,12 +158,10 @@ function webhookTracker(tracker: unknown): WebhookTracker | undefined {
   return tracker as WebhookTracker | undefined;
 }
 
-/** Whether `store` runs each delivery in its own transaction (`transact`). */
 function transactional(store: EventStore): boolean {
   return typeof (store as { transact?: unknown }).transact === 'function';
 }
 
-/** The `store` option (or its default): an object with the EventStore methods. */
 function eventStore(store: EventStore): EventStore {
   if (
     store === null ||
@@ -199,15 +175,9 @@ function eventStore(store: EventStore): EventStore {
   return store;
 }
 
-/** Renewed every third of it, a claim survives two failed renewals in a row, and a killed worker's claims free within it. */
 const DEFAULT_LEASE_MS = 15_000;
-/** The default lease of a store without `renew` (and a transaction's bound, which nothing renews): the work must end within it. */
 const UNRENEWED_LEASE_MS = 60_000;
 
-/**
- * `responseTimeoutMs` and `leaseMs`: a claim must outlive the delivery that made it. The default
- * lease is short where the store renews it, and never shorter than `responseTimeoutMs`.
- */
 function deadlines(
   options: { responseTimeoutMs?: unknown; leaseMs?: unknown },
   store: EventStore,
@@ -224,7 +194,6 @@ function deadlines(
   return { responseTimeoutMs, leaseMs };
 }
 
-/** The `confirm` option: how many status reads (`attempts`, 3) and how far apart (`delayMs`, 500). */
 function confirmOptions(confirm: unknown): { attempts: number; delayMs: number } {
   if (confirm === null || typeof confirm !== 'object') {
     throw new TypeError(`confirm must be an object { attempts?, delayMs? }, got ${typeName(confirm)}`);

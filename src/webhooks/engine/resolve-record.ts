@@ -5,19 +5,11 @@ import { RECORD_KINDS, type StatusKind } from '../../kinds.js';
 import type { WebhookEvent } from '../event.js';
 import type { ResolvedOptions } from './resolve-options.js';
 
-/** The options a record's resolution reads. */
 export type ResolveConfig = Pick<ResolvedOptions, 'tracker' | 'resolvers'>;
 
 /**
- * The record an event is about, by the event types table: its kind, and its externalId from the
- * partner's resolver for that kind (asked first), else from the event itself where its type
- * carries the id (`idPath`), else from the tracker, when the handler has one:
- * the record whose reads revealed the value the event carries (an `otc.trade.*` event's
- * `tradeId`). `externalId` is `undefined` when neither finds it; the result is `undefined` for a
- * type the table does not know.
- *
- * Both are partner code or a store that can hang: when `signal` aborts (the lease deadline) while
- * either still runs, this rejects with its reason.
+ * The record an event is about: its kind from the event types table, its externalId from the partner's resolver,
+ * else the event itself, else the tracker's lookup. Rejects when `signal` aborts, as partner code or a store can hang.
  */
 export async function resolveRecord(
   config: ResolveConfig,

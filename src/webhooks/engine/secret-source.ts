@@ -3,33 +3,18 @@ import { typeName } from '../../internal/type-name.js';
 import { secretList, type WebhookSecret } from '../signature/signature.js';
 
 /**
- * The handler's `secret` option: the signing secret, a list of them while rotating, or a function
- * (sync or async) returning either, called per delivery so a rotated secret is taken without a
- * restart.
- *
- * @example
- * // read per delivery: during a rotation the store holds the old and the new secret
- * createWebhookHandler({ secret: () => secrets.current(), client, onEvent });
+ * The handler's `secret`: the signing secret, a list while rotating, or a function returning either (may be
+ * async), called per delivery so a rotated secret is taken without a restart.
  */
 export type WebhookSecretSource = WebhookSecret | (() => WebhookSecret | PromiseLike<WebhookSecret>);
 
-/**
- * A `secret` function threw, rejected or returned something other than a non-empty secret or list
- * of them: the delivery is answered 503 `secret-unavailable`, so the provider redelivers it.
- */
 export class WebhookSecretError extends CheckoutError {
   override readonly name = 'WebhookSecretError' as const;
 }
 
-/** The secrets of one delivery: at once for a fixed secret or a sync function, else a promise. */
 export type SecretReader = () => readonly string[] | Promise<readonly string[]>;
 
-/**
- * The `secret` option as a reader, checked once. A fixed secret or list is a snapshot taken now; a
- * function is called per delivery and its result checked each time (a `WebhookSecretError` when it
- * is not usable). An unchanged result gives back the previous list, and the HMAC keys are cached by
- * secret value, so a function that returns the same secrets costs only its own call.
- */
+/** A function's unchanged result gives back the previous list (HMAC keys are cached by value), so it costs only its call. */
 export function secretReader(secret: unknown): SecretReader {
   if (typeof secret !== 'function') {
     const fixed = secretList(secret);
@@ -60,7 +45,6 @@ export function secretReader(secret: unknown): SecretReader {
   };
 }
 
-/** Whether `value` holds exactly the secrets of `list` (a string for a one-item list), in order. */
 function sameSecrets(value: unknown, list: readonly string[]): boolean {
   if (typeof value === 'string') return list.length === 1 && list[0] === value;
   if (!Array.isArray(value) || value.length !== list.length || list.length === 0) return false;
@@ -72,7 +56,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-/** The thrown value's name and message (a partner's own error: it never holds what the SDK guards). */
+/** A partner's own error: it never holds what the SDK guards. */
 function describe(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return `a ${typeName(error)}`;

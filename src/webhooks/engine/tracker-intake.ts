@@ -9,15 +9,8 @@ import { resolveRecord, type ResolveConfig } from './resolve-record.js';
 import type { CallbackHold } from '../../handling.js';
 
 /**
- * Asks the tracker to read the record `event` is about now, with the event: the kind from the
- * event types table (`otc.trade.*` the order, for example), the externalId from the partner's
- * resolver for that kind, else from the tracker's own lookup (an `otc.trade.*` event's `tradeId`:
- * the order whose reads revealed it). Other types, or an event whose record neither finds, nudge
- * nothing (`false`): the record is still read on its schedule. Resolves once the nudge is stored.
- *
- * The resolver, the lookup and the nudge are partner code and a store that can hang: when `signal`
- * aborts (the lease deadline) while one still runs, this rejects with its reason (they go on,
- * unheard: a late nudge only asks for one more read).
+ * Nudges the record `event` is about (the partner's resolver, else the tracker's lookup); `false` when neither
+ * finds it. On abort this rejects at once, the nudge going on unheard: a late one only asks for one more read.
  */
 export async function nudgeTracker(config: ResolveConfig, event: WebhookEvent, signal: AbortSignal): Promise<boolean> {
   const tracker = config.tracker;
@@ -30,11 +23,8 @@ export async function nudgeTracker(config: ResolveConfig, event: WebhookEvent, s
 }
 
 /**
- * A delivery to a handler with a `tracker` and no `onEvent`: claim the event (dedupe), nudge the
- * tracker, mark it done, 200. The reads and the partner's effect happen in the tracker, outside
- * the provider's 10 s. A nudge that fails, or that (with its resolver) has not ended shortly
- * before the claim's lease passes (the confirm reads' deadline), releases the claim and answers
- * 503, so the provider redelivers it.
+ * With a tracker and no `onEvent`: claim (dedupe), nudge, complete, 200; the reads run in the tracker, outside the
+ * provider's time limit. A nudge that fails or outlasts the lease's margin releases the claim (503).
  */
 export async function runTrackerDelivery(config: ResolvedOptions, event: WebhookEvent, hold: CallbackHold): Promise<DeliveryResult> {
   const known = { eventId: event.eventId, type: event.type };
@@ -56,7 +46,6 @@ export async function runTrackerDelivery(config: ResolvedOptions, event: Webhook
   }
 }
 
-/** The nudge under the claim, then complete it (release it when the nudge failed). `stopRenewal` is called once the nudge ends. */
 async function nudgeAndSettle(
   config: ResolvedOptions,
   event: WebhookEvent,
