@@ -114,6 +114,11 @@ export class NotFoundError extends ApiError {
   declare readonly status: number;
 }
 
+/** A 404 from the client: by class, or by its name when it comes from another copy of the SDK. @internal */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof NotFoundError || (error instanceof Error && error.name === 'NotFoundError');
+}
+
 /** 429 after the retries, or a call not sent because a `Retry-After` pause outlasts its deadline. */
 export class RateLimitError extends ApiError {
   override readonly name = 'RateLimitError' as const;

@@ -1,7 +1,7 @@
 import { eventKey } from '../event-types.js';
 import { kindEntry, type RecordOf, type StatusKind } from '../kinds.js';
 import type { WebhookEvent } from '../webhooks/event.js';
-import { StatusStoreTimeoutError } from './errors.js';
+import { bounded } from './bounded.js';
 import type { StatusStore } from './types.js';
 
 const MEMO_LIMIT = 10_000;
@@ -27,7 +27,7 @@ export class FoundKeys {
       const key = `${name}:${value}`;
       const memo = `${kind}\u0000${name}\u0000${externalId}`;
       if (this.#written.get(memo) === key) continue;
-      await this.#bounded('rememberKey', rememberKey(kind, externalId, key));
+      await bounded(this.#timeoutMs, 'rememberKey', rememberKey(kind, externalId, key));
       this.#written.delete(memo);
       this.#written.set(memo, key);
       if (this.#written.size > MEMO_LIMIT) this.#written.delete(this.#written.keys().next().value!);
@@ -38,15 +38,7 @@ export class FoundKeys {
     const found = eventKey(event);
     const findByKey = this.#store.findByKey?.bind(this.#store);
     if (found === undefined || findByKey === undefined) return undefined;
-    const externalId = await this.#bounded('findByKey', findByKey(found.kind, `${found.key}:${found.value}`));
+    const externalId = await bounded(this.#timeoutMs, 'findByKey', findByKey(found.kind, `${found.key}:${found.value}`));
     return typeof externalId === 'string' && externalId !== '' ? { kind: found.kind, externalId } : undefined;
-  }
-
-  #bounded<T>(operation: string, work: Promise<T>): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const limit = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StatusStoreTimeoutError(operation, this.#timeoutMs)), this.#timeoutMs);
-    });
-    return Promise.race([work, limit]).finally(() => clearTimeout(timer));
   }
 }

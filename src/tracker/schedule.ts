@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS, timerMs } from '../internal/arguments.js';
+import { checkOptions, MAX_TIMER_MS, timerMs, type SameKeys } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
 import type { StatusRecordState, StatusScheduleOptions } from './types.js';
 
@@ -24,14 +24,26 @@ export interface Pace {
   nudgeAnswered: boolean;
 }
 
+const SCHEDULE_OPTIONS = [
+  'fastIntervalMs',
+  'fastForMs',
+  'maxIntervalMs',
+  'jitter',
+  'maxAgeMs',
+  'nudgeFastForMs',
+  'retryDelayMs',
+  'notFoundForMs',
+  'safetyIntervalMs',
+  'webhookSilenceMs',
+  'webhooksFromStart',
+] as const;
+true satisfies SameKeys<(typeof SCHEDULE_OPTIONS)[number], keyof StatusScheduleOptions>;
+
 /** The pace of a record nothing is known of (a 404, a failed read). */
 export const UNANNOUNCED: Pace = { announced: false, nudgeAnswered: false };
 
 export function resolveSchedule(options: StatusScheduleOptions | undefined): Schedule {
-  if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw new TypeError(`schedule must be an object, got ${typeName(options)}`);
-  }
-  const given = options ?? {};
+  const given: StatusScheduleOptions = checkOptions('schedule', options, SCHEDULE_OPTIONS, true);
   const jitter = given.jitter ?? 0.2;
   if (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 1)) {
     throw new TypeError(`schedule.jitter must be a number from 0 to 1, got ${String(jitter)}`);

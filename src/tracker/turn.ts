@@ -1,4 +1,4 @@
-import { NotFoundError } from '../errors.js';
+import { isNotFound } from '../errors.js';
 import { readRecord as readKind, type RecordOf, type StatusKind } from '../kinds.js';
 import { trackerRead } from '../telemetry/hooks.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -191,11 +191,6 @@ async function quietly(log: TurnLog, work: () => Promise<unknown>): Promise<void
   } catch (error) {
     log({ event: 'tracker.store-failed', error: plainError(error) });
   }
-}
-
-/** A 404 from the client: by class, or by its literal name when it comes from another copy of the SDK. */
-function isNotFound(error: unknown): boolean {
-  return error instanceof NotFoundError || (error instanceof Error && error.name === 'NotFoundError');
 }
 
 function recordKey(record: { kind: string; externalId: string }): string {

@@ -166,6 +166,10 @@ describe('createStatusTracker on MemoryStatusStore', () => {
     expect(() => createStatusTracker({ client, onChange: () => {}, logger: 'console' as never })).toThrow(/logger must be/);
     expect(() => createStatusTracker({ client, onChange: () => {}, logger: false })).not.toThrow();
     expect(() => createStatusTracker({ client, onChange: () => {}, schedule: { jitter: 2 } })).toThrow(/jitter/);
+    expect(() => createStatusTracker({ client, onChange: () => {}, schedule: { fastIntervallMs: 1_000 } as never })).toThrow(
+      /schedule: unknown option "fastIntervallMs" \(did you mean "fastIntervalMs"\?\)/,
+    );
+    expect(() => createStatusTracker({ client, onChange: () => {}, schedule: 5 as never })).toThrow(TypeError);
     const tracker = createStatusTracker({ client, onChange: () => {} });
     await expect(tracker.watchOrder('')).rejects.toThrow(TypeError);
     await expect(tracker.nudge('trade' as never, 'x')).rejects.toThrow(/kind/);

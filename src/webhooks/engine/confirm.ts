@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../errors.js';
+import { isNotFound } from '../../errors.js';
 import { confirmsEvent } from '../../event-types.js';
 import { sleep, untilAborted } from '../../internal/abort.js';
 import { readRecord, type KindRecord } from '../../kinds.js';
@@ -60,9 +60,4 @@ async function readUntil<T>(
     if (confirms?.(record) === true) return { record, confirmed: true };
   }
   return { record, confirmed: false };
-}
-
-/** A 404 from the client: by class, or by its literal name when it comes from another copy of the SDK. */
-function isNotFound(error: unknown): boolean {
-  return error instanceof NotFoundError || (error instanceof Error && error.name === 'NotFoundError');
 }
