@@ -9,7 +9,7 @@ import { quote } from '../internal/quote.js';
 export interface MemoryEventStoreOptions {
   /** How many events it remembers; past this the least recently used is dropped. @default 100_000 */
   maxEntries?: number | undefined;
-  /** How long a completed event is remembered, in milliseconds; longer than the provider retries. @default 86_400_000 (24 hours) */
+  /** How long a completed event is remembered, in milliseconds: keep it longer than the provider retries. @default 86_400_000 (24 hours) */
   ttlMs?: number | undefined;
   /** The store's clock in milliseconds, for leases and TTLs; it must never go back. @default `performance.now()` */
   clock?: (() => number) | undefined;
