@@ -2,9 +2,7 @@ import { CheckoutError } from '../errors.js';
 import { escapeControl } from '../internal/quote.js';
 import { countOf } from '../internal/count.js';
 
-/**
- * Which store operation a {@link PostgresStoreError} comes from.
- */
+/** Which store operation a {@link PostgresStoreError} comes from. */
 export type PostgresStoreOperation =
   | 'claim'
   | 'complete'
@@ -12,7 +10,6 @@ export type PostgresStoreOperation =
   | 'transact'
   | 'schema'
   | 'purge'
-  // PostgresStatusStore's
   | 'watch'
   | 'unwatch'
   | 'nudge'
@@ -26,19 +23,8 @@ export type PostgresStoreOperation =
   | 'findByKey';
 
 /**
- * A statement behind `PostgresEventStore` or `PostgresStatusStore` failed: the connection was refused or lost, PostgreSQL
- * answered with an error (a missing table: call `ensureSchema()`), a timeout ended the
- * transaction, or `complete` found another worker's claim. `cause` holds what the driver threw;
- * the message never holds a connection string's password.
- *
- * The webhook handler answers 503 when its store fails, so the provider redelivers later.
- *
- * @example
- * try {
- *   await store.ensureSchema();
- * } catch (error) {
- *   if (error instanceof PostgresStoreError) logger.error(`${error.operation} failed`, error.cause);
- * }
+ * A PostgreSQL store's statement failed: connection refused or lost, an error from PostgreSQL (a missing table: `ensureSchema()`),
+ * a timeout, or `complete` found another claim. `cause` is what the driver threw; the message never holds a password.
  */
 export class PostgresStoreError extends CheckoutError {
   override readonly name = 'PostgresStoreError' as const;
@@ -51,7 +37,6 @@ export class PostgresStoreError extends CheckoutError {
   }
 }
 
-/** `error` (from the driver) as a {@link PostgresStoreError} of `operation`, with a short masked reason. */
 export function storeError(operation: PostgresStoreOperation, error: unknown): PostgresStoreError {
   if (error instanceof PostgresStoreError) return error;
   const message = error instanceof Error ? error.message : String(error);
@@ -67,7 +52,6 @@ export function storeError(operation: PostgresStoreOperation, error: unknown): P
   const suffix = typeof code === 'string' && code !== '' && !reason.includes(code) ? ` (${code})` : '';
   const attempts = (error as { attempts?: unknown } | null)?.attempts;
   if (code === '40001' || code === '40P01') {
-    // said for what it is: contention the server's isolation level creates, not an outage
     const what = code === '40001' ? 'a serialization failure' : 'a deadlock';
     const tries =
       typeof attempts !== 'number' ? '' : attempts === 1 ? ' in its only attempt' : ` in each of ${countOf(attempts, 'attempt')}`;
@@ -81,28 +65,13 @@ export function storeError(operation: PostgresStoreOperation, error: unknown): P
   return new PostgresStoreError(`PostgreSQL ${operation} failed: ${reason}${suffix}`, { operation, cause: error });
 }
 
-/**
- * Why a {@link PostgresTransactionError} was thrown.
- */
+/** Why a {@link PostgresTransactionError} was thrown. */
 export type PostgresTransactionErrorReason = 'misuse' | 'ended' | 'lost' | 'unsupported-driver';
 
 /**
- * A delivery's transaction could not be trusted, so nothing was acknowledged:
- *
- * - `'misuse'`: `onEvent` ended or replaced its transaction (`COMMIT`, `ROLLBACK`, `BEGIN` through
- *   `transaction`), released or `end()`ed it, or returned while a statement on it was still running. The
- *   delivery fails (500), its claim is released, and the message says what to do instead.
- * - `'ended'`: a statement was started on `transaction` after `onEvent` returned; it is refused,
- *   never run (it would land in another delivery's transaction).
- * - `'lost'`: the transaction's session died or stopped answering (a restart, a reset, a blackholed
- *   network); the delivery fails with 503 and is redelivered.
- * - `'unsupported-driver'`: `transactional: true` with postgres.js, which can run a dead
- *   transaction's statements on another session (porsager/postgres#1155); use `pg`.
- *
- * @example
- * onEvent: async ({ transaction }) => {
- *   await transaction.query('SAVEPOINT partial'); // not COMMIT / ROLLBACK: the store commits
- * }
+ * A store's transaction could not be trusted, so nothing was recorded. `'misuse'`: the partner's code ended, replaced, released
+ * or `end()`ed it, or left a statement running (500; use SAVEPOINT for partial undo). `'ended'`: a statement after the code
+ * returned, refused. `'lost'`: its session died (503, redelivered). `'unsupported-driver'`: `transactional: true` with postgres.js.
  */
 export class PostgresTransactionError extends CheckoutError {
   override readonly name = 'PostgresTransactionError' as const;

@@ -1,19 +1,6 @@
 /**
- * `checkout-partner-sdk/postgres`: webhook deduplication ({@link PostgresEventStore}) and the status
- * tracker's records ({@link PostgresStatusStore}) in the partner's own PostgreSQL, each optionally
- * inside its own transaction for exactly-once effects.
- *
- * Bring your own driver: node-postgres (`pg` v8, a `Pool`) or postgres.js (`postgres` v3, a `sql`),
- * both optional peer dependencies that this entry never imports.
- *
- * @example
- * import pg from 'pg';
- * import { PostgresEventStore } from 'checkout-partner-sdk/postgres';
- * const pool = new pg.Pool();
- * pool.on('error', (error) => console.warn('idle PostgreSQL client lost', error.message)); // pg requires it
- * const store = new PostgresEventStore({ pool, transactional: true });
- * await store.ensureSchema();
- *
+ * `checkout-partner-sdk/postgres`: webhook dedupe ({@link PostgresEventStore}) and tracker records ({@link PostgresStatusStore})
+ * in your PostgreSQL, on your `pg` (v8) or postgres.js (v3) driver; with `pg`, optionally in a transaction for exactly-once effects.
  * @module
  */
 export { PostgresEventStore } from './event-store.js';

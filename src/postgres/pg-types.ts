@@ -1,9 +1,4 @@
-// The parts of node-postgres the store uses, types only (driver.ts and pg-session.ts both need them).
-
-/**
- * The part of a node-postgres (`pg`, v8) `Pool` the store uses: `query` for single statements and
- * `connect` for a client to run a transaction on. A `pg.Pool` fits.
- */
+/** The part of a node-postgres (`pg` v8) `Pool` the stores use. */
 export interface PgPoolLike {
   /** Runs one statement on a pooled connection. */
   query(text: string, values?: unknown[]): Promise<PgQueryResult>;
@@ -11,17 +6,13 @@ export interface PgPoolLike {
   connect(): Promise<PgPoolClientLike>;
 }
 
-/**
- * The part of a `pg` query result the store reads.
- */
+/** The part of a `pg` query result the stores read. */
 export interface PgQueryResult {
   /** The rows, as plain objects. */
   rows: unknown[];
 }
 
-/**
- * The part of a `pg` `PoolClient` the store uses.
- */
+/** The part of a `pg` `PoolClient` the stores use. */
 export interface PgPoolClientLike {
   /** Runs one statement on this client's connection. */
   query(text: string, values?: unknown[]): Promise<PgQueryResult>;

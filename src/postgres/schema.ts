@@ -1,32 +1,20 @@
 import type { Driver } from './driver.js';
 import { PostgresStoreError, storeError } from './errors.js';
 
-/** SQLSTATE insufficient_privilege. */
 const INSUFFICIENT_PRIVILEGE = '42501';
 
-/** What {@link ensureTable} needs of a store's statements. */
 export interface SchemaStatements {
-  /** The `CREATE … IF NOT EXISTS` statements. */
   schema: readonly string[];
-  /** The advisory lock that serialises concurrent creations (see `schemaLockSql`). */
   schemaLock: string;
-  /** The shape query (see `shapeSql`): one `problem` per row, none when the table is right. */
   shape: string;
-  /** Rows when a table of the right shape still needs `schema` run (what an earlier version made differently). */
+  /** Rows when a table of the right shape still needs `schema` run (an earlier version's). */
   migrationNeeded?: string;
-  /** With `refusedValues` as its parameters: a row (`name`, `kind`) per constraint of an earlier version and value of this one it refuses. */
+  /** A row (`name`, `kind`) per earlier version's constraint and `refusedValues` value it refuses. */
   migrationRefuses?: string;
-  /** The parameters of `migrationRefuses`. */
   refusedValues?: readonly unknown[];
 }
 
-/**
- * `ensureSchema()` of both stores. The shape is checked first, so a table that migrations made
- * from `schemaSql` needs no CREATE right at all (a role with SELECT, INSERT, UPDATE and DELETE
- * only); only what is missing is created (`CREATE … IF NOT EXISTS` under an advisory lock, in one
- * simple query), then the shape is checked again, and the role's rights on the table last. A
- * refusal (42501) names the right that is missing and what it was needed for.
- */
+/** `ensureSchema()`: the shape is checked first, so a table that migrations made needs no CREATE right. */
 export async function ensureTable(driver: Driver, sql: SchemaStatements, table: string, timeoutMs: number): Promise<void> {
   const shapeProblems = async () => (await driver.query(sql.shape, [], timeoutMs)).map((row) => String(row['problem']));
   let problems: string[];
@@ -37,14 +25,14 @@ export async function ensureTable(driver: Driver, sql: SchemaStatements, table: 
   }
   if (problems.length > 0) {
     try {
-      // one simple query, so one implicit transaction holds the lock over the DDL without BEGIN
+      // one simple query: its implicit transaction holds the lock over the DDL
       await driver.script(`${sql.schemaLock}\n${sql.schema.join('\n')}`, timeoutMs);
       problems = await shapeProblems();
     } catch (error) {
       const tableExists = !problems.includes('the table does not exist');
       const refused = privilegeError(error, 'CREATE', `to create what is missing (${problems.join('; ')})`, tableExists);
       if (refused !== undefined) throw refused;
-      // a table of another shape fails CREATE INDEX (a missing column): say what is wrong with it instead
+      // a table of another shape fails CREATE INDEX: say what is wrong with it instead
       const found = await shapeProblems().catch(() => []);
       if (found.length === 0) throw storeError('schema', error);
       problems = found;
@@ -75,12 +63,7 @@ export async function ensureTable(driver: Driver, sql: SchemaStatements, table: 
   }
 }
 
-/**
- * Runs the schema again for a table an earlier version made (the status table's 1.0 CHECK on kind).
- * A role that may not alter the table (a migrations-managed one) leaves it as it is while what the
- * migration removes refuses nothing of this version; once it would refuse a kind this version
- * has, the error says what the table's owner must run.
- */
+/** A role that may not alter an earlier version's table leaves it while it refuses no kind of this one; else says what to run. */
 async function migrate(driver: Driver, needed: string, sql: SchemaStatements, table: string, timeoutMs: number): Promise<void> {
   try {
     if ((await driver.query(needed, [], timeoutMs)).length === 0) return;
@@ -94,10 +77,6 @@ async function migrate(driver: Driver, needed: string, sql: SchemaStatements, ta
   }
 }
 
-/**
- * The error of a table whose constraints from an earlier version refuse values this version
- * writes, and that only its owner may drop: the statements to run as the owner.
- */
 function migrationRefused(table: string, rows: readonly Record<string, unknown>[], cause: unknown): PostgresStoreError {
   const names = [...new Set(rows.map((row) => String(row['name'])))];
   const kinds = [...new Set(rows.map((row) => String(row['kind'])))];
@@ -110,14 +89,13 @@ function migrationRefused(table: string, rows: readonly Record<string, unknown>[
   );
 }
 
-/** The table rights the store's statements use that the current role lacks, one `privilege` per row. */
 function privilegesSql(table: string): string {
   // the table name is a checked, quoted identifier: safe inside a literal
   return `SELECT p AS privilege FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']) AS p
 WHERE NOT has_table_privilege(to_regclass('${table}'), p)`;
 }
 
-/** A 42501 from the driver as a {@link PostgresStoreError} that says which right is missing and what it was for; otherwise undefined. */
+/** A 42501 as a {@link PostgresStoreError} that says which right is missing and what for; otherwise undefined. */
 function privilegeError(
   error: unknown,
   schemaRight: 'USAGE' | 'CREATE',
@@ -126,10 +104,9 @@ function privilegeError(
 ): PostgresStoreError | undefined {
   if ((error as { code?: unknown } | null)?.code !== INSUFFICIENT_PRIVILEGE) return undefined;
   const message = error instanceof Error ? error.message : String(error);
-  // "permission denied for schema public" → CREATE (or USAGE) on that schema; "must be owner of table x" → ownership
   const right = /permission denied for schema (\S+)/.exec(message);
   const owner = /must be owner of (?:table|relation) (\S+)/.exec(message);
-  // an existing table (an index a newer version added) can only be completed by its owner
+  // only its owner can complete an existing table
   const advice =
     tableExists || owner
       ? `only the table's owner can add ${neededFor.replace(/^to create /, '')}`

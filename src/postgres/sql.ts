@@ -1,28 +1,19 @@
 import { typeName } from '../internal/type-name.js';
 
-/** The table's name when the `table` option is not given. */
 export const DEFAULT_TABLE = 'checkout_webhook_events';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
 
-/** A checked `table` option: its quoted SQL name, its index's name, and its schema (undefined: the current one). */
+/** A checked `table` option. */
 export interface TableName {
-  /** `"name"` or `"schema"."name"`. */
   quoted: string;
-  /** The quoted name of the `first_seen` index. */
   index: string;
-  /** The schema as written, or undefined for the current schema (the first of `search_path` that exists). */
+  /** Undefined: the current schema. */
   schema: string | undefined;
-  /** The table's own name, as written. */
   name: string;
 }
 
-/**
- * The `table` option as a {@link TableName}, else a `TypeError`. Only plain identifiers are
- * accepted, so the name can never carry SQL; `pg_temp` (a temporary table, one per session) and
- * other `pg_` schemas are refused: every session would see a table of its own. `defaultName` is
- * the table when the option is not given (each store has its own).
- */
+/** Plain identifiers only, so the name never carries SQL; `pg_` schemas are refused (`pg_temp` gives each session its own table). */
 export function tableName(value: unknown, defaultName = DEFAULT_TABLE): TableName {
   if (value === undefined) value = defaultName;
   const parts = typeof value === 'string' ? value.split('.') : [];
@@ -47,18 +38,13 @@ export function tableName(value: unknown, defaultName = DEFAULT_TABLE): TableNam
   };
 }
 
-/**
- * The quoted name of the table's index `<table>_<suffix>`. PostgreSQL would cut a longer name to 63
- * bytes, which for a long table name can be the table's own name (and IF NOT EXISTS then skips the
- * index): a long name is shortened with a hash instead.
- */
+/** `<table>_<suffix>`, hashed past 63 bytes: PostgreSQL's cut could give the table's own name, and IF NOT EXISTS skip the index. */
 export function indexName(table: string, suffix: string): string {
   const full = `${table}_${suffix}`;
-  // 52 - suffix: the same 62-byte names as before this was shared (the event store's indexes keep their names)
+  // existing indexes keep their names: never change this
   return `"${full.length <= 63 ? full : `${table.slice(0, 52 - suffix.length)}_${fnv1a(table)}_${suffix}`}"`;
 }
 
-/** FNV-1a of `text` as 8 hex digits: a short, stable tag for a cut name. */
 function fnv1a(text: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
@@ -68,41 +54,32 @@ function fnv1a(text: string): string {
   return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
-/** The two-key advisory lock space of `ensureSchema()`, so it cannot meet an application's own one-key locks. */
+/** Two-key advisory locks cannot meet an application's one-key locks. */
 const SCHEMA_LOCK_SPACE = 0x636b6f; // "cko"
 
-/**
- * `ensureSchema()`'s advisory lock: serialises concurrent calls on the table as PostgreSQL resolves
- * it (`t` and `public.t` take the same lock). Run first in the same simple query as the DDL.
- */
+/** Serialises `ensureSchema()` on the table as PostgreSQL resolves it; run first in the same simple query as the DDL. */
 export function schemaLockSql(table: TableName): string {
   return `SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_SPACE}, hashtext(${resolvedNameSql(table)}));`;
 }
 
-/** An SQL expression for the table's name as PostgreSQL resolves it (`t` and `public.t` give the same text). */
+/** The table's name as PostgreSQL resolves it (`t` and `public.t` give the same text). */
 export function resolvedNameSql(table: TableName): string {
-  // identifiers only hold [A-Za-z0-9_$] (checked above), so they are safe inside a literal
+  // checked identifiers are safe inside a literal
   const schemaText = table.schema === undefined ? 'current_schema()' : `'${table.schema}'`;
   return `${schemaText} || '.' || '${table.name}'`;
 }
 
-/** What a store's table must look like, for {@link shapeSql}. */
 export interface TableShape {
-  /** Every column the store uses, with its type as `format_type` prints it. */
+  /** Types as `format_type` prints them. */
   columns: readonly (readonly [name: string, type: string])[];
-  /** The primary key's columns, in order. */
   primaryKey: readonly string[];
-  /** Text key columns that need a deterministic collation (a case-insensitive one would merge ids). */
+  /** A case-insensitive collation would merge ids. */
   deterministic: readonly string[];
-  /** Columns that must lead an index (the store's queries find rows through it, never by a scan). */
+  /** Columns that must lead an index, so that no query scans. */
   indexed?: readonly string[];
 }
 
-/**
- * A query returning what is wrong with the table's shape, one `problem` per row (no rows: it is
- * right): a permanent table, the columns with their types, the primary key, deterministic
- * collations on the key, and the indexes the store's queries depend on.
- */
+/** What is wrong with the table's shape, one `problem` per row (none: it is right). */
 export function shapeSql(table: TableName, shape: TableShape): string {
   const t = table.quoted;
   const expected = shape.columns.map(([name, type]) => `('${name}', '${type}')`).join(', ');
@@ -147,7 +124,6 @@ FROM actual a JOIN pg_collation co ON co.oid = a.collation
 WHERE a.name IN (${deterministic}) AND (to_jsonb(co) ->> 'collisdeterministic') = 'false'${indexed.join('')}`;
 }
 
-/** The shape {@link statementsFor}'s table must have. */
 const EVENT_TABLE_SHAPE: TableShape = {
   columns: [
     ['event_id', 'text'],
@@ -160,31 +136,24 @@ const EVENT_TABLE_SHAPE: TableShape = {
   ],
   primaryKey: ['event_id'],
   deterministic: ['event_id'],
-  // the purge finds old rows through it
   indexed: ['first_seen'],
 };
 
 /**
- * `value` as a dollar-quoted SQL string constant (`$v$…$v$`, the tag lengthened until it cannot
- * close early): safe to inline in a statement sent without parameters, whatever `value` holds and
- * whatever the session's `standard_conforming_strings` or client encoding, because a dollar-quoted
- * string has no escapes and ends only at its own tag (`$` is never part of a multibyte character in
- * any client encoding PostgreSQL takes). A constant plans as a parameter does (the key's index is
- * used, with the column's collation). `value` must hold no NUL (PostgreSQL `text` cannot; the
- * stores hash such ids).
+ * `value` as a dollar-quoted constant, safe to inline whatever it holds and whatever the session's settings or encoding: it has
+ * no escapes and ends only at its tag, which is lengthened until it cannot close early. `value` must hold no NUL.
  */
 export function textLiteral(value: string): string {
-  // a tag that occurs in value, or whose start value ends with, would end the string early; each
-  // `$` in value rules out at most one of these tags, so one of the first value.length + 1 fits
+  // each `$` in value rules out at most one tag, so one of the first value.length + 1 fits
   for (let n = 0; n <= value.length; n++) {
     const delimiter = n === 0 ? '$v$' : `$v${n}$`;
-    // the leading space keeps the opening tag from joining a preceding identifier
+    // the leading space keeps the tag from joining a preceding identifier
     if (`${value}${delimiter}`.indexOf(delimiter) === value.length) return ` ${delimiter}${value}${delimiter}`;
   }
   throw new Error('textLiteral: no dollar-quote tag fits'); // unreachable (see above)
 }
 
-/** The statements of one table. `$n` are parameters; every value travels as one, never in the text. */
+/** The statements of one table; every value travels as a `$n` parameter. */
 export function statementsFor(table: TableName) {
   const t = table.quoted;
   return {
@@ -200,14 +169,9 @@ export function statementsFor(table: TableName) {
 );`,
       `CREATE INDEX IF NOT EXISTS ${table.index} ON ${t} (first_seen);`,
     ],
-    /** See {@link schemaLockSql}. */
     schemaLock: schemaLockSql(table),
-    /** See {@link shapeSql}: `event_id` the whole primary key, with a deterministic collation. */
     shape: shapeSql(table, EVENT_TABLE_SHAPE),
-    /**
-     * $1 event id, $2 owner, $3 lease ms. Takes a new or lapsed, not done row in one statement, or
-     * one this very owner id holds (an owner's id is the same on each restart: taken back).
-     */
+    /** $1 event id, $2 owner, $3 lease ms. Takes a new, lapsed or this owner's row, never a done one, in one statement. */
     claim: `WITH claim AS (
   INSERT INTO ${t} AS e (event_id, state, lease_owner, lease_until)
   VALUES ($1::text, 'leased', $2::uuid, now() + $3::float8 * interval '1 millisecond')
@@ -217,56 +181,40 @@ export function statementsFor(table: TableName) {
   RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM claim) AS claimed, (SELECT state FROM ${t} WHERE event_id = $1::text) AS state`,
-    /** $1 event id, $2 owner (NULL: no lease). Marks done only the caller's own claim, or with no lease any row not done. */
+    /** $1 event id, $2 owner (NULL: no lease, any row not done). */
     complete: `WITH done AS (
   UPDATE ${t} SET state = 'done', done_at = now(), lease_owner = NULL, lease_until = NULL
   WHERE event_id = $1::text AND (state = 'leased' AND lease_owner = $2::uuid OR $2::uuid IS NULL AND state <> 'done')
   RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM done) AS completed, (SELECT state FROM ${t} WHERE event_id = $1::text) AS state`,
-    /** $1 event id: the row is gone (released, purged), so nobody holds it: record it done. */
+    /** $1 event id, whose row is gone: nobody holds it. */
     insertDone: `INSERT INTO ${t} (event_id, state, done_at) VALUES ($1::text, 'done', now()) ON CONFLICT (event_id) DO NOTHING`,
-    /** $1 event id, $2 owner, $3 lease ms. Extends the owner's own claim (while no other took the row): one row, or none. */
+    /** $1 event id, $2 owner, $3 lease ms. */
     renew: `UPDATE ${t} SET lease_until = now() + $3::float8 * interval '1 millisecond'
   WHERE event_id = $1::text AND state = 'leased' AND lease_owner = $2::uuid
   RETURNING 1`,
-    /**
-     * $1 event id. Milliseconds left on the live plain claim (`left_ms`, 0 when none); `state`
-     * `pending` for a row only a transaction can hold (its time left is not recorded).
-     */
+    /** $1 event id. A `pending` row only a transaction can hold, and its time left is not recorded. */
     leaseLeft: `SELECT state, CASE WHEN state = 'leased' AND lease_until > now()
   THEN ceil(extract(epoch FROM lease_until - now()) * 1000)::float8 ELSE 0 END AS left_ms
 FROM ${t} WHERE event_id = $1::text`,
-    /** $1 event id, $2 owner (NULL: no lease, any claim). Never a done row. */
+    /** $1 event id, $2 owner (NULL: any claim). */
     release: `DELETE FROM ${t} WHERE event_id = $1::text AND state = 'leased' AND ($2::uuid IS NULL OR lease_owner = $2::uuid)`,
-    /**
-     * The transactional mode's statements, sent without parameters in the transaction's own round
-     * trips (see `ProvenTransactionScript`): `id` and `type` are {@link textLiteral}s, `txid` digits.
-     */
+    /** Sent without parameters in the transaction's round trips: `id` and `type` are {@link textLiteral}s, `txid` digits. */
     transactional: {
-      /**
-       * Committed before the transaction (its prelude), so the row exists for every delivery:
-       * inside it, the insert would wait for another delivery's uncommitted insert.
-       */
+      /** Committed before the transaction: inside it, the insert would wait for another delivery's uncommitted insert. */
       insert: (id: string, type: string) =>
         `INSERT INTO ${t} (event_id, type, state) VALUES (${id}, ${type}, 'pending') ON CONFLICT (event_id) DO NOTHING`,
       /**
-       * Two statements, the transaction's opening: the row as committed (done, or no row), then
-       * the row locked without waiting (no row when another transaction holds it). A lock taken after
-       * a concurrent commit returns that committed version (READ COMMITTED re-checks it), so the
-       * second is the one to trust when it has the row. Two plain statements rather than one with a
-       * LATERAL join: each is a single index lookup.
+       * The row as committed, then locked without waiting (no row: another transaction holds it). A lock taken after a concurrent
+       * commit returns the committed version (READ COMMITTED re-checks it), so the second is the one to trust when it has the row.
        */
       claim: (id: string) => `SELECT state FROM ${t} WHERE event_id = ${id};
 SELECT e.state, coalesce(e.lease_until > now(), false) AS leased
 FROM ${t} e
 WHERE e.event_id = ${id}
 FOR UPDATE OF e SKIP LOCKED`,
-      /**
-       * The closing statement: marks done only inside the transaction that locked the row (nothing
-       * is written otherwise, and the transaction then refuses to commit). done_at is the clock now,
-       * just before COMMIT, not the transaction's start, so a long onEvent does not shorten the TTL.
-       */
+      /** Marks done only in the transaction that locked the row; `clock_timestamp()`, so a long `onEvent` does not shorten the TTL. */
       markDone: (
         id: string,
         type: string,
@@ -275,7 +223,7 @@ FOR UPDATE OF e SKIP LOCKED`,
   WHERE event_id = ${id} AND txid_current() = ${txid}::bigint
   RETURNING 1`,
     },
-    /** $1 ttl seconds, $2 batch size. Rows locked by a delivery are skipped, never waited for. */
+    /** $1 ttl seconds, $2 batch size. */
     purge: `WITH gone AS (
   DELETE FROM ${t} WHERE event_id IN (
     SELECT event_id FROM ${t}
@@ -291,5 +239,4 @@ SELECT count(*)::int AS purged FROM gone`,
   };
 }
 
-/** The SQL statements of one table, as {@link statementsFor} returns them. */
 export type TableStatements = ReturnType<typeof statementsFor>;

@@ -29,61 +29,30 @@ import { recordId, TurnEnds } from './turn-ends.js';
 
 /** Options of {@link PostgresStatusStore}. */
 export interface PostgresStatusStoreOptions<Pool extends PostgresPoolLike = PostgresPoolLike, Transactional extends boolean = boolean> {
-  /**
-   * A node-postgres `Pool` (`new pg.Pool(...)`, `pg` v8) or a postgres.js `sql` (`postgres(url)`,
-   * `postgres` v3, plain mode only). The store never connects, ends or configures it; give it a
-   * connection timeout (`pg`: `connectionTimeoutMillis`, postgres.js: `connect_timeout`).
-   */
+  /** A `pg` Pool or a postgres.js `sql` (plain mode only), which the store never configures: give it a connection timeout. */
   pool: Pool;
-  /**
-   * The table, `name` or `schema.name` (letters, digits, `_`, `$`; used quoted, as written).
-   * Trackers whose stores share a table share their records. Create it with
-   * {@link PostgresStatusStore.ensureSchema} or your migrations (the SQL is in `schemaSql`).
-   * @default 'checkout_status_records'
-   */
+  /** The table, `name` or `schema.name`, used quoted; trackers that share it share their records. @default 'checkout_status_records' */
   table?: string | undefined;
   /**
-   * Run `onChange` inside a transaction of the store and hand it that transaction
-   * (`change.transaction`, a `pg` `PoolClient`): the partner's writes through it commit together
-   * with the record's new handled status, so they happen exactly once per status change. Needs a
-   * `pg` Pool (a postgres.js `sql` is refused: a type error, and a `PostgresTransactionError` at
-   * run time).
-   * @default false
+   * Run `onChange` in the store's transaction, handed to it as `change.transaction`: writes through it commit with the handled
+   * status, exactly once per change. `pg` only. @default false
    */
   transactional?: (Pool extends PostgresJsSqlLike ? false : Transactional) | undefined;
   /**
-   * In transactional mode, the longest an `onChange` transaction may last, in milliseconds:
-   * PostgreSQL ends it past this (`statement_timeout`, `idle_in_transaction_session_timeout`), and
-   * the store destroys its connection a grace later when that end never arrives (a blackholed
-   * network). The change is then not recorded and is handed over again. The tracker ends it sooner
-   * when it gives `onChange` up (its `maxHandlingMs`, a drain that gave up): keep this at least that.
-   * @default 60_000 (the tracker's default `maxHandlingMs`)
+   * The longest an `onChange` transaction lasts, in milliseconds, ended by PostgreSQL and then by the store (the change is handed
+   * over again); at least the tracker's `maxHandlingMs`. @default 60_000 (the tracker's default `maxHandlingMs`)
    */
   transactionTimeoutMs?: number | undefined;
-  /**
-   * How long a record's last handled status is kept after its watch ended, in seconds, so a
-   * replayed provider event finds it and calls nothing. Older records are purged in batches of
-   * 1,000, at most once a minute per store instance. Keep it far longer than the provider retries a
-   * delivery (and than the event store's `ttlSeconds`).
-   * @default 2_592_000 (30 days)
-   */
+  /** How long an ended watch's handled status is kept, in seconds, for replayed events; then purged. @default 2_592_000 (30 days) */
   retentionSeconds?: number | undefined;
   /**
-   * How long, in milliseconds, the store waits for one of its statements outside an `onChange`
-   * transaction (its retries after a serialization failure or a deadlock included) before it
-   * rejects with `PostgresStoreError`; with `pg`, that connection is then destroyed, not returned
-   * to the pool, so a dead network costs a bounded wait.
-   * @default 10_000
+   * How long the store waits for a statement outside an `onChange` transaction (retries included), in milliseconds, before it
+   * rejects with `PostgresStoreError`; with `pg` the connection is then destroyed. @default 10_000
    */
   statementTimeoutMs?: number | undefined;
 }
 
-/**
- * Runs one status change inside the store's transaction; see
- * `TransactionalStatusStore.transact` (`checkout-partner-sdk/tracker`). `Transaction` is the `pg` `PoolClient` the pool gives.
- *
- * @inline
- */
+/** Runs one status change inside the store's transaction; see `TransactionalStatusStore.transact`. @inline */
 export type PostgresStatusTransact<Transaction> = (
   lease: StatusLease,
   status: string | null,
@@ -94,70 +63,27 @@ export type PostgresStatusTransact<Transaction> = (
 
 const OPTIONS = ['pool', 'table', 'transactional', 'transactionTimeoutMs', 'retentionSeconds', 'statementTimeoutMs'];
 const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
-// the tracker's default maxHandlingMs (not imported: the PostgreSQL entry does not load the tracker)
+// the tracker's default maxHandlingMs, not imported: this entry does not load the tracker
 const DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
-/** Rows one purge deletes at most, so a purge never holds many row locks or runs long. */
 const PURGE_BATCH = 1_000;
 const PURGE_EVERY_MS = 60_000;
 
-/** Thrown out of the transaction callback so it rolls back: the lease was lost, `work` never ran. */
+/** Thrown out of the transaction callback so that it rolls back. */
 class LeaseLost {}
 
 /**
- * A status tracker's store in the partner's own PostgreSQL, shared by any number of tracker
- * processes: one row per record (primary key `kind, external_id`), and an indexed `due_at` column
- * through which `claimDue` takes the due records (`ORDER BY due_at LIMIT n … FOR UPDATE SKIP
- * LOCKED`, one statement that also writes each lease's owner, token and end), never by scanning
- * every record. `extend`, `commit`, `reschedule` and `release` are one statement each that acts
- * only while the row holds the caller's lease token, so a process whose lease passed records
- * nothing; reschedules that arrive in the same turn of the event loop share one statement (each
- * row checked against its own token). A record's last handled status is kept for
- * `retentionSeconds` after its watch ends, then purged in bounded batches.
- *
- * **Transactional mode** (`transactional: true`, `pg` only): the tracker calls `transact` instead
- * of `commit`. It opens a proven transaction (as `PostgresEventStore`'s: its `txid_current()` is
- * recorded at `BEGIN`), takes the record's advisory lock (two `onChange` transactions of one
- * record never overlap) and checks the lease token, runs `onChange({ ...change, transaction })`,
- * then records the handled status in the same transaction with one statement that checks the
- * lease token on the row again and proves the txid, and commits (the lease passed meanwhile →
- * rollback, nothing recorded). The partner's writes through `transaction`
- * therefore commit together with the handled status: exactly once per status change, even when a
- * process is killed mid-way (PostgreSQL rolls both back, and the change is handed over again).
- * `onChange` throws → rollback, the change is handed over again later. `transaction` refuses
- * `BEGIN`/`COMMIT`/`ROLLBACK`/`release()` and every statement once `onChange` resolved
- * ({@link PostgresTransactionError}, `reason: 'misuse'`/`'ended'`); a lost session fails the turn
- * with a `PostgresStoreError` and records nothing. The record's row is not locked while `onChange`
- * runs, so a webhook's `nudge` of that record is stored at once and the heartbeat keeps the lease.
- *
- * **One clock.** Every lease and due time is PostgreSQL's (`statement_timestamp()` inside each
- * statement, milliseconds since the epoch), never a tracker's: a wall-clock step on one host, or
- * hosts whose clocks disagree, neither ends a live lease early nor stops the schedule; `claimDue`
- * hands back that clock as `claimedAt`. `reclaim(owner)` ends a restarted process's own live
- * leases through the partial `lease_owner` index.
- *
- * The store's transactions run at READ COMMITTED whatever the server's
- * `default_transaction_isolation`; a statement outside them that fails with a serialization
- * failure or a deadlock (40001, 40P01) is retried a few times within `statementTimeoutMs`.
- *
- * External ids of any characters are accepted (keyed as the event stores key event ids).
- * Every database failure rejects with {@link PostgresStoreError}. Requires PostgreSQL 11 or later.
+ * A {@link StatusStore} in your PostgreSQL (11+): a row per record, due rows claimed through an index on `due_at`, each lease
+ * check one statement, every time PostgreSQL's. Transactional mode (`pg` only): `onChange` runs in a proven transaction that
+ * holds the record's advisory lock (not its row, so nudges and heartbeats go on) and commits its writes with the handled status,
+ * exactly once per change. Failures reject with {@link PostgresStoreError}.
  *
  * @example
- * import pg from 'pg';
- * import { PostgresStatusStore } from 'checkout-partner-sdk/postgres';
- * import { createStatusTracker } from 'checkout-partner-sdk/tracker';
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000, keepAlive: true });
- * // pg requires it: an idle client whose session ends (a restart, a failover) is reported here, else the process crashes
- * pool.on('error', (error) => console.warn('idle PostgreSQL client lost', error.message));
  * const store = new PostgresStatusStore({ pool, transactional: true });
  * await store.ensureSchema();
- * const tracker = createStatusTracker({
- *   client, store,
- *   onChange: async ({ externalId, status, transaction }) => {
- *     await transaction.query('INSERT INTO fulfilments (order_id, status) VALUES ($1, $2)', [externalId, status]);
- *   },
- * });
+ * const tracker = createStatusTracker({ client, store, onChange: async ({ externalId, status, transaction }) => {
+ *   await transaction.query('INSERT INTO fulfilments (order_id, status) VALUES ($1, $2)', [externalId, status]);
+ * } });
  */
 export class PostgresStatusStore<
   Pool extends PostgresPoolLike = PostgresPoolLike,
@@ -171,26 +97,20 @@ export class PostgresStatusStore<
   readonly transactional: Transactional;
   /** The SQL `ensureSchema()` runs: put it in your migrations to create the table yourself. */
   readonly schemaSql: string;
-  /**
-   * Present in transactional mode only (`undefined` otherwise): the tracker records each change
-   * through it. See `TransactionalStatusStore.transact` (`checkout-partner-sdk/tracker`).
-   */
+  /** In transactional mode only: the tracker records each change through it (`TransactionalStatusStore.transact`). */
   readonly transact: Transactional extends true ? PostgresStatusTransact<PostgresTransaction<Pool>> : undefined;
   readonly #driver: Driver;
   readonly #sql: StatusStatements;
   readonly #statementTimeoutMs: number;
   readonly #transactionTimeoutMs: number;
   #nextPurgeAt = 0;
-  /** Each claimed record's found key as its claim returned it: `rememberKey` of the same key sends nothing. */
+  /** Each claimed record's found key: `rememberKey` of the same key sends nothing. */
   readonly #claimedKeys = new Map<string, string>();
-  /** No event noted before this (monotonic): `nudge` writes when the last event came at most once a second. */
   #nextEventNoteAt = 0;
-  /** Reschedules that arrive together, sent in one statement. */
   readonly #turnEnds = new TurnEnds(
     async (values) => (await this.#run('reschedule', this.#sql.endTurn, values)).length === 1,
     async (pending) => {
-      // endTurns takes a column per value: kind, key, token, next, delay, failures, priority, keep the nudge, missed
-      // (booleans as 't'/'f': postgres.js would send an array of booleans as one boolean)
+      // a column per value of endTurns; booleans as 't'/'f', since postgres.js sends an array of booleans as one boolean
       const columns = [0, 1, 2, 5, 6, 7, 8, 9, 11].map((at) =>
         pending.map((values) => (typeof values[at] === 'boolean' ? (values[at] ? 't' : 'f') : values[at])),
       );
@@ -228,31 +148,15 @@ export class PostgresStatusStore<
   }
 
   /**
-   * Checks the shape the store depends on (columns and types, the primary key, deterministic
-   * collations, the `due_at`, `ended_at`, `lease_owner` and `owed_at` indexes) and the role's rights
-   * on the table; creates only what is missing (`CREATE … IF NOT EXISTS`, serialised by an
-   * advisory lock so trackers starting together do not race; a table made by 1.0.0 gets its
-   * `owed_at` column, `ALTER TABLE … ADD COLUMN IF NOT EXISTS`). A table your migrations made from
-   * `schemaSql` thus needs no CREATE right: SELECT, INSERT, UPDATE and DELETE are enough. Safe to
-   * call on every start.
-   *
-   * @throws {PostgresStoreError} (operation `'schema'`) when PostgreSQL refuses (the message names
-   *   the missing right: CREATE on the schema, the table's ownership, or a table right), or the
-   *   table exists with another shape (the message names what is wrong), or a CHECK on `kind` (as
-   *   1.0.0 made the table) refuses a kind of this version and the role does not own the table to
-   *   drop it (the message holds the `ALTER TABLE … DROP CONSTRAINT` to run as the owner).
+   * Checks the table and the role's rights, creating or migrating only what is missing: safe on every start, and a table made from
+   * `schemaSql` needs no CREATE right. @throws {PostgresStoreError} (`'schema'`) naming the missing right, what is wrong with the
+   * table, or, for a 1.0.0 table's CHECK on `kind` that refuses a kind and that only its owner may drop, the statement to run.
    */
   async ensureSchema(): Promise<void> {
     await ensureTable(this.#driver, this.#sql, this.table, this.#statementTimeoutMs);
   }
 
-  /**
-   * Deletes at most `maxRows` records whose watch ended more than `retentionSeconds` ago, skipping
-   * rows anybody holds, and resolves with how many it deleted. The store runs it on its own at most
-   * once a minute (from `claimDue`); call it from a job when you want more.
-   *
-   * @throws {PostgresStoreError} (operation `'purge'`)
-   */
+  /** Deletes at most `maxRows` records past `retentionSeconds`, skipping held ones; resolves how many. `claimDue` runs it once a minute. */
   async purgeExpired(maxRows = PURGE_BATCH): Promise<number> {
     wholeNumber('maxRows', maxRows, PURGE_BATCH);
     const rows = await this.#run('purge', this.#sql.purge, [this.retentionSeconds, maxRows]);
@@ -260,15 +164,8 @@ export class PostgresStatusStore<
   }
 
   /**
-   * Starts watching the record, due at once (idempotent: a record already watched keeps its
-   * schedule). With `transaction` (transactional mode), the partner's own open transaction (the
-   * `pg` client they ran `BEGIN` on), the watch is written through it: it commits
-   * with the partner's own write (an order row and its watch) or rolls back with it. The store
-   * never ends or bounds that transaction; the partner does.
-   *
-   * @throws {TypeError} when `transaction` is not a `pg` client (a pool is refused: it would write
-   *   outside the transaction), or the store is not transactional.
-   * @throws {PostgresStoreError} (operation `'watch'`)
+   * As {@link StatusStore.watch}; with `transaction` (transactional mode: the `pg` client you ran `BEGIN` on, never a pool) the watch
+   * commits or rolls back with your own write. The store never ends or bounds that transaction.
    */
   async watch(
     kind: StatusKind,
@@ -299,20 +196,13 @@ export class PostgresStatusStore<
   async nudge(kind: StatusKind, externalId: string, nudge: { event?: WebhookEvent | undefined } = {}): Promise<void> {
     if (nudge === null || typeof nudge !== 'object') throw new TypeError(`nudge must be an object, got ${typeName(nudge)}`);
     const key = await keyOf(kind, externalId);
-    // a bounded projection (MAX_TRACKED_EVENT_BYTES), whoever calls: a row never holds a whole payload;
-    // JSON escapes a NUL and lone surrogates, which PostgreSQL text cannot hold
+    // bounded whoever calls; JSON escapes a NUL and lone surrogates, which text cannot hold
     const event = nudge.event === undefined ? null : JSON.stringify(projectEvent(nudge.event));
     await this.#run('nudge', this.#sql.nudge, [kind, key, JSON.stringify(externalId), event, NUDGE_PRIORITY_MS]);
     if (event !== null) await this.#noteEvent();
   }
 
-  /**
-   * When a nudge with an event last reached the table (any process), and how long ago, on
-   * PostgreSQL's clock (to the second: `nudge` notes it at most once a second per store);
-   * `undefined` before the first.
-   *
-   * @throws {PostgresStoreError} (operation `'count'`)
-   */
+  /** As {@link StatusStore.lastEvent}, to the second: `nudge` notes an event at most once a second per store. */
   async lastEvent(): Promise<LastEvent | undefined> {
     const row = (await this.#run('count', this.#sql.lastEvent, []))[0];
     if (row === undefined) return undefined;
@@ -323,7 +213,7 @@ export class PostgresStatusStore<
     return { at, ageMs: Math.max(0, age) };
   }
 
-  /** Notes that an event came, at most once a second (pacing on a monotonic clock); best effort: a failure only delays it. */
+  /** Best effort: a failure only delays the note. */
   async #noteEvent(): Promise<void> {
     const now = performance.now();
     if (now < this.#nextEventNoteAt) return;
@@ -331,8 +221,6 @@ export class PostgresStatusStore<
     try {
       await this.#run('nudge', this.#sql.noteEvent, []);
     } catch {
-      // the nudge itself is stored; the next event notes it again (a tracker that sees no event
-      // reads announced changes at the fast pace: costlier, never later)
       this.#nextEventNoteAt = 0;
     }
   }
@@ -347,14 +235,12 @@ export class PostgresStatusStore<
     this.#purgeNow();
     const base = `${owner}:${globalThis.crypto.randomUUID()}`;
     const rows = await this.#run('claim', this.#sql.claimDue, [limit, ms(leaseMs), owner, base]);
-    // RETURNING has no order: n is each row's place in due order
-    rows.sort((a, b) => Number(a['n']) - Number(b['n']));
+    rows.sort((a, b) => Number(a['n']) - Number(b['n'])); // RETURNING has no order
     return rows.map((row) => {
       const state = stateOf(row);
       const token = row['lease_token'];
       if (typeof token !== 'string')
         throw new PostgresStoreError('PostgreSQL claim failed: a claimed row came back without its lease', { operation: 'claim' });
-      // the time it was due before the claim moved it to the lease end (the tracker's lag metric)
       const dueAt = Number(row['was_due_at']);
       const claimedAt = Number(row['claimed_at']);
       this.#noteClaimedKey(state.kind, state.externalId, row['found_key']);
@@ -367,12 +253,6 @@ export class PostgresStatusStore<
     });
   }
 
-  /**
-   * Records watched now (both kinds), for the tracker's `checkout.tracker.watched` gauge: a count
-   * over the partial `due_at` index, which holds exactly the watched records.
-   *
-   * @throws {PostgresStoreError} (operation `'count'`)
-   */
   async countWatched(): Promise<number> {
     const watched = Number((await this.#run('count', this.#sql.countWatched, []))[0]?.['watched']);
     if (!Number.isSafeInteger(watched))
@@ -380,13 +260,6 @@ export class PostgresStatusStore<
     return watched;
   }
 
-  /**
-   * The watched records whose read is owed (not read successfully when their schedule said) and
-   * how late the most overdue one is, on PostgreSQL's clock, for `tracker.health()` and the
-   * tracker's overdue gauges: a count over the partial `owed_at` index, reading the overdue rows only.
-   *
-   * @throws {PostgresStoreError} (operation `'count'`)
-   */
   async overdue(): Promise<OverdueRecords> {
     const row = (await this.#run('count', this.#sql.overdue, []))[0];
     const count = Number(row?.['overdue']);
@@ -418,14 +291,6 @@ export class PostgresStatusStore<
     await this.#run('release', this.#sql.release, [lease.kind, key, lease.token]);
   }
 
-  /**
-   * Ends every lease `owner` holds, each watched record due at once (its nudge, event and failures
-   * kept), and resolves with how many it ended: a tracker restarted with the same `owner` takes
-   * back what its previous life held instead of waiting a whole lease. Found through the partial
-   * `lease_owner` index, never by scanning the table.
-   *
-   * @throws {PostgresStoreError} (operation `'reclaim'`)
-   */
   async reclaim(owner: string): Promise<number> {
     checkOwner(owner);
     const rows = await this.#run('reclaim', this.#sql.reclaim, [owner]);
@@ -440,7 +305,6 @@ export class PostgresStatusStore<
   async rememberKey(kind: StatusKind, externalId: string, key: string): Promise<void> {
     checkFoundKey(key);
     const found = await eventRowId(key);
-    // the row's key as this store's claim of it returned it: a read that shows it again writes nothing
     if (this.#claimedKeys.get(claimedKeyOf(kind, externalId)) === found) return;
     await this.#run('rememberKey', this.#sql.rememberKey, [kind, await keyOf(kind, externalId), found]);
   }
@@ -470,16 +334,15 @@ export class PostgresStatusStore<
         leaseBounds(this.#transactionTimeoutMs),
         async (transaction) => {
           await transaction.query(this.#sql.recordLock, [lease.kind, key]);
-          // a statement after the lock: its snapshot sees what a transaction that held it committed
+          // a statement after the lock, whose snapshot sees what the lock's last holder committed
           const rows = await transaction.query(this.#sql.held, [lease.kind, key, lease.token]);
           if (rows[0]?.['held'] !== true) throw new LeaseLost();
           await runPartnerWork(transaction, work);
-          // one statement that checks the lease token on the row (locking it until COMMIT) and proves
-          // the txid: the status is recorded only in this very transaction, and only while the lease holds
+          // checks the lease on the row again and proves the txid: recorded only in this transaction, while leased
           const ended = await transaction.query(this.#sql.endTurn, endTurnValues(lease, key, status, turn, transaction.txid));
           if (ended.length === 1) return true;
-          await transaction.prove(); // throws when the session left the transaction (a COMMIT or ROLLBACK got through)
-          throw new LeaseLost(); // the lease passed while onChange ran (its heartbeat failed): roll its writes back
+          await transaction.prove(); // throws when a COMMIT or ROLLBACK got through
+          throw new LeaseLost(); // the lease passed while onChange ran: roll its writes back
         },
         {},
         signal,
@@ -498,7 +361,7 @@ export class PostgresStatusStore<
     }
   }
 
-  /** Keeps a claimed row's found key (the latest claim's, bounded: a forgotten one is written again). */
+  /** Bounded: a forgotten key is only written again. */
   #noteClaimedKey(kind: StatusKind, externalId: string, found: unknown): void {
     const record = claimedKeyOf(kind, externalId);
     this.#claimedKeys.delete(record);
@@ -507,9 +370,8 @@ export class PostgresStatusStore<
     if (this.#claimedKeys.size > CLAIMED_KEYS_LIMIT) this.#claimedKeys.delete(this.#claimedKeys.keys().next().value!);
   }
 
-  /** Starts one purge batch in the background when the last one began a minute ago or more. */
   #purgeNow(): void {
-    const now = performance.now(); // pacing only, on a monotonic clock: a wall-clock step neither stops nor floods it
+    const now = performance.now(); // monotonic: a wall-clock step neither stops nor floods the purges
     if (now < this.#nextPurgeAt) return;
     this.#nextPurgeAt = now + PURGE_EVERY_MS;
     // best effort: a failed purge is retried a minute later, and never fails a claim
@@ -517,7 +379,6 @@ export class PostgresStatusStore<
   }
 }
 
-/** The refusal of a `watch` transaction that is not an open pg client. */
 function notATransaction(transaction: unknown): TypeError {
   return new TypeError(
     'watch: transaction must be your open transaction, the pg client you ran BEGIN on (from pool.connect()); a pool would write the watch outside it. ' +
@@ -525,11 +386,7 @@ function notATransaction(transaction: unknown): TypeError {
   );
 }
 
-/**
- * The `transaction` of a watch as a way to run one statement on it, or undefined without one: a
- * `pg` client. A pool is refused: each of its statements would run on whichever connection is
- * free, outside the partner's transaction.
- */
+/** A pool is refused: its statements would run on whichever connection is free, outside the partner's transaction. */
 function watchOptions(options: unknown): ((text: string, values: unknown[]) => Promise<unknown>) | undefined {
   if (options === undefined) return undefined;
   if (options === null || typeof options !== 'object') throw new TypeError(`watch options must be an object, got ${typeName(options)}`);
@@ -547,7 +404,6 @@ function watchOptions(options: unknown): ((text: string, values: unknown[]) => P
   return async (text, values) => query.call(transaction, text, values);
 }
 
-/** A record's key column: its externalId as the event stores key ids (hashed when text cannot hold it). */
 async function keyOf(kind: StatusKind, externalId: string): Promise<string> {
   checkKind(kind);
   checkExternalId(externalId);
@@ -561,7 +417,7 @@ async function leaseKey(lease: StatusLease): Promise<string> {
   return keyOf(lease.kind, lease.externalId);
 }
 
-/** The parameters of the `endTurn` statement; `status` undefined: a reschedule (nothing handled). */
+/** `status` undefined: a reschedule. */
 function endTurnValues(
   lease: StatusLease,
   key: string,
@@ -591,14 +447,12 @@ function ms(value: number): number {
   return Math.ceil(value);
 }
 
-/** The most claimed records whose found key the store keeps. */
 const CLAIMED_KEYS_LIMIT = 10_000;
 
 function claimedKeyOf(kind: StatusKind, externalId: string): string {
   return `${kind}\u0000${externalId}`;
 }
 
-/** A row the store's statements return, as a record's state. */
 function stateOf(row: Record<string, unknown>): StatusRecordState {
   const kind = row['kind'];
   const idJson = row['external_id_json'];

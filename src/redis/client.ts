@@ -5,37 +5,25 @@ import { escapeControl, quote } from '../internal/quote.js';
 import { RedisStoreError, type RedisStoreOperation } from './errors.js';
 import { keySlot } from './slot.js';
 
-/**
- * The part of an [ioredis](https://github.com/redis/ioredis) client (v5 or later, `Redis` or
- * `Cluster`) that the Redis stores use: `call` runs a raw command (a `Cluster` routes it by its key).
- */
+/** The part of an [ioredis](https://github.com/redis/ioredis) client (v5 or later, `Redis` or `Cluster`) the Redis stores use. */
 export interface IoRedisClientLike {
-  /** ioredis' raw command call, e.g. `call('GET', key)`. */
+  /** Runs a raw command, e.g. `call('GET', key)` (a `Cluster` routes it by its key). */
   call(command: string, ...args: string[]): Promise<unknown>;
 }
 
-/**
- * The part of a [node-redis](https://github.com/redis/node-redis) client (the `redis` package, v4
- * or later) that the Redis stores use: `sendCommand` runs a raw command. The client must be
- * connected (`await client.connect()`): one from `createClient` (`sendCommand(args)`) or a cluster
- * from `createCluster` (`sendCommand(firstKey, isReadonly, args)`).
- */
+/** The part of a connected [node-redis](https://github.com/redis/node-redis) client (`redis` v4 or later) the Redis stores use. */
 export interface NodeRedisClientLike {
-  /** node-redis' raw command call, e.g. `sendCommand(['GET', key])`. */
+  /** Runs a raw command, e.g. `sendCommand(['GET', key])`. */
   sendCommand(args: string[]): Promise<unknown>;
 }
 
-/**
- * The part of a node-redis cluster (`createCluster` from the `redis` package, connected) that the
- * Redis stores use: raw commands routed by their first key, and a client per master (to read each
- * master's eviction policy and to `WAIT` on the master that took a write).
- */
+/** The part of a connected node-redis cluster (`createCluster`) the Redis stores use. */
 export interface NodeRedisClusterLike {
-  /** node-redis' raw cluster command call, routed by `firstKey`. */
+  /** Runs a raw command, routed by `firstKey`. */
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
   /** The cluster's masters. */
   readonly masters: readonly unknown[];
-  /** The client of one node (from `masters`, or `getSlotMaster`). */
+  /** The client of one node (from `masters` or `getSlotMaster`): to read its eviction policy, to `WAIT` on it. */
   nodeClient(node: never): unknown;
   /** The master that serves `slot`. */
   getSlotMaster(slot: number): unknown;
@@ -44,26 +32,20 @@ export interface NodeRedisClusterLike {
 /** An `ioredis` client or `Cluster`, or a connected node-redis client or cluster (`redis` package). */
 export type RedisClientLike = IoRedisClientLike | NodeRedisClientLike | NodeRedisClusterLike;
 
-/**
- * Wait for replicas before a hand-over counts as recorded: after the write, the store sends
- * `WAIT replicas timeoutMs` on the connection that wrote it (Redis 3.0 or later). `WAIT` holds that
- * connection until it returns, so other commands on it queue behind.
- */
+/** Wait for replicas before a write counts as recorded: `WAIT` on the connection that wrote it (Redis 3.0+), which holds it meanwhile. */
 export interface WaitForReplicas {
   /** How many replicas must acknowledge the write (at least 1). */
   replicas: number;
-  /** How long to wait for them, in milliseconds (at least 1; `WAIT` with 0 would wait forever). */
+  /** How long to wait for them, in milliseconds (at least 1: `WAIT` with 0 waits forever). */
   timeoutMs: number;
 }
 
-/** A Lua script, run by its SHA-1 and sent in full only when Redis does not have it cached yet. */
 export interface LuaScript {
   readonly source: string;
-  /** Lowercase hex SHA-1 of `source`, computed once on first use. */
   sha?: Promise<string>;
 }
 
-/** ARGV: the owner's token. Deletes the key only while it still holds that token (a lease, a lock). */
+/** ARGV: the owner's token. Deletes the key only while it holds that token. */
 export const DELETE_IF_OWNER: LuaScript = {
   source: `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`,
@@ -71,44 +53,34 @@ return 0`,
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
 
-/** The only `maxmemory-policy` under which Redis never drops a key the stores wrote. */
 const SAFE_POLICY = 'noeviction';
 
-/** Options every Redis store passes to its {@link RedisConnection}. */
 export interface RedisConnectionOptions {
-  /** The store's class name, for messages. */
   owner: string;
   commandTimeoutMs: unknown;
-  /** Copy causes without their properties, because an ioredis error holds the command's arguments. */
+  /** An ioredis error holds the command's arguments: the token store passes on a copy without them. */
   redactCauses: boolean;
-  /** The store's `allowEvictingServer` option: skip the eviction-policy check. */
   allowEvictingServer: unknown;
-  /** The store's `waitForReplicas` option, when it has one. */
   waitForReplicas?: unknown;
 }
 
-/**
- * The one place that talks to either client: raw commands, scripts, timeouts and error mapping;
- * the eviction-policy check at first use; `WAIT` for replicas.
- */
+/** The one place that talks to either client: commands, scripts, timeouts, errors, the eviction-policy check, `WAIT`. */
 export class RedisConnection {
-  /** Whether the client is a Redis Cluster (ioredis `Cluster` or node-redis `createCluster`). */
   readonly cluster: boolean;
-  /** The `waitForReplicas` option, checked; `undefined` when not asked. */
   readonly waitForReplicas: WaitForReplicas | undefined;
   readonly #owner: string;
   readonly #transport: Transport;
   readonly #timeoutMs: number;
   readonly #redactCauses: boolean;
   readonly #checkPolicy: boolean;
-  /** The eviction-policy check, once it passed (or while it runs); cleared when it failed, to run again. */
+  /** The eviction-policy check, cleared when it fails so that the next use checks again. */
   #policy: Promise<void> | undefined;
 
   constructor(client: unknown, options: RedisConnectionOptions) {
     this.#owner = options.owner;
     this.#transport = transport(client, options.owner);
     this.cluster = this.#transport.cluster;
-    // at most what a timer holds: a longer one fires at once, timing out every command
+    // at most what a timer holds: a longer one fires at once
     this.#timeoutMs = timerMs('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS);
     this.#redactCauses = options.redactCauses;
     if (options.allowEvictingServer !== undefined && typeof options.allowEvictingServer !== 'boolean') {
@@ -118,12 +90,10 @@ export class RedisConnection {
     this.waitForReplicas = waitOption(options.owner, options.waitForReplicas);
   }
 
-  /** Runs one raw command, e.g. `['GET', key]`. */
   command(operation: RedisStoreOperation, args: string[]): Promise<unknown> {
     return this.#guard(operation, this.#timeoutMs, () => this.#call(args));
   }
 
-  /** Runs `script` with EVALSHA, falling back to EVAL when Redis answers NOSCRIPT. */
   script(operation: RedisStoreOperation, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
     return this.#guard(operation, this.#timeoutMs, async () => {
       const tail = [String(keys.length), ...keys, ...args];
@@ -137,12 +107,7 @@ export class RedisConnection {
     });
   }
 
-  /**
-   * With `waitForReplicas`, sends `WAIT` on the connection that just wrote `key` (the master of its
-   * slot) and rejects with a {@link RedisStoreError} when fewer replicas than asked acknowledged it:
-   * the write stays on the master (WAIT cannot undo it) but is not reported as recorded, so the
-   * caller does not acknowledge what a failover could still lose. Nothing without the option.
-   */
+  /** With `waitForReplicas`, `WAIT`s on the connection that wrote `key`; too few replicas: rejects (the write stays on the master). */
   async replicated(operation: RedisStoreOperation, key: string): Promise<void> {
     const wait = this.waitForReplicas;
     if (wait === undefined) return;
@@ -172,7 +137,6 @@ export class RedisConnection {
     return reply;
   }
 
-  /** `run()` after the eviction-policy check, bounded by `timeoutMs`, with every failure as a {@link RedisStoreError}. */
   async #guard<T>(operation: RedisStoreOperation, timeoutMs: number, run: () => Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -194,11 +158,10 @@ export class RedisConnection {
     return this.#redactCauses ? redacted(error) : error;
   }
 
-  /** Resolves once every master's `maxmemory-policy` was found to be `noeviction` (or the check is off). */
   #evictionChecked(operation: RedisStoreOperation): Promise<void> {
     if (!this.#checkPolicy) return Promise.resolve();
     this.#policy ??= this.#readPolicies(operation).catch((error: unknown) => {
-      this.#policy = undefined; // checked again at the next use: the server may be fixed meanwhile
+      this.#policy = undefined;
       throw error;
     });
     return this.#policy;
@@ -249,13 +212,11 @@ export class RedisConnection {
   }
 }
 
-/** A master to read `INFO` from: how to send it a command, and its address for messages. */
 interface Master {
   send(args: string[]): unknown;
   name: string | undefined;
 }
 
-/** How a client is driven: raw commands routed by their key, its masters, `WAIT` after a write of `key`. */
 interface Transport {
   cluster: boolean;
   send(args: string[]): unknown;
@@ -263,7 +224,7 @@ interface Transport {
   waitAfter(key: string, args: string[]): unknown;
 }
 
-/** A reply as a string: Redis bulk strings arrive as strings, or as bytes from some client settings. */
+/** A bulk string reply, which some client settings give as bytes. */
 export function replyString(reply: unknown): string | null | undefined {
   if (reply === null) return null;
   if (typeof reply === 'string') return reply;
@@ -273,7 +234,6 @@ export function replyString(reply: unknown): string | null | undefined {
 
 type Fn = (...args: unknown[]) => unknown;
 
-/** Checks a store's `client` option and returns how to drive it. */
 function transport(client: unknown, owner: string): Transport {
   const expected =
     `${owner}: client must be an ioredis client or Cluster (with call()) or a connected node-redis client or cluster ` +
@@ -292,7 +252,7 @@ function transport(client: unknown, owner: string): Transport {
         cluster: true,
         send,
         async masters() {
-          // the slots are known once the cluster is ready: a command first waits for that
+          // the slots are known once the cluster is ready, which a command waits for
           await send(['PING']);
           const list = nodes.call(client, 'master');
           if (!Array.isArray(list)) throw new Error('Cluster.nodes("master") did not return a list');
@@ -302,7 +262,7 @@ function transport(client: unknown, owner: string): Transport {
           }));
         },
         async waitAfter(key, args) {
-          // a pipeline goes to the master of its keys' slot, on the connection that wrote `key`
+          // a pipeline goes to the master of its keys' slot: the connection that wrote `key`
           const run = pipeline.call(client, [['exists', key], args.map((arg, i) => (i === 0 ? arg.toLowerCase() : arg))]) as {
             exec(): Promise<unknown>;
           };
@@ -339,7 +299,6 @@ function transport(client: unknown, owner: string): Transport {
           );
         },
         async waitAfter(key, args) {
-          // the client of the master serving the key's slot: the connection that wrote it
           const node = (await nodeClient.call(client, slotMaster.call(client, keySlot(key)))) as { sendCommand: Fn };
           return node.sendCommand(args);
         },
@@ -351,7 +310,7 @@ function transport(client: unknown, owner: string): Transport {
   throw new TypeError(`${expected} an object with neither`);
 }
 
-/** The key a node-redis cluster routes a command by: EVAL/EVALSHA's first key, else the first argument. */
+/** The key a node-redis cluster routes a command by. */
 function firstKey(args: string[]): string | undefined {
   const command = args[0]?.toUpperCase();
   if (command === 'EVAL' || command === 'EVALSHA') return Number(args[2]) > 0 ? args[3] : undefined;
@@ -389,7 +348,7 @@ function isNoScript(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }
 
-/** A short reason for the message: the client's message, at most 200 chars, with URL credentials masked. */
+/** The client's message, short, with URL credentials masked. */
 function reason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const masked = escapeControl(
@@ -401,7 +360,6 @@ function reason(error: unknown): string {
   return masked.length > 200 ? `${masked.slice(0, 200)}…` : masked || 'unknown error';
 }
 
-/** A copy of a client error with only its name, message and code. */
 function redacted(error: unknown): Error {
   const copy = new Error(reason(error));
   if (error instanceof Error) {

@@ -1,8 +1,6 @@
 import { CheckoutError } from '../errors.js';
 
-/**
- * Which store operation a {@link RedisStoreError} comes from.
- */
+/** Which store operation a {@link RedisStoreError} comes from. */
 export type RedisStoreOperation =
   | 'claim'
   | 'complete'
@@ -21,19 +19,8 @@ export type RedisStoreOperation =
   | 'findByKey';
 
 /**
- * A Redis command behind `RedisEventStore`, `RedisTokenStore` or `RedisStatusStore` failed: the connection was refused
- * or lost, the command ran past `commandTimeoutMs`, Redis answered with an error, or the reply made
- * no sense. `cause` holds what the Redis client threw (for the token store, a copy without the
- * command's arguments, which hold the token). The message never holds a stored value.
- *
- * The webhook handler answers 503 when its store fails, so the provider redelivers later.
- *
- * @example
- * try {
- *   await store.claim(eventId, 60_000);
- * } catch (error) {
- *   if (error instanceof RedisStoreError) logger.warn(`${error.operation} failed`, error.cause);
- * }
+ * A Redis store's command failed: refused or lost connection, past `commandTimeoutMs`, an error reply, or a reply that made no
+ * sense. `cause` is what the client threw (the token store's: a copy without the token); the message never holds a stored value.
  */
 export class RedisStoreError extends CheckoutError {
   override readonly name = 'RedisStoreError' as const;

@@ -1,28 +1,7 @@
 /**
- * `checkout-partner-sdk/redis`: Redis-backed stores that let many processes and machines share
- * webhook deduplication ({@link RedisEventStore}), the access token ({@link RedisTokenStore}) and
- * the status tracker's records ({@link RedisStatusStore}).
- *
- * Bring your own client: `ioredis` (v5 or later) or node-redis (the `redis` package, v4 or later),
- * both optional peer dependencies that this entry never imports; a Redis Cluster (ioredis `Cluster`,
- * node-redis `createCluster`) works too. Each store refuses a server whose `maxmemory-policy` may
- * evict its keys (`allowEvictingServer: true` opts out) and can wait for replicas before a
- * hand-over counts (`waitForReplicas`).
- *
- * @example
- * // ioredis
- * import Redis from 'ioredis';
- * import { RedisEventStore, RedisTokenStore } from 'checkout-partner-sdk/redis';
- * const redis = new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 1_000 });
- * const client = new CheckoutClient({ tokenStore: new RedisTokenStore({ client: redis }) });
- * const handler = createWebhookHandler({ secret, client, onEvent, store: new RedisEventStore({ client: redis }) });
- *
- * @example
- * // node-redis
- * import { createClient } from 'redis';
- * const redis = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
- * const store = new RedisEventStore({ client: redis });
- *
+ * `checkout-partner-sdk/redis`: a fleet's webhook dedupe ({@link RedisEventStore}), access token ({@link RedisTokenStore}) and
+ * tracker records ({@link RedisStatusStore}) in Redis or a Redis Cluster, on your `ioredis` (v5+) or node-redis (`redis` v4+)
+ * client. Each store refuses a server that may evict its keys (`allowEvictingServer: true` opts out).
  * @module
  */
 export { RedisEventStore } from './event-store.js';

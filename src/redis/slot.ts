@@ -1,7 +1,6 @@
-/** Redis Cluster's 16,384 hash slots. */
 export const CLUSTER_SLOTS = 16_384;
 
-/** CRC-16/XMODEM of `bytes`, the hash Redis Cluster puts keys in slots with. */
+/** CRC-16/XMODEM, Redis Cluster's key hash. */
 export function crc16(bytes: Uint8Array): number {
   let crc = 0;
   for (const byte of bytes) {
@@ -11,10 +10,7 @@ export function crc16(bytes: Uint8Array): number {
   return crc;
 }
 
-/**
- * The slot of `key`, as Redis Cluster computes it: the CRC16 of its hash tag (what is between the
- * first `{` and the first `}` after it, when not empty), else of the whole key.
- */
+/** The slot of `key`: the CRC16 of its hash tag (between the first `{` and the next `}`, when not empty), else of the whole key. */
 export function keySlot(key: string): number {
   const bytes = new TextEncoder().encode(key);
   const open = bytes.indexOf(0x7b);

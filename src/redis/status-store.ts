@@ -24,53 +24,28 @@ import { CLUSTER_SLOTS, keySlot } from './slot.js';
 
 /** Options of {@link RedisStatusStore}. */
 export interface RedisStatusStoreOptions {
-  /**
-   * An `ioredis` client or `Cluster`, or a connected node-redis client or cluster (`redis` package,
-   * from `createClient` or `createCluster`). The store never connects, quits or configures it.
-   */
+  /** An `ioredis` client or `Cluster`, or a connected node-redis client or cluster; the store never connects, quits or configures it. */
   client: RedisClientLike;
-  /**
-   * Put before every key. Trackers that share a prefix (and `shards`) share their records.
-   * @default 'checkout-partner-sdk:status:'
-   */
+  /** Put before every key; trackers that share a prefix (and `shards`) share their records. @default 'checkout-partner-sdk:status:' */
   prefix?: string | undefined;
   /**
-   * How many parts the due index is split into, each with its records in one hash slot of its own
-   * (`<prefix>{<tag>}due`, `<prefix>{<tag>}r:<kind>:<id>`), so a Redis Cluster spreads the records,
-   * their memory and the claims over its masters. A claim reads every part and takes the earliest
-   * due first, so each part costs a small script per claim: a few times the number of masters is
-   * enough. Fixed for a prefix: records written with another count are not found (use a new prefix
-   * to change it). With 1 on a single Redis, the keys are `<prefix>due` and `<prefix>r:<kind>:<id>`.
+   * How many parts the due index is split into, each in a hash slot of its own, so a Cluster spreads records and claims over its
+   * masters; each costs a script per claim, so a few times the masters is enough. Fixed for a prefix: change both or find nothing.
    * @default 1 on a single Redis, 16 on a Cluster
    */
   shards?: number | undefined;
-  /**
-   * How long a record's last handled status is kept after its watch ended, in seconds, so a
-   * replayed provider event finds it and calls nothing. Keep it far longer than the provider
-   * retries a delivery (and than the event store's `ttlSeconds`).
-   * @default 2_592_000 (30 days)
-   */
+  /** How long an ended watch's handled status is kept, in seconds, for replayed events. @default 2_592_000 (30 days) */
   retentionSeconds?: number | undefined;
-  /**
-   * How long one store operation may take, in milliseconds, before it rejects with `RedisStoreError`.
-   * @default 5_000
-   */
+  /** How long one store operation may take, in milliseconds, before it rejects with `RedisStoreError`. @default 5_000 */
   commandTimeoutMs?: number | undefined;
   /**
-   * Use a Redis whose `maxmemory-policy` may evict keys. By default the store reads the policy of
-   * every master at first use (`INFO memory`) and refuses any but `noeviction`, because an evicted
-   * record hands its changes over again or never hands its final change over. `true` skips that
-   * check and accepts the risk.
+   * Accept a `maxmemory-policy` other than `noeviction` (refused at first use): an evicted record hands a change over twice, or never.
    * @default false
    */
   allowEvictingServer?: boolean | undefined;
   /**
-   * After each `commit`, wait until this many replicas acknowledged it (`WAIT replicas timeoutMs`)
-   * before it counts as recorded; when fewer do in time, `commit` rejects with `RedisStoreError`
-   * (the status stays recorded on the master; the tracker retries the commit while its lease lasts,
-   * and the store answers a retried commit as recorded once `WAIT` succeeds). Redis replicates
-   * asynchronously: without this, a failover can lose acknowledged commits and hand those changes
-   * over again.
+   * After each `commit`, wait for this many replicas, since a failover may lose what only the master has and hand a change over
+   * again; too few in time: `commit` rejects and the tracker retries it while the lease holds.
    * @default undefined (no wait)
    */
   waitForReplicas?: WaitForReplicas | undefined;
@@ -81,11 +56,11 @@ const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 const DEFAULT_CLUSTER_SHARDS = 16;
 const MAX_SHARDS = 1024;
 
-/** The server's clock in milliseconds: every time the store records comes from it. */
+/** The server's clock in milliseconds: every time the store records. */
 const NOW = `local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)`;
 
-/** Due at the lease's end while a live lease holds the record, else at `now` (shared by watch and nudge). */
+/** Due at the lease's end while a live lease holds the record, else now. */
 const DUE_NOW_OR_LEASE_END = `local at = now
 local lu = tonumber(redis.call('HGET', KEYS[2], 'lu') or '0')
 if redis.call('HEXISTS', KEYS[2], 'lt') == 1 and lu > now then at = lu end`;
@@ -105,11 +80,8 @@ return 1`,
 };
 
 /**
- * KEYS: due, record, owed, the part's last-event key. ARGV: kind, id, event JSON ('' for none),
- * member, priority ms. Remembers the nudge (with an event: when the last event came, for
- * `lastEvent()`); makes the record due that long before now (ahead of the backlog) unless a live
- * lease holds it (its end of turn decides) or its last turn failed (the back-off holds); a record
- * not watched starts a watch. A read is owed now, unless one was owed earlier.
+ * KEYS: due, record, owed, the part's last-event key. ARGV: kind, id, event JSON ('' for none), member, priority ms. A read is owed
+ * now unless owed earlier; due `priority ms` before now unless a live lease holds it or its last turn failed.
  */
 const NUDGE: LuaScript = {
   source: `${NOW}
@@ -150,23 +122,15 @@ redis.call('PEXPIRE', KEYS[2], ARGV[1])
 return 1`,
 };
 
-/**
- * KEYS: a due index. ARGV: limit. Replies member, due time, … of the records due at or before the
- * server's now, earliest first (a claim on several parts reads every part before it claims).
- */
+/** KEYS: a due index. ARGV: limit. Replies member, due time, … of the records due by the server's now, earliest first. */
 const PEEK_DUE: LuaScript = {
   source: `${NOW}
 return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))`,
 };
 
 /**
- * KEYS: the due index. ARGV: limit, lease ms, owner, token base, key base (the part's prefix, to
- * which 'r:' + member is a record and 'o:' + owner its owner's lease set). Claims the due records
- * earliest first: each gets a lease token, its due time moves to the lease's end, and it joins the
- * owner's set (leaving the set of the owner whose lease ran out). A record with no owed read (watched
- * by a version before the owed index) owes it since its due time, or its nudge when later (a
- * nudged record is due a day early). Replies now, then member, due time (the score before the
- * claim), HGETALL, member, due time, HGETALL, …
+ * KEYS: the due index. ARGV: limit, lease ms, owner, token base, key base ('r:' + member: a record, 'o:' + owner: its lease set).
+ * A record with no owed read (written before 1.1) owes it since it was due or nudged. Replies now, then member, due time, HGETALL, …
  */
 const CLAIM_DUE: LuaScript = {
   source: `${NOW}
@@ -206,7 +170,7 @@ if redis.call('HGET', KEYS[2], 'w') == '1' then redis.call('ZADD', KEYS[1], leas
 return 1`,
 };
 
-/** Ends the lease held in KEYS[2] (member ARGV[9] of the part whose key base is ARGV[11]), leaving its owner's set. */
+/** Ends the lease held in KEYS[2], leaving its owner's set. */
 const DROP_LEASE = (
   member: string,
   base: string,
@@ -214,13 +178,8 @@ const DROP_LEASE = (
 redis.call('HDEL', KEYS[2], 'lt', 'lo', 'lu', 'ls')`;
 
 /**
- * ARGV: token, commit ('1' records the status), status JSON, next ('delay' | 'final' | 'max-age' |
- * 'not-found'), delay ms, failures, retention ms, nudge priority ms, member, keep nudge ('1'), key
- * base, missed ('1'). Checks the lease and ends the turn in one step; a nudge that came during a
- * turn that did not fail makes the record due at once (after a failed one, the back-off holds). A
- * turn that met the schedule (no failures, not missed) owes the next read at its due time (now
- * after a nudge); a failed or missed one leaves the read it owed. A commit records its lease token
- * (`ct`), so the same commit retried answers 2 (recorded already) instead of 0.
+ * ARGV: token, commit ('1'), status JSON, next ('delay' | 'final' | 'max-age' | 'not-found'), delay ms, failures, retention ms,
+ * nudge priority ms, member, keep nudge ('1'), key base, missed ('1'). A commit keeps its token (`ct`): retried, it answers 2.
  */
 const END_TURN: LuaScript = {
   source: `if redis.call('HGET', KEYS[2], 'lt') ~= ARGV[1] then
@@ -272,11 +231,7 @@ if redis.call('HGET', KEYS[2], 'w') == '1' then redis.call('ZADD', KEYS[1], now,
 return 1`,
 };
 
-/**
- * KEYS: the due index, the owner's lease set. ARGV: owner, key base. Ends every lease the owner's
- * set names that the owner still holds, each record due at once; keeps nudge, event and failures.
- * Replies how many of those leases were live.
- */
+/** KEYS: the due index, the owner's lease set. ARGV: owner, key base. Ends the owner's leases; replies how many were live. */
 const RECLAIM: LuaScript = {
   source: `${NOW}
 local ended = 0
@@ -292,33 +247,26 @@ redis.call('DEL', KEYS[2])
 return ended`,
 };
 
-/**
- * KEYS: an owed index. Replies now, how many of its records' reads were owed before now, and the
- * earliest owed time ('' when it is empty).
- */
+/** KEYS: an owed index. Replies now, how many reads were owed before now, and the earliest owed time ('' for none). */
 const OVERDUE: LuaScript = {
   source: `${NOW}
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return {string.format('%d', now), redis.call('ZCOUNT', KEYS[1], '-inf', string.format('(%d', now)), first[2] or ''}`,
 };
 
-/** KEYS: a part's last-event key. Replies now and when the last event came ('' for none), on that part's clock. */
+/** KEYS: a part's last-event key. Replies now and when the last event came ('' for none). */
 const LAST_EVENT: LuaScript = {
   source: `${NOW}
 return {string.format('%d', now), redis.call('GET', KEYS[1]) or ''}`,
 };
 
-/**
- * The keys of one part of the store: its due index, its owed index (each watched record scored by
- * when a successful read is owed), and the base of its records and owner sets.
- */
+/** One part's keys: its due index, its owed index (scored by when a successful read is owed), and the base of its other keys. */
 interface Part {
   due: string;
   owed: string;
   base: string;
 }
 
-/** Every option of RedisStatusStore: any other is refused. */
 const REDIS_STATUS_STORE_OPTIONS = [
   'client',
   'prefix',
@@ -330,35 +278,9 @@ const REDIS_STATUS_STORE_OPTIONS = [
 ] as const satisfies readonly (keyof RedisStatusStoreOptions)[];
 
 /**
- * A {@link StatusStore} in Redis, so a fleet of trackers shares one schedule and each status change
- * is handed over once across every process and restart. Each record is one hash; the due records
- * are found through sorted sets scored by due time (`ZRANGEBYSCORE`), never by scanning, and the
- * overdue ones (`overdue()`) through sorted sets scored by when a successful read is owed. A claim
- * moves a record's score to the end of its lease, so the record of a process that died is due
- * again when the lease runs out, and adds it to its owner's lease set, so `reclaim(owner)` finds
- * what a restarted process held without a scan. Every step that checks a lease (extend, commit,
- * reschedule, release) is one Lua script comparing the lease token, so a process whose lease passed
- * cannot record a change (it is logged as `lease-lost` and the new holder hands it over).
- *
- * One clock: every time (due times, leases, `watchedAt`, `claimedAt`, `handled.at`) is the Redis
- * server's, read with `TIME` inside the scripts, never the caller's. On a Cluster each part reads
- * its own master's clock; a record lives in one part, so its times stay on one clock.
- *
- * On a Redis Cluster the due index is split into `shards` parts, each with its records in one hash
- * slot, spread over the slot space so the parts land on every master.
- *
- * Durability follows Redis': with the append-only file on (`appendonly yes`, `appendfsync always`
- * for no loss at all), a Redis restart loses nothing; without persistence, a restart forgets the
- * watches and the handled statuses. Replication is asynchronous: see `waitForReplicas`.
- *
- * Requires Redis 5 or later (scripts replicated by their effects, so they may read `TIME`) with
- * scripting, and a `maxmemory-policy` of `noeviction` (see `allowEvictingServer`).
- *
- * @example
- * import Redis from 'ioredis';
- * import { RedisStatusStore } from 'checkout-partner-sdk/redis';
- * const store = new RedisStatusStore({ client: new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 }) });
- * const tracker = createStatusTracker({ client, store, onChange });
+ * A {@link StatusStore} in Redis 5+ (whose scripts may read `TIME`): a hash per record, sorted sets of due times, each lease check
+ * one Lua script. Every time is the server's; on a Cluster a record's part stays on one master, so its times stay on one clock.
+ * Durable as far as Redis persists (`appendonly yes`) and replicates (`waitForReplicas`).
  */
 export class RedisStatusStore implements StatusStore {
   /** The key prefix in use. */
@@ -409,8 +331,7 @@ export class RedisStatusStore implements StatusStore {
     if (typeof owner !== 'string' || owner === '') throw new TypeError(`owner must be a non-empty string, got ${typeName(owner)}`);
     const lease = durationMs('leaseMs', leaseMs);
     if (this.#parts.length === 1) return this.#claimPart(this.#parts[0]!, limit, lease, owner);
-    // every part's earliest due records; merged by due time (the masters' clocks agree as NTP keeps
-    // them: an error of a few milliseconds only reorders records due within those milliseconds)
+    // merged by due time across masters: a clock error of a few milliseconds only reorders records due that close
     const peeks = await Promise.all(
       this.#parts.map(async (part, index) => {
         const reply = await this.#redis.script('claim', PEEK_DUE, [part.due], [String(limit)]);
@@ -453,8 +374,8 @@ export class RedisStatusStore implements StatusStore {
     return claimed;
   }
 
-  /** Records watched now: the size of the due index (ZCARD of each part, O(1)), which holds exactly the watched records. */
   async countWatched(): Promise<number> {
+    // the due index holds exactly the watched records
     const counts = await Promise.all(
       this.#parts.map(async (part) => {
         const reply = Number(await this.#redis.command('count', ['ZCARD', part.due]));
@@ -466,11 +387,6 @@ export class RedisStatusStore implements StatusStore {
     return counts.reduce((total, count) => total + count, 0);
   }
 
-  /**
-   * The watched records whose read is owed (not read successfully when their schedule said) and
-   * how late the most overdue one is: per part, a `ZCOUNT` of its owed index and its first entry
-   * (O(log n) each), on that part's master's clock; the parts summed (the oldest, their most late).
-   */
   async overdue(): Promise<OverdueRecords> {
     const parts = await Promise.all(
       this.#parts.map(async (part) => {
@@ -490,11 +406,6 @@ export class RedisStatusStore implements StatusStore {
     };
   }
 
-  /**
-   * When a nudge with an event last reached the store (any process), and how long ago: per part one
-   * `GET` (its last-event key, written by the nudge script), the latest of the parts, its age on
-   * that part's master's clock. `undefined` before the first.
-   */
   async lastEvent(): Promise<LastEvent | undefined> {
     const parts = await Promise.all(
       this.#parts.map(async (part) => {
@@ -556,7 +467,7 @@ export class RedisStatusStore implements StatusStore {
     return fields.size === 0 ? undefined : stateOf(fields);
   }
 
-  /** The found key, kept for `retentionSeconds` from the read that last revealed it (a fleet's trackers share it). */
+  /** Keeps `key` for `retentionSeconds` from the read that last revealed it, for every tracker sharing the store. */
   async rememberKey(kind: StatusKind, externalId: string, key: string): Promise<void> {
     checkExternalId(externalId);
     await this.#redis.command('rememberKey', ['SET', await this.#foundKey(kind, key), externalId, 'EX', String(this.retentionSeconds)]);
@@ -567,7 +478,7 @@ export class RedisStatusStore implements StatusStore {
     return typeof reply === 'string' && reply !== '' ? reply : undefined;
   }
 
-  /** Where a found key's record is kept: in the part its own member hashes to (the lookup knows only the key). */
+  /** In the part the key's own member hashes to: the lookup knows only the key. */
   async #foundKey(kind: StatusKind, key: string): Promise<string> {
     checkKind(kind);
     checkFoundKey(key);
@@ -599,7 +510,7 @@ export class RedisStatusStore implements StatusStore {
       this.#part(member).base,
       turn.missed === true ? '1' : '0',
     ]);
-    // 2: this lease's commit was recorded by an earlier try (whose reply or WAIT failed)
+    // 2: an earlier try recorded this commit (its reply or WAIT failed)
     const recorded = Number(reply) === 1 || Number(reply) === 2;
     if (recorded && operation === 'commit') await this.#redis.replicated('commit', keys[1]);
     return recorded;
@@ -612,7 +523,6 @@ export class RedisStatusStore implements StatusStore {
     return this.#member(lease.kind, lease.externalId);
   }
 
-  /** A record's member in the due index: its kind and its id (hashed when long, as event ids are). */
   async #member(kind: StatusKind, externalId: string): Promise<string> {
     checkKind(kind);
     checkExternalId(externalId);
@@ -630,16 +540,10 @@ export class RedisStatusStore implements StatusStore {
   }
 }
 
-/**
- * The parts' keys. One part on a single Redis keeps the plain layout (`<prefix>due`); otherwise part
- * n's keys carry a hash tag that hashes into the n-th of `count` equal ranges of the 16,384 slots,
- * so with slots assigned to masters in ranges (as `redis-cli --cluster create` does) the parts
- * spread evenly over the masters.
- */
+/** Part n's keys carry a hash tag in the n-th of `count` slot ranges, so parts spread over masters that own ranges of slots. */
 function partsOf(prefix: string, count: number, cluster: boolean): Part[] {
   if (count === 1 && !cluster) return [{ due: `${prefix}due`, owed: `${prefix}owed`, base: prefix }];
-  // part n's tag: the first whole number whose slot falls in the n-th range (a coupon collector:
-  // about count × ln(count) tries, under 10,000 for 1,024 parts)
+  // part n's tag: the first whole number whose slot falls in the n-th range
   const tags = new Array<string | undefined>(count);
   let missing = count;
   for (let k = 0; missing > 0 && k < 10_000_000; k += 1) {
@@ -657,7 +561,6 @@ function partsOf(prefix: string, count: number, cluster: boolean): Part[] {
   });
 }
 
-/** FNV-1a (32 bits) of a record's member: which part it lives in. */
 function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i += 1) {
@@ -671,7 +574,6 @@ function ms(value: number): string {
   return String(Math.ceil(value));
 }
 
-/** A positive, finite number of milliseconds as the scripts take it, else a `TypeError` naming `name`. */
 function durationMs(name: string, value: unknown): string {
   if (typeof value !== 'number' || !(value > 0) || value > Number.MAX_SAFE_INTEGER) {
     throw new TypeError(`${name} must be a positive number of milliseconds, got ${quote(value)}`);
@@ -683,7 +585,7 @@ function unexpected(operation: 'claim' | 'get' | 'count'): RedisStoreError {
   return new RedisStoreError(`Redis ${operation} failed: unexpected reply from the status store`, { operation });
 }
 
-/** HGETALL's reply as a map: a flat array (RESP2), a plain object or a Map (RESP3). */
+/** HGETALL's reply: a flat array (RESP2), a plain object or a Map (RESP3). */
 function hashFields(reply: unknown): Map<string, string> | undefined {
   const fields = new Map<string, string>();
   if (Array.isArray(reply)) {
@@ -706,7 +608,6 @@ function hashFields(reply: unknown): Map<string, string> | undefined {
   return fields;
 }
 
-/** A record's hash as its state; undefined when it is not one this store wrote. */
 function stateOf(fields: Map<string, string>): StatusRecordState | undefined {
   const kind = fields.get('k');
   const externalId = fields.get('id');

@@ -2,7 +2,6 @@ import { toHex } from '../internal/hex.js';
 import { typeName } from '../internal/type-name.js';
 import { checkOwner } from './arguments.js';
 
-/** The `owner` of a claim's options (`claim(eventId, leaseMs, { owner })`), or `undefined`; a `TypeError` for anything else. */
 export function claimOwner(options: unknown): string | undefined {
   if (options === undefined) return undefined;
   if (options === null || typeof options !== 'object') {
@@ -16,11 +15,7 @@ export function claimOwner(options: unknown): string | undefined {
 
 const encoder = new TextEncoder();
 
-/**
- * The lease id of every claim made under `owner`: a UUID (version 8) from the SHA-256 of the owner's
- * name. The same on each restart, so a worker restarted under its owner finds its own live claims
- * (the shared stores keep no owner of their own); a claim without an owner gets a random UUID.
- */
+/** The lease id of every claim under `owner`, the same after a restart: the shared stores find an owner's claims by it. */
 export async function ownerLeaseId(owner: string): Promise<string> {
   const digest = new Uint8Array(
     await globalThis.crypto.subtle.digest('SHA-256', encoder.encode(`checkout-partner-sdk:event-owner:${owner}`)),

@@ -4,15 +4,8 @@ import type { ClaimedLease } from './event-store.js';
 /** A claim as the handler carries it: a plain `"claimed"` becomes `{ status: 'claimed', lease: undefined }`. */
 export type CheckedClaim = ClaimedLease | 'in-flight' | 'done';
 
-/**
- * What a store's `claim` resolved to, checked against the `EventStore` contract: the same
- * value, typed, or a `TypeError` that says what the store answered instead. A plain `"claimed"`,
- * or `{ status: "claimed" }` without a `lease`, is a claim without a lease (`lease: undefined`):
- * the handler then calls `complete(eventId)` and `release(eventId)` with no lease.
- */
 export function checkClaim(claim: unknown): CheckedClaim {
   if (claim === 'in-flight' || claim === 'done') return claim;
-  // the lease-less contract: `claim → "claimed"`, `complete(eventId)`, `release(eventId)`
   if (claim === 'claimed') return { status: 'claimed', lease: undefined };
   if (claim !== null && typeof claim === 'object' && (claim as { status?: unknown }).status === 'claimed') {
     const { lease } = claim as { lease?: unknown };

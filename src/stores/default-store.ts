@@ -1,9 +1,7 @@
 import { env } from '../internal/env.js';
 import { StoreRequiredError } from './errors.js';
 
-// A part made without a store falls back to memory: fine for one process, wrong for a fleet. In
-// production that is refused at first use (a delivery, start()), never at construction, which a
-// build (`next build` sets NODE_ENV=production) runs without ever using the part.
+// Refused at first use, never at construction: a build (`next build` sets NODE_ENV=production) constructs parts it never uses.
 
 const REFUSALS = {
   webhook:
@@ -16,7 +14,6 @@ const REFUSALS = {
     '(checkout-partner-sdk/redis) or new PostgresStatusStore(...) (checkout-partner-sdk/postgres), or new MemoryStatusStore() for a single instance',
 } as const;
 
-/** The error a part refuses to start with when it defaults to memory in production, else `undefined`. */
 export function defaultStoreRefusal(part: keyof typeof REFUSALS, options: { store?: unknown }): StoreRequiredError | undefined {
   if (options.store !== undefined || env('NODE_ENV')?.trim().toLowerCase() !== 'production') return undefined;
   return new StoreRequiredError(REFUSALS[part]);

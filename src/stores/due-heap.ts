@@ -1,28 +1,19 @@
-/** One entry of a {@link DueHeap}: `key` is due at `at`, valid while the record's `version` is still `version`. */
 interface Node {
   at: number;
   key: string;
   version: number;
 }
 
-/**
- * A binary min-heap of due times with lazy deletion: moving a record's due time pushes a new node
- * and bumps the record's version, and stale nodes are skipped when they surface. When stale nodes
- * outnumber live ones the heap is rebuilt from the live ones, so its size stays within a small
- * multiple of the records it indexes (amortised O(log n) per change).
- */
+/** A min-heap of due times with lazy deletion: a node whose version is not its key's latest is stale, skipped when it surfaces. */
 export class DueHeap {
   #nodes: Node[] = [];
-  /** key → its current version (a node with another version is stale). */
   readonly #versions = new Map<string, number>();
   #nextVersion = 1;
 
-  /** Records indexed (each has one live node). */
   get size(): number {
     return this.#versions.size;
   }
 
-  /** Indexes `key` as due at `at` (replacing its previous due time). */
   set(key: string, at: number): void {
     const version = this.#nextVersion++;
     this.#versions.set(key, version);
@@ -30,12 +21,10 @@ export class DueHeap {
     if (this.#nodes.length > 64 && this.#nodes.length > 3 * this.#versions.size) this.#rebuild();
   }
 
-  /** Removes `key` from the index. */
   delete(key: string): void {
     this.#versions.delete(key);
   }
 
-  /** The key due earliest at or before `now` (removed from the index), or undefined. */
   popDue(now: number): string | undefined {
     for (;;) {
       const top = this.#nodes[0];

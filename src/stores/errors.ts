@@ -1,12 +1,7 @@
 import { CheckoutError } from '../errors.js';
 import { quote } from '../internal/quote.js';
 
-/**
- * A store's `complete` was refused because the caller's lease ran out and another worker claimed the
- * event since: that worker's claim is left alone. The webhook handler retries `complete` while its
- * own lease would have held, then logs the failure; a redelivery may run the event again if the
- * other worker's claim ends without completing.
- */
+/** A `complete` refused: the caller's lease ran out and another worker claimed the event since (that claim is left alone). */
 export class LeaseLostError extends CheckoutError {
   override readonly name = 'LeaseLostError' as const;
   /** The event whose claim was lost. */
@@ -21,11 +16,7 @@ export class LeaseLostError extends CheckoutError {
   }
 }
 
-/**
- * `MemoryStatusStore` holds `maxRecords` records that are all still watched, so it cannot start
- * watching another (records whose watch ended are dropped first, oldest first). Raise `maxRecords`
- * or use a shared store (`RedisStatusStore`, `PostgresStatusStore`).
- */
+/** `MemoryStatusStore` holds `maxRecords` records, all still watched, so it cannot watch one more: raise it or use a shared store. */
 export class StatusStoreFullError extends CheckoutError {
   override readonly name = 'StatusStoreFullError' as const;
   /** The store's bound. */
@@ -37,12 +28,7 @@ export class StatusStoreFullError extends CheckoutError {
   }
 }
 
-/**
- * With `NODE_ENV=production`, a webhook handler (with `onEvent`) or a status tracker made without a
- * `store` refuses to start: its in-memory default dedupes in one process only, so across a fleet
- * or a restart the same event or change is handled again. Pass a shared store, or the memory store
- * explicitly for a single instance.
- */
+/** With `NODE_ENV=production`, a webhook handler or tracker without a `store` refuses to start: memory dedupes in one process only. */
 export class StoreRequiredError extends CheckoutError {
   override readonly name = 'StoreRequiredError' as const;
 }

@@ -17,66 +17,36 @@ import type {
   StatusTurn,
 } from './status-store.js';
 
-/**
- * Options of {@link MemoryStatusStore}.
- *
- * @inline
- */
+/** Options of {@link MemoryStatusStore}. @inline */
 export interface MemoryStatusStoreOptions {
-  /**
-   * The most records kept. Records whose watch ended are dropped first (oldest first) to make
-   * room; when every record is still watched, a new watch rejects with `StatusStoreFullError`.
-   * @default 100_000
-   */
+  /** The most records kept; ended watches go first, and with none a new watch rejects (`StatusStoreFullError`). @default 100_000 */
   maxRecords?: number | undefined;
-  /**
-   * How long a record's last handled status is kept after its watch ended, in milliseconds, so a
-   * replayed provider event finds it and calls nothing. Keep it far longer than the provider
-   * retries a delivery.
-   * @default 2_592_000_000 (30 days)
-   */
+  /** How long an ended watch's handled status is kept, in milliseconds, for replayed events. @default 2_592_000_000 (30 days) */
   retentionMs?: number | undefined;
-  /**
-   * The store's clock, in milliseconds: every lease, due time and time it hands back (`watchedAt`,
-   * `claimedAt`, `handled.at`...) comes from it. It must never go back; tests pass a manual clock.
-   * @default a monotonic clock (`performance.timeOrigin + performance.now()`), which a wall-clock step never moves
-   */
+  /** The store's clock in epoch milliseconds; it must never go back. @default `performance.timeOrigin + performance.now()` */
   clock?: (() => number) | undefined;
 }
 
 interface Entry extends StatusRecordState {
   dueAt: number | undefined;
   lease: { token: string; owner: string; until: number; nudges: number } | undefined;
-  /** Nudges so far: a turn whose claim saw fewer was overtaken by a nudge. */
+  /** A turn whose claim saw fewer nudges was overtaken by one. */
   nudges: number;
   endedAt: number | undefined;
-  /** When a successful read is owed on the record's normal schedule (a failed turn leaves it): `overdue()` counts from it. */
+  /** When a successful read is owed (a failed turn leaves it): `overdue()` counts from it. */
   owedAt: number;
-  /** The key the record's read revealed last (`tradeId:t-1`), see `rememberKey`. */
   foundKey: string | undefined;
 }
 
 const DEFAULT_MAX_RECORDS = 100_000;
 const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-// timeOrigin is fixed at process start, so this moves only with performance.now() (monotonic, no wall-clock step) and still reads as epoch milliseconds.
+// monotonic, yet epoch milliseconds: timeOrigin is fixed at process start
 const monotonicNow = (): number => performance.timeOrigin + performance.now();
 
-/** Every option of MemoryStatusStore: any other is refused. */
 const MEMORY_STATUS_STORE_OPTIONS = ['maxRecords', 'retentionMs', 'clock'] as const satisfies readonly (keyof MemoryStatusStoreOptions)[];
 
-/**
- * A {@link StatusStore} in this process's memory: for one process, tests and the sandbox. Its
- * records are lost on restart (a restart then hands each record's current status over once more);
- * use `RedisStatusStore` or `PostgresStatusStore` for a fleet or for durability.
- *
- * Due records are found through a min-heap of due times (a watched record costs one map entry and
- * one heap node, not a timer). Bounded by `maxRecords`; an ended watch's status is kept for
- * `retentionMs`.
- *
- * @example
- * const tracker = createStatusTracker({ client, store: new MemoryStatusStore({ maxRecords: 10_000 }), onChange });
- */
+/** A {@link StatusStore} in this process's memory, for one process and tests: a restart hands each current status over again. */
 export class MemoryStatusStore implements StatusStore {
   /** The bound on records kept. */
   readonly maxRecords: number;
@@ -84,15 +54,12 @@ export class MemoryStatusStore implements StatusStore {
   readonly retentionMs: number;
   readonly #records = new Map<string, Entry>();
   readonly #due = new DueHeap();
-  /** Keys of ended watches, in the order they ended (the eviction and retention order). */
+  /** Ended watches in the order they ended: the eviction and retention order. */
   readonly #ended = new Map<string, number>();
-  /** owner → keys of the records whose lease it took last (live or lapsed), for `reclaim`. */
   readonly #leasesByOwner = new Map<string, Set<string>>();
-  /** kind and found key → the keys of the records whose read revealed it (usually one). */
   readonly #byFoundKey = new Map<string, Set<string>>();
   readonly #clock: () => number;
   #tokens = 0;
-  /** When a nudge with an event last came (the store's clock). */
   #lastEventAt: number | undefined;
 
   constructor(options: MemoryStatusStoreOptions = {}) {
@@ -105,7 +72,7 @@ export class MemoryStatusStore implements StatusStore {
     this.#clock = options.clock ?? monotonicNow;
   }
 
-  /** Records kept (watched and retained). */
+  /** Records kept, watched and retained. */
   get size(): number {
     return this.#records.size;
   }
@@ -139,7 +106,6 @@ export class MemoryStatusStore implements StatusStore {
     }
     entry.nudges += 1;
     if (!entry.watching) this.#startWatch(entry, now, now - NUDGE_PRIORITY_MS);
-    // a live lease's end of turn decides; after a failed turn the back-off holds (the event is kept for the next read)
     else if (!this.#leaseLive(entry, now) && entry.failures === 0) this.#schedule(entry, now - NUDGE_PRIORITY_MS);
   }
 
@@ -224,16 +190,10 @@ export class MemoryStatusStore implements StatusStore {
     return ended;
   }
 
-  /** Records watched now: those kept minus the ended ones (O(1)). */
   async countWatched(): Promise<number> {
     return this.#records.size - this.#ended.size;
   }
 
-  /**
-   * The watched records whose read is owed (not read successfully when their normal schedule
-   * said) and how late the most overdue one is, on the store's clock. A scan of the records kept
-   * (bounded by `maxRecords`): call it every few seconds, not per read.
-   */
   async overdue(): Promise<OverdueRecords> {
     const now = this.#clock();
     let count = 0;
@@ -246,7 +206,6 @@ export class MemoryStatusStore implements StatusStore {
     return { count, oldestMs: now - oldest };
   }
 
-  /** When a nudge with an event last came, and how long ago; `undefined` before the first. */
   async lastEvent(): Promise<LastEvent | undefined> {
     const at = this.#lastEventAt;
     return at === undefined ? undefined : { at, ageMs: Math.max(0, this.#clock() - at) };
@@ -285,7 +244,6 @@ export class MemoryStatusStore implements StatusStore {
     return found?.externalId;
   }
 
-  /** Takes the record out of the found-key index (its key changed, or it is forgotten). */
   #unindexKey(recordKey: string, entry: Entry): void {
     if (entry.foundKey === undefined) return;
     const index = keyOf(entry.kind, entry.foundKey);
@@ -300,15 +258,13 @@ export class MemoryStatusStore implements StatusStore {
     this.#dropLease(key, entry);
     entry.failures = turn.failures;
     if (!entry.watching) return; // unwatched during the turn
-    // a turn that met the schedule owes the next read at its due time (at once after a nudge); a failed one still owes this one
+    // a failed or missed turn still owes this read
     if (turn.failures === 0 && turn.missed !== true) entry.owedAt = nudged ? now : 'delayMs' in turn.next ? now + turn.next.delayMs : now;
-    // a nudge during the turn reads again at once, unless the turn failed (its back-off holds)
     if (nudged && turn.failures === 0) this.#schedule(entry, now - NUDGE_PRIORITY_MS);
     else if ('delayMs' in turn.next) this.#schedule(entry, now + turn.next.delayMs);
     else this.#end(key, entry, now);
   }
 
-  /** Forgets the entry's lease (live or lapsed) and its place in the owner index. */
   #dropLease(key: string, entry: Entry): void {
     if (entry.lease === undefined) return;
     const keys = this.#leasesByOwner.get(entry.lease.owner);
@@ -347,7 +303,6 @@ export class MemoryStatusStore implements StatusStore {
     return entry.lease !== undefined && entry.lease.until > now;
   }
 
-  /** The entry `lease` still holds, else undefined. */
   #held(lease: StatusLease): Entry | undefined {
     if (lease === null || typeof lease !== 'object')
       throw new TypeError(`lease must be the lease claimDue returned, got ${typeName(lease)}`);
@@ -355,7 +310,6 @@ export class MemoryStatusStore implements StatusStore {
     return entry?.lease?.token === lease.token ? entry : undefined;
   }
 
-  /** The record's entry, created (room made first) when absent. */
   #entry(kind: StatusKind, externalId: string, now: number): Entry {
     checkKind(kind);
     checkExternalId(externalId);
@@ -385,7 +339,7 @@ export class MemoryStatusStore implements StatusStore {
     return entry;
   }
 
-  /** Drops the ended watches older than `retentionMs` (they sit at the front of `#ended`). */
+  /** Drops the ended watches past `retentionMs`, which sit at the front of `#ended`. */
   #expire(now: number): void {
     for (const [key, endedAt] of this.#ended) {
       if (endedAt + this.retentionMs > now) break;
@@ -393,7 +347,6 @@ export class MemoryStatusStore implements StatusStore {
     }
   }
 
-  /** Drops an ended record entirely. */
   #forget(key: string): void {
     const entry = this.#records.get(key);
     if (entry !== undefined) {
