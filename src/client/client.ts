@@ -3,16 +3,19 @@ import { CLIENT_OPTIONS, requestSettings, required, secretOption } from './clien
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
-import { readyToRedact, redactShort } from './redact-short.js';
-import { ApiError, AuthenticationError, ConnectionError, ResponseValidationError } from '../errors.js';
+import { redactShort } from './redact.js';
+import { ApiError, AuthenticationError, ResponseValidationError } from '../errors.js';
 import { partnerApiBase } from './api-base.js';
 import { callBound } from './call-bound.js';
+import { callHeaders } from './call-headers.js';
 import { callTimedOut, checkRequestOptions, meCall, newTrace, recordCall, type AuthedCall } from './calls.js';
 import { clientLogError, logWriter, type LogWriter } from './log.js';
 import { checkTransportSecurity } from './insecure-http.js';
 import { Transport } from './transport.js';
-import { answeredError } from './call-errors.js';
-import { lazy } from '../internal/lazy.js';
+import { credentialsRefused, withoutToken } from './response-errors.js';
+import { rawCall } from './raw-call.js';
+import { waitFor } from './wait.js';
+import { callSecret } from './secret-call.js';
 import type { CallTrace } from './send-options.js';
 import type { ObservedCall } from '../telemetry/client-call.js';
 import type { TelemetryCore } from '../telemetry/telemetry-core.js';
@@ -182,7 +185,7 @@ export class CheckoutClient {
    * });
    */
   async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
-    return this.#authed((await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options), newTrace());
+    return this.#authed(rawCall(this.baseUrl, method, path, options), newTrace());
   }
 
   /**
@@ -194,9 +197,9 @@ export class CheckoutClient {
    * log.info({ requestId: response.requestId, status: order.settlement?.status });
    */
   withResponse(): ResponseReads {
-    const run = async <T>(call: () => AuthedCall<T> | Promise<AuthedCall<T>>): Promise<WithResponse<T>> => {
+    const run = async <T>(call: () => AuthedCall<T>): Promise<WithResponse<T>> => {
       const trace = newTrace();
-      const data = await this.#authed(await call(), trace);
+      const data = await this.#authed(call(), trace);
       const response = trace.response as Response;
       const info: ResponseInfo = {
         status: response.status,
@@ -213,8 +216,7 @@ export class CheckoutClient {
       getRecord,
       getOrderByExternalId: (externalId, options) => getRecord('order', externalId, options),
       getWithdrawalByExternalId: (externalId, options) => getRecord('withdrawal', externalId, options),
-      request: (method, path, options = {}) =>
-        run(async () => (await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options)),
+      request: (method, path, options = {}) => run(() => rawCall(this.baseUrl, method, path, options)),
     };
   }
 
@@ -231,7 +233,7 @@ export class CheckoutClient {
     until: (record: RecordOf<K>) => boolean,
     options: WaitOptions = {},
   ): Promise<RecordOf<K>> {
-    return (await loaded(waits, 'waitFor()')).waitFor(kind, (o) => this.getRecord(kind, externalId, o), until, options);
+    return waitFor(kind, (o) => this.getRecord(kind, externalId, o), until, options);
   }
 
   /**
@@ -267,7 +269,7 @@ export class CheckoutClient {
   /** The secret for one exchange: the option, or what the `partnerSecret` function returns now. */
   async #resolveSecret(signal: AbortSignal): Promise<string> {
     if (typeof this.#secret !== 'function') return this.#secret;
-    const secret = await (await loaded(secretCalls, 'The token exchange')).callSecret(this.#secret, signal, this.#timeoutMs);
+    const secret = await callSecret(this.#secret, signal, this.#timeoutMs);
     this.#lastSecret = secret;
     return secret;
   }
@@ -283,36 +285,24 @@ export class CheckoutClient {
       const send = () =>
         this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
       const response = await (observed === undefined ? send() : observed.run(send, trace));
-      await this.#logExchange(started, trace, undefined, secret);
+      this.#logExchange(started, trace, undefined, secret);
       return response;
     } catch (error) {
-      await this.#logExchange(started, trace, error, secret);
+      this.#logExchange(started, trace, error, secret);
       // a token response that failed validation may still hold a working token: keep it out of the error
-      if (error instanceof ResponseValidationError) {
-        throw await answeredError(
-          (errors) => errors.withoutToken(error),
-          () => new ResponseValidationError(error.message, { status: error.status, issues: error.issues, attempts: error.attempts }),
-        );
-      }
-      if (error instanceof AuthenticationError) {
-        throw await answeredError(
-          (errors) => errors.credentialsRefused(error),
-          () => error,
-        );
-      }
+      if (error instanceof ResponseValidationError) throw withoutToken(error);
+      if (error instanceof AuthenticationError) throw credentialsRefused(error);
       throw error;
     }
   }
 
-  /** Logs the exchange. */
-  async #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): Promise<void> {
+  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): void {
     const log = this.#log;
     if (log === undefined) return;
     const ms = performance.now() - started;
     const response = trace.response ?? (error instanceof ApiError ? error : undefined);
     const requestId = response?.headers.get('x-request-id');
     const values = [secret, this.#lastSecret];
-    await readyToRedact(requestId, values);
     log({
       event: 'client.exchange',
       method: 'POST',
@@ -359,14 +349,11 @@ export class CheckoutClient {
     return await this.#sendOnce(call, trace, observed, deadline); // a second 401 rejects with AuthenticationError
   }
 
-  /** One request of a call (its first, or the one after a 401): its headers and the transport's send, which waits for the token. */
+  /** One request of a call: its first, or the one after a 401. */
   #sendOnce<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined, deadline: number): Promise<T> {
     const { method, path, options, key } = call;
-    // the user-agent is set by the transport, on each request (transport.ts)
-    const headers: Record<string, string> =
-      options.headers === undefined && key === undefined
-        ? {}
-        : { ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
+    const headers = callHeaders(options.headers) ?? {};
+    if (key !== undefined) headers['idempotency-key'] = key;
     return this.#transport.send({
       method,
       path,
@@ -383,37 +370,13 @@ export class CheckoutClient {
       totalTimeoutMs: this.#totalTimeoutMs,
       trace,
       authorize: this.#authorize,
-      token: this.#token,
       inject: observed === undefined ? undefined : (sent) => observed.inject(sent),
       // a service may quote the partner secret on any endpoint, not only the one it was sent to
       alsoRedact: typeof this.#secret === 'string' ? this.#secret : this.#lastSecret,
     });
   }
 
-  /** The Bearer token a business call waits for (in ky's `beforeRequest`), and the one it can have at once. */
   readonly #authorize = (signal: AbortSignal | undefined): Promise<string> => this.#tokens.get(signal);
-  readonly #token = (): string | undefined => this.#tokens.peek();
-}
-
-/** `request()`'s checks, imported at its first call. */
-const rawCalls = lazy(() => import('./raw-call.js'));
-/** The polling of `waitFor`, imported at its first call. */
-const waits = lazy(() => import('./wait.js'));
-/** The bounded call of a `partnerSecret` function, imported at the first exchange that calls one. */
-const secretCalls = lazy(() => import('./secret-call.js'));
-
-/**
- * A module of the client imported at first use (`request()`'s checks, the polling of `waitFor`, a
- * `partnerSecret` function's call): a call that never needs it never loads it. Should the import
- * fail (an app's chunk that cannot be fetched), a `ConnectionError`: nothing was sent.
- */
-async function loaded<M>(load: () => Promise<M>, what: string): Promise<M> {
-  try {
-    return await load();
-  } catch (error) {
-    const name = error instanceof Error ? error.name : typeof error;
-    throw new ConnectionError(`${what} failed before any request was sent: its module could not be loaded (${name})`, { attempts: 0 });
-  }
 }
 
 /**

@@ -5,11 +5,8 @@ const MAX_DEPTH = 128;
 
 /**
  * Finds the credentials a request carried in what came back, in every form a service, a proxy or a
- * framework may have encoded them: as sent, JSON-escaped (`\/`, `\"`, `\\`, `\n`, ...), `\uXXXX`
- * escapes, percent-encoded UTF-8 (upper or lower case hex), `+` for a space, and any mix of these
- * character by character. Built once per failed request, never on the success path, and imported
- * with the errors of an answered call (or for a log entry's request id that may hold a credential
- * in an encoded form: redact-short.ts imports it then), never at the SDK's import.
+ * framework may have encoded them: as sent, JSON-escaped, `\uXXXX`, percent-encoded UTF-8, `+` for
+ * a space, and any mix of these character by character.
  */
 export class Redactor {
   readonly #pattern: RegExp | undefined;
@@ -97,4 +94,21 @@ function hexDigits(n: number, width: number): string {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}
+
+/** The credentials a request carried (its Bearer token, the partner secret) or may see quoted back (`alsoRedact`). */
+export function credentialValues({ headers, alsoRedact }: { headers: Record<string, string>; alsoRedact?: string | undefined }): string[] {
+  const found: string[] = alsoRedact === undefined ? [] : [alsoRedact];
+  const auth = headers.authorization;
+  if (auth !== undefined) found.push(auth.replace(/^Bearer /, ''));
+  const secret = headers['x-partner-secret'];
+  if (secret !== undefined) found.push(secret);
+  return found;
+}
+
+/** A short value the service sent (a request id) with the credentials redacted; a regular expression only when one may be in it. */
+export function redactShort(text: string, values: readonly (string | undefined)[]): string {
+  const found = values.filter((value): value is string => value !== undefined && value.length >= MIN_REDACTED_LENGTH);
+  const mayHold = found.length > 0 && (/[%\\+]/.test(text) || found.some((value) => text.includes(value)));
+  return mayHold ? new Redactor(found).text(text) : text;
 }

@@ -1,9 +1,4 @@
-/**
- * The errors of a call the service answered (an error status, a redirect, a body too large, not
- * JSON, of the wrong shape or for another record), with the credentials the request carried
- * redacted in every encoded form. Imported by the transport at the first such answer
- * (`answeredError` in call-errors.ts), never at the SDK's import: a call that succeeds does not need it.
- */
+// The errors of a call the service answered, with the credentials the request carried redacted.
 import {
   ApiError,
   apiErrorForStatus,
@@ -13,8 +8,7 @@ import {
   type ValidationIssue,
 } from '../errors.js';
 import type { BodyTooLarge } from './read-body.js';
-import { Redactor } from './redact.js';
-import { credentialValues } from './redact-short.js';
+import { credentialValues, Redactor } from './redact.js';
 
 /** What the errors need of the request (the transport's `SendOptions`). */
 interface Sent {
@@ -26,7 +20,7 @@ interface Sent {
 }
 
 /** `METHOD /path`, for messages. */
-function labelOf({ method, path }: Sent): string {
+export function labelOf({ method, path }: Pick<Sent, 'method' | 'path'>): string {
   return `${method.toUpperCase()} ${path}`;
 }
 

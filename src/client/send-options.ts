@@ -1,5 +1,18 @@
-// What one call asks of the transport (SendOptions) and what it did (CallTrace): types only.
+// What the transport is built with, what one call asks of it (SendOptions) and what it did (CallTrace): types only.
+import type { LoadControl } from './load/load-control.js';
+import type { LogWriter } from './log.js';
 import type { ResponseSchema } from '../schemas.js';
+
+export interface TransportOptions {
+  /** The partner API base, e.g. `https://checkout.example.com/api/v1/partner-api`. */
+  apiBase: string;
+  timeoutMs: number;
+  maxRetries: number;
+  maxResponseBytes: number;
+  fetch: typeof globalThis.fetch | undefined;
+  log: LogWriter;
+  load: LoadControl;
+}
 
 /** What a call did, filled in by every `Transport.send` it makes. */
 export interface CallTrace {
@@ -33,12 +46,10 @@ export interface SendOptions<T> {
   externalId?: string | undefined;
   /** The caller's signal. */
   signal?: AbortSignal | undefined;
-  /** `performance.now()` at which the call times out (ky's `totalTimeout`): a `Retry-After` reaching past it fails at once. */
+  /** `performance.now()` at which the call times out: a `Retry-After` reaching past it fails at once. */
   deadline?: number | undefined;
-  /** The Bearer token for a business call (unless `token` has it, waited for in ky's `beforeRequest`, bounded by the call's signal and deadline); none for the exchange. */
+  /** The Bearer token of a business call, bounded by the call's signal and deadline; none for the exchange. */
   authorize?: ((signal: AbortSignal | undefined) => Promise<string>) | undefined;
-  /** The token `authorize` would give at once (cached and usable), read without waiting; else `undefined`. */
-  token?: (() => string | undefined) | undefined;
   /** Called as the request goes out, its token in hand: adds the trace context to its headers (OpenTelemetry). */
   inject?: ((headers: Record<string, string>) => void) | undefined;
   /** The client's `totalTimeoutMs`, the deadline of a call without its own `timeoutMs` (for messages). */

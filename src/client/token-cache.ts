@@ -4,7 +4,7 @@ import { AuthenticationError } from '../errors.js';
 import type { TokenResponse } from '../schemas.js';
 import { RefusalBackoff } from './refusal-backoff.js';
 import type { StoredToken, TokenStore } from '../stores/token-store.js';
-import type { TokenSharing } from './token-sharing.js';
+import { TokenSharing } from './token-sharing.js';
 
 export interface TokenCacheOptions {
   /** The partner secret for one exchange (a `partnerSecret` function is called here, once per exchange). */
@@ -53,22 +53,22 @@ export class TokenCache {
   readonly #refusal = new RefusalBackoff();
   /** Counts `reset()` calls: an exchange started before the last one does not move the back-off. */
   #generation = 0;
-  /** The token store's part, loaded at the first refresh with a store (see {@link #sharing}). */
-  #sharingLoad: Promise<TokenSharing | undefined> | undefined;
+  readonly #sharing: TokenSharing | undefined;
 
   constructor(options: TokenCacheOptions) {
     this.#options = options;
+    const { store, baseUrl, partnerId } = options;
+    const host = {
+      adopt: (token: StoredToken) => this.#adopt(token),
+      mint: (secret: string, signal: AbortSignal) => this.#mint(secret, signal),
+    };
+    this.#sharing = store === undefined ? undefined : new TokenSharing(store, host, baseUrl, partnerId);
   }
 
   /**
    * The current token, or a new one. A caller whose `signal` aborts stops waiting at once (with the
    * signal's reason); the exchange is aborted when no caller waits for it any more.
    */
-  /** The current token when it is usable now, as {@link get} would hand it out at once; else `undefined`. */
-  peek(): string | undefined {
-    return this.#usable(this.#current);
-  }
-
   get(signal?: AbortSignal): Promise<string> {
     const current = this.#current;
     if (current !== undefined && this.#usable(current) !== undefined) {
@@ -176,29 +176,8 @@ export class TokenCache {
    */
   async #refreshOnce(signal: AbortSignal): Promise<string> {
     const secret = await this.#options.secret(signal);
-    const sharing = this.#options.store === undefined ? undefined : await this.#sharing();
-    if (sharing === undefined) return (await this.#mint(secret, signal)).accessToken;
-    return sharing.refresh(secret, signal);
-  }
-
-  /**
-   * The token store's part (./token-sharing.js), imported at the first refresh: a client without a
-   * store never loads it. Should the import fail (an app's chunk that cannot be fetched), the
-   * refresh goes on without the store, as when the store itself fails, and the next one tries again.
-   */
-  #sharing(): Promise<TokenSharing | undefined> {
-    const { store, baseUrl, partnerId } = this.#options;
-    const host = {
-      adopt: (token: StoredToken) => this.#adopt(token),
-      mint: (secret: string, signal: AbortSignal) => this.#mint(secret, signal),
-    };
-    return (this.#sharingLoad ??= import('./token-sharing.js').then(
-      (module) => new module.TokenSharing(store as TokenStore, host, baseUrl, partnerId),
-      () => {
-        this.#sharingLoad = undefined;
-        return undefined;
-      },
-    ));
+    if (this.#sharing === undefined) return (await this.#mint(secret, signal)).accessToken;
+    return this.#sharing.refresh(secret, signal);
   }
 
   /** `token` held when it is usable now: its access token, else `undefined`. */
