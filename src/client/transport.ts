@@ -16,8 +16,14 @@ import { CheckoutError } from '../errors.js';
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
 /** A longer `Retry-After` fails the call at once rather than parking it. */
 const MAX_RETRY_AFTER_MS = 60_000;
-/** Whether a call retries is its own `retry.limit`: 0 for a POST without an idempotency key. */
-const ALL_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'];
+/** Each call's retry policy; a call adds its `limit` (0 for a POST without an idempotency key) and its `shouldRetry`. */
+const RETRY = {
+  methods: ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'],
+  statusCodes: RETRY_STATUSES,
+  afterStatusCodes: RETRY_STATUSES,
+  retryOnTimeout: true,
+  jitter: true,
+};
 
 /**
  * The client's HTTP exchange with the partner API, through one ky instance. A call takes its Bearer
@@ -35,14 +41,6 @@ export class Transport {
       timeout: options.timeoutMs,
       // the partner API has no redirects: following one would carry the credentials elsewhere
       redirect: 'manual',
-      retry: {
-        limit: options.maxRetries,
-        methods: ALL_METHODS,
-        statusCodes: RETRY_STATUSES,
-        afterStatusCodes: RETRY_STATUSES,
-        retryOnTimeout: true,
-        jitter: true,
-      },
     });
   }
 
@@ -130,7 +128,7 @@ class Call<T> {
         searchParams: o.searchParams,
         signal: this.#signal ?? null,
         fetch: this.#fetch,
-        retry: { limit: o.retry ? (o.maxRetries ?? this.#t.maxRetries) : 0, shouldRetry: this.#shouldRetry },
+        retry: { ...RETRY, limit: o.retry ? (o.maxRetries ?? this.#t.maxRetries) : 0, shouldRetry: this.#shouldRetry },
       });
       this.#t.load.succeeded(o.trace.attempts - this.#firstAttempt > 1);
       o.trace.response = response;
