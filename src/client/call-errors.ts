@@ -10,10 +10,7 @@ import { labelOf, mismatch, notJson, tooLarge, wrongRecord } from './response-er
 import type { SendOptions } from './send-options.js';
 import type { ResponseSchema, StandardSchemaResult, StandardSchemaV1 } from '../schemas.js';
 
-/**
- * A queue timeout of a request whose wait the call's own `timeoutMs` bounded (its deadline came
- * before the end of the client's attempt): said in the call's terms, as a timeout of the call itself.
- */
+/** A queue timeout that the call's own `timeoutMs` bounded, said in the call's terms. */
 export function ownDeadlineInQueue(error: unknown, options: SendOptions<unknown>): unknown {
   if (refusalOf(error) !== 'checkout.queue_timeout') return error;
   const label = labelOf(options);
@@ -27,10 +24,7 @@ export function ownDeadlineInQueue(error: unknown, options: SendOptions<unknown>
   );
 }
 
-/**
- * What a call that ran past its own `timeoutMs` rejects with; said to be a queue timeout when its
- * deadline came while it waited for its turn.
- */
+/** What a call past its deadline rejects with; a queue timeout when it was waiting for its turn. */
 export function callTimeoutError(options: SendOptions<unknown>, queued: boolean): TimeoutError {
   const label = labelOf(options);
   const { attempts } = options.trace;
@@ -49,10 +43,7 @@ export function callTimeoutError(options: SendOptions<unknown>, queued: boolean)
   );
 }
 
-/**
- * What an attempt or its turn failed with, on the error tree. Messages quote only what holds no
- * header value (a Headers or Request error quotes the offending value, which may be the token).
- */
+/** What an attempt failed with, on the error tree; never quoting fetch's message, which may quote the token. */
 export function toCheckoutError(error: unknown, options: SendOptions<unknown>, waitedMs: number, timeoutMs: number): CheckoutError {
   const label = labelOf(options);
   const { attempts } = options.trace;
@@ -62,7 +53,7 @@ export function toCheckoutError(error: unknown, options: SendOptions<unknown>, w
     return new ApiError(message, { request: label, attempts });
   }
   if (error === TIMED_OUT) {
-    // a retry's wait for its turn counts in its timeoutMs: said, or a queue reads as a slow service
+    // said, or a queue reads as a slow service
     const waited = waitedMs >= 1 ? `, ${Math.round(waitedMs)} ms of which it waited for its turn (rateLimit, a Retry-After pause)` : '';
     return new TimeoutError(`${label} timed out: no complete response (headers and body) within timeoutMs (${timeoutMs} ms)${waited}`, {
       request: label,
@@ -77,10 +68,8 @@ export function toCheckoutError(error: unknown, options: SendOptions<unknown>, w
 }
 
 /**
- * A 2xx body, parsed as JSON and by `schema` (a zod schema or any Standard Schema v1 validator),
- * else a {@link ResponseValidationError}. A by-external-id read whose record carries another
- * `externalId` is refused too, so no reader ever takes B's record for A's. A promise only for an
- * asynchronous Standard Schema validator.
+ * A 2xx body, parsed as JSON and by `schema`, else a `ResponseValidationError`; a record of another
+ * `externalId` is refused too. A promise only for an asynchronous Standard Schema validator.
  */
 export function parseBody<T>(response: Response, text: string, options: SendOptions<T>): T | Promise<T> {
   let data: unknown;
@@ -99,7 +88,6 @@ export function parseBody<T>(response: Response, text: string, options: SendOpti
     : checked(response, text, data, result, options);
 }
 
-/** The validated record, or the refusal of a body of the wrong shape or of another record. */
 function checked<T>(response: Response, text: string, data: unknown, result: Validated<T>, options: SendOptions<T>): T {
   const { issues } = result;
   if (issues !== undefined) throw mismatch(response, text, data, issues, options);
@@ -111,7 +99,6 @@ function checked<T>(response: Response, text: string, data: unknown, result: Val
 
 type Validated<T> = { value: T; issues?: undefined } | { issues: readonly ValidationIssue[] };
 
-/** `data` through zod's `safeParse` where the schema has one, else Standard Schema's `validate`. */
 function validate<T>(schema: ResponseSchema<T>, data: unknown): Validated<T> | Promise<Validated<T>> {
   if ('safeParse' in schema && typeof schema.safeParse === 'function') {
     const parsed = schema.safeParse(data);
@@ -124,7 +111,6 @@ function validate<T>(schema: ResponseSchema<T>, data: unknown): Validated<T> | P
     : standardResult(result as StandardSchemaResult<T>);
 }
 
-/** A Standard Schema result with plain path keys. */
 function standardResult<T>(result: StandardSchemaResult<T>): Validated<T> {
   if (result.issues === undefined) return { value: result.value };
   return {
@@ -135,10 +121,7 @@ function standardResult<T>(result: StandardSchemaResult<T>): Validated<T> {
   };
 }
 
-/**
- * What ended an attempt without a complete response, as its log entry's `error`: named by the error
- * it becomes, said without quoting what fetch threw (it may quote a header).
- */
+/** What ended an attempt, as its log entry's `error`, named by the error it becomes. */
 export function attemptError(error: unknown, options: SendOptions<unknown>, timeoutMs: number): LogError {
   if (error instanceof BodyTooLarge) {
     return {

@@ -59,7 +59,7 @@ export class CheckoutClient {
   readonly #tokens: TokenCache;
   readonly #log: LogWriter;
   readonly #telemetry: Telemetry;
-  /** The last secret a `partnerSecret` function returned, redacted from business errors too. */
+  /** Redacted from business errors too. */
   #lastSecret: string | undefined;
 
   constructor(options: CheckoutClientOptions = {}) {
@@ -68,8 +68,7 @@ export class CheckoutClient {
     this.baseUrl = partnerApiBase(required('baseUrl', 'CHECKOUT_BASE_URL', options.baseUrl));
     checkTransportSecurity(this.baseUrl, options.allowInsecureHttp === true);
     this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
-    // fixed at run time too, not only in TypeScript: request()'s path guard, the token exchange and
-    // the token store key read them. Still own enumerable data, so JSON, spread and inspect are unchanged.
+    // read-only at run time too: request()'s path guard and the token store key read them
     Object.defineProperties(this, {
       baseUrl: { writable: false, configurable: false },
       partnerId: { writable: false, configurable: false },
@@ -101,9 +100,8 @@ export class CheckoutClient {
   }
 
   /**
-   * The cached access token, or a new one from POST /auth/token. Concurrent callers share one
-   * exchange; a failed exchange is not cached. `signal` and `timeoutMs` bound the wait (see
-   * {@link RequestOptions}); an exchange no caller waits for any more is aborted.
+   * The cached access token, or a new one from POST /auth/token; concurrent callers share one
+   * exchange. `signal` and `timeoutMs` bound the wait (see {@link RequestOptions}).
    */
   async getAccessToken(options: RequestOptions = {}): Promise<string> {
     const { signal, timeoutMs } = checkRequestOptions(options);
@@ -116,11 +114,8 @@ export class CheckoutClient {
   }
 
   /**
-   * Takes new partner credentials at once: ends the refused-secret back-off (after a 401 from POST
-   * /auth/token the client otherwise waits up to about 30 s before exchanging again) and forgets the
-   * cached token, so the next call exchanges with the secret as it is now (a `partnerSecret`
-   * function is called for it). Call it once the rotated secret is in place on both sides; it sends
-   * nothing itself, and calls already waiting for an exchange keep waiting for that one.
+   * Takes new partner credentials at once: ends the back-off after a refused secret and forgets the
+   * cached token, so the next call exchanges with the secret as it is now. It sends nothing itself.
    *
    * @example
    * // the secret manager announced a new partner secret, which `partnerSecret: () => secrets.current` reads
@@ -174,9 +169,8 @@ export class CheckoutClient {
 
   /**
    * Any partner API endpoint this SDK does not type yet, with the same auth, timeouts and errors.
-   * `path` is relative to the API base; encode its dynamic segments (a `.` or `..` segment is
-   * refused with a `TypeError`: it would leave the API base). Only GETs, and requests with
-   * an `idempotencyKey`, are retried.
+   * `path` is relative to the API base, its dynamic segments encoded (a `.` or `..` segment is a
+   * `TypeError`). Only GETs and requests with an `idempotencyKey` are retried.
    *
    * @example
    * const result = await client.request('POST', `/orders/${encodeURIComponent(id)}/payment`, {
@@ -266,7 +260,6 @@ export class CheckoutClient {
     return `CheckoutClient { baseUrl: '${this.baseUrl}', partnerId: '${this.partnerId}' }`;
   }
 
-  /** The secret for one exchange: the option, or what the `partnerSecret` function returns now. */
   async #resolveSecret(signal: AbortSignal): Promise<string> {
     if (typeof this.#secret !== 'function') return this.#secret;
     const secret = await callSecret(this.#secret, signal, this.#timeoutMs);
@@ -289,7 +282,7 @@ export class CheckoutClient {
       return response;
     } catch (error) {
       this.#logExchange(started, trace, error, secret);
-      // a token response that failed validation may still hold a working token: keep it out of the error
+      // a refused token response may still hold a working token
       if (error instanceof ResponseValidationError) throw withoutToken(error);
       if (error instanceof AuthenticationError) throw credentialsRefused(error);
       throw error;
@@ -310,18 +303,13 @@ export class CheckoutClient {
       status: response?.status,
       ms,
       attempt: trace.attempts,
-      // a service may echo the secret in its request id: redacted like in the errors
       requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, values),
       ...(error === undefined ? {} : { error: clientLogError(error, 'the token exchange was aborted by its signal') }),
     });
   }
 
-  /**
-   * A business call with the Bearer token; a 401 drops that token, mints one new token and retries
-   * once. The call's `signal` and `timeoutMs` bound all of it, the wait for an exchange included.
-   */
+  /** A business call with the Bearer token; a 401 drops that token, and the call is sent once more with a new one. */
   #authed<T>(call: AuthedCall<T>, trace: CallTrace): Promise<T> {
-    // a span and metrics per call when OpenTelemetry is on; else nothing is made (nor loaded), nor awaited
     const use = this.#telemetry.use();
     if (use === undefined) return this.#send(call, trace, undefined);
     const observe = (core: TelemetryCore | undefined): Promise<T> => {
@@ -333,7 +321,6 @@ export class CheckoutClient {
 
   async #send<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined): Promise<T> {
     const { options } = call;
-    // a signal already aborted sends nothing, not even a token exchange
     options.signal?.throwIfAborted();
     const deadline = performance.now() + (options.timeoutMs ?? this.#totalTimeoutMs);
     try {
@@ -341,15 +328,13 @@ export class CheckoutClient {
     } catch (error) {
       const refused = trace.refusedToken;
       if (!(error instanceof AuthenticationError) || refused === undefined) throw error;
-      // a re-mint, not a retry (a thin wrapper rather than ky.retry()): it draws neither from
-      // maxRetries (a 401 with maxRetries: 0 still re-mints once) nor from the retry budget
+      // not a retry: it draws neither from maxRetries nor from the retry budget
       trace.refusedToken = undefined;
       this.#tokens.invalidate(refused);
     }
     return await this.#sendOnce(call, trace, observed, deadline); // a second 401 rejects with AuthenticationError
   }
 
-  /** One request of a call: its first, or the one after a 401. */
   #sendOnce<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined, deadline: number): Promise<T> {
     const { method, path, options, key } = call;
     const headers = callHeaders(options.headers) ?? {};
@@ -371,7 +356,7 @@ export class CheckoutClient {
       trace,
       authorize: this.#authorize,
       inject: observed === undefined ? undefined : (sent) => observed.inject(sent),
-      // a service may quote the partner secret on any endpoint, not only the one it was sent to
+      // a service may quote the partner secret on any endpoint
       alsoRedact: typeof this.#secret === 'string' ? this.#secret : this.#lastSecret,
     });
   }

@@ -1,6 +1,5 @@
 import { MIN_REDACTED_LENGTH, REDACTED } from './redacted.js';
 
-/** How deep a parsed body is walked; deeper values are replaced whole. */
 const MAX_DEPTH = 128;
 
 /**
@@ -18,17 +17,13 @@ export class Redactor {
     this.#pattern = sources.length === 0 ? undefined : new RegExp(sources.join('|'), 'g');
   }
 
-  /** `text` with every credential replaced by `[redacted]`. */
   text(text: string): string {
     if (this.#pattern === undefined) return text;
     this.#pattern.lastIndex = 0;
     return text.replace(this.#pattern, REDACTED);
   }
 
-  /**
-   * A parsed body with every string (keys too) redacted: parsing decodes the escapes, so the
-   * decoded strings are searched again after the text was.
-   */
+  /** A parsed body with every string redacted: parsing decoded escapes the text search could not see. */
   value(value: unknown, depth = 0): unknown {
     if (typeof value === 'string') return this.text(value);
     if (value === null || typeof value !== 'object') return value;
@@ -47,7 +42,7 @@ export class Redactor {
     return out;
   }
 
-  /** `headers` with credentials redacted in every value; the same object when nothing was found (a copy when `copy`). */
+  /** `headers` redacted; the same object when nothing was found, unless `copy`. */
   headers(headers: Headers, copy: boolean): Headers {
     let out: Headers | undefined = copy ? new Headers(headers) : undefined;
     for (const [name, value] of headers) {
@@ -60,7 +55,6 @@ export class Redactor {
   }
 }
 
-/** A regular expression source matching `value` with each character in any of its encodings. */
 function anyEncoding(value: string): string {
   let source = '';
   for (const char of value) source += charForms(char);
@@ -71,13 +65,12 @@ const JSON_SHORT: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', '\b
 
 function charForms(char: string): string {
   const forms = [escapeRegExp(char)];
-  // \uXXXX, per UTF-16 code unit (a character outside the BMP is a surrogate pair)
+  // per UTF-16 code unit: a character outside the BMP is a surrogate pair
   let unicode = '';
   for (let i = 0; i < char.length; i++) unicode += `\\\\u${hexDigits(char.charCodeAt(i), 4)}`;
   forms.push(unicode);
   const short = JSON_SHORT[char];
   if (short !== undefined) forms.push(`\\\\${escapeRegExp(short)}`);
-  // percent-encoded UTF-8 bytes
   let percent = '';
   for (const byte of new TextEncoder().encode(char)) percent += `%${hexDigits(byte, 2)}`;
   forms.push(percent);
@@ -85,7 +78,6 @@ function charForms(char: string): string {
   return `(?:${forms.join('|')})`;
 }
 
-/** `n` as `width` hex digits, each letter matching either case. */
 function hexDigits(n: number, width: number): string {
   return Array.from(n.toString(16).padStart(width, '0'))
     .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
@@ -96,7 +88,7 @@ function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 }
 
-/** The credentials a request carried (its Bearer token, the partner secret) or may see quoted back (`alsoRedact`). */
+/** The credentials a request carried, or may see quoted back (`alsoRedact`). */
 export function credentialValues({ headers, alsoRedact }: { headers: Record<string, string>; alsoRedact?: string | undefined }): string[] {
   const found: string[] = alsoRedact === undefined ? [] : [alsoRedact];
   const auth = headers.authorization;
@@ -106,7 +98,7 @@ export function credentialValues({ headers, alsoRedact }: { headers: Record<stri
   return found;
 }
 
-/** A short value the service sent (a request id) with the credentials redacted; a regular expression only when one may be in it. */
+/** A short value the service sent (a request id), redacted; a pattern is built only when a credential may be in it. */
 export function redactShort(text: string, values: readonly (string | undefined)[]): string {
   const found = values.filter((value): value is string => value !== undefined && value.length >= MIN_REDACTED_LENGTH);
   const mayHold = found.length > 0 && (/[%\\+]/.test(text) || found.some((value) => text.includes(value)));

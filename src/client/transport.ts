@@ -44,18 +44,16 @@ export class Transport {
     });
   }
 
-  /** Sends the request, retrying what is safe to retry, and resolves with its parsed 2xx body. */
+  /** Resolves with the parsed 2xx body. */
   send<T>(options: SendOptions<T>): Promise<T> {
     return new Call(this, options).run();
   }
 }
 
-/** One call through {@link Transport.send}: its deadline, token, turns, attempts and outcome. */
 class Call<T> {
   readonly #ky: KyInstance;
   readonly #t: TransportOptions;
   readonly #o: SendOptions<T>;
-  /** The caller's signal and the call's deadline. */
   readonly #bound: CallBound;
   readonly #signal: AbortSignal | undefined;
   readonly #log: AttemptLog | undefined;
@@ -65,9 +63,7 @@ class Call<T> {
   #token: string | undefined;
   /** Waiting for a turn: the deadline firing then is a queue timeout. */
   #queued = false;
-  /** How long the current attempt waited for its turn. */
   #waitedMs = 0;
-  /** The response the last attempt read, and its body. */
   #read: Response | undefined;
   #text = '';
 
@@ -138,13 +134,11 @@ class Call<T> {
     }
   }
 
-  /** `performance.now()` past which a turn cannot wait: the end of its attempt, or the call's deadline. */
   #turnDeadline(): number {
     const end = performance.now() + this.#t.timeoutMs;
     return this.#o.deadline === undefined ? end : Math.min(this.#o.deadline, end);
   }
 
-  /** A turn at the client's gate (concurrency, pace, a `Retry-After` pause): its ticket. */
   async #turn(signal: AbortSignal | undefined): Promise<number> {
     const { trace } = this.#o;
     const turn = this.#t.load.enter(signal, this.#turnDeadline(), this.#o, trace);
@@ -218,7 +212,6 @@ class Call<T> {
     }
   }
 
-  /** The body the attempt that got `response` read; `''` when none did. */
   #bodyOf(response: Response): string {
     return response === this.#read ? this.#text : '';
   }
@@ -228,7 +221,7 @@ class Call<T> {
     this.#log?.end(attempt, outcome.response, failed);
   }
 
-  /** What a failed call rejects with, on the error tree (redacted: ky's `HTTPError` holds the request and its token). */
+  /** The error tree's error, redacted: ky's `HTTPError` holds the request and its token. */
   #error(error: unknown): CheckoutError {
     const o = this.#o;
     if (error instanceof CheckoutError) return error;
