@@ -158,7 +158,8 @@ class Call<T> {
    * headers, which the partner API does not send); else ky decides.
    */
   readonly #shouldRetry = ({ error }: ShouldRetryState): boolean | undefined => {
-    if (this.#signal?.aborted) return false;
+    // a refusal unsent (its name may be ky's TimeoutError) is not retried
+    if (this.#signal?.aborted || error instanceof CheckoutError) return false;
     const { load } = this.#t;
     if (isTimeoutError(error) || isNetworkError(error)) return load.mayRetry(true) ? undefined : false;
     if (!isHTTPError(error) || !RETRY_STATUSES.includes(error.response.status)) return undefined;
