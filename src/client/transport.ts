@@ -3,7 +3,7 @@ import type { Input, KyInstance, ShouldRetryState } from 'ky';
 import { attemptLog, type AttemptLog } from './log.js';
 import { readBody } from './read-body.js';
 import { retryAfterMs } from '../internal/retry-after.js';
-import { untilAborted } from '../internal/abort.js';
+import { anySignal, untilAborted } from '../internal/abort.js';
 import { callBound, type CallBound } from './call-bound.js';
 import { credentialValues, redactShort } from './redact.js';
 import { AttemptRun, FollowedRedirect, TIMED_OUT, type Outcome } from './attempt-run.js';
@@ -16,20 +16,19 @@ import { CheckoutError } from '../errors.js';
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
 /** A longer `Retry-After` fails the call at once rather than parking it. */
 const MAX_RETRY_AFTER_MS = 60_000;
-/** Each call's retry policy; a call adds its `limit` (0 for a POST without an idempotency key) and its `shouldRetry`. */
+/** Each call's retry policy; a call adds its `limit` (0 for a POST without an idempotency key), `shouldRetry` and `jitter`. */
 const RETRY = {
   methods: ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'],
   statusCodes: RETRY_STATUSES,
   afterStatusCodes: RETRY_STATUSES,
   retryOnTimeout: true,
-  jitter: true,
 };
 
 /**
  * The client's HTTP exchange with the partner API, through one ky instance. A call takes its Bearer
  * token and its first turn at the client's gate, then ky sends it: ky retries (the retry budget
- * answers in `shouldRetry`) and times each attempt. The call's deadline is the SDK's own timer, so
- * a timeout is known to be the call's or the attempt's.
+ * answers in `shouldRetry`) and times each attempt. The call's deadline is the SDK's own timer and
+ * signal, so a timeout is known to be the call's or the attempt's.
  */
 export class Transport {
   readonly ky: KyInstance;
@@ -57,12 +56,11 @@ class Call<T> {
   readonly #bound: CallBound;
   readonly #signal: AbortSignal | undefined;
   readonly #log: AttemptLog | undefined;
-  readonly #firstAttempt: number;
   /** The first attempt's turn, taken before ky starts, until that attempt uses it. */
   #ticket: number | undefined;
   #token: string | undefined;
   /** Waiting for a turn: the deadline firing then is a queue timeout. */
-  #queued = false;
+  #inQueue = false;
   #waitedMs = 0;
   #read: Response | undefined;
   #text = '';
@@ -71,13 +69,12 @@ class Call<T> {
     this.#ky = transport.ky;
     this.#t = transport.options;
     this.#o = options;
-    this.#firstAttempt = options.trace.attempts;
     const { log } = this.#t;
     const redact = (id: string) => redactShort(id, credentialValues(options));
     this.#log = log === undefined ? undefined : attemptLog(log, options.method, options.path, redact);
     const { deadline } = options;
     const timeoutMs = deadline === undefined ? undefined : deadline - performance.now();
-    this.#bound = callBound(options.signal, timeoutMs, () => callTimeoutError(options, this.#queued));
+    this.#bound = callBound(options.signal, timeoutMs, () => callTimeoutError(options, this.#inQueue));
     this.#signal = this.#bound.signal;
   }
 
@@ -111,22 +108,24 @@ class Call<T> {
 
   async #send(): Promise<T> {
     const o = this.#o;
+    const first = o.trace.attempts;
     try {
       const { deadline, callTimeoutMs } = o;
       const ownDeadline = callTimeoutMs !== undefined && deadline !== undefined && deadline < performance.now() + this.#t.timeoutMs;
       this.#ticket = await this.#turn(this.#signal).catch((error: unknown) => {
         throw ownDeadline ? ownDeadlineInQueue(error, o) : error;
       });
+      const limit = o.retry ? (o.maxRetries ?? this.#t.maxRetries) : 0;
       const response = await this.#ky(o.path, {
         method: o.method.toUpperCase(),
         headers: o.headers,
         json: o.json,
         searchParams: o.searchParams,
-        signal: this.#signal ?? null,
+        signal: o.signal ?? null,
         fetch: this.#fetch,
-        retry: { ...RETRY, limit: o.retry ? (o.maxRetries ?? this.#t.maxRetries) : 0, shouldRetry: this.#shouldRetry },
+        retry: { ...RETRY, limit, shouldRetry: this.#shouldRetry, jitter: this.#jitter },
       });
-      this.#t.load.succeeded(o.trace.attempts - this.#firstAttempt > 1);
+      this.#t.load.succeeded(o.trace.attempts - first > 1);
       o.trace.response = response;
       return await parseBody(response, this.#bodyOf(response), o);
     } catch (error) {
@@ -144,9 +143,9 @@ class Call<T> {
     const turn = this.#t.load.enter(signal, this.#turnDeadline(), this.#o, trace);
     if (typeof turn === 'number') return turn;
     const before = performance.now();
-    this.#queued = true;
+    this.#inQueue = true;
     const ticket = await turn;
-    this.#queued = false;
+    this.#inQueue = false;
     this.#waitedMs = performance.now() - before;
     trace.queuedMs += this.#waitedMs;
     return ticket;
@@ -170,12 +169,30 @@ class Call<T> {
     return wait === undefined ? true : undefined;
   };
 
-  /** ky's `fetch`. A custom fetch may ignore the signal: the attempt still ends when it aborts. */
-  readonly #fetch = (input: Input): Promise<Response> => {
+  /** ky's full jitter, ending the wait for a retry no later than the call's deadline. */
+  readonly #jitter = (delay: number): number =>
+    Math.min(Math.random() * delay, Math.max(0, (this.#o.deadline ?? Infinity) - performance.now()));
+
+  /**
+   * ky's `fetch`. ky bounds a call only by `totalTimeout`, whose `TimeoutError` is an attempt's too,
+   * so the call's deadline is the SDK's own signal, linked into the attempts it may cut. A custom
+   * fetch may ignore the signal: the attempt still ends when it aborts.
+   */
+  readonly #fetch = async (input: Input): Promise<Response> => {
     // ky calls its fetch with the Request it built
-    const request = input as Request;
-    const attempt = this.#attempt(request);
-    return this.#t.fetch === undefined ? attempt : untilAborted(attempt, request.signal);
+    let request = input as Request;
+    const { deadline } = this.#o;
+    const signal = this.#signal;
+    signal?.throwIfAborted();
+    const cut = signal !== undefined && deadline !== undefined && deadline < performance.now() + this.#t.timeoutMs;
+    const link = cut ? anySignal([request.signal, signal]) : undefined;
+    if (link !== undefined) request = new Request(request, { signal: link.signal });
+    try {
+      const attempt = this.#attempt(request);
+      return await (this.#t.fetch === undefined ? attempt : untilAborted(attempt, request.signal));
+    } finally {
+      link?.release();
+    }
   };
 
   /**
@@ -190,14 +207,7 @@ class Call<T> {
     ticket ??= await this.#turn(request.signal);
     const attempt = ++this.#o.trace.attempts;
     this.#log?.start(attempt);
-    const run = new AttemptRun(
-      load,
-      ticket,
-      request.signal,
-      this.#signal,
-      (outcome) => this.#logged(attempt, outcome),
-      fetch !== undefined,
-    );
+    const run = new AttemptRun(load, ticket, request.signal, this.#signal, (end) => this.#logged(attempt, end), fetch !== undefined);
     try {
       // globalThis.fetch is looked up per request (msw replaces it) and called as a method (Workers refuse a detached one)
       const response = await (fetch === undefined ? globalThis.fetch(request) : fetch(request));
