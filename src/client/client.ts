@@ -355,6 +355,7 @@ export class CheckoutClient {
       totalTimeoutMs: this.#totalTimeoutMs,
       trace,
       authorize: this.#authorize,
+      token: this.#token,
       inject: observed === undefined ? undefined : (sent) => observed.inject(sent),
       // a service may quote the partner secret on any endpoint
       alsoRedact: typeof this.#secret === 'string' ? this.#secret : this.#lastSecret,
@@ -362,6 +363,7 @@ export class CheckoutClient {
   }
 
   readonly #authorize = (signal: AbortSignal | undefined): Promise<string> => this.#tokens.get(signal);
+  readonly #token = (): string | undefined => this.#tokens.peek();
 }
 
 /**

@@ -40,6 +40,8 @@ export interface SendOptions<T> {
   deadline?: number | undefined;
   /** The Bearer token of a business call; none for the exchange. */
   authorize?: ((signal: AbortSignal | undefined) => Promise<string>) | undefined;
+  /** The token `authorize` gives at once, when it is cached and usable. */
+  token?: (() => string | undefined) | undefined;
   /** Adds the trace context to the headers (OpenTelemetry). */
   inject?: ((headers: Record<string, string>) => void) | undefined;
   /** For messages: what `deadline` came from. */

@@ -52,6 +52,11 @@ export class TokenCache {
     this.#sharing = store === undefined ? undefined : new TokenSharing(store, host, baseUrl, partnerId);
   }
 
+  /** The current token when it is usable now. */
+  peek(): string | undefined {
+    return this.#usable(this.#current);
+  }
+
   /** The current token, or a new one; the exchange is aborted when no caller waits for it any more. */
   get(signal?: AbortSignal): Promise<string> {
     const current = this.#current;

@@ -43,7 +43,6 @@ export class Transport {
     });
   }
 
-  /** Resolves with the parsed 2xx body. */
   send<T>(options: SendOptions<T>): Promise<T> {
     return new Call(this, options).run();
   }
@@ -53,8 +52,8 @@ class Call<T> {
   readonly #ky: KyInstance;
   readonly #t: TransportOptions;
   readonly #o: SendOptions<T>;
-  readonly #bound: CallBound;
-  readonly #signal: AbortSignal | undefined;
+  /** The caller's signal and the call's deadline, made at the first wait the deadline bounds. */
+  #bound: CallBound | undefined;
   readonly #log: AttemptLog | undefined;
   /** The first attempt's turn, taken before ky starts, until that attempt uses it. */
   #ticket: number | undefined;
@@ -62,6 +61,7 @@ class Call<T> {
   /** Waiting for a turn: the deadline firing then is a queue timeout. */
   #inQueue = false;
   #waitedMs = 0;
+  /** The response the last attempt read to its end, and its body: ky hands back that response. */
   #read: Response | undefined;
   #text = '';
 
@@ -70,26 +70,23 @@ class Call<T> {
     this.#t = transport.options;
     this.#o = options;
     const { log } = this.#t;
-    const redact = (id: string) => redactShort(id, credentialValues(options));
-    this.#log = log === undefined ? undefined : attemptLog(log, options.method, options.path, redact);
-    const { deadline } = options;
-    const timeoutMs = deadline === undefined ? undefined : deadline - performance.now();
-    this.#bound = callBound(options.signal, timeoutMs, () => callTimeoutError(options, this.#inQueue));
-    this.#signal = this.#bound.signal;
+    this.#log =
+      log === undefined ? undefined : attemptLog(log, options.method, options.path, (id) => redactShort(id, credentialValues(options)));
   }
 
   async run(): Promise<T> {
-    const o = this.#o;
     try {
       await this.#authorize();
       return await this.#send();
     } catch (error) {
       // the caller's abort and the call's deadline win over what they interrupted
-      if (o.signal?.aborted) throw o.signal.reason;
-      if (this.#signal?.aborted) throw this.#signal.reason;
+      const { signal } = this.#o;
+      const bound = this.#bound?.signal;
+      if (signal?.aborted) throw signal.reason;
+      if (bound?.aborted) throw bound.reason;
       throw error;
     } finally {
-      this.#bound.dispose();
+      this.#bound?.dispose();
       if (this.#ticket !== undefined) this.#t.load.leave(undefined, performance.now(), this.#ticket);
     }
   }
@@ -98,9 +95,10 @@ class Call<T> {
   async #authorize(): Promise<void> {
     const o = this.#o;
     if (o.authorize !== undefined) {
+      this.#token = o.token?.();
       // a Retry-After pause that outlasts the call fails it before it waits on an exchange
-      this.#t.load.throwIfPausedPast(this.#turnDeadline(), o, o.trace.attempts);
-      this.#token = await o.authorize(this.#signal);
+      if (this.#token === undefined) this.#t.load.throwIfPausedPast(this.#turnDeadline(), o, o.trace.attempts);
+      this.#token ??= await o.authorize(this.#signal());
       o.headers.authorization = `Bearer ${this.#token}`;
     }
     o.inject?.(o.headers);
@@ -112,9 +110,11 @@ class Call<T> {
     try {
       const { deadline, callTimeoutMs } = o;
       const ownDeadline = callTimeoutMs !== undefined && deadline !== undefined && deadline < performance.now() + this.#t.timeoutMs;
-      this.#ticket = await this.#turn(this.#signal).catch((error: unknown) => {
-        throw ownDeadline ? ownDeadlineInQueue(error, o) : error;
-      });
+      this.#ticket =
+        this.#t.load.tryEnter() ??
+        (await this.#turn(this.#signal()).catch((error: unknown) => {
+          throw ownDeadline ? ownDeadlineInQueue(error, o) : error;
+        }));
       const limit = o.retry ? (o.maxRetries ?? this.#t.maxRetries) : 0;
       const response = await this.#ky(o.path, {
         method: o.method.toUpperCase(),
@@ -127,10 +127,17 @@ class Call<T> {
       });
       this.#t.load.succeeded(o.trace.attempts - first > 1);
       o.trace.response = response;
-      return await parseBody(response, this.#bodyOf(response), o);
+      return await parseBody(response, response === this.#read ? this.#text : '', o);
     } catch (error) {
       throw this.#error(error);
     }
+  }
+
+  #signal(): AbortSignal | undefined {
+    const { deadline, signal } = this.#o;
+    if (deadline === undefined) return signal;
+    this.#bound ??= callBound(signal, Math.ceil(deadline - performance.now()), () => callTimeoutError(this.#o, this.#inQueue));
+    return this.#bound.signal;
   }
 
   #turnDeadline(): number {
@@ -158,7 +165,7 @@ class Call<T> {
    */
   readonly #shouldRetry = ({ error }: ShouldRetryState): boolean | undefined => {
     // a refusal unsent (its name may be ky's TimeoutError) is not retried
-    if (this.#signal?.aborted || error instanceof CheckoutError) return false;
+    if (this.#o.signal?.aborted || this.#bound?.signal?.aborted || error instanceof CheckoutError) return false;
     const { load } = this.#t;
     if (isTimeoutError(error) || isNetworkError(error)) return load.mayRetry(true) ? undefined : false;
     if (!isHTTPError(error) || !RETRY_STATUSES.includes(error.response.status)) return undefined;
@@ -182,10 +189,8 @@ class Call<T> {
     // ky calls its fetch with the Request it built
     let request = input as Request;
     const { deadline } = this.#o;
-    const signal = this.#signal;
-    signal?.throwIfAborted();
-    const cut = signal !== undefined && deadline !== undefined && deadline < performance.now() + this.#t.timeoutMs;
-    const link = cut ? anySignal([request.signal, signal]) : undefined;
+    const bound = deadline !== undefined && deadline < performance.now() + this.#t.timeoutMs ? this.#signal() : undefined;
+    const link = bound && anySignal([request.signal, bound]);
     if (link !== undefined) request = new Request(request, { signal: link.signal });
     try {
       const attempt = this.#attempt(request);
@@ -207,7 +212,8 @@ class Call<T> {
     ticket ??= await this.#turn(request.signal);
     const attempt = ++this.#o.trace.attempts;
     this.#log?.start(attempt);
-    const run = new AttemptRun(load, ticket, request.signal, this.#signal, (end) => this.#logged(attempt, end), fetch !== undefined);
+    const callSignal = this.#bound?.signal ?? this.#o.signal;
+    const run = new AttemptRun(load, ticket, request.signal, callSignal, (end) => this.#logged(attempt, end), fetch !== undefined);
     try {
       // globalThis.fetch is looked up per request (msw replaces it) and called as a method (Workers refuse a detached one)
       const response = await (fetch === undefined ? globalThis.fetch(request) : fetch(request));
@@ -223,10 +229,6 @@ class Call<T> {
     }
   }
 
-  #bodyOf(response: Response): string {
-    return response === this.#read ? this.#text : '';
-  }
-
   #logged(attempt: number, outcome: Outcome): void {
     const failed = outcome.text === undefined ? attemptError(outcome.error, this.#o, this.#t.timeoutMs) : undefined;
     this.#log?.end(attempt, outcome.response, failed);
@@ -234,16 +236,15 @@ class Call<T> {
 
   /** The error tree's error, redacted: ky's `HTTPError` holds the request and its token. */
   #error(error: unknown): CheckoutError {
-    const o = this.#o;
     if (error instanceof CheckoutError) return error;
     if (isHTTPError(error)) {
       const { response } = error;
       // a business call's 401 drops this token: the client mints one and sends once more
-      if (response.status === 401 && this.#token !== undefined) o.trace.refusedToken = this.#token;
-      return statusError(response, this.#bodyOf(response), o);
+      if (response.status === 401 && this.#token !== undefined) this.#o.trace.refusedToken = this.#token;
+      return statusError(response, response === this.#read ? this.#text : '', this.#o);
     }
     // the deadline is the SDK's own: a ky timeout is the attempt's
     const cause = isTimeoutError(error) ? TIMED_OUT : isNetworkError(error) ? (error.cause ?? error) : error;
-    return toCheckoutError(cause, o, this.#waitedMs, this.#t.timeoutMs);
+    return toCheckoutError(cause, this.#o, this.#waitedMs, this.#t.timeoutMs);
   }
 }

@@ -57,6 +57,11 @@ export class LoadControl {
     );
   }
 
+  /** A ticket when the request may start now, nothing queued; else `undefined`. */
+  tryEnter(): number | undefined {
+    return this.#gate.tryAcquire();
+  }
+
   /** Throws the `RateLimitError` a request would get at its turn when a `Retry-After` pause outlasts `deadline`. */
   throwIfPausedPast(deadline: number, turn: TurnRequest, attempts: number): void {
     const waitMs = this.#pause.until - performance.now();
