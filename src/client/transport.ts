@@ -25,10 +25,9 @@ const RETRY = {
 };
 
 /**
- * The client's HTTP exchange with the partner API, through one ky instance. A call takes its Bearer
- * token and its first turn at the client's gate, then ky sends it: ky retries (the retry budget
- * answers in `shouldRetry`) and times each attempt. The call's deadline is the SDK's own timer and
- * signal, so a timeout is known to be the call's or the attempt's.
+ * The client's HTTP exchange with the partner API, through one ky instance. A call takes its token
+ * and its first turn at the client's gate, then ky sends it, retries and times each attempt. The
+ * call's deadline is the SDK's own timer, so a timeout is known to be the call's or the attempt's.
  */
 export class Transport {
   readonly ky: KyInstance;
@@ -188,8 +187,9 @@ class Call<T> {
   readonly #fetch = async (input: Input): Promise<Response> => {
     // ky calls its fetch with the Request it built
     let request = input as Request;
-    const { deadline } = this.#o;
-    const bound = deadline !== undefined && deadline < performance.now() + this.#t.timeoutMs ? this.#signal() : undefined;
+    const left = (this.#o.deadline ?? Infinity) - performance.now();
+    if (left <= 0) throw callTimeoutError(this.#o, false);
+    const bound = left < this.#t.timeoutMs ? this.#signal() : undefined;
     const link = bound && anySignal([request.signal, bound]);
     if (link !== undefined) request = new Request(request, { signal: link.signal });
     try {
