@@ -1,12 +1,13 @@
 // The bench's goals, checked against the results, and the tables `npm run bench` prints.
 
-import { ENTRY_GOAL_KB } from '../../scripts/entry-size.mjs';
+import { READ_GOAL_KB } from '../../scripts/entry-size.mjs';
 
 const KB = 1024;
-/** Issue 29's goals: a status read's CPU against ky alone sending it, and a cold import over a bare process. */
-const READ_VS_KY_GOAL = 1.1;
+/** Issue 45's goal: a status read's CPU against ky alone sending it, sequential and 64 in flight. */
+export const READ_VS_KY_GOAL = 1.15;
 /** Issue 39's: a status read's requests/s with 64 in flight against ky alone's, in the same run. */
-const THROUGHPUT_VS_KY_GOAL = 0.92;
+export const THROUGHPUT_VS_KY_GOAL = 0.92;
+/** Issue 29's: a cold import over a bare process. */
 const IMPORT_GOAL_MS = 15;
 const fmt = (value, digits = 1) => (value === undefined || value === null || Number.isNaN(value) ? '—' : Number(value).toFixed(digits));
 
@@ -202,23 +203,23 @@ export function goals(results) {
   const size = results.size;
   if (size && !size.error) {
     const s = size.sizes;
-    const entry = size.entry;
-    if (entry)
+    const read = size.read;
+    if (read)
       add(
-        'main entry with ky, jose and zod (min+gzip, as `npm run size`)',
-        `${fmt(entry.gzipBytes / KB)} KB`,
-        `≤ ${ENTRY_GOAL_KB} KB`,
-        entry.gzipBytes <= ENTRY_GOAL_KB * KB,
-        `${fmt((ENTRY_GOAL_KB * KB - entry.gzipBytes) / KB)} KB`,
+        'one read, ky, jose and zod in, every chunk but the telemetry ones (gzip each, as `npm run size`)',
+        `${fmt(read.gzipBytes / KB)} KB`,
+        `≤ ${READ_GOAL_KB} KB`,
+        read.gzipBytes <= READ_GOAL_KB * KB,
+        `${fmt((READ_GOAL_KB * KB - read.gzipBytes) / KB)} KB`,
       );
     for (const peer of ['openai', 'stripe']) {
-      if (entry && s[peer])
+      if (read && s[peer])
         add(
-          `main entry smaller than ${peer}'s bundle`,
-          `${fmt(entry.gzipBytes / KB)} vs ${fmt(s[peer].gzipBytes / KB)} KB`,
+          `one read smaller than ${peer}'s bundle`,
+          `${fmt(read.gzipBytes / KB)} vs ${fmt(s[peer].gzipBytes / KB)} KB`,
           '< 1x',
-          entry.gzipBytes < s[peer].gzipBytes,
-          `${fmt((s[peer].gzipBytes - entry.gzipBytes) / KB, 2)} KB`,
+          read.gzipBytes < s[peer].gzipBytes,
+          `${fmt((s[peer].gzipBytes - read.gzipBytes) / KB, 2)} KB`,
         );
       if (s[peer])
         add(
@@ -466,8 +467,8 @@ export function printResults({ machine, results, goals: checked }) {
       'Bundle (esbuild, minified, ESM, browser, gzip -9)',
       ['app imports', 'min KB', 'gzip KB'],
       [
-        ...(z.entry
-          ? [['main entry (lazy chunks split, as `npm run size`)', fmt(z.entry.minifiedBytes / KB), fmt(z.entry.gzipBytes / KB)]]
+        ...(z.read
+          ? [['one read (split, telemetry chunks out, as `npm run size`)', fmt(z.read.minifiedBytes / KB), fmt(z.read.gzipBytes / KB)]]
           : []),
         ...Object.entries(z.sizes).map(([name, s]) => [name, fmt(s.minifiedBytes / KB), fmt(s.gzipBytes / KB)]),
       ],

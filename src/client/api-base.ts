@@ -1,12 +1,7 @@
 import { quote } from '../internal/quote.js';
-/** The partner API's base path below the service origin (spec §1). */
 export const API_PATH = '/api/v1/partner-api';
 
-/**
- * `baseUrl` as the partner API base: `/api/v1/partner-api` appended unless already there, without a
- * trailing slash, query or fragment. A `TypeError` (naming `name`) for anything but an http(s) URL
- * without credentials.
- */
+/** `baseUrl` as the partner API base; a `TypeError` for anything but an http(s) URL without credentials. */
 export function partnerApiBase(baseUrl: string, name = 'baseUrl'): string {
   let url: URL;
   try {

@@ -1,11 +1,7 @@
 import { HEADER_NAME, HEADER_VALUE, wholeNumber } from '../internal/arguments.js';
 import { typeName } from '../internal/type-name.js';
-/** Visible ASCII, what an idempotency key is made of. */
 const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
-/**
- * Headers the client (or fetch, for the connection-level ones) sets itself: a call may not replace
- * them. fetch drops `connection` and rejects the others with a network-level error, after the exchange.
- */
+/** Headers the client or fetch sets: fetch would reject the connection-level ones only after the exchange. */
 const RESERVED = new Set([
   'authorization',
   'x-partner-id',
@@ -20,10 +16,7 @@ const RESERVED = new Set([
   'expect',
 ]);
 
-/**
- * A call's `headers` option as a record with lower-case names, or a `TypeError` naming the header
- * at fault (never its value, which may be a credential).
- */
+/** A call's `headers` option with lower-case names, or a `TypeError` naming the header (never its value). */
 export function callHeaders(headers: unknown): Record<string, string> | undefined {
   if (headers === undefined) return undefined;
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
@@ -45,7 +38,6 @@ export function callHeaders(headers: unknown): Record<string, string> | undefine
   return out;
 }
 
-/** A call's `idempotencyKey` option: 1 to 255 visible ASCII characters, else a `TypeError`. */
 export function idempotencyKey(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length > 255 || !VISIBLE_ASCII.test(value)) {
@@ -54,7 +46,6 @@ export function idempotencyKey(value: unknown): string | undefined {
   return value;
 }
 
-/** A call's `maxRetries` option: a whole number of at least 0, else a `TypeError`. */
 export function retriesOption(value: unknown): number | undefined {
   return wholeNumber('maxRetries', value, undefined, 0);
 }

@@ -9,9 +9,7 @@ import type { CallTrace } from './send-options.js';
 
 // What each public method of CheckoutClient sends, checked before anything is sent.
 
-/** The options every call takes. */
 const REQUEST_OPTIONS = ['signal', 'timeoutMs', 'headers', 'maxRetries'] as const satisfies readonly (keyof RequestOptions)[];
-/** The options `request()` takes. */
 export const RAW_REQUEST_OPTIONS = [
   ...REQUEST_OPTIONS,
   'searchParams',
@@ -20,7 +18,6 @@ export const RAW_REQUEST_OPTIONS = [
   'idempotencyKey',
 ] as const satisfies readonly (keyof RawRequestOptions<unknown>)[];
 
-/** A call's per-call options, checked: a `TypeError` for a bad or unknown one. */
 export function checkRequestOptions<O extends RequestOptions>(options: O, known: readonly string[] = REQUEST_OPTIONS): O {
   checkOptions('call', options, known);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
@@ -32,12 +29,10 @@ export function checkRequestOptions<O extends RequestOptions>(options: O, known:
   return options;
 }
 
-/** The rejection of a call that ran past its own `timeoutMs`. */
 export function callTimedOut(label: string, timeoutMs: number | undefined, attempts?: number): TimeoutError {
   return new TimeoutError(`${label} did not complete within its timeoutMs (${timeoutMs} ms)`, { request: label, attempts });
 }
 
-/** What one business call sends and expects. */
 export interface AuthedCall<T> {
   method: string;
   path: string;
@@ -46,7 +41,6 @@ export interface AuthedCall<T> {
   json?: unknown;
   searchParams?: RawRequestOptions<T>['searchParams'];
   key?: string | undefined;
-  /** The `externalId` asked for: a record carrying another one is refused (see {@link SendOptions.externalId}). */
   externalId?: string | undefined;
 }
 
@@ -56,7 +50,7 @@ export function meCall(options: RequestOptions): AuthedCall<Me> {
   return { method: 'get', path: '/auth/me', schema: MeSchema, options: checkRequestOptions(options) };
 }
 
-/** The status read of a record of `kind`: its path and schema from the kinds table (a `TypeError` for an unknown kind or a bad externalId). */
+/** The status read of a record of `kind`, from the kinds table. */
 export function recordCall<K extends StatusKind>(kind: K, externalId: string, options: RequestOptions): AuthedCall<RecordOf<K>> {
   oneOf('kind', kind, STATUS_KINDS);
   const { path, schema } = RECORD_KINDS[kind] as { path: string; schema: ResponseSchema<RecordOf<K>> };

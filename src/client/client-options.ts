@@ -1,4 +1,3 @@
-// The constructor's option checks: the known option names, the required strings, the request and token settings.
 import { byteCount, functionOption, timerMs } from '../internal/arguments.js';
 import { retriesOption } from './call-headers.js';
 import { env } from '../internal/env.js';
@@ -25,17 +24,13 @@ export const CLIENT_OPTIONS = [
   'meterProvider',
   'openTelemetryApi',
 ] as const satisfies readonly (keyof CheckoutClientOptions)[];
-// every option of the type is known to the check (a new option added to one and not the other fails to compile);
-// exported so that it counts as used without a statement (nothing imports it; bundlers drop it)
+// fails to compile when an option of the type is missing above
 export const EVERY_CLIENT_OPTION: Exclude<keyof CheckoutClientOptions, (typeof CLIENT_OPTIONS)[number]> extends never ? true : never = true;
 
-/** The options that shape the client's requests and its token cache, checked (with their defaults). */
 export function requestSettings(options: CheckoutClientOptions) {
   const timeoutMs = timerMs('timeoutMs', options.timeoutMs, 30_000);
-  // two whole attempts: a hung service costs a default call 60 s, not 3 × 30 s
   const totalTimeoutMs = timerMs('totalTimeoutMs', options.totalTimeoutMs, 60_000);
   const maxResponseBytes = byteCount('maxResponseBytes', options.maxResponseBytes, 1_048_576);
-  // the same check as a call's own maxRetries
   const maxRetries = retriesOption(options.maxRetries) ?? 2;
   const skewSeconds = options.tokenSkewSeconds ?? 30;
   if (typeof skewSeconds !== 'number' || !(skewSeconds >= 0) || !(skewSeconds * 1000 <= Number.MAX_SAFE_INTEGER)) {

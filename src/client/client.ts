@@ -3,16 +3,19 @@ import { CLIENT_OPTIONS, requestSettings, required, secretOption } from './clien
 import { LoadControl } from './load/load-control.js';
 import { loadSettings } from './load/options.js';
 import { TokenCache } from './token-cache.js';
-import { readyToRedact, redactShort } from './redact-short.js';
-import { ApiError, AuthenticationError, ConnectionError, ResponseValidationError } from '../errors.js';
+import { redactShort } from './redact.js';
+import { ApiError, AuthenticationError, ResponseValidationError } from '../errors.js';
 import { partnerApiBase } from './api-base.js';
 import { callBound } from './call-bound.js';
+import { callHeaders } from './call-headers.js';
 import { callTimedOut, checkRequestOptions, meCall, newTrace, recordCall, type AuthedCall } from './calls.js';
 import { clientLogError, logWriter, type LogWriter } from './log.js';
 import { checkTransportSecurity } from './insecure-http.js';
 import { Transport } from './transport.js';
-import { answeredError } from './call-errors.js';
-import { lazy } from '../internal/lazy.js';
+import { credentialsRefused, withoutToken } from './response-errors.js';
+import { rawCall } from './raw-call.js';
+import { waitFor } from './wait.js';
+import { callSecret } from './secret-call.js';
 import type { CallTrace } from './send-options.js';
 import type { ObservedCall } from '../telemetry/client-call.js';
 import type { TelemetryCore } from '../telemetry/telemetry-core.js';
@@ -64,7 +67,7 @@ export class CheckoutClient {
   readonly #tokens: TokenCache;
   readonly #log: LogWriter;
   readonly #telemetry: Telemetry;
-  /** The last secret a `partnerSecret` function returned, redacted from business errors too. */
+  /** Redacted from business errors too. */
   #lastSecret: string | undefined;
 
   constructor(options: CheckoutClientOptions = {}) {
@@ -73,8 +76,7 @@ export class CheckoutClient {
     this.baseUrl = partnerApiBase(required('baseUrl', 'CHECKOUT_BASE_URL', options.baseUrl));
     checkTransportSecurity(this.baseUrl, options.allowInsecureHttp === true);
     this.partnerId = required('partnerId', 'CHECKOUT_PARTNER_ID', options.partnerId);
-    // fixed at run time too, not only in TypeScript: request()'s path guard, the token exchange and
-    // the token store key read them. Still own enumerable data, so JSON, spread and inspect are unchanged.
+    // read-only at run time too: request()'s path guard and the token store key read them
     Object.defineProperties(this, {
       baseUrl: { writable: false, configurable: false },
       partnerId: { writable: false, configurable: false },
@@ -106,9 +108,8 @@ export class CheckoutClient {
   }
 
   /**
-   * The cached access token, or a new one from POST /auth/token. Concurrent callers share one
-   * exchange; a failed exchange is not cached. `signal` and `timeoutMs` bound the wait (see
-   * {@link RequestOptions}); an exchange no caller waits for any more is aborted.
+   * The cached access token, or a new one from POST /auth/token; concurrent callers share one
+   * exchange. `signal` and `timeoutMs` bound the wait (see {@link RequestOptions}).
    */
   async getAccessToken(options: RequestOptions = {}): Promise<string> {
     const { signal, timeoutMs } = checkRequestOptions(options);
@@ -121,11 +122,8 @@ export class CheckoutClient {
   }
 
   /**
-   * Takes new partner credentials at once: ends the refused-secret back-off (after a 401 from POST
-   * /auth/token the client otherwise waits up to about 30 s before exchanging again) and forgets the
-   * cached token, so the next call exchanges with the secret as it is now (a `partnerSecret`
-   * function is called for it). Call it once the rotated secret is in place on both sides; it sends
-   * nothing itself, and calls already waiting for an exchange keep waiting for that one.
+   * Takes new partner credentials at once: ends the back-off after a refused secret and forgets the
+   * cached token, so the next call exchanges with the secret as it is now. It sends nothing itself.
    *
    * @example
    * // the secret manager announced a new partner secret, which `partnerSecret: () => secrets.current` reads
@@ -161,9 +159,8 @@ export class CheckoutClient {
 
   /**
    * Any partner API endpoint this SDK does not type yet, with the same auth, timeouts and errors.
-   * `path` is relative to the API base; encode its dynamic segments (a `.` or `..` segment is
-   * refused with a `TypeError`: it would leave the API base). Only GETs, and requests with
-   * an `idempotencyKey`, are retried.
+   * `path` is relative to the API base, its dynamic segments encoded (a `.` or `..` segment is a
+   * `TypeError`). Only GETs and requests with an `idempotencyKey` are retried.
    *
    * @example
    * const result = await client.request('POST', `/orders/${encodeURIComponent(id)}/payment`, {
@@ -172,7 +169,7 @@ export class CheckoutClient {
    * });
    */
   async request<T = unknown>(method: string, path: string, options: RawRequestOptions<T> = {}): Promise<T> {
-    return this.#authed((await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options), newTrace());
+    return this.#authed(rawCall(this.baseUrl, method, path, options), newTrace());
   }
 
   /**
@@ -184,9 +181,9 @@ export class CheckoutClient {
    * log.info({ requestId: response.requestId, status: order.settlement?.status });
    */
   withResponse(): ResponseReads {
-    const run = async <T>(call: () => AuthedCall<T> | Promise<AuthedCall<T>>): Promise<WithResponse<T>> => {
+    const run = async <T>(call: () => AuthedCall<T>): Promise<WithResponse<T>> => {
       const trace = newTrace();
-      const data = await this.#authed(await call(), trace);
+      const data = await this.#authed(call(), trace);
       const response = trace.response as Response;
       const info: ResponseInfo = {
         status: response.status,
@@ -206,8 +203,7 @@ export class CheckoutClient {
         (kind) => (externalId: string, options?: RequestOptions) => getRecord(kind, externalId, options),
         'ByExternalId',
       ) as KindResponseReads),
-      request: (method, path, options = {}) =>
-        run(async () => (await loaded(rawCalls, 'request()')).rawCall(this.baseUrl, method, path, options)),
+      request: (method, path, options = {}) => run(() => rawCall(this.baseUrl, method, path, options)),
     };
   }
 
@@ -225,7 +221,7 @@ export class CheckoutClient {
     until: (record: RecordOf<K>) => boolean,
     options: WaitOptions = {},
   ): Promise<RecordOf<K>> {
-    return (await loaded(waits, 'waitFor()')).waitFor(kind, (o) => this.getRecord(kind, externalId, o), until, options);
+    return waitFor(kind, (o) => this.getRecord(kind, externalId, o), until, options);
   }
 
   static {
@@ -255,10 +251,9 @@ export class CheckoutClient {
     return `CheckoutClient { baseUrl: '${this.baseUrl}', partnerId: '${this.partnerId}' }`;
   }
 
-  /** The secret for one exchange: the option, or what the `partnerSecret` function returns now. */
   async #resolveSecret(signal: AbortSignal): Promise<string> {
     if (typeof this.#secret !== 'function') return this.#secret;
-    const secret = await (await loaded(secretCalls, 'The token exchange')).callSecret(this.#secret, signal, this.#timeoutMs);
+    const secret = await callSecret(this.#secret, signal, this.#timeoutMs);
     this.#lastSecret = secret;
     return secret;
   }
@@ -274,36 +269,24 @@ export class CheckoutClient {
       const send = () =>
         this.#transport.send({ method: 'post', path: '/auth/token', headers, retry: true, schema: TokenResponseSchema, signal, trace });
       const response = await (observed === undefined ? send() : observed.run(send, trace));
-      await this.#logExchange(started, trace, undefined, secret);
+      this.#logExchange(started, trace, undefined, secret);
       return response;
     } catch (error) {
-      await this.#logExchange(started, trace, error, secret);
-      // a token response that failed validation may still hold a working token: keep it out of the error
-      if (error instanceof ResponseValidationError) {
-        throw await answeredError(
-          (errors) => errors.withoutToken(error),
-          () => new ResponseValidationError(error.message, { status: error.status, issues: error.issues, attempts: error.attempts }),
-        );
-      }
-      if (error instanceof AuthenticationError) {
-        throw await answeredError(
-          (errors) => errors.credentialsRefused(error),
-          () => error,
-        );
-      }
+      this.#logExchange(started, trace, error, secret);
+      // a refused token response may still hold a working token
+      if (error instanceof ResponseValidationError) throw withoutToken(error);
+      if (error instanceof AuthenticationError) throw credentialsRefused(error);
       throw error;
     }
   }
 
-  /** Logs the exchange. */
-  async #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): Promise<void> {
+  #logExchange(started: number, trace: CallTrace, error: unknown, secret: string): void {
     const log = this.#log;
     if (log === undefined) return;
     const ms = performance.now() - started;
     const response = trace.response ?? (error instanceof ApiError ? error : undefined);
     const requestId = response?.headers.get('x-request-id');
     const values = [secret, this.#lastSecret];
-    await readyToRedact(requestId, values);
     log({
       event: 'client.exchange',
       method: 'POST',
@@ -311,18 +294,13 @@ export class CheckoutClient {
       status: response?.status,
       ms,
       attempt: trace.attempts,
-      // a service may echo the secret in its request id: redacted like in the errors
       requestId: requestId === null || requestId === undefined ? undefined : redactShort(requestId, values),
       ...(error === undefined ? {} : { error: clientLogError(error, 'the token exchange was aborted by its signal') }),
     });
   }
 
-  /**
-   * A business call with the Bearer token; a 401 drops that token, mints one new token and retries
-   * once. The call's `signal` and `timeoutMs` bound all of it, the wait for an exchange included.
-   */
+  /** A business call with the Bearer token; a 401 drops that token, and the call is sent once more with a new one. */
   #authed<T>(call: AuthedCall<T>, trace: CallTrace): Promise<T> {
-    // a span and metrics per call when OpenTelemetry is on; else nothing is made (nor loaded), nor awaited
     const use = this.#telemetry.use();
     if (use === undefined) return this.#send(call, trace, undefined);
     const observe = (core: TelemetryCore | undefined): Promise<T> => {
@@ -334,7 +312,6 @@ export class CheckoutClient {
 
   async #send<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined): Promise<T> {
     const { options } = call;
-    // a signal already aborted sends nothing, not even a token exchange
     options.signal?.throwIfAborted();
     const deadline = performance.now() + (options.timeoutMs ?? this.#totalTimeoutMs);
     try {
@@ -342,22 +319,17 @@ export class CheckoutClient {
     } catch (error) {
       const refused = trace.refusedToken;
       if (!(error instanceof AuthenticationError) || refused === undefined) throw error;
-      // a re-mint, not a retry (a thin wrapper rather than ky.retry()): it draws neither from
-      // maxRetries (a 401 with maxRetries: 0 still re-mints once) nor from the retry budget
+      // not a retry: it draws neither from maxRetries nor from the retry budget
       trace.refusedToken = undefined;
       this.#tokens.invalidate(refused);
     }
     return await this.#sendOnce(call, trace, observed, deadline); // a second 401 rejects with AuthenticationError
   }
 
-  /** One request of a call (its first, or the one after a 401): its headers and the transport's send, which waits for the token. */
   #sendOnce<T>(call: AuthedCall<T>, trace: CallTrace, observed: ObservedCall | undefined, deadline: number): Promise<T> {
     const { method, path, options, key } = call;
-    // the user-agent is set by the transport, on each request (transport.ts)
-    const headers: Record<string, string> =
-      options.headers === undefined && key === undefined
-        ? {}
-        : { ...options.headers, ...(key === undefined ? {} : { 'idempotency-key': key }) };
+    const headers = callHeaders(options.headers) ?? {};
+    if (key !== undefined) headers['idempotency-key'] = key;
     return this.#transport.send({
       method,
       path,
@@ -376,35 +348,13 @@ export class CheckoutClient {
       authorize: this.#authorize,
       token: this.#token,
       inject: observed === undefined ? undefined : (sent) => observed.inject(sent),
-      // a service may quote the partner secret on any endpoint, not only the one it was sent to
+      // a service may quote the partner secret on any endpoint
       alsoRedact: typeof this.#secret === 'string' ? this.#secret : this.#lastSecret,
     });
   }
 
-  /** The Bearer token a business call waits for (in ky's `beforeRequest`), and the one it can have at once. */
   readonly #authorize = (signal: AbortSignal | undefined): Promise<string> => this.#tokens.get(signal);
   readonly #token = (): string | undefined => this.#tokens.peek();
-}
-
-/** `request()`'s checks, imported at its first call. */
-const rawCalls = lazy(() => import('./raw-call.js'));
-/** The polling of `waitFor`, imported at its first call. */
-const waits = lazy(() => import('./wait.js'));
-/** The bounded call of a `partnerSecret` function, imported at the first exchange that calls one. */
-const secretCalls = lazy(() => import('./secret-call.js'));
-
-/**
- * A module of the client imported at first use (`request()`'s checks, the polling of `waitFor`, a
- * `partnerSecret` function's call): a call that never needs it never loads it. Should the import
- * fail (an app's chunk that cannot be fetched), a `ConnectionError`: nothing was sent.
- */
-async function loaded<M>(load: () => Promise<M>, what: string): Promise<M> {
-  try {
-    return await load();
-  } catch (error) {
-    const name = error instanceof Error ? error.name : typeof error;
-    throw new ConnectionError(`${what} failed before any request was sent: its module could not be loaded (${name})`, { attempts: 0 });
-  }
 }
 
 /**

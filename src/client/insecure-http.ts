@@ -1,10 +1,7 @@
-/** Loopback hosts as `URL#hostname` spells them: where the fake service and sandboxes run. */
+/** Loopback hosts as `URL#hostname` spells them. */
 export const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
-/**
- * A `TypeError` for a plain `http:` API base whose host is not loopback, unless the partner opted
- * in: over plain http the partner secret and the token would cross the network in clear text.
- */
+/** A `TypeError` for a plain `http:` API base off loopback, unless the partner opted in. */
 export function checkTransportSecurity(apiBase: string, allowInsecureHttp: boolean): void {
   const url = new URL(apiBase);
   if (url.protocol !== 'http:' || allowInsecureHttp || LOOPBACK.test(url.hostname)) return;

@@ -8,16 +8,10 @@ import { quote } from '../internal/quote.js';
 /** Writes one entry; `undefined` means no logging. */
 export type LogWriter = LogWrite<ClientLogEntry> | undefined;
 
-/**
- * The client's `logger` option as one writer (a guarded partner logger), nothing for `false`, or
- * the `CHECKOUT_LOG=debug` switch (one line per entry on stderr) when no logger is given. A
- * `TypeError` for anything else. Levels: `client.exchange` is `info`; `client.retry` and a failed
- * attempt `warn`; a successful attempt `debug`.
- */
+/** The client's `logger` option as one writer, or the `CHECKOUT_LOG=debug` switch when none is given. */
 export function logWriter(logger: unknown): LogWriter {
   return resolveLogger<ClientLogEntry>('logger', logger, {
     level: entryLevel,
-    // operators write DEBUG as often as debug: case and surrounding spaces do not matter
     fallback: () => {
       if (env('CHECKOUT_LOG')?.trim().toLowerCase() !== 'debug') return undefined;
       return lineFormat() === 'json' ? (entry) => stderrLine(jsonLine(entryLevel(entry), entry)) : debugLine;
@@ -31,7 +25,6 @@ function entryLevel(entry: ClientLogEntry): LogLevel {
   return 'debug';
 }
 
-/** `CHECKOUT_LOG=debug`: one readable line per entry on stderr. */
 function debugLine(entry: ClientLogEntry): void {
   const parts = [
     `checkout-partner-sdk ${entry.event.slice('client.'.length)} ${entry.method} ${entry.path}`,
@@ -41,7 +34,6 @@ function debugLine(entry: ClientLogEntry): void {
   ];
   if (entry.requestId !== undefined) parts.push(`requestId=${quote(entry.requestId)}`);
   if (entry.retryInMs !== undefined) parts.push(`retryInMs=${Math.round(entry.retryInMs)}`);
-  // an abort reason's name is the caller's: escaped like every value from outside
   if (entry.error !== undefined) parts.push(`error=${describeLineError(entry.error)}`);
   try {
     console.error(parts.join(' '));
@@ -50,15 +42,12 @@ function debugLine(entry: ClientLogEntry): void {
   }
 }
 
-/** Writes the entries of one send's attempts (see {@link attemptLog}). */
 export interface AttemptLog {
-  /** Attempt number `attempt` starts: a `client.retry` entry when it follows another. */
   start(attempt: number): void;
-  /** Attempt number `attempt` ended, with its response (`undefined` when none came) or what failed it. */
   end(attempt: number, response: Response | undefined, error: LogError | undefined): void;
 }
 
-/** The log entries of one send's attempts: `attempt` when one ends, `retry` when one starts after another. */
+/** One send's entries: `client.attempt` when an attempt ends, `client.retry` when one starts after another. */
 export function attemptLog(
   write: (entry: ClientLogEntry) => void,
   lowerMethod: string,
@@ -89,7 +78,7 @@ export function attemptLog(
       const endedAt = performance.now();
       const status = response?.status;
       previous = { status, endedAt };
-      // a service may echo the credentials anywhere, its request id included: never into a log
+      // a service may echo the credentials in its request id
       const raw = response?.headers.get('x-request-id');
       const requestId = raw === null || raw === undefined ? undefined : redact(raw);
       write({
@@ -106,11 +95,7 @@ export function attemptLog(
   };
 }
 
-/**
- * `error` as a client log entry's `error`. The SDK's own errors hold no credential (their messages
- * and headers are redacted): their name, message and status. Anything else (a caller's abort
- * reason, which may say anything) by its name only, with `otherwise` as the message.
- */
+/** `error` as a log entry's `error`: the SDK's own errors as they are, anything else by its name only. */
 export function clientLogError(error: unknown, otherwise: string): LogError {
   if (error instanceof CheckoutError) {
     const { status } = error as { status?: unknown };

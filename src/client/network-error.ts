@@ -1,6 +1,4 @@
-// Which fetch failures are the network's, and how their message is said without quoting a header.
-
-/** The messages fetch implementations give a failure of the network (the list ky and is-network-error keep). */
+/** The messages fetch implementations give a failure of the network (ky's list). */
 const NETWORK_MESSAGES = new Set([
   'fetch failed', // undici (Node.js)
   'terminated', // undici: the body was cut midway
@@ -14,7 +12,7 @@ const NETWORK_MESSAGES = new Set([
   'Network connection lost', // Cloudflare Workers
 ]);
 
-/** Whether fetch failed for the network (retried like a timeout), not for a bad request or a custom fetch's own error. */
+/** Whether fetch failed for the network, not for a bad request or a custom fetch's own error. */
 export function isNetworkError(error: unknown): error is TypeError {
   if (!(error instanceof Error) || error.name !== 'TypeError') return false;
   const { message } = error;
@@ -25,13 +23,13 @@ export function isNetworkError(error: unknown): error is TypeError {
   );
 }
 
-/** A network error's fixed text (ky recognises it from a known list) and its system error code. */
+/** A network error's fixed text and its system error code, never quoting a header. */
 export function describeNetworkError(cause: unknown): string {
   if (!(cause instanceof Error)) return 'no response';
   return `${cause.message}${codeOf(cause.cause) ?? codeOf(cause) ?? ''}`;
 }
 
-/** ` (CODE)` for an error with a system error code such as `ECONNREFUSED`, else `undefined`. */
+/** ` (ECONNREFUSED)` and the like. */
 export function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null | undefined)?.code;
   return typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) ? ` (${code})` : undefined;

@@ -4,22 +4,15 @@ import type { RawRequestOptions } from './options.js';
 import { typeName } from '../internal/type-name.js';
 import { LEADING_SLASHES } from '../internal/path.js';
 
-// What `request()` sends, checked before anything is sent: imported at the first `request()` (calls.ts).
-
-/** A `.` or `..` segment, percent-encoded or not, between `/` or `\` (URL parsers resolve each, climbing out of the API base). */
+/** A `.` or `..` segment, percent-encoded or not: URL parsers resolve it, climbing out of the API base. */
 const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=$|[/\\])/i;
-/** From the query or fragment on: dots there are not path segments. */
 const QUERY = /[?#].*$/s;
 
-/** C0 controls and DEL: URL parsers delete TAB, LF and CR, which would join `.\t.` into `..` after the checks. */
+/** URL parsers delete TAB, LF and CR, which would join `.\t.` into `..` after the checks. */
 // eslint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-/**
- * `apiBase` is the partner API base; the path is checked as written (no control characters, no
- * scheme, no `//`, no dot segment) and then as the URL parser reads it: the parsed URL must keep the
- * base's origin and stay below its path, whatever the parser removed or resolved.
- */
+/** What `request()` sends: the path checked as written, then as the URL parser reads it. */
 export function rawCall<T>(apiBase: string, method: string, path: string, options: RawRequestOptions<T>): AuthedCall<T> {
   if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) {
     throw new TypeError(`method must be an HTTP method such as "GET", got ${typeName(method)}`);
@@ -45,7 +38,7 @@ export function rawCall<T>(apiBase: string, method: string, path: string, option
   return { method: method.toLowerCase(), path: normalized, schema, options, json, searchParams, key };
 }
 
-/** Whether `path`, appended to `apiBase` as the transport does, parses to a URL below the base (compared parsed, not as strings). */
+/** Whether `path`, appended to `apiBase`, parses to a URL below it. */
 function staysBelow(apiBase: string, path: string): boolean {
   const base = new URL(apiBase);
   const basePath = base.pathname.replace(/\/+$/, '');
@@ -58,7 +51,6 @@ function staysBelow(apiBase: string, path: string): boolean {
   return url.origin === base.origin && url.pathname.startsWith(`${basePath}/`);
 }
 
-/** A zod schema (`safeParse`) or a Standard Schema v1 validator (`~standard.validate`). */
 function isSchema(schema: unknown): boolean {
   if ((typeof schema !== 'object' && typeof schema !== 'function') || schema === null) return false;
   const { safeParse, '~standard': standard } = schema as { safeParse?: unknown; '~standard'?: { validate?: unknown } | null };

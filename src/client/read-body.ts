@@ -1,4 +1,4 @@
-/** Thrown by {@link readBody} when a body passes its limit; the transport maps it to `ResponseTooLargeError`. */
+/** A body past its limit (`ResponseTooLargeError` once mapped). */
 export class BodyTooLarge extends Error {
   override readonly name = 'BodyTooLarge';
   constructor(
@@ -13,18 +13,9 @@ export class BodyTooLarge extends Error {
 const decoder = new TextDecoder();
 
 /**
- * The whole body as UTF-8 text (as `Response.text()` decodes it), counted on the decoded bytes
- * (fetch has already undone gzip/br): past `maxBytes` the stream is cancelled, which aborts the
- * request and closes its connection, and {@link BodyTooLarge} is thrown.
- *
- * It runs inside the attempt: the read is bounded by the attempt's timeout and retried like a
- * network error, and an error body is capped like any other.
- *
- * `framed`: the response is the runtime's own fetch's, which delivers no more than HTTP's framing
- * declared. Only then is a body whose declared length is within the cap read whole by fetch's
- * `text()` (the cheaper read, and a status read's usual case); a custom fetch's Response (a wrapper
- * that dropped content-encoding but kept content-length, a body made in JS) is read as a stream and
- * cut off at the limit like any other, so its memory stays bounded too.
+ * The whole body as UTF-8 text, counted on the decoded bytes: past `maxBytes` the stream is
+ * cancelled (closing the connection) and {@link BodyTooLarge} thrown. `framed`: the runtime's own
+ * fetch, which delivers no more than the declared length; only then is `text()` trusted with it.
  */
 export async function readBody(response: Response, maxBytes: number, framed: boolean): Promise<string> {
   const { body } = response;
@@ -35,10 +26,7 @@ export async function readBody(response: Response, maxBytes: number, framed: boo
     throw new BodyTooLarge(maxBytes, response.status, response.headers);
   }
   if (declared !== undefined && framed) {
-    // a runtime that undoes a content coding keeps content-encoding (Node, browsers, Deno) or drops
-    // it together with content-length (whatwg/fetch#1729): a decoded body never passes as declared
-    // fetch's own text(): no copy to an ArrayBuffer first; UTF-8 never takes fewer bytes than UTF-16
-    // code units, so a string past the cap came from a body past it
+    // UTF-8 never takes fewer bytes than UTF-16 code units: a string past the cap came from a body past it
     const text = await response.text();
     if (text.length > maxBytes) throw new BodyTooLarge(maxBytes, response.status, response.headers);
     return text;
@@ -46,7 +34,7 @@ export async function readBody(response: Response, maxBytes: number, framed: boo
   return readStream(response, body, maxBytes);
 }
 
-/** The body's length when the response declares it for the bytes fetch hands over (no content coding), else `undefined`. */
+/** The declared length of the bytes fetch hands over (none with a content coding). */
 function declaredLength(headers: Headers): number | undefined {
   const length = headers.get('content-length');
   if (length === null) return undefined;

@@ -1,15 +1,11 @@
 import { MIN_REDACTED_LENGTH, REDACTED } from './redacted.js';
 
-/** How deep a parsed body is walked; deeper values are replaced whole. */
 const MAX_DEPTH = 128;
 
 /**
  * Finds the credentials a request carried in what came back, in every form a service, a proxy or a
- * framework may have encoded them: as sent, JSON-escaped (`\/`, `\"`, `\\`, `\n`, ...), `\uXXXX`
- * escapes, percent-encoded UTF-8 (upper or lower case hex), `+` for a space, and any mix of these
- * character by character. Built once per failed request, never on the success path, and imported
- * with the errors of an answered call (or for a log entry's request id that may hold a credential
- * in an encoded form: redact-short.ts imports it then), never at the SDK's import.
+ * framework may have encoded them: as sent, JSON-escaped, `\uXXXX`, percent-encoded UTF-8, `+` for
+ * a space, and any mix of these character by character.
  */
 export class Redactor {
   readonly #pattern: RegExp | undefined;
@@ -21,17 +17,13 @@ export class Redactor {
     this.#pattern = sources.length === 0 ? undefined : new RegExp(sources.join('|'), 'g');
   }
 
-  /** `text` with every credential replaced by `[redacted]`. */
   text(text: string): string {
     if (this.#pattern === undefined) return text;
     this.#pattern.lastIndex = 0;
     return text.replace(this.#pattern, REDACTED);
   }
 
-  /**
-   * A parsed body with every string (keys too) redacted: parsing decodes the escapes, so the
-   * decoded strings are searched again after the text was.
-   */
+  /** A parsed body with every string redacted: parsing decoded escapes the text search could not see. */
   value(value: unknown, depth = 0): unknown {
     if (typeof value === 'string') return this.text(value);
     if (value === null || typeof value !== 'object') return value;
@@ -50,7 +42,7 @@ export class Redactor {
     return out;
   }
 
-  /** `headers` with credentials redacted in every value; the same object when nothing was found (a copy when `copy`). */
+  /** `headers` redacted; the same object when nothing was found, unless `copy`. */
   headers(headers: Headers, copy: boolean): Headers {
     let out: Headers | undefined = copy ? new Headers(headers) : undefined;
     for (const [name, value] of headers) {
@@ -63,7 +55,6 @@ export class Redactor {
   }
 }
 
-/** A regular expression source matching `value` with each character in any of its encodings. */
 function anyEncoding(value: string): string {
   let source = '';
   for (const char of value) source += charForms(char);
@@ -74,13 +65,12 @@ const JSON_SHORT: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', '\b
 
 function charForms(char: string): string {
   const forms = [escapeRegExp(char)];
-  // \uXXXX, per UTF-16 code unit (a character outside the BMP is a surrogate pair)
+  // per UTF-16 code unit: a character outside the BMP is a surrogate pair
   let unicode = '';
   for (let i = 0; i < char.length; i++) unicode += `\\\\u${hexDigits(char.charCodeAt(i), 4)}`;
   forms.push(unicode);
   const short = JSON_SHORT[char];
   if (short !== undefined) forms.push(`\\\\${escapeRegExp(short)}`);
-  // percent-encoded UTF-8 bytes
   let percent = '';
   for (const byte of new TextEncoder().encode(char)) percent += `%${hexDigits(byte, 2)}`;
   forms.push(percent);
@@ -88,7 +78,6 @@ function charForms(char: string): string {
   return `(?:${forms.join('|')})`;
 }
 
-/** `n` as `width` hex digits, each letter matching either case. */
 function hexDigits(n: number, width: number): string {
   return Array.from(n.toString(16).padStart(width, '0'))
     .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
@@ -97,4 +86,21 @@ function hexDigits(n: number, width: number): string {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}
+
+/** The credentials a request carried, or may see quoted back (`alsoRedact`). */
+export function credentialValues({ headers, alsoRedact }: { headers: Record<string, string>; alsoRedact?: string | undefined }): string[] {
+  const found: string[] = alsoRedact === undefined ? [] : [alsoRedact];
+  const auth = headers.authorization;
+  if (auth !== undefined) found.push(auth.replace(/^Bearer /, ''));
+  const secret = headers['x-partner-secret'];
+  if (secret !== undefined) found.push(secret);
+  return found;
+}
+
+/** A short value the service sent (a request id), redacted; a pattern is built only when a credential may be in it. */
+export function redactShort(text: string, values: readonly (string | undefined)[]): string {
+  const found = values.filter((value): value is string => value !== undefined && value.length >= MIN_REDACTED_LENGTH);
+  const mayHold = found.length > 0 && (/[%\\+]/.test(text) || found.some((value) => text.includes(value)));
+  return mayHold ? new Redactor(found).text(text) : text;
 }

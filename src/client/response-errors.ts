@@ -1,9 +1,4 @@
-/**
- * The errors of a call the service answered (an error status, a redirect, a body too large, not
- * JSON, of the wrong shape or for another record), with the credentials the request carried
- * redacted in every encoded form. Imported by the transport at the first such answer
- * (`answeredError` in call-errors.ts), never at the SDK's import: a call that succeeds does not need it.
- */
+// The errors of a call the service answered, with the credentials the request carried redacted.
 import {
   ApiError,
   apiErrorForStatus,
@@ -13,10 +8,9 @@ import {
   type ValidationIssue,
 } from '../errors.js';
 import type { BodyTooLarge } from './read-body.js';
-import { Redactor } from './redact.js';
-import { credentialValues } from './redact-short.js';
+import { credentialValues, Redactor } from './redact.js';
 
-/** What the errors need of the request (the transport's `SendOptions`). */
+/** What the errors need of the transport's `SendOptions`. */
 interface Sent {
   method: string;
   path: string;
@@ -25,17 +19,15 @@ interface Sent {
   trace: { attempts: number };
 }
 
-/** `METHOD /path`, for messages. */
-function labelOf({ method, path }: Sent): string {
+export function labelOf({ method, path }: Pick<Sent, 'method' | 'path'>): string {
   return `${method.toUpperCase()} ${path}`;
 }
 
-/** The credentials a request carried, to keep out of its errors in every encoded form. */
 function credentials(options: Sent): Redactor {
   return new Redactor(credentialValues(options));
 }
 
-/** An error status (or a redirect, which the client never follows) as the error tree has it. */
+/** An error status, or a redirect (never followed). */
 export function statusError(response: Response, text: string, options: Sent): ApiError {
   const label = labelOf(options);
   const { attempts } = options.trace;
@@ -43,8 +35,7 @@ export function statusError(response: Response, text: string, options: Sent): Ap
   if (response.status >= 300 && response.status < 400) {
     const raw = redirectTarget(response.headers.get('location'), response.url);
     const location = raw === undefined ? undefined : sent.text(raw);
-    // the Location may carry credentials or a token in its query: the error keeps its origin and path
-    // only, in the message and headers, and not the body (a redirect page quotes the Location)
+    // the Location's query may carry a token: origin and path only, and no body (it quotes the Location)
     const headers = sent.headers(response.headers, true);
     if (location === undefined) headers.delete('location');
     else headers.set('location', location);
@@ -58,7 +49,6 @@ export function statusError(response: Response, text: string, options: Sent): Ap
   return apiErrorForStatus(response.status, { headers, body: errorBody(response, sent.text(text), sent), request: label, attempts });
 }
 
-/** A body cut off at `maxResponseBytes`. */
 export function tooLarge(error: BodyTooLarge, options: Sent): ResponseTooLargeError {
   const label = labelOf(options);
   return new ResponseTooLargeError(
@@ -74,7 +64,6 @@ export function tooLarge(error: BodyTooLarge, options: Sent): ResponseTooLargeEr
   );
 }
 
-/** A 2xx body that is not JSON. */
 export function notJson(response: Response, text: string, options: Sent): ResponseValidationError {
   const label = labelOf(options);
   const sent = credentials(options);
@@ -88,7 +77,6 @@ export function notJson(response: Response, text: string, options: Sent): Respon
   });
 }
 
-/** A 2xx JSON body (`data`) that its schema refused with `issues`. */
 export function mismatch(
   response: Response,
   text: string,
@@ -115,10 +103,7 @@ export function mismatch(
   );
 }
 
-/**
- * A record whose `externalId` (`received`) is not the one asked for. The ids are the partner's own
- * (not secrets); the one received is quoted with JSON escapes and cut short, since it is the service's text.
- */
+/** A record of another `externalId`; the one received is the service's text, escaped and cut short. */
 export function wrongRecord(response: Response, text: string, received: unknown, asked: string, options: Sent): ResponseValidationError {
   const label = labelOf(options);
   const sent = credentials(options);
@@ -144,11 +129,7 @@ export function wrongRecord(response: Response, text: string, received: unknown,
   );
 }
 
-/**
- * The exchange's 401 saying what it means: the partner credentials were refused. The client then
- * fails calls at once with this same error until its next try (a back-off of about 1 s doubling to
- * about 30 s), so a wrong secret costs the service one exchange per window, not one per call.
- */
+/** The exchange's 401, saying what it means and what the client does next. */
 export function credentialsRefused(error: AuthenticationError): AuthenticationError {
   const detail = error.message.replace(/^401 from POST \/auth\/token:? ?/, '');
   return new AuthenticationError(
@@ -158,11 +139,7 @@ export function credentialsRefused(error: AuthenticationError): AuthenticationEr
   );
 }
 
-/**
- * The same validation error with every string in its body masked: a token response that failed
- * validation may hold a working token under any name (`accessToken`, `access_token`, `token`, ...).
- * Numbers, booleans and the shape stay, so the issues still make sense.
- */
+/** A refused token response with every string masked: it may hold a working token under any name. */
 export function withoutToken(error: ResponseValidationError): ResponseValidationError {
   return new ResponseValidationError(error.message, {
     status: error.status,
@@ -181,7 +158,7 @@ function maskStrings(value: unknown, depth: number): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskStrings(item, depth + 1)]));
 }
 
-/** A redirect's `Location` as origin and path, without userinfo, query or fragment; `undefined` when absent or not a URL. */
+/** A redirect's `Location` as origin and path only. */
 function redirectTarget(location: string | null, responseUrl: string): string | undefined {
   if (location === null) return undefined;
   try {
@@ -194,13 +171,12 @@ function redirectTarget(location: string | null, responseUrl: string): string | 
 
 const JSON_TYPE = /[/+]json\b/i;
 
-/** An error body as `ApiError.body`: parsed JSON when it says it is JSON and parses (redacted again once parsed), else the text; `undefined` when empty. */
+/** An error body as `ApiError.body`: parsed JSON (redacted again once parsed) when it says it is JSON, else the text. */
 function errorBody(response: Response, text: string, sent: Redactor): unknown {
   if (text === '') return undefined;
   return JSON_TYPE.test(response.headers.get('content-type') ?? '') ? sent.value(parsedOr(text)) : text;
 }
 
-/** `text` parsed as JSON, or as is when it does not parse. */
 function parsedOr(text: string): unknown {
   try {
     return JSON.parse(text);

@@ -2,11 +2,7 @@ import { CheckoutError } from '../errors.js';
 import { untilAborted } from '../internal/abort.js';
 import { typeName } from '../internal/type-name.js';
 
-/**
- * The secret a `partnerSecret` function returns for one exchange (imported at the first exchange
- * that calls one), bounded like one attempt (`timeoutMs`) and by the exchange's abort: a secret
- * manager that hangs must not hold the exchange, and every call, forever.
- */
+/** A `partnerSecret` function's secret, bounded by `timeoutMs`: a hung secret manager must not hold every call. */
 export async function callSecret(secretFn: () => string | Promise<string>, signal: AbortSignal, timeoutMs: number): Promise<string> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {

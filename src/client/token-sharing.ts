@@ -1,37 +1,26 @@
-/**
- * The token store's part of the token cache: the store key (a fingerprint of the secret), reading
- * and writing the shared token, the exchange lock across processes and the store circuit. Imported
- * by {@link TokenCache} at its first refresh, and only when a `tokenStore` is given: a client
- * without one never loads it.
- */
+// The token cache's use of a `tokenStore`: the store key, the shared token, the lock across processes.
 import { sleep } from '../internal/abort.js';
 import { MAX_STORE_OPERATION_MS, StoreCircuit } from './store-circuit.js';
 import { tokenStoreKey } from './token-key.js';
 import type { StoredToken, TokenStore } from '../stores/token-store.js';
 
-/** What the sharing needs of its {@link TokenCache}. */
+/** What the sharing needs of its token cache. */
 export interface SharingHost {
-  /** `token`'s access token when it may be used now (then held by the cache), else `undefined`. */
+  /** `token`'s access token, held by the cache, when it may be used now. */
   adopt(token: StoredToken): string | undefined;
-  /** POST /auth/token with `secret`; the token is then held by the cache. */
   mint(secret: string, signal: AbortSignal): Promise<StoredToken>;
 }
 
-/** How long a store's exchange lock lives when the store does not say (`TokenStore.lockMs`). */
 const DEFAULT_LOCK_MS = 5_000;
-/** The longest a store's `lockMs` is honoured; a larger (or invalid) one means the default. */
 const MAX_LOCK_MS = 60_000;
-/** A bound on the lock-or-wait loop besides its deadline. */
 const MAX_LOCK_ROUNDS = 1_000;
 
-/** One client's use of its token store. */
 export class TokenSharing {
   readonly #store: TokenStore;
   readonly #host: SharingHost;
   readonly #baseUrl: string;
   readonly #partnerId: string;
   readonly #circuit = new StoreCircuit();
-  /** The last secret's store key, so a fingerprint is computed once per secret value. */
   #lastKey: { secret: string; key: Promise<string> } | undefined;
 
   constructor(store: TokenStore, host: SharingHost, baseUrl: string, partnerId: string) {
@@ -41,10 +30,7 @@ export class TokenSharing {
     this.#partnerId = partnerId;
   }
 
-  /**
-   * A token for `secret`: the store's, else one exchange (under the store's lock when it has one),
-   * written back behind. While the store is skipped (it failed or hung), an exchange alone.
-   */
+  /** A token for `secret`: the store's, else one exchange (under the store's lock), written back behind. */
   async refresh(secret: string, signal: AbortSignal): Promise<string> {
     const store = this.#store;
     if (!this.#circuit.closed) return (await this.#host.mint(secret, signal)).accessToken;
@@ -61,19 +47,17 @@ export class TokenSharing {
       if (locked !== undefined) release(locked);
       throw error;
     }
-    // every waiter gets the token now; the write (then the lock's release, so the processes waiting
-    // on it find the token) happens behind, and a store that fails or hangs holds no call
+    // a store that fails or hangs holds no call
     void this.#storeBehind(key, token, locked);
     return token.accessToken;
   }
 
-  /** The token store key for `secret` (see README "The token store key"). */
   #key(secret: string): Promise<string> {
     if (this.#lastKey?.secret !== secret) this.#lastKey = { secret, key: tokenStoreKey(this.#baseUrl, this.#partnerId, secret) };
     return this.#lastKey.key;
   }
 
-  /** The store's token when it is usable (it is then held); the store is a cache, so one that fails (or hangs) reads as empty. */
+  /** The store's token when usable; a store that fails or hangs reads as empty. */
   async #fromStore(key: string, signal: AbortSignal): Promise<string | undefined> {
     if (!this.#circuit.closed) return undefined;
     const store = this.#store;
@@ -81,11 +65,7 @@ export class TokenSharing {
     return isStoredToken(stored) ? this.#host.adopt(stored) : undefined;
   }
 
-  /**
-   * Takes the store's exchange lock, or waits for the token of the process holding it, at most the
-   * store's `lockMs`: another process's token, the lock's release once taken, or `undefined` to
-   * exchange without the lock (the wait ran out, or the store failed).
-   */
+  /** The lock's release, or the token of the process holding it, or `undefined` to exchange without the lock. */
   async #lockOrWait(
     lock: NonNullable<TokenStore['lock']>,
     key: string,
@@ -93,10 +73,9 @@ export class TokenSharing {
   ): Promise<string | (() => Promise<void>) | undefined> {
     const store = this.#store;
     const waitMs = storeWaitMs(store);
-    // the monotonic clock: a wall clock stepped back must not stretch the wait
     const deadline = performance.now() + waitMs;
     for (let round = 0, delay = 20; round < MAX_LOCK_ROUNDS; round++, delay = Math.min(delay * 2, 200)) {
-      // a lock that fails or hangs is skipped; one granted after we stopped waiting is let go
+      // a lock granted after we stopped waiting is let go
       const unlock = await this.#storeCall(
         () => lock(key),
         null,
@@ -122,15 +101,12 @@ export class TokenSharing {
     return undefined;
   }
 
-  /** Stores `token` (skipped while the store is skipped), then lets go of the lock; nobody awaits it. */
   async #storeBehind(key: string, token: StoredToken, locked: (() => Promise<void>) | undefined): Promise<void> {
     const store = this.#store;
-    // a store that fails to keep the token costs other processes an exchange, not this caller its token
     if (this.#circuit.closed) await this.#storeCall(() => store.set(key, token), undefined, NEVER_ABORTED());
     if (locked !== undefined) release(locked);
   }
 
-  /** One store operation, bounded (see {@link storeCall}); a failure or a timeout opens the circuit. */
   #storeCall<T, F>(op: () => T | Promise<T>, failed: F, signal: AbortSignal, late?: (value: T) => void): Promise<T | F> {
     return storeCall(op, failed, storeOperationMs(this.#store), signal, () => this.#circuit.failed(), late);
   }
@@ -142,17 +118,14 @@ function isStoredToken(value: unknown): value is StoredToken {
   return typeof accessToken === 'string' && accessToken !== '' && typeof expiresAt === 'number';
 }
 
-/** How long one store operation may take: the store's `lockMs`, at most {@link MAX_STORE_OPERATION_MS}. */
 function storeOperationMs(store: TokenStore): number {
   return Math.min(storeWaitMs(store), MAX_STORE_OPERATION_MS);
 }
 
-/** The write behind's signal, which no caller's abort stops. */
 let neverAborted: AbortSignal | undefined;
-/** Made at first use: Cloudflare Workers refuse an `AbortController` made in the global scope (the module's load). */
+/** Made at first use: Workers refuse an `AbortController` made at a module's load. */
 const NEVER_ABORTED = (): AbortSignal => (neverAborted ??= new AbortController().signal);
 
-/** How long to wait for another process's token (the store's `lockMs`, when valid). */
 function storeWaitMs(store: TokenStore): number {
   const { lockMs } = store;
   return typeof lockMs === 'number' && lockMs > 0 && lockMs <= MAX_LOCK_MS ? lockMs : DEFAULT_LOCK_MS;
@@ -161,10 +134,8 @@ function storeWaitMs(store: TokenStore): number {
 const STORE_GAVE_UP = Symbol('store gave up');
 
 /**
- * One store operation, bounded: its result, or `failed` when it throws, rejects, takes longer
- * than `ms` or `signal` aborts first (the store is a cache: a custom one that hangs must not hold
- * the exchange forever). `onFailure` hears of a throw or a timeout (not of an abort); `late` gets
- * the result of an operation that settles after we gave up.
+ * One store operation, bounded by `ms` and `signal`: its result, or `failed`. `onFailure` hears of
+ * a throw or a timeout; `late` gets a result that came after we gave up.
  */
 async function storeCall<T, F>(
   op: () => T | Promise<T>,
@@ -199,7 +170,6 @@ async function storeCall<T, F>(
   }
 }
 
-/** Lets go of a store's lock; one that fails simply expires. */
 function release(unlock: () => Promise<void>): void {
   Promise.resolve()
     .then(unlock)

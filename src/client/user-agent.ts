@@ -1,11 +1,10 @@
-// the version is inlined at build time (esbuild keeps only this field of package.json), so the built
-// tarball reports its own version
+// inlined at build time: the tarball reports its own version
 import { version } from '../../package.json';
 
 /** `checkout-partner-sdk/<version> <runtime>/<version>`, sent as `User-Agent` with every request. */
 export const USER_AGENT = `checkout-partner-sdk/${version} ${runtime()}`;
 
-/** The runtime and its version: `node/24.21.0`, `bun/1.4.5`, `deno/2.9.6`, `workerd`, or `unknown`. */
+/** `node/24.21.0`, `bun/1.4.5`, `deno/2.9.6`, `workerd` or `unknown`. */
 function runtime(): string {
   const g = globalThis as {
     Bun?: { version?: unknown };

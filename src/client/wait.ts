@@ -4,14 +4,9 @@ import { checkOptions, timerMs } from '../internal/arguments.js';
 import { checkRequestOptions } from './calls.js';
 import type { RequestOptions, WaitOptions } from './options.js';
 
-/** The options `waitForOrder` and `waitForWithdrawal` take. */
 const WAIT_OPTIONS = ['timeoutMs', 'intervalMs', 'signal'] as const satisfies readonly (keyof WaitOptions)[];
 
-/**
- * The polling of `waitForOrder` and `waitForWithdrawal` (imported at the first of them): `read`
- * until `until(record)` is true, every `intervalMs`, for at most `timeoutMs`; then a
- * `WaitTimeoutError` holding the last record read.
- */
+/** `read` every `intervalMs` until `until(record)`, for at most `timeoutMs`. */
 export async function waitFor<T>(
   what: string,
   read: (options: RequestOptions) => Promise<T>,

@@ -1,17 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { CheckoutClient } from 'checkout-partner-sdk';
+import { afterAll, describe, expect, it } from 'vitest';
 
 // Next.js's Edge runtime has no AbortSignal.any: the SDK links a call's signals by listeners there,
 // aborts with the caller's reason, and lets go of a long-lived caller signal once the call ends.
+// Gone before the SDK and ky are imported, as in that runtime.
 const native = AbortSignal.any;
-afterEach(() => {
+Reflect.deleteProperty(AbortSignal, 'any');
+const { CheckoutClient } = await import('checkout-partner-sdk');
+afterAll(() => {
   AbortSignal.any = native;
 });
 
 const TOKEN = JSON.stringify({ accessToken: 'tok-1', tokenType: 'Bearer', expiresIn: 3600 });
 const json = (body: string) => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
 
-function client(): CheckoutClient {
+function client(): InstanceType<typeof CheckoutClient> {
   const fetch = async (input: RequestInfo | URL) => {
     const url = input instanceof Request ? input.url : String(input);
     return json(url.endsWith('/auth/token') ? TOKEN : JSON.stringify({ externalId: 'o-1', settlement: { status: 'Pending' } }));
@@ -39,7 +41,6 @@ function countedSignal(): { controller: AbortController; held: () => number } {
 
 describe('without AbortSignal.any (the Edge runtime)', () => {
   it("waitForOrder rejects with the caller's reason when the caller aborts", async () => {
-    Reflect.deleteProperty(AbortSignal, 'any');
     expect(typeof AbortSignal.any).toBe('undefined');
     const controller = new AbortController();
     const waiting = client().waitForOrder('o-1', () => false, { signal: controller.signal, timeoutMs: 60_000, intervalMs: 10 });
@@ -48,7 +49,6 @@ describe('without AbortSignal.any (the Edge runtime)', () => {
   });
 
   it('a long-lived caller signal holds no listener once the calls ended', async () => {
-    Reflect.deleteProperty(AbortSignal, 'any');
     const { controller, held } = countedSignal();
     const sdk = client();
     for (let i = 0; i < 5; i += 1) {

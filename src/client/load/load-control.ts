@@ -9,22 +9,15 @@ import { Pause } from './pause.js';
 import { refused } from './refusal.js';
 import { RetryBudget } from './retry-budget.js';
 
-/** The request asking for a turn: `METHOD /path`, for the error of a call that cannot wait out a pause. */
+/** The request asking for a turn, for its error's message. */
 export interface TurnRequest {
   readonly method: string;
   readonly path: string;
 }
 
-/**
- * The load control of one client (docs/load-control.md): the gate every request passes
- * (concurrency, pace, `Retry-After` pause, adaptive rate) and the retry budget. The transport asks
- * for a turn before each attempt ({@link enter}), gives it back with what came of it ({@link leave}),
- * asks before each retry ({@link mayRetry}) and reports each success ({@link succeeded}).
- */
+/** One client's load control (docs/load-control.md): the gate every request passes and the retry budget. */
 export class LoadControl {
-  /** The observer given at construction (OpenTelemetry, tests); `{}` when none. */
   readonly hooks: LoadHooks;
-  /** `undefined` with `retryBudget: false`. */
   readonly budget: RetryBudget | undefined;
   readonly #gate: Gate;
   readonly #pause = new Pause();
@@ -38,15 +31,7 @@ export class LoadControl {
     this.#gate = new Gate(settings.concurrency, settings.maxQueue, pace, this.#rate, this.#pause);
   }
 
-  /**
-   * Takes the request's turn: a ticket (a number) when it may start now, else a promise of the
-   * ticket once it may; the ticket goes back with {@link leave}. `signal` is the attempt's (the
-   * call's own, its deadline's and the attempt's timeout); `deadline` the `performance.now()` past
-   * which it cannot wait. Rejects (or throws) with the signal's reason when it aborts, and, unsent,
-   * with a `RateLimitError` when a `Retry-After` pause ends after its deadline, a `QueueFullError`
-   * when `maxQueue` requests already wait, a `TimeoutError` when its turn came with less than a
-   * usable share of its attempt left.
-   */
+  /** The request's turn, or its refusal (`RateLimitError`, `QueueFullError`, `TimeoutError`). */
   enter(
     signal: AbortSignal | undefined,
     deadline: number,
@@ -72,35 +57,28 @@ export class LoadControl {
     );
   }
 
-  /**
-   * Throws the `RateLimitError` a request would get at its turn when a `Retry-After` pause outlasts
-   * `deadline`: a call checks before waiting on a token exchange, which could not be sent either.
-   */
-  /** A turn when the request may start now (a ticket, as {@link enter} gives it); else `undefined`, nothing queued. */
+  /** A ticket when the request may start now, nothing queued; else `undefined`. */
   tryEnter(): number | undefined {
     return this.#gate.tryAcquire();
   }
 
+  /** Throws the `RateLimitError` a request would get at its turn when a `Retry-After` pause outlasts `deadline`. */
   throwIfPausedPast(deadline: number, turn: TurnRequest, attempts: number): void {
     const waitMs = this.#pause.until - performance.now();
     if (this.#pause.until > deadline) throw this.#refusal(new PausedPastDeadline(waitMs), turn, attempts);
   }
 
-  /** Gives the turn (its `ticket`) back once the attempt ended, with its response (`undefined` when none came). */
+  /** Gives the turn back once the attempt ended, with its response when one came. */
   leave(response: Response | undefined, sentAt: number, ticket: number): void {
     if (response !== undefined) this.#observe(response, sentAt);
     this.#gate.release(ticket, performance.now());
   }
 
-  /**
-   * Whether a retry may be sent, taking its cost from the budget (always yes without one).
-   * `afterTimeout`: the failure was a timeout or a network error.
-   */
+  /** Whether a retry may be sent, taking its cost from the budget. */
   mayRetry(afterTimeout: boolean): boolean {
     return this.budget === undefined || this.budget.draw(afterTimeout);
   }
 
-  /** A request succeeded (2xx): the budget gets 1 token back, or a retry's cost after a retry. */
   succeeded(afterRetry: boolean): void {
     this.budget?.succeeded(afterRetry);
   }
@@ -122,7 +100,7 @@ export class LoadControl {
     }
   }
 
-  /** The typed error of a request the client refused to send; any other error (an abort's reason) as it is. */
+  /** The typed error of a request the client refused to send; any other error as it is. */
   #refusal(error: unknown, turn: TurnRequest, attempts: number): unknown {
     const label = `${turn.method.toUpperCase()} ${turn.path}`;
     if (error instanceof QueueFull) {

@@ -4,36 +4,24 @@ import { typeName } from '../../internal/type-name.js';
 /** The client option `rateLimit`: how many requests may be in flight at once, and how fast they may start. */
 export interface RateLimitOptions {
   /**
-   * The most requests of this client in flight at once, the token exchange included; the others wait
-   * in a queue, in order, each bounded by its call's `timeoutMs` and `signal`. A request waits at
-   * most half of its attempt (a call's first request before its `timeoutMs` starts, a retry within
-   * its attempt) and fails unsent with a `TimeoutError` past that, so once sent it has at least
-   * half of `timeoutMs`, and a service that never answers receives about
-   * `concurrency × elapsed / timeoutMs` requests (at most twice that) whatever the number of callers.
-   * The default is far above what one process needs against a healthy service (64 reads in flight
-   * at ~20 ms each is ~3,000 reads/s), and low enough that a service which accepts connections and
-   * never answers holds 64 sockets, not thousands.
-   * A whole number from 1.
+   * The most requests of this client in flight at once, the token exchange included; the others
+   * queue in order. A request waits at most half of its attempt, then fails unsent with a
+   * `TimeoutError`, so a service that never answers receives about `concurrency × elapsed / timeoutMs`
+   * requests whatever the number of callers. A whole number from 1.
    * @default 64
    */
   concurrency?: number | undefined;
   /**
-   * The most requests of this client reaching the service in any one-second window (a sliding
-   * window, so no second ever holds more), retries and the token exchange included: a request
-   * counts from its answer, or while it has none from 1 s after it was sent (a new connection can
-   * delay its arrival), so connection set-up does not crowd more than this many into one second
-   * there. A number above 1 is rounded down to a whole number; one below 1 spaces requests by
-   * `1 / requestsPerSecond` seconds.
-   * At most 10,000.
+   * The most requests of this client reaching the service in any one-second window (sliding),
+   * retries and the token exchange included. Above 1 it is rounded down; below 1 requests are
+   * spaced `1 / requestsPerSecond` seconds apart. At most 10,000.
    * @default no pace (only the concurrency bound, and the adaptive rate after a 429)
    */
   requestsPerSecond?: number | undefined;
   /**
-   * The most requests of this client waiting for their turn at once (for a slot under
-   * `concurrency`, the pace, a `Retry-After` pause). Past it a call fails at once, unsent, with a
-   * `QueueFullError`, so calls arriving faster than a slow or silent service answers cannot grow the
-   * queue, and the heap, without bound. The default is far above a batch a process sends at once,
-   * and a full queue of small waiting calls is still a bounded part of the heap. A whole number from 1.
+   * The most requests of this client waiting for their turn at once; past it a call fails at once,
+   * unsent, with a `QueueFullError`, so a slow service cannot grow the queue without bound. A whole
+   * number from 1.
    * @default 10000
    */
   maxQueue?: number | undefined;
@@ -63,7 +51,6 @@ export interface RetryBudgetOptions {
   timeoutCost?: number | undefined;
 }
 
-/** The load control's settings, checked and with their defaults. */
 export interface LoadSettings {
   concurrency: number;
   maxQueue: number;
@@ -71,10 +58,9 @@ export interface LoadSettings {
   budget: { capacity: number; retryCost: number; timeoutCost: number } | undefined;
 }
 
-/** `rateLimit.maxQueue` by default. */
 export const DEFAULT_MAX_QUEUE = 10_000;
 
-/** A ring of this many send times is kept for `requestsPerSecond`: the bound keeps its memory small. */
+/** `requestsPerSecond` keeps a ring of this many send times. */
 export const MAX_REQUESTS_PER_SECOND = 10_000;
 
 /** `rateLimit` and `retryBudget` checked, with their defaults; a `TypeError` naming the bad option. */
@@ -105,6 +91,6 @@ function budgetSettings(value: unknown): LoadSettings['budget'] {
   const capacity = wholeNumber('retryBudget.capacity', options.capacity, 500, 1);
   const retryCost = wholeNumber('retryBudget.retryCost', options.retryCost, 5, 1);
   const timeoutCost = wholeNumber('retryBudget.timeoutCost', options.timeoutCost, 10, 1);
-  // a cost above the capacity is allowed: that kind of failure is then never retried
+  // a cost above the capacity means that kind of failure is never retried
   return { capacity, retryCost, timeoutCost };
 }

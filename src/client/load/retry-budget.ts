@@ -1,13 +1,7 @@
 import { notify, type LoadHooks } from './hooks.js';
 import type { LoadSettings } from './options.js';
 
-/**
- * The retries of one client draw from one bucket, as AWS SDKs' standard retry mode does (capacity
- * 500, 5 a retry, 10 after a timeout or network error, 1 back a success). While the service fails
- * most calls the bucket runs dry and calls fail on their first error, so the requests sent per call
- * fall towards 1 instead of `maxRetries + 1`; successes fill it again. A re-sent request after a
- * 401 is not a retry and takes nothing.
- */
+/** The retries of one client draw from one bucket, as in AWS SDKs' standard retry mode. */
 export class RetryBudget {
   readonly #capacity: number;
   readonly #retryCost: number;
@@ -24,12 +18,11 @@ export class RetryBudget {
     this.#hooks = hooks;
   }
 
-  /** Tokens left in the bucket. */
   get available(): number {
     return this.#available;
   }
 
-  /** Takes a retry's cost and says yes, or says no (the bucket is short of it). */
+  /** Takes a retry's cost and says yes, or says no. */
   draw(afterTimeout: boolean): boolean {
     const cost = afterTimeout ? this.#timeoutCost : this.#retryCost;
     if (this.#available >= cost) {

@@ -91,6 +91,31 @@ describe("a request's wait for its turn and its timeoutMs", () => {
       'GET /orders/by-external-id/o-2 timed out: no complete response (headers and body) within timeoutMs (1000 ms)',
     );
   });
+
+  it('a retry whose turn comes with less than half its attempt left fails unsent, and is not retried', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
+    const { reads, fetch: silent } = silentService();
+    // o-1's first request is answered 503 at once; every other read never answers
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.endsWith('/o-1') && !reads.some((read) => read.endsWith('/o-1'))) {
+        reads.push(url);
+        return new Response('{}', { status: 503, headers: { 'retry-after': '0' } });
+      }
+      return silent(input, init);
+    };
+    const client = new CheckoutClient({ ...base, fetch, timeoutMs: 1_000, maxRetries: 2, rateLimit: { concurrency: 1 } });
+    await client.getAccessToken();
+    const retried = client.getOrderByExternalId('o-1').catch((e: unknown) => e);
+    // takes the slot once o-1's first request gave it back, and holds it for its whole attempt
+    const holder = client.getOrderByExternalId('o-2', { maxRetries: 0 }).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(5_000);
+    const error = (await retried) as TimeoutError;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.message).toMatch(/^GET \/orders\/by-external-id\/o-1 timed out waiting for its turn and was not sent/);
+    expect(reads.filter((read) => read.endsWith('/o-1'))).toHaveLength(1);
+    expect(await holder).toBeInstanceOf(TimeoutError);
+  });
 });
 
 describe('a service that accepts connections and never answers', () => {
