@@ -2,6 +2,9 @@
 // client's first-use dynamic imports, msw's in-process interception): wait for that work itself,
 // however long a loaded machine takes, and never let the fake clock run ahead of it.
 
+import type { LogEntry } from 'checkout-partner-sdk';
+import type { vi } from 'vitest';
+
 // taken when this module loads, before any test fakes them
 const realSetTimeout = globalThis.setTimeout;
 const realClearTimeout = globalThis.clearTimeout;
@@ -43,4 +46,24 @@ export async function reached(condition: () => boolean, what: string): Promise<v
   } finally {
     done = true;
   }
+}
+
+/**
+ * The timers a client call runs on (its timeouts, backoffs, pauses and the monotonic clock they are
+ * measured on), for `vi.useFakeTimers(CLIENT_TIMERS)`. `Date` stays real unless a test fakes it too.
+ */
+export const CLIENT_TIMERS = { toFake: ['setTimeout', 'clearTimeout', 'performance'] } satisfies Parameters<typeof vi.useFakeTimers>[0];
+
+/**
+ * A client logger that counts the attempts that ended: a retry's backoff timer is set as its
+ * attempt ends, so a test waits for the `n`th entry before it moves the fake clock past the backoff.
+ */
+export function attemptCount(): { logger: (entry: LogEntry) => void; ended: () => number } {
+  let ended = 0;
+  return {
+    logger: (entry) => {
+      if (entry.event === 'client.attempt') ended += 1;
+    },
+    ended: () => ended,
+  };
 }
