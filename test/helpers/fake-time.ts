@@ -3,7 +3,7 @@
 // however long a loaded machine takes, and never let the fake clock run ahead of it.
 
 import type { LogEntry } from 'checkout-partner-sdk';
-import type { vi } from 'vitest';
+import { vi } from 'vitest';
 
 // taken when this module loads, before any test fakes them
 const realSetTimeout = globalThis.setTimeout;
@@ -66,4 +66,23 @@ export function attemptCount(): { logger: (entry: LogEntry) => void; ended: () =
     },
     ended: () => ended,
   };
+}
+
+/**
+ * Settles a client call that retries on the fake clock: each time one of its attempts ends
+ * (`attempts`, the client's logger), moves the clock by `waitMs`, at least the longest backoff or
+ * `Retry-After` the test causes and well under the attempts' timeouts, until the call settles.
+ */
+export async function acrossRetries<T>(call: Promise<T>, attempts: { ended: () => number }, waitMs = 1_000): Promise<T> {
+  let done = false;
+  call.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  for (let round = 0, seen = 0; round < 20 && !done; round += 1) {
+    await reached(() => done || attempts.ended() > seen, 'the next attempt ended');
+    seen = attempts.ended();
+    if (!done) await vi.advanceTimersByTimeAsync(waitMs);
+  }
+  return settled(call, 'the call did not settle across its retries');
 }
