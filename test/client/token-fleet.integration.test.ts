@@ -74,7 +74,7 @@ describe.each(flavours)('a fleet sharing a RedisTokenStore ($name)', (flavour) =
     expect(token).toBe('tok-1');
     expect(exchanges).toBe(1);
     expect(waited).toBeGreaterThanOrEqual(300);
-    expect(waited).toBeLessThan(2_000);
+    expect(waited).toBeLessThan(10_000); // lockMs, not the crashed holder's 60 s: a margin for a loaded machine
   });
 
   it('takes over when the holder failed and let go of the lock', async () => {
@@ -86,7 +86,7 @@ describe.each(flavours)('a fleet sharing a RedisTokenStore ($name)', (flavour) =
     setTimeout(() => void release?.(), 100); // the holder's exchange failed: it lets go without a token
     const started = performance.now();
     expect(await pending).toBe('tok-1');
-    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(performance.now() - started).toBeLessThan(3_500); // not the 5 s lockMs
     expect(exchanges).toBe(1);
   });
 
