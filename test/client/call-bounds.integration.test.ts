@@ -82,7 +82,7 @@ describe('a timed-out or abandoned request closes its connection', () => {
     expect(open).toBe(0);
   }, 30_000);
 
-  it('after successes, failures, timeouts and aborts, the process exits within 1 s of its last call', async () => {
+  it('after successes, failures, timeouts and aborts, the process exits within 3 s of its last call', async () => {
     server = await startServer(service);
     const child = spawn(
       process.execPath,
@@ -106,7 +106,8 @@ describe('a timed-out or abandoned request closes its connection', () => {
     const results = JSON.parse(/RESULTS (.*)/.exec(stdout)?.[1] ?? 'null') as string[];
     expect(results).toEqual(['ok', 'ServerError', 'TimeoutError', 'AbortError', 'RateLimitError', 'TimeoutError', 'AbortError']);
     const settledAt = Number(/SETTLED (\d+)/.exec(stdout)?.[1]);
-    expect(exitedAt - settledAt).toBeLessThan(1_000);
+    // what would hold it: an idle socket (4 s) or the hanging exchange's timer (30 s); the rest is a loaded machine's margin
+    expect(exitedAt - settledAt).toBeLessThan(3_000);
   }, 30_000);
 });
 
