@@ -133,7 +133,7 @@ describe.each(Object.entries(servers))('a slow sender, %s', (_name, start) => {
   it('is answered 503 at once by drain(), which resolves without waiting for the body', async () => {
     const { handler, onEvent, entries } = makeHandler(8_000);
     const sender = await slowSender(await start(handler));
-    await vi.waitFor(() => expect(sender.sent()).toBe(1)); // headers and the first byte are out
+    await vi.waitFor(() => expect(sender.sent()).toBe(1), { timeout: 10_000 }); // headers and the first byte are out
     await new Promise((resolve) => setTimeout(resolve, 100)); // and the server is reading the body
 
     const drained = Date.now();
