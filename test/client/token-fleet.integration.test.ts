@@ -92,12 +92,13 @@ describe.each(flavours)('a fleet sharing a RedisTokenStore ($name)', (flavour) =
 
   it('lock() is exclusive until released or expired, and only its owner releases it', async () => {
     const prefix = `fleet-${++prefixes}:`;
-    const a = new RedisTokenStore({ client: connections[0]!.client, prefix, lockMs: 200 });
-    const b = new RedisTokenStore({ client: connections[1]!.client, prefix, lockMs: 200 });
+    // 2 s: b's first try must come within it, on a loaded machine too
+    const a = new RedisTokenStore({ client: connections[0]!.client, prefix, lockMs: 2_000 });
+    const b = new RedisTokenStore({ client: connections[1]!.client, prefix, lockMs: 2_000 });
     const releaseA = await a.lock('k');
     expect(releaseA).toBeTypeOf('function');
     expect(await b.lock('k')).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 300)); // a's lock expired
+    await new Promise((resolve) => setTimeout(resolve, 2_200)); // a's lock expired
     const releaseB = await b.lock('k');
     expect(releaseB).toBeTypeOf('function');
     await releaseA?.(); // too late: b's lock stays
