@@ -57,7 +57,8 @@ describe('checkout-partner watch', () => {
 
   it('exits 5 when --timeout runs out before a final status; --json prints one object per change', { timeout: 30_000 }, async () => {
     fake.setWithdrawal({ externalId: 'w-7', status: 'Processing' });
-    const result = await runCli(['watch', 'w-7', '--withdrawal', '--interval', '0.1', '--timeout', '1', '--json'], {
+    // --timeout counts from the start, the first read included: a margin for a loaded machine
+    const result = await runCli(['watch', 'w-7', '--withdrawal', '--interval', '0.1', '--timeout', '4', '--json'], {
       env,
       timeoutMs: 25_000,
     });
@@ -66,15 +67,15 @@ describe('checkout-partner watch', () => {
     expect(line).toMatchObject({ kind: 'withdrawal', externalId: 'w-7', status: 'Processing', source: 'poll' });
     // a first change has no previous status: the field is left out, not null ("no status")
     expect(line).not.toHaveProperty('previousStatus');
-    expect(result.stderr).toMatch(/timed out after 1 s with w-7 not final yet/);
+    expect(result.stderr).toMatch(/timed out after 4 s with w-7 not final yet/);
   });
 
   it('says once that a record is not created yet, not at every read', { timeout: 30_000 }, async () => {
-    const result = await runCli(['watch', 'order-late', '--interval', '0.1', '--timeout', '1.5'], { env, timeoutMs: 25_000 });
+    const result = await runCli(['watch', 'order-late', '--interval', '0.1', '--timeout', '4.5'], { env, timeoutMs: 25_000 });
     expect(result.code).toBe(5);
     expect(result.stderr.split('\n').filter((line) => line.includes('order-late'))).toEqual([
       'order order-late: not found (yet); still watching',
-      expect.stringMatching(/timed out after 1\.5 s with order-late not final yet/),
+      expect.stringMatching(/timed out after 4\.5 s with order-late not final yet/),
     ]);
     // nothing from the SDK's default stderr lines: the command's own logger took every entry
     expect(result.stderr).not.toContain('checkout-partner-sdk tracker');

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CheckoutClient, RateLimitError, ServerError, TimeoutError } from 'checkout-partner-sdk';
+import { eventually } from '../helpers/eventually.js';
 import { startServer, type RealServer } from './real-server.js';
 
 // Time and connections stay bounded (issue 9, items 5-9), over real sockets on 127.0.0.1.
@@ -81,7 +82,7 @@ describe('a timed-out or abandoned request closes its connection', () => {
     expect(open).toBe(0);
   }, 30_000);
 
-  it('after successes, failures, timeouts and aborts, the process exits within 1 s of its last call', async () => {
+  it('after successes, failures, timeouts and aborts, the process exits within 3 s of its last call', async () => {
     server = await startServer(service);
     const child = spawn(
       process.execPath,
@@ -105,7 +106,8 @@ describe('a timed-out or abandoned request closes its connection', () => {
     const results = JSON.parse(/RESULTS (.*)/.exec(stdout)?.[1] ?? 'null') as string[];
     expect(results).toEqual(['ok', 'ServerError', 'TimeoutError', 'AbortError', 'RateLimitError', 'TimeoutError', 'AbortError']);
     const settledAt = Number(/SETTLED (\d+)/.exec(stdout)?.[1]);
-    expect(exitedAt - settledAt).toBeLessThan(1_000);
+    // what would hold it: an idle socket (4 s) or the hanging exchange's timer (30 s); the rest is a loaded machine's margin
+    expect(exitedAt - settledAt).toBeLessThan(3_000);
   }, 30_000);
 });
 
@@ -151,7 +153,7 @@ describe('per-call timeoutMs and signal bound the whole call, the token exchange
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toMatch(/within its timeoutMs \(300 ms\)/);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(5_000); // not the hanging exchange: a margin for a loaded machine
     // nobody waits for the exchange any more: it was aborted and its connection closed
     expect(await server.unfinishedClosed(500)).toBe(0);
   });
@@ -169,7 +171,7 @@ describe('per-call timeoutMs and signal bound the whole call, the token exchange
     const controller = new AbortController();
     const leaving = c.getOrderByExternalId('ok', { signal: controller.signal });
     const staying = c.getOrderByExternalId('ok');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await eventually(() => answer !== undefined)).toBe(true); // the exchange reached the service
     controller.abort();
     await expect(leaving).rejects.toMatchObject({ name: 'AbortError' });
     answer?.();
@@ -193,7 +195,7 @@ describe('per-call timeoutMs and signal bound the whole call, the token exchange
       .getOrderByExternalId('fail', { timeoutMs: 700 })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
-    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(performance.now() - started).toBeLessThan(3_000); // not ten retries' backoffs
   });
 });
 
@@ -206,7 +208,7 @@ describe('Retry-After past the cap or the deadline fails fast', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfterMs).toBe(1e12);
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(1_500); // not the 2 s deadline
     expect(server.requests.filter((r) => r.includes('/orders/'))).toHaveLength(1);
   });
 
@@ -218,7 +220,7 @@ describe('Retry-After past the cap or the deadline fails fast', () => {
     });
     const started = performance.now();
     await expect(client(server.url).getOrderByExternalId('o-1', { timeoutMs: 2_000 })).rejects.toBeInstanceOf(ServerError);
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(1_500); // not the 2 s deadline
     expect(server.requests.filter((r) => r.includes('/orders/'))).toHaveLength(1);
   });
 

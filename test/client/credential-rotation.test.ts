@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, CheckoutClient } from 'checkout-partner-sdk';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
+import { reached } from '../helpers/fake-time.js';
 
 // Issue 32, "Rotation without a restart": a partnerSecret function is read at the next exchange,
 // but after a 401 from POST /auth/token the client waits up to ~30 s before exchanging again.
@@ -97,7 +98,7 @@ describe('client.resetCredentials()', () => {
     });
     fake.updatePartner('p-1', { partnerSecret: 'secret-new' });
     const old = client.getAccessToken(); // exchanges with secret-old, held at the gate
-    await vi.waitFor(() => expect(secrets.reads).toBe(1));
+    await reached(() => secrets.reads === 1, 'the old secret read');
     secrets.current = 'secret-new';
     client.resetCredentials();
     await expect(client.getAccessToken()).resolves.toEqual(expect.any(String)); // a new exchange, not the held one

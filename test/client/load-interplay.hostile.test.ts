@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { settled } from '../helpers/fake-time.js';
+import { CLIENT_TIMERS, reached, settled } from '../helpers/fake-time.js';
 import { CheckoutClient, RateLimitError, TimeoutError } from 'checkout-partner-sdk';
 
 // The load control (rateLimit's gate, Retry-After pause, retry budget) together with the rest of
@@ -34,11 +34,17 @@ describe('the gate and a fetch that ignores abort', () => {
     });
     // the token and ky's first-request import first: the two 150 ms calls below must reach fetch, not spend it there
     await client.getAccessToken();
+    vi.useFakeTimers(CLIENT_TIMERS);
     const cut = () => client.getOrderByExternalId('o-1', { timeoutMs: 150 }).catch((e: unknown) => e);
-    const hung = await Promise.all([cut(), cut()]);
+    const cuts = Promise.all([cut(), cut()]);
+    await reached(() => business === 2, 'both hung fetches called');
+    await vi.advanceTimersByTimeAsync(150);
+    const hung = await settled(cuts, 'the calls did not end at their timeoutMs');
     for (const error of hung) expect(error).toBeInstanceOf(TimeoutError);
     // both slots were held by the hung fetches: the next call still gets a turn (a moment after the aborts)
-    await expect(client.getOrderByExternalId('o-1')).resolves.toMatchObject({ externalId: 'o-1' });
+    const next = client.getOrderByExternalId('o-1');
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(settled(next, 'the next call got no turn')).resolves.toMatchObject({ externalId: 'o-1' });
     expect(business).toBe(3);
   });
 });
@@ -99,8 +105,19 @@ describe('a very slow pace', () => {
         rateLimit: { requestsPerSecond: 1e-7 },
       });
       await client.getAccessToken();
-      await expect(client.getOrderByExternalId('o-1', { timeoutMs: 200 })).rejects.toBeInstanceOf(TimeoutError);
-      await new Promise((resolve) => setImmediate(resolve));
+      vi.useFakeTimers(CLIENT_TIMERS);
+      // the fake clock takes a delay past a timer's range as 1 ms, without Node's warning: the delays asked are checked
+      const timeouts = vi.spyOn(globalThis, 'setTimeout');
+      try {
+        const pending = expect(client.getOrderByExternalId('o-1', { timeoutMs: 200 })).rejects.toBeInstanceOf(TimeoutError);
+        await vi.advanceTimersByTimeAsync(200);
+        await settled(pending, 'the call did not end at its timeoutMs');
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(timeouts.mock.calls.map(([, ms]) => ms ?? 0).filter((ms) => ms > 2 ** 31 - 1)).toEqual([]);
+        expect(timeouts.mock.calls.length).toBeLessThan(20);
+      } finally {
+        timeouts.mockRestore();
+      }
     } finally {
       process.off('warning', onWarning);
     }

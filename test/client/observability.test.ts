@@ -9,6 +9,7 @@ import {
   TimeoutError,
   type LogEntry,
 } from 'checkout-partner-sdk';
+import { CLIENT_TIMERS, reached, realTurn, settled } from '../helpers/fake-time.js';
 import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, mockCheckout, order } from './helpers.js';
 
 type ClientLogEntry = Extract<LogEntry, { event: `client.${string}` }>;
@@ -23,6 +24,7 @@ const ORDER_PATH = `${API}/orders/by-external-id/:id`;
 afterEach(() => {
   vi.unstubAllEnvs();
   vi.restoreAllMocks();
+  vi.useRealTimers();
 });
 
 /** Answers `statuses` in turn (with `retry-after: 0` and a request id), then 200 with the order. */
@@ -133,8 +135,8 @@ describe('logger', () => {
         answers([]);
         expect(await newClient({ logger }).getOrderByExternalId('o-1')).toEqual(order('o-1'));
       }
-      // unhandled rejections are reported after the microtask queue drains
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // unhandled rejections are reported after the microtask queue drains, before the next turn
+      await realTurn();
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
@@ -232,9 +234,13 @@ describe('attempts on every error', () => {
 
   it('is on a call timeout too', async () => {
     server.use(http.get(ORDER_PATH, () => new Promise<Response>(() => undefined)));
-    const error = await newClient({ maxRetries: 0 })
+    vi.useFakeTimers(CLIENT_TIMERS);
+    const pending = newClient({ maxRetries: 0 })
       .getOrderByExternalId('o-1', { timeoutMs: 100 })
       .catch((e: unknown) => e);
+    await reached(() => state.seen.some((r) => r.path.includes('/orders/')), 'the read sent');
+    await vi.advanceTimersByTimeAsync(100);
+    const error = await settled(pending, 'the call did not end at timeoutMs');
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ attempts: 1 });
   });

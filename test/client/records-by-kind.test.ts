@@ -1,13 +1,15 @@
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CheckoutClient, WaitTimeoutError, type StatusKind } from 'checkout-partner-sdk';
 import { isFinalStatus, isSuccessStatus } from 'checkout-partner-sdk/tracker';
+import { reached, settled } from '../helpers/fake-time.js';
 import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, mockCheckout, order } from './helpers.js';
 
 // Issue 40: the client reads any kind of the kinds table (getRecord, waitFor); the per-kind reads
 // are thin calls of them. Whether a status is final, and a success, is exported per kind.
 
 const { server, state } = mockCheckout();
+afterEach(() => vi.useRealTimers());
 const newClient = () => new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, maxRetries: 0 });
 const reads = () => state.seen.filter((r) => !r.path.endsWith('/auth/token')).map((r) => r.path);
 
@@ -72,7 +74,16 @@ describe('waitFor: polls any kind until a predicate holds', () => {
   it('rejects with WaitTimeoutError holding the last record, and refuses a bad kind before any read', async () => {
     serveRecords(() => 'Processing');
     const client = newClient();
-    const error = await client.waitFor('withdrawal', 'w-1', () => false, { timeoutMs: 30, intervalMs: 5 }).catch((e: unknown) => e);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    let polled = 0;
+    const until = () => {
+      polled += 1;
+      return false;
+    };
+    const pending = client.waitFor('withdrawal', 'w-1', until, { timeoutMs: 30, intervalMs: 5 }).catch((e: unknown) => e);
+    await reached(() => polled === 1, 'the first read answered'); // on real I/O, before the clock moves
+    await vi.advanceTimersByTimeAsync(30);
+    const error = await settled(pending, 'the wait did not end at timeoutMs');
     expect(error).toBeInstanceOf(WaitTimeoutError);
     expect((error as WaitTimeoutError).lastRecord).toEqual({ externalId: 'w-1', status: 'Processing' });
     const before = state.seen.length;

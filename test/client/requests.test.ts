@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
 import {
   ApiError,
@@ -13,6 +13,7 @@ import {
   TimeoutError,
   WaitTimeoutError,
 } from 'checkout-partner-sdk';
+import { CLIENT_TIMERS, attemptCount, reached, settled } from '../helpers/fake-time.js';
 import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, mockCheckout, order } from './helpers.js';
 
 const { server, state } = mockCheckout();
@@ -20,6 +21,7 @@ const newClient = (extra: object = {}) =>
   new CheckoutClient({ baseUrl: ORIGIN, partnerId: PARTNER_ID, partnerSecret: PARTNER_SECRET, ...extra });
 const businessCalls = () => state.seen.filter((r) => !r.path.endsWith('/auth/token'));
 const ORDER_PATH = `${API}/orders/by-external-id/:id`;
+afterEach(() => vi.useRealTimers());
 
 describe('business requests', () => {
   it('read the three status endpoints with the Bearer token and never the partner headers', async () => {
@@ -203,22 +205,39 @@ describe('retries', () => {
         return calls === 1 ? HttpResponse.error() : HttpResponse.json(order('o-1'));
       }),
     );
-    expect(await newClient().getOrderByExternalId('o-1')).toEqual(order('o-1'));
+    vi.useFakeTimers(CLIENT_TIMERS);
+    const attempts = attemptCount();
+    const pending = newClient({ logger: attempts.logger }).getOrderByExternalId('o-1');
+    await reached(() => attempts.ended() === 2, 'the exchange and the first attempt ended');
+    await vi.advanceTimersByTimeAsync(300); // the first retry's backoff, at most
+    expect(await settled(pending, 'the read was not retried')).toEqual(order('o-1'));
     expect(calls).toBe(2);
   });
 
   it('honours Retry-After in seconds', async () => {
     const calls = failing([503], { 'retry-after': '1' });
+    vi.useFakeTimers(CLIENT_TIMERS);
     const start = performance.now();
-    await newClient().getOrderByExternalId('o-1');
+    const pending = newClient().getOrderByExternalId('o-1');
+    await reached(() => calls() === 1, 'the first attempt sent');
+    await vi.advanceTimersByTimeAsync(950);
+    expect(calls()).toBe(1);
+    await vi.advanceTimersByTimeAsync(50);
+    await settled(pending, 'the read was not retried after Retry-After');
     expect(calls()).toBe(2);
     expect(performance.now() - start).toBeGreaterThanOrEqual(950);
   });
 
   it('honours Retry-After as an HTTP date', async () => {
+    vi.useFakeTimers({ toFake: [...CLIENT_TIMERS.toFake, 'Date'], now: new Date('2026-01-01T00:00:00Z') });
     const calls = failing([429], { 'retry-after': new Date(Date.now() + 2000).toUTCString() });
     const start = performance.now();
-    await newClient().getOrderByExternalId('o-1');
+    const pending = newClient().getOrderByExternalId('o-1');
+    await reached(() => calls() === 1, 'the first attempt sent');
+    await vi.advanceTimersByTimeAsync(1_900);
+    expect(calls()).toBe(1);
+    await vi.advanceTimersByTimeAsync(100);
+    await settled(pending, 'the read was not retried at the Retry-After date');
     expect(calls()).toBe(2);
     expect(performance.now() - start).toBeGreaterThanOrEqual(900);
   });
@@ -239,24 +258,39 @@ describe('timeouts and aborts', () => {
 
   it('rejects with TimeoutError after every attempt ran past timeoutMs', async () => {
     const calls = hang();
-    const error = await newClient({ timeoutMs: 50, maxRetries: 1 })
+    vi.useFakeTimers(CLIENT_TIMERS);
+    const attempts = attemptCount();
+    const pending = newClient({ timeoutMs: 50, maxRetries: 1, logger: attempts.logger })
       .getOrderByExternalId('o-1')
       .catch((e: unknown) => e);
+    await reached(() => calls() === 1, 'the first attempt sent');
+    await vi.advanceTimersByTimeAsync(50);
+    await reached(() => attempts.ended() === 2, 'the first attempt timed out'); // the exchange's, then the read's
+    await vi.advanceTimersByTimeAsync(300); // the retry's backoff, at most
+    await reached(() => calls() === 2, 'the retry sent');
+    await vi.advanceTimersByTimeAsync(50);
+    const error = await settled(pending, 'the retry did not time out');
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ name: 'TimeoutError', status: undefined });
     expect(calls()).toBe(2);
   });
 
   it('lets a call override timeoutMs', async () => {
-    hang();
-    await expect(newClient({ maxRetries: 0 }).getOrderByExternalId('o-1', { timeoutMs: 30 })).rejects.toBeInstanceOf(TimeoutError);
+    const calls = hang();
+    vi.useFakeTimers(CLIENT_TIMERS);
+    const pending = newClient({ maxRetries: 0 }).getOrderByExternalId('o-1', { timeoutMs: 30 });
+    const outcome = expect(pending).rejects.toBeInstanceOf(TimeoutError);
+    await reached(() => calls() === 1, 'the read sent');
+    await vi.advanceTimersByTimeAsync(30);
+    await settled(outcome, 'the call did not end at its timeoutMs');
   });
 
   it('rejects with the signal reason when aborted in flight, and does not retry', async () => {
     const calls = hang();
     const controller = new AbortController();
+    vi.useFakeTimers(CLIENT_TIMERS); // the slot's hold after the abort, never reached
     const pending = newClient().getOrderByExternalId('o-1', { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await reached(() => calls() === 1, 'the read in flight');
     controller.abort();
     const error = await pending.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DOMException);
@@ -265,11 +299,13 @@ describe('timeouts and aborts', () => {
   });
 
   it('rejects with a custom abort reason', async () => {
-    hang();
+    const calls = hang();
     const reason = new Error('shutting down');
     const controller = new AbortController();
+    vi.useFakeTimers(CLIENT_TIMERS); // the slot's hold after the abort, never reached
     const pending = newClient().getOrderByExternalId('o-1', { signal: controller.signal });
-    setTimeout(() => controller.abort(reason), 20);
+    await reached(() => calls() === 1, 'the read in flight');
+    controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
   });
 
@@ -448,16 +484,42 @@ describe('waitForOrder / waitForWithdrawal', () => {
         return HttpResponse.json(order('o-1', { settlement: { status: reads >= 3 ? 'Settled' : 'Pending', tradeId: 't-1' } }));
       }),
     );
-    const result = await newClient().waitForOrder('o-1', (o) => o.settlement?.status === 'Settled', { intervalMs: 10 });
+    vi.useFakeTimers(CLIENT_TIMERS);
+    let checked = 0;
+    const pending = newClient().waitForOrder(
+      'o-1',
+      (o) => {
+        checked += 1;
+        return o.settlement?.status === 'Settled';
+      },
+      { intervalMs: 10 },
+    );
+    for (const read of [1, 2]) {
+      await reached(() => checked === read, `read ${read} answered`);
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    const result = await settled(pending, 'the third read did not end the wait');
     expect(result.settlement?.status).toBe('Settled');
     expect(reads).toBe(3);
   });
 
   it('rejects with WaitTimeoutError holding the last record', async () => {
     server.use(http.get(`${API}/withdrawals/by-external-id/:id`, () => HttpResponse.json({ externalId: 'w-1', status: 'Processing' })));
-    const error = await newClient()
-      .waitForWithdrawal('w-1', (w) => w.status === 'Completed', { timeoutMs: 80, intervalMs: 10 })
+    vi.useFakeTimers(CLIENT_TIMERS);
+    let checked = 0;
+    const pending = newClient()
+      .waitForWithdrawal(
+        'w-1',
+        (w) => {
+          checked += 1;
+          return w.status === 'Completed';
+        },
+        { timeoutMs: 80, intervalMs: 10 },
+      )
       .catch((e: unknown) => e);
+    await reached(() => checked === 1, 'the first read answered');
+    await vi.advanceTimersByTimeAsync(80);
+    const error = await settled(pending, 'the wait did not end at timeoutMs');
     expect(error).toBeInstanceOf(WaitTimeoutError);
     expect(error).toMatchObject({ name: 'WaitTimeoutError', lastRecord: { externalId: 'w-1', status: 'Processing' } });
   });
@@ -469,7 +531,11 @@ describe('waitForOrder / waitForWithdrawal', () => {
         return HttpResponse.json({});
       }),
     );
-    await expect(newClient().waitForOrder('o-1', () => true, { timeoutMs: 50 })).rejects.toBeInstanceOf(WaitTimeoutError);
+    vi.useFakeTimers(CLIENT_TIMERS);
+    const outcome = expect(newClient().waitForOrder('o-1', () => true, { timeoutMs: 50 })).rejects.toBeInstanceOf(WaitTimeoutError);
+    await reached(() => state.seen.some((r) => r.path.includes('/orders/')), 'the read sent');
+    await vi.advanceTimersByTimeAsync(50);
+    await settled(outcome, 'the wait did not end at timeoutMs');
   });
 
   it('rethrows a 404 at once', async () => {
@@ -480,10 +546,19 @@ describe('waitForOrder / waitForWithdrawal', () => {
   it('stops with the signal reason when aborted', async () => {
     server.use(http.get(ORDER_PATH, () => HttpResponse.json(order('o-1'))));
     const controller = new AbortController();
+    vi.useFakeTimers(CLIENT_TIMERS);
     setTimeout(() => controller.abort(), 30);
-    await expect(newClient().waitForOrder('o-1', () => false, { intervalMs: 5, signal: controller.signal })).rejects.toMatchObject({
+    let checked = 0;
+    const until = () => {
+      checked += 1;
+      return false;
+    };
+    const outcome = expect(newClient().waitForOrder('o-1', until, { intervalMs: 5, signal: controller.signal })).rejects.toMatchObject({
       name: 'AbortError',
     });
+    await reached(() => checked === 1, 'the first read answered');
+    await vi.advanceTimersByTimeAsync(30);
+    await settled(outcome, 'the wait did not stop at the abort');
   });
 
   it.each([[{ timeoutMs: 0 }], [{ intervalMs: -1 }], [{ signal: {} }]])('rejects bad options %o with a TypeError', async (options) => {

@@ -2,7 +2,7 @@ import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, CheckoutClient, CheckoutError, ServerError } from 'checkout-partner-sdk';
 import type { StoredToken, TokenStore } from 'checkout-partner-sdk/stores';
-import { reached, settled } from '../helpers/fake-time.js';
+import { CLIENT_TIMERS, reached, settled } from '../helpers/fake-time.js';
 import { API, ORIGIN, PARTNER_ID, PARTNER_SECRET, fakeJwt, mockCheckout, order } from './helpers.js';
 
 const { server, state } = mockCheckout();
@@ -12,7 +12,7 @@ const newClient = (extra: object = {}) =>
 afterEach(() => vi.useRealTimers());
 
 /** The client's own timers on a fake clock: a test moves it past a limit and sees the call end there. */
-const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+const fakeTimers = () => vi.useFakeTimers(CLIENT_TIMERS);
 
 describe('token exchange', () => {
   it('posts the partner headers, no body and no Authorization', async () => {
@@ -220,6 +220,7 @@ describe('tokenStore', () => {
   });
 
   it('ignores an expired stored token', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
     const store = new MapStore();
     const client = newClient({ tokenStore: store });
     await client.getAccessToken();
@@ -282,34 +283,40 @@ describe('tokenStore', () => {
   });
 
   it('a wall clock jumping back while another process holds the lock costs at most lockMs', async () => {
-    const realNow = Date.now.bind(Date);
     let jumped = false;
-    const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() - (jumped ? 3_600_000 : 0));
-    fakeTimers(); // the monotonic clock and the timers; Date is the spy's
-    try {
-      const store: TokenStore = {
-        lockMs: 200,
-        get: () => undefined,
-        set: () => undefined,
-        lock: async () => {
-          jumped = true; // e.g. NTP stepping the clock back an hour
-          return undefined; // held by another process that never stores a token
-        },
-      };
-      const pending = newClient({ tokenStore: store }).getAccessToken();
-      await reached(() => jumped, 'the store lock called');
-      await vi.advanceTimersByTimeAsync(200); // lockMs, not the hour the wall clock jumped
-      expect(await settled(pending, 'the call did not go on at lockMs')).toBe('tok-1');
-    } finally {
-      spy.mockRestore();
-    }
+    // the monotonic clock, the timers and Date: setSystemTime steps Date alone
+    vi.useFakeTimers({ toFake: [...CLIENT_TIMERS.toFake, 'Date'] });
+    const store: TokenStore = {
+      lockMs: 200,
+      get: () => undefined,
+      set: () => undefined,
+      lock: async () => {
+        if (!jumped) vi.setSystemTime(Date.now() - 3_600_000); // e.g. NTP stepping the clock back an hour
+        jumped = true;
+        return undefined; // held by another process that never stores a token
+      },
+    };
+    const pending = newClient({ tokenStore: store }).getAccessToken();
+    await reached(() => jumped, 'the store lock called');
+    await vi.advanceTimersByTimeAsync(200); // lockMs, not the hour the wall clock jumped
+    expect(await settled(pending, 'the call did not go on at lockMs')).toBe('tok-1');
   });
 
   it('a store that never settles does not hold a caller past its own timeoutMs or signal', async () => {
-    const store: TokenStore = { lockMs: 60_000, get: () => new Promise<never>(() => undefined), set: () => undefined };
+    let asked = 0;
+    const store: TokenStore = { lockMs: 60_000, get: () => ((asked += 1), new Promise<never>(() => undefined)), set: () => undefined };
     const client = newClient({ tokenStore: store });
-    await expect(client.getAccessToken({ timeoutMs: 100 })).rejects.toMatchObject({ name: 'TimeoutError' });
-    await expect(client.getAccessToken({ signal: AbortSignal.timeout(100) })).rejects.toMatchObject({ name: 'TimeoutError' });
+    fakeTimers();
+    const bounded = expect(client.getAccessToken({ timeoutMs: 100 })).rejects.toMatchObject({ name: 'TimeoutError' });
+    await reached(() => asked > 0, 'the store asked');
+    await vi.advanceTimersByTimeAsync(100);
+    await settled(bounded, 'the call did not end at its timeoutMs');
+    // AbortSignal.timeout(100), on the fake clock
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), 100);
+    const signalled = expect(client.getAccessToken({ signal: controller.signal })).rejects.toMatchObject({ name: 'TimeoutError' });
+    await vi.advanceTimersByTimeAsync(100);
+    await settled(signalled, 'the call did not end at its signal');
     expect(state.exchanges).toBe(0);
   });
 

@@ -4,11 +4,14 @@ import { startPostgres, type PostgresServer } from './postgres-server.js';
 
 /**
  * A pg pool whose idle clients may lose their session (a test stops or kills the server, or ends a
- * backend) without an unhandled 'error' event taking the test process down.
+ * backend) without an unhandled 'error' event taking the test process down. Ended ones too:
+ * `pool.end()` resolves before their sockets close, so a server stopped right after may still tell
+ * them it is shutting down (57P01), once the pool has let go of them.
  */
 export function pgPool(connectionString: string, config: Omit<pg.PoolConfig, 'connectionString'> = {}): pg.Pool {
   const pool = new pg.Pool({ ...config, connectionString });
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

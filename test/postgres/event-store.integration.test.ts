@@ -76,9 +76,10 @@ describe.each(drivers)('PostgresEventStore ($name)', (driver) => {
     const table = uniqueTable();
     const first = await storeOn({ table });
     const second = new PostgresEventStore({ pool: db.pool, table });
-    const old = (await first.claim('evt-lapse', 200)) as { lease: string };
-    expect(await second.claim('evt-lapse', 200)).toBe('in-flight');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // 2 s: the second claim must come within it, on a loaded machine too
+    const old = (await first.claim('evt-lapse', 2_000)) as { lease: string };
+    expect(await second.claim('evt-lapse', 2_000)).toBe('in-flight');
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
     const fresh = (await second.claim('evt-lapse', 60_000)) as { status: string; lease: string };
     expect(fresh.status).toBe('claimed');
     await first.release('evt-lapse', old.lease); // does not free the new claim

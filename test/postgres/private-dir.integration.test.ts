@@ -6,8 +6,8 @@
 import { cpSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { pgPool } from '../helpers/postgres-pool.js';
 import { postgresBinDir, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -39,7 +39,7 @@ if (isRoot)
 
     it('startPostgres() runs a server that answers a query, its data dir outside the private dir', async () => {
       postgres = await startPostgres();
-      const pool = new pg.Pool({ connectionString: postgres.url, max: 1 });
+      const pool = pgPool(postgres.url, { max: 1 });
       try {
         const { rows } = await pool.query<{ user: string; data: string }>(
           "SELECT current_user AS user, current_setting('data_directory') AS data",

@@ -44,11 +44,12 @@ describe.each(flavours)('one clock for the event and token stores, with $name', 
     await a.complete('e-1', (claim as { lease: unknown }).lease);
     expect(await b.claim('e-1', 2_000)).toBe('done');
     // a lease still ends after leaseMs of the server's time, not of the wall clock's
-    const second = await a.claim('e-2', 300);
+    // 2 s: the second claim must come within it, on a loaded machine too
+    const second = await a.claim('e-2', 2_000);
     expect(second).toMatchObject({ status: 'claimed' });
-    expect(await b.claim('e-2', 300)).toBe('in-flight');
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(await b.claim('e-2', 300)).toMatchObject({ status: 'claimed' });
+    expect(await b.claim('e-2', 2_000)).toBe('in-flight');
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    expect(await b.claim('e-2', 2_000)).toMatchObject({ status: 'claimed' });
   });
 
   it.each([
@@ -56,14 +57,15 @@ describe.each(flavours)('one clock for the event and token stores, with $name', 
     ['back', -HOUR],
   ])('the token exchange lock holds on the server clock when the wall clock steps %s 1 hour', async (_, step) => {
     const prefix = `clock-token-${++prefixes}:`;
-    const a = new RedisTokenStore({ client: connection.client, prefix, lockMs: 300 });
-    const b = new RedisTokenStore({ client: connection.client, prefix, lockMs: 300 });
+    // 2 s: the second lock must come within it, on a loaded machine too
+    const a = new RedisTokenStore({ client: connection.client, prefix, lockMs: 2_000 });
+    const b = new RedisTokenStore({ client: connection.client, prefix, lockMs: 2_000 });
     const unlock = await a.lock('partner-a');
     expect(unlock).toBeTypeOf('function');
     clock = stepWallClock();
     clock.step(step);
     expect(await b.lock('partner-a')).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
     // expired by PX on the server's clock: another process may exchange now
     expect(await b.lock('partner-a')).toBeTypeOf('function');
     await unlock!(); // the expired holder's release leaves the new lock alone

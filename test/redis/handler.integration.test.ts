@@ -119,7 +119,8 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
         calls.push('b');
         await takeoverGate.promise;
       },
-      { leaseMs: 60_000, responseTimeoutMs: 200 },
+      // its 409s must come before its response timeout, on a loaded machine too
+      { leaseMs: 60_000, responseTimeoutMs: 2_000 },
     );
 
     expect(await deliver(a, event)).toBe(503); // A is still working when its response is due
@@ -153,7 +154,8 @@ describe.each(flavours)('createWebhookHandler with RedisEventStore ($name)', (fl
     const entries: WebhookLogEntry[] = [];
     const store = new RedisEventStore({ client: one.client, prefix });
     // the first worker's lease runs out when Redis expires it (below), not on a race with a short real-time lease
-    const options = { secret: SECRET, client, store, leaseMs: 60_000, responseTimeoutMs: 200, logger: keepEntries(entries) };
+    // responseTimeoutMs: its 409s must come before it, on a loaded machine too
+    const options = { secret: SECRET, client, store, leaseMs: 60_000, responseTimeoutMs: 2_000, logger: keepEntries(entries) };
     const handler = createWebhookHandler({
       ...options,
       onEvent: async () => {

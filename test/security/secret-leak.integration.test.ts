@@ -140,7 +140,8 @@ function newClient(options: CheckoutClientOptions = {}): CheckoutClient {
     partnerId: PARTNER_ID,
     partnerSecret: PARTNER_SECRET,
     maxRetries: 0,
-    timeoutMs: 300,
+    // the timeout cases wait it out; every other call, the warming exchange included, must fit in it on a loaded machine
+    timeoutMs: 2_000,
     ...options,
   });
   clients.push(client);

@@ -14,10 +14,12 @@ export interface EventStoreUnderTest {
   advance(ms: number): Promise<void>;
 }
 
-/** A lease the suite waits out (small: Redis and PostgreSQL sleep for real). */
-const SHORT = 200;
-/** Waiting out SHORT with room for the servers' clock resolution. */
-const PAST_SHORT = SHORT + 60;
+/**
+ * A lease the suite waits out (Redis and PostgreSQL sleep for real, MEDIUM + 60 ms for the servers'
+ * clock resolution). Not shorter: the steps between a claim and a check that it still holds must
+ * fit in it on a loaded machine, and PostgreSQL bounds the claim's statement by it.
+ */
+const MEDIUM = 2_000;
 /** A lease the suite never waits out. */
 const LONG = 600_000;
 
@@ -83,9 +85,9 @@ export function eventStoreContract(fresh: () => EventStoreUnderTest | Promise<Ev
 
   it('a lease that ran out can be claimed again; its late release and complete leave the new claim alone', async () => {
     const { a, b, advance } = await fresh();
-    const old = await claimed(a, 'e-1', SHORT);
+    const old = await claimed(a, 'e-1', MEDIUM);
     expect(await b.claim('e-1', LONG)).toBe('in-flight');
-    await advance(PAST_SHORT);
+    await advance(MEDIUM + 60);
     const current = await claimed(b, 'e-1');
     await a.release('e-1', old); // never throws: the handler releases on its failure paths
     expect(await a.claim('e-1', LONG)).toBe('in-flight');
@@ -99,8 +101,8 @@ export function eventStoreContract(fresh: () => EventStoreUnderTest | Promise<Ev
 
   it('completes through a lease that ran out when nobody claimed the event since (the work was done)', async () => {
     const { a, b, advance } = await fresh();
-    const lease = await claimed(a, 'e-1', SHORT);
-    await advance(PAST_SHORT);
+    const lease = await claimed(a, 'e-1', MEDIUM);
+    await advance(MEDIUM + 60);
     await a.complete('e-1', lease);
     expect(await b.claim('e-1', LONG)).toBe('done');
   });
@@ -204,16 +206,16 @@ export function eventStoreContract(fresh: () => EventStoreUnderTest | Promise<Ev
   it('renews its own claim past the lease it was claimed for; a lease that lapsed and was claimed again renews nothing', async () => {
     const { a, b, advance } = await fresh();
     expect(typeof a.renew).toBe('function');
-    const lease = leaseOf(await a.claim('r-1', SHORT));
+    const lease = leaseOf(await a.claim('r-1', MEDIUM));
     expect(await a.renew?.('r-1', lease, LONG)).toBe(true);
-    await advance(PAST_SHORT);
-    expect(await b.claim('r-1', LONG)).toBe('in-flight'); // held past SHORT by the renewal
+    await advance(MEDIUM + 60);
+    expect(await b.claim('r-1', LONG)).toBe('in-flight'); // held past its first lease by the renewal
     await a.complete('r-1', lease);
     expect(await a.renew?.('r-1', lease, LONG)).toBe(false); // done: no claim to renew
     expect(await b.claim('r-1', LONG)).toBe('done');
 
-    const old = leaseOf(await a.claim('r-2', SHORT));
-    await advance(PAST_SHORT);
+    const old = leaseOf(await a.claim('r-2', MEDIUM));
+    await advance(MEDIUM + 60);
     const next = await claimed(b, 'r-2');
     expect(await a.renew?.('r-2', old, LONG)).toBe(false);
     expect(await a.claim('r-2', LONG)).toBe('in-flight'); // the next claim holds, untouched

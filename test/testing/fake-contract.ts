@@ -15,6 +15,7 @@ import { createFakeCheckout, type FakeCheckout } from 'checkout-partner-sdk/test
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectEveryKind, thrown } from '../helpers/kinds.js';
+import { CLIENT_TIMERS, acrossRetries, attemptCount, reached, settled } from '../helpers/fake-time.js';
 
 export interface Served {
   /** The origin to pass as the client's baseUrl. */
@@ -308,16 +309,25 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
     });
 
     describe('fault injection', () => {
+      // the retries' backoffs and Retry-After waits on the fake clock
+      const retrying = () => {
+        vi.useFakeTimers(CLIENT_TIMERS);
+        const attempts = attemptCount();
+        return { reader: (options: CheckoutClientOptions = {}) => client({ ...options, logger: attempts.logger }), attempts };
+      };
+
       it('failNext(1, 503): the client retries and succeeds', async () => {
         fake.failNext(1, 503, { only: 'business' });
-        await expect(client().getMe()).resolves.toMatchObject({ partnerId: 'partner-1' });
+        const { reader, attempts } = retrying();
+        await expect(acrossRetries(reader().getMe(), attempts)).resolves.toMatchObject({ partnerId: 'partner-1' });
         expect(fake.requests.map((r) => r.status)).toEqual([200, 503, 200]);
         expect(fake.stats.faultsInjected).toBe(1);
       });
 
       it('failNext(n, 503) beyond the retries: ServerError', async () => {
         fake.failNext(3, 503, { only: 'business' });
-        await expect(client({ maxRetries: 2 }).getMe()).rejects.toBeInstanceOf(ServerError);
+        const { reader, attempts } = retrying();
+        await expect(acrossRetries(reader({ maxRetries: 2 }).getMe(), attempts)).rejects.toBeInstanceOf(ServerError);
         expect(fake.pendingFaults).toBe(0);
       });
 
@@ -327,15 +337,17 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
         expect(response.status).toBe(429);
         expect(response.headers.get('retry-after')).toBe('0');
         fake.failNext(1, 429, { retryAfter: 1, only: 'token' });
-        await expect(client().getMe()).resolves.toBeDefined();
+        const { reader, attempts } = retrying();
+        await expect(acrossRetries(reader().getMe(), attempts)).resolves.toBeDefined();
         expect(fake.requests.slice(1).map((r) => r.status)).toEqual([429, 200, 200]);
       });
 
       it("failNext(n, 'network') drops the connection: ConnectionError, or success after a retry", async () => {
         fake.failNext(1, 'network', { only: 'token' });
-        await expect(client().getMe()).resolves.toBeDefined();
+        const { reader, attempts } = retrying();
+        await expect(acrossRetries(reader().getMe(), attempts)).resolves.toBeDefined();
         fake.failNext(3, 'network');
-        await expect(client({ maxRetries: 2 }).getOrderByExternalId('x')).rejects.toBeInstanceOf(ConnectionError);
+        await expect(acrossRetries(reader({ maxRetries: 2 }).getOrderByExternalId('x'), attempts)).rejects.toBeInstanceOf(ConnectionError);
       });
 
       it('only: a matcher aims a fault at one record; other requests pass and leave it waiting', async () => {
@@ -389,7 +401,11 @@ export function describeFakeContract(mode: string, serve: (fake: FakeCheckout) =
 
       it('setDelay holds responses back past the client timeout', async () => {
         fake.setDelay(2_000);
-        await expect(client({ timeoutMs: 50, maxRetries: 0 }).getMe()).rejects.toBeInstanceOf(TimeoutError);
+        vi.useFakeTimers(CLIENT_TIMERS); // the client's timeout and the fake's delay
+        const timedOut = expect(client({ timeoutMs: 50, maxRetries: 0 }).getMe()).rejects.toBeInstanceOf(TimeoutError);
+        await reached(() => vi.getTimerCount() > 0, 'the call timed');
+        await vi.advanceTimersByTimeAsync(50);
+        await settled(timedOut, 'the call did not end at its timeoutMs');
         fake.setDelay(0);
         await expect(client().getMe()).resolves.toBeDefined();
       });

@@ -4,7 +4,8 @@
  */
 import { ApiError, CheckoutClient, ServerError, type CheckoutClientOptions } from 'checkout-partner-sdk';
 import { createFakeCheckout, defineFakeRoute, type FakeCheckout, type FakeRouteRequest } from 'checkout-partner-sdk/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CLIENT_TIMERS, acrossRetries, attemptCount } from '../helpers/fake-time.js';
 import type { Served } from './fake-contract.js';
 
 const PARTNER = { partnerId: 'partner-1', partnerSecret: 'very-secret-1' };
@@ -62,6 +63,7 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
       await served.stop();
     });
     afterEach(() => {
+      vi.useRealTimers();
       fake.reset();
       created.length = 0;
       payments = 0;
@@ -186,10 +188,15 @@ export function describePartnerRoutes(mode: string, serve: (fake: FakeCheckout) 
     it('with a failNext fault before it, the client retries a keyed POST and the route runs once', async () => {
       addPayment();
       fake.setOrder({ externalId: 'o-1', currency: 'USDT', settlement: { status: 'Pending', tradeId: null } });
-      const c = client();
+      const attempts = attemptCount();
+      const c = client({ logger: attempts.logger });
       await c.getMe();
       fake.failNext(1, 503, { only: 'business' });
-      const paid = await c.request('POST', '/orders/o-1/payment', { json: { amount: '1' }, idempotencyKey: 'pay-1' });
+      vi.useFakeTimers(CLIENT_TIMERS); // the retry's backoff
+      const paid = await acrossRetries(
+        c.request('POST', '/orders/o-1/payment', { json: { amount: '1' }, idempotencyKey: 'pay-1' }),
+        attempts,
+      );
       expect(paid).toMatchObject({ tradeId: 't-o-1' });
       expect(payments).toBe(1);
       expect(fake.requests.filter((r) => r.path.endsWith('/payment')).map((r) => r.status)).toEqual([503, 200]);

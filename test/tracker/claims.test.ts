@@ -1,8 +1,13 @@
 import type { StatusReader } from 'checkout-partner-sdk';
 import { createStatusTracker, MemoryStatusStore } from 'checkout-partner-sdk/tracker';
-import { expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
+import { settled } from '../helpers/fake-time.js';
+
+afterEach(() => vi.useRealTimers());
 
 it('reads that end together free their slots together: the next claim takes them all at once', async () => {
+  // the loop's timers and the store's clock; setImmediate stays real (what frees slots together waits on it)
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
   const store = new MemoryStatusStore();
   for (let i = 0; i < 20; i += 1) await store.watch('order', `o-${i}`);
   /** The limit of every claim that took records. */
@@ -28,8 +33,8 @@ it('reads that end together free their slots together: the next claim takes them
     onChange: async () => undefined,
   });
   tracker.start();
-  for (let wait = 0; wait < 300 && limits.length < 20; wait += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-  await tracker.drain({ timeoutMs: 1_000 });
+  for (let wait = 0; wait < 300 && limits.length < 20; wait += 1) await vi.advanceTimersByTimeAsync(10);
+  await settled(tracker.drain({ timeoutMs: 1_000 }), 'the tracker did not drain');
   expect(limits.length).toBeGreaterThanOrEqual(20);
   // 20 records due and 4 slots: a claim for each slot a turn freed would ask for 1, 2 or 3
   expect(new Set(limits)).toEqual(new Set([4]));

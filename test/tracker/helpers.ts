@@ -104,11 +104,16 @@ async function warmUp(): Promise<void> {
       if (entry.event === 'tracker.read' && entry.outcome === 'not-found') missing();
     },
   });
-  tracker.start();
-  await tracker.watchOrder('warm-up');
-  await tracker.watchOrder('warm-up-404');
-  await both;
-  await tracker.drain({ timeoutMs: 1_000 });
+  vi.useFakeTimers(FAKE_TIMERS);
+  try {
+    tracker.start();
+    await tracker.watchOrder('warm-up');
+    await tracker.watchOrder('warm-up-404');
+    await settled(both, 'the warm-up reads did not happen');
+    await settled(tracker.drain({ timeoutMs: 1_000 }), 'the warm-up tracker did not drain');
+  } finally {
+    vi.useRealTimers();
+  }
 }
 // every test file that uses these helpers warms the SDK up first
 beforeAll(warmUp);

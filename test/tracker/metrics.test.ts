@@ -1,7 +1,7 @@
 import { createStatusTracker, MemoryStatusStore, type StatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
 import { MeterProvider, type Histogram } from '@opentelemetry/sdk-metrics';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { eventually } from '../helpers/eventually.js';
+import { settled } from '../helpers/fake-time.js';
 import { installOtel, points, type Otel } from '../telemetry/otel.js';
 import { FAKE_TIMERS, fakeService, recorder } from './helpers.js';
 
@@ -20,10 +20,11 @@ afterEach(async () => {
 });
 
 /**
- * Loads the SDK's telemetry module with real timers (a dynamic import), so that under fake timers
- * the reads measured are not held up by it.
+ * Loads the SDK's telemetry module (a dynamic import, real I/O) before a test moves the fake clock,
+ * so that the reads measured are not held up by it. Its read follows the watch, on no timer.
  */
 async function warmUp(): Promise<void> {
+  vi.useFakeTimers(FAKE_TIMERS);
   const { fake, client } = fakeService();
   const seen = recorder();
   fake.setOrder({ externalId: 'warm-up', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
@@ -36,8 +37,9 @@ async function warmUp(): Promise<void> {
   }); // its recordings go nowhere
   warm.start();
   await warm.watchOrder('warm-up');
-  await seen.handed(1);
-  await warm.drain();
+  await settled(seen.handed(1), 'the warm-up read did not happen');
+  await settled(warm.drain(), 'the warm-up tracker did not drain');
+  vi.useRealTimers();
 }
 
 /** A store that delegates to `memory` and leaves out what `omit` names (a store written before those optional parts). */
@@ -105,6 +107,7 @@ describe('checkout.tracker.lag', () => {
   });
 
   it('is not recorded for a store that gives no dueAt (optional in the contract)', async () => {
+    vi.useFakeTimers(FAKE_TIMERS);
     const { fake, client } = fakeService();
     const seen = recorder();
     fake.setOrder({ externalId: 'lag-2', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
@@ -112,8 +115,8 @@ describe('checkout.tracker.lag', () => {
     tracker = createStatusTracker({ client, store, onChange: seen.onChange, logger: false, claimIntervalMs: 10 });
     tracker.start();
     await tracker.watchOrder('lag-2');
-    await seen.handed(1);
-    await tracker.drain({ timeoutMs: 1_000 }); // the turn that handed it over finished (its recordings made)
+    await settled(seen.handed(1), 'the read did not happen');
+    await settled(tracker.drain({ timeoutMs: 1_000 }), 'the tracker did not drain'); // the turn that handed it over finished (its recordings made)
     expect(await lagPoints({})).toEqual([]);
     expect(points((await otel.metrics()).get('checkout.tracker.watched'))).toEqual([]);
   });
@@ -123,7 +126,8 @@ describe('checkout.tracker.watched', () => {
   const watchedPoints = async () => points((await otel.metrics()).get('checkout.tracker.watched'));
 
   it('reports the store count while started, and stops asking the store once drained', async () => {
-    const { fake, client } = fakeService();
+    vi.useFakeTimers(FAKE_TIMERS);
+    const { fake, client, until } = fakeService();
     const seen = recorder();
     const memory = new MemoryStatusStore();
     const store = olderStore(memory, {});
@@ -137,11 +141,11 @@ describe('checkout.tracker.watched', () => {
     // registered at start(), not before
     expect(await watchedPoints()).toEqual([]);
     tracker.start();
-    expect(await eventually(async () => (await watchedPoints())[0]?.value === 3, 5_000)).toBe(true);
+    expect(await until(async () => (await watchedPoints())[0]?.value === 3, 5_000)).toBe(true);
     expect((await watchedPoints())[0]?.attributes).toEqual({});
     fake.updateOrder('g-1', { settlement: { status: 'Settled' } });
-    expect(await eventually(async () => (await watchedPoints())[0]?.value === 2, 10_000)).toBe(true);
-    await tracker.drain({ timeoutMs: 1_000 });
+    expect(await until(async () => (await watchedPoints())[0]?.value === 2, 10_000)).toBe(true);
+    await settled(tracker.drain({ timeoutMs: 1_000 }), 'the tracker did not drain');
     const calls = counted.mock.calls.length;
     await memory.watch('order', 'g-4');
     // the SDK keeps a gauge's last value; the tracker no longer reports a new one
@@ -149,7 +153,7 @@ describe('checkout.tracker.watched', () => {
     expect(counted.mock.calls.length).toBe(calls);
     // a restart registers it again, once
     tracker.start();
-    expect(await eventually(async () => (await watchedPoints())[0]?.value === 3, 5_000)).toBe(true);
+    expect(await until(async () => (await watchedPoints())[0]?.value === 3, 5_000)).toBe(true);
     const before = counted.mock.calls.length;
     await otel.metrics();
     expect(counted.mock.calls.length).toBe(before + 1);

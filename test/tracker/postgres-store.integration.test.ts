@@ -195,7 +195,10 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
 
   it('keeps the handled status after the watch ends, and purges it after the retention in bounded batches', async () => {
     const table = uniqueTable();
-    const store = await fresh({ table, retentionSeconds: 1 });
+    // a claim starts a purge in the background, which a loaded machine may run late, after the
+    // rows were made old below: that store keeps a day; the purges counted run on another instance
+    const store = await fresh({ table, retentionSeconds: 86_400 });
+    const purger = await fresh({ table, retentionSeconds: 1 });
     for (const id of ['a', 'b', 'c']) {
       await store.watch('order', id);
       const [record] = await store.claimDue({ limit: 1, leaseMs: 1_000, owner: 'x' });
@@ -204,8 +207,8 @@ describe.each(drivers)('PostgresStatusStore with $name', (driver) => {
     await store.watch('order', 'still-watched');
     expect(await store.get('order', 'a')).toMatchObject({ watching: false, handled: { status: 'Settled' } });
     await db.exec(`UPDATE "${table}" SET ended_at = now() - interval '2 seconds' WHERE ended_at IS NOT NULL`);
-    expect(await store.purgeExpired(2)).toBe(2);
-    expect(await store.purgeExpired()).toBe(1);
+    expect(await purger.purgeExpired(2)).toBe(2);
+    expect(await purger.purgeExpired()).toBe(1);
     expect(await store.get('order', 'a')).toBeUndefined();
     expect(await store.get('order', 'still-watched')).toMatchObject({ watching: true });
   });

@@ -1,17 +1,19 @@
 import { createStatusTracker, MemoryStatusStore, type StatusTracker } from 'checkout-partner-sdk/tracker';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers/eventually.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { settled } from '../helpers/fake-time.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { installOtel, type Otel } from '../telemetry/otel.js';
-import { fakeService, recorder } from './helpers.js';
+import { FAKE_TIMERS, fakeService, recorder } from './helpers.js';
 
 let otel: Otel;
 let tracker: StatusTracker | undefined;
 beforeEach(() => {
   otel = installOtel();
+  vi.useFakeTimers(FAKE_TIMERS);
 });
 afterEach(async () => {
   await tracker?.drain({ timeoutMs: 1_000 });
+  vi.useRealTimers();
   await otel.uninstall();
 });
 
@@ -24,8 +26,8 @@ describe('createStatusTracker with OpenTelemetry', () => {
     tracker.start();
     await tracker.watchOrder('otel-1');
     // the change handed over, then the turn that handed it finished (its spans ended): no time budget
-    await seen.handed(1);
-    await tracker.drain({ timeoutMs: 1_000 });
+    await settled(seen.handed(1), 'the read did not happen');
+    await settled(tracker.drain({ timeoutMs: 1_000 }), 'the tracker did not drain');
     expect(otel.spans().some((span) => span.name === 'checkout.tracker.change')).toBe(true);
     const read = otel.spans().find((span) => span.name === 'checkout.tracker.read');
     expect(read?.attributes).toMatchObject({
@@ -42,7 +44,7 @@ describe('createStatusTracker with OpenTelemetry', () => {
   });
 
   it('marks a failed read span as an error, named by the error, and hands nothing over', async () => {
-    const { fake, client } = fakeService();
+    const { fake, client, until } = fakeService();
     const seen = recorder();
     fake.setOrder({ externalId: 'otel-2', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
     await client.getAccessToken();
@@ -52,7 +54,7 @@ describe('createStatusTracker with OpenTelemetry', () => {
     await tracker.watchOrder('otel-2');
     const failedRead = () =>
       otel.spans().find((span) => span.name === 'checkout.tracker.read' && span.status.code === SpanStatusCode.ERROR);
-    expect(await eventually(async () => failedRead() !== undefined, 5_000)).toBe(true);
+    expect(await until(() => failedRead() !== undefined, 5_000)).toBe(true);
     expect(failedRead()?.status).toEqual({ code: SpanStatusCode.ERROR, message: '503' }); // the error.type of a status read: its HTTP status
     expect(seen.statuses('otel-2')).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { createEvent, playTimeline } from 'checkout-partner-sdk/testing';
 import { createStatusTracker, MemoryStatusStore, type StatusChange } from 'checkout-partner-sdk/tracker';
 import { describe, expect, it, vi } from 'vitest';
+import { reached } from '../helpers/fake-time.js';
 import { fakeService, recorder, trackerHarness } from './helpers.js';
 
 const FAST = 2_000;
@@ -178,8 +179,7 @@ describe('createStatusTracker on MemoryStatusStore', () => {
 
 describe('createStatusTracker: a read that outlives its lease', () => {
   it('hands nothing over: the process that took the record meanwhile does, once', async () => {
-    vi.useRealTimers();
-    const { fake, client } = fakeService();
+    const { fake, client, advance } = fakeService();
     fake.setOrder({ externalId: 'slow-read', currency: 'USDT', settlement: { status: 'Settled', tradeId: 't' } });
     const store = new MemoryStatusStore();
     const calls: string[] = [];
@@ -196,10 +196,10 @@ describe('createStatusTracker: a read that outlives its lease', () => {
     // logger: false: its lease-lost line is expected here (the stderr line itself is tested in failures-visible.test.ts)
     const a = track({ client: slow, store, onChange, leaseMs: 1_000, readTimeoutMs: 5_000, claimIntervalMs: 20, logger: false });
     await a.watchOrder('slow-read');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await advance(300);
     // process B starts once A holds the record
     track({ client, store, onChange, leaseMs: 1_000, claimIntervalMs: 20 });
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await advance(2_500);
     expect(calls).toEqual(['poll']);
     expect((await store.get('order', 'slow-read'))?.watching).toBe(false);
   });
@@ -207,7 +207,6 @@ describe('createStatusTracker: a read that outlives its lease', () => {
 
 describe('createStatusTracker: drain', () => {
   it('gives back a record whose read is in flight, so another process can take it at once', async () => {
-    vi.useRealTimers();
     const store = new MemoryStatusStore();
     let started = 0;
     const hanging = {
@@ -223,7 +222,7 @@ describe('createStatusTracker: drain', () => {
     const tracker = createStatusTracker({ client: hanging, store, onChange: () => {}, claimIntervalMs: 10 });
     tracker.start();
     await tracker.watchOrder('in-flight');
-    for (let i = 0; i < 200 && started === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await reached(() => started > 0, 'the read started');
     expect(started).toBe(1);
     expect(await store.claimDue({ limit: 1, leaseMs: 1_000, owner: 'other' })).toEqual([]);
     expect(await tracker.drain({ timeoutMs: 2_000 })).toEqual({ drained: true, inHand: [] });

@@ -102,7 +102,7 @@ describe('examples/webhooks/cloudflare-worker.ts', () => {
     const response = await app.request('/webhooks', await signed(), {}, ctx);
     expect(response.status).toBe(503);
     expect(handed).toHaveLength(1);
-    await vi.waitFor(() => expect(slow).toHaveBeenCalledOnce());
+    await vi.waitFor(() => expect(slow).toHaveBeenCalledOnce(), { timeout: 10_000 });
     release();
     await handed[0];
     expect(onEvent).toHaveBeenCalledOnce();

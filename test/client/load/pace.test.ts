@@ -11,8 +11,10 @@ afterEach(() => {
 // the client imports some modules at its first request: done here on the real clock, since a fake clock
 // would run ahead while the module loads
 beforeAll(async () => {
+  vi.useFakeTimers({ toFake: ['performance'] }); // what recordingFetch notes
   const { fetch } = recordingFetch(ok);
   await new CheckoutClient({ baseUrl: 'http://127.0.0.1:9', partnerId: 'p-1', partnerSecret: 's', fetch }).getOrderByExternalId('o-1');
+  vi.useRealTimers();
 });
 
 const TOKEN = JSON.stringify({ accessToken: 'tok-1', tokenType: 'Bearer', expiresIn: 3600 });

@@ -40,6 +40,7 @@ describe('rateLimit.maxQueue', () => {
     const { reads, fetch } = silentService();
     const client = new CheckoutClient({ ...base, fetch, timeoutMs: 1_000, maxRetries: 0, rateLimit: { concurrency: 1, maxQueue: 2 } });
     await client.getAccessToken();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
     const held = [client.getOrderByExternalId('o-1'), client.getOrderByExternalId('o-2'), client.getOrderByExternalId('o-3')].map((call) =>
       call.catch((e: unknown) => e),
     );
@@ -56,6 +57,7 @@ describe('rateLimit.maxQueue', () => {
       /^GET \/orders\/by-external-id\/o-4 was not sent: 2 requests of this client already wait for their turn \(rateLimit\.maxQueue\)/,
     );
     expect(reads).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(2_000); // the held calls' 1 s timeoutMs, the queued ones' turns, the slot's hold after an abort
     for (const outcome of await Promise.all(held)) expect(outcome).toBeInstanceOf(TimeoutError);
   });
 
@@ -63,6 +65,7 @@ describe('rateLimit.maxQueue', () => {
     const { fetch } = silentService();
     const client = new CheckoutClient({ ...base, fetch, timeoutMs: 60_000, maxRetries: 0, rateLimit: { concurrency: 1 } });
     await client.getAccessToken();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] }); // the slot's hold after the abort, never reached
     const controller = new AbortController();
     const calls = Array.from({ length: 10_001 }, (_, i) =>
       client.getOrderByExternalId(`o-${i}`, { signal: controller.signal }).catch((e: unknown) => e),

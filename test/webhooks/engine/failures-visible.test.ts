@@ -140,13 +140,17 @@ describe('a delivery that times out (503) is a failure too', () => {
   });
 
   it('a body that has not arrived by the deadline (a slow sender, anyone) writes nothing', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const handler = handlerWith({ responseTimeoutMs: 50 });
     const stalled = new Request('https://partner.test/webhooks', {
       method: 'POST',
       body: new ReadableStream({ pull: () => new Promise(() => undefined) }),
       duplex: 'half',
     } as RequestInit);
-    expect((await handler.handle(stalled)).status).toBe(503);
+    const answered = handler.handle(stalled);
+    await until(() => vi.getTimerCount() > 0); // the response deadline set
+    await vi.advanceTimersByTimeAsync(50);
+    expect((await answered).status).toBe(503);
     await handler.drain();
     expect(lines()).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { createWebhookHandler, MemoryEventStore, type WebhookHandlerOptions } from 'checkout-partner-sdk/webhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { reached, realTurn, settled } from '../../helpers/fake-time.js';
 import { deferred, delivery, until, makeClient, memoryLogger, mockCheckout, recordingStore, SECRET } from '../helpers.js';
 
 const { state } = mockCheckout();
@@ -20,13 +21,17 @@ const base = (overrides: Partial<WebhookHandlerOptions> = {}): WebhookHandlerOpt
 describe('concurrent deliveries', () => {
   it('runs onEvent exactly once for 50 concurrent deliveries of one event; the others get 409 or 200', async () => {
     state.orders.set('o-1', { externalId: 'o-1', settlement: { status: 'Settled', tradeId: 't-1' } });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const onEvent = vi.fn(async () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
     });
     const handler = createWebhookHandler(base({ onEvent, resolveOrderExternalId: () => 'o-1' }));
     const event = { eventId: 'evt-concurrent', type: 'otc.trade.settled', tradeId: 't-1' };
     const requests = await Promise.all(Array.from({ length: 50 }, () => delivery(event)));
-    const statuses = (await Promise.all(requests.map((r) => handler.handle(r)))).map((r) => r.status);
+    const handled = Promise.all(requests.map((r) => handler.handle(r)));
+    await reached(() => onEvent.mock.calls.length === 1, 'onEvent called');
+    await vi.advanceTimersByTimeAsync(5);
+    const statuses = (await settled(handled, 'the deliveries were not all answered')).map((r) => r.status);
     expect(onEvent).toHaveBeenCalledOnce();
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
@@ -102,24 +107,25 @@ describe('responseTimeoutMs', () => {
 
 describe('drain()', () => {
   it('answers 503 to new deliveries and resolves once the work in hand completed its claim', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const gate = deferred();
     const onEvent = vi.fn(() => gate.promise);
     const { calls, store } = recordingStore();
     const { entries, logger } = memoryLogger();
     const handler = createWebhookHandler(base({ onEvent, store, logger }));
     const inHand = handler.handle(await delivery({ eventId: 'evt-a', type: 'custom' }));
-    await vi.waitFor(() => expect(onEvent).toHaveBeenCalledOnce());
+    await until(() => onEvent.mock.calls.length === 1);
 
     let drained = false;
     const draining = handler.drain().then(() => (drained = true));
     const refused = await handler.handle(await delivery({ eventId: 'evt-b', type: 'custom' }));
     expect(refused.status).toBe(503);
     expect(entries.at(-1)).toMatchObject({ outcome: 'draining', status: 503 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.advanceTimersByTimeAsync(20);
     expect(drained).toBe(false);
 
     gate.resolve();
-    await draining;
+    await settled(draining, 'drain did not resolve once the work completed');
     expect(drained).toBe(true);
     expect((await inHand).status).toBe(200);
     expect(calls).toEqual(['claim:evt-a', 'complete:evt-a']);
@@ -130,26 +136,30 @@ describe('drain()', () => {
     const idle = createWebhookHandler(base());
     await expect(idle.drain()).resolves.toEqual({ drained: true, inHand: [] });
 
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const gate = deferred();
     const { calls, store } = recordingStore();
-    const handler = createWebhookHandler(
-      base({ store, responseTimeoutMs: 20, leaseMs: 1_000, onEvent: () => gate.promise.then(() => Promise.reject(new Error('x'))) }),
-    );
-    expect((await handler.handle(await delivery({ eventId: 'evt-t', type: 'custom' }))).status).toBe(503);
+    const onEvent = vi.fn(() => gate.promise.then(() => Promise.reject(new Error('x'))));
+    const handler = createWebhookHandler(base({ store, responseTimeoutMs: 20, leaseMs: 1_000, onEvent }));
+    const answered = handler.handle(await delivery({ eventId: 'evt-t', type: 'custom' }));
+    await until(() => onEvent.mock.calls.length === 1);
+    await vi.advanceTimersByTimeAsync(20);
+    expect((await settled(answered, 'no answer at responseTimeoutMs')).status).toBe(503);
     let drained = false;
     const draining = handler.drain().then(() => (drained = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.advanceTimersByTimeAsync(20);
     expect(drained).toBe(false);
     gate.resolve();
-    await draining;
+    await settled(draining, 'drain did not resolve once the work ended');
     expect(calls).toEqual(['claim:evt-t', 'release:evt-t']);
   });
 });
 
 describe('drain({ timeoutMs })', () => {
   it('resolves at timeoutMs with what is still in hand, whose claim then lapses by its lease and is redelivered', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
-    const store = new MemoryEventStore();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    // not renewed: on the fake clock the renewals (every third of leaseMs, while the work is in hand) would hold the claim
+    const store = Object.assign(new MemoryEventStore(), { renew: undefined });
     const stuck = vi.fn(() => new Promise<void>(() => undefined)); // an onEvent that never settles
     const handler = createWebhookHandler(base({ store, onEvent: stuck, responseTimeoutMs: 50, leaseMs: 400 }));
     const event = { eventId: 'evt-stuck', type: 'otc.trade.cancelled' };
@@ -198,9 +208,16 @@ describe('drain({ timeoutMs })', () => {
   });
 
   it('counts a delivery not yet identified, and rejects bad options with TypeError', async () => {
-    const handler = createWebhookHandler(base({ scheme: () => new Promise<boolean>(() => undefined), responseTimeoutMs: 50 }));
-    expect((await handler.handle(await delivery({ eventId: 'evt-x', type: 'custom' }))).status).toBe(503);
-    await expect(handler.drain({ timeoutMs: 20 })).resolves.toEqual({
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const scheme = vi.fn(() => new Promise<boolean>(() => undefined));
+    const handler = createWebhookHandler(base({ scheme, responseTimeoutMs: 50 }));
+    const answered = handler.handle(await delivery({ eventId: 'evt-x', type: 'custom' }));
+    await until(() => scheme.mock.calls.length === 1);
+    await vi.advanceTimersByTimeAsync(50);
+    expect((await settled(answered, 'no answer at responseTimeoutMs')).status).toBe(503);
+    const report = handler.drain({ timeoutMs: 20 });
+    await vi.advanceTimersByTimeAsync(20);
+    await expect(settled(report, 'drain did not resolve at its timeoutMs')).resolves.toEqual({
       drained: false,
       inHand: [{ work: 'webhook.delivery', eventId: undefined, type: undefined }],
     });
@@ -231,8 +248,8 @@ describe('logger', () => {
           (await handler.handle(await delivery({ eventId: `evt-log-${index}`, type: 'custom' }, { secret: 'wrong-secret' }))).status,
         ).toBe(401);
       }
-      // unhandled rejections are reported after the microtask queue drains
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // unhandled rejections are reported after the microtask queue drains, before the next turn
+      await realTurn();
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryEventStore } from 'checkout-partner-sdk/webhooks';
-import { delivery, mockCheckout, SECRET, setupHandler as setup } from '../helpers.js';
+import { delivery, mockCheckout, SECRET, setupHandler as setup, until } from '../helpers.js';
 
 const { state } = mockCheckout();
 
@@ -31,7 +31,7 @@ describe('step 2: claim', () => {
       },
     });
     const first = handler.handle(await delivery({ eventId: 'evt-9', type: 'custom' }));
-    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    await until(() => seen.length === 1);
     const second = await handler.handle(await delivery({ eventId: 'evt-9', type: 'custom' }));
     expect(second.status).toBe(409);
     release();
@@ -170,6 +170,7 @@ describe('step 4: onEvent', () => {
   });
 
   it('answers 200 when onEvent resolved but the store failed to complete (the work is done)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
     const { handler, entries } = setup({
       leaseMs: 150,
       responseTimeoutMs: 100,
@@ -184,11 +185,14 @@ describe('step 4: onEvent', () => {
     expect((await handler.handle(await delivery({ eventId: 'e-c', type: 'custom' }))).status).toBe(200);
     expect(entries[0]).toMatchObject({ outcome: 'handled', error: { message: 'store down' } });
     // completing is retried until the lease passes; drain() waits for that, and the give-up is logged late
-    await handler.drain();
+    const draining = handler.drain();
+    await vi.advanceTimersByTimeAsync(150);
+    await draining;
     expect(entries.at(-1)).toMatchObject({ outcome: 'handled', late: true, eventId: 'e-c', error: { name: 'CompleteFailedError' } });
   });
 
   it('keeps retrying a failed complete while the lease holds, so a redelivery does not run the event again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
     const inner = new MemoryEventStore();
     let completeFailures = 1;
     let runs = 0;
@@ -209,8 +213,10 @@ describe('step 4: onEvent', () => {
     expect((await handler.handle(await delivery(event))).status).toBe(200);
     // while the retry is pending the claim still holds: a redelivery is told to come back later
     expect((await handler.handle(await delivery(event))).status).toBe(409);
-    await handler.drain(); // waits for the background retry
-    await new Promise((resolve) => setTimeout(resolve, 250)); // past the lease
+    const draining = handler.drain(); // waits for the background retry
+    await vi.advanceTimersByTimeAsync(100);
+    await draining;
+    await vi.advanceTimersByTimeAsync(250); // past the lease
     expect(await inner.claim('e-blip', 1_000)).toBe('done');
     expect(runs).toBe(1);
   });

@@ -111,15 +111,20 @@ describe('handle(request, { waitUntil })', () => {
   });
 
   it('still answers when waitUntil throws', async () => {
-    const handler = createWebhookHandler(
-      base({ responseTimeoutMs: 10, leaseMs: 1_000, onEvent: () => new Promise((r) => setTimeout(r, 50)) }),
-    );
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const onEvent = vi.fn(() => new Promise<void>((r) => setTimeout(r, 50)));
+    const handler = createWebhookHandler(base({ responseTimeoutMs: 10, leaseMs: 1_000, onEvent }));
     const waitUntil = vi.fn(() => {
       throw new Error('outside of a request');
     });
-    expect((await handler.handle(await delivery({ eventId: 'evt-t', type: 'custom' }), { waitUntil })).status).toBe(503);
+    const answered = handler.handle(await delivery({ eventId: 'evt-t', type: 'custom' }), { waitUntil });
+    await until(() => onEvent.mock.calls.length === 1);
+    await vi.advanceTimersByTimeAsync(10);
+    expect((await answered).status).toBe(503);
     expect(waitUntil).toHaveBeenCalledOnce();
-    await handler.drain();
+    const draining = handler.drain();
+    await vi.advanceTimersByTimeAsync(50);
+    await draining;
   });
 
   it.each<[string, unknown]>([
