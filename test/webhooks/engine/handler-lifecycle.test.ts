@@ -158,8 +158,7 @@ describe('drain()', () => {
 describe('drain({ timeoutMs })', () => {
   it('resolves at timeoutMs with what is still in hand, whose claim then lapses by its lease and is redelivered', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
-    // not renewed: on the fake clock the renewals (every third of leaseMs, while the work is in hand) would hold the claim
-    const store = Object.assign(new MemoryEventStore(), { renew: undefined });
+    const store = new MemoryEventStore();
     const stuck = vi.fn(() => new Promise<void>(() => undefined)); // an onEvent that never settles
     const handler = createWebhookHandler(base({ store, onEvent: stuck, responseTimeoutMs: 50, leaseMs: 400 }));
     const event = { eventId: 'evt-stuck', type: 'otc.trade.cancelled' };
@@ -175,11 +174,12 @@ describe('drain({ timeoutMs })', () => {
     await vi.advanceTimersByTimeAsync(1); // 200 ms
     expect(report).toEqual({ drained: false, inHand: [{ work: 'webhook.delivery', eventId: 'evt-stuck', type: 'otc.trade.cancelled' }] });
 
-    // the next process (here a second handler on the same store) gets 409 until the lease lapses at 400 ms, then runs it
+    // renewed every third of leaseMs until drain gave up (last at ~133 ms), the claim lapses at ~533 ms: until
+    // then the next process (here a second handler on the same store) gets 409, then it runs the event
     const onEvent = vi.fn();
     const next = createWebhookHandler(base({ store, onEvent }));
     expect((await next.handle(await delivery(event))).status).toBe(409);
-    await vi.advanceTimersByTimeAsync(199);
+    await vi.advanceTimersByTimeAsync(332);
     expect((await next.handle(await delivery(event))).status).toBe(409);
     await vi.advanceTimersByTimeAsync(2);
     expect((await next.handle(await delivery(event))).status).toBe(200);
