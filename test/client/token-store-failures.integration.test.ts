@@ -82,7 +82,7 @@ async function advance(ms: number): Promise<void> {
 }
 
 describe('a token store that hangs or fails (fake clock)', () => {
-  // the first request imports what the client loads lazily: on the real clock, so fake time measures calls only
+  // the first request looks for @opentelemetry/api (a dynamic import): on the real clock, so fake time measures calls only
   beforeAll(async () => {
     await new CheckoutClient({
       baseUrl: ORIGIN,

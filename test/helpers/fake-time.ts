@@ -1,5 +1,5 @@
 // For tests on fake timers whose code also waits on real work (Web Crypto on the thread pool, the
-// client's first-use dynamic imports, msw's in-process interception): wait for that work itself,
+// telemetry's first-use import of @opentelemetry/api, msw's in-process interception): wait for that work itself,
 // however long a loaded machine takes, and never let the fake clock run ahead of it.
 
 import type { LogEntry } from 'checkout-partner-sdk';

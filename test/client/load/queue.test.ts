@@ -29,7 +29,7 @@ function silentService() {
 
 const base = { baseUrl: 'http://127.0.0.1:9', partnerId: 'p-1', partnerSecret: 's' };
 
-// the first request loads what the client imports lazily: done on the real clock, a fake one would run ahead meanwhile
+// the first request looks for @opentelemetry/api (a dynamic import): done on the real clock, a fake one would run ahead meanwhile
 beforeAll(async () => {
   const { fetch } = silentService();
   await new CheckoutClient({ ...base, fetch }).getAccessToken();
