@@ -90,7 +90,13 @@ describe('PostgresEventStore (pg, transactional) under faults', () => {
         // each gives up on its own within the lease and a grace, though nothing ever answers
         const settled = () => entries.filter((entry) => entry.eventId?.startsWith('evt-bh-') && entry.outcome !== 'timeout');
         expect(await eventually(() => settled().length === 3, BOUND_MS)).toBe(true);
-        expect(settled().map((entry) => entry.outcome)).toEqual(['store-unavailable', 'store-unavailable', 'store-unavailable']);
+        // a COMMIT or a claim lost with the network is the store's failure; an onEvent whose own statement
+        // hangs on it is let go at maxHandlingMs (the lease, with a transactional store), which one is a race
+        expect(settled().map((entry) => entry.outcome)).toContain('store-unavailable');
+        for (const entry of settled()) {
+          if (entry.outcome !== 'store-unavailable')
+            expect(entry).toMatchObject({ outcome: 'failed', error: { name: 'HandlingAbandonedError' } });
+        }
         // destroyed, not returned (a checkout begun meanwhile ends at connectionTimeoutMillis)
         expect(await eventually(() => pool.totalCount === 0, BOUND_MS)).toBe(true);
         proxy.restore();
