@@ -73,7 +73,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
   function effectHandler(
     { table, effects }: { table: string; effects: string },
     afterWrite: (call: number, transaction: unknown, eventId: string) => Promise<void>,
-    options: { responseTimeoutMs?: number; leaseMs?: number } = {},
+    options: { responseTimeoutMs?: number; leaseMs?: number; maxHandlingMs?: number } = {},
   ) {
     const entries: WebhookLogEntry[] = [];
     let calls = 0;
@@ -302,7 +302,9 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
     const hung = async (call: number) => {
       if (call === 1) await sleep(1_200); // hung: PostgreSQL ends the session at 500 ms idle
     };
-    const { handler, entries, calls } = effectHandler({ effects, ...rest }, hung, { responseTimeoutMs: 300, leaseMs: 500 });
+    // maxHandlingMs past the lease: PostgreSQL, not the SDK's own give-up (which races it at 500 ms), ends this one
+    const options = { responseTimeoutMs: 300, leaseMs: 500, maxHandlingMs: 2_000 };
+    const { handler, entries, calls } = effectHandler({ effects, ...rest }, hung, options);
     const event = { eventId: 'evt-hung', type: 'otc.trade.settled' };
     expect(await deliver(handler, event)).toBe(503);
     await sleep(700);
@@ -326,6 +328,7 @@ describe.each(drivers)('createWebhookHandler with PostgresEventStore ($name)', (
       client,
       responseTimeoutMs: 300,
       leaseMs: 500,
+      maxHandlingMs: 5_000, // PostgreSQL ending the session, not the SDK's own give-up, lets it go here
       logger: keepEntries(entries),
       store: new PostgresEventStore({ pool, table, transactional: true }),
       onEvent: async (context) => {
