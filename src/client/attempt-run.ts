@@ -24,7 +24,7 @@ export class FollowedRedirect extends Error {
 export type Outcome =
   { response: Response; text: string; error?: undefined } | { response: Response | undefined; text: undefined; error: unknown };
 
-/** One attempt: it ends when fetch and the body read settle or `signal` aborts (watched for a custom fetch only). */
+/** One attempt: it ends when fetch and the body read settle or `signal` or `callSignal` aborts (watched for a custom fetch only). */
 export class AttemptRun {
   response: Response | undefined;
   readonly #signal: AbortSignal;
@@ -53,11 +53,16 @@ export class AttemptRun {
     this.#end = onEnd;
     this.#watched = watch;
     if (!watch) return;
-    signal.addEventListener('abort', this, { once: true });
-    if (signal.aborted) this.handleEvent();
+    for (const watched of this.#watchedSignals()) watched.addEventListener('abort', this, { once: true });
+    if (signal.aborted || callSignal?.aborted === true) this.handleEvent();
+  }
+
+  #watchedSignals(): AbortSignal[] {
+    return this.#callSignal === undefined ? [this.#signal] : [this.#signal, this.#callSignal];
   }
 
   handleEvent(): void {
+    for (const watched of this.#watchedSignals()) watched.removeEventListener('abort', this);
     if (this.#ended) return;
     this.#abortEnd();
     this.#grace = setTimeout(() => this.#leave(), ABORT_GRACE_MS);
@@ -71,7 +76,7 @@ export class AttemptRun {
 
   settled(outcome: Outcome): void {
     if (this.#watched) {
-      this.#signal.removeEventListener('abort', this);
+      for (const watched of this.#watchedSignals()) watched.removeEventListener('abort', this);
       clearTimeout(this.#grace);
     } else if (outcome.text === undefined && !this.#ended && this.#signal.aborted) {
       this.#abortEnd();

@@ -139,6 +139,11 @@ class Call<T> {
     return this.#bound.signal;
   }
 
+  /** The caller's signal and the call's deadline, once made. */
+  #callSignal(): AbortSignal | undefined {
+    return this.#bound?.signal ?? this.#o.signal;
+  }
+
   #turnDeadline(): number {
     const end = performance.now() + this.#t.timeoutMs;
     return this.#o.deadline === undefined ? end : Math.min(this.#o.deadline, end);
@@ -182,7 +187,8 @@ class Call<T> {
   /**
    * ky's `fetch`. ky bounds a call only by `totalTimeout`, whose `TimeoutError` is an attempt's too,
    * so the call's deadline is the SDK's own signal, linked into the attempts it may cut. A custom
-   * fetch may ignore the signal: the attempt still ends when it aborts.
+   * fetch may ignore the signal: the attempt still ends when it, or the call's own signal, aborts
+   * (a collected Request's signal stops following the caller's: undici links them weakly).
    */
   readonly #fetch = async (input: Input): Promise<Response> => {
     // ky calls its fetch with the Request it built
@@ -194,7 +200,8 @@ class Call<T> {
     if (link !== undefined) request = new Request(request, { signal: link.signal });
     try {
       const attempt = this.#attempt(request);
-      return await (this.#t.fetch === undefined ? attempt : untilAborted(attempt, request.signal));
+      if (this.#t.fetch === undefined) return await attempt;
+      return await untilAborted(untilAborted(attempt, request.signal), this.#callSignal());
     } finally {
       link?.release();
     }
@@ -212,8 +219,7 @@ class Call<T> {
     ticket ??= await this.#turn(request.signal);
     const attempt = ++this.#o.trace.attempts;
     this.#log?.start(attempt);
-    const callSignal = this.#bound?.signal ?? this.#o.signal;
-    const run = new AttemptRun(load, ticket, request.signal, callSignal, (end) => this.#logged(attempt, end), fetch !== undefined);
+    const run = new AttemptRun(load, ticket, request.signal, this.#callSignal(), (end) => this.#logged(attempt, end), fetch !== undefined);
     try {
       // globalThis.fetch is looked up per request (msw replaces it) and called as a method (Workers refuse a detached one)
       const response = await (fetch === undefined ? globalThis.fetch(request) : fetch(request));

@@ -82,6 +82,27 @@ describe('a timed-out or abandoned request closes its connection', () => {
     expect(open).toBe(0);
   }, 30_000);
 
+  it("a custom fetch that ends only on the Request's signal: the caller's abort and timeoutMs end the call after the Request was collected", async () => {
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('fixtures/custom-fetch-gc.ts', import.meta.url))],
+      {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    clearTimeout(killer);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(/RESULTS (.*)/.exec(stdout)?.[1] ?? 'null')).toEqual(['AbortError', 'TimeoutError']);
+  }, 30_000);
+
   it('after successes, failures, timeouts and aborts, the process exits within 3 s of its last call', async () => {
     server = await startServer(service);
     const child = spawn(
