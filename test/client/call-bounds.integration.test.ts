@@ -83,21 +83,7 @@ describe('a timed-out or abandoned request closes its connection', () => {
   }, 30_000);
 
   it("a custom fetch that ends only on the Request's signal: the caller's abort and timeoutMs end the call after the Request was collected", async () => {
-    const child = spawn(
-      process.execPath,
-      ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('fixtures/custom-fetch-gc.ts', import.meta.url))],
-      {
-        cwd: fileURLToPath(new URL('../..', import.meta.url)),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise((resolve) => child.on('exit', resolve));
-    clearTimeout(killer);
+    const { code, stdout, stderr } = await runFixture('custom-fetch-gc.ts', [], ['--expose-gc']);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(JSON.parse(/RESULTS (.*)/.exec(stdout)?.[1] ?? 'null')).toEqual(['AbortError', 'TimeoutError']);
@@ -105,23 +91,7 @@ describe('a timed-out or abandoned request closes its connection', () => {
 
   it('after successes, failures, timeouts and aborts, the process exits within 3 s of its last call', async () => {
     server = await startServer(service);
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('fixtures/exit-after-calls.ts', import.meta.url)), server.url],
-      {
-        cwd: fileURLToPath(new URL('../..', import.meta.url)),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    const { code, exitedAt } = await new Promise<{ code: number | null; exitedAt: number }>((resolve) =>
-      child.on('exit', (exitCode) => resolve({ code: exitCode, exitedAt: Date.now() })),
-    );
-    clearTimeout(killer);
+    const { code, stdout, stderr, exitedAt } = await runFixture('exit-after-calls.ts', [server.url]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const results = JSON.parse(/RESULTS (.*)/.exec(stdout)?.[1] ?? 'null') as string[];
@@ -131,6 +101,28 @@ describe('a timed-out or abandoned request closes its connection', () => {
     expect(exitedAt - settledAt).toBeLessThan(3_000);
   }, 30_000);
 });
+
+/** Runs `fixtures/<file>` in a child process (killed at 20 s) to its exit. */
+async function runFixture(file: string, args: string[], flags: string[] = []) {
+  const child = spawn(
+    process.execPath,
+    [...flags, '--import', 'tsx', fileURLToPath(new URL(`fixtures/${file}`, import.meta.url)), ...args],
+    {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const { code, exitedAt } = await new Promise<{ code: number | null; exitedAt: number }>((resolve) =>
+    child.on('exit', (exitCode) => resolve({ code: exitCode, exitedAt: Date.now() })),
+  );
+  clearTimeout(killer);
+  return { code, stdout, stderr, exitedAt };
+}
 
 describe('a body cut or stalled once is retried', () => {
   it('retries a GET whose connection closes mid-body', async () => {

@@ -160,15 +160,7 @@ export async function sigtermWithWorkInHand(sample: ShutdownSample): Promise<voi
   const service = await heldService(fake, `/orders/by-external-id/${sample.order}`);
   cleanup.push(() => void service.proxy.close());
   const port = await freePort();
-  const env = {
-    CHECKOUT_BASE_URL: service.url,
-    CHECKOUT_PARTNER_ID: PARTNER.partnerId,
-    CHECKOUT_PARTNER_SECRET: PARTNER.partnerSecret,
-    WEBHOOK_SIGNING_SECRET: SIGNING_SECRET,
-    PORT: String(port),
-    HOSTNAME: 'pod-1',
-    ...sample.env,
-  };
+  const env = sampleEnv(service.url, port, sample.env);
   const child = run(sample.file, env);
   const webhookUrl = `http://127.0.0.1:${port}/webhooks`;
   await listening(webhookUrl, child);
@@ -249,15 +241,7 @@ export async function sigtermWithHungCallback(sample: HungSample): Promise<void>
   const service = await heldService(fake, '/none');
   cleanup.push(() => void service.proxy.close());
   const port = await freePort();
-  const env = {
-    CHECKOUT_BASE_URL: service.url,
-    CHECKOUT_PARTNER_ID: PARTNER.partnerId,
-    CHECKOUT_PARTNER_SECRET: PARTNER.partnerSecret,
-    WEBHOOK_SIGNING_SECRET: SIGNING_SECRET,
-    PORT: String(port),
-    HOSTNAME: 'pod-1',
-    ...sample.env,
-  };
+  const env = sampleEnv(service.url, port, sample.env);
   const webhookUrl = `http://127.0.0.1:${port}/webhooks`;
   const hangs = async (child: SampleProcess) => {
     if (sample.event !== undefined) {
@@ -276,4 +260,17 @@ export async function sigtermWithHungCallback(sample: HungSample): Promise<void>
   const second = run(file, env);
   await hangs(second);
   expect(await stopWithin(second)).toBeLessThan(15_000);
+}
+
+/** A sample's environment: the fake's credentials, its port, and its own variables. */
+function sampleEnv(baseUrl: string, port: number, own: Record<string, string> | undefined): Record<string, string> {
+  return {
+    CHECKOUT_BASE_URL: baseUrl,
+    CHECKOUT_PARTNER_ID: PARTNER.partnerId,
+    CHECKOUT_PARTNER_SECRET: PARTNER.partnerSecret,
+    WEBHOOK_SIGNING_SECRET: SIGNING_SECRET,
+    PORT: String(port),
+    HOSTNAME: 'pod-1',
+    ...own,
+  };
 }
