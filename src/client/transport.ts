@@ -79,10 +79,8 @@ class Call<T> {
       return await this.#send();
     } catch (error) {
       // the caller's abort and the call's deadline win over what they interrupted
-      const { signal } = this.#o;
-      const bound = this.#bound?.signal;
+      const signal = this.#callSignal();
       if (signal?.aborted) throw signal.reason;
-      if (bound?.aborted) throw bound.reason;
       throw error;
     } finally {
       this.#bound?.dispose();
@@ -139,7 +137,6 @@ class Call<T> {
     return this.#bound.signal;
   }
 
-  /** The caller's signal and the call's deadline, once made. */
   #callSignal(): AbortSignal | undefined {
     return this.#bound?.signal ?? this.#o.signal;
   }
@@ -150,15 +147,14 @@ class Call<T> {
   }
 
   async #turn(signal: AbortSignal | undefined): Promise<number> {
-    const { trace } = this.#o;
-    const turn = this.#t.load.enter(signal, this.#turnDeadline(), this.#o, trace);
+    const turn = this.#t.load.enter(signal, this.#turnDeadline(), this.#o, this.#o.trace);
     if (typeof turn === 'number') return turn;
     const before = performance.now();
     this.#inQueue = true;
     const ticket = await turn;
     this.#inQueue = false;
     this.#waitedMs = performance.now() - before;
-    trace.queuedMs += this.#waitedMs;
+    this.#o.trace.queuedMs += this.#waitedMs;
     return ticket;
   }
 
@@ -169,7 +165,7 @@ class Call<T> {
    */
   readonly #shouldRetry = ({ error }: ShouldRetryState): boolean | undefined => {
     // a refusal unsent (its name may be ky's TimeoutError) is not retried
-    if (this.#o.signal?.aborted || this.#bound?.signal?.aborted || error instanceof CheckoutError) return false;
+    if (this.#callSignal()?.aborted === true || error instanceof CheckoutError) return false;
     const { load } = this.#t;
     if (isTimeoutError(error) || isNetworkError(error)) return load.mayRetry(true) ? undefined : false;
     if (!isHTTPError(error) || !RETRY_STATUSES.includes(error.response.status)) return undefined;
@@ -187,8 +183,7 @@ class Call<T> {
   /**
    * ky's `fetch`. ky bounds a call only by `totalTimeout`, whose `TimeoutError` is an attempt's too,
    * so the call's deadline is the SDK's own signal, linked into the attempts it may cut. A custom
-   * fetch may ignore the signal: the attempt still ends when it, or the call's own signal, aborts
-   * (a collected Request's signal stops following the caller's: undici links them weakly).
+   * fetch may ignore the signal, or lose it with a collected Request: the call's own signal ends it.
    */
   readonly #fetch = async (input: Input): Promise<Response> => {
     // ky calls its fetch with the Request it built
@@ -200,8 +195,7 @@ class Call<T> {
     if (link !== undefined) request = new Request(request, { signal: link.signal });
     try {
       const attempt = this.#attempt(request);
-      if (this.#t.fetch === undefined) return await attempt;
-      return await untilAborted(untilAborted(attempt, request.signal), this.#callSignal());
+      return await (this.#t.fetch === undefined ? attempt : untilAborted(untilAborted(attempt, request.signal), this.#callSignal()));
     } finally {
       link?.release();
     }
