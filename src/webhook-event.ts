@@ -55,13 +55,12 @@ export type EventOfType<T extends string> =
   T extends Exclude<keyof KnownEventTypes, `${string}.*`>
     ? KnownEventTypes[T]
     : {
-          [P in keyof KnownEventTypes]: P extends `${infer Prefix}.*`
-            ? T extends `${Prefix}.${string}`
-              ? KnownEventTypes[P] & {
-                  /** The event's type, as given to {@link isEventType}. */
-                  readonly type: T;
-                }
-              : never
+          // P is not narrowed by a conditional: TypeScript 5.4 refuses to index KnownEventTypes with a narrowed P
+          [P in keyof KnownEventTypes]: T extends (P extends `${infer Prefix}.*` ? `${Prefix}.${string}` : never)
+            ? KnownEventTypes[P] & {
+                /** The event's type, as given to {@link isEventType}. */
+                readonly type: T;
+              }
             : never;
         }[keyof KnownEventTypes] extends infer UnderPrefix
       ? [UnderPrefix] extends [never]
