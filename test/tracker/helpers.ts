@@ -2,7 +2,7 @@ import { CheckoutClient, type LogEntry } from 'checkout-partner-sdk';
 import { createFakeCheckout } from 'checkout-partner-sdk/testing';
 import { afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import { realTurn, settled } from '../helpers/fake-time.js';
-import { createStatusTracker, type StatusChange, type StatusTracker } from 'checkout-partner-sdk/tracker';
+import { createStatusTracker, type StatusChange, type StatusTracker, type StatusTrackerOptions } from 'checkout-partner-sdk/tracker';
 
 type TrackerLogEntry = Extract<LogEntry, { event: `tracker.${string}` }>;
 
@@ -117,6 +117,23 @@ async function warmUp(): Promise<void> {
 }
 // every test file that uses these helpers warms the SDK up first
 beforeAll(warmUp);
+
+/**
+ * Loads the SDK's telemetry module (a dynamic import, real I/O) before a test moves the fake clock,
+ * so that the reads measured are not held up by it. Its read follows the watch, on no timer.
+ */
+export async function warmUpTelemetry(meterProvider: StatusTrackerOptions['meterProvider']): Promise<void> {
+  vi.useFakeTimers(FAKE_TIMERS);
+  const { fake, client } = fakeService();
+  const seen = recorder();
+  fake.setOrder({ externalId: 'warm-up', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
+  const warm = createStatusTracker({ client, onChange: seen.onChange, logger: false, claimIntervalMs: 10, meterProvider });
+  warm.start();
+  await warm.watchOrder('warm-up');
+  await settled(seen.handed(1), 'the warm-up read did not happen');
+  await settled(warm.drain(), 'the warm-up tracker did not drain');
+  vi.useRealTimers();
+}
 
 /** Collects what onChange got and what the logger wrote. */
 export function recorder() {

@@ -9,7 +9,7 @@ import {
 } from 'checkout-partner-sdk/tracker';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { installOtel, total, type Otel } from '../telemetry/otel.js';
-import { FAKE_TIMERS, fakeService, recorder } from './helpers.js';
+import { FAKE_TIMERS, fakeService, recorder, warmUpTelemetry } from './helpers.js';
 
 // An onChange that never settles: past maxHandlingMs, once drain() gave up on it, or once its lease
 // is found lost, the tracker lets go of the record (no extension, change.signal aborted, logged and
@@ -18,21 +18,7 @@ import { FAKE_TIMERS, fakeService, recorder } from './helpers.js';
 let otel: Otel;
 beforeAll(async () => {
   otel = installOtel({ global: false });
-  // on real timers: the first change loads the telemetry (a dynamic import, real I/O)
-  const { fake, client } = fakeService();
-  fake.setOrder({ externalId: 'warm-up', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
-  const seen = recorder();
-  const warm = createStatusTracker({
-    client,
-    onChange: seen.onChange,
-    logger: false,
-    claimIntervalMs: 10,
-    meterProvider: otel.meterProvider,
-  });
-  warm.start();
-  await warm.watchOrder('warm-up');
-  await seen.handed(1);
-  await warm.drain();
+  await warmUpTelemetry(otel.meterProvider);
 });
 afterAll(() => otel.uninstall());
 

@@ -3,7 +3,7 @@ import { MeterProvider, type Histogram } from '@opentelemetry/sdk-metrics';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { settled } from '../helpers/fake-time.js';
 import { installOtel, points, type Otel } from '../telemetry/otel.js';
-import { FAKE_TIMERS, fakeService, recorder } from './helpers.js';
+import { FAKE_TIMERS, fakeService, recorder, warmUpTelemetry } from './helpers.js';
 
 // checkout.tracker.lag and checkout.tracker.watched through the real OpenTelemetry SDK's metric reader.
 
@@ -19,28 +19,8 @@ afterEach(async () => {
   await otel.uninstall();
 });
 
-/**
- * Loads the SDK's telemetry module (a dynamic import, real I/O) before a test moves the fake clock,
- * so that the reads measured are not held up by it. Its read follows the watch, on no timer.
- */
-async function warmUp(): Promise<void> {
-  vi.useFakeTimers(FAKE_TIMERS);
-  const { fake, client } = fakeService();
-  const seen = recorder();
-  fake.setOrder({ externalId: 'warm-up', currency: 'BRZ', settlement: { status: 'Settled', tradeId: null } });
-  const warm = createStatusTracker({
-    client,
-    onChange: seen.onChange,
-    logger: false,
-    claimIntervalMs: 10,
-    meterProvider: new MeterProvider(),
-  }); // its recordings go nowhere
-  warm.start();
-  await warm.watchOrder('warm-up');
-  await settled(seen.handed(1), 'the warm-up read did not happen');
-  await settled(warm.drain(), 'the warm-up tracker did not drain');
-  vi.useRealTimers();
-}
+/** Its recordings go nowhere. */
+const warmUp = () => warmUpTelemetry(new MeterProvider());
 
 /** A store that delegates to `memory` and leaves out what `omit` names (a store written before those optional parts). */
 function olderStore(memory: MemoryStatusStore, omit: { dueAt?: boolean; countWatched?: boolean }): StatusStore {
