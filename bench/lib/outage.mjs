@@ -61,9 +61,13 @@ export async function outage({ CheckoutClient, budget, callers = 64, thinkMs = 2
   await client.getAccessToken();
   const calls = []; // { start, end, ok, attempts }
   const start = performance.now();
-  const recoverAt = start + downSeconds * 1000;
-  const endAt = recoverAt + upSeconds * 1000;
-  const flip = setTimeout(() => (down = false), downSeconds * 1000);
+  const endAt = start + (downSeconds + upSeconds) * 1000;
+  // when the service came back: the timer, not the plan (a loaded event loop fires it late)
+  let recoverAt = start + downSeconds * 1000;
+  const flip = setTimeout(() => {
+    down = false;
+    recoverAt = performance.now();
+  }, downSeconds * 1000);
   const caller = async () => {
     while (performance.now() < endAt) {
       const began = performance.now();
