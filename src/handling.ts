@@ -93,7 +93,7 @@ export class CallbackHold {
   }
 }
 
-/** `target` with `signal` as a property that a spread or `JSON.stringify` leaves out, as a 1.2 test's deep equality expects. */
+/** `target` with `signal` as a property that a spread or `JSON.stringify` leaves out: a partner's log line or deep equality stays as before. */
 export function withSignal<T extends object>(target: T, signal: AbortSignal): T & { signal: AbortSignal } {
   return Object.defineProperty(target, 'signal', { value: signal, enumerable: false, writable: true, configurable: true }) as T & {
     signal: AbortSignal;
